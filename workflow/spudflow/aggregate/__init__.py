@@ -1,0 +1,1 @@
+"""Aggregation: result tables, statistics and figures collected across the pipeline's outputs."""

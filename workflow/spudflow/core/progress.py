@@ -1,0 +1,29 @@
+"""Progress bars for long loops. They go to stderr, which every Snakemake rule sends to its log."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
+from tqdm import tqdm
+
+T = TypeVar("T")
+
+
+def progress(items: Iterable[T], desc: str, total: int | None = None,
+             unit: str = "it") -> Iterator[T]:
+    # mininterval keeps logs of non-interactive runs short.
+    return iter(
+        tqdm(items, desc=desc, total=total, unit=unit, file=sys.stderr, mininterval=2.0,
+             disable=None if sys.stderr.isatty() else False, dynamic_ncols=True)
+    )
+
+
+def get_logger(name: str) -> logging.Logger:
+    logger = logging.getLogger(name)
+    if not logging.getLogger().handlers:
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return logger

@@ -1,0 +1,89 @@
+"""Commands of the ingestion stage: ingest, export, fetch, stats."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import urllib.request
+from pathlib import Path
+
+from spudflow.core.atomic import atomic_outputs
+from spudflow.core.errors import InputError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "ingest", help="CoNLL-U (.conllu or .conllu.gz) -> DIR/tokens.parquet + sentences.parquet",
+        description="Validate a CoNLL-U file and write it as DIR/tokens.parquet (one row per token "
+        "line: words, multiword-token ranges, empty nodes) and DIR/sentences.parquet (one row per "
+        "sentence, with every comment line). Bad input exits 2 with FILE:LINE: message and writes "
+        "nothing. CRLF line ends, a UTF-8 BOM and a missing final blank line are normalised.")
+    p.add_argument("src", type=Path, help="a .conllu or .conllu.gz file")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--lenient", action="store_true",
+                   help="skip bad sentences with a warning (counted) instead of failing")
+    p.set_defaults(handler=run_ingest)
+
+    p = subparsers.add_parser(
+        "export", help="DIR (from ingest) -> CoNLL-U file",
+        description="Write an ingested treebank back as CoNLL-U. For a valid UD file, ingest then "
+        "export is byte-identical. Extra token columns added by later stages are ignored.")
+    p.add_argument("dir", type=Path, help="directory with tokens.parquet and sentences.parquet")
+    p.add_argument("--out", type=Path, required=True, help="output .conllu file")
+    p.set_defaults(handler=run_export)
+
+    p = subparsers.add_parser(
+        "fetch", help="download a treebank split from a URL (atomic)",
+        description="Download URL to OUT through a temporary file renamed into place.")
+    p.add_argument("url")
+    p.add_argument("--out", type=Path, required=True)
+    p.set_defaults(handler=run_fetch)
+
+    p = subparsers.add_parser(
+        "stats", help="statistics of one ingested split (one-row Parquet)",
+        description="Sentences, words, surface tokens, multiword tokens, empty nodes, UPOS counts "
+        "and type-token ratio of one ingested treebank split.")
+    p.add_argument("dir", type=Path)
+    p.add_argument("--treebank", required=True)
+    p.add_argument("--split", required=True)
+    p.add_argument("--lang", required=True)
+    p.add_argument("--out", type=Path, required=True, help="output .parquet file")
+    p.set_defaults(handler=run_stats)
+
+
+def run_ingest(args: argparse.Namespace) -> None:
+    from spudflow.core.treebank import write_treebank
+    from spudflow.ingest.convert import read_conllu
+
+    if not args.src.is_file():
+        raise InputError(args.src, None, "no such file")
+    tokens, sentences = read_conllu(args.src, lenient=args.lenient)
+    write_treebank(args.out, tokens, sentences)
+
+
+def run_export(args: argparse.Namespace) -> None:
+    from spudflow.core.treebank import read_treebank, write_conllu
+
+    tokens, sentences = read_treebank(args.dir)
+    with atomic_outputs() as out:
+        write_conllu(out.path(args.out), tokens, sentences)
+
+
+def run_fetch(args: argparse.Namespace) -> None:
+    with atomic_outputs() as out:
+        tmp = out.path(args.out)
+        try:
+            with urllib.request.urlopen(args.url, timeout=120) as response, open(tmp, "wb") as f:
+                shutil.copyfileobj(response, f)
+        except OSError as error:
+            raise InputError(args.url, None, f"download failed: {error}") from None
+
+
+def run_stats(args: argparse.Namespace) -> None:
+    from spudflow.core.treebank import read_treebank, write_parquet
+    from spudflow.ingest.stats import treebank_statistics
+
+    tokens, sentences = read_treebank(args.dir)
+    table = treebank_statistics(tokens, sentences, args.treebank, args.split, args.lang)
+    with atomic_outputs() as out:
+        write_parquet(table, out.path(args.out))

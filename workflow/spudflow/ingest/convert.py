@@ -1,0 +1,103 @@
+"""CoNLL-U file -> token and sentence tables (core.treebank columns)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from spudflow.core.errors import InputError
+from spudflow.core.progress import get_logger, progress
+from spudflow.core.treebank import SENTENCE_SCHEMA, TOKEN_SCHEMA
+from spudflow.ingest.reader import split_sentences
+from spudflow.ingest.validate import parse_tokens
+
+log = get_logger(__name__)
+
+_SENT_ID = "# sent_id ="
+_TEXT = "# text ="
+
+
+def _marker(comments: list[str], name: str) -> str | None:
+    """`# newdoc id = X` -> "X"; a bare `# newdoc` -> ""; absent -> None."""
+    for comment in comments:
+        body = comment[1:].strip()
+        if body == name:
+            return ""
+        if body.startswith(name + " ") or body.startswith(name + "\t"):
+            rest = body[len(name):].strip()
+            return rest.split("=", 1)[1].strip() if "=" in rest else rest
+    return None
+
+
+def _value(comments: list[str], prefix: str) -> str | None:
+    for comment in comments:
+        if comment.startswith(prefix):
+            return comment[len(prefix):].strip()
+    return None
+
+
+def read_conllu(path: str | Path, lenient: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Validate and convert a CoNLL-U file. With `lenient`, bad sentences are skipped and counted;
+    file-level problems (encoding, gzip, empty file) always fail."""
+    path = Path(path)
+    tok = {f.name: [] for f in TOKEN_SCHEMA}
+    sen = {f.name: [] for f in SENTENCE_SCHEMA}
+    seen_ids: dict[str, int] = {}
+    skipped = 0
+    for sentence in progress(split_sentences(path), desc=f"ingest {path.name}", unit="sent"):
+        sent_id = _value(sentence.comments, _SENT_ID)
+        try:
+            if sent_id is not None and sent_id in seen_ids:
+                raise InputError(path, sentence.line, f"duplicate sent_id {sent_id!r} (first at "
+                                 f"line {seen_ids[sent_id]})")
+            tokens = parse_tokens(path, sentence)
+        except InputError as error:
+            if not lenient:
+                raise
+            skipped += 1
+            log.warning("skipped sentence: %s", error.format())
+            continue
+        if sent_id is not None:
+            seen_ids[sent_id] = sentence.line
+        index = len(sen["sent_index"])
+        n_words = n_surface = 0
+        covered_until = 0
+        for position, token in enumerate(tokens):
+            f = token.fields
+            tok["sent_index"].append(index)
+            tok["sent_id"].append(sent_id)
+            tok["token_index"].append(position)
+            tok["line"].append(token.line)
+            tok["kind"].append(token.kind)
+            tok["id"].append(f[0])
+            tok["word_index"].append(token.word_index)
+            tok["mwt_end"].append(token.mwt_end)
+            tok["empty_minor"].append(token.empty_minor)
+            for name, value in zip(("form", "lemma", "upos", "xpos", "feats"), f[1:6], strict=True):
+                tok[name].append(value)
+            tok["head"].append(token.head)
+            tok["deprel"].append(f[7])
+            tok["deps"].append(f[8])
+            tok["misc"].append(f[9])
+            if token.kind == "word":
+                n_words += 1
+                n_surface += token.word_index > covered_until
+            elif token.kind == "mwt":
+                n_surface += 1
+                covered_until = token.mwt_end
+        sen["sent_index"].append(index)
+        sen["sent_id"].append(sent_id)
+        sen["text"].append(_value(sentence.comments, _TEXT))
+        sen["comments"].append(sentence.comments)
+        sen["newdoc"].append(_marker(sentence.comments, "newdoc"))
+        sen["newpar"].append(_marker(sentence.comments, "newpar"))
+        sen["line"].append(sentence.line)
+        sen["n_words"].append(n_words)
+        sen["n_tokens"].append(n_surface)
+    if skipped:
+        log.warning("%s: skipped %d bad sentence(s) (--lenient)", path, skipped)
+    if not sen["sent_index"]:
+        raise InputError(path, 1, "no valid sentence in the file")
+    return (pl.DataFrame(tok, schema=pl.from_arrow(TOKEN_SCHEMA.empty_table()).schema),
+            pl.DataFrame(sen, schema=pl.from_arrow(SENTENCE_SCHEMA.empty_table()).schema))
