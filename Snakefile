@@ -1,13 +1,19 @@
 # spudflow: what do language models know about syntax? See README.md.
 from snakemake.utils import min_version, validate
 
+from spudflow.core.config import check_config
+
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# The embedded default; a config file given with --configfile replaces it whole.
+if not workflow.overwrite_configfiles:
+
+    configfile: "config/config.yaml"
 
 
-validate(config, "config/schema.yaml")
+check_config(config, workflow.source_path("config/schema.yaml"))
+validate(config, "config/schema.yaml")  # fills in the schema's defaults
 
 
 include: "rules/common.smk"

@@ -14,11 +14,10 @@ T = TypeVar("T")
 
 def progress(items: Iterable[T], desc: str, total: int | None = None,
              unit: str = "it") -> Iterator[T]:
-    # mininterval keeps logs of non-interactive runs short.
-    return iter(
-        tqdm(items, desc=desc, total=total, unit=unit, file=sys.stderr, mininterval=2.0,
-             disable=None if sys.stderr.isatty() else False, dynamic_ncols=True)
-    )
+    # `delay`: loops shorter than a second print nothing, so an early error stays the only line
+    # on stderr; `mininterval` keeps the logs of long non-interactive runs short.
+    return iter(tqdm(items, desc=desc, total=total, unit=unit, file=sys.stderr, delay=1.0,
+                     mininterval=2.0, dynamic_ncols=True))
 
 
 def get_logger(name: str) -> logging.Logger:

@@ -1,0 +1,114 @@
+"""The Snakemake workflow: lint, DAG of the default config, config validation, a tiny real run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+
+from spudflow.core.config import config_errors
+
+from conftest import REPO
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
+MINI = REPO / "tests" / "data" / "mini.conllu"
+
+
+def _env():
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def _snakemake(*args, cwd=REPO):
+    return subprocess.run([*SNAKEMAKE, *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          env=_env())
+
+
+def _tiny_config(tmp_path: Path) -> Path:
+    url_copy = tmp_path / "remote" / "mini-copy.conllu"
+    url_copy.parent.mkdir()
+    shutil.copy(MINI, url_copy)
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["treebanks"] = {
+        "mini": {"lang": "de", "splits": {"test": str(MINI), "dev": url_copy.as_uri()}},
+    }
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_lint_is_clean():
+    result = _snakemake("--lint")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Congratulations" in result.stdout + result.stderr
+
+
+def test_default_config_dry_run_shows_the_dag():
+    result = _snakemake("-n", "--quiet", "rules")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout + result.stderr
+    # eight vendored splits (six PUD test files, EWT dev and test)
+    assert "ingest" in out and " 8" in out.split("ingest", 1)[1].splitlines()[0]
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda c: c["treebanks"]["en_pud"].update(colour="red"),
+     "config key treebanks.en_pud: Additional properties are not allowed ('colour' was "
+     "unexpected)"),
+    (lambda c: c["treebanks"]["en_pud"].update(lang=5),
+     "config key treebanks.en_pud.lang: 5 is not of type 'string'"),
+    (lambda c: c.update(unknown_section={}),
+     "config key (top level): Additional properties are not allowed ('unknown_section' was "
+     "unexpected)"),
+])
+def test_config_errors_name_the_key(tmp_path, edit, message):
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    assert config_errors(config, REPO / "config" / "schema.yaml") == []
+    edit(config)
+    assert message in config_errors(config, REPO / "config" / "schema.yaml")
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = _snakemake("-n", "--configfile", path)
+    assert result.returncode != 0
+    assert message in result.stdout + result.stderr
+
+
+def test_tiny_pipeline_run_with_local_and_url_splits(tmp_path):
+    config = _tiny_config(tmp_path)
+    workdir = tmp_path / "work"
+    result = _snakemake("--cores", "1", "--configfile", config, "--directory", workdir)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # the URL split went through the download rule into resources/downloads/
+    assert (workdir / "resources" / "downloads" / "mini" / "dev.conllu").read_bytes() == \
+        MINI.read_bytes()
+    for split in ("test", "dev"):
+        tokens = pl.read_parquet(workdir / "results" / "ingest" / "mini" / split / "tokens.parquet")
+        assert tokens.height == 12
+    stem = workdir / "results" / "tables" / "treebank_stats"
+    for ext in ("parquet", "csv", "md", "tex"):
+        assert stem.with_suffix(f".{ext}").is_file()
+    stats = pl.read_parquet(stem.with_suffix(".parquet"))
+    assert stats.select("treebank", "split", "words").rows() == [("mini", "dev", 10),
+                                                                  ("mini", "test", 10)]
+    assert "\\toprule" in stem.with_suffix(".tex").read_text()
+    # a second invocation has nothing to do
+    again = _snakemake("--cores", "1", "--configfile", config, "--directory", workdir, "-n")
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_every_command_has_help():
+    from spudflow.cli import build_parser
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    assert {"ingest", "export", "fetch", "stats"} <= set(commands)
+    for name, sub in commands.items():
+        assert sub.description, f"`spudflow {name}` has no description"
+        assert sub.format_help()
