@@ -1,0 +1,104 @@
+"""Commands of the nonce stage: nonce, table-nonce-ratio, table-nonce-ttr."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from spudflow.core.atomic import atomic_outputs
+from spudflow.core.errors import InputError
+
+STATS_FILE = "replacement_stats.parquet"
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "nonce", help="ingested treebank -> SPUD nonce treebank (same trees, new content words)",
+        description="Replace content words (NOUN PROPN ADJ ADV VERB by default) of an ingested "
+        "treebank by words seen in the same syntactic context (--method spud: UPOS, DEPREL, "
+        "dependents' DEPRELs; --method pos: UPOS only), inflected with exactly the word's FEATS "
+        "from a lexicon of the language, in a seeded random order; language rules fix function "
+        "words (a/an, French elision). Writes OUTDIR/tokens.parquet and sentences.parquet (the "
+        "ingested format plus orig_form, orig_lemma, replaced; orig_text, short) and "
+        f"OUTDIR/{STATS_FILE}. See docs/nonce.md.")
+    p.add_argument("dir", type=Path, help="ingested treebank (tokens.parquet, sentences.parquet)")
+    p.add_argument("--lang", required=True, help="language code; picks the language rules "
+                   "(en fr de ar ru; any other code: no rules)")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--method", choices=("spud", "pos"), default="spud")
+    p.add_argument("--pool", type=Path, nargs="+", default=[], metavar="DIR",
+                   help="more ingested treebanks whose words are candidates (default: DIR only)")
+    p.add_argument("--lexicon-from", type=Path, nargs="+", default=[], metavar="DIR",
+                   help="more ingested treebanks of the language for the morphological lexicon "
+                   "(DIR is always used)")
+    p.add_argument("--lexicon", type=Path, nargs="+", default=[], metavar="TSV",
+                   help="external lexicons: form, lemma, UPOS, FEATS per line; they only fill "
+                   "what the treebanks lack")
+    p.add_argument("--upos", default="NOUN,PROPN,ADJ,ADV,VERB",
+                   help="comma-separated UPOS tags to replace (default: %(default)s)")
+    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="language option, e.g. strip_diacritics=false (ar), strict_case=true (ru)")
+    p.add_argument("--conllu", type=Path, help="also write the nonce treebank as CoNLL-U here")
+    p.add_argument("--treebank", default="", help="treebank name in the statistics "
+                   "(default: the name of DIR's parent)")
+    p.add_argument("--split", default="", help="split name in the statistics (default: DIR's name)")
+    p.set_defaults(handler=run_nonce)
+
+    for name, table, what in (
+        ("table-nonce-ratio", "ratio", "replacement ratio per UPOS and in total, with unreplaced "
+         "words by reason (the layout of Table 7 of Arps et al.)"),
+        ("table-nonce-ttr", "ttr", "type-token ratio of word forms, original vs nonce (Table 8 "
+         "of Arps et al.)"),
+    ):
+        p = subparsers.add_parser(
+            name, help=f"nonce statistics -> table: {what.split(' (')[0]}",
+            description=f"Collect {STATS_FILE} files of `spudflow nonce` into one table of the "
+            f"{what}: STEM.parquet, STEM.csv, STEM.md, STEM.tex.")
+        p.add_argument("inputs", nargs="+", type=Path, help=f"{STATS_FILE} files")
+        p.add_argument("--out", type=Path, required=True, help="output path without extension")
+        p.set_defaults(handler=run_table, table=table)
+
+
+def _upos(text: str) -> tuple[str, ...]:
+    tags = tuple(t.strip() for t in text.split(",") if t.strip())
+    if not tags:
+        raise InputError("--upos", None, "no UPOS tag given")
+    return tags
+
+
+def run_nonce(args: argparse.Namespace) -> None:
+    from spudflow.core.treebank import write_conllu, write_parquet, write_treebank
+    from spudflow.nonce.languages import parse_options
+    from spudflow.nonce.make import NonceSettings, make_nonce
+
+    settings = NonceSettings(
+        lang=args.lang, seed=args.seed, method=args.method, upos=_upos(args.upos),
+        pools=args.pool, lexicon_from=args.lexicon_from, lexicons=args.lexicon,
+        options=parse_options(args.option), treebank=args.treebank, split=args.split)
+    for path in args.lexicon:
+        if not path.is_file():
+            raise InputError(path, None, "no such file")
+    tokens, sentences, stats = make_nonce(args.dir, settings)
+    # The treebank is written last: if anything before fails, nothing appears.
+    with atomic_outputs() as out:
+        write_parquet(stats, out.path(args.out / STATS_FILE))
+        if args.conllu:
+            write_conllu(out.path(args.conllu), tokens, sentences)
+        write_treebank(args.out, tokens, sentences)
+
+
+def run_table(args: argparse.Namespace) -> None:
+    import polars as pl
+
+    from spudflow.core.tables import write_table
+    from spudflow.nonce.stats import ratio_table, ttr_table
+
+    stats = pl.concat([pl.read_parquet(p) for p in args.inputs], how="vertical_relaxed")
+    if args.table == "ratio":
+        write_table(ratio_table(stats), args.out, caption="Nonce treebanks: share of words "
+                    "replaced per UPOS and in total (all words), and words of a replaced UPOS "
+                    "left unreplaced by reason.")
+    else:
+        write_table(ttr_table(stats), args.out, caption="Nonce treebanks: type-token ratio of "
+                    "word forms in the original and the nonce treebank.")

@@ -1,0 +1,30 @@
+"""Syntactic context of a word, the key of the candidate index.
+
+spud: UPOS, DEPREL to the head and the sorted multiset of the dependents' DEPRELs (subtypes such
+as nsubj:pass kept), plus what the language adds (French adjective position, Russian object
+Case). pos: UPOS only (the Gulordava-style baseline).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from spudflow.nonce.languages.base import LanguageRules
+
+METHODS = ("spud", "pos")
+
+
+def with_context(words: pl.DataFrame, method: str, rules: LanguageRules) -> pl.DataFrame:
+    """WORDS (from words.word_frame, one treebank) with a string column `context`."""
+    if method == "pos":
+        return words.with_columns(context=pl.col("upos"))
+    dependents = (words.filter(pl.col("head") > 0)
+                  .group_by("sent_index", "head")
+                  .agg(dependents=rules.dependent_label().sort().str.join(",")))
+    words = words.join(dependents, left_on=["sent_index", "word_index"],
+                       right_on=["sent_index", "head"], how="left", maintain_order="left")
+    parts = [pl.col("upos"), pl.col("deprel"), pl.col("dependents").fill_null("")]
+    extra = rules.context_extra()
+    if extra is not None:
+        parts.append(extra.fill_null(""))
+    return words.with_columns(context=pl.concat_str(parts, separator="|")).drop("dependents")

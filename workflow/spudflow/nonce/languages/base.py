@@ -1,0 +1,63 @@
+"""What a language can add to the language-independent algorithm; every hook does nothing here.
+
+Hooks that shape the candidate index are Polars expressions (evaluated on whole word tables, so
+they cost nothing per word); hooks that look at one sentence get a `SentenceView`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from spudflow.nonce.sentence import SentenceView
+
+
+class LanguageRules:
+    """No rules: the algorithm as the issue describes it, for any language."""
+
+    code: ClassVar[str] = ""
+    # Option name -> default; values come from `--option NAME=VALUE` / config `nonce.languages`.
+    OPTIONS: ClassVar[dict[str, bool]] = {}
+    # True when `accept` can reject a candidate (the replacement loop skips the call otherwise).
+    filters_candidates: ClassVar[bool] = False
+
+    def __init__(self, **options: bool) -> None:
+        self.options = {**self.OPTIONS, **options}
+
+    def normalise(self, text: pl.Expr) -> pl.Expr:
+        """FORM and LEMMA as indexed and matched (e.g. Arabic without diacritics)."""
+        return text
+
+    def dependent_label(self) -> pl.Expr:
+        """How a dependent appears in its head's context; columns: deprel, feats."""
+        return pl.col("deprel")
+
+    def context_extra(self) -> pl.Expr | None:
+        """Extra context of a word (SPUD method only); columns: upos, deprel, feats, word_index,
+        head. Return a string expression ("" where nothing is added) or None."""
+        return None
+
+    def form_class(self) -> pl.Expr | None:
+        """A class of the written form that a replacement must share (e.g. German adjective
+        endings); columns: form, upos. Return a string expression ("" = no class) or None."""
+        return None
+
+    def protected(self) -> pl.Expr | None:
+        """Words of a replaced UPOS that are never replaced; columns: form, lemma, upos."""
+        return None
+
+    def accept(self, sentence: SentenceView, index: int, form: str) -> bool:
+        """May the word at `index` become `form`? Called only when `filters_candidates`."""
+        return True
+
+    def adjust(self, sentence: SentenceView) -> None:
+        """Fix function words after the replacements of a sentence (a/an, elision, ...)."""
+
+    def join_mwt(self, forms: list[str], orig_forms: list[str], orig_surface: str) -> str:
+        """Surface of a multiword token whose parts changed. Without a rule: written together
+        when the original parts were (don't = do + n't), else apart (zum = zu + dem)."""
+        if "".join(orig_forms).lower() == orig_surface.lower():
+            return "".join(forms)
+        return " ".join(forms)

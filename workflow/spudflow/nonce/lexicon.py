@@ -1,0 +1,78 @@
+"""Morphological lexicon: (unit, UPOS, morph, form class) -> the form and lemma to write.
+
+Built from word tables of every treebank of the language; the most frequent form wins, ties go to
+the smaller (form, lemma) in code-point order. External TSV lexicons (form, lemma, UPOS, FEATS)
+only fill keys the treebanks lack.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from spudflow.core.errors import InputError
+from spudflow.core.progress import get_logger
+from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.words import WordMode
+
+log = get_logger(__name__)
+
+KEY = ["unit", "upos", "morph", "form_class"]
+COLUMNS = [*KEY, "lex_form", "lex_lemma"]
+TSV_COLUMNS = ("form", "lemma", "upos", "feats")
+
+
+def read_lexicon_tsv(path: Path, rules: LanguageRules, mode: WordMode) -> pl.DataFrame:
+    """A TSV lexicon (form, lemma, UPOS, FEATS; `#` lines are comments) as lexicon rows."""
+    rows: dict[str, list[str]] = {name: [] for name in TSV_COLUMNS}
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            line = line.rstrip("\r\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.split("\t")
+            if len(fields) != len(TSV_COLUMNS) or not all(f.strip() for f in fields):
+                raise InputError(path, number, "expected 4 non-empty tab-separated fields: form, "
+                                 f"lemma, UPOS, FEATS (got {len(fields)})")
+            for name, value in zip(TSV_COLUMNS, fields, strict=True):
+                rows[name].append(value)
+    frame = pl.DataFrame(rows, schema=dict.fromkeys(TSV_COLUMNS, pl.String))
+    form, lemma = rules.normalise(pl.col("form")), rules.normalise(pl.col("lemma"))
+    form_class = rules.form_class()
+    return frame.select(
+        unit=lemma if mode.unit == "lemma" else form,
+        upos=pl.col("upos"),
+        morph=pl.col("feats"),
+        form_class=pl.lit("") if form_class is None else form_class.fill_null(""),
+        lex_form=form,
+        lex_lemma=lemma,
+    )
+
+
+def build_lexicon(word_frames: list[pl.DataFrame], upos: list[str],
+                  external: list[pl.DataFrame] = ()) -> pl.DataFrame:
+    """One row per key of COLUMNS; only words of the replaced UPOS matter."""
+    counted = (pl.concat([f.select(COLUMNS) for f in word_frames])
+               .filter(pl.col("upos").is_in(upos))
+               .group_by(COLUMNS).len("count")
+               .with_columns(source=pl.lit(0, pl.Int8)))
+    frames = [counted]
+    for frame in external:
+        frames.append(frame.filter(pl.col("upos").is_in(upos)).unique()
+                      .with_columns(count=pl.lit(0, pl.UInt32), source=pl.lit(1, pl.Int8)))
+    return (pl.concat(frames)
+            .sort([*KEY, "source", "count", "lex_form", "lex_lemma"],
+                  descending=[False] * len(KEY) + [False, True, False, False])
+            .unique(subset=KEY, keep="first", maintain_order=True)
+            .select(COLUMNS))
+
+
+def check_external(mode: WordMode, paths: list[Path]) -> list[Path]:
+    """External lexicons carry FEATS; with a treebank matched on XPOS they cannot be used."""
+    if paths and mode.morph != "feats":
+        log.warning("ignoring %d external lexicon(s): the treebank has no FEATS to match",
+                    len(paths))
+        return []
+    return paths
+

@@ -1,0 +1,120 @@
+"""One nonce treebank from an ingested one: word tables -> lexicon -> candidate index ->
+seeded replacement -> text."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from spudflow.core.errors import InputError
+from spudflow.core.progress import get_logger
+from spudflow.core.treebank import read_treebank
+from spudflow.nonce.candidates import build_index
+from spudflow.nonce.context import METHODS, with_context
+from spudflow.nonce.languages import get_rules
+from spudflow.nonce.lexicon import build_lexicon, check_external, read_lexicon_tsv
+from spudflow.nonce.replace import Replacer
+from spudflow.nonce.stats import replacement_statistics
+from spudflow.nonce.surface import with_texts
+from spudflow.nonce.words import detect_mode, word_frame
+
+log = get_logger(__name__)
+
+DEFAULT_UPOS = ("NOUN", "PROPN", "ADJ", "ADV", "VERB")
+# Columns this stage adds; dropped from an input that is itself a nonce treebank.
+NONCE_TOKEN_COLUMNS = ("orig_form", "orig_lemma", "replaced")
+NONCE_SENTENCE_COLUMNS = ("orig_text", "short")
+
+
+@dataclass
+class NonceSettings:
+    lang: str
+    seed: int
+    method: str = "spud"
+    upos: tuple[str, ...] = DEFAULT_UPOS
+    pools: list[Path] = field(default_factory=list)         # extra candidate pools
+    lexicon_from: list[Path] = field(default_factory=list)  # extra lexicon treebanks
+    lexicons: list[Path] = field(default_factory=list)      # external TSV lexicons
+    options: dict[str, str] = field(default_factory=dict)   # language options
+    treebank: str = ""
+    split: str = ""
+
+
+def _read(directory: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    for name in ("tokens.parquet", "sentences.parquet"):
+        if not (directory / name).is_file():
+            raise InputError(directory / name, None, "no such file (not an ingested treebank?)")
+    tokens, sentences = read_treebank(directory)
+    tokens = tokens.drop([c for c in NONCE_TOKEN_COLUMNS if c in tokens.columns])
+    sentences = sentences.drop([c for c in NONCE_SENTENCE_COLUMNS if c in sentences.columns])
+    return tokens.sort("sent_index", "token_index"), sentences.sort("sent_index")
+
+
+def _others(directory: Path, extra: list[Path]) -> list[Path]:
+    """EXTRA without DIRECTORY itself and without repeats (the input is always included)."""
+    seen = {directory.resolve()}
+    out = []
+    for path in extra:
+        if path.resolve() not in seen:
+            seen.add(path.resolve())
+            out.append(path)
+    return out
+
+
+def make_nonce(directory: Path, settings: NonceSettings
+               ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(tokens, sentences, statistics) of the nonce version of the ingested treebank DIRECTORY."""
+    if settings.method not in METHODS:
+        raise InputError("--method", None, f"unknown method {settings.method!r}")
+    started = time.perf_counter()
+    rules = get_rules(settings.lang, settings.options)
+    upos = list(settings.upos)
+    tokens, sentences = _read(directory)
+    mode = detect_mode(tokens, upos, str(directory))
+    own = word_frame(tokens, rules, mode)
+
+    frames: dict[Path, pl.DataFrame] = {}
+
+    def words_of(path: Path) -> pl.DataFrame:
+        if path not in frames:
+            frames[path] = word_frame(_read(path)[0], rules, mode)
+        return frames[path]
+
+    # Pool treebanks are of the language too: their words also feed the lexicon.
+    lexicon_frames = [own] + [words_of(p) for p in
+                              _others(directory, settings.pools + settings.lexicon_from)]
+    external = [read_lexicon_tsv(p, rules, mode) for p in check_external(mode, settings.lexicons)]
+    lexicon = build_lexicon(lexicon_frames, upos, external)
+
+    # Contexts need every word (dependents of any UPOS); only targets of the UPOS list remain.
+    is_target = pl.col("upos").is_in(upos)
+    targets = with_context(own, settings.method, rules).filter(is_target)
+    pool = [targets] + [
+        with_context(words_of(p), settings.method, rules).filter(is_target)
+        for p in _others(directory, settings.pools)]
+    protected = rules.protected()
+    targets = targets.with_columns(
+        protected=pl.lit(False) if protected is None else protected.fill_null(False))
+    index = build_index(targets, pool, lexicon)
+    log.info("%s: %d words, %d targets, lexicon %d entries, %d candidate groups (%.2f s)",
+             directory, own.height, targets.height, lexicon.height, len(index.groups),
+             time.perf_counter() - started)
+
+    replacer = Replacer(tokens, index, rules, settings.seed)
+    keys = {i: (s if s is not None else f"#{i}") for i, s in zip(
+        sentences.get_column("sent_index").to_list(), sentences.get_column("sent_id").to_list(),
+        strict=True)}
+    replacer.run(keys)
+    nonce_tokens = replacer.tokens(tokens)
+    nonce_sentences = with_texts(sentences, replacer.new_text)
+    labels = {"treebank": settings.treebank or directory.parent.name,
+              "split": settings.split or directory.name, "language": settings.lang,
+              "method": settings.method, "seed": settings.seed}
+    stats = replacement_statistics(nonce_tokens, replacer.outcomes(), upos, labels)
+    total = stats.filter(pl.col("upos") == "ALL").row(0, named=True)
+    log.info("%s: replaced %d of %d words (%.1f%%) in %.2f s", directory, total["replaced"],
+             total["words"], 100 * total["replacement_ratio"], time.perf_counter() - started)
+    return nonce_tokens, nonce_sentences, stats

@@ -1,0 +1,141 @@
+"""The seeded replacement: each target word takes the first acceptable candidate in a random
+order drawn from a generator seeded by (seed, sentence), so a sentence's result does not depend
+on which other sentences are processed or in which order."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import random
+from collections.abc import Callable
+
+import polars as pl
+
+from spudflow.core.progress import get_logger, progress
+from spudflow.nonce.candidates import CandidateIndex
+from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.sentence import SentenceView, TokenColumns, without_stale
+from spudflow.nonce.surface import case_style, match_case, rebuild_mwts, sentence_text
+
+log = get_logger(__name__)
+
+# Why a word of a replaced UPOS kept its form (in the statistics and docs/nonce.md).
+REPLACED = "replaced"
+NO_CANDIDATE = "no_candidate"  # the context holds no other unit in the pool
+NO_FORM = "no_form"            # other units, but none has a form with the word's FEATS
+RULE = "rule"                  # candidates with a form, all rejected by the language rules
+PROTECTED = "protected"        # the language never replaces this word (French `ne`)
+REASONS = (NO_CANDIDATE, NO_FORM, RULE, PROTECTED)
+
+
+def sentence_rng(seed: int, sentence_key: str) -> random.Random:
+    # A str seed is hashed with SHA-512: the same stream on every platform and Python 3 version.
+    return random.Random(f"{seed}\x1f{sentence_key}")
+
+
+def draw(rng: random.Random, units: list[str], own_unit: str,
+         accept: Callable[[int], bool] | None) -> tuple[int | None, str]:
+    """Try the candidates in a random order (a lazy Fisher-Yates shuffle, so a word costs only
+    the tries it needs); return (index, REPLACED) or (None, reason)."""
+    n = len(units)
+    moved: dict[int, int] = {}
+    other = False
+    for t in range(n):
+        j = rng.randrange(t, n)
+        pick = moved.get(j, j)
+        moved[j] = moved.get(t, t)
+        if units[pick] == own_unit:
+            continue
+        other = True
+        if accept is None or accept(pick):
+            return pick, REPLACED
+    return None, RULE if other else NO_FORM
+
+
+class Replacer:
+    def __init__(self, tokens: pl.DataFrame, index: CandidateIndex, rules: LanguageRules,
+                 seed: int) -> None:
+        self.columns = TokenColumns.from_frame(tokens)
+        self.sent_of_row = tokens.get_column("sent_index").to_list()
+        self.index, self.rules, self.seed = index, rules, seed
+        self.outcome: list[str | None] = [None] * len(self.sent_of_row)
+        self.new_text: dict[int, str] = {}
+
+    def _bounds(self, sent_index: int) -> tuple[int, int]:
+        return (bisect.bisect_left(self.sent_of_row, sent_index),
+                bisect.bisect_right(self.sent_of_row, sent_index))
+
+    def run(self, sentence_keys: dict[int, str]) -> None:
+        targets = self.index.targets.sort("row")
+        rows = targets.get_column("row").to_list()
+        by_sentence = itertools.groupby(
+            zip(rows, targets.get_column("unit").to_list(), targets.get_column("group").to_list(),
+                targets.get_column("context_units").to_list(),
+                targets.get_column("protected").to_list(), strict=True),
+            key=lambda target: self.sent_of_row[target[0]])
+        n_sentences = len({self.sent_of_row[row] for row in rows})
+        for sent_index, words in progress(by_sentence, desc="nonce", total=n_sentences,
+                                          unit="sent"):
+            self._sentence(sent_index, sentence_keys[sent_index], list(words))
+
+    def _sentence(self, sent_index: int, key: str, words: list[tuple]) -> None:
+        columns, rules = self.columns, self.rules
+        rng = sentence_rng(self.seed, key)
+        start, stop = self._bounds(sent_index)
+        view = SentenceView(columns, start, stop)
+        first_word = next((i for i in range(view.n) if view.upos(i) != "PUNCT"), 0)
+        # The sentence's style only matters for capitalised words (see match_case).
+        capitals = any(columns.orig_form[word[0]][:1].isupper() for word in words)
+        style = case_style([view.orig_form(i) for i in range(view.n)]) if capitals else "plain"
+        replaced_any = False
+        for row, unit, group, context_units, protected in words:
+            if protected:
+                self.outcome[row] = PROTECTED
+                continue
+            if (context_units or 0) <= 1:
+                self.outcome[row] = NO_CANDIDATE
+                continue
+            if group is None:
+                self.outcome[row] = NO_FORM
+                continue
+            units, forms, lemmas = self.index.groups[group]
+            position = columns.word_index[row] - 1
+            case = (columns.orig_form[row], position == first_word, style)
+            accept = None
+            if rules.filters_candidates:
+                accept = self._acceptor(view, position, forms, case)
+            pick, outcome = draw(rng, units, unit, accept)
+            self.outcome[row] = outcome
+            if pick is None:
+                continue
+            columns.form[row] = match_case(forms[pick], *case)
+            if columns.orig_lemma[row] not in (None, "_"):
+                columns.lemma[row] = lemmas[pick]
+            columns.replaced[row] = True
+            replaced_any = True
+        if replaced_any:
+            rules.adjust(view)
+            rebuild_mwts(view, rules)
+            self.new_text[sent_index] = sentence_text(view)
+
+    def _acceptor(self, view: SentenceView, position: int, forms: list[str],
+                  case: tuple[str, bool, str]) -> Callable[[int], bool]:
+        rules = self.rules
+        return lambda pick: rules.accept(view, position, match_case(forms[pick], *case))
+
+    def tokens(self, tokens: pl.DataFrame) -> pl.DataFrame:
+        c = self.columns
+        for row, (form, orig_form) in enumerate(zip(c.form, c.orig_form, strict=True)):
+            if form != orig_form or c.lemma[row] != c.orig_lemma[row]:
+                c.misc[row] = without_stale(c.misc[row])
+        return tokens.with_columns(
+            form=pl.Series(c.form, dtype=pl.String), lemma=pl.Series(c.lemma, dtype=pl.String),
+            misc=pl.Series(c.misc, dtype=pl.String),
+            orig_form=pl.Series(c.orig_form, dtype=pl.String),
+            orig_lemma=pl.Series(c.orig_lemma, dtype=pl.String),
+            replaced=pl.Series(c.replaced, dtype=pl.Boolean),
+        )
+
+    def outcomes(self) -> pl.Series:
+        return pl.Series("outcome", self.outcome, dtype=pl.String)
+
