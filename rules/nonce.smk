@@ -14,7 +14,7 @@ rule nonce:
         conllu="results/nonce/{treebank}/{split}/{method}/seed{seed}/nonce.conllu",
         stats="results/nonce/{treebank}/{split}/{method}/seed{seed}/replacement_stats.parquet",
     params:
-        indir=lambda wc: f"results/ingest/{wc.treebank}/{wc.split}",
+        indir=subpath(input.tokens, parent=True),
         outdir=subpath(output.tokens, parent=True),
         lang=lambda wc: treebank_lang(wc.treebank),
         arguments=nonce_arguments,

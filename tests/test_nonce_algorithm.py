@@ -184,3 +184,14 @@ def test_lexicon_most_frequent_form_wins_ties_by_code_point():
     external = words("z").with_columns(pl.lit("y").alias("unit"))
     lexicon = build_lexicon([words("b")], ["NOUN"], [words("z"), external])
     assert lexicon.sort("unit").get_column("lex_form").to_list() == ["b", "z"]
+
+
+def test_a_treebank_with_nothing_to_replace(tmp_path, caplog):
+    directory = ingest(tmp_path, conllu("""
+1 Hi hi INTJ _ 0 root SpaceAfter=No
+2 ! ! PUNCT _ 1 punct
+"""))
+    with caplog.at_level(logging.WARNING):
+        tokens, sentences = nonce(directory, "fr")
+    assert "no words of NOUN,PROPN,ADJ,ADV,VERB to replace" in caplog.text
+    assert texts(sentences) == ["Hi!"] and not tokens.get_column("replaced").any()

@@ -119,7 +119,9 @@ def test_ne_is_never_replaced_and_elides(tmp_path):
     ne = tokens.filter(pl.col("word_index") == 2)
     assert ne.get_column("lemma").to_list() == ["ne"] * 3 and not ne["replaced"].any()
     for text in texts(sentences):
+        # `ne` is not a candidate either: `pas` (same context and FEATS) cannot become `ne`.
         assert text.startswith(("Il ne mange", "Il ne voit", "Il n'aime"))
+        assert text.endswith(" pas.")
     stats = pl.read_parquet(tmp_path / "nonce" / "tb-fr-spud-3" / "replacement_stats.parquet")
     assert stats.filter(pl.col("upos") == "ADV").get_column("protected").item() == 3
 

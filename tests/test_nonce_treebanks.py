@@ -3,11 +3,15 @@ reruns, seeds that differ, and results that do not depend on sentence order."""
 
 from __future__ import annotations
 
+import bisect
 import gzip
 
 import polars as pl
 import pytest
 from nonce_helpers import ingest, nonce
+
+from spudflow.nonce.sentence import SentenceView, TokenColumns, spaces_after, with_space_after
+from spudflow.nonce.surface import sentence_text
 
 from conftest import VENDORED_UD
 
@@ -53,6 +57,23 @@ def test_trees_are_untouched_and_the_export_is_valid(tmp_path, language, lang):
     again_sentences = pl.read_parquet(tmp_path / "ingest" / "again" / "sentences.parquet")
     assert again_sentences.get_column("text").equals(sentences.get_column("text"))
     assert (sentences.get_column("text") != sentences.get_column("orig_text")).sum() > 900
+    # Text rebuilt from the original forms and spacing is the original text.
+    columns = TokenColumns.from_frame(original)
+    starts = original.get_column("sent_index").to_list()
+    for sent_index, text in sentences.select("sent_index", "orig_text").iter_rows():
+        view = SentenceView(columns, bisect.bisect_left(starts, sent_index),
+                            bisect.bisect_right(starts, sent_index))
+        assert sentence_text(view) == text
+
+
+def test_spacing_in_misc():
+    assert spaces_after("_") == " " and spaces_after("SpaceAfter=No") == ""
+    assert spaces_after("SpacesAfter=\\u00A0|X=1") == "\xa0"
+    assert spaces_after("SpacesAfter=\\s\\s") == "  "
+    assert with_space_after("_", False) == "SpaceAfter=No"
+    assert with_space_after("A=1|SpaceAfter=No|B=2", True) == "A=1|B=2"
+    assert with_space_after("SpacesAfter=\\n|A=1", False) == "A=1|SpaceAfter=No"
+    assert with_space_after("SpaceAfter=No", True) == "_"
 
 
 @pytest.mark.slow

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
+from spudflow.nonce import DEFAULT_UPOS
 
 STATS_FILE = "replacement_stats.parquet"
 
@@ -35,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--lexicon", type=Path, nargs="+", default=[], metavar="TSV",
                    help="external lexicons: form, lemma, UPOS, FEATS per line; they only fill "
                    "what the treebanks lack")
-    p.add_argument("--upos", default="NOUN,PROPN,ADJ,ADV,VERB",
+    p.add_argument("--upos", default=",".join(DEFAULT_UPOS),
                    help="comma-separated UPOS tags to replace (default: %(default)s)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="language option, e.g. strip_diacritics=false (ar), strict_case=true (ru)")

@@ -12,6 +12,7 @@ import polars as pl
 from spudflow.core.errors import InputError
 from spudflow.core.progress import get_logger
 from spudflow.core.treebank import read_treebank
+from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import build_index
 from spudflow.nonce.context import METHODS, with_context
 from spudflow.nonce.languages import get_rules
@@ -23,7 +24,6 @@ from spudflow.nonce.words import detect_mode, word_frame
 
 log = get_logger(__name__)
 
-DEFAULT_UPOS = ("NOUN", "PROPN", "ADJ", "ADV", "VERB")
 # Columns this stage adds; dropped from an input that is itself a nonce treebank.
 NONCE_TOKEN_COLUMNS = ("orig_form", "orig_lemma", "replaced")
 NONCE_SENTENCE_COLUMNS = ("orig_text", "short")
@@ -90,14 +90,19 @@ def make_nonce(directory: Path, settings: NonceSettings
     lexicon = build_lexicon(lexicon_frames, upos, external)
 
     # Contexts need every word (dependents of any UPOS); only targets of the UPOS list remain.
-    is_target = pl.col("upos").is_in(upos)
-    targets = with_context(own, settings.method, rules).filter(is_target)
-    pool = [targets] + [
-        with_context(words_of(p), settings.method, rules).filter(is_target)
-        for p in _others(directory, settings.pools)]
+    # Protected words (French `ne`) are neither replaced nor candidates.
     protected = rules.protected()
-    targets = targets.with_columns(
-        protected=pl.lit(False) if protected is None else protected.fill_null(False))
+    protected = pl.lit(False) if protected is None else protected.fill_null(False)
+
+    def candidates_of(words: pl.DataFrame) -> pl.DataFrame:
+        return (with_context(words, settings.method, rules)
+                .filter(pl.col("upos").is_in(upos))
+                .with_columns(protected=protected))
+
+    targets = candidates_of(own)
+    pool = [candidates_of(words) for words in
+            [own] + [words_of(p) for p in _others(directory, settings.pools)]]
+    pool = [words.filter(~pl.col("protected")) for words in pool]
     index = build_index(targets, pool, lexicon)
     log.info("%s: %d words, %d targets, lexicon %d entries, %d candidate groups (%.2f s)",
              directory, own.height, targets.height, lexicon.height, len(index.groups),

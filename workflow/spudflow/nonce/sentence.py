@@ -6,6 +6,7 @@ the changes land in the shared column lists, which become the output table.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import polars as pl
@@ -19,9 +20,28 @@ def has_space_after(misc: str | None) -> bool:
     return SPACE_AFTER_NO not in (misc or "_").split("|")
 
 
+_ESCAPES = {"\\s": " ", "\\t": "\t", "\\n": " ", "\\p": "|", "\\\\": "\\"}
+
+
+def spaces_after(misc: str | None) -> str:
+    """What follows a surface token in the text: "" for SpaceAfter=No, the decoded value of
+    SpacesAfter (`\\u00A0`, `\\s\\s`; a line break becomes a space in `# text`), else " "."""
+    for item in (misc or "_").split("|"):
+        if item == SPACE_AFTER_NO:
+            return ""
+        if item.startswith("SpacesAfter="):
+            value = item.removeprefix("SpacesAfter=")
+            for escape, char in _ESCAPES.items():
+                value = value.replace(escape, char)
+            return re.sub(r"\\u([0-9A-Fa-f]{4})", lambda m: chr(int(m[1], 16)), value)
+    return " "
+
+
 def with_space_after(misc: str | None, space: bool) -> str:
-    """MISC with `SpaceAfter=No` removed (space) or added (no space); other items untouched."""
-    items = [item for item in (misc or "_").split("|") if item not in ("_", SPACE_AFTER_NO)]
+    """MISC with `SpaceAfter=No` (and any SpacesAfter) removed for a plain space, or
+    `SpaceAfter=No` added; other items untouched."""
+    items = [item for item in (misc or "_").split("|")
+             if item not in ("_", SPACE_AFTER_NO) and not item.startswith("SpacesAfter=")]
     if not space:
         items.append(SPACE_AFTER_NO)
     return "|".join(items) or "_"

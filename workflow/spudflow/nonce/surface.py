@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from spudflow.nonce.sentence import SentenceView, has_space_after
+from spudflow.nonce.sentence import SentenceView, spaces_after
 
 if TYPE_CHECKING:
     from spudflow.nonce.languages.base import LanguageRules
@@ -63,8 +63,7 @@ def sentence_text(sentence: SentenceView) -> str:
         mwt = sentence.mwt(i)
         row = mwt[0] if mwt else sentence.rows[i]
         pieces.append(columns.form[row])
-        if has_space_after(columns.misc[row]):
-            pieces.append(" ")
+        pieces.append(spaces_after(columns.misc[row]))
         i = mwt[2] + 1 if mwt else i + 1
     return "".join(pieces).strip()
 

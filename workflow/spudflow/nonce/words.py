@@ -33,6 +33,9 @@ def _has_values(words: pl.DataFrame, column: str) -> bool:
 def detect_mode(tokens: pl.DataFrame, upos: list[str], source: str = "") -> WordMode:
     """Lemma + FEATS when the treebank has them on its replaceable words; fall back otherwise."""
     words = tokens.filter((pl.col("kind") == "word") & pl.col("upos").is_in(upos))
+    if words.is_empty():
+        log.warning("%s: no words of %s to replace", source or "treebank", ",".join(upos))
+        return WordMode(unit="lemma", morph="feats")
     has_lemmas, has_feats = _has_values(words, "lemma"), _has_values(words, "feats")
     morph = "feats" if has_feats else ("xpos" if _has_values(words, "xpos") else "none")
     if not has_lemmas:
