@@ -1,7 +1,10 @@
 # Helpers shared by every rules file: config lookups, input functions, wildcard constraints.
+import os
 from pathlib import Path
 
 SPUDFLOW_SOURCE = Path(workflow.basedir) / "workflow" / "spudflow"
+# A stage's code: its modules and the data files it ships (pyproject's package-data).
+STAGE_CODE_SUFFIXES = (".py", ".tsv", ".yaml", ".txt")
 
 
 wildcard_constraints:
@@ -10,14 +13,18 @@ wildcard_constraints:
 
 
 def stage_code(*stages):
-    """Python sources of the stages a rule runs, plus the shared core and CLI.
+    """Source and data files of the stages a rule runs, plus the shared core and CLI.
 
     Listed as inputs so that a change to a stage's code reruns that stage's jobs and their
-    dependents (Snakemake itself tracks only the shell text)."""
+    dependents (Snakemake itself tracks only the shell text). Paths are relative to the working
+    directory: Snakemake records each job's set of input paths, so absolute ones would rerun
+    everything after the checkout moves."""
     files = [SPUDFLOW_SOURCE / "cli.py"]
     for stage in (*stages, "core"):
-        files += sorted((SPUDFLOW_SOURCE / stage).rglob("*.py"))
-    return [str(f) for f in files]
+        files += sorted(
+            f for f in (SPUDFLOW_SOURCE / stage).rglob("*") if f.suffix in STAGE_CODE_SUFFIXES
+        )
+    return [os.path.relpath(f) for f in files]
 
 
 def treebank_splits():
