@@ -79,12 +79,14 @@ def edit_file(path: Path, text: str = "\n# edited by a test\n") -> None:
 
 @dataclass(frozen=True)
 class Plan:
-    """The jobs Snakemake plans, their input files and which planned jobs each one needs."""
+    """The jobs Snakemake plans: their input files, the planned jobs each one needs, the shell
+    text of their rule (None without one) and their evaluated resources."""
 
     jobs: frozenset[Job]
     inputs: dict[Job, frozenset[str]]
     dependencies: dict[Job, frozenset[Job]]
     shell: dict[Job, str | None]
+    resources: dict[Job, dict[str, object]]
 
     def downstream(self, roots: Iterable[Job]) -> set[Job]:
         """`roots` and every planned job that needs one of them, directly or not."""
@@ -134,6 +136,7 @@ def plan(workdir: Path, *, forceall: bool = False, targets: Iterable[str] = ()) 
                 for j in planned
             },
             shell={_job_key(j): j.rule.shellcmd for j in planned},
+            resources={_job_key(j): dict(j.resources.items()) for j in planned},
         )
 
 
