@@ -9,7 +9,6 @@ for model and scoring-parameter changes use the same helpers (update_config + pl
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from workflow_helpers import (

@@ -175,3 +175,35 @@ def shell_subcommand(shell: str | None) -> str | None:
     """The `spudflow` subcommand a rule's shell text runs (None for rules without one)."""
     match = re.search(r"(?:^|[\s;&|(])spudflow\s+([A-Za-z][\w-]*)", shell or "")
     return match.group(1) if match else None
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """What the static checks need of one rule."""
+
+    name: str
+    runs_something: bool  # False for target-only rules such as `all`
+    shell: str | None
+    conda_env: Path | None  # resolved like Snakemake does: relative to the rule's file
+    conda_spec: object  # the `conda:` directive as written
+
+
+def workflow_rules(workdir: Path) -> list[RuleInfo]:
+    """Every rule of the workflow at `workdir`, parsed (not run) through the Snakemake API."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
+
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+        workflow_api = api.workflow(
+            resource_settings=ResourceSettings(cores=1),
+            snakefile=workdir / "Snakefile",
+            workdir=workdir,
+        )
+        rules = []
+        for rule in workflow_api._workflow.rules:
+            spec = rule.conda_env
+            env = None
+            if isinstance(spec, str) and spec.endswith((".yaml", ".yml")):
+                env = (Path(rule.snakefile).parent / spec).resolve()
+            rules.append(RuleInfo(rule.name, not rule.norun, rule.shellcmd, env, spec))
+        return rules
