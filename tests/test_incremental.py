@@ -2,8 +2,9 @@
 
 Each scenario works on its own copy of one finished run and compares the set of jobs Snakemake
 plans with the set it must plan: the jobs that read what changed and everything downstream of
-them in the full DAG. Stages added to the workflow are covered without new code here. Scenarios
-for model and scoring-parameter changes use the same helpers (update_config + planned_jobs).
+them in the full DAG. Stages added to the workflow are covered without new code here. A model
+added to the config, or a scoring parameter changed, is the same pattern as the treebank and
+parameter scenarios below (update_config, then planned_jobs against plan(forceall=True)).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from workflow_helpers import (
     run_workflow,
     shell_subcommand,
     stage_of_subcommand,
+    update_config,
 )
 
 pytestmark = pytest.mark.slow
@@ -93,6 +95,27 @@ def test_changed_treebank_reruns_only_its_downstream_jobs(rerun):
     assert {p: p.stat().st_mtime_ns for p in untouched} == before
     assert ingested.stat().st_mtime_ns > ingested_before
     assert planned_jobs(workdir) == set()
+
+
+def test_added_treebank_adds_only_its_jobs(rerun):
+    workdir, _ = rerun
+    tiny = workdir / "resources" / "tiny"
+    (tiny / "tiny_en2.conllu").write_bytes((tiny / "tiny_en.conllu").read_bytes())
+    update_config(workdir, lambda config: config["treebanks"].update(
+        tiny_en2={"lang": "en", "splits": {"test": "resources/tiny/tiny_en2.conllu"}}))
+
+    full = plan(workdir, forceall=True)
+    added = {j for j in full.jobs if ("treebank", "tiny_en2") in j[1]}
+    assert {job("ingest", treebank="tiny_en2", split="test"),
+            job("treebank_stats", treebank="tiny_en2", split="test")} <= added
+    assert planned_jobs(workdir) == full.downstream(added)
+
+
+def test_changed_rule_parameter_reruns_that_rule_and_dependents(rerun):
+    workdir, full = rerun
+    update_config(workdir, lambda config: config["ingest"].update(lenient=True))
+    ingest_jobs = {j for j in full.jobs if j[0] == "ingest"}
+    assert planned_jobs(workdir) == full.downstream(ingest_jobs)
 
 
 def stages_with_rules():

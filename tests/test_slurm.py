@@ -73,7 +73,8 @@ def test_pipeline_on_slurm_equals_local_run(slurm, tmp_path):
 
     command = [
         "timeout", "-s", "KILL", str(SNAKEMAKE_TIMEOUT_S),
-        sys.executable, "-m", "snakemake", "--profile", "profiles/slurm", "--jobs", "4",
+        sys.executable, "-m", "snakemake", "--profile", "profiles/slurm", "--workflow-profile",
+        "none", "--jobs", "4",
         "--slurm-no-account", "--slurm-status-command", "squeue",
         "--slurm-init-seconds-before-status-checks", "1",
         "--slurm-partition-config", "profiles/slurm/partitions.yaml",
