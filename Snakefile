@@ -1,9 +1,14 @@
 # spudflow: what do language models know about syntax? See README.md.
+import os
+
 from snakemake.utils import min_version, validate
 
 from spudflow.core.config import check_config
 
 min_version("9.0")
+
+# Where envs/*.post-deploy.sh find the package to install into per-rule conda envs.
+os.environ.setdefault("SPUDFLOW_REPO", workflow.basedir)
 
 
 # The embedded default; a config file given with --configfile replaces it whole.

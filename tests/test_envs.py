@@ -38,8 +38,8 @@ CONDA_PIN = re.compile(
     rf"^(?:[\w.-]+::)?(?P<name>[A-Za-z0-9][\w.-]*)\s*==?\s*(?P<version>{VERSION})$"
 )
 PIP_PIN = re.compile(rf"^(?P<name>[A-Za-z0-9][\w.-]*)(?:\[[\w,.-]+\])?==(?P<version>{VERSION})$")
-# Pip options allowed in an env: installing the spudflow package itself.
-PIP_OPTIONS = re.compile(r"^(-e|--editable)\s+\S+$")
+# No pip options: the spudflow package itself is installed by envs/<env>.post-deploy.sh.
+PIP_OPTIONS = re.compile(r"^$")
 
 
 def normalize(name: str) -> str:
@@ -249,3 +249,16 @@ def test_env_pins_are_the_tested_versions(path):
         if name in locked and version != locked[name]
     ]
     assert not differ, f"{path.name} pins versions the tests did not run:\n" + "\n".join(differ)
+
+
+@pytest.mark.parametrize("env", env_files(), ids=lambda p: p.name)
+def test_env_installs_the_package_after_deployment(env):
+    """Snakemake runs envs/NAME.post-deploy.sh in a new env; it must install spudflow from the
+    repository that the Snakefile exports as SPUDFLOW_REPO (a relative pip path would resolve
+    inside .snakemake/conda/)."""
+    script = env.with_name(env.name.rsplit(".", 1)[0] + ".post-deploy.sh")
+    assert script.is_file(), f"{script.name} is missing"
+    text = script.read_text(encoding="utf-8")
+    assert "pip install --no-deps" in text and "SPUDFLOW_REPO" in text
+    assert 'os.environ.setdefault("SPUDFLOW_REPO", workflow.basedir)' in (
+        REPO / "Snakefile").read_text(encoding="utf-8")
