@@ -13,15 +13,22 @@ def _add_common(p: argparse.ArgumentParser, dataset: str | None, sample: bool = 
     p.add_argument("--dataset", default=dataset,
                    help="the dataset name written in the items (default: %(default)s)")
     if sample:
-        p.add_argument("--sample", type=int, metavar="N", help=SAMPLE_HELP)
-        p.add_argument("--seed", type=int, default=0, help="seed of the sample (default: 0)")
+        p.add_argument("--sample", type=_positive, metavar="N", help=SAMPLE_HELP)
+        p.add_argument("--seed", type=_non_negative, default=0,
+                       help="seed of the sample (default: 0)")
 
 
-def _positive(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return number
+def _at_least(minimum: int):
+    def parse(value: str) -> int:
+        number = int(value)
+        if number < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
+        return number
+    return parse
+
+
+_positive = _at_least(1)
+_non_negative = _at_least(0)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--nonce", type=Path, action="append", default=[], metavar="DIR",
                    help="nonce treebank directory …/{method}/seed{N} (repeatable)")
     p.add_argument("--lang", required=True, help="ISO 639-1 code of the treebank's language")
-    p.add_argument("--min-words", type=int, default=4,
+    p.add_argument("--min-words", type=_non_negative, default=4,
                    help="leave out sentences with fewer syntactic words (default: 4)")
     _add_common(p, "spud", sample=False)
     p.set_defaults(handler=run_spud)

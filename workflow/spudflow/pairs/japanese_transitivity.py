@@ -25,6 +25,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from spudflow.core.errors import InputError
+from spudflow.core.progress import progress
 from spudflow.pairs.items import ItemsBuilder, Region, sample_indices
 from spudflow.pairs.japanese_lexicon import VerbPair, ranked, read_lexicon
 
@@ -161,7 +162,8 @@ def build_japanese_items(lexicon: str | Path, variant: str, dataset: str,
     chosen = select_pairs(read_lexicon(lexicon), variant, n_verb_pairs, lexicon)
     contexts = enumerate_contexts()
     builder = ItemsBuilder(dataset, "ja", CONDITIONS)
-    for index in sample_indices(len(chosen) * len(contexts), sample, seed):
+    drawn = sample_indices(len(chosen) * len(contexts), sample, seed)
+    for index in progress(drawn, desc=f"{dataset} pairs", total=len(drawn), unit="pair"):
         rank, pair = chosen[index // len(contexts)]
         context = contexts[index % len(contexts)]
         group = f"{dataset}:{pair.id}:c{context.index}"
