@@ -23,6 +23,7 @@ validate(config, "config/schema.yaml")  # fills in the schema's defaults
 
 include: "rules/common.smk"
 include: "rules/ingest.smk"
+include: "rules/pairs.smk"
 include: "rules/aggregate.smk"
 
 

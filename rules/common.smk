@@ -60,4 +60,100 @@ def ingested(treebank, split):
 def all_outputs():
     outputs = ["results/tables/treebank_stats.parquet"]
     outputs += [ingested(tb, split) for tb, split in treebank_splits()]
+    outputs += [items_file(dataset) for dataset in items_datasets()]
     return outputs
+
+
+# --- pairs ---
+import shlex
+
+JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")
+
+
+def pairs_section(name):
+    """The config of one items dataset family under `pairs:` ({} when absent)."""
+    return (config.get("pairs") or {}).get(name) or {}
+
+
+def pairs_enabled(name):
+    return bool(pairs_section(name).get("enabled", False))
+
+
+def spud_items_splits():
+    """SPUD items dataset name -> (treebank, split). Needs the nonce stage: without a `nonce:`
+    config section there are no nonce treebanks, hence no SPUD items."""
+    if not pairs_enabled("spud") or "nonce" not in config:
+        return {}
+    chosen = pairs_section("spud").get("treebanks") or list(config["treebanks"])
+    unknown = [tb for tb in chosen if tb not in config["treebanks"]]
+    if unknown:
+        raise ValueError(f"config pairs.spud.treebanks: unknown treebank(s) {unknown}")
+    datasets = {}
+    for tb, split in treebank_splits():
+        if tb in chosen:
+            name = f"spud_{tb}_{split}"
+            if name in datasets:
+                raise ValueError(f"config treebanks: two splits give the dataset name {name}")
+            datasets[name] = (tb, split)
+    return datasets
+
+
+def japanese_variants():
+    if not pairs_enabled("japanese_transitivity"):
+        return []
+    chosen = pairs_section("japanese_transitivity").get("datasets") or []
+    return [v for v in JAPANESE_VARIANTS if v in chosen]
+
+
+def items_datasets():
+    """Names of the items datasets the config enables (results/items/{name}.parquet)."""
+    names = list(spud_items_splits())
+    if pairs_enabled("german_case"):
+        names.append("german_case")
+    names += [f"japanese_transitivity_{v}" for v in japanese_variants()]
+    for name in ("cola", "blimp"):
+        if pairs_enabled(name):
+            names.append(name)
+    return names
+
+
+def items_file(dataset):
+    return f"results/items/{dataset}.parquet"
+
+
+def nonce_tokens(treebank, split):
+    """tokens.parquet of every nonce version (methods x seeds of `nonce:`) of a split."""
+    nonce = config["nonce"]
+    return [f"results/nonce/{treebank}/{split}/{method}/seed{seed}/tokens.parquet"
+            for method in nonce["methods"] for seed in nonce["seeds"]]
+
+
+def spud_items_input(wildcards):
+    datasets = spud_items_splits()
+    if wildcards.dataset not in datasets:
+        raise ValueError(f"{wildcards.dataset} is not a SPUD items dataset of the config "
+                         f"(known: {', '.join(datasets) or 'none'})")
+    treebank, split = datasets[wildcards.dataset]
+    return {"orig": ingested(treebank, split), "nonce": nonce_tokens(treebank, split)}
+
+
+def nonce_args(nonce_tokens_files):
+    """`--nonce DIR` options for the nonce versions' tokens.parquet files."""
+    return " ".join(f"--nonce {shlex.quote(str(Path(f).parent))}" for f in nonce_tokens_files)
+
+
+def sample_args(sample):
+    """`--sample N --seed S` from a `sample: {n, seed}` config entry; "" keeps everything."""
+    sample = sample or {}
+    if sample.get("n") is None:
+        return ""
+    return f"--sample {sample['n']} --seed {sample.get('seed', 0)}"
+
+
+def blimp_files():
+    """The paradigm files of pairs.blimp.paths; a directory stands for its *.jsonl files."""
+    files = []
+    for location in pairs_section("blimp").get("paths", []):
+        path = Path(location)
+        files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
+    return files
