@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 from pairs_support import REPO, SHARED_DATA, assert_bad_input, needs_shared, read_items, run_cli
+
 from spudflow.pairs.blimp import paradigm_files, read_paradigm
 
 

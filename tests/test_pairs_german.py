@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 from pairs_support import REPO, assert_bad_input, read_items, run_cli
+
 from spudflow.pairs.german_case import ASSIGNMENTS, ORDERS, read_templates
 from spudflow.pairs.german_declension import (
     DETERMINERS,

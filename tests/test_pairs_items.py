@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
+
 from spudflow.core.errors import InputError
 from spudflow.pairs.items import BASE_COLUMNS, ItemsBuilder, Region, sample_indices, spacy_words
 from spudflow.pairs.tsv import read_tsv

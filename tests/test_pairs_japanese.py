@@ -6,6 +6,7 @@ from collections import Counter
 
 import pytest
 from pairs_support import REPO, SHARED_DATA, assert_bad_input, needs_shared, read_items, run_cli
+
 from spudflow.pairs.japanese_lexicon import count_verb_lemmas, is_kanji, ranked, read_lexicon
 from spudflow.pairs.japanese_transitivity import (
     ADVERBIALS,

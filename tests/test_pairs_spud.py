@@ -7,6 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 from pairs_support import assert_bad_input, read_items, run_cli
+
 from spudflow.core.treebank import read_treebank, write_treebank
 
 CONLLU = """\
