@@ -44,6 +44,7 @@ def read_items(paths: Iterable[str | Path], condition: Mapping[str, str] | None 
         required = {**columns.ITEMS, **{k: v for k, v in condition.items() if k not in optional}}
         opt = {k: v for k, v in condition.items() if k in optional}
         frame = read_columns(path, required, opt).with_columns(
+            pl.col("dataset", "item_id", "group_id").cast(pl.String),
             pl.lit(str(path)).alias("source_file"))
         duplicated = frame.filter(pl.struct("dataset", "item_id").is_duplicated())
         if duplicated.height:
@@ -74,7 +75,7 @@ def read_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
         else:
             dataset = pl.Series([dataset_of_scores(path)] * frame.height)
         frame = frame.with_columns(dataset.cast(pl.String).alias("dataset"),
-                                   pl.col("region").cast(pl.String),
+                                   pl.col("item_id", "model", "method", "region").cast(pl.String),
                                    pl.col(*NUMERIC_OPTIONAL_SCORES).cast(pl.Float64),
                                    pl.lit(str(path)).alias("source_file"))
         key = ["dataset", "item_id", "model", "method", "region"]
