@@ -21,6 +21,11 @@ check_config(config, workflow.source_path("config/schema.yaml"))
 validate(config, "config/schema.yaml")  # fills in the schema's defaults
 
 
+# `snakemake --report results/report.html`: this text, then every table and figure marked with
+# report() in the rules files, each with its caption from report/.
+report: "report/workflow.rst"
+
+
 include: "rules/common.smk"
 include: "rules/ingest.smk"
 include: "rules/pairs.smk"

@@ -61,6 +61,103 @@ def all_outputs():
     outputs = ["results/tables/treebank_stats.parquet"]
     outputs += [ingested(tb, split) for tb, split in treebank_splits()]
     outputs += [items_file(dataset) for dataset in items_datasets()]
+    outputs += aggregate_outputs()
+    return outputs
+
+
+# --- aggregate ---
+# The aggregate stage reads what the pairs, scoring, probe and nonce stages write. It finds those
+# files through these functions of the other stages' blocks (looked up when called, so the order of
+# the blocks does not matter) and leaves a table out of all_outputs() while the config produces no
+# input for it:
+#   items_datasets() -> [dataset, ...]            pairs: the items datasets the config enables
+#   items_dataset_kind(dataset) -> kind           pairs, optional: spud | german_case | cola |
+#                                                 blimp | japanese (else: the name's prefix)
+#   scoring_jobs() -> [(dataset, model), ...]     scoring: each makes
+#                                                 results/scores/{dataset}/{model}/item_scores.parquet
+#   probe_metrics_files() -> [path, ...]          probe: metrics.parquet files
+#   nonce_replacement_tables() -> [path, ...]     nonce: per-treebank replacement statistics
+AGGREGATE_KINDS = ("spud", "german_case", "cola", "blimp", "japanese")
+TABLES_DIR = "results/tables"
+FIGURES_DIR = "results/figures"
+
+
+def _stage_function(name, default):
+    """Another stage's input function from its block of this file, or `default` without it."""
+    function = globals().get(name)
+    return function() if callable(function) else default
+
+
+def _kind_from_name(dataset):
+    return next((kind for kind in AGGREGATE_KINDS if dataset.startswith(kind)), None)
+
+
+def aggregate_datasets(kind):
+    """The items datasets of one kind the config enables, in config order."""
+    kind_of = globals().get("items_dataset_kind") or _kind_from_name
+    return [d for d in _stage_function("items_datasets", []) if kind_of(d) == kind]
+
+
+def aggregate_items(kind):
+    return [f"results/items/{d}.parquet" for d in aggregate_datasets(kind)]
+
+
+def _aggregate_jobs(kind):
+    datasets = set(aggregate_datasets(kind))
+    return [(d, m) for d, m in _stage_function("scoring_jobs", []) if d in datasets]
+
+
+def aggregate_scores(kind):
+    return [f"results/scores/{d}/{m}/item_scores.parquet" for d, m in _aggregate_jobs(kind)]
+
+
+def aggregate_models(kind):
+    """Models scored on datasets of this kind (for report captions)."""
+    return sorted({m for _, m in _aggregate_jobs(kind)})
+
+
+def aggregate_probe_metrics():
+    return list(_stage_function("probe_metrics_files", []))
+
+
+def aggregate_replacement_tables():
+    return list(_stage_function("nonce_replacement_tables", []))
+
+
+def table_files(name, caption, category):
+    """NAME.{csv,parquet,md,tex} under results/tables; the CSV goes into the report."""
+    stem = f"{TABLES_DIR}/{name}"
+    csv = report(f"{stem}.csv", caption=f"../report/{caption}", category=category)
+    return [csv, f"{stem}.parquet", f"{stem}.md", f"{stem}.tex"]
+
+
+def data_files(name):
+    """Per-item data behind a figure: NAME.parquet and NAME.csv, not in the report."""
+    return [f"{TABLES_DIR}/{name}.parquet", f"{TABLES_DIR}/{name}.csv"]
+
+
+def figure_files(name, caption, category):
+    """NAME.png and NAME.svg under results/figures; the SVG goes into the report."""
+    stem = f"{FIGURES_DIR}/{name}"
+    svg = report(f"{stem}.svg", caption=f"../report/{caption}", category=category)
+    return [svg, f"{stem}.png"]
+
+
+def aggregate_outputs():
+    """The aggregate targets whose inputs the config produces (one file per rule suffices)."""
+    wanted = {
+        "spud": ["tables/spud_ratio_summary.parquet", "figures/spud_log_ratios.svg"],
+        "german_case": ["tables/german_case_auc.parquet", "figures/german_case_roc.svg"],
+        "cola": ["tables/cola_thresholds.parquet"],
+        "blimp": ["tables/blimp_overall.parquet", "figures/blimp_fields.svg"],
+        "japanese": ["tables/japanese_accuracy.parquet", "figures/japanese_agreement.svg"],
+    }
+    outputs = [f"results/{f}" for kind, files in wanted.items() if aggregate_scores(kind)
+               for f in files]
+    if aggregate_probe_metrics():
+        outputs += ["results/tables/probe_summary.parquet", "results/figures/probe_layers.svg"]
+    if aggregate_replacement_tables():
+        outputs.append("results/tables/nonce_replacements.parquet")
     return outputs
 
 
