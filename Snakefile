@@ -1,9 +1,14 @@
 # spudflow: what do language models know about syntax? See README.md.
+import os
+
 from snakemake.utils import min_version, validate
 
 from spudflow.core.config import check_config
 
 min_version("9.0")
+
+# Where envs/*.post-deploy.sh find the package to install into per-rule conda envs.
+os.environ.setdefault("SPUDFLOW_REPO", workflow.basedir)
 
 
 # The embedded default; a config file given with --configfile replaces it whole.
@@ -16,9 +21,15 @@ check_config(config, workflow.source_path("config/schema.yaml"))
 validate(config, "config/schema.yaml")  # fills in the schema's defaults
 
 
+# `snakemake --report results/report.html`: this text, then every table and figure marked with
+# report() in the rules files, each with its caption from report/.
+report: "report/workflow.rst"
+
+
 include: "rules/common.smk"
 include: "rules/ingest.smk"
 include: "rules/nonce.smk"
+include: "rules/pairs.smk"
 include: "rules/aggregate.smk"
 
 

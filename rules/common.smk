@@ -1,7 +1,10 @@
 # Helpers shared by every rules file: config lookups, input functions, wildcard constraints.
+import os
 from pathlib import Path
 
 SPUDFLOW_SOURCE = Path(workflow.basedir) / "workflow" / "spudflow"
+# A stage's code: its modules and the data files it ships (pyproject's package-data).
+STAGE_CODE_SUFFIXES = (".py", ".tsv", ".yaml", ".txt")
 
 
 wildcard_constraints:
@@ -10,14 +13,18 @@ wildcard_constraints:
 
 
 def stage_code(*stages):
-    """Python sources of the stages a rule runs, plus the shared core and CLI.
+    """Source and data files of the stages a rule runs, plus the shared core and CLI.
 
     Listed as inputs so that a change to a stage's code reruns that stage's jobs and their
-    dependents (Snakemake itself tracks only the shell text)."""
+    dependents (Snakemake itself tracks only the shell text). Paths are relative to the working
+    directory: Snakemake records each job's set of input paths, so absolute ones would rerun
+    everything after the checkout moves."""
     files = [SPUDFLOW_SOURCE / "cli.py"]
     for stage in (*stages, "core"):
-        files += sorted((SPUDFLOW_SOURCE / stage).rglob("*.py"))
-    return [str(f) for f in files]
+        files += sorted(
+            f for f in (SPUDFLOW_SOURCE / stage).rglob("*") if f.suffix in STAGE_CODE_SUFFIXES
+        )
+    return [os.path.relpath(f) for f in files]
 
 
 def treebank_splits():
@@ -54,10 +61,206 @@ def all_outputs():
     outputs = ["results/tables/treebank_stats.parquet"]
     outputs += [ingested(tb, split) for tb, split in treebank_splits()]
     outputs += nonce_outputs()
+    outputs += [items_file(dataset) for dataset in items_datasets()]
+    outputs += aggregate_outputs()
     return outputs
 
 
+# --- aggregate ---
+# The aggregate stage reads what the pairs, scoring, probe and nonce stages write. It finds those
+# files through these functions of the other stages' blocks (looked up when called, so the order of
+# the blocks does not matter) and leaves a table out of all_outputs() while the config produces no
+# input for it:
+#   items_datasets() -> [dataset, ...]            pairs: the items datasets the config enables
+#   items_dataset_kind(dataset) -> kind           pairs, optional: spud | german_case | cola |
+#                                                 blimp | japanese (else: the name's prefix)
+#   scoring_jobs() -> [(dataset, model), ...]     scoring: each makes
+#                                                 results/scores/{dataset}/{model}/item_scores.parquet
+#   probe_metrics_files() -> [path, ...]          probe: metrics.parquet files
+#   nonce_replacement_tables() -> [path, ...]     nonce: per-treebank replacement statistics
+AGGREGATE_KINDS = ("spud", "german_case", "cola", "blimp", "japanese")
+TABLES_DIR = "results/tables"
+FIGURES_DIR = "results/figures"
+
+
+def _stage_function(name, default):
+    """Another stage's input function from its block of this file, or `default` without it."""
+    function = globals().get(name)
+    return function() if callable(function) else default
+
+
+def _kind_from_name(dataset):
+    return next((kind for kind in AGGREGATE_KINDS if dataset.startswith(kind)), None)
+
+
+def aggregate_datasets(kind):
+    """The items datasets of one kind the config enables, in config order."""
+    kind_of = globals().get("items_dataset_kind") or _kind_from_name
+    return [d for d in _stage_function("items_datasets", []) if kind_of(d) == kind]
+
+
+def aggregate_items(kind):
+    return [f"results/items/{d}.parquet" for d in aggregate_datasets(kind)]
+
+
+def _aggregate_jobs(kind):
+    datasets = set(aggregate_datasets(kind))
+    return [(d, m) for d, m in _stage_function("scoring_jobs", []) if d in datasets]
+
+
+def aggregate_scores(kind):
+    return [f"results/scores/{d}/{m}/item_scores.parquet" for d, m in _aggregate_jobs(kind)]
+
+
+def aggregate_models(kind):
+    """Models scored on datasets of this kind (for report captions)."""
+    return sorted({m for _, m in _aggregate_jobs(kind)})
+
+
+def aggregate_probe_metrics():
+    return list(_stage_function("probe_metrics_files", []))
+
+
+def aggregate_replacement_tables():
+    return list(_stage_function("nonce_replacement_tables", []))
+
+
+def table_files(name, caption, category):
+    """NAME.{csv,parquet,md,tex} under results/tables; the CSV goes into the report."""
+    stem = f"{TABLES_DIR}/{name}"
+    csv = report(f"{stem}.csv", caption=f"../report/{caption}", category=category)
+    return [csv, f"{stem}.parquet", f"{stem}.md", f"{stem}.tex"]
+
+
+def data_files(name):
+    """Per-item data behind a figure: NAME.parquet and NAME.csv, not in the report."""
+    return [f"{TABLES_DIR}/{name}.parquet", f"{TABLES_DIR}/{name}.csv"]
+
+
+def figure_files(name, caption, category):
+    """NAME.png and NAME.svg under results/figures; the SVG goes into the report."""
+    stem = f"{FIGURES_DIR}/{name}"
+    svg = report(f"{stem}.svg", caption=f"../report/{caption}", category=category)
+    return [svg, f"{stem}.png"]
+
+
+def aggregate_outputs():
+    """The aggregate targets whose inputs the config produces (one file per rule suffices)."""
+    wanted = {
+        "spud": ["tables/spud_ratio_summary.parquet", "figures/spud_log_ratios.svg"],
+        "german_case": ["tables/german_case_auc.parquet", "figures/german_case_roc.svg"],
+        "cola": ["tables/cola_thresholds.parquet"],
+        "blimp": ["tables/blimp_overall.parquet", "figures/blimp_fields.svg"],
+        "japanese": ["tables/japanese_accuracy.parquet", "figures/japanese_agreement.svg"],
+    }
+    outputs = [f"results/{f}" for kind, files in wanted.items() if aggregate_scores(kind)
+               for f in files]
+    if aggregate_probe_metrics():
+        outputs += ["results/tables/probe_summary.parquet", "results/figures/probe_layers.svg"]
+    if aggregate_replacement_tables():
+        outputs.append("results/tables/nonce_replacements.parquet")
+    return outputs
+
+
+# --- pairs ---
+import shlex
+
+JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")
+
+
+def pairs_section(name):
+    """The config of one items dataset family under `pairs:` ({} when absent)."""
+    return (config.get("pairs") or {}).get(name) or {}
+
+
+def pairs_enabled(name):
+    return bool(pairs_section(name).get("enabled", False))
+
+
+def spud_items_splits():
+    """SPUD items dataset name -> (treebank, split). Needs the nonce stage: without a `nonce:`
+    config section there are no nonce treebanks, hence no SPUD items."""
+    if not pairs_enabled("spud") or "nonce" not in config:
+        return {}
+    chosen = pairs_section("spud").get("treebanks") or list(config["treebanks"])
+    unknown = [tb for tb in chosen if tb not in config["treebanks"]]
+    if unknown:
+        raise ValueError(f"config pairs.spud.treebanks: unknown treebank(s) {unknown}")
+    datasets = {}
+    for tb, split in treebank_splits():
+        if tb in chosen:
+            name = f"spud_{tb}_{split}"
+            if name in datasets:
+                raise ValueError(f"config treebanks: two splits give the dataset name {name}")
+            datasets[name] = (tb, split)
+    return datasets
+
+
+def japanese_variants():
+    if not pairs_enabled("japanese_transitivity"):
+        return []
+    chosen = pairs_section("japanese_transitivity").get("datasets") or []
+    return [v for v in JAPANESE_VARIANTS if v in chosen]
+
+
+def items_datasets():
+    """Names of the items datasets the config enables (results/items/{name}.parquet)."""
+    names = list(spud_items_splits())
+    if pairs_enabled("german_case"):
+        names.append("german_case")
+    names += [f"japanese_transitivity_{v}" for v in japanese_variants()]
+    for name in ("cola", "blimp"):
+        if pairs_enabled(name):
+            names.append(name)
+    return names
+
+
+def items_file(dataset):
+    return f"results/items/{dataset}.parquet"
+
+
+def nonce_tokens(treebank, split):
+    """tokens.parquet of every nonce version (methods x seeds of `nonce:`) of a split."""
+    nonce = config["nonce"]
+    return [f"results/nonce/{treebank}/{split}/{method}/seed{seed}/tokens.parquet"
+            for method in nonce["methods"] for seed in nonce["seeds"]]
+
+
+def spud_items_input(wildcards):
+    datasets = spud_items_splits()
+    if wildcards.dataset not in datasets:
+        raise ValueError(f"{wildcards.dataset} is not a SPUD items dataset of the config "
+                         f"(known: {', '.join(datasets) or 'none'})")
+    treebank, split = datasets[wildcards.dataset]
+    return {"orig": ingested(treebank, split), "nonce": nonce_tokens(treebank, split)}
+
+
+def nonce_args(nonce_tokens_files):
+    """`--nonce DIR` options for the nonce versions' tokens.parquet files."""
+    return " ".join(f"--nonce {shlex.quote(str(Path(f).parent))}" for f in nonce_tokens_files)
+
+
+def sample_args(sample):
+    """`--sample N --seed S` from a `sample: {n, seed}` config entry; "" keeps everything."""
+    sample = sample or {}
+    if sample.get("n") is None:
+        return ""
+    return f"--sample {sample['n']} --seed {sample.get('seed', 0)}"
+
+
+def blimp_files():
+    """The paradigm files of pairs.blimp.paths; a directory stands for its *.jsonl files."""
+    files = []
+    for location in pairs_section("blimp").get("paths", []):
+        path = Path(location)
+        files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
+    return files
+
+
 # --- nonce ---
+# A split's nonce treebanks: results/nonce/{treebank}/{split}/{method}/seed{seed}/, one per method
+# and seed of the `nonce:` section (none without it). The lexicon of a split is built from every
+# configured split of its language.
 import shlex
 
 
@@ -76,6 +279,8 @@ def nonce_dir(treebank, split, method, seed):
 
 def nonce_runs():
     """(treebank, split, method, seed) of every configured nonce treebank."""
+    if "nonce" not in config:
+        return []
     return [(tb, split, method, seed) for tb, split in treebank_splits()
             for method in nonce_config("methods") for seed in nonce_config("seeds")]
 
@@ -84,12 +289,19 @@ def nonce_stats_files():
     return [f"{nonce_dir(*run)}/replacement_stats.parquet" for run in nonce_runs()]
 
 
+def nonce_replacement_tables():
+    """For the aggregate stage: the per-split replacement statistics (docs/nonce.md)."""
+    return nonce_stats_files()
+
+
 def nonce_outputs():
+    runs = nonce_runs()
     outputs = []
-    for run in nonce_runs():
+    for run in runs:
         outputs += [f"{nonce_dir(*run)}/tokens.parquet", f"{nonce_dir(*run)}/nonce.conllu"]
-    outputs += ["results/tables/nonce_replacement_ratio.parquet",
-                "results/tables/nonce_type_token_ratio.parquet"]
+    if runs:
+        outputs += ["results/tables/nonce_replacement_ratio.parquet",
+                    "results/tables/nonce_type_token_ratio.parquet"]
     return outputs
 
 

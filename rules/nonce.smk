@@ -40,11 +40,13 @@ rule table_nonce_ratio:
         stats=nonce_stats_files(),
         code=stage_code("nonce"),
     output:
-        multiext("results/tables/nonce_replacement_ratio", ".parquet", ".csv", ".md", ".tex"),
+        table_files("nonce_replacement_ratio", "nonce_replacement_ratio.rst", "Treebanks"),
     params:
-        stem=lambda wc, output: output[0].removesuffix(".parquet"),
+        stem=subpath(output[1], strip_suffix=".parquet"),
     log:
-        "results/logs/table_nonce_ratio.log",
+        "results/logs/nonce/table_nonce_ratio.log",
+    benchmark:
+        "results/benchmarks/nonce/table_nonce_ratio.tsv"
     threads: 1
     resources:
         mem_mb=1000,
@@ -60,11 +62,13 @@ rule table_nonce_ttr:
         stats=nonce_stats_files(),
         code=stage_code("nonce"),
     output:
-        multiext("results/tables/nonce_type_token_ratio", ".parquet", ".csv", ".md", ".tex"),
+        table_files("nonce_type_token_ratio", "nonce_type_token_ratio.rst", "Treebanks"),
     params:
-        stem=lambda wc, output: output[0].removesuffix(".parquet"),
+        stem=subpath(output[1], strip_suffix=".parquet"),
     log:
-        "results/logs/table_nonce_ttr.log",
+        "results/logs/nonce/table_nonce_ttr.log",
+    benchmark:
+        "results/benchmarks/nonce/table_nonce_ttr.tsv"
     threads: 1
     resources:
         mem_mb=1000,

@@ -99,3 +99,14 @@ def test_stats_counts(run_cli, tmp_path):
     assert row["upos_VERB"] == 3 and row["upos_PRON"] == 2 and row["upos_NOUN"] == 1
     # 10 words, 9 distinct forms ("left" twice? no: one word `left`, the copy is an empty node)
     assert row["word_types"] == 10 and row["type_token_ratio"] == pytest.approx(1.0)
+
+
+def test_outputs_get_the_usual_file_mode(run_cli, tmp_path):
+    import os
+    import stat
+
+    assert run_cli("ingest", MINI, "--out", tmp_path / "tb")[0] == 0
+    mask = os.umask(0)
+    os.umask(mask)
+    mode = stat.S_IMODE((tmp_path / "tb" / "tokens.parquet").stat().st_mode)
+    assert mode == 0o666 & ~mask

@@ -1,9 +1,11 @@
-"""Commands of the aggregation stage."""
+"""Commands of the aggregation stage: result tables (table-*) and figures (figure-*)."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+TABLE_FILES = "DIR/NAME.parquet, .csv, .md and .tex (LaTeX booktabs)"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,6 +17,124 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, required=True, help="output path without extension")
     p.set_defaults(handler=run_treebank_stats)
 
+    p = subparsers.add_parser(
+        "table-collect", help="concatenate per-treebank tables (e.g. nonce replacement ratios)",
+        description="Concatenate Parquet tables row-wise (columns missing from a file are null "
+        "there), sort by treebank, split, language, method and seed where present, and write "
+        "STEM.parquet, STEM.csv, STEM.md and STEM.tex.")
+    p.add_argument("inputs", nargs="+", type=Path, help=".parquet files")
+    p.add_argument("--out", type=Path, required=True, help="output path without extension")
+    p.add_argument("--caption", default=None, help="LaTeX caption")
+    p.set_defaults(handler=run_collect)
+
+    p = _scored_table(subparsers, "table-spud-scores", run_spud_scores,
+                      "SPUD nonce/original perplexity ratios (paper §4, Tables 10-13)",
+                      "Per pair of an original and a nonce sentence and per scoring function, "
+                      "r = ppl(nonce) / ppl(orig). Writes spud_ratio_summary (quartiles, mean, "
+                      "share r > 1), spud_wilcoxon (signed-rank tests between scoring functions on "
+                      "the same pairs), spud_extremes (highest and lowest ratios) as "
+                      f"{TABLE_FILES}, and spud_ratios (every pair; .parquet and .csv).")
+    p.add_argument("--extremes", type=int, default=5,
+                   help="highest and lowest pairs listed per scoring function (default 5)")
+
+    _scored_table(subparsers, "table-german-case", run_german_case,
+                  "German case violations: ROC AUC per template, violation type, animacy",
+                  "ROC AUC of sentence log-probability, grammatical sentences against case "
+                  "violations, per template; mean and sd over templates per scoring function; by "
+                  "violation type; by animacy; restricted to the original case assignment; mean "
+                  "log-probability per case order. Writes german_case_auc_templates, "
+                  "german_case_auc, german_case_auc_violation, german_case_animacy, "
+                  f"german_case_order as {TABLE_FILES}, and german_case_roc (ROC curve points; "
+                  ".parquet and .csv).")
+
+    p = _scored_table(subparsers, "table-cola", run_cola,
+                      "CoLA: cross-validated thresholds on normalised scores (Table 4)",
+                      "For LogProb, MeanLP, NormLP, SLOR and Word-LP Min-1, a threshold fitted on "
+                      "the training folds of a seeded K-fold cross-validation per split; accuracy "
+                      f"and Matthews correlation of the held-out predictions. Writes "
+                      f"cola_thresholds as {TABLE_FILES}.")
+    _cv_options(p)
+    p.add_argument("--criterion", choices=("accuracy", "mcc"), default="accuracy",
+                   help="what the threshold maximises on the training folds (default accuracy)")
+
+    _scored_table(subparsers, "table-blimp", run_blimp, "BLiMP accuracy per paradigm and field",
+                  "A pair is correct when log P(good) > log P(bad); ties count as wrong and are "
+                  f"reported. Writes blimp_paradigm, blimp_field and blimp_overall as "
+                  f"{TABLE_FILES}.")
+
+    p = _scored_table(subparsers, "table-japanese", run_japanese,
+                      "Japanese transitivity: accuracy, agreement, elastic-net regression",
+                      "Per dataset and scoring mode (model, method, region): accuracy on "
+                      "obligatory pairs, transitive-preference rate on ambiguous pairs, agreement "
+                      "between modes, and an elastic-net logistic regression of each mode's "
+                      "choices on the context. Writes japanese_accuracy, japanese_agreement and "
+                      f"japanese_regression as {TABLE_FILES}.")
+    _cv_options(p)
+    p.add_argument("--c", type=float, default=1.0,
+                   help="inverse regularisation strength of the regression (default 1.0)")
+    p.add_argument("--l1-ratio", type=float, default=0.5,
+                   help="L1 share of the elastic-net penalty, between 0 and 1 (default 0.5)")
+    p.add_argument("--top", type=int, default=10,
+                   help="coefficients listed per mode, largest magnitude first (default 10)")
+    p.add_argument("--max-iter", type=int, default=1000, help="saga iterations (default 1000)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="cross-validation folds fitted in parallel (default 1)")
+
+    p = subparsers.add_parser(
+        "table-probe", help="DepProbe metrics: mean ± sd over seeds, Δ on nonce sets",
+        description="Collect probe metrics files: RelAcc, UAS, LAS and root accuracy per "
+        "treebank, model, baseline and layers on the original test set and each nonce method "
+        f"(Δ = original − nonce). Writes probe_summary and probe_layers as {TABLE_FILES}.")
+    p.add_argument("metrics", nargs="+", type=Path, help="metrics.parquet files")
+    p.add_argument("--out-dir", type=Path, required=True, help="directory for the tables")
+    p.set_defaults(handler=run_probe)
+
+    for name, function, table, what in FIGURES:
+        p = subparsers.add_parser(
+            name, help=what, description=f"{what}, from the {table} table, as STEM.png and "
+            "STEM.svg (deterministic SVG).")
+        p.add_argument("table", type=Path, help=f"{table}.parquet")
+        p.add_argument("--out", type=Path, required=True, help="output path without extension")
+        p.set_defaults(handler=run_figure, figure=function)
+
+
+FIGURES = (
+    ("figure-spud-ratios", "spud_log_ratios", "spud_ratios",
+     "box plots of log nonce/original ratios per language and scoring function"),
+    ("figure-german-roc", "german_roc", "german_case_roc",
+     "ROC curves per scoring function on the German case set"),
+    ("figure-probe-layers", "probe_layers", "probe_layers", "DepProbe metrics per layer"),
+    ("figure-blimp-fields", "blimp_fields", "blimp_field", "BLiMP accuracy by field"),
+    ("figure-japanese-agreement", "japanese_agreement", "japanese_agreement",
+     "heat map of agreement between Japanese scoring modes"),
+)
+
+
+def _scored_table(subparsers, name: str, handler, help_text: str, description: str):
+    p = subparsers.add_parser(name, help=help_text, description=description + " Scores of "
+                              "whole sentences are used (region rows only by table-japanese).")
+    p.add_argument("--items", nargs="+", type=Path, required=True,
+                   help="items files (results/items/{dataset}.parquet)")
+    p.add_argument("--scores", nargs="+", type=Path, required=True,
+                   help="score files (results/scores/{dataset}/{model}/item_scores.parquet; the "
+                   "dataset comes from a `dataset` column or else from the path)")
+    p.add_argument("--out-dir", type=Path, required=True, help="directory for the tables")
+    p.set_defaults(handler=handler)
+    return p
+
+
+def _cv_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--folds", type=_folds, default=10,
+                   help="cross-validation folds, at least 2 (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fold split (default 0)")
+
+
+def _folds(text: str) -> int:
+    value = int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"{value} folds: at least 2 are needed")
+    return value
+
 
 def run_treebank_stats(args: argparse.Namespace) -> None:
     import polars as pl
@@ -25,3 +145,85 @@ def run_treebank_stats(args: argparse.Namespace) -> None:
     write_table(table, args.out, caption="Treebank statistics per split: sentences, words, "
                 "surface tokens, multiword tokens, empty nodes, UPOS counts and type-token ratio "
                 "of word forms.")
+
+
+def run_collect(args: argparse.Namespace) -> None:
+    from spudflow.aggregate.collect import collect
+    from spudflow.core.tables import write_table
+
+    write_table(collect(args.inputs), args.out, caption=args.caption)
+
+
+def run_spud_scores(args: argparse.Namespace) -> None:
+    from spudflow.aggregate import columns
+    from spudflow.aggregate.inputs import read_items, read_scores
+    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.spud_scores import spud_tables
+
+    items = read_items(args.items, columns.SPUD_ITEMS)
+    write_tables(spud_tables(items, read_scores(args.scores), args.extremes), args.out_dir)
+
+
+def run_german_case(args: argparse.Namespace) -> None:
+    from spudflow.aggregate import columns
+    from spudflow.aggregate.german_case import german_case_tables
+    from spudflow.aggregate.inputs import read_items, read_scores
+    from spudflow.aggregate.outputs import write_tables
+
+    items = read_items(args.items, columns.GERMAN_CASE_ITEMS)
+    write_tables(german_case_tables(items, read_scores(args.scores)), args.out_dir)
+
+
+def run_cola(args: argparse.Namespace) -> None:
+    from spudflow.aggregate import columns
+    from spudflow.aggregate.cola import cola_tables
+    from spudflow.aggregate.inputs import read_items, read_scores
+    from spudflow.aggregate.outputs import write_tables
+
+    items = read_items(args.items, columns.COLA_ITEMS)
+    tables = cola_tables(items, read_scores(args.scores), args.folds, args.seed, args.criterion)
+    write_tables(tables, args.out_dir)
+
+
+def run_blimp(args: argparse.Namespace) -> None:
+    from spudflow.aggregate import columns
+    from spudflow.aggregate.blimp import blimp_tables
+    from spudflow.aggregate.inputs import read_items, read_scores
+    from spudflow.aggregate.outputs import write_tables
+
+    items = read_items(args.items, columns.BLIMP_ITEMS)
+    write_tables(blimp_tables(items, read_scores(args.scores)), args.out_dir)
+
+
+def run_japanese(args: argparse.Namespace) -> None:
+    from spudflow.aggregate import columns
+    from spudflow.aggregate.inputs import read_items, read_scores
+    from spudflow.aggregate.japanese import japanese_tables
+    from spudflow.aggregate.outputs import write_tables
+    from spudflow.core.errors import InputError
+
+    if not 0 <= args.l1_ratio <= 1:
+        raise InputError("--l1-ratio", None, f"{args.l1_ratio} is not between 0 and 1")
+    items = read_items(args.items, columns.JAPANESE_ITEMS, optional=columns.JAPANESE_OPTIONAL)
+    tables = japanese_tables(items, read_scores(args.scores), args.folds, args.seed, args.c,
+                             args.l1_ratio, args.top, args.max_iter, args.jobs)
+    write_tables(tables, args.out_dir)
+
+
+def run_probe(args: argparse.Namespace) -> None:
+    from spudflow.aggregate.inputs import read_probe_metrics
+    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.probe import probe_tables
+
+    write_tables(probe_tables(read_probe_metrics(args.metrics)), args.out_dir)
+
+
+def run_figure(args: argparse.Namespace) -> None:
+    import polars as pl
+
+    from spudflow.aggregate import figures
+    from spudflow.core.errors import InputError
+
+    if not args.table.is_file():
+        raise InputError(args.table, None, "no such file")
+    getattr(figures, args.figure)(pl.read_parquet(args.table), args.out)

@@ -13,6 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 class AtomicOutputs:
     """Hands out temporary paths for final paths; `commit()` renames them all into place."""
 
@@ -35,7 +41,10 @@ class AtomicOutputs:
         return tmp
 
     def commit(self) -> None:
+        mask = _umask()
         for tmp, final in self._pending:
+            # mkstemp/mkdtemp create private (0600/0700) entries; give them the usual modes.
+            os.chmod(tmp, (0o777 if tmp.is_dir() else 0o666) & ~mask)
             if final.is_dir() and not final.is_symlink():
                 shutil.rmtree(final)
             os.replace(tmp, final)

@@ -1,0 +1,127 @@
+# Items datasets (docs/pairs.md): minimal pairs and template sentences in one items schema,
+# written to results/items/{dataset}.parquet.
+
+
+rule items_spud:
+    input:
+        unpack(spud_items_input),
+        code=stage_code("pairs"),
+    output:
+        "results/items/{dataset}.parquet",
+    wildcard_constraints:
+        dataset=r"spud_[A-Za-z0-9_.-]+",
+    params:
+        orig=lambda wc, input: Path(input.orig).parent,
+        nonce=lambda wc, input: nonce_args(input.nonce),
+        lang=lambda wc: treebank_lang(spud_items_splits()[wc.dataset][0]),
+        min_words=pairs_section("spud").get("min_words", 4),
+    log:
+        "results/logs/pairs/{dataset}.log",
+    benchmark:
+        "results/benchmarks/pairs/{dataset}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/core.yaml"
+    shell:
+        "spudflow pairs spud --orig {params.orig:q} {params.nonce} --lang {params.lang}"
+        " --min-words {params.min_words} --dataset {wildcards.dataset} --out {output:q}"
+        " 2> {log:q}"
+
+
+rule items_german_case:
+    input:
+        templates=pairs_section("german_case").get("templates", []),
+        code=stage_code("pairs"),
+    output:
+        "results/items/german_case.parquet",
+    params:
+        sample=sample_args(pairs_section("german_case").get("sample")),
+    log:
+        "results/logs/pairs/german_case.log",
+    benchmark:
+        "results/benchmarks/pairs/german_case.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/core.yaml"
+    shell:
+        "spudflow pairs german-case --templates {input.templates:q} {params.sample}"
+        " --out {output:q} 2> {log:q}"
+
+
+rule items_japanese_transitivity:
+    input:
+        lexicon=pairs_section("japanese_transitivity").get("lexicon", []),
+        code=stage_code("pairs"),
+    output:
+        "results/items/japanese_transitivity_{variant}.parquet",
+    wildcard_constraints:
+        variant="|".join(JAPANESE_VARIANTS),
+    params:
+        n_verb_pairs=pairs_section("japanese_transitivity").get("n_verb_pairs", 50),
+        sample=lambda wc: sample_args(
+            (pairs_section("japanese_transitivity").get("sample") or {}).get(wc.variant)
+        ),
+    log:
+        "results/logs/pairs/japanese_transitivity_{variant}.log",
+    benchmark:
+        "results/benchmarks/pairs/japanese_transitivity_{variant}.tsv"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=30,
+    conda:
+        "../envs/core.yaml"
+    shell:
+        "spudflow pairs japanese-transitivity --lexicon {input.lexicon:q}"
+        " --variant {wildcards.variant} --n-verb-pairs {params.n_verb_pairs} {params.sample}"
+        " --out {output:q} 2> {log:q}"
+
+
+rule items_cola:
+    input:
+        tsv=pairs_section("cola").get("files", []),
+        code=stage_code("pairs"),
+    output:
+        "results/items/cola.parquet",
+    params:
+        sample=sample_args(pairs_section("cola").get("sample")),
+    log:
+        "results/logs/pairs/cola.log",
+    benchmark:
+        "results/benchmarks/pairs/cola.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/core.yaml"
+    shell:
+        "spudflow pairs cola {input.tsv:q} {params.sample} --out {output:q} 2> {log:q}"
+
+
+rule items_blimp:
+    input:
+        jsonl=blimp_files(),
+        code=stage_code("pairs"),
+    output:
+        "results/items/blimp.parquet",
+    params:
+        sample=sample_args(pairs_section("blimp").get("sample")),
+    log:
+        "results/logs/pairs/blimp.log",
+    benchmark:
+        "results/benchmarks/pairs/blimp.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    conda:
+        "../envs/core.yaml"
+    shell:
+        "spudflow pairs blimp {input.jsonl:q} {params.sample} --out {output:q} 2> {log:q}"

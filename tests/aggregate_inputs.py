@@ -1,0 +1,307 @@
+"""Small hand-made inputs of the aggregate stage, in the agreed items / scores / probe schemas.
+
+Scores are drawn from seeded generators with a known effect (nonce sentences more perplexing,
+grammatical sentences more probable, ...) so every statistic has something to find.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from spudflow.core.tables import TABLE_FORMATS
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs" / "aggregate.md"
+
+
+def items_frame(rows: list[dict], dataset: str, language: str) -> pl.DataFrame:
+    """The shared items columns (issue 4) for rows carrying item_id, group_id, sentence, label
+    and the dataset's condition columns."""
+    shared = []
+    for row in rows:
+        words = row["sentence"].split()
+        starts, position = [], 0
+        for word in words:
+            position = row["sentence"].index(word, position)
+            starts.append(position)
+            position += len(word)
+        shared.append({
+            "dataset": dataset, "item_id": row["item_id"], "group_id": row["group_id"],
+            "sentence": row["sentence"], "words": words, "word_starts": starts,
+            "word_ends": [s + len(w) for s, w in zip(starts, words, strict=True)],
+            "label": row.get("label"), "language": language, "regions": row.get("regions", []),
+        })
+    frame = pl.DataFrame(shared, schema={
+        "dataset": pl.String, "item_id": pl.String, "group_id": pl.String,
+        "sentence": pl.String, "words": pl.List(pl.String), "word_starts": pl.List(pl.Int32),
+        "word_ends": pl.List(pl.Int32), "label": pl.Int8, "language": pl.String,
+        "regions": pl.List(pl.Struct({"name": pl.String, "start": pl.Int32, "end": pl.Int32})),
+    })
+    shared_names = {"item_id", "group_id", "sentence", "label", "regions"}
+    conditions = pl.DataFrame([{k: v for k, v in r.items() if k not in shared_names}
+                               for r in rows])
+    return pl.concat([frame, conditions], how="horizontal")
+
+
+def scores_frame(item_ids: list[str], model: str, method: str, logprob: np.ndarray,
+                 n_tokens: np.ndarray, region: str | None = None,
+                 unigram: np.ndarray | None = None) -> pl.DataFrame:
+    """item_scores rows (issue 5): ppl = exp(-logprob / n_tokens); SLOR, Word-LP Min-1 and NormLP
+    from a unigram log-probability when given."""
+    logprob = np.asarray(logprob, dtype=float)
+    n_tokens = np.asarray(n_tokens, dtype=int)
+    data = {
+        "item_id": item_ids, "model": [model] * len(item_ids), "method": [method] * len(item_ids),
+        "logprob_sum": logprob, "n_tokens": n_tokens, "n_words": n_tokens,
+        "ppl": np.exp(-logprob / n_tokens), "mean_logprob": logprob / n_tokens,
+    }
+    if unigram is not None:
+        data["slor"] = (logprob - unigram) / n_tokens
+        data["word_lp_min1"] = logprob / n_tokens - 1.0
+        data["norm_lp"] = -logprob / unigram
+    data["region"] = [region] * len(item_ids)
+    return pl.DataFrame(data, schema_overrides={"region": pl.String})
+
+
+def write(frame: pl.DataFrame, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.write_parquet(path)
+    return path
+
+
+def score_path(root: Path, dataset: str, model: str) -> Path:
+    return root / "results" / "scores" / dataset / model / "item_scores.parquet"
+
+
+# --- SPUD pairs: each original sentence with nonce versions by two methods -------------------
+
+SPUD_SCORERS = (("gpt", "ppl"), ("bert", "pppl"), ("bert", "pppl_l2r"))
+
+
+def spud_inputs(root: Path, dataset: str = "spud_en", language: str = "en", n_groups: int = 30,
+                seed: int = 0) -> tuple[Path, list[Path]]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for g in range(n_groups):
+        rows.append({"item_id": f"{g}-orig", "group_id": f"g{g}",
+                     "sentence": f"the cat {g} sat on the mat", "label": None,
+                     "method": None, "seed": None})
+        for method in ("spud", "pos"):
+            rows.append({"item_id": f"{g}-{method}-1", "group_id": f"g{g}",
+                         "sentence": f"the dax {g} blicked on the wug", "label": None,
+                         "method": method, "seed": 1})
+    items = items_frame(rows, dataset, language)
+    items_path = write(items, root / "results" / "items" / f"{dataset}.parquet")
+    ids = items["item_id"].to_list()
+    n_tokens = rng.integers(5, 12, len(ids))
+    is_nonce = items["method"].is_not_null().to_numpy()
+    score_paths = []
+    by_model: dict[str, list[pl.DataFrame]] = {}
+    for k, (model, method) in enumerate(SPUD_SCORERS):
+        logprob = -n_tokens * (3.0 + 0.8 * is_nonce + 0.1 * k + rng.normal(0, 0.4, len(ids)))
+        by_model.setdefault(model, []).append(scores_frame(ids, model, method, logprob, n_tokens))
+    for model, frames in by_model.items():
+        score_paths.append(write(pl.concat(frames), score_path(root, dataset, model)))
+    return items_path, score_paths
+
+
+# --- German case: every case assignment but NNN/AAA/DDD, in all six orders ------------------
+
+def german_case_inputs(root: Path, n_templates: int = 3, seed: int = 0,
+                       dataset: str = "german_case") -> tuple[Path, list[Path]]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    animacies = ["110", "100", "110"]
+    for t in range(n_templates):
+        np_animacy = animacies[t % len(animacies)]
+        for cases in itertools.product("NDA", repeat=3):
+            cases = "".join(cases)
+            if cases in ("NNN", "DDD", "AAA"):
+                continue
+            grammatical = sorted(cases) == sorted("NDA")
+            doubled = None if grammatical else max(set(cases), key=cases.count)
+            for order in itertools.permutations("123"):
+                positions = "".join(order)
+                rows.append({
+                    "item_id": f"t{t}-{cases}-{positions}", "group_id": f"t{t}",
+                    "sentence": f"Wir wissen , dass {cases} {positions} gegeben hat .",
+                    "label": int(grammatical), "template": f"t{t}", "cases": cases,
+                    "positions": positions, "grammatical": grammatical, "violation": doubled,
+                    "animacy": "".join(np_animacy[int(p) - 1] for p in positions),
+                })
+    items = items_frame(rows, dataset, "de")
+    items_path = write(items, root / "results" / "items" / f"{dataset}.parquet")
+    ids = items["item_id"].to_list()
+    grammatical = items["grammatical"].to_numpy()
+    n_tokens = np.full(len(ids), 9)
+    paths = []
+    for k, model in enumerate(("gbert", "ggpt")):
+        effect = 1.5 + k
+        logprob = -40 + effect * grammatical + rng.normal(0, 2.0, len(ids))
+        method = "pppl" if model == "gbert" else "ppl"
+        paths.append(write(scores_frame(ids, model, method, logprob, n_tokens),
+                           score_path(root, dataset, model)))
+    return items_path, paths
+
+
+# --- CoLA: acceptability labels, two dev splits ------------------------------------------------
+
+def cola_inputs(root: Path, n_per_split: int = 60, seed: int = 0,
+                unigram: bool = True) -> tuple[Path, list[Path]]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for split in ("in_domain_dev", "out_of_domain_dev"):
+        for i in range(n_per_split):
+            label = int(rng.random() < 0.7)
+            rows.append({"item_id": f"{split}-{i}", "group_id": f"{split}-{i}",
+                         "sentence": f"sentence number {i} of {split}", "label": label,
+                         "split": split, "source": f"src{i % 4}"})
+    items = items_frame(rows, "cola", "en")
+    items_path = write(items, root / "results" / "items" / "cola.parquet")
+    ids = items["item_id"].to_list()
+    labels = items["label"].to_numpy()
+    n_tokens = rng.integers(4, 15, len(ids))
+    logprob = -n_tokens * (4.0 - 0.7 * labels + rng.normal(0, 0.6, len(ids)))
+    unigram_lp = -n_tokens * (6.0 + rng.normal(0, 0.3, len(ids))) if unigram else None
+    path = write(scores_frame(ids, "lm", "ppl", logprob, n_tokens, unigram=unigram_lp),
+                 score_path(root, "cola", "lm"))
+    return items_path, [path]
+
+
+# --- BLiMP: good/bad pairs in two fields, one tie ---------------------------------------------
+
+BLIMP_PARADIGMS = (("morphology", "anaphor_agreement", "anaphor_gender_agreement"),
+                   ("morphology", "anaphor_agreement", "anaphor_number_agreement"),
+                   ("syntax", "island_effects", "adjunct_island"))
+
+
+def blimp_inputs(root: Path, n_pairs: int = 12, seed: int = 0) -> tuple[Path, list[Path]]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for field, term, uid in BLIMP_PARADIGMS:
+        for i in range(n_pairs):
+            for label, kind in ((1, "good"), (0, "bad")):
+                rows.append({"item_id": f"{uid}-{i}-{kind}", "group_id": f"{uid}-{i}",
+                             "sentence": f"{kind} sentence {i}", "label": label, "field": field,
+                             "linguistics_term": term, "UID": uid, "pairID": str(i)})
+    items = items_frame(rows, "blimp", "en")
+    items_path = write(items, root / "results" / "items" / "blimp.parquet")
+    ids = items["item_id"].to_list()
+    good = items["label"].to_numpy()
+    n_tokens = np.full(len(ids), 6)
+    logprob = -30 + 1.0 * good + rng.normal(0, 2.0, len(ids))
+    logprob[1] = logprob[0]  # the first pair is a tie
+    path = write(scores_frame(ids, "lm", "ppl", logprob, n_tokens), score_path(root, "blimp", "lm"))
+    return items_path, [path]
+
+
+# --- Japanese transitivity: pairs of sentences differing in the verb -------------------------
+
+JA_VERB_PAIRS = ("開ける/開く", "閉める/閉まる", "始める/始まる")
+JA_ARGUMENTS = ("猫が", "ドアを", "私は", "")
+
+
+def japanese_inputs(root: Path, seed: int = 0,
+                    dataset: str = "japanese_base") -> tuple[Path, list[Path]]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for v, verb_pair in enumerate(JA_VERB_PAIRS):
+        transitive, intransitive = verb_pair.split("/")
+        for a, (first, second) in enumerate(itertools.permutations(JA_ARGUMENTS, 2)):
+            for adverbial in (None, "よく"):
+                args = [x for x in (first, second) if x]
+                obligatory = any(x.endswith("を") for x in args) or len(args) == 2
+                group = f"v{v}-a{a}-{adverbial or 'none'}"
+                prefix = (adverbial or "") + "".join(args)
+                for verb, kind in ((transitive, "transitive"), (intransitive, "intransitive")):
+                    start = len(prefix)
+                    rows.append({
+                        "item_id": f"{group}-{kind}", "group_id": group,
+                        "sentence": prefix + verb + "。",
+                        "label": (1 if kind == "transitive" else 0) if obligatory else None,
+                        "regions": [{"name": "verb", "start": start, "end": start + len(verb)}],
+                        "transitivity": kind, "verb_pair": verb_pair,
+                        "condition": "obligatory" if obligatory else "ambiguous",
+                        "order": "-".join(x[-1] for x in args) or "none", "args": args,
+                        "adverbial": adverbial,
+                    })
+    items = items_frame(rows, dataset, "ja")
+    items_path = write(items, root / "results" / "items" / f"{dataset}.parquet")
+    ids = items["item_id"].to_list()
+    transitive = (items["transitivity"] == "transitive").to_numpy()
+    has_wo = items["args"].list.eval(pl.element().str.ends_with("を")).list.any().to_numpy()
+    n_tokens = np.full(len(ids), 7)
+    frames = []
+    for model, method, region, effect in (("bert", "pppl", None, 1.0),
+                                          ("bert", "pppl", "verb", 1.5),
+                                          ("gpt", "ppl", None, 0.3)):
+        logprob = -20 + effect * transitive * (2 * has_wo - 0.5) + rng.normal(0, 1.0, len(ids))
+        frames.append((model, scores_frame(ids, model, method, logprob, n_tokens, region=region)))
+    paths = []
+    for model in ("bert", "gpt"):
+        frame = pl.concat([f for m, f in frames if m == model])
+        paths.append(write(frame, score_path(root, dataset, model)))
+    return items_path, paths
+
+
+# --- DepProbe metrics -------------------------------------------------------------------------
+
+def probe_metrics(root: Path, seed: int = 0) -> Path:
+    """Two models with three probe seeds (layers 6/7), an MR baseline, a layer sweep of one model;
+    every run evaluated on orig and on spud/pos nonce sets with two seeds each."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    runs = [("bert", None, 6, 7), ("gpt", None, 6, 7), ("bert", "MR", 6, 7)]
+    runs += [("bert", None, layer, layer) for layer in range(4)]
+    for model, baseline, dist_layer, label_layer in runs:
+        quality = {"bert": 0.8, "gpt": 0.7}[model] - (0.4 if baseline else 0.0)
+        for probe_seed in (1, 2, 3):
+            for eval_set in ("orig", "spud/seed1", "spud/seed2", "pos/seed1", "pos/seed2"):
+                drop = 0.0 if eval_set == "orig" else (0.1 if eval_set.startswith("spud") else 0.05)
+                base = quality - drop + 0.02 * dist_layer
+                rows.append({
+                    "treebank": "en_ewt", "model": model, "baseline": baseline, "seed": probe_seed,
+                    "dist_layer": dist_layer, "label_layer": label_layer, "eval_set": eval_set,
+                    "uas": base + rng.normal(0, 0.01), "las": base - 0.1 + rng.normal(0, 0.01),
+                    "relacc": base + 0.05 + rng.normal(0, 0.01),
+                    "root_acc": base + 0.1 + rng.normal(0, 0.01), "n_words": 1000,
+                })
+    frame = pl.DataFrame(rows, schema_overrides={"baseline": pl.String})
+    return write(frame, root / "results" / "probe" / "en_ewt" / "metrics.parquet")
+
+
+# --- documented columns -------------------------------------------------------------------------
+
+def documented_columns(name: str) -> list[str]:
+    """The column list of results/tables/NAME.* in docs/aggregate.md."""
+    text = DOCS.read_text(encoding="utf-8")
+    match = re.search(rf"^#+ `results/tables/{re.escape(name)}\.[^`]*`.*?\n(.*?)(?=^#|\Z)", text,
+                      flags=re.M | re.S)
+    assert match, f"docs/aggregate.md documents no table {name}"
+    rows = [line for line in match.group(1).splitlines() if line.startswith("| ")]
+    return [row.split("|")[1].strip() for row in rows[1:] if not row.startswith("|--")]
+
+
+def assert_table_files(out_dir: Path, name: str, formats=TABLE_FORMATS) -> pl.DataFrame:
+    """NAME exists in every format with exactly the documented columns; returns the Parquet."""
+    expected = documented_columns(name)
+    table = pl.read_parquet(out_dir / f"{name}.parquet")
+    assert table.columns == expected, name
+    if "csv" in formats:
+        header = (out_dir / f"{name}.csv").read_text(encoding="utf-8").splitlines()[0]
+        assert header.split(",") == expected
+    if "md" in formats:
+        header = (out_dir / f"{name}.md").read_text(encoding="utf-8").splitlines()[0]
+        assert [c.strip() for c in header.strip("|").split("|")] == expected
+    if "tex" in formats:
+        tex = (out_dir / f"{name}.tex").read_text(encoding="utf-8")
+        assert "\\toprule" in tex and "\\bottomrule" in tex
+        assert tex.split("\\midrule")[0].count("&") == len(expected) - 1
+    for fmt in set(TABLE_FORMATS) - set(formats):
+        assert not (out_dir / f"{name}.{fmt}").exists()
+    return table

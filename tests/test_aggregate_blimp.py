@@ -1,0 +1,77 @@
+"""BLiMP accuracy per paradigm, field and overall against sklearn's accuracy_score."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn.metrics import accuracy_score
+
+from aggregate_inputs import BLIMP_PARADIGMS, assert_table_files, blimp_inputs
+
+
+@pytest.fixture
+def blimp(tmp_path, run_cli):
+    items, scores = blimp_inputs(tmp_path)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 0, err
+    frame = pl.read_parquet(items).join(pl.read_parquet(scores[0]), on="item_id")
+    good = frame.filter(pl.col("label") == 1).select("group_id", "UID", "field",
+                                                     pl.col("logprob_sum").alias("good"))
+    bad = frame.filter(pl.col("label") == 0).select("group_id", pl.col("logprob_sum").alias("bad"))
+    return good.join(bad, on="group_id"), out
+
+
+def _accuracy(pairs):
+    correct = (pairs["good"] > pairs["bad"]).to_numpy()
+    return accuracy_score(np.ones(len(correct), dtype=bool), correct)
+
+
+def test_paradigm_field_overall(blimp):
+    pairs, out = blimp
+    paradigm = assert_table_files(out, "blimp_paradigm")
+    field = assert_table_files(out, "blimp_field")
+    overall = assert_table_files(out, "blimp_overall")
+    assert paradigm["uid"].to_list() == [uid for _, _, uid in sorted(BLIMP_PARADIGMS)]
+    by_uid = {}
+    for row in paradigm.iter_rows(named=True):
+        part = pairs.filter(pl.col("UID") == row["uid"])
+        by_uid[row["uid"]] = _accuracy(part)
+        assert row["n_pairs"] == part.height == 12
+        assert row["accuracy"] == pytest.approx(by_uid[row["uid"]])
+        assert row["n_correct"] == int((part["good"] > part["bad"]).sum())
+    morphology = field.filter(pl.col("field") == "morphology").row(0, named=True)
+    part = pairs.filter(pl.col("field") == "morphology")
+    assert morphology["n_paradigms"] == 2 and morphology["n_pairs"] == 24
+    assert morphology["accuracy"] == pytest.approx(_accuracy(part))
+    assert morphology["paradigm_mean_accuracy"] == pytest.approx(
+        np.mean([by_uid["anaphor_gender_agreement"], by_uid["anaphor_number_agreement"]]))
+    total = overall.row(0, named=True)
+    assert total["n_pairs"] == 36 and total["n_paradigms"] == 3
+    assert total["accuracy"] == pytest.approx(_accuracy(pairs))
+
+
+def test_ties_count_as_wrong_and_are_reported(blimp):
+    pairs, out = blimp
+    tied = pairs.filter(pl.col("good") == pl.col("bad"))
+    assert tied.height == 1
+    paradigm = pl.read_parquet(out / "blimp_paradigm.parquet")
+    row = paradigm.filter(pl.col("uid") == tied["UID"][0]).row(0, named=True)
+    assert row["n_ties"] == 1
+    assert pl.read_parquet(out / "blimp_overall.parquet")["n_ties"][0] == 1
+    # the tie is not among the correct pairs
+    part = pairs.filter(pl.col("UID") == tied["UID"][0])
+    assert row["n_correct"] == int((part["good"] > part["bad"]).sum())
+    assert row["n_correct"] < int((part["good"] >= part["bad"]).sum())
+
+
+def test_a_pair_without_its_bad_sentence_is_bad_input(tmp_path, run_cli):
+    items, scores = blimp_inputs(tmp_path, n_pairs=3)
+    pl.read_parquet(items).filter(pl.col("item_id") != "adjunct_island-2-bad").write_parquet(items)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 2
+    assert err.strip() == f"{items}: group 'adjunct_island-2' is not one good and one bad " \
+        "sentence (1 good, 0 bad, 1 items)"
+    assert not out.exists()

@@ -1,0 +1,83 @@
+"""What every aggregate command shares: reading inputs, bad input, collected tables, help."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from aggregate_inputs import blimp_inputs
+
+
+def test_scores_of_an_unknown_item_are_bad_input(tmp_path, run_cli):
+    items, scores = blimp_inputs(tmp_path, n_pairs=2)
+    frame = pl.read_parquet(scores[0])
+    frame.with_columns(pl.when(pl.int_range(pl.len()) == 3).then(pl.lit("ghost"))
+                       .otherwise(pl.col("item_id")).alias("item_id")).write_parquet(scores[0])
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 2
+    assert err.strip() == f"{scores[0]}: item 'ghost' of dataset 'blimp' is in no items file"
+    assert not out.exists()
+
+
+def test_missing_column_and_file_are_bad_input(tmp_path, run_cli):
+    items, scores = blimp_inputs(tmp_path, n_pairs=2)
+    pl.read_parquet(scores[0]).drop("logprob_sum").write_parquet(scores[0])
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir",
+                           tmp_path / "t")
+    assert code == 2
+    assert err.startswith(f"{scores[0]}: missing column(s) logprob_sum; the file has item_id")
+    code, _, err = run_cli("table-blimp", "--items", tmp_path / "none.parquet", "--scores",
+                           *scores, "--out-dir", tmp_path / "t")
+    assert (code, err.strip()) == (2, f"{tmp_path / 'none.parquet'}: no such file")
+
+
+def test_duplicate_score_rows_are_bad_input(tmp_path, run_cli):
+    items, scores = blimp_inputs(tmp_path, n_pairs=2)
+    frame = pl.read_parquet(scores[0])
+    pl.concat([frame, frame.head(1)]).write_parquet(scores[0])
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir",
+                           tmp_path / "t")
+    assert code == 2
+    assert err.strip() == (f"{scores[0]}: two rows for item 'anaphor_gender_agreement-0-good', "
+                           "model 'lm', method 'ppl', region None")
+
+
+def test_dataset_column_of_scores_wins_over_the_path(tmp_path, run_cli):
+    items, scores = blimp_inputs(tmp_path, n_pairs=2)
+    moved = tmp_path / "elsewhere.parquet"
+    pl.read_parquet(scores[0]).with_columns(pl.lit("blimp").alias("dataset")).write_parquet(moved)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", moved, "--out-dir", out)
+    assert code == 0, err
+    assert pl.read_parquet(out / "blimp_overall.parquet")["n_pairs"][0] == 6
+
+
+def test_table_collect_concatenates_and_sorts(tmp_path, run_cli):
+    a = tmp_path / "a.parquet"
+    b = tmp_path / "b.parquet"
+    pl.DataFrame({"treebank": ["ru_pud"], "method": ["spud"], "seed": [1],
+                  "replacement_ratio": [0.4]}).write_parquet(a)
+    pl.DataFrame({"treebank": ["en_pud", "en_pud"], "method": ["spud", "pos"], "seed": [1, 1],
+                  "replacement_ratio": [0.5, 0.6], "n_words": [10, 10]}).write_parquet(b)
+    code, _, err = run_cli("table-collect", a, b, "--out", tmp_path / "nonce_replacements",
+                           "--caption", "Replacement ratios.")
+    assert code == 0, err
+    table = pl.read_parquet(tmp_path / "nonce_replacements.parquet")
+    assert table.rows() == [("en_pud", "pos", 1, 0.6, 10), ("en_pud", "spud", 1, 0.5, 10),
+                            ("ru_pud", "spud", 1, 0.4, None)]
+    for ext in ("csv", "md", "tex"):
+        assert (tmp_path / f"nonce_replacements.{ext}").is_file()
+    assert "Replacement ratios." in (tmp_path / "nonce_replacements.tex").read_text()
+
+
+def test_every_aggregate_command_has_help():
+    from spudflow.cli import build_parser
+
+    commands = build_parser()._subparsers._group_actions[0].choices
+    names = {"table-treebank-stats", "table-collect", "table-spud-scores", "table-german-case",
+             "table-cola", "table-blimp", "table-japanese", "table-probe", "figure-spud-ratios",
+             "figure-german-roc", "figure-probe-layers", "figure-blimp-fields",
+             "figure-japanese-agreement"}
+    assert names <= set(commands)
+    for name in names:
+        assert commands[name].description and commands[name].format_help()

@@ -1,0 +1,126 @@
+"""Japanese transitivity: accuracy, agreement and kappa, elastic-net regression against sklearn."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import sparse
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import cohen_kappa_score
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+from aggregate_inputs import assert_table_files, japanese_inputs
+
+
+@pytest.fixture
+def japanese(tmp_path, run_cli):
+    items, scores = japanese_inputs(tmp_path)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores, "--out-dir",
+                           out, "--folds", 5, "--seed", 1, "--top", 4)
+    assert code == 0, err
+    frame = pl.read_parquet(items).join(pl.concat([pl.read_parquet(p) for p in scores]),
+                                        on="item_id")
+    transitive = frame.filter(pl.col("transitivity") == "transitive")
+    intransitive = frame.filter(pl.col("transitivity") == "intransitive").select(
+        "group_id", "model", "method", "region", pl.col("logprob_sum").alias("other"))
+    pairs = transitive.join(intransitive, on=["group_id", "model", "method", "region"],
+                            nulls_equal=True)
+    return pairs.with_columns((pl.col("logprob_sum") > pl.col("other")).alias("choice")), out
+
+
+def _mode(pairs, model, method, region):
+    region_filter = pl.col("region").is_null() if region is None else pl.col("region") == region
+    return pairs.filter((pl.col("model") == model) & (pl.col("method") == method)
+                        & region_filter).sort("group_id")
+
+
+MODES = (("bert", "pppl", None), ("bert", "pppl", "verb"), ("gpt", "ppl", None))
+
+
+def test_accuracy_and_transitive_preference(japanese):
+    pairs, out = japanese
+    table = assert_table_files(out, "japanese_accuracy")
+    assert table.select("model", "method", "region").rows() == list(MODES)
+    for row in table.iter_rows(named=True):
+        mode = _mode(pairs, row["model"], row["method"], row["region"])
+        obligatory = mode.filter(pl.col("condition") == "obligatory")["choice"]
+        ambiguous = mode.filter(pl.col("condition") == "ambiguous")["choice"]
+        assert row["n_obligatory"] == obligatory.len() == 48
+        assert row["n_ambiguous"] == ambiguous.len() == 24
+        assert row["accuracy_obligatory"] == pytest.approx(obligatory.mean())
+        assert row["transitive_rate_ambiguous"] == pytest.approx(ambiguous.mean())
+
+
+def test_agreement_and_kappa(japanese):
+    pairs, out = japanese
+    table = assert_table_files(out, "japanese_agreement")
+    assert table.height == 9  # three modes, every ordered pair
+    a = _mode(pairs, "bert", "pppl", "verb")["choice"].to_numpy()
+    b = _mode(pairs, "gpt", "ppl", None)["choice"].to_numpy()
+    row = table.filter((pl.col("mode_a") == "bert/pppl@verb")
+                       & (pl.col("mode_b") == "gpt/ppl")).row(0, named=True)
+    assert row["n_pairs"] == 72
+    assert row["agreement"] == pytest.approx(np.mean(a == b))
+    assert row["kappa"] == pytest.approx(cohen_kappa_score(a, b))
+    diagonal = table.filter(pl.col("mode_a") == pl.col("mode_b"))
+    assert diagonal["agreement"].to_list() == [1.0] * 3
+
+
+def _one_hot(mode):
+    """Indicators in sorted order per column (verb_pair, order, adverbial with null as `none`,
+    then each argument), constant ones dropped."""
+    columns, names = [], []
+    for column in ("verb_pair", "order", "adverbial"):
+        values = mode[column].fill_null("none").to_list()
+        for value in sorted(set(values)):
+            if len(set(values)) > 1:
+                columns.append([float(v == value) for v in values])
+                names.append(f"{column}={value}")
+    args = mode["args"].to_list()
+    for argument in sorted({a for row in args for a in row}):
+        column = [float(argument in row) for row in args]
+        if 0 < sum(column) < len(column):
+            columns.append(column)
+            names.append(f"args={argument}")
+    # sparse, as saga takes a slightly different path on sparse input (intercept decay)
+    return sparse.csr_matrix(np.array(columns).T), names
+
+
+def test_elastic_net_regression(japanese):
+    pairs, out = japanese
+    table = assert_table_files(out, "japanese_regression")
+    mode = _mode(pairs, "bert", "pppl", "verb")
+    features, names = _one_hot(mode)
+    target = mode["choice"].cast(pl.Int64).to_numpy()
+    model = LogisticRegression(solver="saga", l1_ratio=0.5, C=1.0, max_iter=1000, random_state=1)
+    accuracy = cross_val_score(model, features, target, scoring="accuracy",
+                               cv=StratifiedKFold(n_splits=5, shuffle=True, random_state=1))
+    coefficients = dict(zip(names, model.fit(features, target).coef_[0], strict=True))
+    rows = table.filter((pl.col("model") == "bert") & (pl.col("region") == "verb")).sort("rank")
+    assert rows["rank"].to_list() == [1, 2, 3, 4]
+    assert rows["n_pairs"][0] == 72
+    assert rows["cv_accuracy_mean"][0] == pytest.approx(accuracy.mean())
+    assert rows["cv_accuracy_sd"][0] == pytest.approx(accuracy.std(ddof=1))
+    expected = sorted((n for n in names if coefficients[n] != 0),
+                      key=lambda n: -abs(coefficients[n]))[:4]
+    assert rows["feature"].to_list() == expected
+    assert rows["coefficient"].to_list() == pytest.approx([coefficients[n] for n in expected])
+    # the generator makes を-arguments favour the transitive verb
+    assert coefficients["args=ドアを"] > 0
+
+
+def test_a_group_with_two_transitive_sentences_is_bad_input(tmp_path, run_cli):
+    items, scores = japanese_inputs(tmp_path)
+    frame = pl.read_parquet(items)
+    first = frame["group_id"][0]
+    frame.with_columns(pl.when(pl.col("group_id") == first).then(pl.lit("transitive"))
+                       .otherwise(pl.col("transitivity")).alias("transitivity")).write_parquet(items)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores,
+                           "--out-dir", out)
+    assert code == 2
+    assert err.strip() == f"{items}: group {first!r} is not one transitive and one " \
+        "intransitive sentence (2 items, 2 transitive)"
+    assert not out.exists()

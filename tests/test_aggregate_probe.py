@@ -1,0 +1,91 @@
+"""DepProbe tables: mean ± sd over seeds and Δ = original − nonce per run, against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from aggregate_inputs import assert_table_files, probe_metrics
+
+
+@pytest.fixture
+def probe(tmp_path, run_cli):
+    metrics = probe_metrics(tmp_path)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-probe", metrics, "--out-dir", out)
+    assert code == 0, err
+    return pl.read_parquet(metrics), out
+
+
+def _rows(metrics, model, baseline, layers):
+    base = pl.col("baseline").is_null() if baseline is None else pl.col("baseline") == baseline
+    return metrics.filter((pl.col("model") == model) & base & (pl.col("dist_layer") == layers[0])
+                          & (pl.col("label_layer") == layers[1]))
+
+
+def test_summary_means_sds_and_deltas(probe):
+    metrics, out = probe
+    summary = assert_table_files(out, "probe_summary")
+    # (bert, gpt, bert MR) at 6/7 and bert at layers 0-3; eval sets orig, spud, pos
+    assert summary.height == 7 * 3
+    runs = _rows(metrics, "bert", None, (6, 7))
+    orig = runs.filter(pl.col("eval_set") == "orig").sort("seed")
+    row = summary.filter((pl.col("model") == "bert") & (pl.col("baseline") == "none")
+                         & (pl.col("dist_layer") == 6) & (pl.col("eval") == "orig")).row(
+        0, named=True)
+    assert row["n_runs"] == 3
+    for metric in ("uas", "las", "relacc", "root_acc"):
+        assert row[f"{metric}_mean"] == pytest.approx(orig[metric].to_numpy().mean())
+        assert row[f"{metric}_sd"] == pytest.approx(orig[metric].to_numpy().std(ddof=1))
+    assert row["delta_uas_mean"] is None
+
+    spud = runs.filter(pl.col("eval_set").str.starts_with("spud/"))
+    by_seed = dict(zip(orig["seed"], orig["uas"], strict=True))
+    deltas = np.array([by_seed[s] - u for s, u in zip(spud["seed"], spud["uas"], strict=True)])
+    row = summary.filter((pl.col("model") == "bert") & (pl.col("baseline") == "none")
+                         & (pl.col("dist_layer") == 6) & (pl.col("eval") == "spud")).row(
+        0, named=True)
+    assert row["n_runs"] == 6 == len(deltas)  # three probe seeds x two nonce seeds
+    assert row["uas_mean"] == pytest.approx(spud["uas"].mean())
+    assert row["delta_uas_mean"] == pytest.approx(deltas.mean())
+    assert row["delta_uas_sd"] == pytest.approx(deltas.std(ddof=1))
+    # SPUD nonce sentences hurt more than POS-only ones in the generated metrics
+    pos = summary.filter((pl.col("model") == "bert") & (pl.col("baseline") == "none")
+                         & (pl.col("dist_layer") == 6) & (pl.col("eval") == "pos"))
+    assert row["delta_las_mean"] > pos["delta_las_mean"][0] > 0
+    baseline = summary.filter(pl.col("baseline") == "MR")
+    assert baseline.height == 3
+
+
+def test_layer_table(probe):
+    metrics, out = probe
+    layers = assert_table_files(out, "probe_layers")
+    sweep = layers.filter((pl.col("model") == "bert") & (pl.col("eval") == "orig"))
+    assert sweep["layer"].to_list() == [0, 1, 2, 3]
+    for layer, value in zip(sweep["layer"], sweep["las_mean"], strict=True):
+        runs = _rows(metrics, "bert", None, (layer, layer)).filter(pl.col("eval_set") == "orig")
+        assert value == pytest.approx(runs["las"].mean())
+    assert layers.filter(pl.col("model") == "gpt").is_empty()  # 6/7 probes are no sweep
+
+
+def test_nonce_rows_without_their_original_are_bad_input(tmp_path, run_cli):
+    path = probe_metrics(tmp_path)
+    frame = pl.read_parquet(path)
+    frame.filter(~((pl.col("model") == "gpt") & (pl.col("seed") == 2)
+                   & (pl.col("eval_set") == "orig"))).write_parquet(path)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-probe", path, "--out-dir", out)
+    assert code == 2
+    assert err.strip() == (f"{path}: probe run treebank=en_ewt, model=gpt, baseline=none, "
+                           "dist_layer=6, label_layer=7, seed=2 has a 'spud/seed1' row but no "
+                           "original-set row")
+    assert not out.exists()
+
+
+def test_a_missing_column_is_bad_input(tmp_path, run_cli):
+    path = probe_metrics(tmp_path)
+    pl.read_parquet(path).drop("relacc").write_parquet(path)
+    code, _, err = run_cli("table-probe", path, "--out-dir", tmp_path / "tables")
+    assert code == 2
+    assert err.startswith(f"{path}: missing column(s) relacc; the file has treebank, model")

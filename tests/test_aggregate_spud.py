@@ -1,0 +1,129 @@
+"""SPUD scoring tables: ratios, quartiles, Wilcoxon tests and extremes against numpy/scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy.stats import wilcoxon
+
+from spudflow.aggregate.outputs import DATA_FORMATS
+
+from aggregate_inputs import SPUD_SCORERS, assert_table_files, spud_inputs
+
+
+def _ratios(items_path, score_paths, model, method, nonce_method):
+    """r per group, straight from the input files."""
+    items = pl.read_parquet(items_path)
+    scores = pl.concat([pl.read_parquet(p) for p in score_paths]).filter(
+        (pl.col("model") == model) & (pl.col("method") == method))
+    ppl = dict(zip(scores["item_id"], scores["ppl"], strict=True))
+    ratios = {}
+    for group in items.partition_by("group_id"):
+        orig = group.filter(pl.col("method").is_null())["item_id"][0]
+        nonce = group.filter(pl.col("method") == nonce_method)["item_id"][0]
+        ratios[group["group_id"][0]] = ppl[nonce] / ppl[orig]
+    return ratios
+
+
+@pytest.fixture
+def spud_tables(tmp_path, run_cli):
+    en = spud_inputs(tmp_path)
+    de = spud_inputs(tmp_path, "spud_de", "de", seed=1)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-spud-scores", "--items", en[0], de[0], "--scores", *en[1],
+                           *de[1], "--out-dir", out, "--extremes", 3)
+    assert code == 0, err
+    return en, de, out
+
+
+def test_summary_matches_numpy(spud_tables):
+    en, de, out = spud_tables
+    summary = assert_table_files(out, "spud_ratio_summary")
+    assert summary.height == 2 * 2 * len(SPUD_SCORERS)  # datasets x nonce methods x scorers
+    for (items, scores), dataset in ((en, "spud_en"), (de, "spud_de")):
+        for model, method in SPUD_SCORERS:
+            for nonce_method in ("spud", "pos"):
+                r = np.array(list(_ratios(items, scores, model, method, nonce_method).values()))
+                row = summary.filter((pl.col("dataset") == dataset) & (pl.col("model") == model)
+                                     & (pl.col("method") == method)
+                                     & (pl.col("nonce_method") == nonce_method)).row(0, named=True)
+                assert row["n_pairs"] == len(r) == 30
+                q1, median, q3 = np.quantile(r, [0.25, 0.5, 0.75])
+                assert row["ratio_q1"] == pytest.approx(q1, rel=1e-12)
+                assert row["ratio_median"] == pytest.approx(median, rel=1e-12)
+                assert row["ratio_q3"] == pytest.approx(q3, rel=1e-12)
+                assert row["ratio_mean"] == pytest.approx(r.mean(), rel=1e-12)
+                assert row["share_ratio_gt1"] == pytest.approx(np.mean(r > 1))
+    # the generator makes nonce sentences more perplexing
+    assert summary["ratio_median"].min() > 1
+
+
+def test_wilcoxon_matches_scipy(spud_tables):
+    en, _, out = spud_tables
+    tests = assert_table_files(out, "spud_wilcoxon")
+    assert tests.height == 2 * 2 * 3  # datasets x nonce methods x pairs of three scorers
+    a = _ratios(*en, "bert", "pppl", "spud")
+    b = _ratios(*en, "gpt", "ppl", "spud")
+    groups = sorted(a)
+    expected = wilcoxon([a[g] for g in groups], [b[g] for g in groups])
+    row = tests.filter((pl.col("dataset") == "spud_en") & (pl.col("nonce_method") == "spud")
+                       & (pl.col("model_a") == "bert") & (pl.col("method_a") == "pppl")
+                       & (pl.col("model_b") == "gpt")).row(0, named=True)
+    assert row["n_pairs"] == 30
+    assert row["statistic"] == pytest.approx(expected.statistic)
+    assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
+    differences = np.array([a[g] - b[g] for g in groups])
+    assert row["median_ratio_difference"] == pytest.approx(np.median(differences))
+    assert row["share_a_greater"] == pytest.approx(np.mean(differences > 0))
+
+
+def test_extremes_and_pair_data(spud_tables):
+    en, _, out = spud_tables
+    extremes = assert_table_files(out, "spud_extremes")
+    ratios = _ratios(*en, "gpt", "ppl", "pos")
+    chosen = extremes.filter((pl.col("dataset") == "spud_en") & (pl.col("model") == "gpt")
+                             & (pl.col("nonce_method") == "pos"))
+    highest = chosen.filter(pl.col("extreme") == "highest").sort("rank")
+    lowest = chosen.filter(pl.col("extreme") == "lowest").sort("rank")
+    assert highest["rank"].to_list() == lowest["rank"].to_list() == [1, 2, 3]
+    assert highest["ratio"].to_list() == pytest.approx(sorted(ratios.values(), reverse=True)[:3])
+    assert lowest["ratio"].to_list() == pytest.approx(sorted(ratios.values())[:3])
+    top = highest.row(0, named=True)
+    assert top["group_id"] == max(ratios, key=ratios.get)
+    assert top["orig_sentence"].startswith("the cat")
+    assert top["nonce_sentence"].startswith("the dax")
+    pairs = assert_table_files(out, "spud_ratios", formats=DATA_FORMATS)
+    assert pairs.height == 2 * 2 * 30 * len(SPUD_SCORERS)
+    assert pairs["log_ratio"].to_numpy() == pytest.approx(np.log(pairs["ratio"].to_numpy()))
+
+
+def test_identical_scorers_get_no_test(tmp_path, run_cli):
+    items, scores = spud_inputs(tmp_path, n_groups=8)
+    copy = pl.read_parquet(scores[0]).filter(pl.col("method") == "ppl").with_columns(
+        pl.lit("gpt_copy").alias("model"))
+    copy_path = tmp_path / "results" / "scores" / "spud_en" / "gpt_copy" / "item_scores.parquet"
+    copy_path.parent.mkdir(parents=True)
+    copy.write_parquet(copy_path)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", scores[0],
+                           copy_path, "--out-dir", out)
+    assert code == 0, err
+    row = pl.read_parquet(out / "spud_wilcoxon.parquet").filter(
+        pl.col("model_b") == "gpt_copy").row(0, named=True)
+    assert row["median_ratio_difference"] == 0
+    assert row["statistic"] is None and row["p_value"] is None
+
+
+def test_two_originals_in_a_group_is_bad_input(tmp_path, run_cli):
+    items, scores = spud_inputs(tmp_path, n_groups=4)
+    frame = pl.read_parquet(items)
+    frame.with_columns(pl.when(pl.col("item_id") == "1-orig").then(pl.lit("g0"))
+                       .otherwise(pl.col("group_id")).alias("group_id")).write_parquet(items)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
+                           "--out-dir", out)
+    assert code == 2
+    assert err.strip() == f"{items}: group 'g0' has more than one original sentence (item " \
+        "without a nonce method)"
+    assert not out.exists()

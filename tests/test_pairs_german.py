@@ -1,0 +1,177 @@
+"""German case violations: declension of every noun class, the 7,200 items, bad templates."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from pairs_support import REPO, assert_bad_input, read_items, run_cli
+
+from spudflow.pairs.german_case import ASSIGNMENTS, ORDERS, read_templates
+from spudflow.pairs.german_declension import (
+    DETERMINERS,
+    DeclensionError,
+    noun_class,
+    noun_phrase,
+)
+
+TEMPLATES = REPO / "config" / "templates" / "german_case.tsv"
+HEADER = "id\tprincipal\tverb\tnp1_det\tnp1_noun\tnp2_det\tnp2_noun\tnp3_det\tnp3_noun\tanimate\n"
+ROW = "t1\tWir wissen, dass\tgegeben hat\tder\tLehrer\tder\tJunge\tein\tBrief\t110\n"
+
+
+@pytest.mark.parametrize("noun, cls, nom, acc, dat", [
+    # strong nouns keep their form
+    ("Lehrer", "strong", "der Lehrer", "den Lehrer", "dem Lehrer"),
+    ("Mann", "strong", "der Mann", "den Mann", "dem Mann"),
+    ("Kaffee", "strong", "der Kaffee", "den Kaffee", "dem Kaffee"),    # -ee is not weak
+    ("Käse", "strong", "der Käse", "den Käse", "dem Käse"),            # listed exception
+    # weak nouns in -e take -n
+    ("Junge", "weak", "der Junge", "den Jungen", "dem Jungen"),
+    ("Kunde", "weak", "der Kunde", "den Kunden", "dem Kunden"),
+    ("Kollege", "weak", "der Kollege", "den Kollegen", "dem Kollegen"),
+    ("Zeuge", "weak", "der Zeuge", "den Zeugen", "dem Zeugen"),
+    ("Name", "weak", "der Name", "den Namen", "dem Namen"),             # mixed: same here
+    # weak nouns in a consonant take -en (listed, or by the -ist rule)
+    ("Polizist", "weak", "der Polizist", "den Polizisten", "dem Polizisten"),
+    ("Journalist", "weak", "der Journalist", "den Journalisten", "dem Journalisten"),
+    ("Student", "weak", "der Student", "den Studenten", "dem Studenten"),
+    ("Prinz", "weak", "der Prinz", "den Prinzen", "dem Prinzen"),
+    ("Soldat", "weak", "der Soldat", "den Soldaten", "dem Soldaten"),
+    ("Bär", "weak", "der Bär", "den Bären", "dem Bären"),
+    # weak nouns that take only -n
+    ("Nachbar", "weak", "der Nachbar", "den Nachbarn", "dem Nachbarn"),
+    ("Herr", "weak", "der Herr", "den Herrn", "dem Herrn"),
+    ("Bauer", "weak", "der Bauer", "den Bauern", "dem Bauern"),
+    # nominalised adjectives after a der-word: weak adjective endings
+    ("Abgeordneter", "adjectival", "der Abgeordnete", "den Abgeordneten", "dem Abgeordneten"),
+    ("Beamte", "adjectival", "der Beamte", "den Beamten", "dem Beamten"),
+    ("Reisender", "adjectival", "der Reisende", "den Reisenden", "dem Reisenden"),
+    ("Vorsitzender", "adjectival", "der Vorsitzende", "den Vorsitzenden", "dem Vorsitzenden"),
+    ("Verdächtiger", "adjectival", "der Verdächtige", "den Verdächtigen", "dem Verdächtigen"),
+    ("Angeklagter", "adjectival", "der Angeklagte", "den Angeklagten", "dem Angeklagten"),
+])
+def test_declension_after_der(noun, cls, nom, acc, dat):
+    assert noun_class(noun) == cls
+    assert [noun_phrase("der", noun, c) for c in "NAD"] == [nom, acc, dat]
+
+
+@pytest.mark.parametrize("det, noun, nom, acc, dat", [
+    ("ein", "Abgeordneter", "ein Abgeordneter", "einen Abgeordneten", "einem Abgeordneten"),
+    ("kein", "Beamter", "kein Beamter", "keinen Beamten", "keinem Beamten"),
+    ("sein", "Angestellte", "sein Angestellter", "seinen Angestellten", "seinem Angestellten"),
+    ("ein", "Polizist", "ein Polizist", "einen Polizisten", "einem Polizisten"),
+    ("mein", "Nachbar", "mein Nachbar", "meinen Nachbarn", "meinem Nachbarn"),
+    ("dein", "Junge", "dein Junge", "deinen Jungen", "deinem Jungen"),
+    ("ihr", "Mann", "ihr Mann", "ihren Mann", "ihrem Mann"),
+    ("unser", "Lehrer", "unser Lehrer", "unseren Lehrer", "unserem Lehrer"),
+    ("euer", "Kollege", "euer Kollege", "euren Kollegen", "eurem Kollegen"),
+    ("dieser", "Student", "dieser Student", "diesen Studenten", "diesem Studenten"),
+    ("jeder", "Reisender", "jeder Reisende", "jeden Reisenden", "jedem Reisenden"),
+])
+def test_declension_after_every_determiner(det, noun, nom, acc, dat):
+    assert [noun_phrase(det, noun, c) for c in "NAD"] == [nom, acc, dat]
+
+
+def test_every_listed_determiner_declines_and_unknown_ones_fail():
+    assert set(DETERMINERS) == {"der", "ein", "kein", "sein", "mein", "dein", "ihr", "unser",
+                                "euer", "dieser", "jeder"}
+    for det in DETERMINERS:
+        nom, acc, dat = (noun_phrase(det, "Hund", c).split()[0] for c in "NAD")
+        assert acc.endswith("en") and dat.endswith("em") and nom == det
+    with pytest.raises(DeclensionError, match="unknown determiner"):
+        noun_phrase("das", "Hund", "N")
+
+
+def test_design_has_24_assignments_in_6_orders():
+    assert len(ASSIGNMENTS) == 24 and len(ORDERS) == 6
+    assert {"NNN", "AAA", "DDD"}.isdisjoint(ASSIGNMENTS)
+    assert sum(len(set(a)) == 3 for a in ASSIGNMENTS) == 6
+
+
+def test_shipped_templates_use_every_noun_class():
+    templates = read_templates(TEMPLATES)
+    assert len(templates) == 50
+    classes = Counter(noun_class(noun) for t in templates for _, noun in t.nps)
+    assert set(classes) == {"strong", "weak", "adjectival"}
+    dets = {det for t in templates for det, _ in t.nps}
+    assert dets == set(DETERMINERS)
+
+
+@pytest.fixture(scope="module")
+def german_items(tmp_path_factory):
+    from spudflow.cli import main
+
+    out = tmp_path_factory.mktemp("german") / "items.parquet"
+    assert main(["pairs", "german-case", "--templates", str(TEMPLATES), "--out", str(out)]) == 0
+    return out
+
+
+def test_shipped_templates_give_7200_items_1800_grammatical(german_items):
+    rows = read_items(german_items)
+    assert len(rows) == 50 * 144 == 7200
+    assert sum(r["label"] for r in rows) == 1800
+    assert all(r["label"] == int(r["grammatical"]) for r in rows)
+    assert all((r["violation"] is None) == r["grammatical"] for r in rows)
+    assert Counter(r["violation"] for r in rows) == {None: 1800, "N": 1800, "A": 1800, "D": 1800}
+    per_template = Counter(r["group_id"] for r in rows)
+    assert len(per_template) == 50 and set(per_template.values()) == {144}
+    assert len({(r["template"], r["cases"], r["positions"]) for r in rows}) == 7200
+    assert {r["language"] for r in rows} == {"de"} and {r["dataset"] for r in rows} == {
+        "german_case"}
+
+
+def test_sentences_regions_and_animacy(german_items):
+    rows = {r["item_id"]: r for r in read_items(german_items)}
+    canonical = rows["german_case:t01:NDA:123"]
+    assert canonical["sentence"] == "Wir wissen, dass der Lehrer dem Schüler den Brief gegeben hat."
+    assert canonical["label"] == 1 and canonical["animacy"] == "110"
+    scrambled = rows["german_case:t02:ADN:312"]
+    # np3 (accusative -> nominative "ein Ball") first, then np1 in the accusative, np2 dative.
+    assert scrambled["sentence"] == ("Ich glaube, dass ein Ball einen Polizisten dem Jungen "
+                                     "geschenkt hat.")
+    assert scrambled["animacy"] == "011" and scrambled["label"] == 1
+    doubled = rows["german_case:t03:DDA:213"]
+    assert doubled["sentence"] == ("Es stimmt, dass einem Journalisten dem Abgeordneten den "
+                                   "Bericht zeigte.")
+    assert doubled["violation"] == "D" and doubled["label"] == 0
+    spans = {r["name"]: doubled["sentence"][r["start"]:r["end"]] for r in doubled["regions"]}
+    assert spans == {"np2": "einem Journalisten", "np1": "dem Abgeordneten",
+                     "np3": "den Bericht", "verb": "zeigte"}
+    assert doubled["words"][-2:] == ["zeigte", "."]
+
+
+def test_item_ids_are_stable_and_independent_of_sampling(german_items, tmp_path, capsys):
+    again = tmp_path / "again.parquet"
+    assert run_cli(capsys, "pairs", "german-case", "--templates", TEMPLATES, "--out", again)[0] == 0
+    assert again.read_bytes() == german_items.read_bytes()
+    sampled = tmp_path / "sampled.parquet"
+    assert run_cli(capsys, "pairs", "german-case", "--templates", TEMPLATES, "--sample", "3",
+                   "--seed", "7", "--out", sampled)[0] == 0
+    sample_rows = read_items(sampled)
+    full = {r["item_id"]: r for r in read_items(german_items)}
+    assert len(sample_rows) == 3 * 144
+    assert all(full[r["item_id"]] == r for r in sample_rows)
+
+
+@pytest.mark.parametrize("row, line, words", [
+    (ROW.replace("\tein\tBrief", "\tdas\tBrief"), 3, "unknown determiner 'das' in np3_det"),
+    (ROW.replace("\t110\n", "\n"), 3, "expected 10 tab-separated columns, found 9"),
+    (ROW.replace("gegeben hat", ""), 3, "malformed template: empty verb"),
+    (ROW.replace("\t110\n", "\t11\n"), 3, "animate '11'"),
+    (ROW.replace("Lehrer", "lehrer"), 3, "np1_noun 'lehrer'"),
+    (ROW + ROW, 4, "template id 't1' already used on line 3"),
+])
+def test_bad_templates_exit_2_and_write_nothing(tmp_path, capsys, row, line, words):
+    path = tmp_path / "templates.tsv"
+    path.write_text("# a comment\n" + HEADER + row, encoding="utf-8")
+    assert_bad_input(capsys, tmp_path / "items.parquet",
+                     ["pairs", "german-case", "--templates", path], f"{path}:{line}", words)
+
+
+def test_bad_header_exits_2(tmp_path, capsys):
+    path = tmp_path / "templates.tsv"
+    path.write_text(HEADER.replace("np2_det", "np2_article") + ROW, encoding="utf-8")
+    assert_bad_input(capsys, tmp_path / "items.parquet",
+                     ["pairs", "german-case", "--templates", path], f"{path}:1",
+                     "missing column(s) np2_det")

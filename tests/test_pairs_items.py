@@ -1,0 +1,81 @@
+"""The shared items schema: builder, spaCy word offsets, seeded samples, TSV reading."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from spudflow.core.errors import InputError
+from spudflow.pairs.items import BASE_COLUMNS, ItemsBuilder, Region, sample_indices, spacy_words
+from spudflow.pairs.tsv import read_tsv
+
+
+def test_sample_is_seeded_sorted_and_without_repeats():
+    a = sample_indices(1000, 50, seed=3)
+    assert np.array_equal(a, sample_indices(1000, 50, seed=3))
+    assert not np.array_equal(a, sample_indices(1000, 50, seed=4))
+    assert len(set(a.tolist())) == 50 and list(a) == sorted(a)
+    assert a.min() >= 0 and a.max() < 1000
+    assert np.array_equal(sample_indices(7, None, 0), np.arange(7))
+    assert np.array_equal(sample_indices(7, 10, 0), np.arange(7))
+
+
+@pytest.mark.parametrize("language, sentence, words", [
+    ("en", "Who  should Derek hug? ", ["Who", "should", "Derek", "hug", "?"]),
+    ("de", "Wir wissen, dass der Mann dem Jungen hilft.",
+     ["Wir", "wissen", ",", "dass", "der", "Mann", "dem", "Jungen", "hilft", "."]),
+    ("ja", "私がドアを開ける。", ["私", "が", "ドア", "を", "開ける", "。"]),
+])
+def test_spacy_words_have_offsets_into_the_sentence(language, sentence, words):
+    [(got, starts, ends)] = spacy_words([sentence], language)
+    assert got == words
+    assert [sentence[s:e] for s, e in zip(starts, ends, strict=True)] == words
+
+
+def test_builder_writes_the_base_schema_then_conditions():
+    builder = ItemsBuilder("toy", "en", [("kind", pa.string()), ("n", pa.int32())])
+    builder.add("toy:1:good", "toy:1", "Dogs bark.", 1, regions=[Region("verb", 5, 9)],
+                kind="good", n=1)
+    builder.add("toy:1:bad", "toy:1", "Dogs barks.", 0, kind="bad", n=None)
+    builder.add("toy:2", "toy:2", "Cats?", None, words=(["Cats", "?"], [0, 4], [4, 5]),
+                kind="x", n=2)
+    table = builder.table()
+    assert tuple(table.column_names) == BASE_COLUMNS + ("kind", "n")
+    assert table.schema.field("label").type == pa.int8()
+    assert table.schema.field("word_starts").type == pa.list_(pa.int32())
+    rows = table.to_pylist()
+    assert rows[0]["words"] == ["Dogs", "bark", "."]
+    assert rows[0]["regions"] == [{"name": "verb", "start": 5, "end": 9}]
+    assert rows[1]["regions"] == [] and rows[1]["label"] == 0
+    assert rows[2]["words"] == ["Cats", "?"] and rows[2]["label"] is None
+    assert {r["dataset"] for r in rows} == {"toy"} and {r["language"] for r in rows} == {"en"}
+
+
+def test_builder_rejects_duplicate_ids_bad_offsets_and_wrong_conditions():
+    builder = ItemsBuilder("toy", "en", [("kind", pa.string())])
+    builder.add("a", "g", "Hi.", 1, kind="x")
+    builder.add("a", "g", "Ho.", 1, kind="x")
+    with pytest.raises(ValueError, match="duplicate item_id"):
+        builder.table()
+    builder = ItemsBuilder("toy", "en", [("kind", pa.string())])
+    builder.add("a", "g", "Hi.", 1, words=(["Ho"], [0], [2]), kind="x")
+    with pytest.raises(ValueError, match="is not at"):
+        builder.table()
+    with pytest.raises(ValueError, match="missing"):
+        builder.add("b", "g", "Hi.", 1)
+    with pytest.raises(ValueError, match="clash"):
+        ItemsBuilder("toy", "en", [("label", pa.string())])
+
+
+def test_read_tsv_reports_file_and_line(tmp_path):
+    path = tmp_path / "t.tsv"
+    path.write_text("# note\na\tb\n1\t2\n\n3\n", encoding="utf-8")
+    with pytest.raises(InputError) as error:
+        read_tsv(path, ("a", "b"))
+    assert error.value.format() == f"{path}:5: expected 2 tab-separated columns, found 1"
+    path.write_text("a\tc\n", encoding="utf-8")
+    with pytest.raises(InputError, match="missing column.*b.*unknown column.*c"):
+        read_tsv(path, ("a", "b"))
+    path.write_text("b\ta\n2\t1\n", encoding="utf-8")
+    assert read_tsv(path, ("a", "b")) == [(2, {"b": "2", "a": "1"})]

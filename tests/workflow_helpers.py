@@ -1,0 +1,209 @@
+"""Run the workflow on a temporary copy of the repository, and read what Snakemake plans.
+
+Shared by the workflow-level tests (incremental rebuilds, SLURM, conda envs). A copy holds the
+workflow files, the vendored resources (linked, read-only) and the tiny treebanks of
+tests/data/workflow; its config/config.yaml is the default config with the top-level sections of
+tests/data/workflow/config.yaml put in their place, so a stage whose default section is too big
+for tests adds a tiny replacement there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import re
+import shutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+TINY_DATA = REPO / "tests" / "data" / "workflow"
+# What a checkout needs to run the workflow (the rest is docs, tests and build files).
+WORKFLOW_FILES = ("Snakefile", "rules", "config", "envs", "profiles", "workflow")
+
+# A planned job: its rule and its wildcards as sorted (name, value) pairs.
+Job = tuple[str, tuple[tuple[str, str], ...]]
+
+
+def job(rule: str, **wildcards: str) -> Job:
+    """The Job for `rule` with these wildcards, as planned_jobs() reports it."""
+    return rule, tuple(sorted(wildcards.items()))
+
+
+def copy_workflow(dest: Path) -> Path:
+    """A runnable copy of the workflow at `dest`, on the tiny config; returns `dest`."""
+    dest.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    for name in WORKFLOW_FILES:
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(source, dest / name, ignore=ignore)
+        else:
+            shutil.copy2(source, dest / name)
+    # Vendored data is only read: link it instead of copying. Downloads stay inside the copy.
+    (dest / "resources").mkdir(exist_ok=True)
+    for entry in sorted((REPO / "resources").iterdir()):
+        if entry.name != "downloads":
+            (dest / "resources" / entry.name).symlink_to(entry)
+    tiny = dest / "resources" / "tiny"
+    tiny.mkdir()
+    for treebank in sorted(TINY_DATA.glob("*.conllu")):
+        shutil.copy2(treebank, tiny / treebank.name)
+    overrides = yaml.safe_load((TINY_DATA / "config.yaml").read_text(encoding="utf-8"))
+    update_config(dest, lambda config: config.update(overrides))
+    return dest
+
+
+def clone_run(source: Path, dest: Path) -> Path:
+    """A copy of a workflow copy that has run: results and .snakemake metadata, mtimes kept."""
+    shutil.copytree(source, dest, symlinks=True)
+    return dest
+
+
+def update_config(workdir: Path, change: Callable[[dict], object]) -> None:
+    """Apply `change` (a function that edits the config dict in place) to the copy's config."""
+    path = workdir / "config" / "config.yaml"
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    change(config)
+    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+
+
+def edit_file(path: Path, text: str = "\n# edited by a test\n") -> None:
+    """Append `text` to a file (a content change, so its mtime moves too)."""
+    with path.open("a", encoding="utf-8") as f:
+        f.write(text)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The jobs Snakemake plans: their input files, the planned jobs each one needs, the shell
+    text of their rule (None without one) and their evaluated resources."""
+
+    jobs: frozenset[Job]
+    inputs: dict[Job, frozenset[str]]
+    dependencies: dict[Job, frozenset[Job]]
+    shell: dict[Job, str | None]
+    resources: dict[Job, dict[str, object]]
+
+    def downstream(self, roots: Iterable[Job]) -> set[Job]:
+        """`roots` and every planned job that needs one of them, directly or not."""
+        found = set(roots)
+        changed = True
+        while changed:
+            changed = False
+            for planned, needs in self.dependencies.items():
+                if planned not in found and needs & found:
+                    found.add(planned)
+                    changed = True
+        return found
+
+
+def _job_key(snakemake_job) -> Job:
+    return job(snakemake_job.rule.name, **dict(snakemake_job.wildcards_dict))
+
+
+def plan(workdir: Path, *, forceall: bool = False, targets: Iterable[str] = ()) -> Plan:
+    """Dry-run the workflow at `workdir` through the Snakemake API and return its plan.
+
+    forceall=True plans every job (the whole DAG), otherwise only the jobs that need to run."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import (
+        DAGSettings,
+        OutputSettings,
+        Quietness,
+        ResourceSettings,
+    )
+
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+        workflow_api = api.workflow(
+            resource_settings=ResourceSettings(cores=1),
+            snakefile=workdir / "Snakefile",
+            workdir=workdir,
+        )
+        dag_api = workflow_api.dag(DAGSettings(forceall=forceall, targets=frozenset(targets)))
+        dag_api.execute_workflow(executor="dryrun")
+        dag = workflow_api._workflow.dag
+        planned = list(dag.needrun_jobs(exclude_finished=False))
+        keys = {_job_key(j) for j in planned}
+        return Plan(
+            jobs=frozenset(keys),
+            inputs={_job_key(j): frozenset(map(str, j.input)) for j in planned},
+            dependencies={
+                _job_key(j): frozenset(_job_key(d) for d in dag.dependencies[j]) & keys
+                for j in planned
+            },
+            shell={_job_key(j): j.rule.shellcmd for j in planned},
+            resources={_job_key(j): dict(j.resources.items()) for j in planned},
+        )
+
+
+def planned_jobs(workdir: Path, **kwargs) -> set[Job]:
+    """The set of (rule, wildcards) Snakemake would run now at `workdir`."""
+    return set(plan(workdir, **kwargs).jobs)
+
+
+def run_workflow(workdir: Path, cores: int = 2) -> None:
+    """Run the workflow at `workdir` locally through the Snakemake API (raises on failure)."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
+
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+        workflow_api = api.workflow(
+            resource_settings=ResourceSettings(cores=cores),
+            snakefile=workdir / "Snakefile",
+            workdir=workdir,
+        )
+        workflow_api.dag().execute_workflow(executor="local")
+
+
+def stage_of_subcommand() -> dict[str, str]:
+    """`spudflow` subcommand -> the stage package that registers it (spudflow.cli.STAGES)."""
+    from spudflow.cli import STAGES
+
+    stages = {}
+    for stage in STAGES:
+        subparsers = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"spudflow.{stage}.cli").register(subparsers)
+        stages.update(dict.fromkeys(subparsers.choices, stage))
+    return stages
+
+
+def shell_subcommand(shell: str | None) -> str | None:
+    """The `spudflow` subcommand a rule's shell text runs (None for rules without one)."""
+    match = re.search(r"(?:^|[\s;&|(])spudflow\s+([A-Za-z][\w-]*)", shell or "")
+    return match.group(1) if match else None
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """What the static checks need of one rule."""
+
+    name: str
+    runs_something: bool  # False for target-only rules such as `all`
+    shell: str | None
+    conda_env: Path | None  # resolved like Snakemake does: relative to the rule's file
+    conda_spec: object  # the `conda:` directive as written
+
+
+def workflow_rules(workdir: Path) -> list[RuleInfo]:
+    """Every rule of the workflow at `workdir`, parsed (not run) through the Snakemake API."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
+
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+        workflow_api = api.workflow(
+            resource_settings=ResourceSettings(cores=1),
+            snakefile=workdir / "Snakefile",
+            workdir=workdir,
+        )
+        rules = []
+        for rule in workflow_api._workflow.rules:
+            spec = rule.conda_env
+            env = None
+            if isinstance(spec, str) and spec.endswith((".yaml", ".yml")):
+                env = (Path(rule.snakefile).parent / spec).resolve()
+            rules.append(RuleInfo(rule.name, not rule.norun, rule.shellcmd, env, spec))
+        return rules

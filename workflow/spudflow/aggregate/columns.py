@@ -1,0 +1,99 @@
+"""Where the aggregate stage finds its inputs' columns: internal name -> column name in the file.
+
+The only place that names other stages' columns. The stage reads every input through these maps
+(inputs.py renames the columns to the internal names on the left), so when an upstream schema
+changes, only the right-hand sides below change.
+"""
+
+# Items (results/items/{dataset}.parquet, issue 4): columns every dataset has.
+ITEMS = {
+    "dataset": "dataset",
+    "item_id": "item_id",
+    "group_id": "group_id",
+    "sentence": "sentence",
+    "label": "label",
+    "language": "language",
+}
+
+# Condition columns per kind of dataset. Items of a kind must have these columns; values may be null
+# where the kind says so (SPUD originals have no nonce method or seed).
+SPUD_ITEMS = {
+    "nonce_method": "method",  # spud | pos; null for the original sentence of a group
+    "nonce_seed": "seed",      # seed of the nonce treebank; null for the original
+}
+# Values of the nonce method column that also mark the original sentence (besides null).
+SPUD_ORIGINAL_METHODS = ("orig", "original")
+GERMAN_CASE_ITEMS = {
+    "template": "template",
+    "cases": "cases",              # case of np1, np2, np3, e.g. "NDA"
+    "positions": "positions",      # NP indices in sentence order, e.g. "213"
+    "grammatical": "grammatical",  # bool
+    "violation": "violation",      # null or the doubled case N / A / D
+    "animacy": "animacy",          # per sentence position, e.g. "110" (null without animacy data)
+}
+JAPANESE_ITEMS = {
+    "transitivity": "transitivity",  # "transitive" | "intransitive": which verb of the pair
+    "verb_pair": "verb_pair",
+    "condition": "condition",        # "obligatory" | "ambiguous"
+    "order": "order",
+    "args": "args",                  # argument + particle per argument (list<str> or str)
+    "adverbial": "adverbial",
+    "relative_clause": "relative_clause",
+    "relative_position": "relative_position",
+}
+# Japanese columns that may be absent (base, rare and longer datasets have no relative clauses).
+JAPANESE_OPTIONAL = ("adverbial", "relative_clause", "relative_position")
+JAPANESE_TRANSITIVE = "transitive"
+JAPANESE_OBLIGATORY = "obligatory"
+JAPANESE_AMBIGUOUS = "ambiguous"
+
+COLA_ITEMS = {
+    "split": "split",    # in_domain_train | in_domain_dev | out_of_domain_dev
+    "source": "source",
+}
+BLIMP_ITEMS = {
+    "field": "field",
+    "linguistics_term": "linguistics_term",
+    "uid": "UID",
+    "pair_id": "pairID",
+}
+
+# Scores (results/scores/{dataset}/{model}/item_scores.parquet, issue 5).
+SCORES = {
+    "item_id": "item_id",
+    "model": "model",
+    "method": "method",
+    "logprob_sum": "logprob_sum",
+    "n_tokens": "n_tokens",
+    "n_words": "n_words",
+    "ppl": "ppl",
+    "mean_logprob": "mean_logprob",
+}
+# Present only where a unigram model is configured; null-filled when absent.
+SCORES_OPTIONAL = {
+    "slor": "slor",
+    "word_lp_min1": "word_lp_min1",
+    "norm_lp": "norm_lp",
+    "region": "region",  # null: the whole sentence; else the region's name (e.g. "verb")
+}
+# A scores file without a dataset column belongs to the dataset named by its path:
+# results/scores/{dataset}/{model}/item_scores.parquet.
+SCORES_DATASET = "dataset"
+
+# Probe metrics (results/probe/.../metrics.parquet, issue 6): one row per probe run and eval set.
+PROBE_METRICS = {
+    "treebank": "treebank",
+    "model": "model",
+    "baseline": "baseline",        # null (the LM itself) | M0 | MR | MRC
+    "seed": "seed",
+    "dist_layer": "dist_layer",    # layer of the distance probe
+    "label_layer": "label_layer",  # layer of the label probe
+    "eval_set": "eval_set",        # "orig", or "{nonce method}/{nonce seed}" such as "spud/seed1"
+    "uas": "uas",
+    "las": "las",
+    "relacc": "relacc",
+    "root_acc": "root_acc",
+    "n_words": "n_words",
+}
+PROBE_ORIG_EVAL_SET = "orig"
+PROBE_EVAL_SET_SEPARATOR = "/"

@@ -1,0 +1,183 @@
+"""German case violations (seed 000): does a model's sentence log-probability separate
+grammatical case assignments from violations (a case doubled)?
+
+Per template, ROC AUC of logprob_sum with the grammatical sentences as positives
+(sklearn.metrics.roc_auc_score); mean and sd over templates; the same by violation type, by the
+template's animacy, and restricted to the original case assignment among the grammatical ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from sklearn.metrics import roc_auc_score, roc_curve
+
+from spudflow.aggregate.inputs import scored_items
+from spudflow.aggregate.outputs import DATA_FORMATS, Table
+from spudflow.core.errors import InputError
+
+SCORER = ["dataset", "model", "method"]
+# The template's own assignment: np1 nominative, np2 dative, np3 accusative.
+ORIGINAL_CASES = "NDA"
+VIOLATIONS = ("N", "A", "D")
+
+
+def auc(labels: np.ndarray, scores: np.ndarray) -> float | None:
+    """roc_auc_score, or None when only one class is present."""
+    if len(set(labels.tolist())) < 2:
+        return None
+    return float(roc_auc_score(labels, scores))
+
+
+def _flags(animacy) -> list[str] | None:
+    """Animacy as written ("110", [1, 1, 0] or [True, True, False]) -> ["a", "a", "i"]."""
+    if animacy is None:
+        return None
+    return ["a" if f in (True, 1, "1") else "i" for f in animacy]
+
+
+def with_derived(items: pl.DataFrame) -> pl.DataFrame:
+    """Adds case_order (the cases in sentence order, e.g. "DNA") and np_animacy (the animacy flags
+    of np1, np2, np3, whatever their order in the sentence)."""
+    case_orders, np_animacy = [], []
+    for source, item_id, positions, cases, animacy in items.select(
+            "source_file", "item_id", "positions", "cases", "animacy").iter_rows():
+        order = [int(p) - 1 for p in str(positions) if p.isdigit()]
+        if sorted(order) != [0, 1, 2] or len(str(cases)) != 3:
+            raise InputError(source, None, f"item {item_id!r}: positions {positions!r} and "
+                             f"cases {cases!r} are not three NPs in some order with three cases")
+        case_orders.append("".join(str(cases)[i] for i in order))
+        flags = _flags(animacy)
+        if flags is None or len(flags) != 3:
+            np_animacy.append(None)
+            continue
+        by_np = ["i"] * 3
+        for flag, np_index in zip(flags, order, strict=True):
+            by_np[np_index] = flag
+        np_animacy.append("".join(by_np))
+    return items.with_columns(
+        pl.col("grammatical").cast(pl.Boolean),
+        pl.col("template").cast(pl.String),
+        pl.Series("case_order", case_orders, dtype=pl.String),
+        pl.Series("np_animacy", np_animacy, dtype=pl.String),
+    )
+
+
+def template_aucs(scored: pl.DataFrame) -> pl.DataFrame:
+    """AUC per scoring function and template: all sentences, and restricted to the original case
+    assignment among the grammatical sentences (all violations kept)."""
+    rows = []
+    groups = scored.partition_by([*SCORER, "template"], as_dict=True, maintain_order=True)
+    for key in sorted(groups):
+        group = groups[key]
+        restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
+        for analysis, frame in (("all", group), ("restricted", restricted)):
+            labels = frame["grammatical"].cast(pl.Int8).to_numpy()
+            rows.append({**dict(zip([*SCORER, "template"], key, strict=True)),
+                         "analysis": analysis, "n_grammatical": int(labels.sum()),
+                         "n_violation": int(len(labels) - labels.sum()),
+                         "auc": auc(labels, frame["logprob_sum"].to_numpy())})
+    return pl.DataFrame(rows, schema=TEMPLATE_AUC_SCHEMA)
+
+
+TEMPLATE_AUC_SCHEMA = {"dataset": pl.String, "model": pl.String, "method": pl.String,
+                       "template": pl.String, "analysis": pl.String, "n_grammatical": pl.Int64,
+                       "n_violation": pl.Int64, "auc": pl.Float64}
+
+
+def mean_sd(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """AUC mean and sample sd (ddof=1) over templates."""
+    return frame.filter(pl.col("auc").is_not_null()).group_by(keys).agg(
+        pl.len().cast(pl.Int64).alias("n_templates"),
+        pl.col("auc").mean().alias("auc_mean"),
+        pl.col("auc").std(ddof=1).alias("auc_sd"),
+    ).sort(keys)
+
+
+def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
+    """Per template, all grammatical sentences against the violations that double one case."""
+    rows = []
+    groups = scored.partition_by([*SCORER, "template"], as_dict=True, maintain_order=True)
+    for key in sorted(groups):
+        group = groups[key]
+        for violation in VIOLATIONS:
+            frame = group.filter(pl.col("grammatical") | (pl.col("violation") == violation))
+            labels = frame["grammatical"].cast(pl.Int8).to_numpy()
+            rows.append({**dict(zip([*SCORER, "template"], key, strict=True)),
+                         "violation": violation,
+                         "auc": auc(labels, frame["logprob_sum"].to_numpy())})
+    frame = pl.DataFrame(rows, schema={**{k: pl.String for k in [*SCORER, "template"]},
+                                       "violation": pl.String, "auc": pl.Float64})
+    return mean_sd(frame, [*SCORER, "violation"])
+
+
+def animacy_aucs(items: pl.DataFrame, per_template: pl.DataFrame) -> pl.DataFrame:
+    """Template AUCs (all sentences) grouped by the template's animacy flags of np1 np2 np3."""
+    animacy = items.filter(pl.col("np_animacy").is_not_null()).select(
+        "source_file", "dataset", "template", "np_animacy").unique()
+    twice = animacy.filter(pl.struct("dataset", "template").is_duplicated())
+    if twice.height:
+        raise InputError(twice["source_file"][0], None, f"template {twice['template'][0]!r} "
+                         "has items whose animacy differs")
+    animacy = animacy.drop("source_file")
+    frame = per_template.filter(pl.col("analysis") == "all").join(
+        animacy, on=["dataset", "template"], how="inner")
+    return mean_sd(frame, [*SCORER, "np_animacy"])
+
+
+def order_means(scored: pl.DataFrame) -> pl.DataFrame:
+    """Mean sentence log-probability per order of the cases in the sentence."""
+    keys = [*SCORER, "grammatical", "case_order"]
+    return scored.group_by(keys).agg(
+        pl.len().cast(pl.Int64).alias("n_items"),
+        pl.col("logprob_sum").mean().alias("logprob_mean"),
+        pl.col("logprob_sum").std(ddof=1).alias("logprob_sd"),
+    ).sort(keys, descending=[False, False, False, True, False])
+
+
+def roc_points(scored: pl.DataFrame) -> pl.DataFrame:
+    """sklearn.metrics.roc_curve over all templates pooled, per scoring function."""
+    frames = []
+    groups = scored.partition_by(SCORER, as_dict=True, maintain_order=True)
+    for key in sorted(groups):
+        group = groups[key]
+        labels = group["grammatical"].cast(pl.Int8).to_numpy()
+        scores = group["logprob_sum"].to_numpy()
+        if len(set(labels.tolist())) < 2:
+            continue
+        fpr, tpr, thresholds = roc_curve(labels, scores)
+        frames.append(pl.DataFrame({
+            **{k: [v] * len(fpr) for k, v in zip(SCORER, key, strict=True)},
+            "fpr": fpr, "tpr": tpr, "threshold": thresholds,
+            "auc": [float(roc_auc_score(labels, scores))] * len(fpr),
+        }))
+    schema = {**{k: pl.String for k in SCORER}, "fpr": pl.Float64, "tpr": pl.Float64,
+              "threshold": pl.Float64, "auc": pl.Float64}
+    return pl.concat(frames) if frames else pl.DataFrame(schema=schema)
+
+
+def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:
+    items = with_derived(items)
+    scored = scored_items(items, scores)
+    scored = scored.filter(pl.col("logprob_sum").is_not_null())
+    if scored.is_empty():
+        raise InputError("--scores", None, "no scored German case item")
+    per_template = template_aucs(scored)
+    return [
+        Table("german_case_auc_templates", per_template,
+              "ROC AUC of sentence log-probability, grammatical sentences against case "
+              "violations, per template (restricted: only the original case assignment among "
+              "the grammatical sentences)."),
+        Table("german_case_auc", mean_sd(per_template, [*SCORER, "analysis"]),
+              "ROC AUC per scoring function: mean and sd over templates."),
+        Table("german_case_auc_violation", violation_aucs(scored),
+              "ROC AUC per violation type (the doubled case): grammatical sentences against "
+              "the violations doubling that case; mean and sd over templates."),
+        Table("german_case_animacy", animacy_aucs(items, per_template),
+              "ROC AUC by the animacy of the template's NPs (np1 np2 np3; a: animate, "
+              "i: inanimate); mean and sd over templates."),
+        Table("german_case_order", order_means(scored),
+              "Mean sentence log-probability per order of the cases in the sentence."),
+        Table("german_case_roc", roc_points(scored),
+              "ROC curve points, all templates pooled.", formats=DATA_FORMATS),
+    ]

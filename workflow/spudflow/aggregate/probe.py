@@ -1,0 +1,94 @@
+"""DepProbe (SPUD paper Tables 3–5, 14–20, App. F.6): probe metrics on original and nonce test
+sets, mean and sd over seeds, and Δ = original − nonce per probe run.
+
+A probe run is (treebank, model, baseline, distance layer, label layer, seed); its Δ on a nonce
+eval set is its original-set metric minus its metric on that set. Means and sample sds (ddof=1) go
+over every run and, for nonce rows, every nonce seed of the method (SPUD or POS-only).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from spudflow.aggregate import columns
+from spudflow.aggregate.outputs import Table
+from spudflow.core.errors import InputError
+
+RUN = ["treebank", "model", "baseline", "dist_layer", "label_layer"]
+METRICS = ("relacc", "uas", "las", "root_acc")
+DELTA_METRICS = ("relacc", "uas", "las")
+# The LM itself, as opposed to the M0 / MR / MRC baselines (null in the metrics files).
+NO_BASELINE = "none"
+
+
+def with_eval(metrics: pl.DataFrame) -> pl.DataFrame:
+    """eval: "orig" or the nonce method of eval_set ("spud/seed1" -> "spud")."""
+    is_orig = pl.col("eval_set") == columns.PROBE_ORIG_EVAL_SET
+    method = pl.col("eval_set").str.split(columns.PROBE_EVAL_SET_SEPARATOR).list.first()
+    return metrics.with_columns(
+        pl.col("treebank", "model", "eval_set").cast(pl.String),
+        pl.col("dist_layer", "label_layer").cast(pl.Int64),
+        pl.col(*METRICS).cast(pl.Float64),
+        pl.col("baseline").cast(pl.String).fill_null(NO_BASELINE),
+        pl.when(is_orig).then(pl.lit("orig")).otherwise(method).alias("eval"),
+    )
+
+
+def _run(row: dict) -> str:
+    return ", ".join(f"{k}={row[k]}" for k in [*RUN, "seed"])
+
+
+def run_deltas(metrics: pl.DataFrame) -> pl.DataFrame:
+    """Each row with its run's original-set metrics subtracted: delta_* (null on orig rows)."""
+    orig = metrics.filter(pl.col("eval") == "orig")
+    twice = orig.filter(pl.struct(*RUN, "seed").is_duplicated())
+    if twice.height:
+        row = twice.row(0, named=True)
+        raise InputError(row["source_file"], None, f"probe run {_run(row)} has more than one "
+                         "original-set row")
+    orig = orig.select(*RUN, "seed", *[pl.col(m).alias(f"orig_{m}") for m in DELTA_METRICS])
+    joined = metrics.join(orig, on=[*RUN, "seed"], how="left", nulls_equal=True)
+    missing = joined.filter(pl.col("eval") != "orig").filter(pl.col("orig_uas").is_null())
+    if missing.height:
+        row = missing.row(0, named=True)
+        raise InputError(row["source_file"], None, f"probe run {_run(row)} has a "
+                         f"{row['eval_set']!r} row but no original-set row")
+    is_nonce = pl.col("eval") != "orig"
+    return joined.with_columns([
+        pl.when(is_nonce).then(pl.col(f"orig_{m}") - pl.col(m)).alias(f"delta_{m}")
+        for m in DELTA_METRICS])
+
+
+def summary_table(metrics: pl.DataFrame) -> pl.DataFrame:
+    keys = [*RUN, "eval"]
+    aggregations = [pl.len().cast(pl.Int64).alias("n_runs")]
+    for m in METRICS:
+        aggregations += [pl.col(m).mean().alias(f"{m}_mean"),
+                         pl.col(m).std(ddof=1).alias(f"{m}_sd")]
+    for m in DELTA_METRICS:
+        aggregations += [pl.col(f"delta_{m}").mean().alias(f"delta_{m}_mean"),
+                         pl.col(f"delta_{m}").std(ddof=1).alias(f"delta_{m}_sd")]
+    table = run_deltas(metrics).group_by(keys).agg(aggregations)
+    return table.sort([*RUN, pl.col("eval") != "orig", "eval"], nulls_last=False)
+
+
+def layer_table(summary: pl.DataFrame) -> pl.DataFrame:
+    """Runs whose distance and label probes use the same layer (the layer sweep, App. F.6)."""
+    same = summary.filter(pl.col("dist_layer") == pl.col("label_layer"))
+    return same.select("treebank", "model", "baseline", pl.col("dist_layer").alias("layer"),
+                       "eval", "n_runs", "relacc_mean", "uas_mean", "las_mean",
+                       "root_acc_mean").sort(["treebank", "model", "baseline", "eval", "layer"])
+
+
+def probe_tables(metrics: pl.DataFrame) -> list[Table]:
+    metrics = with_eval(metrics)
+    summary = summary_table(metrics)
+    return [
+        Table("probe_summary", summary,
+              "DepProbe: RelAcc, UAS, LAS and root accuracy per treebank, model, baseline and "
+              "layers on the original test set and on nonce versions (Δ = original − nonce per "
+              "probe run); mean and sd over probe seeds and nonce seeds."),
+        Table("probe_layers", layer_table(summary),
+              "DepProbe metrics per layer (probes whose distance and label parts use the same "
+              "layer): means over seeds."),
+    ]

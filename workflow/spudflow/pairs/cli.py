@@ -1,0 +1,135 @@
+"""`spudflow pairs DATASET …`: build one items table (see docs/pairs.md) per call."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+SAMPLE_HELP = "keep a seeded uniform sample of N groups (default: all)"
+
+
+def _add_common(p: argparse.ArgumentParser, dataset: str | None, sample: bool = True) -> None:
+    p.add_argument("--out", type=Path, required=True, help="output items .parquet file")
+    p.add_argument("--dataset", default=dataset,
+                   help="the dataset name written in the items (default: %(default)s)")
+    if sample:
+        p.add_argument("--sample", type=_positive, metavar="N", help=SAMPLE_HELP)
+        p.add_argument("--seed", type=_non_negative, default=0,
+                       help="seed of the sample (default: 0)")
+
+
+def _at_least(minimum: int):
+    def parse(value: str) -> int:
+        number = int(value)
+        if number < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
+        return number
+    return parse
+
+
+_positive = _at_least(1)
+_non_negative = _at_least(0)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    pairs = subparsers.add_parser(
+        "pairs", help="minimal pairs and template datasets -> one items table",
+        description="Build an items table (one row per sentence to score: dataset, item_id, "
+        "group_id, sentence, words with character offsets, label, language, regions, then the "
+        "dataset's condition columns). Bad input exits 2 with FILE:LINE: message and writes "
+        "nothing.")
+    datasets = pairs.add_subparsers(dest="dataset_kind", metavar="DATASET", required=True)
+
+    p = datasets.add_parser(
+        "spud", help="original treebank sentences with their nonce versions",
+        description="One group per original sentence: the sentence (label 1) and each nonce "
+        "version (label null; method and seed from the path …/{method}/seed{N}). Words are the "
+        "treebank's surface tokens with offsets into the sentence text.")
+    p.add_argument("--orig", type=Path, required=True, help="ingested treebank directory")
+    p.add_argument("--nonce", type=Path, action="append", default=[], metavar="DIR",
+                   help="nonce treebank directory …/{method}/seed{N} (repeatable)")
+    p.add_argument("--lang", required=True, help="ISO 639-1 code of the treebank's language")
+    p.add_argument("--min-words", type=_non_negative, default=4,
+                   help="leave out sentences with fewer syntactic words (default: 4)")
+    _add_common(p, "spud", sample=False)
+    p.set_defaults(handler=run_spud)
+
+    p = datasets.add_parser(
+        "german-case", help="German case violations from templates (144 sentences each)",
+        description="Every assignment of nominative, accusative and dative to the three NPs of "
+        "a template except NNN, AAA and DDD (6 grammatical, 18 with a doubled case), each in the "
+        "6 orders of the NPs. Groups are templates.")
+    p.add_argument("--templates", type=Path, required=True, help="template TSV")
+    _add_common(p, "german_case")
+    p.set_defaults(handler=run_german_case)
+
+    p = datasets.add_parser(
+        "japanese-transitivity", help="Japanese transitive vs intransitive verb pairs",
+        description="7,495 contexts per verb pair; each context gives a group of two items "
+        "(transitive, intransitive). Groups: verb pair x context (x relative clause).")
+    p.add_argument("--lexicon", type=Path, required=True, help="verb pair TSV with counts")
+    p.add_argument("--variant", required=True, choices=("base", "rare", "longer", "relative"))
+    p.add_argument("--n-verb-pairs", type=_positive, default=50,
+                   help="how many most (rare: least) frequent pairs (default: 50)")
+    _add_common(p, None)
+    p.set_defaults(handler=run_japanese)
+
+    p = datasets.add_parser(
+        "cola", help="CoLA TSVs (source, label, mark, sentence; no header)",
+        description="One item (and group) per sentence; the split is each file's stem.")
+    p.add_argument("files", type=Path, nargs="+", help="CoLA .tsv files")
+    _add_common(p, "cola")
+    p.set_defaults(handler=run_cola)
+
+    p = datasets.add_parser(
+        "blimp", help="BLiMP paradigm files (JSON lines) -> good/bad pairs",
+        description="Each pair gives a group of two items: sentence_good (label 1) and "
+        "sentence_bad (label 0). A directory stands for its *.jsonl files.")
+    p.add_argument("paths", type=Path, nargs="+", help="paradigm .jsonl files or directories")
+    _add_common(p, "blimp")
+    p.set_defaults(handler=run_blimp)
+
+
+def _write(table, out: Path) -> None:
+    from spudflow.pairs.items import write_items
+
+    write_items(table, out)
+
+
+def run_spud(args: argparse.Namespace) -> None:
+    from spudflow.core.progress import get_logger
+    from spudflow.pairs.spud import build_spud_items
+
+    table, counts = build_spud_items(args.orig, args.nonce, args.dataset, args.lang,
+                                     args.min_words)
+    get_logger(__name__).info("%d sentences kept, %d shorter than %d words left out, %d texts "
+                              "rebuilt from forms", counts["sentences"], counts["short"],
+                              args.min_words, counts["rebuilt_text"])
+    _write(table, args.out)
+
+
+def run_german_case(args: argparse.Namespace) -> None:
+    from spudflow.pairs.german_case import build_german_case_items
+
+    _write(build_german_case_items(args.templates, args.dataset, args.sample, args.seed),
+           args.out)
+
+
+def run_japanese(args: argparse.Namespace) -> None:
+    from spudflow.pairs.japanese_transitivity import build_japanese_items
+
+    dataset = args.dataset or f"japanese_transitivity_{args.variant}"
+    _write(build_japanese_items(args.lexicon, args.variant, dataset, args.n_verb_pairs,
+                                args.sample, args.seed), args.out)
+
+
+def run_cola(args: argparse.Namespace) -> None:
+    from spudflow.pairs.cola import build_cola_items
+
+    _write(build_cola_items(args.files, args.dataset, args.sample, args.seed), args.out)
+
+
+def run_blimp(args: argparse.Namespace) -> None:
+    from spudflow.pairs.blimp import build_blimp_items
+
+    _write(build_blimp_items(args.paths, args.dataset, args.sample, args.seed), args.out)

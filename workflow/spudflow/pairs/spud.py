@@ -1,0 +1,194 @@
+"""SPUD pairs: each original treebank sentence with its nonce versions, in one group.
+
+Words are the treebank's surface tokens, i.e. the pieces that make up the sentence text: a
+multiword token counts as one word (its surface form, not its syntactic parts), empty nodes are
+left out, and every other word is its form. Their character offsets are found by walking the
+sentence's `# text` (forms separated by whitespace or, with SpaceAfter=No, by nothing); a sentence
+without text gets the text rebuilt from its forms and SpaceAfter.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+
+from spudflow.core.errors import InputError
+from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE, read_treebank
+from spudflow.pairs.items import ItemsBuilder, Region, Words
+
+CONDITIONS = [
+    ("method", pa.string()),       # "original", or the nonce method (spud, pos)
+    ("seed", pa.int32()),          # nonce seed; null for the original
+    ("sent_index", pa.int32()),
+    ("sent_id", pa.string()),
+    ("n_words", pa.int32()),       # syntactic words of the original sentence
+    ("n_replaced", pa.int32()),    # words the nonce method replaced; null for the original
+]
+
+NONCE_COLUMNS = ("orig_form", "orig_lemma", "replaced")
+NONCE_DIR = re.compile(r"^seed(\d+)$")
+
+
+@dataclass(frozen=True)
+class NonceVersion:
+    method: str
+    seed: int
+    directory: Path
+
+
+def nonce_version(directory: str | Path) -> NonceVersion:
+    """Method and seed from the path layout `…/{method}/seed{seed}/` of the nonce stage."""
+    directory = Path(directory)
+    match = NONCE_DIR.match(directory.name)
+    if not match or not directory.parent.name:
+        raise InputError(directory, None, "not a nonce treebank directory: expected a path "
+                         "ending in {method}/seed{N}")
+    return NonceVersion(directory.parent.name, int(match.group(1)), directory)
+
+
+@dataclass(frozen=True)
+class Surface:
+    """One surface token: its text, the syntactic word IDs it covers, SpaceAfter."""
+    form: str
+    first: int
+    last: int
+    space_after: bool
+
+
+def _space_after(misc: str | None) -> bool:
+    return "SpaceAfter=No" not in (misc or "").split("|")
+
+
+def surface_tokens(rows: list[dict]) -> list[Surface]:
+    """Surface tokens of one sentence's token rows (sorted by token_index)."""
+    out: list[Surface] = []
+    covered_until = 0
+    for row in rows:
+        kind = row["kind"]
+        if kind == "empty":
+            continue
+        if kind == "mwt":
+            out.append(Surface(row["form"], row["word_index"], row["mwt_end"],
+                               _space_after(row["misc"])))
+            covered_until = row["mwt_end"]
+        elif row["word_index"] > covered_until:
+            out.append(Surface(row["form"], row["word_index"], row["word_index"],
+                               _space_after(row["misc"])))
+    return out
+
+
+def rebuilt_text(tokens: list[Surface]) -> str:
+    return "".join(t.form + (" " if t.space_after else "") for t in tokens).rstrip(" ")
+
+
+def align(text: str, tokens: list[Surface]) -> list[int] | None:
+    """Start offset of every token in `text`, skipping whitespace between them; None when the
+    forms do not spell the text."""
+    starts = []
+    position = 0
+    for token in tokens:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if not text.startswith(token.form, position):
+            return None
+        starts.append(position)
+        position += len(token.form)
+    return starts if not text[position:].strip() else None
+
+
+def sentence_words(text: str | None, tokens: list[Surface]) -> tuple[str, Words, bool]:
+    """(sentence, words, aligned): the sentence text and its surface words with offsets.
+
+    aligned is False when the forms do not spell `# text` (or there is none); the sentence is then
+    the text rebuilt from the forms and SpaceAfter."""
+    starts = align(text, tokens) if text is not None else None
+    aligned = starts is not None
+    if not aligned:
+        text = rebuilt_text(tokens)
+        starts = align(text, tokens)
+    forms = [t.form for t in tokens]
+    return text, (forms, starts, [s + len(f) for s, f in zip(starts, forms, strict=True)]), aligned
+
+
+def _sentence_rows(tokens: pl.DataFrame) -> dict[int, list[dict]]:
+    columns = ["sent_index", "token_index", "kind", "word_index", "mwt_end", "form", "misc"]
+    extra = [c for c in ("replaced",) if c in tokens.columns]
+    rows: dict[int, list[dict]] = {}
+    for row in tokens.select(columns + extra).sort(["sent_index", "token_index"]).iter_rows(
+            named=True):
+        rows.setdefault(row["sent_index"], []).append(row)
+    return rows
+
+
+def _read(directory: Path, nonce: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
+    for name in (TOKENS_FILE, SENTENCES_FILE):
+        if not (directory / name).is_file():
+            raise InputError(directory / name, None, "no such file (not an ingested treebank)")
+    tokens, sentences = read_treebank(directory)
+    if nonce:
+        missing = [c for c in NONCE_COLUMNS if c not in tokens.columns]
+        if missing:
+            raise InputError(directory / TOKENS_FILE, None,
+                             f"no column(s) {', '.join(missing)}: not a nonce treebank")
+    return tokens, sentences
+
+
+def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, language: str,
+                     min_words: int = 4) -> tuple[pa.Table, dict[str, int]]:
+    """Items of one treebank split: the original sentences and every nonce version of them.
+
+    Returns the table and counts (sentences kept, left out as short, rebuilt texts)."""
+    versions = [nonce_version(d) for d in nonce_dirs]
+    keys = [(v.method, v.seed) for v in versions]
+    if len(set(keys)) != len(keys):
+        raise InputError(nonce_dirs[0], None, "the same method and seed given twice")
+    tokens, sentences = _read(Path(orig_dir), nonce=False)
+    orig_rows = _sentence_rows(tokens)
+    nonce_data = []
+    for version in versions:
+        n_tokens, n_sentences = _read(version.directory, nonce=True)
+        if n_sentences.get_column("sent_index").to_list() != sentences.get_column(
+                "sent_index").to_list() or n_sentences.get_column("sent_id").to_list() != \
+                sentences.get_column("sent_id").to_list():
+            raise InputError(version.directory / SENTENCES_FILE, None,
+                             f"its sentences differ from those of {orig_dir}")
+        texts = dict(zip(n_sentences.get_column("sent_index").to_list(),
+                         n_sentences.get_column("text").to_list(), strict=True))
+        nonce_data.append((version, _sentence_rows(n_tokens), texts))
+
+    builder = ItemsBuilder(dataset, language, CONDITIONS)
+    counts = {"sentences": 0, "short": 0, "rebuilt_text": 0}
+    for sent in sentences.select("sent_index", "sent_id", "text", "n_words").iter_rows(
+            named=True):
+        index, n_words = sent["sent_index"], sent["n_words"]
+        if n_words < min_words:
+            counts["short"] += 1
+            continue
+        counts["sentences"] += 1
+        key = sent["sent_id"] if sent["sent_id"] is not None else f"#{index}"
+        group = f"{dataset}:{key}"
+        common = {"sent_index": index, "sent_id": sent["sent_id"], "n_words": n_words}
+        text, words, aligned = sentence_words(sent["text"], surface_tokens(orig_rows[index]))
+        counts["rebuilt_text"] += not aligned
+        builder.add(f"{group}:original", group, text, 1, words=words, method="original",
+                    seed=None, n_replaced=None, **common)
+        for version, rows_by_sentence, texts in nonce_data:
+            rows = rows_by_sentence.get(index, [])
+            surface = surface_tokens(rows)
+            text, words, aligned = sentence_words(texts[index], surface)
+            counts["rebuilt_text"] += not aligned
+            replaced_words = {r["word_index"] for r in rows if r["kind"] == "word"
+                              and r["replaced"]}
+            regions = [Region("replaced", start, end) for token, start, end in
+                       zip(surface, words[1], words[2], strict=True)
+                       if any(token.first <= w <= token.last for w in replaced_words)]
+            # Nonce sentences are built to keep the syntax, but whether they stay grammatical
+            # is what the experiments ask: no label is claimed.
+            builder.add(f"{group}:{version.method}:seed{version.seed}", group, text, None,
+                        regions=regions, words=words, method=version.method,
+                        seed=version.seed, n_replaced=len(replaced_words), **common)
+    return builder.table(), counts
