@@ -20,7 +20,7 @@ rule table_treebank_stats:
         mem_mb=1000,
         runtime=5,
     conda:
-        "../envs/core.yaml"
+        "../envs/stats.yaml"
     shell:
         "spudflow table-treebank-stats {input.stats:q} --out {params.stem} 2> {log:q}"
 
@@ -43,7 +43,7 @@ rule table_nonce_replacements:
         mem_mb=1000,
         runtime=5,
     conda:
-        "../envs/core.yaml"
+        "../envs/stats.yaml"
     shell:
         "spudflow table-collect {input.tables:q} --out {params.stem:q}"
         " --caption {params.caption:q} 2> {log:q}"
