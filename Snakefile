@@ -12,6 +12,7 @@ validate(config, "config/schema.yaml")
 
 include: "rules/common.smk"
 include: "rules/ingest.smk"
+include: "rules/scoring.smk"
 include: "rules/aggregate.smk"
 
 

@@ -19,6 +19,9 @@ from spudflow.core.progress import get_logger
 
 log = get_logger(__name__)
 
+# Largest share of a batch's tokens that may be padding.
+MAX_PADDING = 0.1
+
 # forward(input_ids (B, L), attention_mask (B, L), flat_positions (N,), targets (N,)) -> (N,)
 # values for the gathered positions (flat position = row * L + column).
 Forward = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
@@ -60,9 +63,7 @@ class BatchRunner:
         remaining = Counter(row.owner for row in rows)
         start = 0
         while start < len(order):
-            longest = len(rows[order[start]].input_ids)
-            size = max(1, self.batch_tokens // longest)
-            batch = [rows[i] for i in order[start:start + size]]
+            batch = self._next_batch(rows, order, start)
             self._run_halving(batch, results)
             finished = 0
             for row in batch:
@@ -71,6 +72,21 @@ class BatchRunner:
             if bar is not None and finished:
                 bar.update(finished)
             start += len(batch)
+
+    def _next_batch(self, rows: list[Row], order: list[int], start: int) -> list[Row]:
+        """Rows from order[start:] (longest first) while the padded size stays within the
+        budget and padding within MAX_PADDING of it: a batch never mixes very different
+        lengths, which would waste most of its compute on padding."""
+        longest = len(rows[order[start]].input_ids)
+        size = max(1, self.batch_tokens // longest)
+        batch, real = [], 0
+        for i in order[start:start + size]:
+            length = len(rows[i].input_ids)
+            if batch and real + length < (1 - MAX_PADDING) * longest * (len(batch) + 1):
+                break
+            batch.append(rows[i])
+            real += length
+        return batch
 
     def _run_halving(self, batch: list[Row], results: list[np.ndarray]) -> None:
         try:
