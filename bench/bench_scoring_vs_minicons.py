@@ -162,18 +162,20 @@ def bench_masked(args, texts, device):
     ours = MaskedScorer(tokenizer, model, device, args.batch_tokens)
     theirs = MaskedLMScorer(model, device=str(device), tokenizer=tokenizer)
     time_ours(ours, items[:2], "pppl")  # warm-up
+    methods = [("pppl", "original"), ("pppl_l2r", "within_word_l2r")][:2 if args.l2r else 1]
     results = []
-    for method, metric in (("pppl", "original"), ("pppl_l2r", "within_word_l2r"))[
-            :2 if args.l2r else 1]:
+    for method, metric in methods:
         ours_s, ours_scores = time_ours(ours, items, method)
-        theirs_s, theirs_scores = time_minicons(theirs, sentences, args.minicons_batch,
-                                                PLL_metric=metric)
-        results.append(compare(
-            f"masked {method}", ours_scores, theirs_scores, ours_s, theirs_s, len(sentences),
-            {"vocab": 120_000, "model": "BERT-base config, random weights",
-             "minicons_batch_sentences": args.minicons_batch,
-             "spudflow_batch_tokens": ours.runner.batch_tokens, "device": str(device),
-             "threads": torch.get_num_threads()}))
+        for batch in args.minicons_batch:
+            theirs_s, theirs_scores = time_minicons(theirs, sentences, batch,
+                                                    PLL_metric=metric)
+            results.append(compare(
+                f"masked {method}", ours_scores, theirs_scores, ours_s, theirs_s,
+                len(sentences),
+                {"vocab": 120_000, "model": "BERT-base config, random weights",
+                 "minicons_batch_sentences": batch,
+                 "spudflow_batch_tokens": ours.runner.batch_tokens, "device": str(device),
+                 "threads": torch.get_num_threads()}))
     return results
 
 
@@ -189,30 +191,38 @@ def bench_causal(args, texts, device):
     theirs = IncrementalLMScorer(model, device=str(device), tokenizer=tokenizer)
     time_ours(ours, items[:2], "ppl")  # warm-up
     ours_s, ours_scores = time_ours(ours, items, "ppl")
-    theirs_s, theirs_scores = time_minicons(theirs, sentences, args.minicons_batch,
-                                            bos_token=True)
-    return [compare("causal ppl", ours_scores, theirs_scores, ours_s, theirs_s, len(sentences),
-                    {"vocab": 50_257, "model": "GPT-2-small config, random weights",
-                     "minicons_batch_sentences": args.minicons_batch,
-                     "spudflow_batch_tokens": ours.runner.batch_tokens, "device": str(device),
-                     "threads": torch.get_num_threads()})]
+    results = []
+    for batch in args.minicons_batch:
+        theirs_s, theirs_scores = time_minicons(theirs, sentences, batch, bos_token=True)
+        results.append(compare(
+            "causal ppl", ours_scores, theirs_scores, ours_s, theirs_s, len(sentences),
+            {"vocab": 50_257, "model": "GPT-2-small config, random weights",
+             "minicons_batch_sentences": batch,
+             "spudflow_batch_tokens": ours.runner.batch_tokens, "device": str(device),
+             "threads": torch.get_num_threads()}))
+    return results
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--masked-sentences", type=int, default=100)
     parser.add_argument("--causal-sentences", type=int, default=200)
-    parser.add_argument("--minicons-batch", type=int, default=4,
-                        help="sentences per minicons call (its masked copies all go in one "
-                             "forward pass, with full-vocabulary logits at every position)")
+    parser.add_argument("--minicons-batch", default="1,4",
+                        type=lambda text: [int(b) for b in text.split(",")],
+                        help="sentences per minicons call, comma-separated to time several "
+                             "(default 1,4); all masked copies of a call go through the model "
+                             "in one pass, with full-vocabulary logits at every position")
     parser.add_argument("--batch-tokens", type=int, default=None,
                         help="spudflow's token budget (default: its own)")
     parser.add_argument("--l2r", action="store_true", help="also bench pppl_l2r")
     parser.add_argument("--only", choices=["masked", "causal"])
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, help="torch CPU threads (default: torch's)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     PreTrainedTokenizerBase.batch_encode_plus = lambda self, *a, **k: self(*a, **k)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     device = torch.device(args.device)
     texts = ewt_texts("dev") + ewt_texts("test")
     results = []

@@ -9,7 +9,7 @@ import functools
 import numpy as np
 import pytest
 import torch
-from scoring_models import TOKENIZER_KINDS, edge_case_items, tiny_model_dir
+from scoring_models import TOKENIZER_KINDS, edge_case_items, make_item, tiny_model_dir
 from spudflow.scoring.scorers import load_scorer
 from transformers import (
     AutoModelForCausalLM,
@@ -150,3 +150,26 @@ def test_bfloat16_model_is_close_to_fp32_reference():
         assert got.dtype == np.float64
         np.testing.assert_allclose(got, reference_scores("masked", "pppl", directory, item),
                                    atol=0.25)
+
+
+@pytest.mark.parametrize(("kind", "tokenizer_kind", "method"), CASES)
+def test_region_variant_equals_the_full_method_on_region_tokens(kind, tokenizer_kind, method):
+    """M_region scores only region tokens (masking only those, or stopping a causal input after
+    the region) and gets the same values as M for them."""
+    items = [
+        make_item("verb", "The dogs were barking loudly.", ["The", "dogs", "were", "barking",
+                                                            "loudly", "."],
+                  regions=[("verb", "were barking")]),
+        make_item("first", "Supercalifragilistic postmen!", ["Supercalifragilistic", "postmen",
+                                                             "!"], regions=[("noun", "Super")]),
+        make_item("none", "A", ["A"]),
+    ]
+    scorer = load_scorer(kind, str(tiny_model_dir(kind, tokenizer_kind)), device="cpu",
+                         batch_tokens=64)
+    encoded = scorer.encode(items)
+    full = scorer.score(encoded, method, [list(range(e.n_tokens)) for e in encoded])
+    wanted = [e.tokens_in_any_region() for e in encoded]
+    assert wanted[0] and wanted[1] and not wanted[2]
+    region = scorer.score(encoded, method, wanted)
+    for all_scores, tokens, region_scores in zip(full, wanted, region, strict=True):
+        np.testing.assert_allclose(region_scores, all_scores[tokens], atol=2e-5, rtol=0)

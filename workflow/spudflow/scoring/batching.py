@@ -8,6 +8,7 @@ halved and retried, and the budget for the remaining batches is halved too.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,18 @@ class BatchStats:
     padded_tokens: int = 0
     real_tokens: int = 0
     halvings: int = 0
+
+    def since(self, earlier: BatchStats) -> BatchStats:
+        return BatchStats(*(getattr(self, f.name) - getattr(earlier, f.name)
+                            for f in dataclasses.fields(self)))
+
+    def describe(self) -> str:
+        if not self.batches:
+            return "no batches"
+        padding = 1 - self.real_tokens / max(self.padded_tokens, 1)
+        return (f"{self.batches} batches, {self.rows / self.batches:.1f} rows and "
+                f"{self.padded_tokens / self.batches:.0f} padded tokens per batch, "
+                f"{padding:.1%} padding, {self.halvings} out-of-memory halvings")
 
 
 class BatchRunner:

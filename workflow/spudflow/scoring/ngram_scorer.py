@@ -41,6 +41,6 @@ class NgramScorer:
             results.append(np.array(
                 [self.model.logprob(method, self.model.history(words, i), words[i])
                  for i in wanted], dtype=np.float64))
-            if bar is not None:
+            if bar is not None and wanted:
                 bar.update(1)
         return results

@@ -8,6 +8,7 @@ partial folder is removed.
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 import time
 from collections import Counter
@@ -99,6 +100,8 @@ def score_shard(job: Job, shard: Sequence[Item], label: str) -> tuple[pa.Table, 
         region_only = is_region_method(method)
         targets = [e.tokens_in_any_region() if region_only else list(range(e.n_tokens))
                    for e in scorable]
+        runner = getattr(job.scorer, "runner", None)
+        before = dataclasses.replace(runner.stats) if runner else None
         started = time.perf_counter()
         bar = progress_bar(sum(1 for t in targets if t), f"{job.model_name} {method} {label}",
                            unit="item")
@@ -109,6 +112,8 @@ def score_shard(job: Job, shard: Sequence[Item], label: str) -> tuple[pa.Table, 
         log.info("%s %s: %d items, %d tokens in %.1f s (%.1f items/s, %.0f tokens/s)", label,
                  method, len(scorable), n_tokens, seconds, len(scorable) / max(seconds, 1e-9),
                  n_tokens / max(seconds, 1e-9))
+        if runner:
+            log.info("%s %s: %s", label, method, runner.stats.since(before).describe())
         by_item = {id(e): (t, s) for e, t, s in zip(scorable, targets, scores, strict=True)}
         for sentence in encoded:
             if sentence.skipped:
