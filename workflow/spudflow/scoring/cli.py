@@ -167,11 +167,32 @@ def run_key(args: argparse.Namespace, name: str, methods: list[str]) -> str:
     def file_hash(path: Path) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else str(path)
 
-    state = {"input": file_hash(args.input), "model": args.model, "name": name,
+    state = {"input": file_hash(args.input), "model": args.model,
+             "model_files": model_fingerprint(args.model), "name": name,
              "gguf": args.gguf_file, "kind": args.kind, "methods": methods, "dtype": args.dtype,
              "lang": args.lang, "languages": args.languages, "shard_size": args.shard_size,
              "unigram": [file_hash(p) for p in args.unigram], "version": __version__}
     return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def model_fingerprint(model: str) -> list:
+    """Size and modification time of every file of a local model (or `pypi:` package), so that
+    shards of an interrupted job are not reused after the model was rebuilt."""
+    from spudflow.scoring.sources import PACKAGE_PREFIX, package_directory
+
+    try:
+        root = (package_directory(model[len(PACKAGE_PREFIX):]) if model.startswith(PACKAGE_PREFIX)
+                else Path(model))
+    except InputError:
+        return []
+    if root.is_file():
+        files = [root]
+    elif root.is_dir():
+        files = sorted(p for p in root.rglob("*") if p.is_file())
+    else:  # a hub id
+        files = []
+    return [(p.name if p == root else p.relative_to(root).as_posix(), p.stat().st_size,
+             p.stat().st_mtime_ns) for p in files]
 
 
 def run_ngram_train(args: argparse.Namespace) -> None:
