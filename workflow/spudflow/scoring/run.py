@@ -70,7 +70,8 @@ def run_job(job: Job, items: Sequence[Item]) -> None:
                       out.path(job.out_dir / TOKEN_SCORES_FILE))
         write_parquet(pa.concat_tables(pq.read_table(i) for _, i in paths),
                       out.path(job.out_dir / ITEM_SCORES_FILE))
-    shutil.rmtree(partial, ignore_errors=True)
+    for stale in job.out_dir.glob(".partial-*"):  # this job's, and any left by other settings
+        shutil.rmtree(stale, ignore_errors=True)
 
 
 def write_empty(out_dir: Path) -> None:
