@@ -20,6 +20,12 @@ def progress(items: Iterable[T], desc: str, total: int | None = None,
                      mininterval=2.0, dynamic_ncols=True))
 
 
+def progress_bar(total: float, desc: str, unit: str = "it") -> tqdm:
+    """A bar updated by hand (`bar.update(n)`), for work that is not one loop over items."""
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, mininterval=2.0,
+                disable=None if sys.stderr.isatty() else False, dynamic_ncols=True)
+
+
 def get_logger(name: str) -> logging.Logger:
     logger = logging.getLogger(name)
     if not logging.getLogger().handlers:

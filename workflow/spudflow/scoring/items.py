@@ -1,0 +1,123 @@
+"""The sentences to score: an items Parquet file (the pairs stage's ITEMS schema) or a plain text
+file with one sentence per line, whose words come from the language's blank spaCy tokenizer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from spudflow.core.errors import InputError
+
+# Columns of the ITEMS schema that scoring reads; the others are carried by the pairs stage only.
+REQUIRED_COLUMNS = ("item_id", "sentence", "words", "word_starts", "word_ends")
+
+
+@dataclass(frozen=True)
+class Region:
+    name: str
+    start: int  # character offsets into the sentence, end exclusive
+    end: int
+
+
+@dataclass(frozen=True)
+class Item:
+    """One sentence to score, with its words and named regions as character spans."""
+
+    item_id: str
+    sentence: str
+    words: tuple[str, ...]
+    word_starts: tuple[int, ...]
+    word_ends: tuple[int, ...]
+    regions: tuple[Region, ...]
+    language: str | None
+
+
+def load_items(path: Path, lang: str) -> list[Item]:
+    """Items of an items Parquet file (`.parquet`) or of a text file (anything else)."""
+    if not path.is_file():
+        raise InputError(path, None, "no such file")
+    if path.suffix == ".parquet":
+        return _parquet_items(path)
+    return _text_items(path, lang)
+
+
+def _parquet_items(path: Path) -> list[Item]:
+    try:
+        df = pl.read_parquet(path)
+    except Exception as error:  # noqa: BLE001 - any unreadable file is bad input
+        raise InputError(path, None, f"not a readable Parquet file: {error}") from None
+    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
+    if missing:
+        raise InputError(path, None, f"items table lacks columns {missing}")
+    regions = df.get_column("regions").to_list() if "regions" in df.columns else [None] * len(df)
+    languages = (df.get_column("language").to_list() if "language" in df.columns
+                 else [None] * len(df))
+    items, seen = [], set()
+    rows = zip(*(df.get_column(c).to_list() for c in REQUIRED_COLUMNS), regions, languages,
+               strict=True)
+    for row_number, (item_id, sentence, words, starts, ends, spans, language) in enumerate(rows, 1):
+        item = Item(
+            item_id=str(item_id), sentence=sentence or "", words=tuple(words or ()),
+            word_starts=tuple(starts or ()), word_ends=tuple(ends or ()),
+            regions=tuple(Region(r["name"], r["start"], r["end"]) for r in spans or ()),
+            language=language)
+        problem = _item_problem(item)
+        if item.item_id in seen:
+            problem = "duplicate item_id"
+        if problem:
+            raise InputError(path, row_number, f"item {item.item_id!r}: {problem}")
+        seen.add(item.item_id)
+        items.append(item)
+    return items
+
+
+def _item_problem(item: Item) -> str | None:
+    """What is wrong with an item's words and regions, or None."""
+    n = len(item.words)
+    if not len(item.word_starts) == len(item.word_ends) == n:
+        return "words, word_starts and word_ends differ in length"
+    previous_end = 0
+    for i, (word, start, end) in enumerate(zip(item.words, item.word_starts, item.word_ends,
+                                               strict=True)):
+        if not previous_end <= start < end <= len(item.sentence):
+            return f"word {i} has offsets [{start}, {end}) out of order or outside the sentence"
+        if item.sentence[start:end] != word:
+            return f"word {i} is {word!r} but its offsets cover {item.sentence[start:end]!r}"
+        previous_end = end
+    for region in item.regions:
+        if not 0 <= region.start < region.end <= len(item.sentence):
+            return f"region {region.name!r} has offsets [{region.start}, {region.end}) outside " \
+                   "the sentence"
+    return None
+
+
+def _text_items(path: Path, lang: str) -> list[Item]:
+    """One item per non-blank line (the line exactly, without its line end); item_id is the
+    1-based line number."""
+    nlp = blank_pipeline(lang)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise InputError(path, None, f"not UTF-8 text: {error}") from None
+    items = []
+    for line_number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        words = [t for t in nlp.make_doc(line) if not t.is_space]
+        items.append(Item(
+            item_id=str(line_number), sentence=line, words=tuple(t.text for t in words),
+            word_starts=tuple(t.idx for t in words),
+            word_ends=tuple(t.idx + len(t.text) for t in words), regions=(), language=lang))
+    return items
+
+
+def blank_pipeline(lang: str):
+    """spaCy's rule-based tokenizer for LANG (no trained pipeline needed)."""
+    import spacy
+
+    try:
+        return spacy.blank(lang)
+    except Exception as error:  # noqa: BLE001 - unknown language or a missing tokenizer backend
+        raise InputError("--lang", None, f"spaCy has no tokenizer for {lang!r}: {error}") from None

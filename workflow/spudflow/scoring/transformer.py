@@ -1,0 +1,119 @@
+"""Loading transformers models and what every transformer scorer shares."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from spudflow.core.errors import InputError
+from spudflow.core.progress import get_logger
+from spudflow.scoring.batching import BatchRunner, Row
+from spudflow.scoring.sources import ModelSource
+
+log = get_logger(__name__)
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+# Padded tokens per batch when --batch-tokens is not given.
+DEFAULT_BATCH_TOKENS = {"cpu": 4096, "cuda": 16384}
+
+
+def pick_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise InputError("--device", None, f"{device} requested but CUDA is not available")
+    try:
+        return torch.device(device)
+    except RuntimeError as error:
+        raise InputError("--device", None, str(error)) from None
+
+
+def pick_dtype(dtype: str, device: torch.device) -> torch.dtype:
+    """`auto`: bfloat16 on a GPU that supports it, float32 otherwise."""
+    if dtype == "auto":
+        if device.type == "cuda" and torch.cuda.is_bf16_supported():
+            return torch.bfloat16
+        return torch.float32
+    if dtype not in DTYPES:
+        raise InputError("--dtype", None, f"unknown dtype {dtype!r} (auto, {', '.join(DTYPES)})")
+    return DTYPES[dtype]
+
+
+def auto_class(kind: str):
+    import transformers
+
+    return {"causal": transformers.AutoModelForCausalLM,
+            "masked": transformers.AutoModelForMaskedLM,
+            "electra": transformers.AutoModelForPreTraining}[kind]
+
+
+def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: torch.device,
+                    trust_remote_code: bool):
+    """(tokenizer, model) of a source; anything that cannot be loaded is bad input (exit 2)."""
+    from transformers import AutoTokenizer
+
+    options = {"trust_remote_code": trust_remote_code}
+    if source.gguf_file:
+        options["gguf_file"] = source.gguf_file
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source.location, **options)
+        model = auto_class(kind).from_pretrained(source.location, dtype=dtype, **options)
+    except Exception as error:  # noqa: BLE001 - whatever transformers raises, it is bad input
+        reason = " ".join(str(error).split())[:300]
+        raise InputError(source.describe(), None,
+                         f"cannot load a {kind} model: {type(error).__name__}: {reason}") from None
+    if not getattr(tokenizer, "is_fast", False):
+        raise InputError(source.describe(), None,
+                         "needs a fast tokenizer (character offsets); none could be built")
+    if kind == "electra" and not hasattr(model, "discriminator_predictions"):
+        raise InputError(source.describe(), None,
+                         f"is not an ELECTRA discriminator ({type(model).__name__})")
+    return tokenizer, model.to(device).eval()
+
+
+def max_input_length(model, tokenizer) -> int | None:
+    """Longest input the model takes: its position table, or the tokenizer's limit if smaller
+    (RoBERTa-style models reserve positions for padding)."""
+    limits = []
+    config = model.config.get_text_config() if hasattr(model.config, "get_text_config") \
+        else model.config
+    for name in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 0:
+            limits.append(value)
+            break
+    if isinstance(tokenizer.model_max_length, int) and tokenizer.model_max_length < 1_000_000:
+        limits.append(tokenizer.model_max_length)
+    return min(limits) if limits else None
+
+
+class TransformerScorer:
+    """Shared part of the causal, masked and ELECTRA scorers: model, tokenizer, batching."""
+
+    kind = ""
+
+    def __init__(self, tokenizer, model, device: torch.device, batch_tokens: int | None):
+        self.tokenizer = tokenizer
+        self.model = model
+        self.device = device
+        self.max_length = max_input_length(model, tokenizer)
+        budget = batch_tokens or DEFAULT_BATCH_TOKENS.get(device.type, 4096)
+        pad_id = tokenizer.pad_token_id
+        if pad_id is None:  # padded positions are masked out, any id will do
+            pad_id = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+        self.runner = BatchRunner(self.forward(), pad_id=pad_id,
+                                  mask_id=tokenizer.mask_token_id, device=device,
+                                  batch_tokens=budget)
+
+    def forward(self):
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return (f"{type(self.model).__name__} on {self.device} in "
+                f"{str(self.model.dtype).removeprefix('torch.')}, max input "
+                f"{self.max_length} tokens, batches of up to {self.runner.batch_tokens} tokens")
+
+    def run_rows(self, rows: list[Row], sizes: list[int], bar) -> list[np.ndarray]:
+        results = [np.full(n, np.nan) for n in sizes]
+        self.runner.run(rows, results, bar)
+        return results
