@@ -225,16 +225,16 @@ def japanese_inputs(root: Path, seed: int = 0,
                         "sentence": prefix + verb + "。",
                         "label": (1 if kind == "transitive" else 0) if obligatory else None,
                         "regions": [{"name": "verb", "start": start, "end": start + len(verb)}],
-                        "transitivity": kind, "verb_pair": verb_pair,
-                        "condition": "obligatory" if obligatory else "ambiguous",
-                        "order": "-".join(x[-1] for x in args) or "none", "args": args,
+                        "verb_form": kind, "verb_pair": verb_pair,
+                        "context_label": "obligatory" if obligatory else "ambiguous",
+                        "order": "-".join(x[-1] for x in args) or "none", "arguments": args,
                         "adverbial": adverbial,
                     })
     items = items_frame(rows, dataset, "ja")
     items_path = write(items, root / "results" / "items" / f"{dataset}.parquet")
     ids = items["item_id"].to_list()
-    transitive = (items["transitivity"] == "transitive").to_numpy()
-    has_wo = items["args"].list.eval(pl.element().str.ends_with("を")).list.any().to_numpy()
+    transitive = (items["verb_form"] == "transitive").to_numpy()
+    has_wo = items["arguments"].list.eval(pl.element().str.ends_with("を")).list.any().to_numpy()
     n_tokens = np.full(len(ids), 7)
     frames = []
     for model, method, region, effect in (("bert", "pppl", None, 1.0),

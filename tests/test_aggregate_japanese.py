@@ -22,8 +22,8 @@ def japanese(tmp_path, run_cli):
     assert code == 0, err
     frame = pl.read_parquet(items).join(pl.concat([pl.read_parquet(p) for p in scores]),
                                         on="item_id")
-    transitive = frame.filter(pl.col("transitivity") == "transitive")
-    intransitive = frame.filter(pl.col("transitivity") == "intransitive").select(
+    transitive = frame.filter(pl.col("verb_form") == "transitive")
+    intransitive = frame.filter(pl.col("verb_form") == "intransitive").select(
         "group_id", "model", "method", "region", pl.col("logprob_sum").alias("other"))
     pairs = transitive.join(intransitive, on=["group_id", "model", "method", "region"],
                             nulls_equal=True)
@@ -45,8 +45,8 @@ def test_accuracy_and_transitive_preference(japanese):
     assert table.select("model", "method", "region").rows() == list(MODES)
     for row in table.iter_rows(named=True):
         mode = _mode(pairs, row["model"], row["method"], row["region"])
-        obligatory = mode.filter(pl.col("condition") == "obligatory")["choice"]
-        ambiguous = mode.filter(pl.col("condition") == "ambiguous")["choice"]
+        obligatory = mode.filter(pl.col("context_label") == "obligatory")["choice"]
+        ambiguous = mode.filter(pl.col("context_label") == "ambiguous")["choice"]
         assert row["n_obligatory"] == obligatory.len() == 48
         assert row["n_ambiguous"] == ambiguous.len() == 24
         assert row["accuracy_obligatory"] == pytest.approx(obligatory.mean())
@@ -78,7 +78,7 @@ def _one_hot(mode):
             if len(set(values)) > 1:
                 columns.append([float(v == value) for v in values])
                 names.append(f"{column}={value}")
-    args = mode["args"].to_list()
+    args = mode["arguments"].to_list()
     for argument in sorted({a for row in args for a in row}):
         column = [float(argument in row) for row in args]
         if 0 < sum(column) < len(column):
@@ -116,7 +116,7 @@ def test_a_group_with_two_transitive_sentences_is_bad_input(tmp_path, run_cli):
     frame = pl.read_parquet(items)
     first = frame["group_id"][0]
     frame.with_columns(pl.when(pl.col("group_id") == first).then(pl.lit("transitive"))
-                       .otherwise(pl.col("transitivity")).alias("transitivity")).write_parquet(items)
+                       .otherwise(pl.col("verb_form")).alias("verb_form")).write_parquet(items)
     out = tmp_path / "tables"
     code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores,
                            "--out-dir", out)

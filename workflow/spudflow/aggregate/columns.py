@@ -32,14 +32,14 @@ GERMAN_CASE_ITEMS = {
     "animacy": "animacy",          # per sentence position, e.g. "110" (null without animacy data)
 }
 JAPANESE_ITEMS = {
-    "transitivity": "transitivity",  # "transitive" | "intransitive": which verb of the pair
+    "transitivity": "verb_form",  # "transitive" | "intransitive": which verb of the pair
     "verb_pair": "verb_pair",
-    "condition": "condition",        # "obligatory" | "ambiguous"
+    "condition": "context_label",        # "obligatory" | "ambiguous"
     "order": "order",
-    "args": "args",                  # argument + particle per argument (list<str> or str)
+    "args": "arguments",                  # argument + particle per argument (list<str> or str)
     "adverbial": "adverbial",
     "relative_clause": "relative_clause",
-    "relative_position": "relative_position",
+    "relative_position": "relative_argument",
 }
 # Japanese columns that may be absent (base, rare and longer datasets have no relative clauses).
 JAPANESE_OPTIONAL = ("adverbial", "relative_clause", "relative_position")

@@ -49,6 +49,8 @@ CONDITIONS = [
     ("n_arguments", pa.int8()),
     ("particles", pa.string()),         # particles in sentence order, e.g. "がを"; "" when none
     ("context", pa.string()),           # the context before the verb, without prefix or clause
+    ("order", pa.string()),             # constituent order, e.g. "が-adv-を" ("" when none)
+    ("arguments", pa.list_(pa.string())),  # noun + particle per argument, sentence order
     ("prefix", pa.string()),            # longer: the prefix; otherwise null
     ("relative_clause", pa.string()),   # relative: the clause; otherwise null
     ("relative_argument", pa.int8()),   # relative: 0-based argument (sentence order) it modifies
@@ -84,6 +86,11 @@ class Context:
         if self.adverbial is not None and self.adverbial_slot == len(self.arguments):
             parts.append(("adverbial", self.adverbial))
         return parts
+
+    @property
+    def order(self) -> str:
+        """Constituent order: each argument by its particle, the adverbial as `adv`."""
+        return "-".join("adv" if kind == "adverbial" else text[-1] for kind, text in self.parts())
 
     @property
     def text(self) -> str:
@@ -145,7 +152,8 @@ def _add_pair(builder: ItemsBuilder, group: str, rank: int, pair: VerbPair, cont
             verb_pair=pair.id, pair_rank=rank, pair_count=pair.count, verb_form=form,
             verb=verb, context_index=context.index, context_label=context.label,
             adverbial=context.adverbial, n_arguments=len(context.arguments),
-            particles=context.particles, context=context.text, prefix=prefix,
+            particles=context.particles, context=context.text, order=context.order,
+            arguments=[noun + particle for noun, particle in context.arguments], prefix=prefix,
             relative_clause=None if clause is None else clause[1],
             relative_argument=None if clause is None else clause[0])
 
