@@ -11,8 +11,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from aggregate_inputs import assert_table_files
 from workflow_helpers import copy_workflow, run_workflow
+
+from aggregate_inputs import assert_table_files
 
 TABLES = ("treebank_stats", "nonce_replacement_ratio", "nonce_type_token_ratio",
           "nonce_replacements", "spud_ratio_summary", "spud_wilcoxon", "spud_extremes",
