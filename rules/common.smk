@@ -438,11 +438,15 @@ def score_outputs(dataset, model):
             for name in ("token_scores", "item_scores")]
 
 
-def scoring_outputs():
-    return [path for dataset in scoring_datasets() for model in scoring_models()
-            for path in score_outputs(dataset, model)]
-
-
 def scoring_jobs():
-    """(dataset, model) of every scoring job; the aggregate stage reads their item_scores."""
-    return [(dataset, model) for dataset in scoring_datasets() for model in scoring_models()]
+    """(dataset, model) of every scoring job: every dataset for every model, or the model's own
+    `datasets:` list when it has one. The aggregate stage reads their item_scores."""
+    jobs = []
+    for model in scoring_models():
+        only = model_config(model).get("datasets")
+        jobs += [(d, model) for d in scoring_datasets() if only is None or d in only]
+    return jobs
+
+
+def scoring_outputs():
+    return [path for dataset, model in scoring_jobs() for path in score_outputs(dataset, model)]

@@ -118,6 +118,31 @@ def test_changed_rule_parameter_reruns_that_rule_and_dependents(rerun):
     assert planned_jobs(workdir) == full.downstream(ingest_jobs)
 
 
+def test_added_model_and_changed_model_parameter(rerun):
+    """Scenario 2: a model added to the config adds only its scoring jobs (and the tables that
+    read them). Scenario 3: a changed scoring parameter of one model reruns only that model's
+    scoring and the tables using it; the other model's scores stay."""
+    workdir, _ = rerun
+    update_config(workdir, lambda config: config["models"].update(tiny_addk={
+        "source": "results/ngram/tiny_en.parquet", "kind": "ngram", "methods": ["addk"]}))
+    full = plan(workdir, forceall=True)
+    added = {j for j in full.jobs if ("model", "tiny_addk") in j[1]}
+    assert added and {j[0] for j in added} == {"score"}
+    planned = planned_jobs(workdir)
+    assert planned == full.downstream(added)
+    assert not [j for j in planned if ("model", "tiny_trigram") in j[1]]
+    run_workflow(workdir)
+
+    update_config(workdir, lambda config: config["models"]["tiny_addk"].update(
+        methods=["addk", "kn"]))
+    full = plan(workdir, forceall=True)
+    changed = {j for j in full.jobs if ("model", "tiny_addk") in j[1]}
+    planned = planned_jobs(workdir)
+    assert planned == full.downstream(changed)
+    assert {j[0] for j in planned} - {"score"} <= {j[0] for j in full.jobs
+                                                    if j[0].startswith(("table_", "figure_"))}
+
+
 def stages_with_rules():
     return sorted(
         p.name

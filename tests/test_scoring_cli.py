@@ -276,3 +276,24 @@ def test_bad_items_exit_2(tmp_path, capsys):
         f"{path}:2: item 'x': word 1 is 'cat' but its offsets cover 'cat.'")
     assert score([tmp_path / "missing.parquet", "--model", "x", "--kind", "masked", "--method",
                   "pppl", "--out", tmp_path / "out"]) == 2
+
+
+def test_spans_sharing_a_name_are_one_region(tmp_path, unigram_file):
+    """Every replaced word of a nonce sentence is a `replaced` span: one row sums them all."""
+    words = ["The", "cat", "sat", "on", "the", "mat", "."]
+    item = make_item("n1", "The cat sat on the mat.", words,
+                     regions=[("replaced", "cat"), ("replaced", "mat")])
+    items = write_items(tmp_path / "items.parquet", [item])
+    model = tmp_path / "lm.parquet"
+    NgramModel.train([s.split() for s in ["The cat sat on the mat .", "a cat"]], order=2,
+                     lang="en").save(model)
+    out = tmp_path / "out"
+    assert score([items, "--model", model, "--kind", "ngram", "--method", "addk", "--out", out,
+                  "--name", "ng"]) == 0
+    scores = pl.read_parquet(out / "item_scores.parquet")
+    replaced = scores.filter(pl.col("region") == "replaced")
+    assert replaced.height == 1
+    tokens = pl.read_parquet(out / "token_scores.parquet")
+    expected = tokens.filter(pl.col("token").is_in(["cat", "mat"]))["logprob"].sum()
+    assert replaced["n_words"][0] == 2
+    assert replaced["logprob_sum"][0] == pytest.approx(expected)

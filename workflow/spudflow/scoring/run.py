@@ -147,9 +147,14 @@ def _row_spans(sentence: EncodedItem, region_only: bool):
     item = sentence.item
     spans = [] if region_only else [(None, list(range(sentence.n_tokens)),
                                      list(range(len(item.words))))]
-    spans += [(r.name, sentence.region_tokens(r),
-               words_in_span(r.start, r.end, item.word_starts, item.word_ends))
-              for r in item.regions]
+    # A region is named: spans sharing a name (every replaced word of a nonce sentence is a
+    # `replaced` span) form one region, scored as one row, in order of first appearance.
+    by_name: dict[str, tuple[set[int], set[int]]] = {}
+    for r in item.regions:
+        tokens, words = by_name.setdefault(r.name, (set(), set()))
+        tokens.update(sentence.region_tokens(r))
+        words.update(words_in_span(r.start, r.end, item.word_starts, item.word_ends))
+    spans += [(name, sorted(tokens), sorted(words)) for name, (tokens, words) in by_name.items()]
     return spans
 
 
