@@ -216,6 +216,18 @@ def items_datasets():
     return names
 
 
+def items_dataset_language(dataset):
+    """The language of an items dataset's sentences."""
+    splits = spud_items_splits()
+    if dataset in splits:
+        return treebank_lang(splits[dataset][0])
+    if dataset == "german_case":
+        return "de"
+    if dataset.startswith("japanese_transitivity_"):
+        return "ja"
+    return "en"  # cola, blimp
+
+
 def items_file(dataset):
     return f"results/items/{dataset}.parquet"
 
@@ -440,11 +452,14 @@ def score_outputs(dataset, model):
 
 def scoring_jobs():
     """(dataset, model) of every scoring job: every dataset for every model, or the model's own
-    `datasets:` list when it has one. The aggregate stage reads their item_scores."""
+    `datasets:` list when it has one, and only datasets in the model's `languages` (when set).
+    The aggregate stage reads their item_scores."""
     jobs = []
     for model in scoring_models():
         only = model_config(model).get("datasets")
-        jobs += [(d, model) for d in scoring_datasets() if only is None or d in only]
+        languages = model_config(model).get("languages")
+        jobs += [(d, model) for d in scoring_datasets() if (only is None or d in only)
+                 and (languages is None or items_dataset_language(d) in languages)]
     return jobs
 
 
