@@ -20,6 +20,7 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 
 run: venv
 	$(BIN)/snakemake --profile profiles/default --cores $(CORES)
+	$(BIN)/snakemake --profile profiles/default --report results/report.html
 
 test: venv
 	$(BIN)/python -m pytest
