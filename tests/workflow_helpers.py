@@ -22,7 +22,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 TINY_DATA = REPO / "tests" / "data" / "workflow"
 # What a checkout needs to run the workflow (the rest is docs, tests and build files).
-WORKFLOW_FILES = ("Snakefile", "rules", "config", "envs", "profiles", "workflow")
+WORKFLOW_FILES = ("Snakefile", "rules", "config", "envs", "profiles", "workflow", "report")
 
 # A planned job: its rule and its wildcards as sorted (name, value) pairs.
 Job = tuple[str, tuple[tuple[str, str], ...]]
