@@ -54,7 +54,7 @@ def test_lint_is_clean():
 
 
 def test_default_config_dry_run_shows_the_dag():
-    result = _snakemake("-n", "--quiet", "rules")
+    result = _snakemake("-n", "--forceall", "--quiet", "rules")
     assert result.returncode == 0, result.stderr
     out = result.stdout + result.stderr
     # eight vendored splits (six PUD test files, EWT dev and test)
