@@ -3,7 +3,7 @@ import os
 
 from snakemake.utils import min_version, validate
 
-from spudflow.core.config import check_config
+from spudflow.core.config import check_config, fill_defaults
 
 min_version("9.0")
 
@@ -18,7 +18,9 @@ if not workflow.overwrite_configfiles:
 
 
 check_config(config, workflow.source_path("config/schema.yaml"))
-validate(config, "config/schema.yaml")  # fills in the schema's defaults
+# Sections whose keys all have defaults may be left out of a config; the schema fills them in.
+fill_defaults(config, workflow.source_path("config/schema.yaml"))
+validate(config, "config/schema.yaml")
 
 
 # `snakemake --report results/report.html`: this text, then every table and figure marked with
