@@ -145,10 +145,17 @@ def planned_jobs(workdir: Path, **kwargs) -> set[Job]:
     return set(plan(workdir, **kwargs).jobs)
 
 
-def run_workflow(workdir: Path, cores: int = 2) -> None:
-    """Run the workflow at `workdir` locally through the Snakemake API (raises on failure)."""
+def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = ()) -> None:
+    """Run the workflow at `workdir` locally through the Snakemake API (raises on failure).
+
+    With `targets`, only the jobs those files need (default: rule all)."""
     from snakemake.api import SnakemakeApi
-    from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
+    from snakemake.settings.types import (
+        DAGSettings,
+        OutputSettings,
+        Quietness,
+        ResourceSettings,
+    )
 
     with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
         workflow_api = api.workflow(
@@ -156,7 +163,8 @@ def run_workflow(workdir: Path, cores: int = 2) -> None:
             snakefile=workdir / "Snakefile",
             workdir=workdir,
         )
-        workflow_api.dag().execute_workflow(executor="local")
+        dag_api = workflow_api.dag(DAGSettings(targets=frozenset(targets)))
+        dag_api.execute_workflow(executor="local")
 
 
 def stage_of_subcommand() -> dict[str, str]:
