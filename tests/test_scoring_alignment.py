@@ -6,7 +6,7 @@ import pytest
 from scoring_models import TOKENIZER_KINDS, edge_case_items, make_item, tiny_model_dir
 from transformers import AutoTokenizer
 
-from spudflow.scoring.alignment import anchor_span, word_of_span, words_in_span
+from spudflow.core.alignment import anchor_span, word_of_span, words_in_span
 from spudflow.scoring.encoding import encode_with_tokenizer
 
 

@@ -76,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def default_model_name(model: str, gguf_file: str | None) -> str:
-    from spudflow.scoring.sources import PACKAGE_PREFIX
+    from spudflow.core.model_source import PACKAGE_PREFIX
 
     if model.startswith(PACKAGE_PREFIX):
         name = model[len(PACKAGE_PREFIX):]
@@ -178,7 +178,7 @@ def run_key(args: argparse.Namespace, name: str, methods: list[str]) -> str:
 def model_fingerprint(model: str) -> list:
     """Size and modification time of every file of a local model (or `pypi:` package), so that
     shards of an interrupted job are not reused after the model was rebuilt."""
-    from spudflow.scoring.sources import PACKAGE_PREFIX, package_directory
+    from spudflow.core.model_source import PACKAGE_PREFIX, package_directory
 
     try:
         root = (package_directory(model[len(PACKAGE_PREFIX):]) if model.startswith(PACKAGE_PREFIX)

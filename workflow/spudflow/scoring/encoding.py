@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spudflow.scoring.alignment import anchor_span, overlaps, word_of_span
+from spudflow.core.alignment import anchor_span, overlaps, word_of_span
 from spudflow.scoring.items import Item, Region
 
 # Reasons an item is left out, as written in item_scores.parquet's `skipped` column.

