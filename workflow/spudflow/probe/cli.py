@@ -1,0 +1,116 @@
+"""`spudflow probe features|gather|train`: DepProbe structural probes (docs/probe.md)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+BASELINE_CHOICES = ("M0", "MR", "MRC")
+
+
+def _layers(text: str) -> list[int]:
+    try:
+        return sorted({int(v) for v in text.split(",") if v.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of layer numbers: {text!r}") from None
+
+
+def _shard(text: str) -> tuple[int, int]:
+    index, _, total = text.partition("/")
+    if not (index.isdigit() and total.isdigit() and int(index) < int(total)):
+        raise argparse.ArgumentTypeError(f"expected I/N with 0 <= I < N, got {text!r}")
+    return int(index), int(total)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    probe = subparsers.add_parser(
+        "probe", help="DepProbe structural probes: features, gather, train",
+        description="DepProbe (Müller-Eberstein et al. 2022) on frozen LM layers.")
+    commands = probe.add_subparsers(dest="probe_command", metavar="STEP", required=True)
+
+    p = commands.add_parser(
+        "features", help="word features of a treebank split from a frozen encoder",
+        description="One vector per syntactic word and layer (mean of its subword vectors, "
+        "aligned by character offsets; layer 0 = embeddings), written as a safetensors file.")
+    p.add_argument("dir", type=Path, help="ingested or nonce treebank directory")
+    p.add_argument("--model", required=True,
+                   help="local directory, hub id or pypi:PACKAGE[/SUBFOLDER]")
+    p.add_argument("--layers", type=_layers, required=True, help="e.g. 0,3,4")
+    p.add_argument("--out", type=Path, required=True, help="output .safetensors file")
+    p.add_argument("--baseline", choices=BASELINE_CHOICES, default=None,
+                   help="M0 (layer 0), MR (all weights random), MRC (random but embeddings)")
+    p.add_argument("--init-seed", type=int, default=0, help="seed of MR/MRC weights")
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="a seeded sample of N sentences (default: all)")
+    p.add_argument("--sample-seed", type=int, default=0)
+    p.add_argument("--shard", type=_shard, default=(0, 1), help="I/N: shard I (0-based) of N")
+    p.add_argument("--block-size", type=int, default=256,
+                   help="sentences per block; shards are cut at block boundaries (default 256)")
+    p.add_argument("--batch-tokens", type=int, default=4096, help="padded tokens per batch")
+    p.add_argument("--max-length", type=int, default=None,
+                   help="input tokens per sentence (default: the model's limit); longer "
+                   "sentences are left out and counted")
+    p.add_argument("--device", default="cpu", help="cpu | cuda[:N] | auto")
+    p.add_argument("--threads", type=int, default=1)
+    p.set_defaults(handler=run_features)
+
+    p = commands.add_parser("gather", help="concatenate feature shards",
+                            description="Concatenate the shard files of `probe features "
+                            "--shard I/N`, in order, into the unsharded file.")
+    p.add_argument("shards", nargs="+", type=Path)
+    p.add_argument("--out", type=Path, required=True)
+    p.set_defaults(handler=run_gather)
+
+    p = commands.add_parser(
+        "train", help="train one probe, select on dev, evaluate on orig and nonce sets",
+        description="Train DepProbe on FEATURES of a treebank split, select the best epoch on "
+        "a dev split (or a held-out share of the training sentences), and write the probe, "
+        "its training history, metrics.parquet and one predictions CoNLL-U per eval set.")
+    p.add_argument("--train", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
+                   required=True)
+    p.add_argument("--dev", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
+                   help="selection split (default: hold out --holdout of the training split)")
+    p.add_argument("--holdout", type=float, default=0.1,
+                   help="share of training sentences held out for selection without --dev")
+    p.add_argument("--holdout-seed", type=int, default=0)
+    p.add_argument("--eval", nargs=3, action="append", default=[],
+                   metavar=("NAME", "FEATURES", "TREEBANK_DIR"),
+                   help="an eval set: `orig` or METHOD/seedN, its features and treebank")
+    p.add_argument("--dist-layer", type=int, required=True)
+    p.add_argument("--label-layer", type=int, required=True)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--treebank", required=True, help="treebank column of the metrics")
+    p.add_argument("--model", required=True, help="model column of the metrics")
+    p.add_argument("--baseline", choices=BASELINE_CHOICES, default=None)
+    p.add_argument("--subtypes", action="store_true", help="labels keep subtypes (nmod:poss)")
+    p.add_argument("--distance", choices=("squared", "l2"), default="squared")
+    p.add_argument("--no-punct", action="store_true", help="metrics leave out PUNCT words")
+    p.add_argument("--min-words", type=int, default=4,
+                   help="sentences with fewer words are left out (default 4, as the paper)")
+    p.add_argument("--rank", type=int, default=128)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--max-epochs", type=int, default=30)
+    p.add_argument("--patience", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1)
+    p.set_defaults(handler=run_train)
+
+
+def run_features(args: argparse.Namespace) -> int:
+    from spudflow.probe.run import features_command
+
+    return features_command(args)
+
+
+def run_gather(args: argparse.Namespace) -> int:
+    from spudflow.probe.feature_file import concatenate, read_features, write_features
+
+    write_features(args.out, concatenate([read_features(p) for p in args.shards]))
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from spudflow.probe.run import train_command
+
+    return train_command(args)

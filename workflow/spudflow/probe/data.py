@@ -1,0 +1,132 @@
+"""Probe data: the features of one split joined with its gold trees, and padded batches.
+
+Words live in flat tensors (n_words, d); a batch gathers its sentences' rows into (batch, words,
+d) with one index tensor, so training runs on padded tensors without per-word Python loops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from spudflow.core.errors import InputError
+from spudflow.probe.feature_file import read_features
+from spudflow.probe.labels import label_of
+from spudflow.probe.loss import IGNORE
+from spudflow.probe.words import read_words
+
+
+def tree_distances(heads: np.ndarray) -> np.ndarray:
+    """Path lengths between all words of a tree given 1-based heads (0 = root)."""
+    n = len(heads)
+    children = np.flatnonzero(heads > 0)
+    edges = csr_matrix((np.ones(len(children)), (children, heads[children] - 1)), shape=(n, n))
+    return shortest_path(edges, method="D", directed=False, unweighted=True)
+
+
+@dataclass
+class ProbeSet:
+    """One split ready for the probe; sentences filtered out are counted, not kept."""
+
+    name: str
+    words: SentenceWords        # only the kept sentences
+    dist: torch.Tensor          # (n_words + 1, d) float32; the last row is zero padding
+    label: torch.Tensor
+    offsets: np.ndarray         # (n_sentences + 1,)
+    lengths: np.ndarray
+    n_too_long: int
+    n_short: int
+    trees: dict[int, np.ndarray] = field(default_factory=dict)  # gold distances, computed once
+
+    def tree(self, i: int) -> np.ndarray:
+        if i not in self.trees:
+            self.trees[i] = tree_distances(self.words.heads[i])
+        return self.trees[i]
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+
+def load_set(name: str, features_path: Path, treebank_dir: Path, dist_layer: int,
+             label_layer: int, min_words: int) -> ProbeSet:
+    """Features and gold trees of one split; sentences with fewer than `min_words` words, and
+    those the feature file left out as too long, are dropped (and counted)."""
+    features = read_features(features_path, sorted({dist_layer, label_layer}))
+    words = read_words(treebank_dir, need_trees=True)
+    position = {int(s): i for i, s in enumerate(words.sent_index)}
+    kept, rows = [], []
+    n_short = 0
+    for k, sent in enumerate(features.sent_index.tolist()):
+        i = position.get(sent)
+        n = int(features.word_offsets[k + 1] - features.word_offsets[k])
+        if i is None or len(words.forms[i]) != n:
+            raise InputError(features_path, None, f"sentence {sent} does not match "
+                             f"{treebank_dir}: features made from another treebank?")
+        if n < min_words:
+            n_short += 1
+            continue
+        kept.append(i)
+        rows.append(np.arange(features.word_offsets[k], features.word_offsets[k + 1]))
+    rows_all = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+
+    def flat(layer: int) -> torch.Tensor:
+        values = torch.from_numpy(features.layers[layer][rows_all].astype(np.float32))
+        return torch.cat([values, torch.zeros(1, values.shape[1])])
+
+    lengths = np.array([len(words.forms[i]) for i in kept], dtype=np.int64)
+    return ProbeSet(name, words.subset(kept), flat(dist_layer), flat(label_layer),
+                    np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), lengths,
+                    len(features.too_long), n_short)
+
+
+def split_off(data: ProbeSet, fraction: float, seed: int) -> tuple[ProbeSet, ProbeSet]:
+    """(rest, held out): a seeded random `fraction` of the sentences held out for selection."""
+    order = np.random.default_rng(seed).permutation(len(data))
+    n_held = max(1, round(fraction * len(data)))
+    return subset(data, np.sort(order[n_held:])), subset(data, np.sort(order[:n_held]))
+
+
+def subset(data: ProbeSet, picks: np.ndarray) -> ProbeSet:
+    rows = np.concatenate([np.arange(data.offsets[i], data.offsets[i + 1]) for i in picks])
+    rows = torch.from_numpy(np.append(rows, len(data.dist) - 1))  # keep the padding row last
+    lengths = data.lengths[picks]
+    return ProbeSet(data.name, data.words.subset(picks), data.dist[rows], data.label[rows],
+                    np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), lengths, 0, 0)
+
+
+@dataclass
+class Batch:
+    sentences: np.ndarray       # positions in the set
+    dist: torch.Tensor          # (b, n, d)
+    label: torch.Tensor
+    lengths: torch.Tensor
+    gold_distances: torch.Tensor | None
+    gold_labels: torch.Tensor | None
+
+
+def make_batch(data: ProbeSet, picks: np.ndarray, label_index: dict[str, int] | None,
+               subtypes: bool) -> Batch:
+    """Padded tensors of the sentences `picks`; with label_index, also gold distances/labels."""
+    lengths = data.lengths[picks]
+    width = int(lengths.max())
+    pad_row = len(data.dist) - 1
+    index = np.full((len(picks), width), pad_row, dtype=np.int64)
+    for b, i in enumerate(picks):
+        index[b, :lengths[b]] = np.arange(data.offsets[i], data.offsets[i + 1])
+    index = torch.from_numpy(index)
+    gold_d = gold_l = None
+    if label_index is not None:
+        gold_d = torch.zeros((len(picks), width, width))
+        gold_l = torch.full((len(picks), width), IGNORE, dtype=torch.long)
+        for b, i in enumerate(picks):
+            n = lengths[b]
+            gold_d[b, :n, :n] = torch.from_numpy(data.tree(i))
+            gold_l[b, :n] = torch.tensor([label_index.get(label_of(d, subtypes), IGNORE)
+                                          for d in data.words.deprels[i]])
+    return Batch(picks, data.dist[index], data.label[index], torch.from_numpy(lengths),
+                 gold_d, gold_l)

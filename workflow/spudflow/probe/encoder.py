@@ -1,0 +1,81 @@
+"""The frozen encoder whose layers the probe reads, and the baselines of App. F.3.
+
+- none: the pretrained model;
+- M0: its layer 0 (the embedding layer);
+- MR: the same architecture with every weight random (AutoModel.from_config, seeded);
+- MRC: random like MR except the input embedding matrix, copied from the pretrained model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from transformers import AutoConfig, AutoModel, AutoTokenizer
+from transformers.utils import logging as transformers_logging
+
+from spudflow.core.errors import InputError
+from spudflow.core.model_source import resolve_source
+
+BASELINES = ("M0", "MR", "MRC")
+# Architectures whose hidden state k does not depend on the layers above k (no final norm on the
+# last state), so a model cut to the highest requested layer gives the same features, faster.
+TRUNCATABLE = {"bert", "roberta", "xlm-roberta", "electra", "camembert"}
+
+
+@dataclass
+class Encoder:
+    model: torch.nn.Module
+    tokenizer: object
+    n_layers: int        # of the full model; valid layers are 0..n_layers
+    max_length: int      # model input tokens, special tokens included
+
+
+def _n_layers(config) -> int:
+    for key in ("num_hidden_layers", "n_layer", "num_layers"):
+        if isinstance(getattr(config, key, None), int):
+            return getattr(config, key)
+    raise InputError(config.name_or_path, None, "cannot tell the model's number of layers")
+
+
+def _max_length(config, tokenizer, given: int | None) -> int:
+    if given is not None:
+        return given
+    limits = [getattr(config, "max_position_embeddings", None),
+              getattr(config, "n_positions", None), tokenizer.model_max_length]
+    return min(v for v in limits if isinstance(v, int) and 0 < v < 1_000_000)
+
+
+def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed: int,
+                 max_length: int | None, device: str) -> Encoder:
+    """The encoder for `baseline`, cut above the highest layer needed where that is exact.
+    A layer outside 0..n_layers is bad input."""
+    location = resolve_source(source).location
+    # The weights of layers cut off show up as "unexpected" in a long load report: keep it out.
+    transformers_logging.set_verbosity_error()
+    transformers_logging.disable_progress_bar()
+    config = AutoConfig.from_pretrained(location)
+    tokenizer = AutoTokenizer.from_pretrained(location)
+    if not getattr(tokenizer, "is_fast", False):
+        raise InputError(source, None, "needs a fast tokenizer (character offsets)")
+    n_layers = _n_layers(config)
+    outside = [layer for layer in layers if not 0 <= layer <= n_layers]
+    if outside:
+        raise InputError(source, None, f"layer {outside[0]} is outside the model "
+                         f"(layers 0..{n_layers}, 0 = embeddings)")
+    if baseline == "M0" and layers != [0]:
+        raise InputError(source, None, "baseline M0 is layer 0 only (--layers 0)")
+    if config.model_type in TRUNCATABLE and hasattr(config, "num_hidden_layers"):
+        config.num_hidden_layers = max(layers)
+    if baseline in (None, "M0"):
+        model = AutoModel.from_pretrained(location, config=config)
+    else:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(init_seed)
+            model = AutoModel.from_config(config)
+        if baseline == "MRC":
+            pretrained = AutoModel.from_pretrained(location, config=config)
+            model.get_input_embeddings().weight.data.copy_(
+                pretrained.get_input_embeddings().weight.data)
+    return Encoder(model.eval().to(device), tokenizer, n_layers,
+                   _max_length(config, tokenizer, max_length))

@@ -1,0 +1,92 @@
+"""The feature file: one vector per syntactic word and layer, with an index by sentence.
+
+A safetensors file (docs/probe.md) holding
+- `layer{L}`: float16 (n_words, hidden) for every extracted layer L,
+- `sent_index`: int64 (n_sentences,) the treebank sentences it covers, in order,
+- `word_offsets`: int64 (n_sentences + 1,) sentence i's words are rows offsets[i]:offsets[i+1],
+and string metadata (model, baseline, layers, sentences left out as too long).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from safetensors import safe_open
+from safetensors.numpy import load_file, save_file
+
+from spudflow.core.atomic import atomic_outputs
+from spudflow.core.errors import InputError
+
+FORMAT = "spudflow-probe-features/1"
+METADATA_KEY = "spudflow"
+
+
+@dataclass
+class Features:
+    layers: dict[int, np.ndarray]          # layer -> float16 (n_words, hidden)
+    sent_index: np.ndarray                 # int64 (n_sentences,)
+    word_offsets: np.ndarray               # int64 (n_sentences + 1,)
+    too_long: list[int] = field(default_factory=list)  # sent_index values left out
+    info: dict[str, str] = field(default_factory=dict)  # model, baseline, n_layers, ...
+
+    def sentence(self, layer: int, i: int) -> np.ndarray:
+        return self.layers[layer][self.word_offsets[i]:self.word_offsets[i + 1]]
+
+
+def write_features(path: str | Path, features: Features) -> None:
+    tensors = {f"layer{layer}": np.ascontiguousarray(values, dtype=np.float16)
+               for layer, values in sorted(features.layers.items())}
+    tensors["sent_index"] = features.sent_index.astype(np.int64)
+    tensors["word_offsets"] = features.word_offsets.astype(np.int64)
+    metadata = {**features.info, "format": FORMAT,
+                "layers": ",".join(map(str, sorted(features.layers))),
+                "too_long": json.dumps(sorted(features.too_long))}
+    # One metadata key: safetensors writes several keys in hash order, which would make the
+    # bytes of equal files differ.
+    with atomic_outputs() as out:
+        save_file(tensors, str(out.path(path)),
+                  metadata={METADATA_KEY: json.dumps(metadata, sort_keys=True)})
+
+
+def read_features(path: str | Path, layers: list[int] | None = None) -> Features:
+    """The file's index and the requested layers (all when None); a layer it lacks is bad
+    input."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, "no such feature file")
+    with safe_open(str(path), framework="numpy") as handle:
+        metadata = handle.metadata() or {}
+    try:
+        metadata = json.loads(metadata[METADATA_KEY])
+    except (KeyError, ValueError):
+        metadata = {}
+    if metadata.get("format") != FORMAT:
+        raise InputError(path, None, f"not a probe feature file ({FORMAT})")
+    available = [int(v) for v in metadata["layers"].split(",")]
+    wanted = available if layers is None else layers
+    missing = [layer for layer in wanted if layer not in available]
+    if missing:
+        raise InputError(path, None, f"has no layer {missing[0]} (layers {available})")
+    tensors = load_file(str(path))
+    info = {k: v for k, v in metadata.items() if k not in ("format", "layers", "too_long")}
+    return Features({layer: tensors[f"layer{layer}"] for layer in wanted},
+                    tensors["sent_index"], tensors["word_offsets"],
+                    json.loads(metadata["too_long"]), info)
+
+
+def concatenate(parts: list[Features]) -> Features:
+    """Shards in order -> one Features (the unsharded file's content)."""
+    layers = sorted(parts[0].layers)
+    offsets = [np.zeros(1, dtype=np.int64)]
+    total = 0
+    for part in parts:
+        offsets.append(part.word_offsets[1:] + total)
+        total += int(part.word_offsets[-1])
+    info = {k: v for k, v in parts[0].info.items() if k != "shard"}
+    return Features(
+        {layer: np.concatenate([p.layers[layer] for p in parts]) for layer in layers},
+        np.concatenate([p.sent_index for p in parts]), np.concatenate(offsets),
+        sorted(i for p in parts for i in p.too_long), info)

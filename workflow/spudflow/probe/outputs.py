@@ -1,0 +1,64 @@
+"""What a probe run writes: predictions as CoNLL-U, metrics, training history, probe weights
+(schemas in docs/probe.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+from safetensors.torch import save_file
+
+from spudflow.core.treebank import conllu_lines, read_treebank, write_parquet
+from spudflow.probe.data import ProbeSet
+from spudflow.probe.train import Predictions
+
+METRICS_SCHEMA = {
+    "treebank": pl.String, "model": pl.String, "baseline": pl.String, "seed": pl.Int64,
+    "dist_layer": pl.Int64, "label_layer": pl.Int64, "eval_set": pl.String,
+    "uas": pl.Float64, "las": pl.Float64, "relacc": pl.Float64, "root_acc": pl.Float64,
+    "n_words": pl.Int64, "n_sentences": pl.Int64, "n_too_long": pl.Int64, "n_short": pl.Int64,
+    "best_epoch": pl.Int64,
+}
+HISTORY_SCHEMA = {"epoch": pl.Int64, "train_loss": pl.Float64, "dev_loss": pl.Float64,
+                  "lr": pl.Float64}
+
+
+def prediction_conllu(treebank_dir: Path, data: ProbeSet, predictions: Predictions) -> str:
+    """The evaluated sentences of the treebank with predicted HEAD and DEPREL on every word
+    (DEPS emptied to `_`, as it would contradict the new tree); other lines as they were."""
+    tokens, sentences = read_treebank(treebank_dir)
+    predicted = pl.DataFrame({
+        "sent_index": [int(s) for s, h in zip(data.words.sent_index, predictions.heads,
+                                              strict=True) for _ in h],
+        "word_index": [k + 1 for h in predictions.heads for k in range(len(h))],
+        "pred_head": [int(x) for h in predictions.heads for x in h],
+        "pred_deprel": [x for labels in predictions.labels for x in labels],
+        "kind": "word",
+    }, schema_overrides={"sent_index": pl.Int32, "word_index": pl.Int32, "pred_head": pl.Int32})
+    kept = pl.Series(data.words.sent_index.tolist(), dtype=pl.Int32)
+    tokens = tokens.filter(pl.col("sent_index").is_in(kept.implode()))
+    tokens = tokens.join(predicted, on=["sent_index", "word_index", "kind"], how="left")
+    is_word = pl.col("kind") == "word"
+    tokens = tokens.with_columns(
+        pl.when(is_word).then(pl.col("pred_head")).otherwise(pl.col("head")).alias("head"),
+        pl.when(is_word).then(pl.col("pred_deprel")).otherwise(pl.col("deprel")).alias("deprel"),
+        pl.when(is_word).then(pl.lit("_")).otherwise(pl.col("deps")).alias("deps"),
+    ).drop("pred_head", "pred_deprel")
+    sentences = sentences.filter(pl.col("sent_index").is_in(kept.implode()))
+    return "".join(conllu_lines(tokens, sentences))
+
+
+def write_metrics(path: Path, rows: list[dict]) -> None:
+    write_parquet(pl.DataFrame(rows, schema=METRICS_SCHEMA), path)
+
+
+def write_history(path: Path, history: list[dict]) -> None:
+    write_parquet(pl.DataFrame(history, schema=HISTORY_SCHEMA), path)
+
+
+def write_probe(path: Path, probe, labels: list[str], info: dict[str, str]) -> None:
+    state = {name: tensor.contiguous() for name, tensor in probe.state_dict().items()}
+    # One metadata key, as in feature_file.py: safetensors orders several keys by hash.
+    save_file(state, str(path),
+              metadata={"spudflow": json.dumps({**info, "labels": labels}, sort_keys=True)})

@@ -1,0 +1,110 @@
+"""The probe commands' work: argument checks, loading, writing (atomically)."""
+
+from __future__ import annotations
+
+import sys
+from argparse import Namespace
+
+import torch
+
+from spudflow.core.atomic import atomic_outputs
+from spudflow.core.errors import InputError
+from spudflow.core.progress import get_logger
+
+log = get_logger("spudflow.probe")
+
+
+def _device(name: str) -> str:
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name
+
+
+def features_command(args: Namespace) -> int:
+    from spudflow.probe.encoder import load_encoder
+    from spudflow.probe.feature_file import write_features
+    from spudflow.probe.features import extract, shard_range
+    from spudflow.probe.words import read_words
+
+    torch.set_num_threads(args.threads)
+    words = read_words(args.dir, need_trees=False)
+    if args.sample is not None:
+        words = words.sample(args.sample, args.sample_seed)
+    encoder = load_encoder(args.model, args.layers, args.baseline, args.init_seed,
+                           args.max_length, _device(args.device))
+    shard, n_shards = args.shard
+    positions = shard_range(len(words), args.block_size, shard, n_shards)
+    features = extract(encoder, words, positions, args.layers, args.block_size,
+                       args.batch_tokens)
+    features.info = {"model": args.model, "baseline": args.baseline or "",
+                     "init_seed": str(args.init_seed) if args.baseline in ("MR", "MRC") else "",
+                     "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
+                     "block_size": str(args.block_size)}
+    if n_shards > 1:
+        features.info["shard"] = f"{shard}/{n_shards}"
+    if features.too_long:
+        print(f"{args.dir}: {len(features.too_long)} sentence(s) longer than "
+              f"{encoder.max_length} tokens left out", file=sys.stderr)
+    write_features(args.out, features)
+    log.info("%d sentences, %d words, layers %s -> %s", len(features.sent_index),
+             int(features.word_offsets[-1]), args.layers, args.out)
+    return 0
+
+
+def train_command(args: Namespace) -> int:
+    from spudflow.probe.data import load_set, split_off
+    from spudflow.probe.labels import label_set
+    from spudflow.probe.outputs import (
+        prediction_conllu,
+        write_history,
+        write_metrics,
+        write_probe,
+    )
+    from spudflow.probe.train import TrainSettings, evaluate, predict, train_probe
+
+    torch.set_num_threads(args.threads)
+    if not args.eval:
+        raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
+    layers = dict(dist=args.dist_layer, label=args.label_layer)
+
+    def load(name, features, treebank, min_words):
+        return load_set(name, features, treebank, layers["dist"], layers["label"], min_words)
+
+    # Training and selection use every sentence of at least 2 words; --min-words is the
+    # evaluation filter (the paper drops nonce sentences shorter than 4 words).
+    train = load("train", *args.train, min_words=2)
+    if args.dev:
+        dev = load("dev", *args.dev, min_words=2)
+    else:
+        if not 0 < args.holdout < 1:
+            raise InputError("--holdout", None, "must be between 0 and 1 without --dev")
+        train, dev = split_off(train, args.holdout, args.holdout_seed)
+    if len(train) == 0 or len(dev) == 0:
+        raise InputError(args.train[1], None, "no sentences to train or select on")
+    settings = TrainSettings(labels=label_set(train.words.deprels, args.subtypes),
+                             subtypes=args.subtypes, squared=args.distance == "squared",
+                             rank=args.rank, lr=args.lr, batch_size=args.batch_size,
+                             max_epochs=args.max_epochs, patience=args.patience, seed=args.seed)
+    log.info("training on %d sentences, selecting on %d", len(train), len(dev))
+    trained = train_probe(train, dev, settings)
+    run = {"treebank": args.treebank, "model": args.model, "baseline": args.baseline,
+           "seed": args.seed, "dist_layer": args.dist_layer, "label_layer": args.label_layer}
+    rows, conllu = [], {}
+    for name, features, treebank in args.eval:
+        data = load(name, features, treebank, args.min_words)
+        predictions = predict(trained.probe, data, settings)
+        scores = evaluate(data, predictions, settings, punct=not args.no_punct)
+        rows.append({**run, "eval_set": name, **scores, "n_too_long": data.n_too_long,
+                     "n_short": data.n_short, "best_epoch": trained.best_epoch})
+        conllu[name] = prediction_conllu(treebank, data, predictions)
+        log.info("%s: UAS %.3f LAS %.3f RelAcc %.3f (%d words)", name, scores["uas"],
+                 scores["las"], scores["relacc"], scores["n_words"])
+    with atomic_outputs() as out:
+        write_metrics(out.path(args.out / "metrics.parquet"), rows)
+        write_history(out.path(args.out / "history.parquet"), trained.history)
+        write_probe(out.path(args.out / "probe.safetensors"), trained.probe, settings.labels,
+                    {k: str(v) for k, v in run.items()})
+        for name, text in conllu.items():
+            out.path(args.out / "predictions" / f"{name}.conllu").write_text(
+                text, encoding="utf-8", newline="\n")
+    return 0

@@ -1,0 +1,147 @@
+"""Training and evaluation of one probe run.
+
+AdamW (lr 1e-3), batches of 32 sentences, ReduceLROnPlateau (factor 0.1, patience 0) on the
+selection loss, at most 30 epochs, stop after 3 epochs without improvement, keep the best epoch.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from spudflow.core.progress import progress
+from spudflow.probe.data import ProbeSet, make_batch
+from spudflow.probe.decode import decode
+from spudflow.probe.labels import ROOT, label_of
+from spudflow.probe.loss import probe_loss
+from spudflow.probe.metrics import attachment_scores
+from spudflow.probe.model import DepProbe
+
+
+# Relative decrease of the selection loss that counts as an improvement (ReduceLROnPlateau's
+# default threshold); smaller gains count as epochs without improvement.
+MIN_IMPROVEMENT = 1e-4
+
+
+@dataclass
+class TrainSettings:
+    labels: list[str]
+    subtypes: bool = False
+    squared: bool = True
+    rank: int = 128
+    lr: float = 1e-3
+    batch_size: int = 32
+    max_epochs: int = 30
+    patience: int = 3
+    seed: int = 1
+
+
+@dataclass
+class Trained:
+    probe: DepProbe
+    history: list[dict]          # per epoch: epoch, train_loss, dev_loss, lr
+    best_epoch: int
+
+
+# Training batches are drawn from pools of this many batches' sentences sorted by length, so a
+# batch holds sentences of similar length (less padding; the distance part costs words²).
+POOL_BATCHES = 16
+
+
+def _batches(lengths: np.ndarray, size: int, generator: torch.Generator | None
+             ) -> list[np.ndarray]:
+    """Batches of `size` sentences: in order without a generator; else shuffled, bucketed by
+    length inside shuffled pools, in shuffled order."""
+    n = len(lengths)
+    if generator is None:
+        return [np.arange(i, min(i + size, n)) for i in range(0, n, size)]
+    order = torch.randperm(n, generator=generator).numpy()
+    batches = []
+    for start in range(0, n, size * POOL_BATCHES):
+        pool = order[start:start + size * POOL_BATCHES]
+        pool = pool[np.argsort(lengths[pool], kind="stable")]
+        batches += [pool[i:i + size] for i in range(0, len(pool), size)]
+    shuffle = torch.randperm(len(batches), generator=generator).tolist()
+    return [batches[i] for i in shuffle]
+
+
+def _mean_loss(probe: DepProbe, data: ProbeSet, settings: TrainSettings, index) -> float:
+    total, weight = 0.0, 0
+    with torch.no_grad():
+        for picks in _batches(data.lengths, settings.batch_size, None):
+            batch = make_batch(data, picks, index, settings.subtypes)
+            loss, _, _ = probe_loss(*probe(batch.dist, batch.label), batch.gold_distances,
+                                    batch.gold_labels, batch.lengths)
+            total += float(loss) * len(picks)
+            weight += len(picks)
+    return total / max(weight, 1)
+
+
+def train_probe(train: ProbeSet, dev: ProbeSet, settings: TrainSettings) -> Trained:
+    torch.manual_seed(settings.seed)
+    generator = torch.Generator().manual_seed(settings.seed)
+    index = {label: i for i, label in enumerate(settings.labels)}
+    probe = DepProbe(train.dist.shape[1], train.label.shape[1], len(settings.labels),
+                     settings.rank, settings.squared)
+    optimizer = torch.optim.AdamW(probe.parameters(), lr=settings.lr)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.1, patience=0)
+    best_loss, best_state, best_epoch, stale, history = float("inf"), None, 0, 0, []
+    for epoch in progress(range(1, settings.max_epochs + 1), "probe epochs", unit="epoch"):
+        probe.train()
+        total, weight = 0.0, 0
+        for picks in _batches(train.lengths, settings.batch_size, generator):
+            batch = make_batch(train, picks, index, settings.subtypes)
+            loss, _, _ = probe_loss(*probe(batch.dist, batch.label), batch.gold_distances,
+                                    batch.gold_labels, batch.lengths)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(picks)
+            weight += len(picks)
+        probe.eval()
+        dev_loss = _mean_loss(probe, dev, settings, index)
+        history.append({"epoch": epoch, "train_loss": total / weight, "dev_loss": dev_loss,
+                        "lr": optimizer.param_groups[0]["lr"]})
+        scheduler.step(dev_loss)
+        if dev_loss < best_loss * (1 - MIN_IMPROVEMENT):
+            best_loss, best_state, best_epoch, stale = dev_loss, copy.deepcopy(
+                probe.state_dict()), epoch, 0
+        else:
+            stale += 1
+            if stale >= settings.patience:
+                break
+    probe.load_state_dict(best_state)
+    return Trained(probe.eval(), history, best_epoch)
+
+
+@dataclass
+class Predictions:
+    heads: list[np.ndarray]
+    labels: list[list[str]]
+
+
+def predict(probe: DepProbe, data: ProbeSet, settings: TrainSettings) -> Predictions:
+    root = settings.labels.index(ROOT)
+    heads, labels = [], []
+    with torch.no_grad():
+        for picks in _batches(data.lengths, settings.batch_size, None):
+            batch = make_batch(data, picks, None, settings.subtypes)
+            distances, logits = probe(batch.dist, batch.label)
+            log_probs = torch.log_softmax(logits, dim=-1).numpy()
+            distances = distances.numpy()
+            for b, n in enumerate(batch.lengths.tolist()):
+                h, lab = decode(distances[b, :n, :n], log_probs[b, :n], root)
+                heads.append(h)
+                labels.append([settings.labels[k] for k in lab])
+    return Predictions(heads, labels)
+
+
+def evaluate(data: ProbeSet, predictions: Predictions, settings: TrainSettings,
+             punct: bool = True) -> dict:
+    gold_labels = [[label_of(d, settings.subtypes) for d in s] for s in data.words.deprels]
+    counted = None if punct else [np.asarray(u) != "PUNCT" for u in data.words.upos]
+    return attachment_scores(data.words.heads, gold_labels, predictions.heads,
+                             predictions.labels, counted)
