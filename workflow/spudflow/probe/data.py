@@ -18,7 +18,7 @@ from spudflow.core.errors import InputError
 from spudflow.probe.feature_file import read_features
 from spudflow.probe.labels import label_of
 from spudflow.probe.loss import IGNORE
-from spudflow.probe.words import read_words
+from spudflow.probe.words import SentenceWords, read_words
 
 
 def tree_distances(heads: np.ndarray) -> np.ndarray:

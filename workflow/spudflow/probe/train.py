@@ -20,7 +20,6 @@ from spudflow.probe.loss import probe_loss
 from spudflow.probe.metrics import attachment_scores
 from spudflow.probe.model import DepProbe
 
-
 # Relative decrease of the selection loss that counts as an improvement (ReduceLROnPlateau's
 # default threshold); smaller gains count as epochs without improvement.
 MIN_IMPROVEMENT = 1e-4
