@@ -33,6 +33,7 @@ include: "rules/ingest.smk"
 include: "rules/nonce.smk"
 include: "rules/pairs.smk"
 include: "rules/scoring.smk"
+include: "rules/probe.smk"
 include: "rules/aggregate.smk"
 
 

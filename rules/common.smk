@@ -63,6 +63,7 @@ def all_outputs():
     outputs += nonce_outputs()
     outputs += [items_file(dataset) for dataset in items_datasets()]
     outputs += scoring_outputs()
+    outputs += probe_outputs()
     outputs += aggregate_outputs()
     return outputs
 
@@ -465,3 +466,193 @@ def scoring_jobs():
 
 def scoring_outputs():
     return [path for dataset, model in scoring_jobs() for path in score_outputs(dataset, model)]
+
+
+# --- probe ---
+# DepProbe (docs/probe.md). Features: one file per (model, variant, treebank, split, eval set)
+# under results/probe/features/, variant = lm (the model itself) or a baseline (M0, MR, MRC);
+# runs: results/probe/runs/{model}/{variant}/dist{D}_label{L}/seed{S}/. Nothing without an
+# enabled `probe:` section.
+import shlex
+
+PROBE_VARIANTS = ("lm", "M0", "MR", "MRC")
+
+
+wildcard_constraints:
+    probe_model=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+    variant=r"lm|M0|MR|MRC",
+    probe_set=r"orig|(?:spud|pos)/seed[0-9]+",
+    probe_seed=r"[0-9]+",
+    dist=r"[0-9]+",
+    label=r"[0-9]+",
+    shard=r"[0-9]+",
+
+
+def probe_enabled():
+    return bool(config.get("probe")) and config["probe"].get("enabled", True)
+
+
+def probe_config(key):
+    return config["probe"][key]
+
+
+def probe_model_config(model):
+    return config["probe"]["models"][model]
+
+
+def probe_split(key):
+    """(treebank, split) of probe.train / probe.dev / probe.test (None for a null dev)."""
+    value = config["probe"].get(key)
+    if value is None:
+        return None
+    treebank, _, split = value.partition("/")
+    if split not in config["treebanks"].get(treebank, {}).get("splits", {}):
+        raise ValueError(f"config key probe.{key}: {value!r} is not a configured treebank/split")
+    return treebank, split
+
+
+def probe_nonce_sets():
+    """Eval set names of the test split's nonce versions: spud/seed1, ..."""
+    if not config["probe"].get("nonce", True) or "nonce" not in config:
+        return []
+    return [f"{method}/seed{seed}" for method in nonce_config("methods")
+            for seed in nonce_config("seeds")]
+
+
+def probe_treebank_tokens(treebank, split, probe_set):
+    if probe_set == "orig":
+        return ingested(treebank, split)
+    method, seed = probe_set.split("/seed")
+    return f"{nonce_dir(treebank, split, method, seed)}/tokens.parquet"
+
+
+def probe_variants(model):
+    return ["lm", *probe_model_config(model).get("baselines", [])]
+
+
+def probe_layer_pairs(model, variant):
+    """(dist, label) layer pairs probed for a model variant; the sweep adds (l, l) for every
+    layer of the model itself."""
+    spec = probe_model_config(model)
+    if variant == "M0":
+        return [(0, 0)]
+    pairs = [(spec["dist_layer"], spec["label_layer"])]
+    if variant == "lm" and config["probe"].get("layer_sweep"):
+        if not spec.get("layers"):
+            raise ValueError(f"config key probe.models.{model}.layers: needed by layer_sweep")
+        pairs += [(layer, layer) for layer in range(spec["layers"] + 1)]
+    return list(dict.fromkeys(pairs))
+
+
+def probe_feature_layers(wildcards):
+    pairs = probe_layer_pairs(wildcards.probe_model, wildcards.variant)
+    return ",".join(str(layer) for layer in sorted({layer for pair in pairs for layer in pair}))
+
+
+def probe_features_file(model, variant, treebank, split, probe_set):
+    return f"results/probe/features/{model}/{variant}/{treebank}/{split}/{probe_set}.safetensors"
+
+
+def probe_feature_treebank(wildcards):
+    return probe_treebank_tokens(wildcards.treebank, wildcards.split, wildcards.probe_set)
+
+
+def probe_model_inputs(wildcards):
+    source = probe_model_config(wildcards.probe_model)["source"]
+    return [source] if is_pipeline_path(source) else []
+
+
+def probe_feature_args(wildcards):
+    """`spudflow probe features` options of one feature job (docs/probe.md)."""
+    spec = probe_model_config(wildcards.probe_model)
+    args = ["--layers", probe_feature_layers(wildcards), "--device", spec.get("device", "auto")]
+    if wildcards.variant != "lm":
+        args += ["--baseline", wildcards.variant, "--init-seed", str(spec.get("init_seed", 0))]
+    if spec.get("max_length") is not None:
+        args += ["--max-length", str(spec["max_length"])]
+    sample = config["probe"].get("sample") or {}
+    if sample.get("n") is not None:
+        args += ["--sample", str(sample["n"]), "--sample-seed", str(sample.get("seed", 0))]
+    return " ".join(shlex.quote(a) for a in args)
+
+
+def probe_shards():
+    return int(config["probe"].get("feature_shards", 1)) if probe_enabled() else 1
+
+
+def probe_shard_files(wildcards):
+    stem = probe_features_file(wildcards.probe_model, wildcards.variant, wildcards.treebank,
+                               wildcards.split, wildcards.probe_set)[:-len(".safetensors")]
+    return [f"{stem}.shard{i}.safetensors" for i in range(probe_shards())]
+
+
+def probe_eval_sets():
+    return ["orig", *probe_nonce_sets()]
+
+
+def probe_train_inputs(wildcards):
+    """Feature files and treebanks of a probe run: train, dev (when configured), eval sets."""
+    model, variant = wildcards.probe_model, wildcards.variant
+    inputs = {}
+    for role in ("train", "dev"):
+        split = probe_split(role)
+        if split:
+            inputs[f"{role}_features"] = probe_features_file(model, variant, *split, "orig")
+            inputs[f"{role}_treebank"] = ingested(*split)
+    test = probe_split("test")
+    inputs["eval_features"] = [probe_features_file(model, variant, *test, s)
+                               for s in probe_eval_sets()]
+    inputs["eval_treebanks"] = [probe_treebank_tokens(*test, s) for s in probe_eval_sets()]
+    return inputs
+
+
+def probe_train_args(wildcards, input):
+    """`spudflow probe train` options of one run (docs/probe.md), shell-quoted."""
+    probe = config["probe"]
+    parent = lambda path: str(Path(path).parent)
+    args = ["--train", input.train_features, parent(input.train_treebank)]
+    if "dev_features" in input.keys():
+        args += ["--dev", input.dev_features, parent(input.dev_treebank)]
+    else:
+        args += ["--holdout", str(probe.get("holdout", 0.1)),
+                 "--holdout-seed", str(probe.get("holdout_seed", 0))]
+    for name, features, tokens in zip(probe_eval_sets(), input.eval_features,
+                                      input.eval_treebanks):
+        args += ["--eval", name, features, parent(tokens)]
+    args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label,
+             "--seed", wildcards.probe_seed, "--treebank", probe_split("test")[0],
+             "--model", wildcards.probe_model, "--min-words", str(probe.get("min_words", 4)),
+             "--distance", probe.get("distance", "squared"), "--rank", str(probe.get("rank", 128)),
+             "--lr", str(probe.get("lr", 0.001)), "--batch-size", str(probe.get("batch_size", 32)),
+             "--max-epochs", str(probe.get("max_epochs", 30)),
+             "--patience", str(probe.get("patience", 3))]
+    if wildcards.variant != "lm":
+        args += ["--baseline", wildcards.variant]
+    if probe.get("subtypes"):
+        args.append("--subtypes")
+    if not probe.get("punct", True):
+        args.append("--no-punct")
+    return " ".join(shlex.quote(str(a)) for a in args)
+
+
+def probe_run_dir(model, variant, dist, label, seed):
+    return f"results/probe/runs/{model}/{variant}/dist{dist}_label{label}/seed{seed}"
+
+
+def probe_runs():
+    """(model, variant, dist, label, seed) of every configured probe run."""
+    if not probe_enabled():
+        return []
+    return [(model, variant, dist, label, seed) for model in config["probe"]["models"]
+            for variant in probe_variants(model)
+            for dist, label in probe_layer_pairs(model, variant)
+            for seed in config["probe"].get("seeds", [1, 2, 3])]
+
+
+def probe_metrics_files():
+    """For the aggregate stage: metrics.parquet of every probe run."""
+    return [f"{probe_run_dir(*run)}/metrics.parquet" for run in probe_runs()]
+
+
+def probe_outputs():
+    return probe_metrics_files()
