@@ -522,8 +522,8 @@ def probe_nonce_sets():
 def probe_treebank_tokens(treebank, split, probe_set):
     if probe_set == "orig":
         return ingested(treebank, split)
-    method, seed = probe_set.split("/seed")
-    return f"{nonce_dir(treebank, split, method, seed)}/tokens.parquet"
+    method, seed_dir = probe_set.split("/")  # spud/seed1
+    return f"{nonce_dir(treebank, split, method, seed_dir.removeprefix('seed'))}/tokens.parquet"
 
 
 def probe_variants(model):

@@ -2,10 +2,6 @@
 # probe per model variant x layers x seed, tested on the original test split and its nonce
 # versions (docs/probe.md).
 
-FEATURE_TARGET = "results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}"
-FEATURE_LOG = "{probe_model}/{variant}/{treebank}/{split}/{probe_set}"
-
-
 # With probe.feature_shards > 1, each split's features are scattered over shard jobs (contiguous
 # blocks of sentences) and gathered into the file one job would have written.
 if probe_shards() > 1:
@@ -16,16 +12,16 @@ if probe_shards() > 1:
             model=probe_model_inputs,
             code=stage_code("probe"),
         output:
-            temp(FEATURE_TARGET + ".shard{shard}.safetensors"),
+            temp("results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.safetensors"),
         params:
             treebank=lambda wc, input: Path(input.tokens).parent,
             source=lambda wc: probe_model_config(wc.probe_model)["source"],
             args=probe_feature_args,
             shards=probe_shards(),
         log:
-            "results/logs/probe_features/" + FEATURE_LOG + ".shard{shard}.log",
+            "results/logs/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.log",
         benchmark:
-            "results/benchmarks/probe_features/" + FEATURE_LOG + ".shard{shard}.tsv"
+            "results/benchmarks/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.tsv"
         threads: 2
         resources:
             mem_mb=6000,
@@ -43,11 +39,11 @@ if probe_shards() > 1:
             shards=probe_shard_files,
             code=stage_code("probe"),
         output:
-            FEATURE_TARGET + ".safetensors",
+            "results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.safetensors",
         log:
-            "results/logs/probe_features_gather/" + FEATURE_LOG + ".log",
+            "results/logs/probe_features_gather/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.log",
         benchmark:
-            "results/benchmarks/probe_features_gather/" + FEATURE_LOG + ".tsv"
+            "results/benchmarks/probe_features_gather/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.tsv"
         threads: 1
         resources:
             mem_mb=4000,
@@ -65,15 +61,15 @@ else:
             model=probe_model_inputs,
             code=stage_code("probe"),
         output:
-            FEATURE_TARGET + ".safetensors",
+            "results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.safetensors",
         params:
             treebank=lambda wc, input: Path(input.tokens).parent,
             source=lambda wc: probe_model_config(wc.probe_model)["source"],
             args=probe_feature_args,
         log:
-            "results/logs/probe_features/" + FEATURE_LOG + ".log",
+            "results/logs/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.log",
         benchmark:
-            "results/benchmarks/probe_features/" + FEATURE_LOG + ".tsv"
+            "results/benchmarks/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.tsv"
         threads: 2
         resources:
             mem_mb=6000,

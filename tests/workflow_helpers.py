@@ -52,6 +52,10 @@ def copy_workflow(dest: Path) -> Path:
     tiny.mkdir()
     for treebank in sorted(TINY_DATA.glob("*.conllu")):
         shutil.copy2(treebank, tiny / treebank.name)
+    # The probe section's encoder: a tiny random BERT built here (no download).
+    from probe_support import save_tiny_encoder
+
+    save_tiny_encoder(tiny / "tiny_bert")
     overrides = yaml.safe_load((TINY_DATA / "config.yaml").read_text(encoding="utf-8"))
     update_config(dest, lambda config: config.update(overrides))
     return dest

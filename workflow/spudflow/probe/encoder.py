@@ -66,7 +66,8 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
     if baseline == "M0" and layers != [0]:
         raise InputError(source, None, "baseline M0 is layer 0 only (--layers 0)")
     if config.model_type in TRUNCATABLE and hasattr(config, "num_hidden_layers"):
-        config.num_hidden_layers = max(layers)
+        # at least one layer: a model without any reports no hidden states at all
+        config.num_hidden_layers = max(1, *layers)
     if baseline in (None, "M0"):
         model = AutoModel.from_pretrained(location, config=config)
     else:

@@ -1,0 +1,52 @@
+"""A tiny random BERT encoder (WordPiece tokenizer trained with `tokenizers`) for the probe tests
+and the tiny workflow config, and small slices of the vendored EWT treebank."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import torch
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+REPO = Path(__file__).resolve().parents[1]
+EWT = REPO / "resources" / "ud" / "UD_English-EWT"
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+MAX_POSITIONS = 512
+LAYERS = 2
+
+
+def ewt_sentences(split: str, first: int, count: int) -> str:
+    """`count` sentences of the vendored EWT split, from sentence `first` on, as CoNLL-U."""
+    text = gzip.open(EWT / f"en_ewt-ud-{split}.conllu.gz", "rt", encoding="utf-8").read()
+    blocks = [b for b in text.split("\n\n") if b.strip()]
+    return "\n\n".join(blocks[first:first + count]) + "\n\n"
+
+
+def save_tiny_encoder(directory: Path, corpus: list[str] | None = None) -> Path:
+    """A 2-layer BERT (hidden 32) with random seeded weights and a WordPiece tokenizer trained
+    on `corpus` (default: EWT dev text), saved with save_pretrained."""
+    if corpus is None:
+        corpus = [line[len("# text = "):] for line in ewt_sentences("dev", 0, 400).splitlines()
+                  if line.startswith("# text = ")]
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.train_from_iterator(corpus, trainer=trainers.WordPieceTrainer(
+        vocab_size=600, special_tokens=SPECIALS))
+    cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)])
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+        sep_token="[SEP]", mask_token="[MASK]", model_max_length=MAX_POSITIONS)
+    with torch.random.fork_rng(devices=[]):
+        # not seed 0: the MR baseline's default init seed would rebuild this very model
+        torch.manual_seed(1234)
+        model = BertModel(BertConfig(
+            vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=LAYERS,
+            num_attention_heads=2, intermediate_size=64, max_position_embeddings=MAX_POSITIONS))
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory

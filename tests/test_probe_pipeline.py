@@ -1,0 +1,147 @@
+"""The probe stage end to end on slices of the vendored EWT treebank with a tiny random BERT:
+features (sharded = unsharded), training (the loss falls), metrics for orig and nonce, predictions
+that round-trip through `spudflow ingest`, and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from probe_support import LAYERS, ewt_sentences, save_tiny_encoder
+
+from spudflow.cli import main
+from spudflow.core.errors import EXIT_BAD_INPUT
+from spudflow.probe.feature_file import read_features
+
+
+@pytest.fixture(scope="module")
+def probe_data(tmp_path_factory):
+    """Ingested train (EWT dev slice) and test (EWT test slice) splits, a SPUD version of the
+    test split, and the tiny encoder."""
+    root = tmp_path_factory.mktemp("probe")
+    for name, split, count in (("train", "dev", 120), ("test", "test", 40)):
+        (root / f"{name}.conllu").write_text(ewt_sentences(split, 0, count), encoding="utf-8")
+        assert main([*"ingest".split(), str(root / f"{name}.conllu"), "--out",
+                     str(root / name)]) == 0
+    assert main(["nonce", str(root / "test"), "--lang", "en", "--seed", "1", "--out",
+                 str(root / "spud1")]) == 0
+    model = save_tiny_encoder(root / "encoder")
+    return root, model
+
+
+def features(root, model, split, out, *extra):
+    return main(["probe", "features", str(root / split), "--model", str(model), "--layers",
+                 f"0,1,{LAYERS}", "--out", str(out), *extra])
+
+
+def test_sharded_features_equal_unsharded(probe_data):
+    root, model = probe_data
+    whole = root / "whole.safetensors"
+    assert features(root, model, "train", whole, "--block-size", "16") == 0
+    shards = [root / f"shard{i}.safetensors" for i in range(3)]
+    for i, shard in enumerate(shards):
+        assert features(root, model, "train", shard, "--block-size", "16", "--shard",
+                        f"{i}/3") == 0
+    assert main(["probe", "gather", *map(str, shards), "--out",
+                 str(root / "gathered.safetensors")]) == 0
+    assert (root / "gathered.safetensors").read_bytes() == whole.read_bytes()
+    loaded = read_features(whole)
+    assert sorted(loaded.layers) == [0, 1, LAYERS]
+    assert len(loaded.sent_index) == 120
+    assert loaded.layers[1].shape == (loaded.word_offsets[-1], 32)
+    assert loaded.layers[1].dtype == np.float16
+    # A shard is a contiguous range of sentences.
+    first = read_features(shards[0])
+    assert first.sent_index.tolist() == loaded.sent_index[:len(first.sent_index)].tolist()
+
+
+def test_baselines_differ_from_the_model(probe_data):
+    root, model = probe_data
+    files = {}
+    for name, extra in (("lm", []), ("MR", ["--baseline", "MR"]),
+                        ("MRC", ["--baseline", "MRC"])):
+        files[name] = root / f"base_{name}.safetensors"
+        assert features(root, model, "test", files[name], *extra) == 0
+    assert main(["probe", "features", str(root / "test"), "--model", str(model), "--layers", "0",
+                 "--baseline", "M0", "--out", str(root / "base_M0.safetensors")]) == 0
+    lm, mr, mrc = (read_features(files[n]) for n in ("lm", "MR", "MRC"))
+    m0 = read_features(root / "base_M0.safetensors")
+    assert np.array_equal(m0.layers[0], lm.layers[0])
+    assert not np.allclose(mr.layers[0], lm.layers[0], atol=1e-2)
+    assert not np.allclose(mrc.layers[1], lm.layers[1], atol=1e-2)
+    # Same seed, same random model.
+    assert features(root, model, "test", root / "again.safetensors", "--baseline", "MR") == 0
+    assert (root / "again.safetensors").read_bytes() == files["MR"].read_bytes()
+
+
+def test_train_evaluates_orig_and_nonce(probe_data):
+    root, model = probe_data
+    for split in ("train", "test", "spud1"):
+        assert features(root, model, split, root / f"{split}.safetensors") == 0
+    out = root / "run"
+    args = ["probe", "train", "--train", str(root / "train.safetensors"), str(root / "train"),
+            "--eval", "orig", str(root / "test.safetensors"), str(root / "test"),
+            "--eval", "spud/seed1", str(root / "spud1.safetensors"), str(root / "spud1"),
+            "--dist-layer", "1", "--label-layer", str(LAYERS), "--seed", "1",
+            "--treebank", "ewt", "--model", "tiny", "--max-epochs", "8", "--out", str(out)]
+    assert main(args) == 0
+    history = pl.read_parquet(out / "history.parquet")
+    assert history.get_column("train_loss")[-1] < 0.8 * history.get_column("train_loss")[0]
+    metrics = pl.read_parquet(out / "metrics.parquet")
+    assert metrics.get_column("eval_set").to_list() == ["orig", "spud/seed1"]
+    assert metrics.get_column("baseline").null_count() == 2
+    for column in ("uas", "las", "relacc", "root_acc"):
+        values = metrics.get_column(column)
+        assert values.is_between(0, 1).all()
+    row = metrics.row(0, named=True)
+    assert row["las"] <= row["uas"] and row["las"] <= row["relacc"]
+    assert row["n_words"] > 0 and row["n_short"] >= 0
+    # Same inputs and seed: byte-identical outputs.
+    again = root / "again"
+    assert main([*args[:-1], str(again)]) == 0
+    for name in ("metrics.parquet", "history.parquet", "probe.safetensors",
+                 "predictions/orig.conllu"):
+        assert (again / name).read_bytes() == (out / name).read_bytes()
+    # Predictions are CoNLL-U that `spudflow ingest` reads back.
+    predicted = out / "predictions" / "spud" / "seed1.conllu"
+    assert main(["ingest", str(predicted), "--out", str(root / "reingested")]) == 0
+    words = pl.read_parquet(root / "reingested" / "tokens.parquet").filter(
+        pl.col("kind") == "word")
+    assert words.height == metrics.row(1, named=True)["n_words"]
+    assert words.get_column("head").null_count() == 0
+
+
+def test_bad_input_exits_2(probe_data, tmp_path, capsys):
+    root, model = probe_data
+    assert main(["probe", "features", str(root / "test"), "--model", str(model), "--layers",
+                 "1,9", "--out", str(tmp_path / "f.safetensors")]) == EXIT_BAD_INPUT
+    assert "layer 9 is outside the model (layers 0..2" in capsys.readouterr().err
+    assert not (tmp_path / "f.safetensors").exists()
+
+    # A split without HEAD/DEPREL cannot train a probe.
+    tokens = pl.read_parquet(root / "test" / "tokens.parquet")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    tokens.with_columns(pl.lit(None, dtype=pl.Int32).alias("head")).write_parquet(
+        bare / "tokens.parquet")
+    (bare / "sentences.parquet").write_bytes((root / "test" / "sentences.parquet").read_bytes())
+    assert features(root, model, "test", tmp_path / "t.safetensors") == 0
+    assert main(["probe", "train", "--train", str(tmp_path / "t.safetensors"), str(bare),
+                 "--eval", "orig", str(tmp_path / "t.safetensors"), str(bare),
+                 "--dist-layer", "1", "--label-layer", "1", "--treebank", "x", "--model", "y",
+                 "--out", str(tmp_path / "run")]) == EXIT_BAD_INPUT
+    assert "word without HEAD/DEPREL" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_long_sentences_are_left_out_and_counted(probe_data, tmp_path, capsys):
+    root, model = probe_data
+    out = tmp_path / "short.safetensors"
+    assert features(root, model, "test", out, "--max-length", "20") == 0
+    err = capsys.readouterr().err
+    loaded = read_features(out)
+    words = pl.read_parquet(root / "test" / "sentences.parquet")
+    assert loaded.too_long and len(loaded.too_long) + len(loaded.sent_index) == words.height
+    assert f"{len(loaded.too_long)} sentence(s) longer than 20 tokens left out" in err
+    # Every kept sentence fits; none is cut.
+    assert not set(loaded.too_long) & set(loaded.sent_index.tolist())
