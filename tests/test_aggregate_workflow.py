@@ -21,8 +21,10 @@ OTHER_STAGES_TABLES = ("treebank_stats", "nonce_replacement_ratio", "nonce_type_
 TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes",
           "german_case_auc", "german_case_auc_templates", "german_case_auc_violation",
           "german_case_animacy", "german_case_order", "blimp_overall", "blimp_field",
-          "blimp_paradigm", "japanese_accuracy", "japanese_agreement", "japanese_regression")
-FIGURES = ("spud_log_ratios", "german_case_roc", "blimp_fields", "japanese_agreement")
+          "blimp_paradigm", "japanese_accuracy", "japanese_agreement", "japanese_regression",
+          "probe_summary", "probe_layers")
+FIGURES = ("spud_log_ratios", "german_case_roc", "blimp_fields", "japanese_agreement",
+           "probe_layers")
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +50,11 @@ def test_every_table_and_figure_is_written(finished_run):
     assert summary.height > 0
     blimp = pl.read_parquet(tables / "blimp_overall.parquet")
     assert blimp.height > 0
+    # the tiny BERT and its M0 baseline were probed on tiny_en and its two nonce versions
+    probe = pl.read_parquet(tables / "probe_summary.parquet")
+    assert set(zip(probe["baseline"], probe["eval"], strict=True)) == {
+        (b, e) for b in ("none", "M0") for e in ("orig", "spud", "pos")}
+    assert probe.filter(pl.col("eval") != "orig")["delta_las_mean"].null_count() == 0
 
 
 @pytest.mark.slow
