@@ -19,7 +19,8 @@ LAYERS = 2
 
 def ewt_sentences(split: str, first: int, count: int) -> str:
     """`count` sentences of the vendored EWT split, from sentence `first` on, as CoNLL-U."""
-    text = gzip.open(EWT / f"en_ewt-ud-{split}.conllu.gz", "rt", encoding="utf-8").read()
+    with gzip.open(EWT / f"en_ewt-ud-{split}.conllu.gz", "rt", encoding="utf-8") as handle:
+        text = handle.read()
     blocks = [b for b in text.split("\n\n") if b.strip()]
     return "\n\n".join(blocks[first:first + count]) + "\n\n"
 

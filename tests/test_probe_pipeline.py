@@ -21,7 +21,7 @@ def probe_data(tmp_path_factory):
     root = tmp_path_factory.mktemp("probe")
     for name, split, count in (("train", "dev", 120), ("test", "test", 40)):
         (root / f"{name}.conllu").write_text(ewt_sentences(split, 0, count), encoding="utf-8")
-        assert main([*"ingest".split(), str(root / f"{name}.conllu"), "--out",
+        assert main(["ingest", str(root / f"{name}.conllu"), "--out",
                      str(root / name)]) == 0
     assert main(["nonce", str(root / "test"), "--lang", "en", "--seed", "1", "--out",
                  str(root / "spud1")]) == 0
@@ -145,3 +145,17 @@ def test_long_sentences_are_left_out_and_counted(probe_data, tmp_path, capsys):
     assert f"{len(loaded.too_long)} sentence(s) longer than 20 tokens left out" in err
     # Every kept sentence fits; none is cut.
     assert not set(loaded.too_long) & set(loaded.sent_index.tolist())
+
+
+def test_more_shards_than_blocks_gives_empty_shards(probe_data, tmp_path):
+    root, model = probe_data
+    whole = tmp_path / "whole.safetensors"
+    assert features(root, model, "test", whole, "--block-size", "32") == 0  # 40 sentences
+    shards = [tmp_path / f"s{i}.safetensors" for i in range(3)]
+    for i, shard in enumerate(shards):
+        assert features(root, model, "test", shard, "--block-size", "32", "--shard",
+                        f"{i}/3") == 0
+    assert [len(read_features(s).sent_index) for s in shards] == [0, 32, 8]
+    assert main(["probe", "gather", *map(str, shards), "--out",
+                 str(tmp_path / "gathered.safetensors")]) == 0
+    assert (tmp_path / "gathered.safetensors").read_bytes() == whole.read_bytes()

@@ -19,10 +19,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from spudflow.core.alignment import words_in_span
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.progress import get_logger, progress_bar
 from spudflow.core.treebank import write_parquet
-from spudflow.core.alignment import words_in_span
 from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.items import Item
 from spudflow.scoring.methods import base_method, is_region_method

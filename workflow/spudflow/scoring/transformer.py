@@ -6,9 +6,9 @@ import numpy as np
 import torch
 
 from spudflow.core.errors import InputError
+from spudflow.core.model_source import ModelSource
 from spudflow.core.progress import get_logger
 from spudflow.scoring.batching import BatchRunner, Row
-from spudflow.core.model_source import ModelSource
 
 log = get_logger(__name__)
 
