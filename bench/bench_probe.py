@@ -83,6 +83,7 @@ def main() -> int:
             wall, cpu = wall + w, cpu + c
         timings.append({"variant": variant, "step": "features (5 splits)", "wall_s": wall,
                         "cpu_s": cpu})
+        print(timings[-1], flush=True)
         for seed in args.seeds.split(","):
             run = work / variant / f"run{seed}"
             feats = lambda split, v=variant: str(work / v / f"{split}.safetensors")  # noqa: E731
@@ -97,6 +98,7 @@ def main() -> int:
                             *(extra[:2] if variant != "lm" else []), threads=t)
             timings.append({"variant": variant, "step": f"train seed {seed}", "wall_s": w,
                             "cpu_s": c})
+            print(timings[-1], flush=True)
             metrics.append(pl.read_parquet(run / "metrics.parquet").with_columns(
                 pl.lit(variant).alias("variant")))
     table = pl.concat(metrics)

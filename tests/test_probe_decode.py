@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import shortest_path
 
 from spudflow.probe.data import tree_distances
 from spudflow.probe.decode import decode, decode_heads
@@ -41,6 +43,18 @@ def test_tree_distances_of_the_snake_sentence():
     assert d[4, 4] == 0
     assert d[2, 3] == 1 and d[2, 4] == 2 and d[2, 6] == 3  # my-snake-refuse-eat
     assert (d == d.T).all()
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 30])
+def test_tree_distances_equal_scipy_shortest_paths(n):
+    rng = np.random.default_rng(n)
+    for _ in range(10):
+        heads = random_tree(rng, n)
+        children = np.flatnonzero(heads > 0)
+        edges = csr_matrix((np.ones(len(children)), (children, heads[children] - 1)),
+                           shape=(n, n))
+        expected = shortest_path(edges, directed=False, unweighted=True)
+        assert np.array_equal(tree_distances(heads), expected)
 
 
 def test_gold_distances_and_labels_rebuild_the_snake_tree():
