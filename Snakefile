@@ -32,6 +32,7 @@ include: "rules/common.smk"
 include: "rules/ingest.smk"
 include: "rules/nonce.smk"
 include: "rules/pairs.smk"
+include: "rules/controls.smk"
 include: "rules/scoring.smk"
 include: "rules/aggregate.smk"
 
