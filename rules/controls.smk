@@ -14,7 +14,9 @@ rule train_control:
         "results/logs/train_control/{control}.log",
     benchmark:
         "results/benchmarks/train_control/{control}.tsv"
-    threads: 2
+    # One thread: tiny matrices gain little from more, and two jobs then share 2 cores;
+    # training runs on the CPU whatever the machine (no GPU slot).
+    threads: 1
     resources:
         mem_mb=4000,
         runtime=30,
