@@ -62,6 +62,7 @@ def all_outputs():
     outputs += [ingested(tb, split) for tb, split in treebank_splits()]
     outputs += nonce_outputs()
     outputs += [items_file(dataset) for dataset in items_datasets()]
+    outputs += control_outputs()
     outputs += scoring_outputs()
     outputs += probe_outputs()
     outputs += aggregate_outputs()
@@ -414,6 +415,9 @@ def score_args(wildcards):
         args += ["--gguf-file", spec["gguf_file"]]
     if spec.get("languages"):
         args += ["--languages", ",".join(spec["languages"])]
+    if (spec.get("sample") or {}).get("n") is not None:
+        args += ["--sample", str(spec["sample"]["n"]), "--sample-seed",
+                 str(spec["sample"].get("seed", 0))]
     for key in ("device", "dtype", "batch_tokens"):
         if spec.get(key) is not None:
             args += [f"--{key.replace('_', '-')}", str(spec[key])]
@@ -656,3 +660,51 @@ def probe_metrics_files():
 
 def probe_outputs():
     return probe_metrics_files()
+
+
+# --- controls ---
+# Control LMs trained from scratch on treebank text: results/controls/{control}/, a
+# save_pretrained directory that a `models:` entry uses as `source: results/controls/NAME`.
+wildcard_constraints:
+    control=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+
+
+def control_config(control):
+    return config["controls"][control]
+
+
+def control_dir(control):
+    return f"results/controls/{control}"
+
+
+def control_outputs():
+    return [control_dir(name) for name in config.get("controls") or {}]
+
+
+def control_text_inputs(wildcards):
+    """Training text: `treebank/split` entries are ingested splits, anything else a text file;
+    null: every configured split."""
+    entries = control_config(wildcards.control).get("text")
+    if entries is None:
+        return [ingested(tb, split) for tb, split in treebank_splits()]
+    inputs = []
+    for entry in entries:
+        treebank, _, split = entry.partition("/")
+        if treebank in config["treebanks"] and split in config["treebanks"][treebank]["splits"]:
+            inputs.append(ingested(treebank, split))
+        else:
+            inputs.append(entry)
+    return inputs
+
+
+def control_train_args(wildcards, input):
+    """`spudflow train-control` options from the control's config entry (docs/controls.md)."""
+    spec = control_config(wildcards.control)
+    args = ["--kind", spec["kind"]]
+    for path in input.text:
+        args += ["--text", str(Path(path).parent) if Path(path).name == "tokens.parquet" else path]
+    for key in ("seed", "vocab_size", "layers", "hidden", "heads", "max_length", "epochs",
+                "batch_size", "learning_rate", "max_sentences"):
+        if spec.get(key) is not None:
+            args += [f"--{key.replace('_', '-')}", str(spec[key])]
+    return " ".join(shlex.quote(a) for a in args)

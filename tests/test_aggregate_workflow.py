@@ -48,6 +48,10 @@ def test_every_table_and_figure_is_written(finished_run):
     # the n-gram model scored the SPUD pairs of both tiny treebanks with both of its methods
     summary = pl.read_parquet(tables / "spud_ratio_summary.parquet")
     assert summary.height > 0
+    # the control model the pipeline trained scored the SPUD pairs of both languages
+    control = summary.filter(pl.col("model") == "tiny_bert")
+    assert set(control["method"]) == {"pppl", "unmasked"}
+    assert set(control["dataset"]) == {"spud_tiny_en_test", "spud_tiny_de_test"}
     blimp = pl.read_parquet(tables / "blimp_overall.parquet")
     assert blimp.height > 0
     # the tiny BERT and its M0 baseline were probed on tiny_en and its two nonce versions

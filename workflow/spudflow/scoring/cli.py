@@ -42,6 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--languages",
                    help="comma-separated: score only items of these languages (the items' "
                         "`language` column); others are left out of both tables")
+    p.add_argument("--sample", type=int,
+                   help="score a seeded uniform sample of this many groups (the items' "
+                        "`group_id`: a minimal pair, template or original with its nonce "
+                        "versions; an item without one is its own group)")
+    p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default 0)")
     p.add_argument("--unigram", type=Path, action="append", default=[],
                    help="n-gram model file whose unigram distribution feeds SLOR, Word-LP Min-1 "
                         "and NormLP for items of its language (repeatable, one per language)")
@@ -109,6 +114,15 @@ def run_score(args: argparse.Namespace) -> None:
             log.info("left out %d of %d items not in languages %s", len(items) - len(kept),
                      len(items), ",".join(sorted(wanted)))
         items = kept
+    if args.sample is not None:
+        from spudflow.scoring.items import sample_groups
+
+        if args.sample < 1:
+            raise InputError("--sample", None, f"must be at least 1, not {args.sample}")
+        kept = sample_groups(items, args.input, args.sample, args.sample_seed)
+        log.info("scoring a sample of %d groups: %d of %d items", args.sample, len(kept),
+                 len(items))
+        items = kept
     unigram_for = load_unigrams(args.unigram)
     name = args.name or default_model_name(args.model, args.gguf_file)
     if not items:
@@ -170,7 +184,8 @@ def run_key(args: argparse.Namespace, name: str, methods: list[str]) -> str:
     state = {"input": file_hash(args.input), "model": args.model,
              "model_files": model_fingerprint(args.model), "name": name,
              "gguf": args.gguf_file, "kind": args.kind, "methods": methods, "dtype": args.dtype,
-             "lang": args.lang, "languages": args.languages, "shard_size": args.shard_size,
+             "lang": args.lang, "languages": args.languages,
+             "sample": [args.sample, args.sample_seed], "shard_size": args.shard_size,
              "unigram": [file_hash(p) for p in args.unigram], "version": __version__}
     return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -198,8 +213,8 @@ def model_fingerprint(model: str) -> list:
 def run_ngram_train(args: argparse.Namespace) -> None:
     from spudflow.core.atomic import atomic_outputs
     from spudflow.core.progress import get_logger
+    from spudflow.core.training_text import training_sentences
     from spudflow.scoring.ngram import NgramModel
-    from spudflow.scoring.training_text import training_sentences
 
     if args.order < 1:
         raise InputError("--order", None, f"must be at least 1, not {args.order}")

@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.errors import InputError
+from spudflow.core.training_text import blank_pipeline
 
 # Columns of the ITEMS schema that scoring reads; the others are carried by the pairs stage only.
 REQUIRED_COLUMNS = ("item_id", "sentence", "words", "word_starts", "word_ends")
@@ -41,6 +42,29 @@ def load_items(path: Path, lang: str) -> list[Item]:
     if path.suffix == ".parquet":
         return _parquet_items(path)
     return _text_items(path, lang)
+
+
+def sample_groups(items: list[Item], path: Path, n: int, seed: int) -> list[Item]:
+    """The items of a seeded uniform sample of n groups (numpy default_rng(seed), without
+    replacement), in their order. Groups are the `group_id` column of an items file, in order of
+    first appearance; so the sample depends only on the groups, n and seed, and every model given
+    the same n and seed scores the same sentences. Items without a group are their own group."""
+    import numpy as np
+
+    groups = {item.item_id: item.item_id for item in items}
+    if path.suffix == ".parquet":
+        table = pl.read_parquet(path)
+        if "group_id" in table.columns:
+            for item_id, group in zip(table.get_column("item_id").cast(pl.String).to_list(),
+                                      table.get_column("group_id").to_list(), strict=True):
+                if item_id in groups and group is not None:
+                    groups[item_id] = group
+    order = list(dict.fromkeys(groups[item.item_id] for item in items))
+    if n >= len(order):
+        return items
+    picked = np.random.default_rng(seed).choice(len(order), size=n, replace=False)
+    wanted = {order[i] for i in picked}
+    return [item for item in items if groups[item.item_id] in wanted]
 
 
 def _parquet_items(path: Path) -> list[Item]:
@@ -111,13 +135,3 @@ def _text_items(path: Path, lang: str) -> list[Item]:
             word_starts=tuple(t.idx for t in words),
             word_ends=tuple(t.idx + len(t.text) for t in words), regions=(), language=lang))
     return items
-
-
-def blank_pipeline(lang: str):
-    """spaCy's rule-based tokenizer for LANG (no trained pipeline needed)."""
-    import spacy
-
-    try:
-        return spacy.blank(lang)
-    except Exception as error:  # noqa: BLE001 - unknown language or a missing tokenizer backend
-        raise InputError("--lang", None, f"spaCy has no tokenizer for {lang!r}: {error}") from None

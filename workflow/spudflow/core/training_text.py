@@ -1,4 +1,5 @@
-"""Word sequences to train n-gram models on: ingested treebank splits or plain text."""
+"""Training text of the models the pipeline trains (n-gram models, control LMs): ingested
+treebank splits or plain text files, as word sequences or as sentence strings."""
 
 from __future__ import annotations
 
@@ -7,8 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.errors import InputError
-from spudflow.core.treebank import TOKENS_FILE
-from spudflow.scoring.items import blank_pipeline
+from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE
 
 
 def treebank_sentences(directory: Path) -> list[list[str]]:
@@ -34,6 +34,16 @@ def treebank_sentences(directory: Path) -> list[list[str]]:
     return grouped.get_column("form").to_list()
 
 
+def blank_pipeline(lang: str):
+    """spaCy's rule-based tokenizer for LANG (no trained pipeline needed)."""
+    import spacy
+
+    try:
+        return spacy.blank(lang)
+    except Exception as error:  # noqa: BLE001 - unknown language or a missing tokenizer backend
+        raise InputError("--lang", None, f"spaCy has no tokenizer for {lang!r}: {error}") from None
+
+
 def text_sentences(path: Path, lang: str) -> list[list[str]]:
     """One sentence per non-blank line, split into words by spaCy's blank LANG tokenizer."""
     nlp = blank_pipeline(lang)
@@ -50,4 +60,37 @@ def training_sentences(source: Path, lang: str) -> list[list[str]]:
         return treebank_sentences(source)
     if source.is_file():
         return text_sentences(source, lang)
+    raise InputError(source, None, "no such file or directory")
+
+
+def text_lines(path: Path) -> list[str]:
+    """The non-blank lines of a UTF-8 text file, without their line ends."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise InputError(path, None, f"not UTF-8 text: {error}") from None
+    return [line for line in lines if line.strip()]
+
+
+def treebank_texts(directory: Path) -> list[str]:
+    """Each sentence of an ingested split as written (`# text`, what the items datasets score;
+    spacing and scripts without spaces kept), or its surface tokens joined by spaces when the
+    sentence has no text."""
+    path = directory / SENTENCES_FILE
+    if not path.is_file():
+        raise InputError(directory, None, f"no {SENTENCES_FILE} (not an ingested treebank split)")
+    texts = pl.read_parquet(path, columns=["text"]).get_column("text").to_list()
+    if any(text is None for text in texts):
+        words = treebank_sentences(directory)
+        texts = [" ".join(w) if text is None else text
+                 for text, w in zip(texts, words, strict=True)]
+    return texts
+
+
+def training_texts(source: Path) -> list[str]:
+    """Sentence strings of an ingested split (a directory) or a text file (one per line)."""
+    if source.is_dir():
+        return treebank_texts(source)
+    if source.is_file():
+        return text_lines(source)
     raise InputError(source, None, "no such file or directory")

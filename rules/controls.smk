@@ -1,0 +1,27 @@
+# Controls: small BERT, GPT-2 and ELECTRA models trained from scratch on the treebanks' own text
+# (docs/controls.md), each a save_pretrained directory the scoring stage loads.
+
+
+rule train_control:
+    input:
+        text=control_text_inputs,
+        code=stage_code("controls"),
+    output:
+        directory("results/controls/{control}"),
+    params:
+        args=control_train_args,
+    log:
+        "results/logs/train_control/{control}.log",
+    benchmark:
+        "results/benchmarks/train_control/{control}.tsv"
+    # One thread: tiny matrices gain little from more, and two jobs then share 2 cores;
+    # training runs on the CPU whatever the machine (no GPU slot).
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+        gpu=0,
+    conda:
+        "../envs/lm.yaml"
+    shell:
+        "spudflow train-control {params.args} --threads {threads} --out {output:q} 2> {log:q}"

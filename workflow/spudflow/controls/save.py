@@ -1,0 +1,27 @@
+"""Writing a trained control: the save_pretrained directory the scoring stage loads, the loss
+of every step and the training settings, all or nothing (core/atomic.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from spudflow.core.atomic import atomic_outputs
+from spudflow.core.treebank import write_parquet
+
+LOSS_FILE = "training_loss.parquet"
+SETTINGS_FILE = "control.json"
+LOSS_SCHEMA = {"epoch": pl.Int32, "step": pl.Int32, "loss": pl.Float64,
+               "generator_loss": pl.Float64, "discriminator_loss": pl.Float64}
+
+
+def save_control(out: Path, trained, tokenizer, settings: dict) -> None:
+    with atomic_outputs() as outputs:
+        directory = outputs.dir(out)
+        trained.model.save_pretrained(directory)
+        tokenizer.save_pretrained(directory)
+        write_parquet(pl.DataFrame(trained.losses, schema=LOSS_SCHEMA), directory / LOSS_FILE)
+        (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=2) + "\n",
+                                               encoding="utf-8")
