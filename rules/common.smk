@@ -472,6 +472,34 @@ def scoring_outputs():
     return [path for dataset, model in scoring_jobs() for path in score_outputs(dataset, model)]
 
 
+# Scatter/gather: a model with more than one shard scores each dataset in `score_shard` jobs
+# (results/scores/{dataset}/{model}/shards/{i}-of-{n}/) that `score_gather` joins into the files
+# `score` writes for the others. Each model is matched by exactly one of the two rules that write
+# results/scores/{dataset}/{model}/*.parquet (their `model` wildcard constraints below).
+def model_shards(model):
+    """Number of shards of the model's scoring jobs: its `shards:`, else `scoring.shards`."""
+    return model_config(model).get("shards") or config.get("scoring", {}).get("shards", 1)
+
+
+def scoring_models_pattern(sharded):
+    """Regex matching exactly the configured models with (or without) several shards."""
+    import re
+
+    names = [m for m in scoring_models() if (model_shards(m) > 1) == sharded]
+    return "|".join(re.escape(name) for name in names) or "(?!)"  # (?!): matches nothing
+
+
+def score_shard_dirs(wildcards):
+    n = model_shards(wildcards.model)
+    return [f"results/scores/{wildcards.dataset}/{wildcards.model}/shards/{i}-of-{n}"
+            for i in range(1, n + 1)]
+
+
+def score_shard_inputs(wildcards):
+    return [f"{d}/{name}.parquet" for d in score_shard_dirs(wildcards)
+            for name in ("token_scores", "item_scores")]
+
+
 # --- probe ---
 # DepProbe (docs/probe.md). Features: one file per (model, variant, treebank, split, eval set)
 # under results/probe/features/, variant = lm (the model itself) or a baseline (M0, MR, MRC);

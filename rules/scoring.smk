@@ -24,8 +24,9 @@ rule ngram_train:
         "spudflow ngram-train {params.args} --out {output:q} 2> {log:q}"
 
 
-# One job per items dataset x model. Transformer models ask for the GPU slot (gpu=1; on a
-# machine without one they run on the CPU); n-gram models need none.
+# One job per items dataset x model (models with one shard; see score_shard for the others).
+# Transformer models ask for the GPU slot (gpu=1; on a machine without one they run on the CPU);
+# n-gram models need none.
 rule score:
     input:
         item_table="results/items/{dataset}.parquet",
@@ -43,6 +44,8 @@ rule score:
         "results/logs/score/{dataset}/{model}.log",
     benchmark:
         "results/benchmarks/score/{dataset}/{model}.tsv"
+    wildcard_constraints:
+        model=scoring_models_pattern(sharded=False),
     threads: 4
     resources:
         mem_mb=lambda wc: 8000 if is_transformer(wc.model) else 4000,
@@ -53,3 +56,66 @@ rule score:
     shell:
         "spudflow score {input.item_table:q} --model {params.source:q} --name {wildcards.model}"
         " --out {params.outdir:q} --threads {threads} {params.args} 2> {log:q}"
+
+
+# Models with `shards` > 1: one job per items dataset x model x shard, each scoring a contiguous
+# range of the items (whole `shard_size` blocks), then one gather job per dataset x model that
+# writes the same files, byte for byte, as `score` would (docs/scoring.md, "Shards").
+rule score_shard:
+    input:
+        item_table="results/items/{dataset}.parquet",
+        model=model_source_inputs,
+        unigram=unigram_inputs,
+        code=stage_code("scoring"),
+    output:
+        token_scores="results/scores/{dataset}/{model}/shards/{shard}-of-{shards}/token_scores.parquet",
+        item_scores="results/scores/{dataset}/{model}/shards/{shard}-of-{shards}/item_scores.parquet",
+    params:
+        outdir=subpath(output.token_scores, parent=True),
+        source=lambda wc: model_config(wc.model)["source"],
+        args=score_args,
+    log:
+        "results/logs/score_shard/{dataset}/{model}/{shard}-of-{shards}.log",
+    benchmark:
+        "results/benchmarks/score_shard/{dataset}/{model}/{shard}-of-{shards}.tsv"
+    wildcard_constraints:
+        model=scoring_models_pattern(sharded=True),
+        shard=r"[1-9][0-9]*",
+        shards=r"[1-9][0-9]*",
+    threads: 4
+    resources:
+        mem_mb=lambda wc: 8000 if is_transformer(wc.model) else 4000,
+        runtime=lambda wc: 240 if is_transformer(wc.model) else 30,
+        gpu=lambda wc: 1 if is_transformer(wc.model) else 0,
+    conda:
+        "../envs/lm.yaml"
+    shell:
+        "spudflow score {input.item_table:q} --model {params.source:q} --name {wildcards.model}"
+        " --shard {wildcards.shard}/{wildcards.shards} --out {params.outdir:q}"
+        " --threads {threads} {params.args} 2> {log:q}"
+
+
+rule score_gather:
+    input:
+        shards=score_shard_inputs,
+        code=stage_code("scoring"),
+    output:
+        token_scores="results/scores/{dataset}/{model}/token_scores.parquet",
+        item_scores="results/scores/{dataset}/{model}/item_scores.parquet",
+    params:
+        shard_dirs=score_shard_dirs,
+        outdir=subpath(output.token_scores, parent=True),
+    log:
+        "results/logs/score_gather/{dataset}/{model}.log",
+    benchmark:
+        "results/benchmarks/score_gather/{dataset}/{model}.tsv"
+    wildcard_constraints:
+        model=scoring_models_pattern(sharded=True),
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../envs/lm.yaml"
+    shell:
+        "spudflow score-gather {params.shard_dirs:q} --out {params.outdir:q} 2> {log:q}"

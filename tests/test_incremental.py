@@ -143,6 +143,33 @@ def test_added_model_and_changed_model_parameter(rerun):
                                                     if j[0].startswith(("table_", "figure_"))}
 
 
+def result_files(workdir):
+    """Every result file but logs, benchmarks and scoring shards, by relative path."""
+    results = workdir / "results"
+    return {str(p.relative_to(results)): p.read_bytes() for p in sorted(results.rglob("*"))
+            if p.is_file() and p.relative_to(results).parts[0] not in ("logs", "benchmarks")
+            and "shards" not in p.relative_to(results).parts}
+
+
+def test_changed_shard_count_reruns_only_scoring_and_changes_no_result(rerun):
+    """The tiny config scores tiny_trigram in 2 scatter/gather shards. In one job, then in 3
+    shards, only its scoring jobs rerun (and the tables that read them), and every result is
+    byte-identical to the 2-shard run's."""
+    workdir, _ = rerun
+    before = result_files(workdir)
+    assert any(name.startswith("scores/") for name in before)
+    for shards, rules in ((None, {"score"}), (3, {"score_shard", "score_gather"})):
+        update_config(workdir, lambda config, shards=shards: config["models"][
+            "tiny_trigram"].update(shards=shards))
+        full = plan(workdir, forceall=True)
+        scoring = {j for j in full.jobs if ("model", "tiny_trigram") in j[1]}
+        assert {j[0] for j in scoring} == rules
+        assert planned_jobs(workdir) == full.downstream(scoring)
+        run_workflow(workdir)
+        assert result_files(workdir) == before
+    assert (workdir / "results/scores/blimp/tiny_trigram/shards/3-of-3").is_dir()
+
+
 def stages_with_rules():
     return sorted(
         p.name

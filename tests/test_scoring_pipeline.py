@@ -16,6 +16,7 @@ import yaml
 from scoring_models import tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
 from test_scoring_ngram import CONLLU
+from workflow_helpers import copy_workflow, plan, update_config
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
@@ -67,6 +68,44 @@ def test_scoring_rules_run_every_model_on_every_dataset(tmp_path):
     assert bert.filter(pl.col("item_id") == "long")["skipped"].to_list() == ["too_long"]
     log = (tmp_path / "results/logs/score/tiny/bert.log").read_text(encoding="utf-8")
     assert "on cpu in float32" in log and "items/s" in log
+
+    # The same jobs in 2 scatter/gather shards (4 items in blocks of 2: one block each) rerun,
+    # and write the same bytes.
+    unsharded = {t: (tmp_path / t).read_bytes() for t in targets}
+    config["scoring"]["shards"] = 2
+    run_snakemake(tmp_path, config, *targets)
+    for model in ("bigram", "bert"):
+        assert (tmp_path / f"results/logs/score_gather/tiny/{model}.log").is_file()
+        assert (tmp_path / f"results/scores/tiny/{model}/shards/2-of-2/item_scores.parquet"
+                ).is_file()
+    assert {t: (tmp_path / t).read_bytes() for t in targets} == unsharded
+
+
+def test_shard_jobs_ask_for_a_gpu_for_transformer_models_only(tmp_path):
+    """score_shard jobs of a transformer model declare gpu=1 (profiles/slurm turns it into
+    --gpus=1), those of an n-gram model and the gather jobs none; a model's own `shards` wins
+    over scoring.shards, and every model's files come from exactly one rule."""
+    workdir = copy_workflow(tmp_path / "w")
+    update_config(workdir, lambda config: (
+        config["models"].update(tiny_bert={"source": "hub-org/tiny-bert", "kind": "masked",
+                                           "methods": ["pppl"], "shards": 3}),
+        config["scoring"].update(shards=2),
+        config["models"].update(tiny_addk={"source": "results/ngram/tiny_en.parquet",
+                                           "kind": "ngram", "methods": ["addk"], "shards": 1})))
+    full = plan(workdir, forceall=True, targets=["results/tables/blimp_overall.parquet"])
+    by_rule = {}
+    for j in full.jobs:
+        wildcards = dict(j[1])
+        by_rule.setdefault((j[0], wildcards.get("model")), []).append(
+            (wildcards, full.resources[j].get("gpu", 0)))
+    assert sorted(k for k in by_rule if k[1]) == [
+        ("score", "tiny_addk"), ("score_gather", "tiny_bert"), ("score_gather", "tiny_trigram"),
+        ("score_shard", "tiny_bert"), ("score_shard", "tiny_trigram")]
+    assert sorted(w["shards"] for w, _ in by_rule["score_shard", "tiny_bert"]) == ["3"] * 3
+    assert sorted(w["shard"] for w, _ in by_rule["score_shard", "tiny_trigram"]) == ["1", "2"]
+    assert {gpu for _, gpu in by_rule["score_shard", "tiny_bert"]} == {1}
+    assert {gpu for _, gpu in by_rule["score_shard", "tiny_trigram"]} == {0}
+    assert {gpu for _, gpu in by_rule["score_gather", "tiny_bert"]} == {0}
 
 
 def test_schema_accepts_the_default_config_and_rejects_a_method_the_kind_cannot_do(tmp_path):

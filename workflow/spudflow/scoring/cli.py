@@ -57,10 +57,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="padded tokens per batch (default 4096 on CPU, 16384 on GPU)")
     p.add_argument("--shard-size", type=int, default=2000,
                    help="items per resumable shard (default 2000)")
+    p.add_argument("--shard",
+                   help="I/N: score only shard I of N, a contiguous range of whole --shard-size "
+                        "blocks of the items, and mark the tables for `score-gather`")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="allow the model's own Python code (off unless the config enables it)")
     p.set_defaults(handler=run_score)
+
+    p = subparsers.add_parser(
+        "score-gather", help="join the shards of a scoring job (score --shard I/N)",
+        description="Check that SHARD_DIRs are the outputs of `spudflow score --shard 1/N` … "
+        "`N/N` of one job (same input, model, methods and settings), in that order, and write "
+        "OUT/token_scores.parquet and OUT/item_scores.parquet: their rows concatenated, the "
+        "same bytes as the unsharded job writes. See docs/scoring.md.")
+    p.add_argument("shard_dirs", type=Path, nargs="+", metavar="SHARD_DIR",
+                   help="output directories of the shards, shard 1 first")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.set_defaults(handler=run_score_gather)
 
     p = subparsers.add_parser(
         "ngram-train", help="train a word n-gram model (add-k and Kneser-Ney) on text",
@@ -98,10 +112,12 @@ def run_score(args: argparse.Namespace) -> None:
     from spudflow.scoring.items import load_items
     from spudflow.scoring.methods import check_kind, parse_methods
     from spudflow.scoring.run import Job, run_job, write_empty
+    from spudflow.scoring.shards import parse_shard, shard_range
 
     log = get_logger("spudflow.scoring")
     kind = check_kind(args.kind)
     methods = parse_methods(kind, args.method)
+    shard = parse_shard(args.shard) if args.shard else None
     for option, value in (("--batch-tokens", args.batch_tokens), ("--shard-size", args.shard_size),
                           ("--threads", args.threads)):
         if value is not None and value < 1:
@@ -125,9 +141,16 @@ def run_score(args: argparse.Namespace) -> None:
         items = kept
     unigram_for = load_unigrams(args.unigram)
     name = args.name or default_model_name(args.model, args.gguf_file)
+    metadata = None
+    if shard:
+        start, stop = shard_range(len(items), shard, args.shard_size)
+        log.info("shard %s: %d of the %d items, from item %d on", shard, stop - start,
+                 len(items), start + 1)
+        items = items[start:stop]
+        metadata = shard.metadata(run_key(args, name, methods, with_shard=False))
     if not items:
         log.info("no items to score: writing empty tables without loading %s", args.model)
-        write_empty(args.out)
+        write_empty(args.out, metadata)
         return
     if args.threads:
         import torch
@@ -143,8 +166,17 @@ def run_score(args: argparse.Namespace) -> None:
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
     key = run_key(args, name, methods)
-    job = Job(scorer, name, methods, unigram_for, args.out, key, args.shard_size)
+    job = Job(scorer, name, methods, unigram_for, args.out, key, args.shard_size, metadata)
     run_job(job, items)
+
+
+def run_score_gather(args: argparse.Namespace) -> None:
+    from spudflow.core.progress import get_logger
+    from spudflow.scoring.shards import gather
+
+    n_items = gather(args.shard_dirs, args.out)
+    get_logger("spudflow.scoring").info("gathered %d shards, %d items, into %s",
+                                        len(args.shard_dirs), n_items, args.out)
 
 
 def load_unigrams(paths: list[Path]):
@@ -170,9 +202,11 @@ def load_unigrams(paths: list[Path]):
     return unigram_for
 
 
-def run_key(args: argparse.Namespace, name: str, methods: list[str]) -> str:
+def run_key(args: argparse.Namespace, name: str, methods: list[str],
+            with_shard: bool = True) -> str:
     """Hash of everything a finished shard depends on: a resumed job reuses only shards made
-    from the same input, model and settings."""
+    from the same input, model and settings. Without `with_shard`: the key of the whole job,
+    which the `--shard` jobs of one job share."""
     import hashlib
     import json
 
@@ -187,6 +221,10 @@ def run_key(args: argparse.Namespace, name: str, methods: list[str]) -> str:
              "lang": args.lang, "languages": args.languages,
              "sample": [args.sample, args.sample_seed], "shard_size": args.shard_size,
              "unigram": [file_hash(p) for p in args.unigram], "version": __version__}
+    if with_shard and args.shard:
+        from spudflow.scoring.shards import parse_shard
+
+        state["shard"] = str(parse_shard(args.shard))
     return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
 
 

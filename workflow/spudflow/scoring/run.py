@@ -1,9 +1,10 @@
-"""A scoring job: items in shards, every method per shard, both output tables at the end.
+"""A scoring job: items in blocks of `shard_size`, every method per block, both output tables
+at the end.
 
-Each finished shard is written under OUT/.partial-<run key>/ (the key hashes the input file, the
-model and the methods), so a job that is interrupted and started again skips the shards it has;
-the final tables are assembled from the shards and renamed into place together, after which the
-partial folder is removed.
+Each finished block is written under OUT/.partial-<run key>/ (the key hashes the input file, the
+model and the methods), so a job that is interrupted and started again skips the blocks it has;
+the final tables are assembled from the blocks and renamed into place together, after which the
+partial folder is removed. (Shards across jobs, `--shard I/N`, are whole blocks: shards.py.)
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class Job:
     out_dir: Path
     run_key: str
     shard_size: int
+    # Schema metadata of the final tables (a `--shard` job's mark, shards.py); None: none.
+    metadata: dict[bytes, bytes] | None = None
 
 
 def run_job(job: Job, items: Sequence[Item]) -> None:
@@ -59,28 +62,28 @@ def run_job(job: Job, items: Sequence[Item]) -> None:
         item_path = partial / f"shard-{index:05d}.{ITEM_SCORES_FILE}"
         paths.append((token_path, item_path))
         if token_path.is_file() and item_path.is_file():
-            log.info("shard %d/%d: already done, reusing it", index + 1, len(shards))
+            log.info("block %d/%d: already done, reusing it", index + 1, len(shards))
             continue
-        token_table, item_table = score_shard(job, shard, f"shard {index + 1}/{len(shards)}")
+        token_table, item_table = score_shard(job, shard, f"block {index + 1}/{len(shards)}")
         with atomic_outputs() as out:
             write_parquet(token_table, out.path(token_path))
             write_parquet(item_table, out.path(item_path))
     with atomic_outputs() as out:
-        write_parquet(pa.concat_tables(pq.read_table(t) for t, _ in paths),
-                      out.path(job.out_dir / TOKEN_SCORES_FILE))
-        write_parquet(pa.concat_tables(pq.read_table(i) for _, i in paths),
-                      out.path(job.out_dir / ITEM_SCORES_FILE))
+        for name, index in ((TOKEN_SCORES_FILE, 0), (ITEM_SCORES_FILE, 1)):
+            gathered = pa.concat_tables(pq.read_table(p[index]) for p in paths)
+            write_parquet(gathered.replace_schema_metadata(job.metadata),
+                          out.path(job.out_dir / name))
     for stale in job.out_dir.glob(".partial-*"):  # this job's, and any left by other settings
         shutil.rmtree(stale, ignore_errors=True)
 
 
-def write_empty(out_dir: Path) -> None:
-    """Both tables with no rows (nothing to score)."""
+def write_empty(out_dir: Path, metadata: dict[bytes, bytes] | None = None) -> None:
+    """Both tables with no rows (nothing to score), with `metadata` as in Job."""
     with atomic_outputs() as out:
-        write_parquet(table(empty_columns(TOKEN_SCORES_SCHEMA), TOKEN_SCORES_SCHEMA),
-                      out.path(out_dir / TOKEN_SCORES_FILE))
-        write_parquet(table(empty_columns(ITEM_SCORES_SCHEMA), ITEM_SCORES_SCHEMA),
-                      out.path(out_dir / ITEM_SCORES_FILE))
+        for name, schema in ((TOKEN_SCORES_FILE, TOKEN_SCORES_SCHEMA),
+                             (ITEM_SCORES_FILE, ITEM_SCORES_SCHEMA)):
+            write_parquet(table(empty_columns(schema), schema).replace_schema_metadata(metadata),
+                          out.path(out_dir / name))
 
 
 def score_shard(job: Job, shard: Sequence[Item], label: str) -> tuple[pa.Table, pa.Table]:
