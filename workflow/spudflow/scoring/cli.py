@@ -204,9 +204,10 @@ def load_unigrams(paths: list[Path]):
 
 def run_key(args: argparse.Namespace, name: str, methods: list[str],
             with_shard: bool = True) -> str:
-    """Hash of everything a finished shard depends on: a resumed job reuses only shards made
+    """Hash of everything a finished block depends on: a resumed job reuses only blocks made
     from the same input, model and settings. Without `with_shard`: the key of the whole job,
-    which the `--shard` jobs of one job share."""
+    which the `--shard` jobs of one job share and write into their tables; it leaves out the
+    model files' modification times, so that those tables depend only on contents."""
     import hashlib
     import json
 
@@ -215,12 +216,13 @@ def run_key(args: argparse.Namespace, name: str, methods: list[str],
     def file_hash(path: Path) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else str(path)
 
-    state = {"input": file_hash(args.input), "model": args.model,
-             "model_files": model_fingerprint(args.model), "name": name,
+    state = {"input": file_hash(args.input), "model": args.model, "name": name,
              "gguf": args.gguf_file, "kind": args.kind, "methods": methods, "dtype": args.dtype,
              "lang": args.lang, "languages": args.languages,
              "sample": [args.sample, args.sample_seed], "shard_size": args.shard_size,
              "unigram": [file_hash(p) for p in args.unigram], "version": __version__}
+    if with_shard:
+        state["model_files"] = model_fingerprint(args.model)
     if with_shard and args.shard:
         from spudflow.scoring.shards import parse_shard
 
