@@ -428,11 +428,11 @@ def score_args(wildcards):
     return " ".join(shlex.quote(a) for a in args)
 
 
-def ngram_text_inputs(wildcards):
-    """Training text of an n-gram model: `treebank/split` entries are ingested splits (their
-    directories are passed on), anything else is a text file."""
+def training_text_inputs(entries):
+    """Training text of a model the pipeline trains (n-gram, control): `treebank/split` entries
+    are ingested splits, anything else is a text file."""
     inputs = []
-    for entry in config["ngrams"][wildcards.ngram]["text"]:
+    for entry in entries:
         treebank, _, split = entry.partition("/")
         if treebank in config["treebanks"] and split in config["treebanks"][treebank]["splits"]:
             inputs.append(ingested(treebank, split))
@@ -441,10 +441,18 @@ def ngram_text_inputs(wildcards):
     return inputs
 
 
+def training_text_sources(paths):
+    """The command-line sources of training_text_inputs(): a split's directory, or the file."""
+    return [str(Path(p).parent) if Path(p).name == "tokens.parquet" else p for p in paths]
+
+
+def ngram_text_inputs(wildcards):
+    return training_text_inputs(config["ngrams"][wildcards.ngram]["text"])
+
+
 def ngram_train_args(wildcards, input):
     spec = config["ngrams"][wildcards.ngram]
-    sources = [str(Path(p).parent) if Path(p).name == "tokens.parquet" else p for p in input.text]
-    args = [*sources, "--lang", spec["lang"], "--order", str(spec.get("order", 3)),
+    args = [*training_text_sources(input.text), "--lang", spec["lang"], "--order", str(spec.get("order", 3)),
             "--k", str(spec.get("k", 1.0)), "--discount", str(spec.get("discount", 0.75)),
             "--min-count", str(spec.get("min_count", 1))]
     return " ".join(shlex.quote(a) for a in args)
@@ -715,22 +723,15 @@ def control_text_inputs(wildcards):
     entries = control_config(wildcards.control).get("text")
     if entries is None:
         return [ingested(tb, split) for tb, split in treebank_splits()]
-    inputs = []
-    for entry in entries:
-        treebank, _, split = entry.partition("/")
-        if treebank in config["treebanks"] and split in config["treebanks"][treebank]["splits"]:
-            inputs.append(ingested(treebank, split))
-        else:
-            inputs.append(entry)
-    return inputs
+    return training_text_inputs(entries)
 
 
 def control_train_args(wildcards, input):
     """`spudflow train-control` options from the control's config entry (docs/controls.md)."""
     spec = control_config(wildcards.control)
     args = ["--kind", spec["kind"]]
-    for path in input.text:
-        args += ["--text", str(Path(path).parent) if Path(path).name == "tokens.parquet" else path]
+    for source in training_text_sources(input.text):
+        args += ["--text", source]
     for key in ("seed", "vocab_size", "layers", "hidden", "heads", "max_length", "epochs",
                 "batch_size", "learning_rate", "max_sentences"):
         if spec.get(key) is not None:

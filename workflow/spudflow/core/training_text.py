@@ -47,12 +47,7 @@ def blank_pipeline(lang: str):
 def text_sentences(path: Path, lang: str) -> list[list[str]]:
     """One sentence per non-blank line, split into words by spaCy's blank LANG tokenizer."""
     nlp = blank_pipeline(lang)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as error:
-        raise InputError(path, None, f"not UTF-8 text: {error}") from None
-    return [[t.text for t in nlp.make_doc(line) if not t.is_space]
-            for line in lines if line.strip()]
+    return [[t.text for t in nlp.make_doc(line) if not t.is_space] for line in text_lines(path)]
 
 
 def training_sentences(source: Path, lang: str) -> list[list[str]]:
