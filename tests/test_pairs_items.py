@@ -6,6 +6,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from spudflow.core.artifacts import items_kind
+from spudflow.core.contract import Column, ContractError
 from spudflow.core.errors import InputError
 from spudflow.pairs.items import BASE_COLUMNS, ItemsBuilder, Region, sample_indices, spacy_words
 from spudflow.pairs.tsv import read_tsv
@@ -33,8 +35,13 @@ def test_spacy_words_have_offsets_into_the_sentence(language, sentence, words):
     assert [sentence[s:e] for s, e in zip(starts, ends, strict=True)] == words
 
 
+def toy_kind(*columns):
+    return items_kind("toy", tuple(Column(n, t, null) for n, t, null in columns), "toy items")
+
+
 def test_builder_writes_the_base_schema_then_conditions():
-    builder = ItemsBuilder("toy", "en", [("kind", pa.string()), ("n", pa.int32())])
+    builder = ItemsBuilder("toy", "en", toy_kind(("kind", pa.string(), False),
+                                                  ("n", pa.int32(), True)))
     builder.add("toy:1:good", "toy:1", "Dogs bark.", 1, regions=[Region("verb", 5, 9)],
                 kind="good", n=1)
     builder.add("toy:1:bad", "toy:1", "Dogs barks.", 0, kind="bad", n=None)
@@ -53,19 +60,24 @@ def test_builder_writes_the_base_schema_then_conditions():
 
 
 def test_builder_rejects_duplicate_ids_bad_offsets_and_wrong_conditions():
-    builder = ItemsBuilder("toy", "en", [("kind", pa.string())])
+    builder = ItemsBuilder("toy", "en", toy_kind(("kind", pa.string(), False)))
     builder.add("a", "g", "Hi.", 1, kind="x")
     builder.add("a", "g", "Ho.", 1, kind="x")
     with pytest.raises(ValueError, match="duplicate item_id"):
         builder.table()
-    builder = ItemsBuilder("toy", "en", [("kind", pa.string())])
+    builder = ItemsBuilder("toy", "en", toy_kind(("kind", pa.string(), False)))
     builder.add("a", "g", "Hi.", 1, words=(["Ho"], [0], [2]), kind="x")
     with pytest.raises(ValueError, match="is not at"):
         builder.table()
     with pytest.raises(ValueError, match="missing"):
         builder.add("b", "g", "Hi.", 1)
-    with pytest.raises(ValueError, match="clash"):
-        ItemsBuilder("toy", "en", [("label", pa.string())])
+    with pytest.raises(ValueError, match="label.*twice"):
+        toy_kind(("label", pa.string(), False))
+    # A condition declared not nullable may not be null (checked before anything is written).
+    builder = ItemsBuilder("toy", "en", toy_kind(("kind", pa.string(), False)))
+    builder.add("a", "g", "Hi.", 1, kind=None)
+    with pytest.raises(ContractError, match="kind has 1 null"):
+        builder.table()
 
 
 def test_read_tsv_reports_file_and_line(tmp_path):

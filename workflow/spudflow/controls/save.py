@@ -8,8 +8,9 @@ from pathlib import Path
 
 import polars as pl
 
+from spudflow.core.artifacts import CONTROL_LOSSES
 from spudflow.core.atomic import atomic_outputs
-from spudflow.core.treebank import write_parquet
+from spudflow.core.contract import write_artifact
 
 LOSS_FILE = "training_loss.parquet"
 SETTINGS_FILE = "control.json"
@@ -22,6 +23,7 @@ def save_control(out: Path, trained, tokenizer, settings: dict) -> None:
         directory = outputs.dir(out)
         trained.model.save_pretrained(directory)
         tokenizer.save_pretrained(directory)
-        write_parquet(pl.DataFrame(trained.losses, schema=LOSS_SCHEMA), directory / LOSS_FILE)
+        write_artifact(pl.DataFrame(trained.losses, schema=LOSS_SCHEMA), directory / LOSS_FILE,
+                       CONTROL_LOSSES)
         (directory / SETTINGS_FILE).write_text(json.dumps(settings, indent=2) + "\n",
                                                encoding="utf-8")

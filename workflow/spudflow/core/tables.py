@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.atomic import atomic_outputs
-from spudflow.core.treebank import write_parquet
+from spudflow.core.contract import write_parquet
 
 TABLE_FORMATS = ("parquet", "csv", "md", "tex")
 

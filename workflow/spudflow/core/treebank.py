@@ -1,8 +1,9 @@
 """The ingested treebank format: DIR/tokens.parquet and DIR/sentences.parquet.
 
 Every stage that reads or writes treebanks goes through this module, so the columns are defined
-once (see docs/artifacts.md). Field strings are stored exactly as written in the CoNLL-U file
-(`_` included), which makes CoNLL-U -> Parquet -> CoNLL-U byte-identical.
+once (core/artifacts.py; docs/ingest.md renders them). Field strings are stored exactly as
+written in the CoNLL-U file (`_` included), which makes CoNLL-U -> Parquet -> CoNLL-U
+byte-identical.
 """
 
 from __future__ import annotations
@@ -11,86 +12,43 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.parquet as pq
 
+from spudflow.core.artifacts import TREEBANK_SENTENCES, TREEBANK_TOKENS
 from spudflow.core.atomic import atomic_outputs
+from spudflow.core.contract import conform, read_artifact, write_parquet
+from spudflow.core.errors import InputError
 
 TOKENS_FILE = "tokens.parquet"
 SENTENCES_FILE = "sentences.parquet"
 
-# The ten CoNLL-U fields, as (column name, stored as string).
+# The ten CoNLL-U fields, in file order.
 CONLLU_FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 
-TOKEN_SCHEMA = pa.schema([
-    ("sent_index", pa.int32()),      # 0-based position of the sentence in the file
-    ("sent_id", pa.string()),        # from `# sent_id = …`, null when the sentence has none
-    ("token_index", pa.int32()),     # 0-based position of the line within its sentence
-    ("line", pa.int32()),            # 1-based line number in the source file
-    ("kind", pa.string()),           # "word", "mwt" (range such as 3-4) or "empty" (such as 8.1)
-    ("id", pa.string()),             # the ID field as written
-    ("word_index", pa.int32()),      # word: its ID; mwt: first ID of the range; empty: integer part
-    ("mwt_end", pa.int32()),         # mwt: last ID of the range; otherwise null
-    ("empty_minor", pa.int32()),     # empty: the part after the dot; otherwise null
-    ("form", pa.string()),
-    ("lemma", pa.string()),
-    ("upos", pa.string()),
-    ("xpos", pa.string()),
-    ("feats", pa.string()),
-    ("head", pa.int32()),            # null where the field is `_` (mwt and empty rows)
-    ("deprel", pa.string()),
-    ("deps", pa.string()),
-    ("misc", pa.string()),
-])
-
-SENTENCE_SCHEMA = pa.schema([
-    ("sent_index", pa.int32()),
-    ("sent_id", pa.string()),
-    ("text", pa.string()),               # from `# text = …`, null when absent
-    ("comments", pa.list_(pa.string())),  # every comment line, in order, as written
-    ("newdoc", pa.string()),             # `# newdoc [id = X]`: X, "" without id, null when absent
-    ("newpar", pa.string()),             # likewise for `# newpar`
-    ("line", pa.int32()),                # 1-based line number of the sentence's first line
-    ("n_words", pa.int32()),
-    ("n_tokens", pa.int32()),            # surface tokens: words outside MWTs plus MWT ranges
-])
-
-
-def _cast(df: pl.DataFrame, schema: pa.Schema) -> pa.Table:
-    """Required columns in schema order, then any extra columns a stage added (in their order)."""
-    table = df.to_arrow()
-    names = [f.name for f in schema]
-    missing = [n for n in names if n not in table.column_names]
-    if missing:
-        raise ValueError(f"treebank table lacks columns {missing}")
-    extra = [n for n in table.column_names if n not in names]
-    columns = [table.column(n).cast(schema.field(n).type) for n in names]
-    columns += [table.column(n) for n in extra]
-    fields = list(schema) + [table.schema.field(n) for n in extra]
-    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
-
-
-def write_parquet(table: pa.Table | pl.DataFrame, path: str | Path) -> None:
-    """Deterministic Parquet: fixed compression, no timestamps, so same data gives same bytes."""
-    if isinstance(table, pl.DataFrame):
-        table = table.to_arrow()
-    pq.write_table(table, str(path), compression="zstd", write_statistics=True)
+# The column definitions live in core/artifacts.py (TREEBANK_TOKENS, TREEBANK_SENTENCES).
+TOKEN_SCHEMA = TREEBANK_TOKENS.schema()
+SENTENCE_SCHEMA = TREEBANK_SENTENCES.schema()
 
 
 def write_treebank(directory: str | Path, tokens: pl.DataFrame, sentences: pl.DataFrame) -> None:
     """Write both tables into DIRECTORY, both or neither. Columns beyond the schema (such as the
     nonce stage's `orig_form`) are kept after the documented ones."""
     directory = Path(directory)
-    token_table = _cast(tokens, TOKEN_SCHEMA)
-    sentence_table = _cast(sentences, SENTENCE_SCHEMA)
+    token_table = conform(tokens, TREEBANK_TOKENS)
+    sentence_table = conform(sentences, TREEBANK_SENTENCES)
     with atomic_outputs() as out:
         write_parquet(token_table, out.path(directory / TOKENS_FILE))
         write_parquet(sentence_table, out.path(directory / SENTENCES_FILE))
 
 
 def read_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Both tables of an ingested (or nonce) treebank directory, checked against their
+    definitions; a missing directory or file is bad input."""
     directory = Path(directory)
-    return (pl.read_parquet(directory / TOKENS_FILE), pl.read_parquet(directory / SENTENCES_FILE))
+    if not directory.is_dir():
+        raise InputError(directory, None, "no such treebank directory (the ingest or nonce "
+                         "stage writes it)")
+    return (read_artifact(directory / TOKENS_FILE, TREEBANK_TOKENS),
+            read_artifact(directory / SENTENCES_FILE, TREEBANK_SENTENCES))
 
 
 def _field(value: object) -> str:

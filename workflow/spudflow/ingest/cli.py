@@ -80,10 +80,12 @@ def run_fetch(args: argparse.Namespace) -> None:
 
 
 def run_stats(args: argparse.Namespace) -> None:
-    from spudflow.core.treebank import read_treebank, write_parquet
+    from spudflow.core.artifacts import TREEBANK_STATS
+    from spudflow.core.contract import write_artifact
+    from spudflow.core.treebank import read_treebank
     from spudflow.ingest.stats import treebank_statistics
 
     tokens, sentences = read_treebank(args.dir)
     table = treebank_statistics(tokens, sentences, args.treebank, args.split, args.lang)
     with atomic_outputs() as out:
-        write_parquet(table, out.path(args.out))
+        write_artifact(table, out.path(args.out), TREEBANK_STATS)

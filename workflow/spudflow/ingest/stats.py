@@ -5,8 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 # The 17 universal POS tags; every statistics table has a column for each, in this order.
-UPOS_TAGS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON",
-             "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X")
+from spudflow.core.artifacts import UPOS_TAGS
 
 
 def treebank_statistics(tokens: pl.DataFrame, sentences: pl.DataFrame, treebank: str, split: str,

@@ -69,7 +69,9 @@ def _upos(text: str) -> tuple[str, ...]:
 
 
 def run_nonce(args: argparse.Namespace) -> None:
-    from spudflow.core.treebank import write_conllu, write_parquet, write_treebank
+    from spudflow.core.artifacts import NONCE_STATS
+    from spudflow.core.contract import write_artifact
+    from spudflow.core.treebank import write_conllu, write_treebank
     from spudflow.nonce.languages import parse_options
     from spudflow.nonce.make import NonceSettings, make_nonce
 
@@ -83,7 +85,7 @@ def run_nonce(args: argparse.Namespace) -> None:
     tokens, sentences, stats = make_nonce(args.dir, settings)
     # The treebank is written last: if anything before fails, nothing appears.
     with atomic_outputs() as out:
-        write_parquet(stats, out.path(args.out / STATS_FILE))
+        write_artifact(stats, out.path(args.out / STATS_FILE), NONCE_STATS)
         if args.conllu:
             write_conllu(out.path(args.conllu), tokens, sentences)
         write_treebank(args.out, tokens, sentences)
@@ -92,10 +94,12 @@ def run_nonce(args: argparse.Namespace) -> None:
 def run_table(args: argparse.Namespace) -> None:
     import polars as pl
 
+    from spudflow.core.artifacts import NONCE_STATS
+    from spudflow.core.contract import read_artifact
     from spudflow.core.tables import write_table
     from spudflow.nonce.stats import ratio_table, ttr_table
 
-    stats = pl.concat([pl.read_parquet(p) for p in args.inputs], how="vertical_relaxed")
+    stats = pl.concat([read_artifact(p, NONCE_STATS) for p in args.inputs], how="vertical")
     if args.table == "ratio":
         write_table(ratio_table(stats), args.out, caption="Nonce treebanks: share of words "
                     "replaced per UPOS and in total (all words), and words of a replaced UPOS "

@@ -12,22 +12,14 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from spudflow.core.artifacts import BLIMP_FLAGS, ITEMS_BLIMP
 from spudflow.core.errors import InputError
 from spudflow.pairs.items import ItemsBuilder, sample_indices
 from spudflow.pairs.tsv import read_lines
 
 TEXT_FIELDS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID")
-FLAG_FIELDS = ("simple_LM_method", "one_prefix_method", "two_prefix_method",
-               "lexically_identical")
+FLAG_FIELDS = BLIMP_FLAGS
 
-CONDITIONS = [
-    ("field", pa.string()),              # morphology, syntax, syntax-semantics, semantics
-    ("linguistics_term", pa.string()),   # the phenomenon (12 values)
-    ("UID", pa.string()),                # the paradigm
-    ("pairID", pa.string()),             # the pair within its paradigm, as written ("0"…"999")
-    ("version", pa.string()),            # "good" or "bad"
-    *[(flag, pa.bool_()) for flag in FLAG_FIELDS],   # null when the line lacks the flag
-]
 
 
 def paradigm_files(paths: list[str | Path]) -> list[Path]:
@@ -79,7 +71,7 @@ def build_blimp_items(paths: list[str | Path], dataset: str = "blimp", sample: i
             first = seen[key]
             raise InputError(path, record["line"], f"pair {key} already on {first[0]}:{first[1]}")
         seen[key] = (path, record["line"])
-    builder = ItemsBuilder(dataset, "en", CONDITIONS)
+    builder = ItemsBuilder(dataset, "en", ITEMS_BLIMP)
     for index in sample_indices(len(records), sample, seed):
         record = records[index][1]
         group = f"{dataset}:{record['UID']}:{record['pairID']}"

@@ -11,16 +11,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from spudflow.core.artifacts import ITEMS_COLA
 from spudflow.core.errors import InputError
 from spudflow.pairs.items import ItemsBuilder, sample_indices
 from spudflow.pairs.tsv import read_lines
-
-CONDITIONS = [
-    ("split", pa.string()),          # the file's stem
-    ("source", pa.string()),         # the code of the publication the sentence comes from
-    ("original_mark", pa.string()),  # the author's mark (*, ?, ??, #); null when none
-    ("line", pa.int32()),            # 1-based line in the file
-]
 
 
 def read_cola(path: str | Path) -> list[tuple[int, str, int, str | None, str]]:
@@ -50,7 +44,7 @@ def build_cola_items(paths: list[str | Path], dataset: str = "cola", sample: int
         raise InputError(paths[0], None, "two files with the same split name")
     rows = [(split, *row) for path, split in zip(paths, splits, strict=True)
             for row in read_cola(path)]
-    builder = ItemsBuilder(dataset, "en", CONDITIONS)
+    builder = ItemsBuilder(dataset, "en", ITEMS_COLA)
     for index in sample_indices(len(rows), sample, seed):
         split, line, source, label, mark, sentence = rows[index]
         item = f"{dataset}:{split}:{line}"

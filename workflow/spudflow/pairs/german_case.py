@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from spudflow.core.artifacts import ITEMS_GERMAN_CASE
 from spudflow.core.errors import InputError
 from spudflow.pairs.german_declension import (
     CASES,
@@ -36,14 +37,6 @@ ASSIGNMENTS = tuple("".join(a) for a in itertools.product(CASES, repeat=3)
                     if len(set(a)) > 1)
 ORDERS = tuple(itertools.permutations((1, 2, 3)))
 
-CONDITIONS = [
-    ("template", pa.string()),     # template id
-    ("cases", pa.string()),        # case of np1, np2, np3, e.g. "NDA"
-    ("positions", pa.string()),    # the NP indices in sentence order, e.g. "213"
-    ("grammatical", pa.bool_()),
-    ("violation", pa.string()),    # the doubled case (N, A or D); null when grammatical
-    ("animacy", pa.string()),      # animacy flags (1/0) in sentence order; null when not given
-]
 
 _ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -134,7 +127,7 @@ def build_german_case_items(templates_path: str | Path, dataset: str = "german_c
                             sample: int | None = None, seed: int = 0) -> pa.Table:
     """Items of every template (or of a seeded sample of `sample` templates)."""
     templates = read_templates(templates_path)
-    builder = ItemsBuilder(dataset, "de", CONDITIONS)
+    builder = ItemsBuilder(dataset, "de", ITEMS_GERMAN_CASE)
     for index in sample_indices(len(templates), sample, seed):
         add_template_items(builder, templates[index], dataset)
     return builder.table()

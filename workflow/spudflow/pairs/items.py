@@ -16,25 +16,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from spudflow.core.artifacts import ITEMS, ITEMS_KINDS
 from spudflow.core.atomic import atomic_outputs
+from spudflow.core.contract import ARTIFACT_KEY, Artifact, conform, write_artifact
 from spudflow.core.progress import get_logger, progress
-from spudflow.core.treebank import write_parquet
 
-REGION_TYPE = pa.struct([("name", pa.string()), ("start", pa.int32()), ("end", pa.int32())])
-
-BASE_SCHEMA = pa.schema([
-    ("dataset", pa.string()),
-    ("item_id", pa.string()),        # stable across runs, unique in the file
-    ("group_id", pa.string()),       # the minimal pair / template / original sentence
-    ("sentence", pa.string()),
-    ("words", pa.list_(pa.string())),
-    ("word_starts", pa.list_(pa.int32())),  # character offsets into `sentence`
-    ("word_ends", pa.list_(pa.int32())),    # end exclusive
-    ("label", pa.int8()),            # 1 grammatical/acceptable, 0 not, null unknown
-    ("language", pa.string()),
-    ("regions", pa.list_(REGION_TYPE)),     # named character spans; empty list when none
-])
-
+# Base columns and each kind's condition columns: core/artifacts.py (ITEMS, ITEMS_KINDS).
+BASE_SCHEMA = ITEMS.schema()
 BASE_COLUMNS = tuple(BASE_SCHEMA.names)
 
 log = get_logger(__name__)
@@ -85,13 +73,14 @@ def sample_indices(total: int, n: int | None, seed: int) -> np.ndarray:
 class ItemsBuilder:
     """Collects items row by row, then builds the Arrow table (tokenizing where needed)."""
 
-    def __init__(self, dataset: str, language: str, conditions: Iterable[tuple[str, pa.DataType]]):
+    def __init__(self, dataset: str, language: str, artifact: Artifact):
+        if artifact.columns[:len(BASE_COLUMNS)] != ITEMS.columns:
+            raise ValueError(f"{artifact.name} does not start with the items base columns")
         self.dataset = dataset
         self.language = language
-        self.conditions = pa.schema(list(conditions))
-        clash = set(self.conditions.names) & set(BASE_COLUMNS)
-        if clash:
-            raise ValueError(f"condition columns {sorted(clash)} clash with the items schema")
+        self.artifact = artifact
+        self.conditions = pa.schema([(c.name, c.type)
+                                     for c in artifact.columns[len(BASE_COLUMNS):]])
         self._rows: dict[str, list] = {name: [] for name in BASE_COLUMNS + tuple(
             self.conditions.names)}
         self._given_words: list[Words | None] = []
@@ -136,7 +125,7 @@ class ItemsBuilder:
         schema = pa.schema(list(BASE_SCHEMA) + list(self.conditions))
         table = pa.Table.from_pydict({name: rows[name] for name in schema.names}, schema=schema)
         check_items(table)
-        return table
+        return conform(table, self.artifact)
 
 
 def check_items(table: pa.Table) -> None:
@@ -160,7 +149,11 @@ def check_items(table: pa.Table) -> None:
 
 
 def write_items(table: pa.Table, path: str | Path) -> None:
+    """Write an ItemsBuilder's table, checked again against its kind's definition."""
+    kind = (table.schema.metadata or {}).get(ARTIFACT_KEY, b"").decode()
+    if kind not in ITEMS_KINDS:
+        raise ValueError(f"items table of unknown kind {kind!r}")
     with atomic_outputs() as out:
-        write_parquet(table, out.path(path))
+        write_artifact(table, out.path(path), ITEMS_KINDS[kind])
     n_groups = len(set(table.column("group_id").to_pylist()))
     log.info("wrote %d items in %d groups to %s", table.num_rows, n_groups, path)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from spudflow.core.artifacts import ITEMS_JAPANESE
 from spudflow.core.errors import InputError
 from spudflow.core.progress import progress
 from spudflow.pairs.items import ItemsBuilder, Region, sample_indices
@@ -37,24 +38,6 @@ RELATIVE_CLAUSES = ("金髪の女が知らなかった", "金髪の女を助け�
 CONTEXTS_PER_PAIR = 7495
 VARIANTS = ("base", "rare", "longer", "relative")
 
-CONDITIONS = [
-    ("verb_pair", pa.string()),         # "transitive/intransitive"
-    ("pair_rank", pa.int32()),          # 1 = most frequent pair of the lexicon
-    ("pair_count", pa.int32()),         # the pair's corpus frequency
-    ("verb_form", pa.string()),         # "transitive" or "intransitive"
-    ("verb", pa.string()),
-    ("context_index", pa.int32()),      # 0..7494, position in the context enumeration
-    ("context_label", pa.string()),     # "obligatory" or "ambiguous"
-    ("adverbial", pa.string()),         # null when none
-    ("n_arguments", pa.int8()),
-    ("particles", pa.string()),         # particles in sentence order, e.g. "がを"; "" when none
-    ("context", pa.string()),           # the context before the verb, without prefix or clause
-    ("order", pa.string()),             # constituent order, e.g. "が-adv-を" ("" when none)
-    ("arguments", pa.list_(pa.string())),  # noun + particle per argument, sentence order
-    ("prefix", pa.string()),            # longer: the prefix; otherwise null
-    ("relative_clause", pa.string()),   # relative: the clause; otherwise null
-    ("relative_argument", pa.int8()),   # relative: 0-based argument (sentence order) it modifies
-]
 
 
 @dataclass(frozen=True)
@@ -169,7 +152,7 @@ def build_japanese_items(lexicon: str | Path, variant: str, dataset: str,
         raise ValueError(f"unknown variant {variant!r}")
     chosen = select_pairs(read_lexicon(lexicon), variant, n_verb_pairs, lexicon)
     contexts = enumerate_contexts()
-    builder = ItemsBuilder(dataset, "ja", CONDITIONS)
+    builder = ItemsBuilder(dataset, "ja", ITEMS_JAPANESE)
     drawn = sample_indices(len(chosen) * len(contexts), sample, seed)
     for index in progress(drawn, desc=f"{dataset} pairs", total=len(drawn), unit="pair"):
         rank, pair = chosen[index // len(contexts)]

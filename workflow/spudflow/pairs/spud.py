@@ -16,18 +16,10 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
+from spudflow.core.artifacts import ITEMS_SPUD
 from spudflow.core.errors import InputError
 from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE, read_treebank
 from spudflow.pairs.items import ItemsBuilder, Region, Words
-
-CONDITIONS = [
-    ("method", pa.string()),       # "original", or the nonce method (spud, pos)
-    ("seed", pa.int32()),          # nonce seed; null for the original
-    ("sent_index", pa.int32()),
-    ("sent_id", pa.string()),
-    ("n_words", pa.int32()),       # syntactic words of the original sentence
-    ("n_replaced", pa.int32()),    # words the nonce method replaced; null for the original
-]
 
 NONCE_COLUMNS = ("orig_form", "orig_lemma", "replaced")
 NONCE_DIR = re.compile(r"^seed(\d+)$")
@@ -160,7 +152,7 @@ def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, langu
                          n_sentences.get_column("text").to_list(), strict=True))
         nonce_data.append((version, _sentence_rows(n_tokens), texts))
 
-    builder = ItemsBuilder(dataset, language, CONDITIONS)
+    builder = ItemsBuilder(dataset, language, ITEMS_SPUD)
     counts = {"sentences": 0, "short": 0, "rebuilt_text": 0}
     for sent in sentences.select("sent_index", "sent_id", "text", "n_words").iter_rows(
             named=True):

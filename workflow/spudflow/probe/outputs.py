@@ -9,7 +9,9 @@ from pathlib import Path
 import polars as pl
 from safetensors.torch import save_file
 
-from spudflow.core.treebank import conllu_lines, read_treebank, write_parquet
+from spudflow.core.artifacts import PROBE_HISTORY, PROBE_METRICS
+from spudflow.core.contract import write_artifact
+from spudflow.core.treebank import conllu_lines, read_treebank
 from spudflow.probe.data import ProbeSet
 from spudflow.probe.train import Predictions
 
@@ -50,11 +52,11 @@ def prediction_conllu(treebank_dir: Path, data: ProbeSet, predictions: Predictio
 
 
 def write_metrics(path: Path, rows: list[dict]) -> None:
-    write_parquet(pl.DataFrame(rows, schema=METRICS_SCHEMA), path)
+    write_artifact(pl.DataFrame(rows, schema=METRICS_SCHEMA), path, PROBE_METRICS)
 
 
 def write_history(path: Path, history: list[dict]) -> None:
-    write_parquet(pl.DataFrame(history, schema=HISTORY_SCHEMA), path)
+    write_artifact(pl.DataFrame(history, schema=HISTORY_SCHEMA), path, PROBE_HISTORY)
 
 
 def write_probe(path: Path, probe, labels: list[str], info: dict[str, str]) -> None:

@@ -21,9 +21,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spudflow.core.alignment import words_in_span
+from spudflow.core.artifacts import ITEM_SCORES, TOKEN_SCORES
 from spudflow.core.atomic import atomic_outputs
+from spudflow.core.contract import write_artifact, write_parquet
 from spudflow.core.progress import get_logger, progress_bar
-from spudflow.core.treebank import write_parquet
 from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.items import Item
 from spudflow.scoring.methods import base_method, is_region_method
@@ -69,10 +70,11 @@ def run_job(job: Job, items: Sequence[Item]) -> None:
             write_parquet(token_table, out.path(token_path))
             write_parquet(item_table, out.path(item_path))
     with atomic_outputs() as out:
-        for name, index in ((TOKEN_SCORES_FILE, 0), (ITEM_SCORES_FILE, 1)):
+        for name, index, artifact in ((TOKEN_SCORES_FILE, 0, TOKEN_SCORES),
+                                      (ITEM_SCORES_FILE, 1, ITEM_SCORES)):
             gathered = pa.concat_tables(pq.read_table(p[index]) for p in paths)
-            write_parquet(gathered.replace_schema_metadata(job.metadata),
-                          out.path(job.out_dir / name))
+            write_artifact(gathered.replace_schema_metadata(job.metadata),
+                           out.path(job.out_dir / name), artifact)
     for stale in job.out_dir.glob(".partial-*"):  # this job's, and any left by other settings
         shutil.rmtree(stale, ignore_errors=True)
 
@@ -80,10 +82,10 @@ def run_job(job: Job, items: Sequence[Item]) -> None:
 def write_empty(out_dir: Path, metadata: dict[bytes, bytes] | None = None) -> None:
     """Both tables with no rows (nothing to score), with `metadata` as in Job."""
     with atomic_outputs() as out:
-        for name, schema in ((TOKEN_SCORES_FILE, TOKEN_SCORES_SCHEMA),
-                             (ITEM_SCORES_FILE, ITEM_SCORES_SCHEMA)):
-            write_parquet(table(empty_columns(schema), schema).replace_schema_metadata(metadata),
-                          out.path(out_dir / name))
+        for name, artifact in ((TOKEN_SCORES_FILE, TOKEN_SCORES), (ITEM_SCORES_FILE, ITEM_SCORES)):
+            schema = artifact.schema()
+            write_artifact(table(empty_columns(schema), schema).replace_schema_metadata(metadata),
+                           out.path(out_dir / name), artifact)
 
 
 def score_shard(job: Job, shard: Sequence[Item], label: str) -> tuple[pa.Table, pa.Table]:

@@ -21,14 +21,13 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from spudflow.core.artifacts import ITEM_SCORES, TOKEN_SCORES
 from spudflow.core.atomic import atomic_outputs
+from spudflow.core.contract import check_schema, parquet_schema, write_artifact
 from spudflow.core.errors import InputError
-from spudflow.core.treebank import write_parquet
 from spudflow.scoring.outputs import (
     ITEM_SCORES_FILE,
-    ITEM_SCORES_SCHEMA,
     TOKEN_SCORES_FILE,
-    TOKEN_SCORES_SCHEMA,
 )
 
 # Schema metadata of a shard's tables: {"shard": I, "shards": N, "job": key of the whole job}.
@@ -66,18 +65,18 @@ def shard_range(n_items: int, shard: Shard, block_size: int) -> tuple[int, int]:
     return min(first * block_size, n_items), min(last * block_size, n_items)
 
 
-def _read_shard(path: Path, schema: pa.Schema) -> tuple[pa.Table, dict]:
+def _read_shard(path: Path, artifact) -> tuple[pa.Table, dict]:
     if not path.is_file():
         raise InputError(path, None, "missing: not a finished `spudflow score --shard` output")
+    schema = parquet_schema(path, f"{artifact.name} Parquet file")
+    raw = (schema.metadata or {}).get(SHARD_METADATA_KEY)
+    if raw is None:
+        raise InputError(path, None, "not written by `spudflow score --shard` (no shard mark)")
+    check_schema(path, schema, artifact)
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as error:
         raise InputError(path, None, f"not a readable Parquet file ({error})") from error
-    raw = (table.schema.metadata or {}).get(SHARD_METADATA_KEY)
-    if raw is None:
-        raise InputError(path, None, "not written by `spudflow score --shard` (no shard mark)")
-    if not table.schema.equals(schema):
-        raise InputError(path, None, "columns differ from the documented ones (docs/scoring.md)")
     return table.replace_schema_metadata(None), json.loads(raw)
 
 
@@ -88,9 +87,8 @@ def gather(shard_dirs: Sequence[Path], out_dir: Path) -> int:
     jobs = set()
     for position, directory in enumerate(shard_dirs, 1):
         marks = []
-        for name, schema in ((TOKEN_SCORES_FILE, TOKEN_SCORES_SCHEMA),
-                             (ITEM_SCORES_FILE, ITEM_SCORES_SCHEMA)):
-            table, mark = _read_shard(Path(directory) / name, schema)
+        for name, artifact in ((TOKEN_SCORES_FILE, TOKEN_SCORES), (ITEM_SCORES_FILE, ITEM_SCORES)):
+            table, mark = _read_shard(Path(directory) / name, artifact)
             tables[name].append(table)
             marks.append(mark)
         mark = marks[0]
@@ -104,7 +102,8 @@ def gather(shard_dirs: Sequence[Path], out_dir: Path) -> int:
         raise InputError(shard_dirs[0], None, "the shards come from different jobs (input, "
                          "model, methods or settings differ): rerun them with the same ones")
     with atomic_outputs() as out:
-        for name in tables:
-            write_parquet(pa.concat_tables(tables[name]), out.path(Path(out_dir) / name))
+        for name, artifact in ((TOKEN_SCORES_FILE, TOKEN_SCORES), (ITEM_SCORES_FILE, ITEM_SCORES)):
+            write_artifact(pa.concat_tables(tables[name]), out.path(Path(out_dir) / name),
+                           artifact)
     items = pa.concat_tables(tables[ITEM_SCORES_FILE]).column("item_id")
     return len(set(items.to_pylist()))

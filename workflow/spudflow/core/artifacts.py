@@ -1,0 +1,294 @@
+"""Every Parquet file one stage hands to another, defined once: columns, types, nullability.
+
+Writers go through `core.contract.write_artifact`, readers through `core.contract.read_artifact`;
+the schema tables of docs/*.md are rendered from these definitions (core/artifact_docs.py, checked
+by tests/test_artifacts.py). Bump an artifact's `version` when its columns change, so that files
+written by an older spudflow are rejected with a message instead of read wrongly.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from spudflow.core.contract import Artifact, Column
+
+STR, I8, I32, I64, F64, BOOL = pa.string(), pa.int8(), pa.int32(), pa.int64(), pa.float64(), \
+    pa.bool_()
+STR_LIST = pa.list_(pa.string())
+
+
+def col(name: str, dtype: pa.DataType, doc: str, null: bool = False) -> Column:
+    return Column(name, dtype, null, doc)
+
+
+# --- ingest -----------------------------------------------------------------------------------
+TREEBANK_TOKENS = Artifact("treebank_tokens", "ingest", open=True, doc=(
+    "`results/ingest/{treebank}/{split}/tokens.parquet`: one row per CoNLL-U token line."),
+    columns=(
+    col("sent_index", I32, "0-based position of the sentence in the file"),
+    col("sent_id", STR, "from `# sent_id = …`", True),
+    col("token_index", I32, "0-based position of the line within its sentence"),
+    col("line", I32, "1-based line number in the source file"),
+    col("kind", STR, "`word`, `mwt` (multiword-token range such as `3-4`) or `empty` (empty node "
+        "such as `8.1`)"),
+    col("id", STR, "the ID field as written"),
+    col("word_index", I32, "word: its ID; mwt: first ID of the range; empty: the integer part"),
+    col("mwt_end", I32, "mwt: last ID of the range", True),
+    col("empty_minor", I32, "empty: the part after the dot", True),
+    col("form", STR, "FORM as written (`_` kept)"),
+    col("lemma", STR, "LEMMA as written"),
+    col("upos", STR, "UPOS as written"),
+    col("xpos", STR, "XPOS as written"),
+    col("feats", STR, "FEATS as written (the UD string)"),
+    col("head", I32, "HEAD; null where the field is `_` (mwt and empty rows)", True),
+    col("deprel", STR, "DEPREL as written"),
+    col("deps", STR, "DEPS as written"),
+    col("misc", STR, "MISC as written"),
+), extra=(
+    col("orig_form", STR, "nonce treebanks: FORM in the input (for a multiword token: its "
+        "original surface)"),
+    col("orig_lemma", STR, "nonce treebanks: LEMMA in the input"),
+    col("replaced", BOOL, "nonce treebanks: the word was replaced; false for mwt and empty rows, "
+        "kept words and function words a language rule changed (those have `form != orig_form`)"),
+))
+
+TREEBANK_SENTENCES = Artifact("treebank_sentences", "ingest", open=True, doc=(
+    "`results/ingest/{treebank}/{split}/sentences.parquet`: one row per sentence."), columns=(
+    col("sent_index", I32, "joins with `tokens.sent_index`"),
+    col("sent_id", STR, "from `# sent_id = …`", True),
+    col("text", STR, "from `# text = …`", True),
+    col("comments", STR_LIST, "every comment line, in order, as written"),
+    col("newdoc", STR, "`# newdoc id = X` → `X`; bare `# newdoc` → `\"\"`; absent → null", True),
+    col("newpar", STR, "likewise for `# newpar`", True),
+    col("line", I32, "line number of the sentence's first line"),
+    col("n_words", I32, "syntactic words (integer IDs)"),
+    col("n_tokens", I32, "surface tokens: multiword-token ranges count once, their words not"),
+), extra=(
+    col("orig_text", STR, "nonce treebanks: `text` of the input", True),
+    col("short", BOOL, "nonce treebanks: `n_words < 4`"),
+))
+
+UPOS_TAGS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON",
+             "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X")
+
+TREEBANK_STATS = Artifact("treebank_stats", "ingest", doc=(
+    "`results/stats/{treebank}/{split}.parquet` (`spudflow stats`): one row per split; "
+    "`results/tables/treebank_stats.*` stacks them."), columns=(
+    col("treebank", STR, "the treebank's name in the config"),
+    col("split", STR, "the split's name in the config"),
+    col("language", STR, "the treebank's language code"),
+    col("sentences", I64, "sentences"),
+    col("words", I64, "syntactic words"),
+    col("tokens", I64, "surface tokens (multiword-token ranges count once)"),
+    col("mwts", I64, "multiword-token ranges"),
+    col("empty_nodes", I64, "empty nodes"),
+    col("word_types", I64, "distinct word forms (case-sensitive)"),
+    col("type_token_ratio", F64, "word_types / words; null for a split without words", True),
+    *[col(f"upos_{tag}", I64, f"words tagged {tag}") for tag in UPOS_TAGS],
+    col("upos_other", I64, "words with any other UPOS value (e.g. `_`)"),
+))
+
+# --- nonce ------------------------------------------------------------------------------------
+NONCE_REASONS = ("no_candidate", "no_form", "rule", "protected")
+
+NONCE_STATS = Artifact("nonce_stats", "nonce", doc=(
+    "`results/nonce/{treebank}/{split}/{method}/seed{seed}/replacement_stats.parquet`: one row "
+    "per UPOS present in the split, then a row `upos = \"ALL\"` over all words."), columns=(
+    col("treebank", STR, "label"),
+    col("split", STR, "label"),
+    col("language", STR, "label"),
+    col("method", STR, "nonce method (`spud`, `pos`)"),
+    col("seed", I32, "nonce seed"),
+    col("upos", STR, "a UPOS tag, or `ALL`"),
+    col("words", I64, "words (kind `word`)"),
+    col("targeted", I64, "words of a replaced UPOS"),
+    col("replaced", I64, "words replaced"),
+    col("adjusted", I64, "words whose form a language rule changed (a → an, le → l')"),
+    *[col(reason, I64, f"targeted words kept: {reason}") for reason in NONCE_REASONS],
+    col("types_orig", I64, "distinct word forms (case-sensitive) before"),
+    col("types_nonce", I64, "distinct word forms (case-sensitive) after"),
+    col("replacement_ratio", F64, "replaced / words"),
+    col("type_token_ratio_orig", F64, "types_orig / words"),
+    col("type_token_ratio_nonce", F64, "types_nonce / words"),
+))
+
+# --- pairs: items -----------------------------------------------------------------------------
+REGION_TYPE = pa.struct([("name", pa.string()), ("start", pa.int32()), ("end", pa.int32())])
+
+ITEMS = Artifact("items", "pairs", open=True, doc=(
+    "`results/items/{dataset}.parquet`: one row per sentence; the base columns every dataset "
+    "has, then its kind's condition columns."), columns=(
+    col("dataset", STR, "the dataset name (the file's stem)"),
+    col("item_id", STR, "unique in the file and stable across runs"),
+    col("group_id", STR, "the minimal pair, template or original sentence the item belongs to"),
+    col("sentence", STR, "the text to score"),
+    col("words", STR_LIST, "the sentence's words"),
+    col("word_starts", pa.list_(I32), "character offset of each word in `sentence`"),
+    col("word_ends", pa.list_(I32), "end offset (exclusive): `sentence[start:end] == word`"),
+    col("label", I8, "1 grammatical / acceptable, 0 not, null when no label is claimed", True),
+    col("language", STR, "ISO 639-1 code"),
+    col("regions", pa.list_(REGION_TYPE), "named character spans (end exclusive) in sentence "
+        "order; an empty list when none"),
+))
+
+
+def items_kind(kind: str, conditions: tuple[Column, ...], doc: str) -> Artifact:
+    """The items of one dataset kind: the base columns, then exactly these condition columns.
+    Its name `items.KIND` also satisfies a reader of plain `items` (contract.check_schema)."""
+    return ITEMS.extend(f"items.{kind}", conditions, doc)
+
+
+ITEMS_SPUD = items_kind("spud", (
+    col("method", STR, "`original`, or the nonce method (`spud`, `pos`)"),
+    col("seed", I32, "nonce seed; null for the original", True),
+    col("sent_index", I32, "0-based sentence position in the treebank split"),
+    col("sent_id", STR, "the sentence's `sent_id`", True),
+    col("n_words", I32, "syntactic words of the original sentence"),
+    col("n_replaced", I32, "words the nonce method replaced; null for the original", True),
+), "SPUD pairs (`spud_{treebank}_{split}`): an original sentence and its nonce versions.")
+
+ITEMS_GERMAN_CASE = items_kind("german_case", (
+    col("template", STR, "template id"),
+    col("cases", STR, "case of np1, np2, np3, e.g. `NDA`"),
+    col("positions", STR, "the NP indices in sentence order, e.g. `213`"),
+    col("grammatical", BOOL, "the case assignment is the template's grammatical one"),
+    col("violation", STR, "the doubled case (N, A or D); null when grammatical", True),
+    col("animacy", STR, "animacy flags (1/0) in sentence order; null when not given", True),
+), "German case templates (`german_case`).")
+
+ITEMS_JAPANESE = items_kind("japanese_transitivity", (
+    col("verb_pair", STR, "`transitive/intransitive`"),
+    col("pair_rank", I32, "1 = most frequent pair of the lexicon"),
+    col("pair_count", I32, "the pair's corpus frequency"),
+    col("verb_form", STR, "`transitive` or `intransitive`"),
+    col("verb", STR, "the verb form in the sentence"),
+    col("context_index", I32, "position in the context enumeration"),
+    col("context_label", STR, "`obligatory` or `ambiguous`"),
+    col("adverbial", STR, "the adverbial; null when none", True),
+    col("n_arguments", I8, "number of arguments"),
+    col("particles", STR, "particles in sentence order, e.g. `がを`; empty when none"),
+    col("context", STR, "the context before the verb, without prefix or clause"),
+    col("order", STR, "constituent order, e.g. `が-adv-を` (empty when none)"),
+    col("arguments", STR_LIST, "noun + particle per argument, sentence order"),
+    col("prefix", STR, "longer: the prefix; otherwise null", True),
+    col("relative_clause", STR, "relative: the clause; otherwise null", True),
+    col("relative_argument", I8, "relative: 0-based argument (sentence order) it modifies", True),
+), "Japanese transitivity pairs (`japanese_{dataset}`).")
+
+ITEMS_COLA = items_kind("cola", (
+    col("split", STR, "the file's stem (`in_domain_train`, `in_domain_dev`, ...)"),
+    col("source", STR, "the code of the publication the sentence comes from", True),
+    col("original_mark", STR, "the author's mark (*, ?, ??, #); null when none", True),
+    col("line", I32, "1-based line in the file"),
+), "CoLA (`cola`).")
+
+BLIMP_FLAGS = ("simple_LM_method", "one_prefix_method", "two_prefix_method", "lexically_identical")
+
+ITEMS_BLIMP = items_kind("blimp", (
+    col("field", STR, "morphology, syntax, syntax-semantics, semantics"),
+    col("linguistics_term", STR, "the phenomenon (12 values)"),
+    col("UID", STR, "the paradigm"),
+    col("pairID", STR, "the pair within its paradigm, as written"),
+    col("version", STR, "`good` or `bad`"),
+    *[col(flag, BOOL, f"the paradigm's `{flag}` flag; null when the line lacks it", True)
+      for flag in BLIMP_FLAGS],
+), "BLiMP (`blimp`).")
+
+ITEMS_KINDS = {a.name: a for a in (ITEMS_SPUD, ITEMS_GERMAN_CASE, ITEMS_JAPANESE, ITEMS_COLA,
+                                   ITEMS_BLIMP)}
+
+# --- scoring ----------------------------------------------------------------------------------
+TOKEN_SCORES = Artifact("token_scores", "score", doc=(
+    "`results/scores/{dataset}/{model}/token_scores.parquet`: one row per scored token, in item "
+    "order, then method order as given, then token order."), columns=(
+    col("item_id", STR, "the item's id (text input: 1-based line number)"),
+    col("model", STR, "model name (`--name`; in the pipeline the config key)"),
+    col("method", STR, "method as requested, e.g. `pppl` or `pppl_region`"),
+    col("token_index", I32, "0-based position of the token among the sentence's tokens, special "
+        "tokens and the BOS prefix excluded (n-gram models: the word index)"),
+    col("token", STR, "the token as the tokenizer writes it (`Ġthe`, `##ing`, `▁the`); n-gram "
+        "models: the word"),
+    col("char_start", I32, "start of the tokenizer's offsets into the sentence (may include a "
+        "leading space, e.g. `Ġthe`)"),
+    col("char_end", I32, "end (exclusive) of those offsets"),
+    col("word_index", I32, "0-based index into the item's `words`; null for a token of no word",
+        True),
+    col("logprob", F64, "natural-log probability of the token under the method"),
+))
+
+ITEM_SCORES = Artifact("item_scores", "score", doc=(
+    "`results/scores/{dataset}/{model}/item_scores.parquet`: one row per item and method for the "
+    "whole sentence (`region` null; not for `_region` methods), plus one row per named region of "
+    "the item, in item order."), columns=(
+    col("item_id", STR, "the item's id"),
+    col("model", STR, "model name"),
+    col("method", STR, "method as requested"),
+    col("region", STR, "null: the whole sentence; else the region's name (its tokens only)", True),
+    col("logprob_sum", F64, "Σ logprob over the row's tokens", True),
+    col("n_tokens", I32, "number of the row's tokens"),
+    col("n_words", I32, "number of words (whole sentence: all words; region: words overlapping "
+        "it)"),
+    col("ppl", F64, "exp(−logprob_sum / n_tokens) (the SPUD paper's Eq. 1–3); null when "
+        "n_tokens = 0", True),
+    col("mean_logprob", F64, "logprob_sum / n_tokens", True),
+    col("slor", F64, "(logprob_sum − Σ_w log P_u(w)) / n_words, with the unigram model of the "
+        "item's language (Lau et al. 2017); null without one", True),
+    col("word_lp_min1", F64, "min over the row's words with scored tokens of −log P_m(w) / "
+        "log P_u(w), where log P_m(w) is the sum of the logprobs of w's tokens", True),
+    col("normlp", F64, "−logprob_sum / Σ_w log P_u(w) (Lau et al.'s NormLP, division form)",
+        True),
+    col("skipped", STR, "null when scored; `too_long` (more input tokens than the model takes) "
+        "or `no_tokens` (nothing to score) when left out; such rows have null figures", True),
+))
+
+NGRAM_MODEL = Artifact("ngram_model", "ngram-train", doc=(
+    "`results/ngram/{name}.parquet`: the counts of a word n-gram model, sorted by order then "
+    "n-gram; the settings (order, k, discount, lang, min_count) are JSON under the schema "
+    "metadata key `spudflow.ngram`."), columns=(
+    col("ngram", STR_LIST, "the n-gram, oldest word first"),
+    col("count", I64, "raw count at predicted positions, every order 1 … n"),
+))
+
+# --- controls ---------------------------------------------------------------------------------
+CONTROL_LOSSES = Artifact("control_losses", "train-control", doc=(
+    "`results/controls/{name}/training_loss.parquet`: one row per optimisation step."), columns=(
+    col("epoch", I32, "1-based epoch"),
+    col("step", I32, "1-based optimisation step, over all epochs"),
+    col("loss", F64, "the step's training loss (electra: generator + 50 × discriminator)"),
+    col("generator_loss", F64, "electra: the generator's MLM loss; else null", True),
+    col("discriminator_loss", F64, "electra: replaced-token detection loss (binary cross-entropy "
+        "over all real tokens); else null", True),
+))
+
+# --- probe ------------------------------------------------------------------------------------
+PROBE_METRICS = Artifact("probe_metrics", "probe-train", doc=(
+    "`results/probe/runs/…/metrics.parquet`: one row per eval set of a probe run."), columns=(
+    col("treebank", STR, "the test treebank"),
+    col("model", STR, "the model's name in the config"),
+    col("baseline", STR, "null (the model itself), `M0`, `MR` or `MRC`", True),
+    col("seed", I64, "probe seed"),
+    col("dist_layer", I64, "layer of the distance probe"),
+    col("label_layer", I64, "layer of the label probe"),
+    col("eval_set", STR, "`orig` or `{method}/seed{N}` (`spud/seed1`)"),
+    col("uas", F64, "unlabelled attachment score (share of words, 0–1)"),
+    col("las", F64, "labelled attachment score (0–1)"),
+    col("relacc", F64, "relation (label) accuracy (0–1)"),
+    col("root_acc", F64, "root accuracy (0–1)"),
+    col("n_words", I64, "words scored"),
+    col("n_sentences", I64, "sentences scored"),
+    col("n_too_long", I64, "sentences of the split left out as longer than the model's limit"),
+    col("n_short", I64, "sentences left out for fewer than `min_words` words"),
+    col("best_epoch", I64, "the selected epoch"),
+))
+
+PROBE_HISTORY = Artifact("probe_history", "probe-train", doc=(
+    "`results/probe/runs/…/history.parquet`: one row per epoch."), columns=(
+    col("epoch", I64, "1-based epoch"),
+    col("train_loss", F64, "mean loss over the training sentences"),
+    col("dev_loss", F64, "selection loss"),
+    col("lr", F64, "learning rate during that epoch"),
+))
+
+STAGE_ARTIFACTS = (TREEBANK_TOKENS, TREEBANK_SENTENCES, TREEBANK_STATS, NONCE_STATS, ITEMS,
+                   *ITEMS_KINDS.values(), TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
+                   PROBE_METRICS, PROBE_HISTORY)

@@ -1,0 +1,229 @@
+"""Checking Parquet artifacts against their one definition (core/artifacts.py), on write and read.
+
+A writer calls `write_artifact`: the frame must hold every declared column (castable to its type,
+no nulls where the column is not nullable) and, unless the artifact is open, nothing else; the
+file gets the artifact's name and schema version in its Parquet metadata. A reader calls
+`read_artifact`: a file that is missing, not Parquet, of another artifact or version, or whose
+columns differ from the definition is bad input (exit 2, one line naming the file, the column
+and the stage that writes it). Nothing is ever filled with nulls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from spudflow.core.errors import InputError
+
+ARTIFACT_KEY = b"spudflow.artifact"
+VERSION_KEY = b"spudflow.schema_version"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: pa.DataType
+    nullable: bool = False
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One kind of file a stage writes and others read."""
+
+    name: str                      # e.g. "item_scores"; written into the file's metadata
+    producer: str                  # the stage (spudflow command) that writes it
+    columns: tuple[Column, ...]
+    version: int = 1
+    doc: str = ""
+    # Open artifacts may carry further columns after the declared ones (a nonce treebank's
+    # orig_form, an aggregate table's per-label columns); the declared ones are still required.
+    open: bool = False
+    extra: tuple[Column, ...] = field(default=())  # documented optional extras of an open one
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def __post_init__(self) -> None:
+        names = [c.name for c in self.columns + self.extra]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"{self.name}: column(s) {', '.join(twice)} declared twice")
+
+    def column(self, name: str) -> Column:
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise KeyError(f"{self.name} has no column {name!r}")
+
+    def schema(self) -> pa.Schema:
+        return pa.schema([pa.field(c.name, c.type, nullable=c.nullable) for c in self.columns])
+
+    def extend(self, name: str, columns: Iterable[Column], doc: str = "") -> Artifact:
+        """A closed artifact of these columns followed by `columns` (items of one kind)."""
+        return Artifact(name=name, producer=self.producer, columns=self.columns + tuple(columns),
+                        version=self.version, doc=doc or self.doc)
+
+
+class ContractError(ValueError):
+    """A writer's frame breaks its artifact's definition: a bug in the writer, not bad input."""
+
+
+def _plain(dtype: pa.DataType) -> pa.DataType:
+    """The type with large/view string and list variants read as their plain forms."""
+    if pa.types.is_large_string(dtype) or pa.types.is_string_view(dtype):
+        return pa.string()
+    if pa.types.is_large_binary(dtype) or pa.types.is_binary_view(dtype):
+        return pa.binary()
+    if (pa.types.is_large_list(dtype) or pa.types.is_list_view(dtype)
+            or pa.types.is_large_list_view(dtype)):
+        return pa.list_(_plain(dtype.value_type))
+    if pa.types.is_list(dtype):
+        return pa.list_(_plain(dtype.value_type))
+    if pa.types.is_struct(dtype):
+        return pa.struct([pa.field(f.name, _plain(f.type)) for f in dtype])
+    return dtype
+
+
+def _type_name(dtype: pa.DataType) -> str:
+    return str(_plain(dtype))
+
+
+def conform(data: pa.Table | pl.DataFrame, artifact: Artifact) -> pa.Table:
+    """The data as the artifact's table: declared columns in order and type, then (open
+    artifacts only) the others; with the artifact's name and version in the metadata."""
+    table = data.to_arrow() if isinstance(data, pl.DataFrame) else data
+    names = artifact.names
+    missing = [n for n in names if n not in table.column_names]
+    if missing:
+        raise ContractError(f"{artifact.name}: the {artifact.producer} stage's table lacks "
+                            f"column(s) {', '.join(missing)}")
+    extra = [n for n in table.column_names if n not in names]
+    if extra and not artifact.open:
+        raise ContractError(f"{artifact.name}: undeclared column(s) {', '.join(extra)}")
+    arrays, fields = [], []
+    for column in artifact.columns:
+        values = table.column(column.name)
+        if _plain(values.type) != _plain(column.type):
+            try:
+                values = values.cast(column.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+                raise ContractError(f"{artifact.name}: column {column.name} is "
+                                    f"{_type_name(values.type)}, not {column.type} "
+                                    f"({error})") from None
+        else:
+            values = values.cast(column.type)
+        if not column.nullable and values.null_count:
+            raise ContractError(f"{artifact.name}: column {column.name} has "
+                                f"{values.null_count} null(s) but is not nullable")
+        arrays.append(values)
+        fields.append(pa.field(column.name, column.type, nullable=column.nullable))
+    for name in extra:
+        arrays.append(table.column(name))
+        fields.append(table.schema.field(name))
+    metadata = dict(table.schema.metadata or {})
+    metadata[ARTIFACT_KEY] = artifact.name.encode()
+    metadata[VERSION_KEY] = str(artifact.version).encode()
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=metadata))
+
+
+def write_parquet(table: pa.Table | pl.DataFrame, path: str | Path) -> None:
+    """Deterministic Parquet: fixed compression, no timestamps, so same data gives same bytes."""
+    if isinstance(table, pl.DataFrame):
+        table = table.to_arrow()
+    pq.write_table(table, str(path), compression="zstd", write_statistics=True)
+
+
+def write_artifact(data: pa.Table | pl.DataFrame, path: str | Path, artifact: Artifact) -> None:
+    """Check `data` against the artifact and write it to `path` (callers pass a temporary path
+    from core.atomic, so that a failed check leaves nothing behind)."""
+    write_parquet(conform(data, artifact), path)
+
+
+def _where(artifact: Artifact) -> str:
+    return f"the {artifact.producer} stage writes it ({artifact.name} v{artifact.version})"
+
+
+def parquet_schema(path: str | Path, what: str = "Parquet file") -> pa.Schema:
+    """The Arrow schema of a Parquet file; missing, empty or non-Parquet files are bad input."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(path, None, f"no such file (expected a {what})")
+    if path.is_dir():
+        raise InputError(path, None, f"is a directory, not a {what}")
+    if path.stat().st_size == 0:
+        raise InputError(path, None, f"empty file (expected a {what})")
+    try:
+        return pq.read_schema(str(path))
+    except (pa.ArrowException, OSError) as error:
+        reason = str(error).split(". ")[0]
+        raise InputError(path, None, f"not a {what} ({reason})") from None
+
+
+def check_schema(path: str | Path, schema: pa.Schema, artifact: Artifact,
+                 columns: Sequence[str] | None = None) -> None:
+    """Bad input unless the file's schema is the artifact's (the named columns at least)."""
+    metadata = schema.metadata or {}
+    found = metadata.get(ARTIFACT_KEY, b"").decode() or None
+    # `items.spud` is a kind of `items`: a reader of the general artifact takes it.
+    if found != artifact.name and not (found or "").startswith(artifact.name + "."):
+        kind = f"a {found} file" if found else "not a spudflow artifact (no schema metadata)"
+        raise InputError(path, None, f"{kind}; expected {artifact.name}: {_where(artifact)}")
+    version = metadata.get(VERSION_KEY, b"").decode()
+    if version != str(artifact.version):
+        raise InputError(path, None, f"{artifact.name} schema version {version or '?'}, this "
+                         f"spudflow reads version {artifact.version}: rerun the "
+                         f"{artifact.producer} stage")
+    wanted = artifact.names if columns is None else tuple(columns)
+    for name in wanted:
+        column = artifact.column(name)
+        index = schema.get_field_index(name)
+        if index < 0:
+            raise InputError(path, None, f"column {name!r} missing; {_where(artifact)}")
+        found_type = schema.field(index).type
+        if _plain(found_type) != _plain(column.type):
+            raise InputError(path, None, f"column {name!r} is {_type_name(found_type)}, not "
+                             f"{column.type}; {_where(artifact)}")
+    if not artifact.open and found == artifact.name:
+        extra = [n for n in schema.names if n not in artifact.names]
+        if extra:
+            raise InputError(path, None, f"undeclared column(s) {', '.join(extra)}; "
+                             f"{_where(artifact)}")
+
+
+def read_artifact_table(path: str | Path, artifact: Artifact,
+                        columns: Sequence[str] | None = None) -> pa.Table:
+    """The file's table (the named columns, or all), checked against the artifact."""
+    schema = parquet_schema(path, f"{artifact.name} Parquet file")
+    check_schema(path, schema, artifact, columns)
+    try:
+        table = pq.read_table(str(path), columns=None if columns is None else list(columns))
+    except (pa.ArrowException, OSError) as error:
+        raise InputError(path, None, f"unreadable Parquet file ({error})") from None
+    for name in table.column_names:
+        if name in artifact.names and not artifact.column(name).nullable:
+            nulls = table.column(name).null_count
+            if nulls:
+                raise InputError(path, None, f"column {name!r} has {nulls} null(s) but may "
+                                 f"not; {_where(artifact)}")
+    return table
+
+
+def read_artifact(path: str | Path, artifact: Artifact,
+                  columns: Sequence[str] | None = None) -> pl.DataFrame:
+    """As read_artifact_table, as a polars DataFrame."""
+    table = read_artifact_table(path, artifact, columns)
+    return pl.from_arrow(table.replace_schema_metadata(None))
+
+
+def artifact_of(path: str | Path) -> str | None:
+    """The artifact name a spudflow Parquet file declares (None for other files)."""
+    metadata = parquet_schema(path).metadata or {}
+    value = metadata.get(ARTIFACT_KEY)
+    return value.decode() if value else None
