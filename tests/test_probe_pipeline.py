@@ -11,6 +11,7 @@ from probe_support import LAYERS, ewt_sentences, save_tiny_encoder
 
 from spudflow.cli import main
 from spudflow.core.errors import EXIT_BAD_INPUT
+from spudflow.core.treebank import read_treebank, write_treebank
 from spudflow.probe.feature_file import read_features
 
 
@@ -119,12 +120,10 @@ def test_bad_input_exits_2(probe_data, tmp_path, capsys):
     assert not (tmp_path / "f.safetensors").exists()
 
     # A split without HEAD/DEPREL cannot train a probe.
-    tokens = pl.read_parquet(root / "test" / "tokens.parquet")
+    tokens, sentences = read_treebank(root / "test")
     bare = tmp_path / "bare"
-    bare.mkdir()
-    tokens.with_columns(pl.lit(None, dtype=pl.Int32).alias("head")).write_parquet(
-        bare / "tokens.parquet")
-    (bare / "sentences.parquet").write_bytes((root / "test" / "sentences.parquet").read_bytes())
+    write_treebank(bare, tokens.with_columns(pl.lit(None, dtype=pl.Int32).alias("head")),
+                   sentences)
     assert features(root, model, "test", tmp_path / "t.safetensors") == 0
     assert main(["probe", "train", "--train", str(tmp_path / "t.safetensors"), str(bare),
                  "--eval", "orig", str(tmp_path / "t.safetensors"), str(bare),

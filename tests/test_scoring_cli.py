@@ -12,13 +12,16 @@ import pytest
 from scoring_models import make_item, tiny_model_dir
 
 from spudflow.cli import main
+from spudflow.core.artifacts import ITEMS as ITEMS_ARTIFACT
+from spudflow.core.contract import write_artifact
 from spudflow.scoring import run
 from spudflow.scoring.ngram import NgramModel
 from spudflow.scoring.outputs import ITEM_SCORES_SCHEMA, TOKEN_SCORES_SCHEMA
 
 
 def write_items(path, items, dataset="tiny"):
-    pl.DataFrame({
+    # Through the items contract, as the pairs stage writes them (an open ITEMS file).
+    write_artifact(pl.DataFrame({
         "dataset": [dataset] * len(items),
         "item_id": [i.item_id for i in items],
         "group_id": [i.item_id.split("-")[0] for i in items],
@@ -33,7 +36,7 @@ def write_items(path, items, dataset="tiny"):
     }, schema_overrides={
         "word_starts": pl.List(pl.Int32), "word_ends": pl.List(pl.Int32), "label": pl.Int8,
         "regions": pl.List(pl.Struct({"name": pl.String, "start": pl.Int32,
-                                      "end": pl.Int32}))}).write_parquet(path)
+                                      "end": pl.Int32}))}), path, ITEMS_ARTIFACT)
     return path
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import polars as pl
 
+from spudflow.core.artifacts import TREEBANK_SENTENCES, TREEBANK_TOKENS
+from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
 from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE
 
@@ -15,10 +17,8 @@ def treebank_sentences(directory: Path) -> list[list[str]]:
     """The surface tokens of each sentence of an ingested split: multiword tokens as written
     (`du`, not `de le`), the same units as the sentence text; empty nodes left out."""
     path = directory / TOKENS_FILE
-    if not path.is_file():
-        raise InputError(directory, None, f"no {TOKENS_FILE} (not an ingested treebank split)")
-    tokens = pl.read_parquet(path, columns=["sent_index", "token_index", "kind", "word_index",
-                                            "mwt_end", "form"])
+    tokens = read_artifact(path, TREEBANK_TOKENS, ["sent_index", "token_index", "kind",
+                                                   "word_index", "mwt_end", "form"])
     ranges = tokens.filter(pl.col("kind") == "mwt").select(
         "sent_index", first=pl.col("word_index"), last=pl.col("mwt_end"))
     inside = (tokens.filter(pl.col("kind") == "word")
@@ -72,9 +72,7 @@ def treebank_texts(directory: Path) -> list[str]:
     spacing and scripts without spaces kept), or its surface tokens joined by spaces when the
     sentence has no text."""
     path = directory / SENTENCES_FILE
-    if not path.is_file():
-        raise InputError(directory, None, f"no {SENTENCES_FILE} (not an ingested treebank split)")
-    texts = pl.read_parquet(path, columns=["text"]).get_column("text").to_list()
+    texts = read_artifact(path, TREEBANK_SENTENCES, ["text"]).get_column("text").to_list()
     if any(text is None for text in texts):
         words = treebank_sentences(directory)
         texts = [" ".join(w) if text is None else text

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from spudflow.core.artifacts import TREEBANK_TOKENS
+from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
 from spudflow.core.treebank import TOKENS_FILE
 
@@ -50,10 +52,8 @@ class SentenceWords:
 def read_words(directory: str | Path, need_trees: bool) -> SentenceWords:
     """Words of DIR/tokens.parquet; need_trees=True requires HEAD and DEPREL on every word."""
     path = Path(directory) / TOKENS_FILE
-    if not path.is_file():
-        raise InputError(path, None, "no such file (an ingested or nonce treebank directory?)")
-    words = (pl.read_parquet(path, columns=["sent_index", "token_index", "line", "kind", "form",
-                                            "upos", "head", "deprel"])
+    words = (read_artifact(path, TREEBANK_TOKENS, ["sent_index", "token_index", "line", "kind",
+                                                   "form", "upos", "head", "deprel"])
              .filter(pl.col("kind") == "word").sort(["sent_index", "token_index"]))
     if need_trees:
         bad = words.filter(pl.col("head").is_null() | pl.col("deprel").is_in(["_", ""])

@@ -6,13 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import polars as pl
-
+from spudflow.core.artifacts import ITEMS
+from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
 from spudflow.core.training_text import blank_pipeline
 
 # Columns of the ITEMS schema that scoring reads; the others are carried by the pairs stage only.
-REQUIRED_COLUMNS = ("item_id", "sentence", "words", "word_starts", "word_ends")
+REQUIRED_COLUMNS = ("item_id", "sentence", "words", "word_starts", "word_ends", "regions",
+                    "language")
 
 
 @dataclass(frozen=True)
@@ -53,12 +54,11 @@ def sample_groups(items: list[Item], path: Path, n: int, seed: int) -> list[Item
 
     groups = {item.item_id: item.item_id for item in items}
     if path.suffix == ".parquet":
-        table = pl.read_parquet(path)
-        if "group_id" in table.columns:
-            for item_id, group in zip(table.get_column("item_id").cast(pl.String).to_list(),
-                                      table.get_column("group_id").to_list(), strict=True):
-                if item_id in groups and group is not None:
-                    groups[item_id] = group
+        table = read_artifact(path, ITEMS, ("item_id", "group_id"))
+        for item_id, group in zip(table.get_column("item_id").to_list(),
+                                  table.get_column("group_id").to_list(), strict=True):
+            if item_id in groups:
+                groups[item_id] = group
     order = list(dict.fromkeys(groups[item.item_id] for item in items))
     if n >= len(order):
         return items
@@ -68,19 +68,9 @@ def sample_groups(items: list[Item], path: Path, n: int, seed: int) -> list[Item
 
 
 def _parquet_items(path: Path) -> list[Item]:
-    try:
-        df = pl.read_parquet(path)
-    except Exception as error:  # noqa: BLE001 - any unreadable file is bad input
-        raise InputError(path, None, f"not a readable Parquet file: {error}") from None
-    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
-    if missing:
-        raise InputError(path, None, f"items table lacks columns {missing}")
-    regions = df.get_column("regions").to_list() if "regions" in df.columns else [None] * len(df)
-    languages = (df.get_column("language").to_list() if "language" in df.columns
-                 else [None] * len(df))
+    df = read_artifact(path, ITEMS, REQUIRED_COLUMNS)
     items, seen = [], set()
-    rows = zip(*(df.get_column(c).to_list() for c in REQUIRED_COLUMNS), regions, languages,
-               strict=True)
+    rows = zip(*(df.get_column(c).to_list() for c in REQUIRED_COLUMNS), strict=True)
     for row_number, (item_id, sentence, words, starts, ends, spans, language) in enumerate(rows, 1):
         item = Item(
             item_id=str(item_id), sentence=sentence or "", words=tuple(words or ()),

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from spudflow.core.artifacts import NGRAM_MODEL
+from spudflow.core.contract import read_artifact_table, write_artifact
 from spudflow.core.errors import InputError
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
@@ -76,16 +77,16 @@ class NgramModel:
         table = pa.table({"ngram": pa.array([list(g) for g in grams], pa.list_(pa.string())),
                           "count": pa.array([self.counts[g] for g in grams], pa.int64())})
         table = table.replace_schema_metadata({METADATA_KEY: json.dumps(self.settings())})
-        pq.write_table(table, str(path), compression="zstd")
+        write_artifact(table, path, NGRAM_MODEL)
 
     @classmethod
     def load(cls, path: str | Path) -> NgramModel:
+        table = read_artifact_table(path, NGRAM_MODEL)
         try:
-            table = pq.read_table(str(path))
             settings = json.loads((table.schema.metadata or {})[METADATA_KEY])
-        except Exception as error:  # noqa: BLE001 - unreadable or not an n-gram model
-            reason = str(error).split(". ")[0]
-            raise InputError(path, None, f"not an n-gram model file ({reason})") from None
+        except (KeyError, ValueError) as error:
+            raise InputError(path, None, f"n-gram settings unreadable ({error}); the "
+                             f"ngram-train command writes them") from None
         counts = dict(zip(map(tuple, table.column("ngram").to_pylist()),
                           table.column("count").to_pylist(), strict=True))
         return cls(counts=counts, **settings)
