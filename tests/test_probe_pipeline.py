@@ -204,3 +204,8 @@ def test_min_words_filters_training_selection_and_evaluation(probe_data, tmp_pat
     assert row["n_dev_sentences"] == round(0.1 * (n_train - short6))
     assert row["n_train_sentences"] + row["n_dev_sentences"] == n_train - short6
     assert row["n_short"] == _short_sentences(splits["dev"], 6)[1]
+
+    # Nothing left to train on is bad input, not a crash.
+    assert main(["probe", "train", *common, "--min-words", "1000",
+                 "--out", str(tmp_path / "none")]) == EXIT_BAD_INPUT
+    assert not (tmp_path / "none").exists()
