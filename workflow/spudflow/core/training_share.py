@@ -48,4 +48,4 @@ def training_share(tokens: pl.DataFrame, sentences: pl.DataFrame, share: float,
                    seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The tokens and sentences of the share, with their sent_index and lines as ingested."""
     kept = sentences.filter(sentences_in_share(sentences, share, seed))
-    return tokens.filter(pl.col("sent_index").is_in(kept.get_column("sent_index"))), kept
+    return tokens.filter(pl.col("sent_index").is_in(kept.get_column("sent_index").implode())), kept
