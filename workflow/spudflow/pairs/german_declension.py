@@ -48,12 +48,12 @@ _WEAK = frozenset({
     "barbar", "bär", "brillant", "christ", "demonstrant", "diamant", "diplomat", "dirigent",
     "elefant", "fink", "fürst", "gepard", "gigant", "graf", "graph", "greif", "held", "hirt",
     "kamerad", "kandidat", "kastrat", "katholik", "komet", "konkurrent", "konsonant", "krat",
-    "kumpan", "leopard", "lieferant", "literat", "mensch", "monarch", "musikant", "narr", "naut",
+    "kurat", "leopard", "lieferant", "literat", "mensch", "monarch", "musikant", "narr", "naut",
     "obelisk", "patient", "pilot", "pirat", "planet", "poet", "praktikant", "prinz", "produzent",
     "präsident", "quadrant", "quotient", "rebell", "satellit", "sextant", "soldat", "soph",
     "spatz", "student", "trabant", "tyrann", "vagabund", "ökonom",
     # weak only as whole words (see _WHOLE_WORD_ONLY)
-    "ahn", "bub", "zar",
+    "bub", "zar",
 })
 # Mixed nouns: weak, genitive -ns.
 _MIXED = frozenset({"buchstabe", "friede", "funke", "gedanke", "glaube", "haufe", "name", "same",
@@ -67,8 +67,8 @@ _STRONG = frozenset({
     "schrot", "senat", "service", "single", "spinat", "staat", "twist", "zement", "zwist",
 })
 # Listed words that are not the last part of every noun ending in them (Optimist is not a Mist,
-# Hahn not an Ahn, Orgelbauer not a Bauer): they count only as whole words.
-_WHOLE_WORD_ONLY = frozenset({"ahn", "bauer", "bub", "mist", "zar"})
+# Orgelbauer not a Bauer, Bazar not a Zar): they count only as whole words.
+_WHOLE_WORD_ONLY = frozenset({"bauer", "bub", "mist", "zar"})
 _LEXICON = {
     **{w: "weak" for w in _WEAK}, **{w: "weak" for w in _WEAK_N},
     **{w: "mixed" for w in _MIXED}, **{w: "strong" for w in _STRONG},
