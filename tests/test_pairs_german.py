@@ -85,6 +85,8 @@ def test_declension_after_der(noun, cls, forms):
     ("Bundesabgeordneter", True, "adjectival", "der Bundesabgeordnete, den Bundesabgeordneten, "
      "dem Bundesabgeordneten, des Bundesabgeordneten"),
     ("Stadtrat", True, "strong", "der Stadtrat, den Stadtrat, dem Stadtrat, des Stadtrats"),
+    ("Kleinbauer", True, "weak",
+     "der Kleinbauer, den Kleinbauern, dem Kleinbauern, des Kleinbauern"),
     ("Orgelbauer", True, "strong",
      "der Orgelbauer, den Orgelbauer, dem Orgelbauer, des Orgelbauers"),
     ("Oberleutnant", True, "strong",

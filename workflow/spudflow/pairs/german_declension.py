@@ -41,7 +41,9 @@ _EIN_WORDS = {
 DETERMINERS = {**_DER_WORDS, **_EIN_WORDS}
 
 # Weak nouns whose oblique form is noun + "n" although they do not end in -e.
-_WEAK_N = frozenset({"herr", "nachbar", "bauer", "bayer", "ungar"})
+_WEAK_N = frozenset({"herr", "nachbar", "bauer", "bayer", "ungar",
+                     # farmers, unlike the strong builders (Orgelbauer) that also end in -bauer
+                     "bergbauer", "biobauer", "großbauer", "jungbauer", "kleinbauer"})
 # Weak nouns and endings (lower case) that the patterns below would miss or get wrong.
 _WEAK = frozenset({
     "advokat", "agent", "architekt", "assistent", "astronom", "athlet", "automat", "bandit",
