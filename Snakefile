@@ -38,6 +38,10 @@ include: "rules/probe.smk"
 include: "rules/aggregate.smk"
 
 
+# No model may score sentences it was trained on (docs/controls.md, "Training data overlap").
+check_training_overlap()
+
+
 rule all:
     input:
         all_outputs(),

@@ -257,6 +257,7 @@ rule table_japanese:
         l1_ratio=AGGREGATE["regression"]["l1_ratio"],
         top=AGGREGATE["regression"]["top"],
         max_iter=AGGREGATE["regression"]["max_iter"],
+        decision=AGGREGATE["japanese_decision"],
         datasets=aggregate_datasets("japanese"),
         models=aggregate_models("japanese"),
     log:
@@ -273,7 +274,8 @@ rule table_japanese:
         "spudflow table-japanese --items {input.item_files:q} --scores {input.score_files:q}"
         " --out-dir {params.out_dir:q} --folds {params.folds} --seed {params.seed}"
         " --c {params.c} --l1-ratio {params.l1_ratio} --top {params.top}"
-        " --max-iter {params.max_iter} --jobs {threads} 2> {log:q}"
+        " --max-iter {params.max_iter} --jobs {threads} --decision {params.decision}"
+        " 2> {log:q}"
 
 
 rule figure_japanese_agreement:

@@ -57,6 +57,44 @@ def ingested(treebank, split):
     return f"results/ingest/{treebank}/{split}/tokens.parquet"
 
 
+def training_shares():
+    """`treebank/split` -> {share, seed}: the sentences only the pipeline's own models train on
+    (docs/controls.md, "Training data overlap")."""
+    shares = config.get("training_shares") or {}
+    for name in shares:
+        treebank, _, split = name.partition("/")
+        if split not in config["treebanks"].get(treebank, {}).get("splits", {}):
+            raise ValueError(f"config key training_shares.{name}: not a configured treebank/split")
+    return shares
+
+
+def training_share_dir(treebank, split):
+    return f"results/shares/{treebank}/{split}/train"
+
+
+def training_share_args(treebank, split):
+    share = training_shares()[f"{treebank}/{split}"]
+    return f"--share {share['share']} --seed {share.get('seed', 0)}"
+
+
+def check_training_overlap():
+    """Stop planning with a config error when a model the pipeline trains would score a sentence
+    it was trained on (spudflow.core.overlap), unless models.NAME.allow_training_overlap."""
+    from spudflow.core.config import ConfigError
+    from spudflow.core.overlap import dataset_sources, model_training, overlap_errors
+
+    training_shares()
+    models = config.get("models") or {}
+    training = {m: t for m in models if (t := model_training(config, m)) is not None}
+    jobs = [(d, m) for d, m in scoring_jobs() if m in training]
+    spud, blimp = spud_items_splits(), blimp_files()
+    scored = {d: dataset_sources(config, d, spud, blimp) for d in {d for d, _ in jobs}}
+    allowed = [m for m, spec in models.items() if spec.get("allow_training_overlap")]
+    errors = overlap_errors(jobs, training, scored, allowed)
+    if errors:
+        raise ConfigError("\n".join(errors))
+
+
 def all_outputs():
     outputs = ["results/tables/treebank_stats.parquet"]
     outputs += [ingested(tb, split) for tb, split in treebank_splits()]
@@ -250,6 +288,15 @@ def spud_items_input(wildcards):
     return {"orig": ingested(treebank, split), "nonce": nonce_tokens(treebank, split)}
 
 
+def spud_leave_out_args(dataset):
+    """`--leave-out-share`: the split's training share (config training_shares) is not scored."""
+    treebank, split = spud_items_splits()[dataset]
+    share = training_shares().get(f"{treebank}/{split}")
+    if not share:
+        return ""
+    return f"--leave-out-share {share['share']} --share-seed {share.get('seed', 0)}"
+
+
 def nonce_args(nonce_tokens_files):
     """`--nonce DIR` options for the nonce versions' tokens.parquet files."""
     return " ".join(f"--nonce {shlex.quote(str(Path(f).parent))}" for f in nonce_tokens_files)
@@ -430,12 +477,20 @@ def score_args(wildcards):
 
 def training_text_inputs(entries):
     """Training text of a model the pipeline trains (n-gram, control): `treebank/split` entries
-    are ingested splits, anything else is a text file."""
+    are ingested splits, `treebank/split:train` their training shares, anything else is a text
+    file."""
     inputs = []
     for entry in entries:
-        treebank, _, split = entry.partition("/")
+        name = entry.removesuffix(":train")
+        treebank, _, split = name.partition("/")
         if treebank in config["treebanks"] and split in config["treebanks"][treebank]["splits"]:
-            inputs.append(ingested(treebank, split))
+            if name == entry:
+                inputs.append(ingested(treebank, split))
+            elif name in training_shares():
+                inputs.append(f"{training_share_dir(treebank, split)}/tokens.parquet")
+            else:
+                raise ValueError(f"config: training text {entry!r} names a training share, but "
+                                 f"training_shares has no entry {name!r}")
         else:
             inputs.append(entry)
     return inputs

@@ -65,3 +65,30 @@ rule treebank_stats:
     shell:
         "spudflow stats {params.outdir:q} --treebank {wildcards.treebank} --split {wildcards.split}"
         " --lang {params.lang} --out {output:q} 2> {log:q}"
+
+
+# The training share of a split (config training_shares): the sentences the pipeline's own models
+# may train on; the SPUD items of the split leave them out.
+rule training_share:
+    input:
+        tokens=rules.ingest.output.tokens,
+        sentences=rules.ingest.output.sentences,
+        code=stage_code("ingest"),
+    output:
+        tokens="results/shares/{treebank}/{split}/train/tokens.parquet",
+        sentences="results/shares/{treebank}/{split}/train/sentences.parquet",
+    params:
+        indir=subpath(input.tokens, parent=True),
+        outdir=subpath(output.tokens, parent=True),
+        share=lambda wc: training_share_args(wc.treebank, wc.split),
+    log:
+        "results/logs/training_share/{treebank}/{split}.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/core.yaml"
+    shell:
+        "spudflow training-share {params.indir:q} {params.share} --out {params.outdir:q}"
+        " 2> {log:q}"

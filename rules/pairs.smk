@@ -15,6 +15,7 @@ rule items_spud:
         nonce=lambda wc, input: nonce_args(input.nonce),
         lang=lambda wc: treebank_lang(spud_items_splits()[wc.dataset][0]),
         min_words=pairs_section("spud").get("min_words", 4),
+        leave_out=lambda wc: spud_leave_out_args(wc.dataset),
     log:
         "results/logs/pairs/{dataset}.log",
     benchmark:
@@ -27,7 +28,8 @@ rule items_spud:
         "../envs/core.yaml"
     shell:
         "spudflow pairs spud --orig {params.orig:q} {params.nonce} --lang {params.lang}"
-        " --min-words {params.min_words} --dataset {wildcards.dataset} --out {output:q}"
+        " --min-words {params.min_words} {params.leave_out} --dataset {wildcards.dataset}"
+        " --out {output:q}"
         " 2> {log:q}"
 
 

@@ -25,9 +25,12 @@ def ewt_sentences(split: str, first: int, count: int) -> str:
     return "\n\n".join(blocks[first:first + count]) + "\n\n"
 
 
-def save_tiny_encoder(directory: Path, corpus: list[str] | None = None) -> Path:
+def save_tiny_encoder(directory: Path, corpus: list[str] | None = None,
+                      pretrained_like: bool = False) -> Path:
     """A 2-layer BERT (hidden 32) with random seeded weights and a WordPiece tokenizer trained
-    on `corpus` (default: EWT dev text), saved with save_pretrained."""
+    on `corpus` (default: EWT dev text), saved with save_pretrained. `pretrained_like`: every
+    weight moved off its initial value by seeded noise, as training would (fresh LayerNorms
+    are all ones and biases all zeros, the same in any random model)."""
     if corpus is None:
         corpus = [line[len("# text = "):] for line in ewt_sentences("dev", 0, 400).splitlines()
                   if line.startswith("# text = ")]
@@ -48,6 +51,10 @@ def save_tiny_encoder(directory: Path, corpus: list[str] | None = None) -> Path:
         model = BertModel(BertConfig(
             vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=LAYERS,
             num_attention_heads=2, intermediate_size=64, max_position_embeddings=MAX_POSITIONS))
+        if pretrained_like:
+            with torch.no_grad():
+                for parameter in model.parameters():
+                    parameter.add_(0.05 * torch.randn_like(parameter))
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory

@@ -73,3 +73,36 @@ def test_without_the_rule_the_article_is_left_alone(tmp_path):
 ])
 def test_vowel_sound(word, vowel):
     assert starts_with_vowel_sound(word) is vowel
+
+
+@pytest.mark.parametrize(("word", "vowel"), [
+    # letter by letter: the first letter's name decides, before the dictionary (which has the
+    # words "us" and "un")
+    ("US", False), ("UN", False), ("FBI", True), ("NBA", True), ("MRI", True), ("URL", False),
+    ("USA", False), ("EU", True), ("HTML", True), ("NCAA", True), ("UNHCR", False),
+    ("IAEA", True), ("MRIs", True), ("US-based", False), ("UN’s", False), ("SUV", True),
+    # said as words: the dictionary, else U is "you"
+    ("NASA", False), ("UNESCO", False), ("NATO", False), ("AIDS", True), ("OPEC", True),
+    ("SCUBA", False), ("NASA's", False), ("SIM", False), ("RAM", False), ("UEFA", False),
+    ("USAF", False), ("NIMBY", False),
+    # a single capital before a hyphen is its letter's name
+    ("U-turn", False), ("A-list", True), ("T-shirt", False), ("X", True),
+])
+def test_acronym_reading_is_decided_before_the_dictionary(word, vowel):
+    assert starts_with_vowel_sound(word) is vowel
+
+
+@pytest.mark.parametrize(("word", "vowel"), [
+    ("hour", True), ("university", False), ("honest", True), ("one-off", False),
+    ("8-year-old", True), ("11", True),
+    # other digits count by their value: superscript, Arabic-Indic, full-width
+    ("²nd", False), ("⁸", True), ("١١", True), ("８０", True), ("½", False),
+])
+def test_words_and_non_ascii_digits(word, vowel):
+    assert starts_with_vowel_sound(word) is vowel
+
+
+def test_article_before_a_swapped_acronym(tmp_path):
+    texts = run_texts(tmp_path, "en", saw("an", "FBI", "FBI", upos="PROPN"),
+                      saw("a", "US", "US", upos="PROPN"))
+    assert texts == ["She saw a US.", "She saw an FBI."]

@@ -20,40 +20,132 @@ HEADER = "id\tprincipal\tverb\tnp1_det\tnp1_noun\tnp2_det\tnp2_noun\tnp3_det\tnp
 ROW = "t1\tWir wissen, dass\tgegeben hat\tder\tLehrer\tder\tJunge\tein\tBrief\t110\n"
 
 
-@pytest.mark.parametrize("noun, cls, nom, acc, dat", [
-    # strong nouns keep their form
-    ("Lehrer", "strong", "der Lehrer", "den Lehrer", "dem Lehrer"),
-    ("Mann", "strong", "der Mann", "den Mann", "dem Mann"),
-    ("Kaffee", "strong", "der Kaffee", "den Kaffee", "dem Kaffee"),    # -ee is not weak
-    ("Käse", "strong", "der Käse", "den Käse", "dem Käse"),            # listed exception
+@pytest.mark.parametrize("noun, cls, forms", [
+    # strong nouns keep their form, genitive -s (-es after a sibilant)
+    ("Lehrer", "strong", "der Lehrer, den Lehrer, dem Lehrer, des Lehrers"),
+    ("Mann", "strong", "der Mann, den Mann, dem Mann, des Manns"),
+    ("Kaffee", "strong", "der Kaffee, den Kaffee, dem Kaffee, des Kaffees"),  # -ee is not weak
+    ("Käse", "strong", "der Käse, den Käse, dem Käse, des Käses"),            # listed exception
+    ("Tisch", "strong", "der Tisch, den Tisch, dem Tisch, des Tisches"),
+    ("Strauß", "strong", "der Strauß, den Strauß, dem Strauß, des Straußes"),
+    ("Kurs", "strong", "der Kurs, den Kurs, dem Kurs, des Kurses"),
+    ("Gott", "strong", "der Gott, den Gott, dem Gott, des Gottes"),
     # weak nouns in -e take -n
-    ("Junge", "weak", "der Junge", "den Jungen", "dem Jungen"),
-    ("Kunde", "weak", "der Kunde", "den Kunden", "dem Kunden"),
-    ("Kollege", "weak", "der Kollege", "den Kollegen", "dem Kollegen"),
-    ("Zeuge", "weak", "der Zeuge", "den Zeugen", "dem Zeugen"),
-    ("Name", "weak", "der Name", "den Namen", "dem Namen"),             # mixed: same here
+    ("Junge", "weak", "der Junge, den Jungen, dem Jungen, des Jungen"),
+    ("Kunde", "weak", "der Kunde, den Kunden, dem Kunden, des Kunden"),
+    ("Kollege", "weak", "der Kollege, den Kollegen, dem Kollegen, des Kollegen"),
+    ("Zeuge", "weak", "der Zeuge, den Zeugen, dem Zeugen, des Zeugen"),
+    # mixed nouns: weak, genitive -ns
+    ("Name", "mixed", "der Name, den Namen, dem Namen, des Namens"),
+    ("Gedanke", "mixed", "der Gedanke, den Gedanken, dem Gedanken, des Gedankens"),
     # weak nouns in a consonant take -en (listed, or by the -ist rule)
-    ("Polizist", "weak", "der Polizist", "den Polizisten", "dem Polizisten"),
-    ("Journalist", "weak", "der Journalist", "den Journalisten", "dem Journalisten"),
-    ("Student", "weak", "der Student", "den Studenten", "dem Studenten"),
-    ("Prinz", "weak", "der Prinz", "den Prinzen", "dem Prinzen"),
-    ("Soldat", "weak", "der Soldat", "den Soldaten", "dem Soldaten"),
-    ("Bär", "weak", "der Bär", "den Bären", "dem Bären"),
+    ("Polizist", "weak", "der Polizist, den Polizisten, dem Polizisten, des Polizisten"),
+    ("Journalist", "weak", "der Journalist, den Journalisten, dem Journalisten, des Journalisten"),
+    ("Student", "weak", "der Student, den Studenten, dem Studenten, des Studenten"),
+    ("Prinz", "weak", "der Prinz, den Prinzen, dem Prinzen, des Prinzen"),
+    ("Soldat", "weak", "der Soldat, den Soldaten, dem Soldaten, des Soldaten"),
+    ("Bär", "weak", "der Bär, den Bären, dem Bären, des Bären"),
     # weak nouns that take only -n
-    ("Nachbar", "weak", "der Nachbar", "den Nachbarn", "dem Nachbarn"),
-    ("Herr", "weak", "der Herr", "den Herrn", "dem Herrn"),
-    ("Bauer", "weak", "der Bauer", "den Bauern", "dem Bauern"),
+    ("Nachbar", "weak", "der Nachbar, den Nachbarn, dem Nachbarn, des Nachbarn"),
+    ("Herr", "weak", "der Herr, den Herrn, dem Herrn, des Herrn"),
+    ("Bauer", "weak", "der Bauer, den Bauern, dem Bauern, des Bauern"),
     # nominalised adjectives after a der-word: weak adjective endings
-    ("Abgeordneter", "adjectival", "der Abgeordnete", "den Abgeordneten", "dem Abgeordneten"),
-    ("Beamte", "adjectival", "der Beamte", "den Beamten", "dem Beamten"),
-    ("Reisender", "adjectival", "der Reisende", "den Reisenden", "dem Reisenden"),
-    ("Vorsitzender", "adjectival", "der Vorsitzende", "den Vorsitzenden", "dem Vorsitzenden"),
-    ("Verdächtiger", "adjectival", "der Verdächtige", "den Verdächtigen", "dem Verdächtigen"),
-    ("Angeklagter", "adjectival", "der Angeklagte", "den Angeklagten", "dem Angeklagten"),
+    ("Abgeordneter", "adjectival",
+     "der Abgeordnete, den Abgeordneten, dem Abgeordneten, des Abgeordneten"),
+    ("Beamte", "adjectival", "der Beamte, den Beamten, dem Beamten, des Beamten"),
+    ("Reisender", "adjectival", "der Reisende, den Reisenden, dem Reisenden, des Reisenden"),
+    ("Vorsitzender", "adjectival",
+     "der Vorsitzende, den Vorsitzenden, dem Vorsitzenden, des Vorsitzenden"),
+    ("Verdächtiger", "adjectival",
+     "der Verdächtige, den Verdächtigen, dem Verdächtigen, des Verdächtigen"),
+    ("Angeklagter", "adjectival",
+     "der Angeklagte, den Angeklagten, dem Angeklagten, des Angeklagten"),
 ])
-def test_declension_after_der(noun, cls, nom, acc, dat):
+def test_declension_after_der(noun, cls, forms):
     assert noun_class(noun) == cls
-    assert [noun_phrase("der", noun, c) for c in "NAD"] == [nom, acc, dat]
+    assert ", ".join(noun_phrase("der", noun, c) for c in "NADG") == forms
+
+
+@pytest.mark.parametrize("noun, animate, cls, forms", [
+    # weak by the productive patterns (animate -ent, -ant, -ist, -at, -ot, -oge)
+    ("Dozent", True, "weak", "der Dozent, den Dozenten, dem Dozenten, des Dozenten"),
+    ("Passant", True, "weak", "der Passant, den Passanten, dem Passanten, des Passanten"),
+    ("Akrobat", None, "weak", "der Akrobat, den Akrobaten, dem Akrobaten, des Akrobaten"),
+    ("Idiot", True, "weak", "der Idiot, den Idioten, dem Idioten, des Idioten"),
+    ("Pädagoge", True, "weak", "der Pädagoge, den Pädagogen, dem Pädagogen, des Pädagogen"),
+    ("Optimist", None, "weak", "der Optimist, den Optimisten, dem Optimisten, des Optimisten"),
+    # compounds decline by their last part
+    ("Präsidentschaftskandidat", True, "weak",
+     "der Präsidentschaftskandidat, den Präsidentschaftskandidaten, "
+     "dem Präsidentschaftskandidaten, des Präsidentschaftskandidaten"),
+    ("Technokrat", None, "weak", "der Technokrat, den Technokraten, dem Technokraten, "
+     "des Technokraten"),
+    ("Bauherr", True, "weak", "der Bauherr, den Bauherrn, dem Bauherrn, des Bauherrn"),
+    ("Vorname", False, "mixed", "der Vorname, den Vornamen, dem Vornamen, des Vornamens"),
+    ("Bundesabgeordneter", True, "adjectival", "der Bundesabgeordnete, den Bundesabgeordneten, "
+     "dem Bundesabgeordneten, des Bundesabgeordneten"),
+    ("Stadtrat", True, "strong", "der Stadtrat, den Stadtrat, dem Stadtrat, des Stadtrats"),
+    ("Kleinbauer", True, "weak",
+     "der Kleinbauer, den Kleinbauern, dem Kleinbauern, des Kleinbauern"),
+    ("Orgelbauer", True, "strong",
+     "der Orgelbauer, den Orgelbauer, dem Orgelbauer, des Orgelbauers"),
+    ("Oberleutnant", True, "strong",
+     "der Oberleutnant, den Oberleutnant, dem Oberleutnant, des Oberleutnants"),
+    # inanimate weak nouns (listed)
+    ("Konsonant", False, "weak",
+     "der Konsonant, den Konsonanten, dem Konsonanten, des Konsonanten"),
+    ("Diamant", False, "weak", "der Diamant, den Diamanten, dem Diamanten, des Diamanten"),
+    ("Automat", None, "weak", "der Automat, den Automaten, dem Automaten, des Automaten"),
+    ("Planet", None, "weak", "der Planet, den Planeten, dem Planeten, des Planeten"),
+    # strong nouns with a weak-looking ending: listed, or inanimate
+    ("Moment", None, "strong", "der Moment, den Moment, dem Moment, des Moments"),
+    ("Zement", None, "strong", "der Zement, den Zement, dem Zement, des Zements"),
+    ("Kontinent", None, "strong", "der Kontinent, den Kontinent, dem Kontinent, des Kontinents"),
+    ("Akzent", None, "strong", "der Akzent, den Akzent, dem Akzent, des Akzents"),
+    ("Senat", None, "strong", "der Senat, den Senat, dem Senat, des Senats"),
+    ("Apparat", None, "strong", "der Apparat, den Apparat, dem Apparat, des Apparats"),
+    ("Geist", True, "strong", "der Geist, den Geist, dem Geist, des Geists"),
+    ("Mist", None, "strong", "der Mist, den Mist, dem Mist, des Mists"),
+    ("Kuhmist", False, "strong", "der Kuhmist, den Kuhmist, dem Kuhmist, des Kuhmists"),
+    ("Leutnant", True, "strong", "der Leutnant, den Leutnant, dem Leutnant, des Leutnants"),
+])
+def test_weak_nouns_by_pattern_and_compound_in_all_four_cases(noun, animate, cls, forms):
+    assert noun_class(noun, animate) == cls
+    assert ", ".join(noun_phrase("der", noun, c, animate) for c in "NADG") == forms
+
+
+def test_animacy_decides_the_pattern_and_genitives_out_of_rule_fail():
+    assert noun_class("Kuhmist", True) == "weak" and noun_class("Kuhmist", False) == "strong"
+    # a listed word does not depend on the flag
+    assert noun_class("Student", False) == noun_class("Konsonant", True) == "weak"
+    assert noun_phrase("ein", "Dozent", "G", True) == "eines Dozenten"
+    assert noun_phrase("unser", "Lehrer", "G") == "unseres Lehrers"
+    with pytest.raises(DeclensionError, match="genitive of 'Bus'"):
+        noun_phrase("der", "Bus", "G")
+    assert noun_phrase("der", "Bus", "D") == "dem Bus"
+    with pytest.raises(DeclensionError, match="unknown case"):
+        noun_phrase("der", "Bus", "L")
+
+
+def test_templates_decline_weak_nouns_by_pattern_and_animacy(tmp_path):
+    path = tmp_path / "templates.tsv"
+    path.write_text(HEADER + "t1\tWir wissen, dass\tgegeben hat\tder\tDozent\tder\t"
+                    "Präsidentschaftskandidat\tder\tMoment\t110\n", encoding="utf-8")
+    rows = {r["item_id"]: r for r in read_items(build(path))}
+    assert rows["german_case:t1:NDA:123"]["sentence"] == (
+        "Wir wissen, dass der Dozent dem Präsidentschaftskandidaten den Moment gegeben hat.")
+    assert rows["german_case:t1:ADN:123"]["sentence"] == (
+        "Wir wissen, dass den Dozenten dem Präsidentschaftskandidaten der Moment gegeben hat.")
+
+
+def build(templates):
+    import pyarrow.parquet as pq
+
+    from spudflow.pairs.german_case import build_german_case_items
+
+    out = templates.parent / "items.parquet"
+    pq.write_table(build_german_case_items(templates), out)
+    return out
 
 
 @pytest.mark.parametrize("det, noun, nom, acc, dat", [
@@ -77,8 +169,8 @@ def test_every_listed_determiner_declines_and_unknown_ones_fail():
     assert set(DETERMINERS) == {"der", "ein", "kein", "sein", "mein", "dein", "ihr", "unser",
                                 "euer", "dieser", "jeder"}
     for det in DETERMINERS:
-        nom, acc, dat = (noun_phrase(det, "Hund", c).split()[0] for c in "NAD")
-        assert acc.endswith("en") and dat.endswith("em") and nom == det
+        nom, acc, dat, gen = (noun_phrase(det, "Hund", c).split()[0] for c in "NADG")
+        assert acc.endswith("en") and dat.endswith("em") and gen.endswith("es") and nom == det
     with pytest.raises(DeclensionError, match="unknown determiner"):
         noun_phrase("das", "Hund", "N")
 
@@ -93,7 +185,7 @@ def test_shipped_templates_use_every_noun_class():
     templates = read_templates(TEMPLATES)
     assert len(templates) == 50
     classes = Counter(noun_class(noun) for t in templates for _, noun in t.nps)
-    assert set(classes) == {"strong", "weak", "adjectival"}
+    assert set(classes) == {"strong", "weak", "mixed", "adjectival"}
     dets = {det for t in templates for det, _ in t.nps}
     assert dets == set(DETERMINERS)
 

@@ -158,3 +158,53 @@ def test_more_shards_than_blocks_gives_empty_shards(probe_data, tmp_path):
     assert main(["probe", "gather", *map(str, shards), "--out",
                  str(tmp_path / "gathered.safetensors")]) == 0
     assert (tmp_path / "gathered.safetensors").read_bytes() == whole.read_bytes()
+
+
+def _short_sentences(treebank, min_words=4) -> tuple[int, int]:
+    """(sentences, those with fewer than min_words syntactic words) of an ingested split."""
+    counts = (pl.read_parquet(treebank / "tokens.parquet").filter(pl.col("kind") == "word")
+              .group_by("sent_index").len())
+    return counts.height, counts.filter(pl.col("len") < min_words).height
+
+
+def test_min_words_filters_training_selection_and_evaluation(probe_data, tmp_path):
+    """App. C: sentences under 4 words are dropped everywhere, not only from the eval sets."""
+    root, model = probe_data
+    (tmp_path / "dev.conllu").write_text(ewt_sentences("dev", 120, 40), encoding="utf-8")
+    assert main(["ingest", str(tmp_path / "dev.conllu"), "--out", str(tmp_path / "dev")]) == 0
+    splits = {"train": root / "train", "dev": tmp_path / "dev"}
+    for name, treebank in splits.items():
+        assert main(["probe", "features", str(treebank), "--model", str(model), "--layers",
+                     "1", "--out", str(tmp_path / f"{name}.safetensors")]) == 0
+    data = {name: [str(tmp_path / f"{name}.safetensors"), str(treebank)]
+            for name, treebank in splits.items()}
+    n_train, short_train = _short_sentences(splits["train"])
+    n_dev, short_dev = _short_sentences(splits["dev"])
+    assert short_train >= 5 and short_dev >= 2  # the slices do hold short sentences
+    common = ["--train", *data["train"], "--eval", "orig", *data["dev"], "--dist-layer", "1",
+              "--label-layer", "1", "--treebank", "ewt", "--model", "tiny", "--max-epochs", "2"]
+
+    # Selection on a dev split: each split drops its own short sentences.
+    assert main(["probe", "train", *common, "--dev", *data["dev"],
+                 "--out", str(tmp_path / "with_dev")]) == 0
+    row = pl.read_parquet(tmp_path / "with_dev" / "metrics.parquet").row(0, named=True)
+    assert (row["n_train_sentences"], row["n_train_short"]) == (n_train - short_train,
+                                                                short_train)
+    assert (row["n_dev_sentences"], row["n_dev_short"]) == (n_dev - short_dev, short_dev)
+    assert (row["n_sentences"], row["n_short"]) == (n_dev - short_dev, short_dev)
+
+    # Selection on a held-out share: drawn from the training sentences that are kept.
+    assert main(["probe", "train", *common, "--min-words", "6",
+                 "--out", str(tmp_path / "holdout")]) == 0
+    row = pl.read_parquet(tmp_path / "holdout" / "metrics.parquet").row(0, named=True)
+    _, short6 = _short_sentences(splits["train"], 6)
+    assert short6 > short_train
+    assert row["n_train_short"] == short6 and row["n_dev_short"] == 0
+    assert row["n_dev_sentences"] == round(0.1 * (n_train - short6))
+    assert row["n_train_sentences"] + row["n_dev_sentences"] == n_train - short6
+    assert row["n_short"] == _short_sentences(splits["dev"], 6)[1]
+
+    # Nothing left to train on is bad input, not a crash.
+    assert main(["probe", "train", *common, "--min-words", "1000",
+                 "--out", str(tmp_path / "none")]) == EXIT_BAD_INPUT
+    assert not (tmp_path / "none").exists()

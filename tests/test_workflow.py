@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,6 +60,60 @@ def test_default_config_dry_run_shows_the_dag():
     out = result.stdout + result.stderr
     # eight vendored splits (six PUD test files, EWT dev and test)
     assert "ingest" in out and " 8" in out.split("ingest", 1)[1].splitlines()[0]
+
+
+def test_default_config_trains_its_own_models_on_sentences_nothing_scores():
+    from workflow_helpers import plan
+
+    planned = plan(REPO, forceall=True)
+    pud = ["en_pud", "de_pud", "fr_pud", "ru_pud", "ar_pud", "ja_pud"]
+    shares = {dict(w)["treebank"] for rule, w in planned.jobs if rule == "training_share"}
+    assert shares == set(pud)
+    # SPUD pairs of the PUD splits only (EWT trains the n-gram and the controls)
+    assert {dict(w)["dataset"] for rule, w in planned.jobs if rule == "items_spud"} == \
+        {f"spud_{tb}_test" for tb in pud}
+    controls = [j for j in planned.jobs if j[0] == "train_control"]
+    assert len(controls) == 3
+    for control in controls:
+        text = {f for f in planned.inputs[control] if f.endswith("tokens.parquet")}
+        assert text == {"results/ingest/en_ewt/dev/tokens.parquet",
+                        "results/ingest/en_ewt/test/tokens.parquet",
+                        *(f"results/shares/{tb}/test/train/tokens.parquet" for tb in pud)}
+
+
+def _overlap_config(tmp_path, allow):
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["controls"]["control_gpt2"]["text"] = ["en_pud/test", "en_ewt/dev"]
+    config["models"]["control_gpt2"]["allow_training_overlap"] = allow
+    path = tmp_path / f"overlap-{allow}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_a_model_scoring_its_training_text_stops_planning(tmp_path):
+    result = _snakemake("-n", "--configfile", _overlap_config(tmp_path, allow=False))
+    assert result.returncode != 0
+    lines = [line for line in (result.stdout + result.stderr).splitlines()
+             if line.startswith("config key models.")]
+    assert len(lines) == 1, result.stdout + result.stderr
+    assert re.fullmatch(r"config key models\.control_gpt2: trained on en_pud/test \((\d+) shared "
+                        r"sentences\), which dataset spud_en_pud_test scores; set "
+                        r"models\.control_gpt2\.allow_training_overlap: true to allow it",
+                        lines[0])
+    allowed = _snakemake("-n", "--configfile", _overlap_config(tmp_path, allow=True))
+    assert allowed.returncode == 0, allowed.stderr
+
+
+def test_the_tiny_workflow_config_allows_its_overlap_explicitly(tmp_path):
+    from workflow_helpers import copy_workflow, plan, update_config
+
+    workdir = copy_workflow(tmp_path / "work")
+    assert plan(workdir).jobs
+    update_config(workdir, lambda c: c["models"]["tiny_trigram"].pop("allow_training_overlap"))
+    with pytest.raises(Exception) as stopped:
+        plan(workdir)
+    assert ("config key models.tiny_trigram: trained on tiny_en/test (4 shared sentences), which "
+            "dataset spud_tiny_en_test scores") in str(stopped.value)
 
 
 @pytest.mark.parametrize(("edit", "message"), [

@@ -64,7 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = _scored_table(subparsers, "table-japanese", run_japanese,
                       "Japanese transitivity: accuracy, agreement, elastic-net regression",
-                      "Per dataset and scoring mode (model, method, region): accuracy on "
+                      "Per dataset and scoring mode (model, method, and the whole sentence or the "
+                      "verb: the thesis's modes, §4.5): accuracy on "
                       "obligatory pairs, transitive-preference rate on ambiguous pairs, agreement "
                       "between modes, and an elastic-net logistic regression of each mode's "
                       "choices on the context. Writes japanese_accuracy, japanese_agreement and "
@@ -79,6 +80,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-iter", type=int, default=1000, help="saga iterations (default 1000)")
     p.add_argument("--jobs", type=int, default=1,
                    help="cross-validation folds fitted in parallel (default 1)")
+    p.add_argument("--decision", choices=("perplexity", "logprob_sum"), default="perplexity",
+                   help="which verb a mode prefers: the sentence with the lower perplexity (the "
+                   "thesis's rule, §4.5; default) or the higher summed log probability")
 
     p = subparsers.add_parser(
         "table-probe", help="DepProbe metrics: mean ± sd over seeds, Δ on nonce sets",
@@ -206,7 +210,7 @@ def run_japanese(args: argparse.Namespace) -> None:
         raise InputError("--l1-ratio", None, f"{args.l1_ratio} is not between 0 and 1")
     items = read_items(args.items, columns.JAPANESE_ITEMS, optional=columns.JAPANESE_OPTIONAL)
     tables = japanese_tables(items, read_scores(args.scores), args.folds, args.seed, args.c,
-                             args.l1_ratio, args.top, args.max_iter, args.jobs)
+                             args.l1_ratio, args.top, args.max_iter, args.jobs, args.decision)
     write_tables(tables, args.out_dir)
 
 

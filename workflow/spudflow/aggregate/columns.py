@@ -46,6 +46,9 @@ JAPANESE_OPTIONAL = ("adverbial", "relative_clause", "relative_position")
 JAPANESE_TRANSITIVE = "transitive"
 JAPANESE_OBLIGATORY = "obligatory"
 JAPANESE_AMBIGUOUS = "ambiguous"
+# The items' region of the verb (pairs stage): the thesis's verb-only mode; other regions
+# (prefix, relative_clause) are no modes.
+JAPANESE_VERB_REGION = "verb"
 
 COLA_ITEMS = {
     "split": "split",    # in_domain_train | in_domain_dev | out_of_domain_dev

@@ -1,10 +1,16 @@
 """Japanese transitivity (seed 002): which verb of a transitive/intransitive pair a model prefers.
 
-A scoring mode is a model, a scoring method and a region (null: the whole sentence; `verb`: only
-the verb's tokens). The mode prefers the transitive verb when the transitive sentence's score is
-higher; ties count as not preferring it and are reported. Accuracy on obligatory pairs (the
-transitive verb is the grammatical one) and the transitive-preference rate on ambiguous pairs; how
-often two modes choose the same verb (agreement and sklearn's Cohen's kappa).
+A scoring mode is a model, a scoring method and one of the thesis's two spans (§4.5, Table 1):
+the whole sentence (region null) or only the verb's tokens (region `verb`); masked models give
+masked (`pppl`) and unmasked (`unmasked`) modes through their methods. Other regions of the items
+(the `longer` prefix, the relative clause) are no modes and are left out, with a log line.
+
+A mode prefers the transitive verb when the transitive sentence has the lower perplexity
+(thesis §4.5: perplexity, normalised by the number of tokens) or, with the `logprob_sum`
+decision, the higher summed log probability; ties count as not preferring it and are reported.
+Accuracy on obligatory pairs (the transitive verb is the grammatical one) and the
+transitive-preference rate on ambiguous pairs; how often two modes choose the same verb
+(agreement and sklearn's Cohen's kappa).
 """
 
 from __future__ import annotations
@@ -20,10 +26,18 @@ from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.japanese_regression import regression_table
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
+from spudflow.core.progress import get_logger
+
+log = get_logger(__name__)
 
 MODE = ["model", "method", "region"]
 CONTEXT = ["verb_pair", "condition", "order", "args", "adverbial", "relative_clause",
            "relative_position"]
+# Decision rule -> the score column compared, higher = preferred. Perplexity exp(-mean_logprob)
+# is lower exactly when mean_logprob is higher; comparing mean_logprob avoids exp's overflow.
+DECISIONS = {"perplexity": "mean_logprob", "logprob_sum": "logprob_sum"}
+DEFAULT_DECISION = "perplexity"
+THESIS = "Japanese transitivity thesis"
 
 
 def check_pairs(items: pl.DataFrame) -> None:
@@ -46,25 +60,37 @@ def mode_label() -> pl.Expr:
                          region.otherwise(pl.lit("")))
 
 
-def preferences(scored: pl.DataFrame) -> pl.DataFrame:
-    """One row per (pair, mode): prefers_transitive, tie, and the pair's context columns."""
+def thesis_modes(scored: pl.DataFrame) -> pl.DataFrame:
+    """The rows of the thesis's spans (§4.5): whole sentence and verb-only. Rows of other regions
+    (prefix, relative clause) are left out, and counted in the log."""
+    keep = pl.col("region").is_null() | (pl.col("region") == columns.JAPANESE_VERB_REGION)
+    left_out = scored.filter(~keep).group_by("region").len().sort("region")
+    for region, n in left_out.iter_rows():
+        log.info("left out %d score rows of region %r: not a mode of the thesis (§4.5)", n, region)
+    return scored.filter(keep)
+
+
+def preferences(scored: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.DataFrame:
+    """One row per (pair, mode): prefers_transitive, tie, and the pair's context columns, by the
+    decision rule (a key of DECISIONS)."""
+    score = DECISIONS[decision]
     is_transitive = pl.col("transitivity") == columns.JAPANESE_TRANSITIVE
     transitive = scored.filter(is_transitive).select(
-        "dataset", "group_id", *MODE, *CONTEXT, pl.col("logprob_sum").alias("logprob_transitive"))
+        "dataset", "group_id", *MODE, *CONTEXT, pl.col(score).alias("score_transitive"))
     intransitive = scored.filter(~is_transitive).select(
-        "dataset", "group_id", *MODE, pl.col("logprob_sum").alias("logprob_intransitive"))
+        "dataset", "group_id", *MODE, pl.col(score).alias("score_intransitive"))
     pairs = transitive.join(intransitive, on=["dataset", "group_id", *MODE], how="inner",
                             nulls_equal=True)
-    pairs = pairs.filter(pl.col("logprob_transitive").is_not_null()
-                         & pl.col("logprob_intransitive").is_not_null())
+    pairs = pairs.filter(pl.col("score_transitive").is_not_null()
+                         & pl.col("score_intransitive").is_not_null())
     return pairs.with_columns(
-        (pl.col("logprob_transitive") > pl.col("logprob_intransitive")).alias("prefers_transitive"),
-        (pl.col("logprob_transitive") == pl.col("logprob_intransitive")).alias("tie"),
+        (pl.col("score_transitive") > pl.col("score_intransitive")).alias("prefers_transitive"),
+        (pl.col("score_transitive") == pl.col("score_intransitive")).alias("tie"),
         mode_label().alias("mode"),
     ).sort(["dataset", *MODE, "group_id"], nulls_last=False)
 
 
-def accuracy_table(pairs: pl.DataFrame) -> pl.DataFrame:
+def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.DataFrame:
     obligatory = pl.col("condition") == columns.JAPANESE_OBLIGATORY
     ambiguous = pl.col("condition") == columns.JAPANESE_AMBIGUOUS
     prefers = pl.col("prefers_transitive")
@@ -75,7 +101,7 @@ def accuracy_table(pairs: pl.DataFrame) -> pl.DataFrame:
         ambiguous.sum().cast(pl.Int64).alias("n_ambiguous"),
         prefers.filter(ambiguous).mean().alias("transitive_rate_ambiguous"),
         pl.col("tie").sum().cast(pl.Int64).alias("n_ties"),
-    ).sort(keys, nulls_last=False)
+    ).sort(keys, nulls_last=False).insert_column(4, pl.lit(decision).alias("decision"))
 
 
 def _kappa(a: np.ndarray, b: np.ndarray) -> float | None:
@@ -85,7 +111,7 @@ def _kappa(a: np.ndarray, b: np.ndarray) -> float | None:
     return float(cohen_kappa_score(a, b))
 
 
-def agreement_table(pairs: pl.DataFrame) -> pl.DataFrame:
+def agreement_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.DataFrame:
     """Every ordered pair of modes (the full matrix, diagonal included), per dataset."""
     rows = []
     for (dataset,), group in sorted(pairs.partition_by("dataset", as_dict=True).items()):
@@ -97,31 +123,48 @@ def agreement_table(pairs: pl.DataFrame) -> pl.DataFrame:
             a = both["prefers_transitive"].to_numpy().astype(int)
             b = both["prefers_transitive_b"].to_numpy().astype(int)
             rows.append({"dataset": dataset, "mode_a": mode_a, "mode_b": mode_b,
-                         "n_pairs": both.height,
+                         "decision": decision, "n_pairs": both.height,
                          "agreement": float(np.mean(a == b)) if both.height else None,
                          "kappa": _kappa(a, b)})
     schema = {"dataset": pl.String, "mode_a": pl.String, "mode_b": pl.String,
-              "n_pairs": pl.Int64, "agreement": pl.Float64, "kappa": pl.Float64}
+              "decision": pl.String, "n_pairs": pl.Int64, "agreement": pl.Float64,
+              "kappa": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
+
+
+def decision_text(decision: str) -> str:
+    if decision == "perplexity":
+        return ("the transitive sentence has the lower perplexity (normalised by the number of "
+                f"tokens; {THESIS}, §4.5)")
+    return ("the transitive sentence has the higher summed log probability (not the thesis's "
+            "rule, §4.5: it favours the verb with fewer tokens)")
 
 
 def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
                     c: float, l1_ratio: float, top: int, max_iter: int,
-                    jobs: int = 1) -> list[Table]:
+                    jobs: int = 1, decision: str = DEFAULT_DECISION) -> list[Table]:
+    if decision not in DECISIONS:
+        raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
     check_pairs(items)
-    pairs = preferences(scored_items(items, scores, all_regions=True))
+    scored = thesis_modes(scored_items(items, scores, all_regions=True))
+    pairs = preferences(scored, decision)
     if pairs.is_empty():
         raise InputError("--scores", None, "no Japanese pair with both sentences scored")
+    modes = (f"Modes ({THESIS}, §4.5 and Table 1): each model and method on the whole sentence "
+             "and on the verb only (region `verb`); masked models' `pppl` is the masked, "
+             "`unmasked` the unmasked mode.")
+    rule = f"A mode prefers the transitive verb when {decision_text(decision)}; ties count as not."
     return [
-        Table("japanese_accuracy", accuracy_table(pairs),
+        Table("japanese_accuracy", accuracy_table(pairs, decision),
               "Japanese transitivity: accuracy on obligatory pairs (transitive preferred) and "
-              "transitive-preference rate on ambiguous pairs, per dataset and scoring mode."),
-        Table("japanese_agreement", agreement_table(pairs),
+              f"transitive-preference rate on ambiguous pairs, per dataset and scoring mode. "
+              f"{modes} {rule}"),
+        Table("japanese_agreement", agreement_table(pairs, decision),
               "Agreement between scoring modes: share of pairs on which two modes prefer the "
-              "same verb, and Cohen's kappa."),
+              f"same verb, and Cohen's kappa. {modes} {rule}"),
         Table("japanese_regression",
-              regression_table(pairs, folds, seed, c, l1_ratio, top, max_iter, jobs),
+              regression_table(pairs, folds, seed, c, l1_ratio, top, max_iter, jobs, decision),
               f"Elastic-net logistic regression (C={c}, l1_ratio={l1_ratio}) of each mode's "
               f"preference for the transitive verb on the context: {folds}-fold "
-              f"cross-validated accuracy and the {top} largest coefficients."),
+              f"cross-validated accuracy and the {top} largest coefficients. {modes} {rule}"),
     ]

@@ -25,8 +25,9 @@ log = get_logger(__name__)
 CATEGORICAL = ("verb_pair", "order", "adverbial", "relative_clause", "relative_position")
 MODE = ["model", "method", "region"]
 SCHEMA = {"dataset": pl.String, "model": pl.String, "method": pl.String, "region": pl.String,
-          "n_pairs": pl.Int64, "cv_accuracy_mean": pl.Float64, "cv_accuracy_sd": pl.Float64,
-          "rank": pl.Int64, "feature": pl.String, "coefficient": pl.Float64}
+          "decision": pl.String, "n_pairs": pl.Int64, "cv_accuracy_mean": pl.Float64,
+          "cv_accuracy_sd": pl.Float64, "rank": pl.Int64, "feature": pl.String,
+          "coefficient": pl.Float64}
 
 
 def elastic_net(c: float, l1_ratio: float, max_iter: int, seed: int) -> LogisticRegression:
@@ -70,7 +71,10 @@ def design_matrix(pairs: pl.DataFrame) -> tuple[sparse.csr_matrix, list[str]]:
 
 
 def regression_table(pairs: pl.DataFrame, folds: int, seed: int, c: float, l1_ratio: float,
-                     top: int, max_iter: int, jobs: int = 1) -> pl.DataFrame:
+                     top: int, max_iter: int, jobs: int = 1,
+                     decision: str = "perplexity") -> pl.DataFrame:
+    """One fit per (dataset, mode); `decision` (the rule behind `prefers_transitive`) is written
+    in each row."""
     rows = []
     groups = pairs.partition_by(["dataset", *MODE], as_dict=True)
     for key in progress(sorted(groups, key=str), desc="elastic net", unit="mode"):
@@ -89,7 +93,8 @@ def regression_table(pairs: pl.DataFrame, folds: int, seed: int, c: float, l1_ra
         coefficients = model.fit(features, target).coef_[0]
         order = sorted(range(len(names)), key=lambda i: (-abs(coefficients[i]), names[i]))
         chosen = [i for i in order if coefficients[i] != 0][:top]
-        fit = {**dict(zip(["dataset", *MODE], key, strict=True)), "n_pairs": len(target),
+        fit = {**dict(zip(["dataset", *MODE], key, strict=True)), "decision": decision,
+               "n_pairs": len(target),
                "cv_accuracy_mean": float(np.mean(accuracy)),
                "cv_accuracy_sd": float(np.std(accuracy, ddof=1)) if len(accuracy) > 1 else None}
         # A fit whose coefficients are all zero still reports its accuracy, in a featureless row.

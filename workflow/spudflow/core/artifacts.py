@@ -278,6 +278,11 @@ PROBE_METRICS = Artifact("probe_metrics", "probe-train", doc=(
     col("n_sentences", I64, "sentences scored"),
     col("n_too_long", I64, "sentences of the split left out as longer than the model's limit"),
     col("n_short", I64, "sentences left out for fewer than `min_words` words"),
+    col("n_train_sentences", I64, "sentences trained on"),
+    col("n_train_short", I64, "sentences of the training split left out as short"),
+    col("n_dev_sentences", I64, "sentences selected on"),
+    col("n_dev_short", I64, "sentences of the `--dev` split left out as short; 0 with "
+        "`--holdout`, whose short sentences count in `n_train_short`"),
     col("best_epoch", I64, "the selected epoch"),
 ))
 

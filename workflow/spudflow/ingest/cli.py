@@ -1,4 +1,4 @@
-"""Commands of the ingestion stage: ingest, export, fetch, stats."""
+"""Commands of the ingestion stage: ingest, export, fetch, stats, training-share."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
+from spudflow.core.training_share import share_fraction
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,6 +51,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, required=True, help="output .parquet file")
     p.set_defaults(handler=run_stats)
 
+    p = subparsers.add_parser(
+        "training-share", help="an ingested split's seeded training share, as an ingested split",
+        description="Keep round(SHARE x n) sentences of an ingested split, chosen by SHA-256 of "
+        "the seed and each sentence's sent_id (or position): the text the pipeline's own models "
+        "train on. `pairs spud --leave-out-share` leaves the same sentences out of the items.")
+    p.add_argument("dir", type=Path, help="ingested split (tokens.parquet + sentences.parquet)")
+    p.add_argument("--share", type=share_fraction, required=True, help="share, 0 < SHARE < 1")
+    p.add_argument("--seed", type=int, default=0, help="seed of the share (default: 0)")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.set_defaults(handler=run_training_share)
+
 
 def run_ingest(args: argparse.Namespace) -> None:
     from spudflow.core.treebank import write_treebank
@@ -58,6 +70,17 @@ def run_ingest(args: argparse.Namespace) -> None:
     if not args.src.is_file():
         raise InputError(args.src, None, "no such file")
     tokens, sentences = read_conllu(args.src, lenient=args.lenient)
+    write_treebank(args.out, tokens, sentences)
+
+
+def run_training_share(args: argparse.Namespace) -> None:
+    from spudflow.core.training_share import training_share
+    from spudflow.core.treebank import read_treebank, write_treebank
+
+    for name in ("tokens.parquet", "sentences.parquet"):
+        if not (args.dir / name).is_file():
+            raise InputError(args.dir / name, None, "no such file (not an ingested split)")
+    tokens, sentences = training_share(*read_treebank(args.dir), args.share, args.seed)
     write_treebank(args.out, tokens, sentences)
 
 

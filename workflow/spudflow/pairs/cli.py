@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from spudflow.core.training_share import share_fraction
+
 SAMPLE_HELP = "keep a seeded uniform sample of N groups (default: all)"
 
 
@@ -51,6 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", required=True, help="ISO 639-1 code of the treebank's language")
     p.add_argument("--min-words", type=_non_negative, default=4,
                    help="leave out sentences with fewer syntactic words (default: 4)")
+    p.add_argument("--leave-out-share", type=share_fraction, metavar="SHARE",
+                   help="leave out the split's training share (`spudflow training-share`)")
+    p.add_argument("--share-seed", type=_non_negative, default=0,
+                   help="seed of the training share (default: 0)")
     _add_common(p, "spud", sample=False)
     p.set_defaults(handler=run_spud)
 
@@ -100,11 +106,13 @@ def run_spud(args: argparse.Namespace) -> None:
     from spudflow.core.progress import get_logger
     from spudflow.pairs.spud import build_spud_items
 
+    share = None if args.leave_out_share is None else (args.leave_out_share, args.share_seed)
     table, counts = build_spud_items(args.orig, args.nonce, args.dataset, args.lang,
-                                     args.min_words)
-    get_logger(__name__).info("%d sentences kept, %d shorter than %d words left out, %d texts "
-                              "rebuilt from forms", counts["sentences"], counts["short"],
-                              args.min_words, counts["rebuilt_text"])
+                                     args.min_words, leave_out_share=share)
+    get_logger(__name__).info("%d sentences kept, %d shorter than %d words left out, %d in the "
+                              "training share left out, %d texts rebuilt from forms",
+                              counts["sentences"], counts["short"], args.min_words,
+                              counts["training_share"], counts["rebuilt_text"])
     _write(table, args.out)
 
 

@@ -94,12 +94,18 @@ def _violation(cases: str) -> str | None:
     return doubled[0] if doubled else None
 
 
+def _animate(template: Template, k: int) -> bool | None:
+    """The animacy flag of NP k (0-based); it decides weak nouns by pattern (der Dozent)."""
+    return None if template.animate is None else template.animate[k] == "1"
+
+
 def add_template_items(builder: ItemsBuilder, template: Template, dataset: str) -> None:
     group = f"{dataset}:{template.id}"
     for cases in ASSIGNMENTS:
         try:
-            phrases = [noun_phrase(det, noun, case)
-                       for (det, noun), case in zip(template.nps, cases, strict=True)]
+            phrases = [noun_phrase(det, noun, case, _animate(template, k))
+                       for k, ((det, noun), case) in enumerate(zip(template.nps, cases,
+                                                                   strict=True))]
         except DeclensionError as error:  # read_templates checks determiners already
             raise ValueError(f"template {template.id}: {error}") from None
         violation = _violation(cases)

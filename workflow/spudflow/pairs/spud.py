@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from spudflow.core.artifacts import ITEMS_SPUD
 from spudflow.core.errors import InputError
+from spudflow.core.training_share import sentences_in_share
 from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE, read_treebank
 from spudflow.pairs.items import ItemsBuilder, Region, Words
 
@@ -130,10 +131,14 @@ def _read(directory: Path, nonce: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, language: str,
-                     min_words: int = 4) -> tuple[pa.Table, dict[str, int]]:
+                     min_words: int = 4, leave_out_share: tuple[float, int] | None = None
+                     ) -> tuple[pa.Table, dict[str, int]]:
     """Items of one treebank split: the original sentences and every nonce version of them.
 
-    Returns the table and counts (sentences kept, left out as short, rebuilt texts)."""
+    leave_out_share: (share, seed) of the split's training share (core.training_share), whose
+    sentences the pipeline's own models train on and so are left out here.
+    Returns the table and counts (sentences kept, left out as short or in the training share,
+    rebuilt texts)."""
     versions = [nonce_version(d) for d in nonce_dirs]
     keys = [(v.method, v.seed) for v in versions]
     if len(set(keys)) != len(keys):
@@ -153,10 +158,15 @@ def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, langu
         nonce_data.append((version, _sentence_rows(n_tokens), texts))
 
     builder = ItemsBuilder(dataset, language, ITEMS_SPUD)
-    counts = {"sentences": 0, "short": 0, "rebuilt_text": 0}
-    for sent in sentences.select("sent_index", "sent_id", "text", "n_words").iter_rows(
-            named=True):
+    counts = {"sentences": 0, "short": 0, "training_share": 0, "rebuilt_text": 0}
+    in_share = (sentences_in_share(sentences, *leave_out_share).to_list() if leave_out_share
+                else [False] * sentences.height)
+    for sent, trained_on in zip(sentences.select("sent_index", "sent_id", "text", "n_words")
+                                .iter_rows(named=True), in_share, strict=True):
         index, n_words = sent["sent_index"], sent["n_words"]
+        if trained_on:
+            counts["training_share"] += 1
+            continue
         if n_words < min_words:
             counts["short"] += 1
             continue

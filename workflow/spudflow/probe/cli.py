@@ -38,7 +38,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--layers", type=_layers, required=True, help="e.g. 0,3,4")
     p.add_argument("--out", type=Path, required=True, help="output .safetensors file")
     p.add_argument("--baseline", choices=BASELINE_CHOICES, default=None,
-                   help="M0 (layer 0), MR (all weights random), MRC (random but embeddings)")
+                   help="M0 (layer 0), MR (all weights random), MRC (random but the "
+                   "embedding layer)")
     p.add_argument("--init-seed", type=int, default=0, help="seed of MR/MRC weights")
     p.add_argument("--sample", type=int, default=None, metavar="N",
                    help="a seeded sample of N sentences (default: all)")
@@ -87,7 +88,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--distance", choices=("squared", "l2"), default="squared")
     p.add_argument("--no-punct", action="store_true", help="metrics leave out PUNCT words")
     p.add_argument("--min-words", type=int, default=4,
-                   help="sentences with fewer words are left out (default 4, as the paper)")
+                   help="sentences with fewer words are left out of training, selection and "
+                   "evaluation (default 4, as the paper, App. C)")
     p.add_argument("--rank", type=int, default=128)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--batch-size", type=int, default=32)

@@ -3,7 +3,9 @@
 - none: the pretrained model;
 - M0: its layer 0 (the embedding layer);
 - MR: the same architecture with every weight random (AutoModel.from_config, seeded);
-- MRC: random like MR except the input embedding matrix, copied from the pretrained model.
+- MRC: random like MR except the whole embedding layer (App. F.3: "all parameters except the
+  embedding layer"), copied from the pretrained model: for BERT the word, position and
+  token-type embeddings and their LayerNorm.
 """
 
 from __future__ import annotations
@@ -46,6 +48,20 @@ def _max_length(config, tokenizer, given: int | None) -> int:
     return min(v for v in limits if isinstance(v, int) and 0 < v < 1_000_000)
 
 
+def embedding_layer(model: torch.nn.Module, source: str) -> torch.nn.Module:
+    """The module that holds the model's input embeddings (BertModel.embeddings: word, position,
+    token-type embeddings and LayerNorm), found as the parent of get_input_embeddings(). Bad
+    input when the input embeddings sit directly in the model (GPT-2's wte/wpe): there is no
+    embedding layer to copy apart from the rest."""
+    inputs = model.get_input_embeddings()
+    name = next((n for n, m in model.named_modules() if m is inputs), None)
+    parent = name.rpartition(".")[0] if name else ""
+    if not parent:
+        raise InputError(source, None, f"baseline MRC: {model.config.model_type} has no "
+                         "embedding layer module (its input embeddings sit directly in the model)")
+    return model.get_submodule(parent)
+
+
 def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed: int,
                  max_length: int | None, device: str) -> Encoder:
     """The encoder for `baseline`, cut above the highest layer needed where that is exact.
@@ -76,7 +92,8 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
             model = AutoModel.from_config(config)
         if baseline == "MRC":
             pretrained = AutoModel.from_pretrained(location, config=config)
-            model.get_input_embeddings().weight.data.copy_(
-                pretrained.get_input_embeddings().weight.data)
+            # strict: the same architecture, so every parameter and buffer must match
+            embedding_layer(model, source).load_state_dict(
+                embedding_layer(pretrained, source).state_dict())
     return Encoder(model.eval().to(device), tokenizer, n_layers,
                    _max_length(config, tokenizer, max_length))

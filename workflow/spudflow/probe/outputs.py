@@ -20,7 +20,8 @@ METRICS_SCHEMA = {
     "dist_layer": pl.Int64, "label_layer": pl.Int64, "eval_set": pl.String,
     "uas": pl.Float64, "las": pl.Float64, "relacc": pl.Float64, "root_acc": pl.Float64,
     "n_words": pl.Int64, "n_sentences": pl.Int64, "n_too_long": pl.Int64, "n_short": pl.Int64,
-    "best_epoch": pl.Int64,
+    "n_train_sentences": pl.Int64, "n_train_short": pl.Int64, "n_dev_sentences": pl.Int64,
+    "n_dev_short": pl.Int64, "best_epoch": pl.Int64,
 }
 HISTORY_SCHEMA = {"epoch": pl.Int64, "train_loss": pl.Float64, "dev_loss": pl.Float64,
                   "lr": pl.Float64}

@@ -67,17 +67,21 @@ def train_command(args: Namespace) -> int:
         raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
     layers = dict(dist=args.dist_layer, label=args.label_layer)
 
-    def load(name, features, treebank, min_words):
-        return load_set(name, features, treebank, layers["dist"], layers["label"], min_words)
+    def load(name, features, treebank):
+        # One --min-words for training, selection and evaluation: the paper drops sentences
+        # shorter than 4 words "from the data in all experiments" (App. C).
+        return load_set(name, features, treebank, layers["dist"], layers["label"],
+                        args.min_words)
 
-    # Training and selection use every sentence of at least 2 words; --min-words is the
-    # evaluation filter (the paper drops nonce sentences shorter than 4 words).
-    train = load("train", *args.train, min_words=2)
+    train = load("train", *args.train)
+    n_train_short = train.n_short
     if args.dev:
-        dev = load("dev", *args.dev, min_words=2)
+        dev = load("dev", *args.dev)
     else:
         if not 0 < args.holdout < 1:
             raise InputError("--holdout", None, "must be between 0 and 1 without --dev")
+        if len(train) == 0:
+            raise InputError(args.train[1], None, "no sentences to train or select on")
         train, dev = split_off(train, args.holdout, args.holdout_seed)
     if len(train) == 0 or len(dev) == 0:
         raise InputError(args.train[1], None, "no sentences to train or select on")
@@ -89,13 +93,17 @@ def train_command(args: Namespace) -> int:
     trained = train_probe(train, dev, settings)
     run = {"treebank": args.treebank, "model": args.model, "baseline": args.baseline,
            "seed": args.seed, "dist_layer": args.dist_layer, "label_layer": args.label_layer}
+    # The training data, per metrics row; with --holdout, dev is drawn from the training split
+    # after the filter, so all its short sentences count in n_train_short.
+    training = {"n_train_sentences": len(train), "n_train_short": n_train_short,
+                "n_dev_sentences": len(dev), "n_dev_short": dev.n_short if args.dev else 0}
     rows, conllu = [], {}
     for name, features, treebank in args.eval:
-        data = load(name, features, treebank, args.min_words)
+        data = load(name, features, treebank)
         predictions = predict(trained.probe, data, settings)
         scores = evaluate(data, predictions, settings, punct=not args.no_punct)
         rows.append({**run, "eval_set": name, **scores, "n_too_long": data.n_too_long,
-                     "n_short": data.n_short, "best_epoch": trained.best_epoch})
+                     "n_short": data.n_short, **training, "best_epoch": trained.best_epoch})
         conllu[name] = prediction_conllu(treebank, data, predictions)
         log.info("%s: UAS %.3f LAS %.3f RelAcc %.3f (%d words)", name, scores["uas"],
                  scores["las"], scores["relacc"], scores["n_words"])

@@ -1,0 +1,51 @@
+"""Training shares: a seeded share of a treebank split's sentences that the pipeline's own models
+(n-grams, controls) train on and that every items dataset built from the split leaves out, so that
+no model scores a sentence it was trained on (docs/controls.md, "Training data overlap")."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+
+import polars as pl
+
+
+def share_fraction(value: str) -> float:
+    """argparse type of a --share option: a number strictly between 0 and 1."""
+    share = float(value)
+    if not 0 < share < 1:
+        raise argparse.ArgumentTypeError("must be between 0 and 1")
+    return share
+
+
+def sentence_key(sent_id: str | None, sent_index: int) -> str:
+    """What the share is drawn over: the sentence's `# sent_id`, else its position."""
+    return sent_id if sent_id is not None else f"#{sent_index}"
+
+
+def training_share_keys(keys: list[str], share: float, seed: int) -> set[str]:
+    """The round(share x n) distinct keys ranked first by SHA-256 of (seed, key).
+
+    The rank depends on the key alone, not on file order, so treebanks with the same sentence
+    ids (PUD's parallel treebanks) put the same sentences, translations of each other, into
+    every language's share."""
+    if not 0 < share < 1:
+        raise ValueError(f"a training share must be between 0 and 1, not {share}")
+    distinct = sorted(set(keys),
+                      key=lambda k: (hashlib.sha256(f"{seed}\t{k}".encode()).digest(), k))
+    return set(distinct[:round(share * len(distinct))])
+
+
+def sentences_in_share(sentences: pl.DataFrame, share: float, seed: int) -> pl.Series:
+    """Boolean per row of an ingested sentences table: is the sentence in the training share?"""
+    keys = [sentence_key(sent_id, index) for sent_id, index in
+            sentences.select("sent_id", "sent_index").iter_rows()]
+    chosen = training_share_keys(keys, share, seed)
+    return pl.Series("in_share", [key in chosen for key in keys], dtype=pl.Boolean)
+
+
+def training_share(tokens: pl.DataFrame, sentences: pl.DataFrame, share: float,
+                   seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The tokens and sentences of the share, with their sent_index and lines as ingested."""
+    kept = sentences.filter(sentences_in_share(sentences, share, seed))
+    return tokens.filter(pl.col("sent_index").is_in(kept.get_column("sent_index").implode())), kept
