@@ -1,7 +1,9 @@
-"""Small hand-made inputs of the aggregate stage, in the agreed items / scores / probe schemas.
+"""Small hand-made inputs of the aggregate stage, written through the artifact contracts
+(core/artifacts.py), so they have exactly the columns and types the producers write.
 
 Scores are drawn from seeded generators with a known effect (nonce sentences more perplexing,
-grammatical sentences more probable, ...) so every statistic has something to find.
+grammatical sentences more probable, ...) so every statistic has something to find. The
+hand-off tests (tests/test_handoff.py) run the same consumers on what the producers really write.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from spudflow.core import artifacts
+from spudflow.core.contract import Artifact, write_artifact
 from spudflow.core.tables import TABLE_FORMATS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -60,17 +64,40 @@ def scores_frame(item_ids: list[str], model: str, method: str, logprob: np.ndarr
         "logprob_sum": logprob, "n_tokens": n_tokens, "n_words": n_tokens,
         "ppl": np.exp(-logprob / n_tokens), "mean_logprob": logprob / n_tokens,
     }
-    if unigram is not None:
-        data["slor"] = (logprob - unigram) / n_tokens
-        data["word_lp_min1"] = logprob / n_tokens - 1.0
-        data["norm_lp"] = -logprob / unigram
+    missing = None if unigram is None else unigram
+    data["slor"] = None if missing is None else (logprob - unigram) / n_tokens
+    data["word_lp_min1"] = None if missing is None else logprob / n_tokens - 1.0
+    data["normlp"] = None if missing is None else -logprob / unigram
     data["region"] = [region] * len(item_ids)
-    return pl.DataFrame(data, schema_overrides={"region": pl.String})
+    data["skipped"] = None
+    return pl.DataFrame(data).with_columns(
+        pl.col("region", "skipped").cast(pl.String),
+        pl.col("slor", "word_lp_min1", "normlp").cast(pl.Float64))
 
 
-def write(frame: pl.DataFrame, path: Path) -> Path:
+def _filled(frame: pl.DataFrame, artifact: Artifact) -> pl.DataFrame:
+    """Columns of the artifact the fixture does not vary: null where nullable, else a typed
+    constant (these tests do not read them)."""
+    fill = {pa_type: value for pa_type, value in (("string", ""), ("int8", 0), ("int32", 0),
+                                                   ("int64", 0), ("bool", False))}
+    absent = []
+    for column in artifact.columns:
+        if column.name in frame.columns:
+            continue
+        dtype = artifact.polars_schema()[column.name]
+        value = None if column.nullable else fill.get(str(column.type), [])
+        absent.append(pl.lit(value, dtype=dtype).alias(column.name))
+    return frame.with_columns(absent)
+
+
+def write(frame: pl.DataFrame, path: Path, artifact: Artifact | None = None) -> Path:
+    """Write through the artifact's contract: items (by the path's folder) unless given."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    frame.write_parquet(path)
+    if artifact is None:
+        artifact = artifacts.ITEM_SCORES if path.name == "item_scores.parquet" else None
+    if artifact is None:
+        raise ValueError(f"{path}: say which artifact this fixture is")
+    write_artifact(_filled(frame, artifact), path, artifact)
     return path
 
 
@@ -90,16 +117,17 @@ def spud_inputs(root: Path, dataset: str = "spud_en", language: str = "en", n_gr
     for g in range(n_groups):
         rows.append({"item_id": f"{g}-orig", "group_id": f"g{g}",
                      "sentence": f"the cat {g} sat on the mat", "label": None,
-                     "method": None, "seed": None})
+                     "method": "original", "seed": None})
         for method in ("spud", "pos"):
             rows.append({"item_id": f"{g}-{method}-1", "group_id": f"g{g}",
                          "sentence": f"the dax {g} blicked on the wug", "label": None,
                          "method": method, "seed": 1})
     items = items_frame(rows, dataset, language)
-    items_path = write(items, root / "results" / "items" / f"{dataset}.parquet")
+    items_path = write(items, root / "results" / "items" / f"{dataset}.parquet",
+                       artifacts.ITEMS_SPUD)
     ids = items["item_id"].to_list()
     n_tokens = rng.integers(5, 12, len(ids))
-    is_nonce = items["method"].is_not_null().to_numpy()
+    is_nonce = (items["method"] != "original").to_numpy()
     score_paths = []
     by_model: dict[str, list[pl.DataFrame]] = {}
     for k, (model, method) in enumerate(SPUD_SCORERS):
@@ -135,7 +163,8 @@ def german_case_inputs(root: Path, n_templates: int = 3, seed: int = 0,
                     "animacy": "".join(np_animacy[int(p) - 1] for p in positions),
                 })
     items = items_frame(rows, dataset, "de")
-    items_path = write(items, root / "results" / "items" / f"{dataset}.parquet")
+    items_path = write(items, root / "results" / "items" / f"{dataset}.parquet",
+                       artifacts.ITEMS_GERMAN_CASE)
     ids = items["item_id"].to_list()
     grammatical = items["grammatical"].to_numpy()
     n_tokens = np.full(len(ids), 9)
@@ -162,7 +191,7 @@ def cola_inputs(root: Path, n_per_split: int = 60, seed: int = 0,
                          "sentence": f"sentence number {i} of {split}", "label": label,
                          "split": split, "source": f"src{i % 4}"})
     items = items_frame(rows, "cola", "en")
-    items_path = write(items, root / "results" / "items" / "cola.parquet")
+    items_path = write(items, root / "results" / "items" / "cola.parquet", artifacts.ITEMS_COLA)
     ids = items["item_id"].to_list()
     labels = items["label"].to_numpy()
     n_tokens = rng.integers(4, 15, len(ids))
@@ -190,7 +219,8 @@ def blimp_inputs(root: Path, n_pairs: int = 12, seed: int = 0) -> tuple[Path, li
                              "sentence": f"{kind} sentence {i}", "label": label, "field": field,
                              "linguistics_term": term, "UID": uid, "pairID": str(i)})
     items = items_frame(rows, "blimp", "en")
-    items_path = write(items, root / "results" / "items" / "blimp.parquet")
+    items_path = write(items, root / "results" / "items" / "blimp.parquet",
+                       artifacts.ITEMS_BLIMP)
     ids = items["item_id"].to_list()
     good = items["label"].to_numpy()
     n_tokens = np.full(len(ids), 6)
@@ -231,7 +261,8 @@ def japanese_inputs(root: Path, seed: int = 0,
                         "adverbial": adverbial,
                     })
     items = items_frame(rows, dataset, "ja")
-    items_path = write(items, root / "results" / "items" / f"{dataset}.parquet")
+    items_path = write(items, root / "results" / "items" / f"{dataset}.parquet",
+                       artifacts.ITEMS_JAPANESE)
     ids = items["item_id"].to_list()
     transitive = (items["verb_form"] == "transitive").to_numpy()
     has_wo = items["arguments"].list.eval(pl.element().str.ends_with("を")).list.any().to_numpy()
@@ -272,7 +303,8 @@ def probe_metrics(root: Path, seed: int = 0) -> Path:
                     "root_acc": base + 0.1 + rng.normal(0, 0.01), "n_words": 1000,
                 })
     frame = pl.DataFrame(rows, schema_overrides={"baseline": pl.String})
-    return write(frame, root / "results" / "probe" / "en_ewt" / "metrics.parquet")
+    return write(frame, root / "results" / "probe" / "en_ewt" / "metrics.parquet",
+                 artifacts.PROBE_METRICS)
 
 
 # --- documented columns -------------------------------------------------------------------------

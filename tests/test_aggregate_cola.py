@@ -12,7 +12,7 @@ from spudflow.aggregate.cola import fit_threshold
 
 from aggregate_inputs import assert_table_files, cola_inputs
 
-NORMALISATIONS = {"LogProb": "logprob_sum", "MeanLP": "mean_logprob", "NormLP": "norm_lp",
+NORMALISATIONS = {"LogProb": "logprob_sum", "MeanLP": "mean_logprob", "NormLP": "normlp",
                   "SLOR": "slor", "Word-LP Min-1": "word_lp_min1"}
 
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import polars as pl
+from artifact_files import rewrite, tamper
 
 from aggregate_inputs import blimp_inputs
 
 
 def test_scores_of_an_unknown_item_are_bad_input(tmp_path, run_cli):
     items, scores = blimp_inputs(tmp_path, n_pairs=2)
-    frame = pl.read_parquet(scores[0])
-    frame.with_columns(pl.when(pl.int_range(pl.len()) == 3).then(pl.lit("ghost"))
-                       .otherwise(pl.col("item_id")).alias("item_id")).write_parquet(scores[0])
+    rewrite(scores[0], lambda f: f.with_columns(
+        pl.when(pl.int_range(pl.len()) == 3).then(pl.lit("ghost"))
+        .otherwise(pl.col("item_id")).alias("item_id")))
     out = tmp_path / "tables"
     code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir", out)
     assert code == 2
@@ -21,20 +22,21 @@ def test_scores_of_an_unknown_item_are_bad_input(tmp_path, run_cli):
 
 def test_missing_column_and_file_are_bad_input(tmp_path, run_cli):
     items, scores = blimp_inputs(tmp_path, n_pairs=2)
-    pl.read_parquet(scores[0]).drop("logprob_sum").write_parquet(scores[0])
+    tamper(scores[0], lambda f: f.drop("logprob_sum"))
     code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir",
                            tmp_path / "t")
     assert code == 2
-    assert err.startswith(f"{scores[0]}: missing column(s) logprob_sum; the file has item_id")
+    assert err.strip() == (f"{scores[0]}: column 'logprob_sum' missing; the score stage writes "
+                           "it (item_scores v1)")
     code, _, err = run_cli("table-blimp", "--items", tmp_path / "none.parquet", "--scores",
                            *scores, "--out-dir", tmp_path / "t")
-    assert (code, err.strip()) == (2, f"{tmp_path / 'none.parquet'}: no such file")
+    assert (code, err.strip()) == (2, f"{tmp_path / 'none.parquet'}: no such file (expected a "
+                                   "items.blimp Parquet file)")
 
 
 def test_duplicate_score_rows_are_bad_input(tmp_path, run_cli):
     items, scores = blimp_inputs(tmp_path, n_pairs=2)
-    frame = pl.read_parquet(scores[0])
-    pl.concat([frame, frame.head(1)]).write_parquet(scores[0])
+    rewrite(scores[0], lambda f: pl.concat([f, f.head(1)]))
     code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir",
                            tmp_path / "t")
     assert code == 2
@@ -42,32 +44,54 @@ def test_duplicate_score_rows_are_bad_input(tmp_path, run_cli):
                            "model 'lm', method 'ppl', region None")
 
 
-def test_dataset_column_of_scores_wins_over_the_path(tmp_path, run_cli):
+def test_undeclared_score_column_is_bad_input(tmp_path, run_cli):
     items, scores = blimp_inputs(tmp_path, n_pairs=2)
-    moved = tmp_path / "elsewhere.parquet"
-    pl.read_parquet(scores[0]).with_columns(pl.lit("blimp").alias("dataset")).write_parquet(moved)
-    out = tmp_path / "tables"
-    code, _, err = run_cli("table-blimp", "--items", items, "--scores", moved, "--out-dir", out)
-    assert code == 0, err
-    assert pl.read_parquet(out / "blimp_overall.parquet")["n_pairs"][0] == 6
+    tamper(scores[0], lambda f: f.with_columns(pl.lit("blimp").alias("dataset")))
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir",
+                           tmp_path / "tables")
+    assert (code, err.strip()) == (2, f"{scores[0]}: undeclared column(s) dataset; the score "
+                                   "stage writes it (item_scores v1)")
+
+
+def _nonce_stats(path, rows):
+    from spudflow.core.artifacts import NONCE_STATS
+    from spudflow.core.contract import write_artifact
+
+    counts = {c.name: 10 for c in NONCE_STATS.columns if str(c.type) == "int64"}
+    frame = pl.DataFrame([{"split": "test", "language": "xx", "upos": "ALL", **counts,
+                           "type_token_ratio_orig": 0.5, "type_token_ratio_nonce": 0.5, **row}
+                          for row in rows])
+    write_artifact(frame, path, NONCE_STATS)
+    return path
 
 
 def test_table_collect_concatenates_and_sorts(tmp_path, run_cli):
-    a = tmp_path / "a.parquet"
-    b = tmp_path / "b.parquet"
-    pl.DataFrame({"treebank": ["ru_pud"], "method": ["spud"], "seed": [1],
-                  "replacement_ratio": [0.4]}).write_parquet(a)
-    pl.DataFrame({"treebank": ["en_pud", "en_pud"], "method": ["spud", "pos"], "seed": [1, 1],
-                  "replacement_ratio": [0.5, 0.6], "n_words": [10, 10]}).write_parquet(b)
+    a = _nonce_stats(tmp_path / "a.parquet", [
+        {"treebank": "ru_pud", "method": "spud", "seed": 1, "replacement_ratio": 0.4}])
+    b = _nonce_stats(tmp_path / "b.parquet", [
+        {"treebank": "en_pud", "method": "spud", "seed": 1, "replacement_ratio": 0.5},
+        {"treebank": "en_pud", "method": "pos", "seed": 1, "replacement_ratio": 0.6}])
     code, _, err = run_cli("table-collect", a, b, "--out", tmp_path / "nonce_replacements",
                            "--caption", "Replacement ratios.")
     assert code == 0, err
     table = pl.read_parquet(tmp_path / "nonce_replacements.parquet")
-    assert table.rows() == [("en_pud", "pos", 1, 0.6, 10), ("en_pud", "spud", 1, 0.5, 10),
-                            ("ru_pud", "spud", 1, 0.4, None)]
+    assert table.select("treebank", "method", "seed", "replacement_ratio").rows() == [
+        ("en_pud", "pos", 1, 0.6), ("en_pud", "spud", 1, 0.5), ("ru_pud", "spud", 1, 0.4)]
     for ext in ("csv", "md", "tex"):
         assert (tmp_path / f"nonce_replacements.{ext}").is_file()
     assert "Replacement ratios." in (tmp_path / "nonce_replacements.tex").read_text()
+
+
+def test_table_collect_never_fills_a_missing_column(tmp_path, run_cli):
+    a = _nonce_stats(tmp_path / "a.parquet", [
+        {"treebank": "ru_pud", "method": "spud", "seed": 1, "replacement_ratio": 0.4}])
+    b = tamper(_nonce_stats(tmp_path / "b.parquet", [
+        {"treebank": "en_pud", "method": "spud", "seed": 1, "replacement_ratio": 0.5}]),
+        lambda f: f.drop("replacement_ratio"))
+    code, _, err = run_cli("table-collect", a, b, "--out", tmp_path / "t", "--caption", "x")
+    assert (code, err.strip()) == (2, f"{b}: column 'replacement_ratio' missing; the nonce "
+                                   "stage writes it (nonce_stats v1)")
+    assert not (tmp_path / "t.parquet").exists()
 
 
 def test_every_aggregate_command_has_help():

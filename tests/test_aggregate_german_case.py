@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from artifact_files import rewrite
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from spudflow.aggregate.outputs import DATA_FORMATS
@@ -122,9 +123,9 @@ def test_roc_points_are_sklearns(german):
 
 def test_positions_that_are_no_permutation_are_bad_input(tmp_path, run_cli):
     items, scores = german_case_inputs(tmp_path, n_templates=1)
-    frame = pl.read_parquet(items)
-    frame.with_columns(pl.when(pl.int_range(pl.len()) == 5).then(pl.lit("112"))
-                       .otherwise(pl.col("positions")).alias("positions")).write_parquet(items)
+    rewrite(items, lambda f: f.with_columns(
+        pl.when(pl.int_range(pl.len()) == 5).then(pl.lit("112"))
+        .otherwise(pl.col("positions")).alias("positions")))
     out = tmp_path / "tables"
     code, _, err = run_cli("table-german-case", "--items", items, "--scores", *scores,
                            "--out-dir", out)

@@ -6,12 +6,14 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from artifact_files import artifact_of_file, rewrite
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import cohen_kappa_score
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 from spudflow.cli import main
+from spudflow.core.contract import read_artifact
 
 from aggregate_inputs import REPO, assert_table_files, japanese_inputs
 
@@ -116,10 +118,11 @@ def test_elastic_net_regression(japanese):
 
 def test_a_group_with_two_transitive_sentences_is_bad_input(tmp_path, run_cli):
     items, scores = japanese_inputs(tmp_path)
-    frame = pl.read_parquet(items)
+    frame = read_artifact(items, artifact_of_file(items))
     first = frame["group_id"][0]
-    frame.with_columns(pl.when(pl.col("group_id") == first).then(pl.lit("transitive"))
-                       .otherwise(pl.col("verb_form")).alias("verb_form")).write_parquet(items)
+    rewrite(items, lambda f: f.with_columns(
+        pl.when(pl.col("group_id") == first).then(pl.lit("transitive"))
+        .otherwise(pl.col("verb_form")).alias("verb_form")))
     out = tmp_path / "tables"
     code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores,
                            "--out-dir", out)
@@ -193,9 +196,8 @@ def test_default_decision_is_perplexity(produced, tmp_path, run_cli):
     assert pair["n_tokens"] != pair["n_tokens_i"]
     # Only that pair's scores (all its regions), as scoring wrote them.
     one = tmp_path / "scores" / "japanese_transitivity_base" / "gpt" / "item_scores.parquet"
-    one.parent.mkdir(parents=True)
-    pl.read_parquet(scores["gpt"]).filter(
-        pl.col("item_id").is_in([pair["item_id"], pair["item_id_i"]])).write_parquet(one)
+    rewrite(scores["gpt"], lambda f: f.filter(
+        pl.col("item_id").is_in([pair["item_id"], pair["item_id_i"]])), one)
     whole = (pl.col("region").is_null()) & (pl.col("method") == "ppl")
     for options, decision, expected in (((), "perplexity", pair["ppl"] < pair["ppl_i"]),
                                         (("--decision", "logprob_sum"), "logprob_sum",

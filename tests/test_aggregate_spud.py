@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from artifact_files import rewrite
 from scipy.stats import wilcoxon
 
 from spudflow.aggregate.outputs import DATA_FORMATS
@@ -100,11 +101,9 @@ def test_extremes_and_pair_data(spud_tables):
 
 def test_identical_scorers_get_no_test(tmp_path, run_cli):
     items, scores = spud_inputs(tmp_path, n_groups=8)
-    copy = pl.read_parquet(scores[0]).filter(pl.col("method") == "ppl").with_columns(
-        pl.lit("gpt_copy").alias("model"))
     copy_path = tmp_path / "results" / "scores" / "spud_en" / "gpt_copy" / "item_scores.parquet"
-    copy_path.parent.mkdir(parents=True)
-    copy.write_parquet(copy_path)
+    rewrite(scores[0], lambda f: f.filter(pl.col("method") == "ppl").with_columns(
+        pl.lit("gpt_copy").alias("model")), copy_path)
     out = tmp_path / "tables"
     code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", scores[0],
                            copy_path, "--out-dir", out)
@@ -117,9 +116,9 @@ def test_identical_scorers_get_no_test(tmp_path, run_cli):
 
 def test_two_originals_in_a_group_is_bad_input(tmp_path, run_cli):
     items, scores = spud_inputs(tmp_path, n_groups=4)
-    frame = pl.read_parquet(items)
-    frame.with_columns(pl.when(pl.col("item_id") == "1-orig").then(pl.lit("g0"))
-                       .otherwise(pl.col("group_id")).alias("group_id")).write_parquet(items)
+    rewrite(items, lambda f: f.with_columns(
+        pl.when(pl.col("item_id") == "1-orig").then(pl.lit("g0"))
+        .otherwise(pl.col("group_id")).alias("group_id")))
     out = tmp_path / "tables"
     code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
                            "--out-dir", out)

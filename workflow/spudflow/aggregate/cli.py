@@ -145,7 +145,11 @@ def run_treebank_stats(args: argparse.Namespace) -> None:
 
     from spudflow.core.tables import write_table
 
-    table = pl.concat([pl.read_parquet(p) for p in args.inputs]).sort(["treebank", "split"])
+    from spudflow.core.artifacts import TREEBANK_STATS
+    from spudflow.core.contract import read_artifact
+
+    table = pl.concat([read_artifact(p, TREEBANK_STATS) for p in args.inputs]).sort(
+        ["treebank", "split"])
     write_table(table, args.out, caption="Treebank statistics per split: sentences, words, "
                 "surface tokens, multiword tokens, empty nodes, UPOS counts and type-token ratio "
                 "of word forms.")
@@ -163,8 +167,9 @@ def run_spud_scores(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
     from spudflow.aggregate.spud_scores import spud_tables
+    from spudflow.core import artifacts
 
-    items = read_items(args.items, columns.SPUD_ITEMS)
+    items = read_items(args.items, artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
     write_tables(spud_tables(items, read_scores(args.scores), args.extremes), args.out_dir)
 
 
@@ -173,8 +178,9 @@ def run_german_case(args: argparse.Namespace) -> None:
     from spudflow.aggregate.german_case import german_case_tables
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.core import artifacts
 
-    items = read_items(args.items, columns.GERMAN_CASE_ITEMS)
+    items = read_items(args.items, artifacts.ITEMS_GERMAN_CASE, columns.GERMAN_CASE_ITEMS)
     write_tables(german_case_tables(items, read_scores(args.scores)), args.out_dir)
 
 
@@ -183,8 +189,9 @@ def run_cola(args: argparse.Namespace) -> None:
     from spudflow.aggregate.cola import cola_tables
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.core import artifacts
 
-    items = read_items(args.items, columns.COLA_ITEMS)
+    items = read_items(args.items, artifacts.ITEMS_COLA, columns.COLA_ITEMS)
     tables = cola_tables(items, read_scores(args.scores), args.folds, args.seed, args.criterion)
     write_tables(tables, args.out_dir)
 
@@ -194,8 +201,9 @@ def run_blimp(args: argparse.Namespace) -> None:
     from spudflow.aggregate.blimp import blimp_tables
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.core import artifacts
 
-    items = read_items(args.items, columns.BLIMP_ITEMS)
+    items = read_items(args.items, artifacts.ITEMS_BLIMP, columns.BLIMP_ITEMS)
     write_tables(blimp_tables(items, read_scores(args.scores)), args.out_dir)
 
 
@@ -204,11 +212,12 @@ def run_japanese(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.japanese import japanese_tables
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.core import artifacts
     from spudflow.core.errors import InputError
 
     if not 0 <= args.l1_ratio <= 1:
         raise InputError("--l1-ratio", None, f"{args.l1_ratio} is not between 0 and 1")
-    items = read_items(args.items, columns.JAPANESE_ITEMS, optional=columns.JAPANESE_OPTIONAL)
+    items = read_items(args.items, artifacts.ITEMS_JAPANESE, columns.JAPANESE_ITEMS)
     tables = japanese_tables(items, read_scores(args.scores), args.folds, args.seed, args.c,
                              args.l1_ratio, args.top, args.max_iter, args.jobs, args.decision)
     write_tables(tables, args.out_dir)

@@ -1,4 +1,5 @@
-"""Tables collected across treebanks (paper Tables 7–8): per-split files concatenated into one."""
+"""Tables collected across treebanks (paper Tables 7–8): per-split files of one artifact
+concatenated into one."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from pathlib import Path
 
 import polars as pl
 
+from spudflow.core.artifacts import by_name
+from spudflow.core.contract import artifact_of, read_artifact
 from spudflow.core.errors import InputError
 
 # Sort keys used where a collected table has them, in this order.
@@ -14,14 +17,20 @@ SORT_KEYS = ("treebank", "split", "language", "method", "seed")
 
 
 def collect(paths: Iterable[str | Path]) -> pl.DataFrame:
-    """Row-wise concatenation; a column missing from some files is null there."""
-    frames = []
+    """Row-wise concatenation of files of one stage artifact, each checked against it."""
+    frames, artifact = [], None
     for path in map(Path, paths):
-        if not path.is_file():
-            raise InputError(path, None, "no such file")
-        frames.append(pl.read_parquet(path))
+        name = artifact_of(path)
+        found = by_name(name) if name else None
+        if found is None:
+            what = name or "no schema metadata"
+            raise InputError(path, None, f"not a stage artifact spudflow knows ({what})")
+        if artifact is not None and found != artifact:
+            raise InputError(path, None, f"a {found.name} file among {artifact.name} files")
+        artifact = found
+        frames.append(read_artifact(path, artifact))
     if not frames:
         raise InputError("inputs", None, "no files to collect")
-    table = pl.concat(frames, how="diagonal_relaxed")
+    table = pl.concat(frames, how="vertical")
     keys = [k for k in SORT_KEYS if k in table.columns]
     return table.sort(keys, nulls_last=False, maintain_order=True) if keys else table

@@ -41,8 +41,6 @@ JAPANESE_ITEMS = {
     "relative_clause": "relative_clause",
     "relative_position": "relative_argument",
 }
-# Japanese columns that may be absent (base, rare and longer datasets have no relative clauses).
-JAPANESE_OPTIONAL = ("adverbial", "relative_clause", "relative_position")
 JAPANESE_TRANSITIVE = "transitive"
 JAPANESE_OBLIGATORY = "obligatory"
 JAPANESE_AMBIGUOUS = "ambiguous"
@@ -71,17 +69,13 @@ SCORES = {
     "n_words": "n_words",
     "ppl": "ppl",
     "mean_logprob": "mean_logprob",
-}
-# Present only where a unigram model is configured; null-filled when absent.
-SCORES_OPTIONAL = {
+    # Null without a unigram model for the item's language (the column is always there).
     "slor": "slor",
     "word_lp_min1": "word_lp_min1",
-    "norm_lp": "norm_lp",
+    "norm_lp": "normlp",
     "region": "region",  # null: the whole sentence; else the region's name (e.g. "verb")
+    "skipped": "skipped",
 }
-# A scores file without a dataset column belongs to the dataset named by its path:
-# results/scores/{dataset}/{model}/item_scores.parquet.
-SCORES_DATASET = "dataset"
 
 # Probe metrics (results/probe/.../metrics.parquet, issue 6): one row per probe run and eval set.
 PROBE_METRICS = {

@@ -8,43 +8,27 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.aggregate import columns
+from spudflow.core.artifacts import ITEM_SCORES, PROBE_METRICS
+from spudflow.core.contract import Artifact, read_artifact
 from spudflow.core.errors import InputError
 
 
-def read_columns(path: str | Path, required: Mapping[str, str],
-                 optional: Mapping[str, str] | Iterable[str] = ()) -> pl.DataFrame:
-    """The `required` and present `optional` columns of a Parquet file, renamed to internal names.
-
-    Mappings go internal name -> file column. Absent optional columns come back as nulls."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, "no such file")
-    try:
-        schema = pl.read_parquet_schema(path)
-    except Exception as error:  # noqa: BLE001 - any unreadable file is bad input
-        raise InputError(path, None, f"not a Parquet file ({error})") from None
-    optional = dict(optional) if isinstance(optional, Mapping) else {c: c for c in optional}
-    missing = [src for src in required.values() if src not in schema]
-    if missing:
-        raise InputError(path, None, f"missing column(s) {', '.join(missing)}; the file has "
-                         f"{', '.join(schema)}")
-    wanted = {**required, **{k: v for k, v in optional.items() if v in schema}}
-    frame = pl.read_parquet(path, columns=list(dict.fromkeys(wanted.values())))
-    frame = frame.select([pl.col(src).alias(name) for name, src in wanted.items()])
-    absent = [k for k, v in optional.items() if v not in schema]
-    return frame.with_columns([pl.lit(None, dtype=pl.String).alias(k) for k in absent])
+def read_columns(path: str | Path, artifact: Artifact,
+                 wanted: Mapping[str, str]) -> pl.DataFrame:
+    """The `wanted` columns (internal name -> file column) of a file checked against its
+    artifact, renamed to the internal names. A missing column is bad input, never a null."""
+    frame = read_artifact(path, artifact, list(dict.fromkeys(wanted.values())))
+    return frame.select([pl.col(src).alias(name) for name, src in wanted.items()])
 
 
-def read_items(paths: Iterable[str | Path], condition: Mapping[str, str] | None = None,
-               optional: Iterable[str] = ()) -> pl.DataFrame:
-    """Items files (one per dataset) with the shared columns and a kind's condition columns."""
-    condition = condition or {}
+def read_items(paths: Iterable[str | Path], artifact: Artifact,
+               condition: Mapping[str, str] | None = None) -> pl.DataFrame:
+    """Items files (one per dataset) of one kind: the shared columns and the kind's condition
+    columns."""
+    wanted = {**columns.ITEMS, **(condition or {})}
     frames = []
     for path in paths:
-        required = {**columns.ITEMS, **{k: v for k, v in condition.items() if k not in optional}}
-        opt = {k: v for k, v in condition.items() if k in optional}
-        frame = read_columns(path, required, opt).with_columns(
-            pl.col("dataset", "item_id", "group_id").cast(pl.String),
+        frame = read_columns(path, artifact, wanted).with_columns(
             pl.lit(str(path)).alias("source_file"))
         duplicated = frame.filter(pl.struct("dataset", "item_id").is_duplicated())
         if duplicated.height:
@@ -52,7 +36,7 @@ def read_items(paths: Iterable[str | Path], condition: Mapping[str, str] | None 
         frames.append(frame)
     if not frames:
         raise InputError("--items", None, "no items files given")
-    return pl.concat(frames, how="diagonal_relaxed")
+    return pl.concat(frames, how="vertical")
 
 
 def dataset_of_scores(path: Path) -> str:
@@ -60,24 +44,13 @@ def dataset_of_scores(path: Path) -> str:
     return path.parent.parent.name
 
 
-# Optional score columns that are numbers (null-filled when the file lacks them).
-NUMERIC_OPTIONAL_SCORES = ("slor", "word_lp_min1", "norm_lp")
-
-
 def read_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
-    """item_scores files, with a `dataset` column (from the file, else from its path)."""
+    """item_scores files, with the `dataset` their path names."""
     frames = []
     for path in map(Path, paths):
-        frame = read_columns(path, columns.SCORES, columns.SCORES_OPTIONAL)
-        schema = pl.read_parquet_schema(path)
-        if columns.SCORES_DATASET in schema:
-            dataset = pl.read_parquet(path, columns=[columns.SCORES_DATASET]).to_series()
-        else:
-            dataset = pl.Series([dataset_of_scores(path)] * frame.height)
-        frame = frame.with_columns(dataset.cast(pl.String).alias("dataset"),
-                                   pl.col("item_id", "model", "method", "region").cast(pl.String),
-                                   pl.col(*NUMERIC_OPTIONAL_SCORES).cast(pl.Float64),
-                                   pl.lit(str(path)).alias("source_file"))
+        frame = read_columns(path, ITEM_SCORES, columns.SCORES).with_columns(
+            pl.lit(dataset_of_scores(path)).alias("dataset"),
+            pl.lit(str(path)).alias("source_file"))
         key = ["dataset", "item_id", "model", "method", "region"]
         duplicated = frame.filter(pl.struct(key).is_duplicated())
         if duplicated.height:
@@ -88,7 +61,7 @@ def read_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
         frames.append(frame)
     if not frames:
         raise InputError("--scores", None, "no score files given")
-    return pl.concat(frames, how="diagonal_relaxed")
+    return pl.concat(frames, how="vertical")
 
 
 def scored_items(items: pl.DataFrame, scores: pl.DataFrame,
@@ -111,7 +84,7 @@ def scored_items(items: pl.DataFrame, scores: pl.DataFrame,
 
 
 def read_probe_metrics(paths: Iterable[str | Path]) -> pl.DataFrame:
-    frames = [read_columns(p, columns.PROBE_METRICS).with_columns(
+    frames = [read_columns(p, PROBE_METRICS, columns.PROBE_METRICS).with_columns(
         pl.lit(str(p)).alias("source_file")) for p in paths]
     if not frames:
         raise InputError("metrics", None, "no metrics files given")

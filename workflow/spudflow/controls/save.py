@@ -14,8 +14,7 @@ from spudflow.core.contract import write_artifact
 
 LOSS_FILE = "training_loss.parquet"
 SETTINGS_FILE = "control.json"
-LOSS_SCHEMA = {"epoch": pl.Int32, "step": pl.Int32, "loss": pl.Float64,
-               "generator_loss": pl.Float64, "discriminator_loss": pl.Float64}
+LOSS_SCHEMA = CONTROL_LOSSES.polars_schema()
 
 
 def save_control(out: Path, trained, tokenizer, settings: dict) -> None:

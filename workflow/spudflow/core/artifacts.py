@@ -294,6 +294,11 @@ PROBE_HISTORY = Artifact("probe_history", "probe-train", doc=(
     col("lr", F64, "learning rate during that epoch"),
 ))
 
+def by_name(name: str) -> Artifact | None:
+    """The stage artifact a file's metadata names (None for an unknown name)."""
+    return next((a for a in STAGE_ARTIFACTS if a.name == name), None)
+
+
 STAGE_ARTIFACTS = (TREEBANK_TOKENS, TREEBANK_SENTENCES, TREEBANK_STATS, NONCE_STATS, ITEMS,
                    *ITEMS_KINDS.values(), TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
                    PROBE_METRICS, PROBE_HISTORY)

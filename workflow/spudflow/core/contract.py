@@ -65,6 +65,10 @@ class Artifact:
     def schema(self) -> pa.Schema:
         return pa.schema([pa.field(c.name, c.type, nullable=c.nullable) for c in self.columns])
 
+    def polars_schema(self) -> pl.Schema:
+        """The declared columns as a polars schema (for building frames to write)."""
+        return pl.from_arrow(self.schema().empty_table()).schema
+
     def extend(self, name: str, columns: Iterable[Column], doc: str = "") -> Artifact:
         """A closed artifact of these columns followed by `columns` (items of one kind)."""
         return Artifact(name=name, producer=self.producer, columns=self.columns + tuple(columns),

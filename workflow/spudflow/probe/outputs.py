@@ -15,16 +15,8 @@ from spudflow.core.treebank import conllu_lines, read_treebank
 from spudflow.probe.data import ProbeSet
 from spudflow.probe.train import Predictions
 
-METRICS_SCHEMA = {
-    "treebank": pl.String, "model": pl.String, "baseline": pl.String, "seed": pl.Int64,
-    "dist_layer": pl.Int64, "label_layer": pl.Int64, "eval_set": pl.String,
-    "uas": pl.Float64, "las": pl.Float64, "relacc": pl.Float64, "root_acc": pl.Float64,
-    "n_words": pl.Int64, "n_sentences": pl.Int64, "n_too_long": pl.Int64, "n_short": pl.Int64,
-    "n_train_sentences": pl.Int64, "n_train_short": pl.Int64, "n_dev_sentences": pl.Int64,
-    "n_dev_short": pl.Int64, "best_epoch": pl.Int64,
-}
-HISTORY_SCHEMA = {"epoch": pl.Int64, "train_loss": pl.Float64, "dev_loss": pl.Float64,
-                  "lr": pl.Float64}
+METRICS_SCHEMA = PROBE_METRICS.polars_schema()
+HISTORY_SCHEMA = PROBE_HISTORY.polars_schema()
 
 
 def prediction_conllu(treebank_dir: Path, data: ProbeSet, predictions: Predictions) -> str:
