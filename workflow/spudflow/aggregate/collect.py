@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.errors import InputError
+from spudflow.core.input_files import read_parquet_checked
 
 # Sort keys used where a collected table has them, in this order.
 SORT_KEYS = ("treebank", "split", "language", "method", "seed")
@@ -17,9 +18,8 @@ def collect(paths: Iterable[str | Path]) -> pl.DataFrame:
     """Row-wise concatenation; a column missing from some files is null there."""
     frames = []
     for path in map(Path, paths):
-        if not path.is_file():
-            raise InputError(path, None, "no such file")
-        frames.append(pl.read_parquet(path))
+        # Every collected table is per treebank: a file without the column is another kind.
+        frames.append(read_parquet_checked(path, "a per-treebank table", ["treebank"]))
     if not frames:
         raise InputError("inputs", None, "no files to collect")
     table = pl.concat(frames, how="diagonal_relaxed")

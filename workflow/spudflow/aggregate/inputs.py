@@ -9,27 +9,20 @@ import polars as pl
 
 from spudflow.aggregate import columns
 from spudflow.core.errors import InputError
+from spudflow.core.input_files import parquet_schema, read_parquet_checked
 
 
 def read_columns(path: str | Path, required: Mapping[str, str],
-                 optional: Mapping[str, str] | Iterable[str] = ()) -> pl.DataFrame:
+                 optional: Mapping[str, str] | Iterable[str] = (),
+                 what: str = "a results table") -> pl.DataFrame:
     """The `required` and present `optional` columns of a Parquet file, renamed to internal names.
 
     Mappings go internal name -> file column. Absent optional columns come back as nulls."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, "no such file")
-    try:
-        schema = pl.read_parquet_schema(path)
-    except Exception as error:  # noqa: BLE001 - any unreadable file is bad input
-        raise InputError(path, None, f"not a Parquet file ({error})") from None
+    schema = parquet_schema(path, what).names
     optional = dict(optional) if isinstance(optional, Mapping) else {c: c for c in optional}
-    missing = [src for src in required.values() if src not in schema]
-    if missing:
-        raise InputError(path, None, f"missing column(s) {', '.join(missing)}; the file has "
-                         f"{', '.join(schema)}")
     wanted = {**required, **{k: v for k, v in optional.items() if v in schema}}
-    frame = pl.read_parquet(path, columns=list(dict.fromkeys(wanted.values())))
+    frame = read_parquet_checked(path, what, required.values(),
+                                 columns=list(dict.fromkeys(wanted.values())))
     frame = frame.select([pl.col(src).alias(name) for name, src in wanted.items()])
     absent = [k for k, v in optional.items() if v not in schema]
     return frame.with_columns([pl.lit(None, dtype=pl.String).alias(k) for k in absent])
@@ -43,7 +36,7 @@ def read_items(paths: Iterable[str | Path], condition: Mapping[str, str] | None 
     for path in paths:
         required = {**columns.ITEMS, **{k: v for k, v in condition.items() if k not in optional}}
         opt = {k: v for k, v in condition.items() if k in optional}
-        frame = read_columns(path, required, opt).with_columns(
+        frame = read_columns(path, required, opt, "an items table").with_columns(
             pl.col("dataset", "item_id", "group_id").cast(pl.String),
             pl.lit(str(path)).alias("source_file"))
         duplicated = frame.filter(pl.struct("dataset", "item_id").is_duplicated())
@@ -68,7 +61,7 @@ def read_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
     """item_scores files, with a `dataset` column (from the file, else from its path)."""
     frames = []
     for path in map(Path, paths):
-        frame = read_columns(path, columns.SCORES, columns.SCORES_OPTIONAL)
+        frame = read_columns(path, columns.SCORES, columns.SCORES_OPTIONAL, "item scores")
         schema = pl.read_parquet_schema(path)
         if columns.SCORES_DATASET in schema:
             dataset = pl.read_parquet(path, columns=[columns.SCORES_DATASET]).to_series()
@@ -111,7 +104,7 @@ def scored_items(items: pl.DataFrame, scores: pl.DataFrame,
 
 
 def read_probe_metrics(paths: Iterable[str | Path]) -> pl.DataFrame:
-    frames = [read_columns(p, columns.PROBE_METRICS).with_columns(
+    frames = [read_columns(p, columns.PROBE_METRICS, what="probe metrics").with_columns(
         pl.lit(str(p)).alias("source_file")) for p in paths]
     if not frames:
         raise InputError("metrics", None, "no metrics files given")

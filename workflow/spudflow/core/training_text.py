@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.errors import InputError
+from spudflow.core.input_files import read_parquet_checked
 from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE
 
 
@@ -17,8 +18,8 @@ def treebank_sentences(directory: Path) -> list[list[str]]:
     path = directory / TOKENS_FILE
     if not path.is_file():
         raise InputError(directory, None, f"no {TOKENS_FILE} (not an ingested treebank split)")
-    tokens = pl.read_parquet(path, columns=["sent_index", "token_index", "kind", "word_index",
-                                            "mwt_end", "form"])
+    tokens = read_parquet_checked(path, "an ingested treebank's token table", columns=[
+        "sent_index", "token_index", "kind", "word_index", "mwt_end", "form"])
     ranges = tokens.filter(pl.col("kind") == "mwt").select(
         "sent_index", first=pl.col("word_index"), last=pl.col("mwt_end"))
     inside = (tokens.filter(pl.col("kind") == "word")
@@ -51,11 +52,16 @@ def text_sentences(path: Path, lang: str) -> list[list[str]]:
 
 
 def training_sentences(source: Path, lang: str) -> list[list[str]]:
+    """Word sequences of an ingested split or a text file; one without any is bad input."""
     if source.is_dir():
-        return treebank_sentences(source)
-    if source.is_file():
-        return text_sentences(source, lang)
-    raise InputError(source, None, "no such file or directory")
+        sentences = treebank_sentences(source)
+    elif source.is_file():
+        sentences = text_sentences(source, lang)
+    else:
+        raise InputError(source, None, "no such file or directory")
+    if not any(sentences):
+        raise InputError(source, None, "no sentences (empty input)")
+    return sentences
 
 
 def text_lines(path: Path) -> list[str]:
@@ -74,7 +80,8 @@ def treebank_texts(directory: Path) -> list[str]:
     path = directory / SENTENCES_FILE
     if not path.is_file():
         raise InputError(directory, None, f"no {SENTENCES_FILE} (not an ingested treebank split)")
-    texts = pl.read_parquet(path, columns=["text"]).get_column("text").to_list()
+    texts = read_parquet_checked(path, "an ingested treebank's sentence table",
+                                 columns=["text"]).get_column("text").to_list()
     if any(text is None for text in texts):
         words = treebank_sentences(directory)
         texts = [" ".join(w) if text is None else text
@@ -83,9 +90,14 @@ def treebank_texts(directory: Path) -> list[str]:
 
 
 def training_texts(source: Path) -> list[str]:
-    """Sentence strings of an ingested split (a directory) or a text file (one per line)."""
+    """Sentence strings of an ingested split (a directory) or a text file (one per line); one
+    without any is bad input."""
     if source.is_dir():
-        return treebank_texts(source)
-    if source.is_file():
-        return text_lines(source)
-    raise InputError(source, None, "no such file or directory")
+        texts = treebank_texts(source)
+    elif source.is_file():
+        texts = text_lines(source)
+    else:
+        raise InputError(source, None, "no such file or directory")
+    if not any(text.strip() for text in texts):
+        raise InputError(source, None, "no sentences (empty input)")
+    return texts

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spudflow.core.atomic import atomic_outputs
+from spudflow.core.input_files import read_parquet_checked, require_directory
 
 TOKENS_FILE = "tokens.parquet"
 SENTENCES_FILE = "sentences.parquet"
@@ -89,8 +90,13 @@ def write_treebank(directory: str | Path, tokens: pl.DataFrame, sentences: pl.Da
 
 
 def read_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
-    directory = Path(directory)
-    return (pl.read_parquet(directory / TOKENS_FILE), pl.read_parquet(directory / SENTENCES_FILE))
+    """Both tables of an ingested (or nonce) treebank; a missing directory or file, or a table
+    lacking a documented column, is bad input."""
+    directory = require_directory(directory, "an ingested treebank")
+    return (read_parquet_checked(directory / TOKENS_FILE, "an ingested treebank's token table",
+                                 TOKEN_SCHEMA.names),
+            read_parquet_checked(directory / SENTENCES_FILE,
+                                 "an ingested treebank's sentence table", SENTENCE_SCHEMA.names))
 
 
 def _field(value: object) -> str:

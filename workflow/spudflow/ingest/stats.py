@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
+
+from spudflow.core.input_files import read_parquet_checked
 
 # The 17 universal POS tags; every statistics table has a column for each, in this order.
 UPOS_TAGS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON",
              "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X")
+
+
+# Columns of every statistics table before the UPOS counts.
+STATISTICS_COLUMNS = ("treebank", "split", "language", "sentences", "words", "tokens", "mwts",
+                      "empty_nodes", "word_types", "type_token_ratio")
+
+
+def read_statistics(paths: list[Path]) -> pl.DataFrame:
+    """One-row statistics files of `spudflow stats`, concatenated."""
+    return pl.concat([read_parquet_checked(p, "treebank statistics (spudflow stats)",
+                                           STATISTICS_COLUMNS) for p in paths])
 
 
 def treebank_statistics(tokens: pl.DataFrame, sentences: pl.DataFrame, treebank: str, split: str,

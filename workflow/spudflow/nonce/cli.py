@@ -90,12 +90,10 @@ def run_nonce(args: argparse.Namespace) -> None:
 
 
 def run_table(args: argparse.Namespace) -> None:
-    import polars as pl
-
     from spudflow.core.tables import write_table
-    from spudflow.nonce.stats import ratio_table, ttr_table
+    from spudflow.nonce.stats import ratio_table, read_statistics, ttr_table
 
-    stats = pl.concat([pl.read_parquet(p) for p in args.inputs], how="vertical_relaxed")
+    stats = read_statistics(args.inputs)
     if args.table == "ratio":
         write_table(ratio_table(stats), args.out, caption="Nonce treebanks: share of words "
                     "replaced per UPOS and in total (all words), and words of a replaced UPOS "

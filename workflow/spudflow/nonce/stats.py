@@ -6,12 +6,19 @@ counts, replacements, unreplaced words by reason and word-form types before and 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 
+from spudflow.core.input_files import read_parquet_checked
 from spudflow.nonce.replace import REASONS, REPLACED
 
 ALL = "ALL"
 LABELS = ["treebank", "split", "language", "method", "seed"]
+# What the tables read from a statistics file (replacement_statistics writes these and more).
+STATS_COLUMNS = (*LABELS, "upos", "words", "targeted", "replaced", "adjusted", *REASONS,
+                 "types_orig", "types_nonce", "replacement_ratio", "type_token_ratio_orig",
+                 "type_token_ratio_nonce")
 
 
 def _counts(words: pl.DataFrame, upos: list[str]) -> list[pl.Expr]:
@@ -43,6 +50,12 @@ def replacement_statistics(tokens: pl.DataFrame, outcomes: pl.Series, upos: list
         type_token_ratio_orig=pl.col("types_orig") / pl.col("words"),
         type_token_ratio_nonce=pl.col("types_nonce") / pl.col("words"),
     )
+
+
+def read_statistics(paths: list[Path]) -> pl.DataFrame:
+    """The statistics files of several nonce treebanks, row after row."""
+    return pl.concat([read_parquet_checked(p, "nonce replacement statistics", STATS_COLUMNS)
+                      for p in paths], how="vertical_relaxed")
 
 
 def ratio_table(stats: pl.DataFrame) -> pl.DataFrame:

@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 
 from spudflow.core.errors import InputError
+from spudflow.core.input_files import read_parquet_checked
 from spudflow.core.treebank import TOKENS_FILE
 
 
@@ -52,8 +53,8 @@ def read_words(directory: str | Path, need_trees: bool) -> SentenceWords:
     path = Path(directory) / TOKENS_FILE
     if not path.is_file():
         raise InputError(path, None, "no such file (an ingested or nonce treebank directory?)")
-    words = (pl.read_parquet(path, columns=["sent_index", "token_index", "line", "kind", "form",
-                                            "upos", "head", "deprel"])
+    words = (read_parquet_checked(path, "an ingested treebank's token table", columns=[
+        "sent_index", "token_index", "line", "kind", "form", "upos", "head", "deprel"])
              .filter(pl.col("kind") == "word").sort(["sent_index", "token_index"]))
     if need_trees:
         bad = words.filter(pl.col("head").is_null() | pl.col("deprel").is_in(["_", ""])

@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.errors import InputError
+from spudflow.core.input_files import read_parquet_checked
 from spudflow.core.training_text import blank_pipeline
 
 # Columns of the ITEMS schema that scoring reads; the others are carried by the pairs stage only.
@@ -68,13 +69,7 @@ def sample_groups(items: list[Item], path: Path, n: int, seed: int) -> list[Item
 
 
 def _parquet_items(path: Path) -> list[Item]:
-    try:
-        df = pl.read_parquet(path)
-    except Exception as error:  # noqa: BLE001 - any unreadable file is bad input
-        raise InputError(path, None, f"not a readable Parquet file: {error}") from None
-    missing = [c for c in REQUIRED_COLUMNS if c not in df.columns]
-    if missing:
-        raise InputError(path, None, f"items table lacks columns {missing}")
+    df = read_parquet_checked(path, "an items table (spudflow pairs)", REQUIRED_COLUMNS)
     regions = df.get_column("regions").to_list() if "regions" in df.columns else [None] * len(df)
     languages = (df.get_column("language").to_list() if "language" in df.columns
                  else [None] * len(df))
@@ -134,4 +129,6 @@ def _text_items(path: Path, lang: str) -> list[Item]:
             item_id=str(line_number), sentence=line, words=tuple(t.text for t in words),
             word_starts=tuple(t.idx for t in words),
             word_ends=tuple(t.idx + len(t.text) for t in words), regions=(), language=lang))
+    if not items:
+        raise InputError(path, None, "no sentences (empty input)")
     return items

@@ -30,9 +30,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spudflow.core.errors import InputError
+from spudflow.core.input_files import read_arrow_checked
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 METADATA_KEY = b"spudflow.ngram"
+# The settings stored in a model file's metadata (min_count may be absent from older files).
+SETTINGS = ("order", "k", "discount", "lang", "min_count")
 
 
 @dataclass
@@ -80,12 +83,16 @@ class NgramModel:
 
     @classmethod
     def load(cls, path: str | Path) -> NgramModel:
+        what = "an n-gram model file (spudflow ngram-train)"
+        table = read_arrow_checked(path, what, ("ngram", "count"))
         try:
-            table = pq.read_table(str(path))
             settings = json.loads((table.schema.metadata or {})[METADATA_KEY])
-        except Exception as error:  # noqa: BLE001 - unreadable or not an n-gram model
-            reason = str(error).split(". ")[0]
-            raise InputError(path, None, f"not an n-gram model file ({reason})") from None
+        except (KeyError, ValueError):
+            raise InputError(path, None, f"no model settings in the file ({what} "
+                             "expected)") from None
+        if not isinstance(settings, dict) or "order" not in settings \
+                or not set(settings) <= set(SETTINGS):
+            raise InputError(path, None, f"unknown model settings {settings!r}")
         counts = dict(zip(map(tuple, table.column("ngram").to_pylist()),
                           table.column("count").to_pylist(), strict=True))
         return cls(counts=counts, **settings)

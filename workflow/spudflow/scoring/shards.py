@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
+from spudflow.core.input_files import read_arrow_checked
 from spudflow.core.treebank import write_parquet
 from spudflow.scoring.outputs import (
     ITEM_SCORES_FILE,
@@ -69,10 +69,7 @@ def shard_range(n_items: int, shard: Shard, block_size: int) -> tuple[int, int]:
 def _read_shard(path: Path, schema: pa.Schema) -> tuple[pa.Table, dict]:
     if not path.is_file():
         raise InputError(path, None, "missing: not a finished `spudflow score --shard` output")
-    try:
-        table = pq.read_table(path)
-    except (OSError, pa.ArrowException) as error:
-        raise InputError(path, None, f"not a readable Parquet file ({error})") from error
+    table = read_arrow_checked(path, "a `spudflow score --shard` table")
     raw = (table.schema.metadata or {}).get(SHARD_METADATA_KEY)
     if raw is None:
         raise InputError(path, None, "not written by `spudflow score --shard` (no shard mark)")
