@@ -244,3 +244,23 @@ def test_bad_optional_input_exits_2_with_one_line(run_cli, tmp_path, artifacts, 
     assert len(lines) == 1, err
     assert lines[0].startswith(str(bad.made[0])), lines[0]
     assert not out.exists() or not any(out.rglob("*")), sorted(out.rglob("*"))
+
+
+@pytest.mark.parametrize("command", ["export", "stats", "table-nonce-ratio"])
+def test_console_script_prints_one_line_and_exits_2(tmp_path, command):
+    """The installed entry point, stderr and all (log lines included): the commands of the
+    issue that ended with a traceback."""
+    import subprocess
+    import sys
+
+    missing = tmp_path / "missing"
+    argv = {"export": [missing, "--out", tmp_path / "out.conllu"],
+            "stats": [missing, "--treebank", "t", "--split", "s", "--lang", "en",
+                      "--out", tmp_path / "out.parquet"],
+            "table-nonce-ratio": [missing, "--out", tmp_path / "out"]}[command]
+    result = subprocess.run([sys.executable, "-m", "spudflow", command, *map(str, argv)],
+                            capture_output=True, text=True)
+    assert result.returncode == EXIT_BAD_INPUT, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert result.stderr.startswith(f"{missing}: no such")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
