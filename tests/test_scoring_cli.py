@@ -251,7 +251,7 @@ def test_unloadable_models_exit_2(tmp_path, items_file, capsys, monkeypatch):
     empty = tmp_path / "empty-model"
     empty.mkdir()
     cases = [
-        ([str(empty), "masked"], f"{empty}: cannot load a masked model"),
+        ([str(empty), "masked"], f"{empty}: holds no model: no config.json"),
         (["no-such-org/no-such-model", "masked"], "no-such-org/no-such-model: cannot load"),
         (["pypi:no_such_package_xyz", "causal"],
          "pypi:no_such_package_xyz: no installed Python package"),

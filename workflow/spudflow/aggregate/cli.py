@@ -19,9 +19,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "table-collect", help="concatenate per-treebank tables (e.g. nonce replacement ratios)",
-        description="Concatenate Parquet tables row-wise (columns missing from a file are null "
-        "there), sort by treebank, split, language, method and seed where present, and write "
-        "STEM.parquet, STEM.csv, STEM.md and STEM.tex.")
+        description="Concatenate Parquet tables with a treebank column row-wise (other "
+        "columns missing from a file are null there), sort by treebank, split, language, "
+        "method and seed where present, and write STEM.parquet, STEM.csv, STEM.md and "
+        "STEM.tex.")
     p.add_argument("inputs", nargs="+", type=Path, help=".parquet files")
     p.add_argument("--out", type=Path, required=True, help="output path without extension")
     p.add_argument("--caption", default=None, help="LaTeX caption")
@@ -143,10 +144,9 @@ def _folds(text: str) -> int:
 def run_treebank_stats(args: argparse.Namespace) -> None:
     import polars as pl
 
-    from spudflow.core.tables import write_table
-
     from spudflow.core.artifacts import TREEBANK_STATS
     from spudflow.core.contract import read_artifact
+    from spudflow.core.tables import write_table
 
     table = pl.concat([read_artifact(p, TREEBANK_STATS) for p in args.inputs]).sort(
         ["treebank", "split"])
@@ -232,11 +232,9 @@ def run_probe(args: argparse.Namespace) -> None:
 
 
 def run_figure(args: argparse.Namespace) -> None:
-    import polars as pl
-
     from spudflow.aggregate import figures
-    from spudflow.core.errors import InputError
+    from spudflow.core.input_files import read_parquet_checked
 
-    if not args.table.is_file():
-        raise InputError(args.table, None, "no such file")
-    getattr(figures, args.figure)(pl.read_parquet(args.table), args.out)
+    table = read_parquet_checked(args.table, f"the table of {args.figure.replace('_', ' ')}",
+                                 figures.COLUMNS[args.figure])
+    getattr(figures, args.figure)(table, args.out)

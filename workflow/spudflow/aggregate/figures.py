@@ -56,6 +56,17 @@ def _empty(stem: str | Path, what: str) -> None:
     save(fig, stem)
 
 
+# The columns each figure reads from its table; a table lacking one is of another kind.
+COLUMNS = {
+    "spud_log_ratios": ("model", "method", "nonce_method", "language", "log_ratio"),
+    "german_roc": ("dataset", "model", "method", "fpr", "tpr"),
+    "probe_layers": ("baseline", "treebank", "model", "eval", "layer", "relacc_mean",
+                     "uas_mean", "las_mean"),
+    "blimp_fields": ("dataset", "model", "method", "field", "accuracy"),
+    "japanese_agreement": ("dataset", "mode_a", "mode_b", "agreement"),
+}
+
+
 @styled
 def spud_log_ratios(pairs: pl.DataFrame, stem: str | Path) -> None:
     """Box plots of log(f(nonce) / f(orig)) per language and scoring function (paper Fig. 2);

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spudflow.core.errors import InputError
+from spudflow.core.input_files import parquet_schema
 
 ARTIFACT_KEY = b"spudflow.artifact"
 VERSION_KEY = b"spudflow.schema_version"
@@ -154,22 +155,6 @@ def _where(artifact: Artifact) -> str:
     return f"the {artifact.producer} stage writes it ({artifact.name} v{artifact.version})"
 
 
-def parquet_schema(path: str | Path, what: str = "Parquet file") -> pa.Schema:
-    """The Arrow schema of a Parquet file; missing, empty or non-Parquet files are bad input."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(path, None, f"no such file (expected a {what})")
-    if path.is_dir():
-        raise InputError(path, None, f"is a directory, not a {what}")
-    if path.stat().st_size == 0:
-        raise InputError(path, None, f"empty file (expected a {what})")
-    try:
-        return pq.read_schema(str(path))
-    except (pa.ArrowException, OSError) as error:
-        reason = str(error).split(". ")[0]
-        raise InputError(path, None, f"not a {what} ({reason})") from None
-
-
 def check_schema(path: str | Path, schema: pa.Schema, artifact: Artifact,
                  columns: Sequence[str] | None = None) -> None:
     """Bad input unless the file's schema is the artifact's (the named columns at least)."""
@@ -204,7 +189,7 @@ def check_schema(path: str | Path, schema: pa.Schema, artifact: Artifact,
 def read_artifact_table(path: str | Path, artifact: Artifact,
                         columns: Sequence[str] | None = None) -> pa.Table:
     """The file's table (the named columns, or all), checked against the artifact."""
-    schema = parquet_schema(path, f"{artifact.name} Parquet file")
+    schema = parquet_schema(path, f"{artifact.name} file of the {artifact.producer} stage")
     check_schema(path, schema, artifact, columns)
     try:
         table = pq.read_table(str(path), columns=None if columns is None else list(columns))
@@ -228,6 +213,6 @@ def read_artifact(path: str | Path, artifact: Artifact,
 
 def artifact_of(path: str | Path) -> str | None:
     """The artifact name a spudflow Parquet file declares (None for other files)."""
-    metadata = parquet_schema(path).metadata or {}
+    metadata = parquet_schema(path, "spudflow Parquet file").metadata or {}
     value = metadata.get(ARTIFACT_KEY)
     return value.decode() if value else None

@@ -12,7 +12,10 @@ Shared by the scoring and probe stages.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,3 +74,45 @@ def resolve_source(source: str, gguf_file: str | None = None) -> ModelSource:
     if gguf_file and not (location / gguf_file).is_file():
         raise InputError(source, None, f"has no GGUF file {gguf_file!r}")
     return ModelSource(str(location), gguf_file, local=True)
+
+
+# Weight files of a save_pretrained directory (PyTorch; sharded ones through their index).
+WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.index.json",
+                "pytorch_model.bin.index.json")
+
+
+def check_model_files(source: ModelSource, name: str, weights: bool = True) -> None:
+    """A local transformers model must be a directory with a config.json naming a model_type
+    and (unless `weights` is False) weights, or be a GGUF file: anything else holds no model,
+    which is bad input."""
+    if not source.local or source.gguf_file:
+        return
+    location = Path(source.location)
+    if not location.is_dir():
+        raise InputError(name, None, "is a file, not a model directory (config.json and "
+                                     "weights)")
+    config = location / "config.json"
+    if not config.is_file():
+        raise InputError(name, None, "holds no model: no config.json")
+    try:
+        settings = json.loads(config.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise InputError(config, None, "not a JSON model configuration") from None
+    if not isinstance(settings, dict) or "model_type" not in settings:
+        raise InputError(config, None, "names no model_type: not a transformers model")
+    if weights and not any((location / f).is_file() for f in WEIGHT_FILES):
+        raise InputError(name, None, f"holds no weights ({', '.join(WEIGHT_FILES[:2])})")
+
+
+@contextlib.contextmanager
+def loading_errors(name: str, what: str) -> Iterator[None]:
+    """Inside: transformers' OSError (a file missing from the model, an unknown hub id, no
+    network to reach it) and an unreadable weights file are bad input naming the model.
+    Anything else is a bug or a runtime failure and keeps its traceback."""
+    from safetensors import SafetensorError
+
+    try:
+        yield
+    except (OSError, SafetensorError) as error:
+        reason = " ".join(str(error).split())[:300]
+        raise InputError(name, None, f"cannot load {what}: {reason}") from None

@@ -51,11 +51,16 @@ def text_sentences(path: Path, lang: str) -> list[list[str]]:
 
 
 def training_sentences(source: Path, lang: str) -> list[list[str]]:
+    """Word sequences of an ingested split or a text file; one without any is bad input."""
     if source.is_dir():
-        return treebank_sentences(source)
-    if source.is_file():
-        return text_sentences(source, lang)
-    raise InputError(source, None, "no such file or directory")
+        sentences = treebank_sentences(source)
+    elif source.is_file():
+        sentences = text_sentences(source, lang)
+    else:
+        raise InputError(source, None, "no such file or directory")
+    if not any(sentences):
+        raise InputError(source, None, "no sentences (empty input)")
+    return sentences
 
 
 def text_lines(path: Path) -> list[str]:
@@ -81,9 +86,14 @@ def treebank_texts(directory: Path) -> list[str]:
 
 
 def training_texts(source: Path) -> list[str]:
-    """Sentence strings of an ingested split (a directory) or a text file (one per line)."""
+    """Sentence strings of an ingested split (a directory) or a text file (one per line); one
+    without any is bad input."""
     if source.is_dir():
-        return treebank_texts(source)
-    if source.is_file():
-        return text_lines(source)
-    raise InputError(source, None, "no such file or directory")
+        texts = treebank_texts(source)
+    elif source.is_file():
+        texts = text_lines(source)
+    else:
+        raise InputError(source, None, "no such file or directory")
+    if not any(text.strip() for text in texts):
+        raise InputError(source, None, "no sentences (empty input)")
+    return texts

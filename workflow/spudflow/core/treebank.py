@@ -16,7 +16,7 @@ import polars as pl
 from spudflow.core.artifacts import TREEBANK_SENTENCES, TREEBANK_TOKENS
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import conform, read_artifact, write_parquet
-from spudflow.core.errors import InputError
+from spudflow.core.input_files import require_directory
 
 TOKENS_FILE = "tokens.parquet"
 SENTENCES_FILE = "sentences.parquet"
@@ -43,10 +43,7 @@ def write_treebank(directory: str | Path, tokens: pl.DataFrame, sentences: pl.Da
 def read_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Both tables of an ingested (or nonce) treebank directory, checked against their
     definitions; a missing directory or file is bad input."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise InputError(directory, None, "no such treebank directory (the ingest or nonce "
-                         "stage writes it)")
+    directory = require_directory(directory, "an ingested or nonce treebank")
     return (read_artifact(directory / TOKENS_FILE, TREEBANK_TOKENS),
             read_artifact(directory / SENTENCES_FILE, TREEBANK_SENTENCES))
 

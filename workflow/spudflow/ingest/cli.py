@@ -100,6 +100,8 @@ def run_fetch(args: argparse.Namespace) -> None:
                 shutil.copyfileobj(response, f)
         except OSError as error:
             raise InputError(args.url, None, f"download failed: {error}") from None
+        if tmp.stat().st_size == 0:  # a treebank split is never empty: a failed download
+            raise InputError(args.url, None, "download failed: no data (empty file)")
 
 
 def run_stats(args: argparse.Namespace) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.errors import InputError
+from spudflow.core.input_files import require_file
 from spudflow.core.progress import get_logger
 from spudflow.nonce.languages.base import LanguageRules
 from spudflow.nonce.words import WordMode
@@ -26,17 +27,23 @@ TSV_COLUMNS = ("form", "lemma", "upos", "feats")
 def read_lexicon_tsv(path: Path, rules: LanguageRules, mode: WordMode) -> pl.DataFrame:
     """A TSV lexicon (form, lemma, UPOS, FEATS; `#` lines are comments) as lexicon rows."""
     rows: dict[str, list[str]] = {name: [] for name in TSV_COLUMNS}
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            line = line.rstrip("\r\n")
-            if not line.strip() or line.startswith("#"):
-                continue
-            fields = line.split("\t")
-            if len(fields) != len(TSV_COLUMNS) or not all(f.strip() for f in fields):
-                raise InputError(path, number, "expected 4 non-empty tab-separated fields: form, "
-                                 f"lemma, UPOS, FEATS (got {len(fields)})")
-            for name, value in zip(TSV_COLUMNS, fields, strict=True):
-                rows[name].append(value)
+    try:
+        text = require_file(path, "a TSV lexicon").read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(path, None, f"not UTF-8 text ({error.reason} at byte {error.start}): "
+                         "a TSV lexicon expected") from None
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.removesuffix("\r")
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(TSV_COLUMNS) or not all(f.strip() for f in fields):
+            raise InputError(path, number, "expected 4 non-empty tab-separated fields: form, "
+                             f"lemma, UPOS, FEATS (got {len(fields)})")
+        for name, value in zip(TSV_COLUMNS, fields, strict=True):
+            rows[name].append(value)
+    if not rows["form"]:
+        raise InputError(path, None, "no entries (an empty lexicon)")
     frame = pl.DataFrame(rows, schema=dict.fromkeys(TSV_COLUMNS, pl.String))
     form, lemma = rules.normalise(pl.col("form")), rules.normalise(pl.col("lemma"))
     form_class = rules.form_class()

@@ -45,6 +45,7 @@ def replacement_statistics(tokens: pl.DataFrame, outcomes: pl.Series, upos: list
     )
 
 
+
 def ratio_table(stats: pl.DataFrame) -> pl.DataFrame:
     """Table 7 layout: per treebank, split, method and seed the replacement ratio of each
     replaced UPOS and of all words, and the unreplaced words by reason."""

@@ -57,6 +57,8 @@ def read_paradigm(path: Path) -> list[dict]:
             if not isinstance(record.get(flag), bool | None):
                 raise InputError(path, number, f"{flag} is not true/false")
         records.append({"line": number, **record})
+    if not records:
+        raise InputError(path, None, "no sentence pairs (empty file)")
     return records
 
 

@@ -33,6 +33,8 @@ def read_cola(path: str | Path) -> list[tuple[int, str, int, str | None, str]]:
         if not sentence.strip() or not source:
             raise InputError(path, number, "empty source or sentence")
         rows.append((number, source, int(label), mark.strip() or None, sentence))
+    if not rows:
+        raise InputError(path, None, "no sentences (empty file)")
     return rows
 
 

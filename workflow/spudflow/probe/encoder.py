@@ -17,7 +17,7 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer
 from transformers.utils import logging as transformers_logging
 
 from spudflow.core.errors import InputError
-from spudflow.core.model_source import resolve_source
+from spudflow.core.model_source import check_model_files, loading_errors, resolve_source
 
 BASELINES = ("M0", "MR", "MRC")
 # Architectures whose hidden state k does not depend on the layers above k (no final norm on the
@@ -66,12 +66,15 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
                  max_length: int | None, device: str) -> Encoder:
     """The encoder for `baseline`, cut above the highest layer needed where that is exact.
     A layer outside 0..n_layers is bad input."""
-    location = resolve_source(source).location
+    resolved = resolve_source(source)
+    check_model_files(resolved, source, weights=baseline != "MR")  # MR: random weights
+    location = resolved.location
     # The weights of layers cut off show up as "unexpected" in a long load report: keep it out.
     transformers_logging.set_verbosity_error()
     transformers_logging.disable_progress_bar()
-    config = AutoConfig.from_pretrained(location)
-    tokenizer = AutoTokenizer.from_pretrained(location)
+    with loading_errors(source, "an encoder"):
+        config = AutoConfig.from_pretrained(location)
+        tokenizer = AutoTokenizer.from_pretrained(location)
     if not getattr(tokenizer, "is_fast", False):
         raise InputError(source, None, "needs a fast tokenizer (character offsets)")
     n_layers = _n_layers(config)
@@ -85,13 +88,15 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
         # at least one layer: a model without any reports no hidden states at all
         config.num_hidden_layers = max(1, *layers)
     if baseline in (None, "M0"):
-        model = AutoModel.from_pretrained(location, config=config)
+        with loading_errors(source, "an encoder"):
+            model = AutoModel.from_pretrained(location, config=config)
     else:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(init_seed)
             model = AutoModel.from_config(config)
         if baseline == "MRC":
-            pretrained = AutoModel.from_pretrained(location, config=config)
+            with loading_errors(source, "an encoder"):
+                pretrained = AutoModel.from_pretrained(location, config=config)
             # strict: the same architecture, so every parameter and buffer must match
             embedding_layer(model, source).load_state_dict(
                 embedding_layer(pretrained, source).state_dict())

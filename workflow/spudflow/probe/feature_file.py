@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from safetensors import safe_open
+from safetensors import SafetensorError, safe_open
 from safetensors.numpy import load_file, save_file
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
+from spudflow.core.input_files import require_file
 
 FORMAT = "spudflow-probe-features/1"
 METADATA_KEY = "spudflow"
@@ -54,11 +55,12 @@ def write_features(path: str | Path, features: Features) -> None:
 def read_features(path: str | Path, layers: list[int] | None = None) -> Features:
     """The file's index and the requested layers (all when None); a layer it lacks is bad
     input."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, "no such feature file")
-    with safe_open(str(path), framework="numpy") as handle:
-        metadata = handle.metadata() or {}
+    path = require_file(path, "a probe feature file")
+    try:
+        with safe_open(str(path), framework="numpy") as handle:
+            metadata = handle.metadata() or {}
+    except SafetensorError as error:
+        raise InputError(path, None, f"not a probe feature file ({FORMAT}): {error}") from None
     try:
         metadata = json.loads(metadata[METADATA_KEY])
     except (KeyError, ValueError):

@@ -124,4 +124,6 @@ def _text_items(path: Path, lang: str) -> list[Item]:
             item_id=str(line_number), sentence=line, words=tuple(t.text for t in words),
             word_starts=tuple(t.idx for t in words),
             word_ends=tuple(t.idx + len(t.text) for t in words), regions=(), language=lang))
+    if not items:
+        raise InputError(path, None, "no sentences (empty input)")
     return items

@@ -34,6 +34,8 @@ from spudflow.core.errors import InputError
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 METADATA_KEY = b"spudflow.ngram"
+# The settings stored in a model file's metadata (min_count may be absent from older files).
+SETTINGS = ("order", "k", "discount", "lang", "min_count")
 
 
 @dataclass
@@ -87,6 +89,9 @@ class NgramModel:
         except (KeyError, ValueError) as error:
             raise InputError(path, None, f"n-gram settings unreadable ({error}); the "
                              f"ngram-train command writes them") from None
+        if not isinstance(settings, dict) or "order" not in settings \
+                or not set(settings) <= set(SETTINGS):
+            raise InputError(path, None, f"unknown model settings {settings!r}")
         counts = dict(zip(map(tuple, table.column("ngram").to_pylist()),
                           table.column("count").to_pylist(), strict=True))
         return cls(counts=counts, **settings)

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from spudflow.core.errors import InputError
-from spudflow.core.model_source import ModelSource
+from spudflow.core.model_source import ModelSource, check_model_files, loading_errors
 from spudflow.core.progress import get_logger
 from spudflow.scoring.batching import BatchRunner, Row
 
@@ -49,19 +49,17 @@ def auto_class(kind: str):
 
 def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: torch.device,
                     trust_remote_code: bool):
-    """(tokenizer, model) of a source; anything that cannot be loaded is bad input (exit 2)."""
+    """(tokenizer, model) of a source. A path that holds no model, or a hub id that cannot be
+    found, is bad input (exit 2); any other failure propagates with its traceback."""
     from transformers import AutoTokenizer
 
     options = {"trust_remote_code": trust_remote_code}
     if source.gguf_file:
         options["gguf_file"] = source.gguf_file
-    try:
+    check_model_files(source, source.describe())
+    with loading_errors(source.describe(), f"a {kind} model"):
         tokenizer = AutoTokenizer.from_pretrained(source.location, **options)
         model = auto_class(kind).from_pretrained(source.location, dtype=dtype, **options)
-    except Exception as error:  # noqa: BLE001 - whatever transformers raises, it is bad input
-        reason = " ".join(str(error).split())[:300]
-        raise InputError(source.describe(), None,
-                         f"cannot load a {kind} model: {type(error).__name__}: {reason}") from None
     if not getattr(tokenizer, "is_fast", False):
         raise InputError(source.describe(), None,
                          "needs a fast tokenizer (character offsets); none could be built")
