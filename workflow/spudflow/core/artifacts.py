@@ -119,10 +119,11 @@ ITEMS = Artifact("items", "pairs", open=True, doc=(
     "`results/items/{dataset}.parquet`: one row per sentence; the base columns every dataset "
     "has, then its kind's condition columns."), columns=(
     col("dataset", STR, "the dataset name (the file's stem)"),
-    col("item_id", STR, "unique in the file and stable across runs"),
+    col("item_id", STR, "unique in the file and stable across runs: built from the input's own "
+        "ids and the item's position in the dataset's design, never from random state"),
     col("group_id", STR, "the minimal pair, template or original sentence the item belongs to"),
     col("sentence", STR, "the text to score"),
-    col("words", STR_LIST, "the sentence's words"),
+    col("words", STR_LIST, "the sentence's words (see *Words* below)"),
     col("word_starts", pa.list_(I32), "character offset of each word in `sentence`"),
     col("word_ends", pa.list_(I32), "end offset (exclusive): `sentence[start:end] == word`"),
     col("label", I8, "1 grammatical / acceptable, 0 not, null when no label is claimed", True),
@@ -149,36 +150,39 @@ ITEMS_SPUD = items_kind("spud", (
 
 ITEMS_GERMAN_CASE = items_kind("german_case", (
     col("template", STR, "template id"),
-    col("cases", STR, "case of np1, np2, np3, e.g. `NDA`"),
+    col("cases", STR, "the case of np1, np2, np3, e.g. `NDA` (the template's own) or `NNA`"),
     col("positions", STR, "the NP indices in sentence order, e.g. `213`"),
-    col("grammatical", BOOL, "the case assignment is the template's grammatical one"),
+    col("grammatical", BOOL, "each case used once"),
     col("violation", STR, "the doubled case (N, A or D); null when grammatical", True),
-    col("animacy", STR, "animacy flags (1/0) in sentence order; null when not given", True),
+    col("animacy", STR, "the animacy flags in sentence order (e.g. `101`); null without an "
+        "`animate` column", True),
 ), "German case templates (`german_case`).")
 
 ITEMS_JAPANESE = items_kind("japanese_transitivity", (
-    col("verb_pair", STR, "`transitive/intransitive`"),
-    col("pair_rank", I32, "1 = most frequent pair of the lexicon"),
-    col("pair_count", I32, "the pair's corpus frequency"),
+    col("verb_pair", STR, "`transitive/intransitive`, e.g. `開ける/開く`"),
+    col("pair_rank", I32, "the pair's frequency rank in the lexicon (1 = most frequent)"),
+    col("pair_count", I32, "the pair's frequency (transitive + intransitive count)"),
     col("verb_form", STR, "`transitive` or `intransitive`"),
     col("verb", STR, "the verb form in the sentence"),
-    col("context_index", I32, "position in the context enumeration"),
+    col("context_index", I32, "position in the context enumeration (0–7,494)"),
     col("context_label", STR, "`obligatory` or `ambiguous`"),
     col("adverbial", STR, "the adverbial; null when none", True),
-    col("n_arguments", I8, "number of arguments"),
+    col("n_arguments", I8, "0, 1 or 2"),
     col("particles", STR, "particles in sentence order, e.g. `がを`; empty when none"),
     col("context", STR, "the context before the verb, without prefix or clause"),
-    col("order", STR, "constituent order, e.g. `が-adv-を` (empty when none)"),
+    col("order", STR, "constituent order: each argument by its particle, the adverbial as "
+        "`adv`, joined by `-` (e.g. `が-adv-を`; empty when none)"),
     col("arguments", STR_LIST, "noun + particle per argument, sentence order"),
-    col("prefix", STR, "longer: the prefix; otherwise null", True),
+    col("prefix", STR, "longer: 美しい天気な日、時々; otherwise null", True),
     col("relative_clause", STR, "relative: the clause; otherwise null", True),
-    col("relative_argument", I8, "relative: 0-based argument (sentence order) it modifies", True),
+    col("relative_argument", I8, "relative: the 0-based argument (sentence order) the clause "
+        "precedes", True),
 ), "Japanese transitivity pairs (`japanese_{dataset}`).")
 
 ITEMS_COLA = items_kind("cola", (
     col("split", STR, "the file's stem (`in_domain_train`, `in_domain_dev`, ...)"),
-    col("source", STR, "the code of the publication the sentence comes from", True),
-    col("original_mark", STR, "the author's mark (*, ?, ??, #); null when none", True),
+    col("source", STR, "the code of the publication the sentence comes from"),
+    col("original_mark", STR, "the author's mark (`*`, `??`, `?*`, …); null when none", True),
     col("line", I32, "1-based line in the file"),
 ), "CoLA (`cola`).")
 
@@ -188,7 +192,7 @@ ITEMS_BLIMP = items_kind("blimp", (
     col("field", STR, "morphology, syntax, syntax-semantics, semantics"),
     col("linguistics_term", STR, "the phenomenon (12 values)"),
     col("UID", STR, "the paradigm"),
-    col("pairID", STR, "the pair within its paradigm, as written"),
+    col("pairID", STR, "the pair within its paradigm, as written (`\"0\"`…`\"999\"`)"),
     col("version", STR, "`good` or `bad`"),
     *[col(flag, BOOL, f"the paradigm's `{flag}` flag; null when the line lacks it", True)
       for flag in BLIMP_FLAGS],

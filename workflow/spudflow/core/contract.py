@@ -46,6 +46,7 @@ class Artifact:
     # orig_form, an aggregate table's per-label columns); the declared ones are still required.
     open: bool = False
     extra: tuple[Column, ...] = field(default=())  # documented optional extras of an open one
+    inherited: int = 0             # leading columns taken from the artifact it extends
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -73,7 +74,8 @@ class Artifact:
     def extend(self, name: str, columns: Iterable[Column], doc: str = "") -> Artifact:
         """A closed artifact of these columns followed by `columns` (items of one kind)."""
         return Artifact(name=name, producer=self.producer, columns=self.columns + tuple(columns),
-                        version=self.version, doc=doc or self.doc)
+                        version=self.version, doc=doc or self.doc,
+                        inherited=len(self.columns))
 
 
 class ContractError(ValueError):
