@@ -10,8 +10,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from artifact_files import tamper
+
 from spudflow.core import artifact_docs
 from spudflow.core.contract import (
     Artifact,

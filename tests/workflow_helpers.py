@@ -33,8 +33,11 @@ def job(rule: str, **wildcards: str) -> Job:
     return rule, tuple(sorted(wildcards.items()))
 
 
-def copy_workflow(dest: Path) -> Path:
-    """A runnable copy of the workflow at `dest`, on the tiny config; returns `dest`."""
+def copy_workflow(dest: Path, overlay: str | None = None) -> Path:
+    """A runnable copy of the workflow at `dest`, on the tiny config; returns `dest`.
+
+    `overlay` names a further config in tests/data/workflow (such as "every_table.yaml") whose
+    top-level sections replace the tiny config's."""
     dest.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
     for name in WORKFLOW_FILES:
@@ -52,11 +55,14 @@ def copy_workflow(dest: Path) -> Path:
     tiny.mkdir()
     for treebank in sorted(TINY_DATA.glob("*.conllu")):
         shutil.copy2(treebank, tiny / treebank.name)
+    shutil.copytree(TINY_DATA / "cola", tiny / "cola")
     # The probe section's encoder: a tiny random BERT built here (no download).
     from probe_support import save_tiny_encoder
 
     save_tiny_encoder(tiny / "tiny_bert")
     overrides = yaml.safe_load((TINY_DATA / "config.yaml").read_text(encoding="utf-8"))
+    if overlay:
+        overrides.update(yaml.safe_load((TINY_DATA / overlay).read_text(encoding="utf-8")))
     update_config(dest, lambda config: config.update(overrides))
     return dest
 

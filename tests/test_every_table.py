@@ -1,0 +1,131 @@
+"""The whole pipeline on the every-table config (tests/data/workflow/every_table.yaml), end to
+end through Snakemake: every dataset kind (CoLA from test files in its format), every model kind
+(an n-gram model, causal, masked and ELECTRA controls the pipeline trains), scoring shards, the
+probe with nonce test sets and its three baselines. Every consumer reads what its producer really
+wrote; every table must have rows and no number column that should hold numbers may be all null.
+The statistics themselves are checked against scipy/sklearn in the test_aggregate_* files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+from workflow_helpers import copy_workflow, run_workflow
+
+from aggregate_inputs import assert_table_files
+
+# Tables documented in other stages' pages: all four formats, columns checked there.
+OTHER_STAGES_TABLES = ("treebank_stats", "nonce_replacement_ratio", "nonce_type_token_ratio",
+                       "nonce_replacements")
+TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes",
+          "german_case_auc", "german_case_auc_templates", "german_case_auc_violation",
+          "german_case_animacy", "german_case_order", "cola_thresholds", "blimp_overall",
+          "blimp_field", "blimp_paradigm", "japanese_accuracy", "japanese_agreement",
+          "japanese_regression", "probe_summary", "probe_layers")
+DATA_TABLES = ("spud_ratios", "german_case_roc")
+# Number columns that may be null throughout on the tiny data, and why.
+MAY_BE_ALL_NULL = {
+    # one template per test-sized sample gives no spread
+    ("german_case_auc", "auc_sd"): "a sd needs two templates",
+    ("german_case_auc_violation", "auc_sd"): "a sd needs two templates",
+    ("probe_summary", "uas_sd"): "one probe seed",
+    ("probe_summary", "las_sd"): "one probe seed",
+    ("probe_summary", "relacc_sd"): "one probe seed",
+    ("probe_summary", "delta_las_sd"): "one probe seed",
+}
+FIGURES = ("spud_log_ratios", "german_case_roc", "blimp_fields", "japanese_agreement",
+           "probe_layers")
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    workdir = copy_workflow(tmp_path_factory.mktemp("e2e") / "workflow", "every_table.yaml")
+    run_workflow(workdir)
+    return workdir
+
+
+def _numeric(dtype: pl.DataType) -> bool:
+    return dtype.is_numeric() and dtype != pl.Boolean
+
+
+@pytest.mark.slow
+def test_every_table_has_rows_and_numbers(finished_run):
+    tables = finished_run / "results" / "tables"
+    empty, all_null = [], []
+    for name in TABLES + DATA_TABLES + OTHER_STAGES_TABLES:
+        table = pl.read_parquet(tables / f"{name}.parquet")
+        if table.height == 0:
+            empty.append(name)
+            continue
+        for column, dtype in table.schema.items():
+            if (_numeric(dtype) and table[column].null_count() == table.height
+                    and (name, column) not in MAY_BE_ALL_NULL):
+                all_null.append(f"{name}.{column}")
+    assert not empty, f"tables without rows: {empty}"
+    assert not all_null, f"number columns that are null throughout: {all_null}"
+
+
+@pytest.mark.slow
+def test_cola_table_has_every_normalisation(finished_run):
+    """NormLP, SLOR and Word-LP Min-1 come from the unigram model the pipeline trained; a renamed
+    score column once made NormLP silently disappear (issue 13.1)."""
+    cola = pl.read_parquet(finished_run / "results" / "tables" / "cola_thresholds.parquet")
+    assert set(cola["normalisation"]) == {"LogProb", "MeanLP", "NormLP", "SLOR",
+                                          "Word-LP Min-1"}
+    assert set(cola["split"]) == {"in_domain_dev", "out_of_domain_dev"}
+
+
+@pytest.mark.slow
+def test_every_model_kind_scored_and_was_sharded(finished_run):
+    scores = finished_run / "results" / "scores"
+    methods = set()
+    for path in scores.glob("*/*/item_scores.parquet"):
+        methods |= set(pl.read_parquet(path, columns=["method"])["method"])
+    assert {"kn", "addk", "ppl", "pppl", "pppl_l2r", "unmasked", "electra"} <= methods
+    # tiny_gpt2 and tiny_trigram were scored in two shard jobs each, then gathered
+    for model in ("tiny_gpt2", "tiny_trigram"):
+        assert {p.name for p in scores.glob(f"*/{model}/shards/*")} == {"1-of-2", "2-of-2"}
+
+
+@pytest.mark.slow
+def test_every_table_and_figure_is_written(finished_run):
+    tables = finished_run / "results" / "tables"
+    for name in TABLES:
+        assert_table_files(tables, name)
+    for name in OTHER_STAGES_TABLES:
+        for ext in ("parquet", "csv", "md", "tex"):
+            assert (tables / f"{name}.{ext}").stat().st_size > 0
+    for name in FIGURES:
+        for ext in ("png", "svg"):
+            assert (finished_run / "results" / "figures" / f"{name}.{ext}").stat().st_size > 1000
+    # the n-gram model scored the SPUD pairs of both tiny treebanks with both of its methods
+    summary = pl.read_parquet(tables / "spud_ratio_summary.parquet")
+    assert summary.height > 0
+    # the control model the pipeline trained scored the SPUD pairs of both languages
+    control = summary.filter(pl.col("model") == "tiny_bert")
+    assert set(control["method"]) == {"pppl", "pppl_l2r", "unmasked"}
+    assert set(control["dataset"]) == {"spud_tiny_en_test", "spud_tiny_de_test"}
+    blimp = pl.read_parquet(tables / "blimp_overall.parquet")
+    assert blimp.height > 0
+    # the tiny BERT and its three baselines were probed on tiny_en and its two nonce versions
+    probe = pl.read_parquet(tables / "probe_summary.parquet")
+    assert set(zip(probe["baseline"], probe["eval"], strict=True)) == {
+        (b, e) for b in ("none", "M0", "MR", "MRC") for e in ("orig", "spud", "pos")}
+    assert probe.filter(pl.col("eval") != "orig")["delta_las_mean"].null_count() == 0
+
+
+@pytest.mark.slow
+def test_report_holds_the_tables_and_figures(finished_run):
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--report", "results/report.html"],
+                            cwd=finished_run, capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    html = (finished_run / "results" / "report.html").read_text(encoding="utf-8")
+    for text in ("treebank_stats.csv", "spud_log_ratios.svg", "german_case_auc.csv",
+                 "blimp_overall.csv", "tiny_trigram"):
+        assert text in html, text
