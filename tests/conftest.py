@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 VENDORED_UD = REPO / "resources" / "ud"
+
+
+def pytest_configure(config):
+    """Workflow tests run `spudflow` from Snakemake's shell: find it beside this interpreter, so
+    that `.venv/bin/python -m pytest` works without an activated venv."""
+    bin_dir = str(Path(sys.executable).parent)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
 
 
 def pytest_collection_modifyitems(config, items):

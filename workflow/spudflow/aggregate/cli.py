@@ -233,8 +233,8 @@ def run_probe(args: argparse.Namespace) -> None:
 
 def run_figure(args: argparse.Namespace) -> None:
     from spudflow.aggregate import figures
-    from spudflow.core.input_files import read_parquet_checked
+    from spudflow.core.contract import read_artifact
+    from spudflow.core.table_artifacts import TABLES
 
-    table = read_parquet_checked(args.table, f"the table of {args.figure.replace('_', ' ')}",
-                                 figures.COLUMNS[args.figure])
+    table = read_artifact(args.table, TABLES[figures.TABLE_OF[args.figure]])
     getattr(figures, args.figure)(table, args.out)

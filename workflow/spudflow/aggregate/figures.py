@@ -56,14 +56,13 @@ def _empty(stem: str | Path, what: str) -> None:
     save(fig, stem)
 
 
-# The columns each figure reads from its table; a table lacking one is of another kind.
-COLUMNS = {
-    "spud_log_ratios": ("model", "method", "nonce_method", "language", "log_ratio"),
-    "german_roc": ("dataset", "model", "method", "fpr", "tpr"),
-    "probe_layers": ("baseline", "treebank", "model", "eval", "layer", "relacc_mean",
-                     "uas_mean", "las_mean"),
-    "blimp_fields": ("dataset", "model", "method", "field", "accuracy"),
-    "japanese_agreement": ("dataset", "mode_a", "mode_b", "agreement"),
+# The table each figure draws (core/table_artifacts.py defines its columns).
+TABLE_OF = {
+    "spud_log_ratios": "spud_ratios",
+    "german_roc": "german_case_roc",
+    "probe_layers": "probe_layers",
+    "blimp_fields": "blimp_field",
+    "japanese_agreement": "japanese_agreement",
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.progress import get_logger
+from spudflow.core.table_artifacts import TABLES
 from spudflow.core.tables import TABLE_FORMATS, write_table
 
 log = get_logger(__name__)
@@ -29,5 +30,5 @@ def write_tables(tables: list[Table], out_dir: str | Path) -> None:
     command before anything is written."""
     for table in tables:
         write_table(table.frame, Path(out_dir) / table.name, caption=table.caption,
-                    formats=table.formats)
+                    formats=table.formats, artifact=TABLES[table.name])
         log.info("wrote %s (%d rows) to %s", table.name, table.frame.height, out_dir)

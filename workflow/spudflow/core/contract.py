@@ -47,6 +47,9 @@ class Artifact:
     open: bool = False
     extra: tuple[Column, ...] = field(default=())  # documented optional extras of an open one
     inherited: int = 0             # leading columns taken from the artifact it extends
+    # Open artifacts whose further columns sit among the declared ones (one column per UPOS
+    # before the total): the writer's column order is kept.
+    keep_order: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -134,6 +137,10 @@ def conform(data: pa.Table | pl.DataFrame, artifact: Artifact) -> pa.Table:
     for name in extra:
         arrays.append(table.column(name))
         fields.append(table.schema.field(name))
+    if artifact.keep_order:
+        position = {f.name: i for i, f in enumerate(fields)}
+        order = [position[name] for name in table.column_names]
+        arrays, fields = [arrays[i] for i in order], [fields[i] for i in order]
     metadata = dict(table.schema.metadata or {})
     metadata[ARTIFACT_KEY] = artifact.name.encode()
     metadata[VERSION_KEY] = str(artifact.version).encode()

@@ -7,7 +7,8 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.atomic import atomic_outputs
-from spudflow.core.contract import write_parquet
+from spudflow.core.contract import Artifact, ContractError, conform, write_artifact
+from spudflow.core.table_artifacts import TABLES
 
 TABLE_FORMATS = ("parquet", "csv", "md", "tex")
 
@@ -30,14 +31,20 @@ def _latex(df: pl.DataFrame, caption: str | None) -> str:
 
 
 def write_table(df: pl.DataFrame, stem: str | Path, caption: str | None = None,
-                formats: tuple[str, ...] = TABLE_FORMATS) -> dict[str, Path]:
-    """Write STEM.parquet, STEM.csv, STEM.md, STEM.tex, all or none."""
+                formats: tuple[str, ...] = TABLE_FORMATS,
+                artifact: Artifact | None = None) -> dict[str, Path]:
+    """Write STEM.parquet, STEM.csv, STEM.md, STEM.tex, all or none, checked against the
+    table's definition (core/table_artifacts.py; by the stem's name when not given)."""
     paths = table_paths(stem)
+    artifact = artifact or TABLES.get(Path(stem).name)
+    if artifact is None:
+        raise ContractError(f"table {Path(stem).name} has no definition in core")
+    df = pl.from_arrow(conform(df, artifact).replace_schema_metadata(None))
     with atomic_outputs() as out:
         for fmt in formats:
             tmp = out.path(paths[fmt])
             if fmt == "parquet":
-                write_parquet(df, tmp)
+                write_artifact(df, tmp, artifact)
             elif fmt == "csv":
                 df.write_csv(tmp)
             elif fmt == "md":
