@@ -29,6 +29,7 @@ INPUT_KINDS = {
     ("fetch", "url"): "url",
     ("export", "dir"): "treebank",
     ("stats", "dir"): "treebank",
+    ("training-share", "dir"): "treebank",
     ("nonce", "dir"): "treebank",
     ("pairs spud", "orig"): "treebank",
     ("pairs german-case", "templates"): "tsv",
@@ -48,7 +49,7 @@ INPUT_KINDS = {
     "table": "parquet",
 }
 # Required arguments that are not inputs, with a valid value.
-VALUES = {"lang": "en", "seed": "0", "treebank": "t", "split": "train", "variant": "base",
+VALUES = {"lang": "en", "seed": "0", "share": "0.5", "treebank": "t", "split": "train", "variant": "base",
           "layers": "0", "dist_layer": "0", "label_layer": "0", "method": "ppl",
           ("train-control", "kind"): "causal", ("score", "kind"): "causal",
           ("probe train", "model"): "m"}

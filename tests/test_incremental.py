@@ -124,7 +124,8 @@ def test_added_model_and_changed_model_parameter(rerun):
     scoring and the tables using it; the other model's scores stay."""
     workdir, _ = rerun
     update_config(workdir, lambda config: config["models"].update(tiny_addk={
-        "source": "results/ngram/tiny_en.parquet", "kind": "ngram", "methods": ["addk"]}))
+        "source": "results/ngram/tiny_en.parquet", "kind": "ngram", "methods": ["addk"],
+        "allow_training_overlap": True}))
     full = plan(workdir, forceall=True)
     added = {j for j in full.jobs if ("model", "tiny_addk") in j[1]}
     assert added and {j[0] for j in added} == {"score"}

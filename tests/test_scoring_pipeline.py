@@ -91,7 +91,8 @@ def test_shard_jobs_ask_for_a_gpu_for_transformer_models_only(tmp_path):
                                            "methods": ["pppl"], "shards": 3}),
         config["scoring"].update(shards=2),
         config["models"].update(tiny_addk={"source": "results/ngram/tiny_en.parquet",
-                                           "kind": "ngram", "methods": ["addk"], "shards": 1})))
+                                           "kind": "ngram", "methods": ["addk"], "shards": 1,
+                                           "allow_training_overlap": True})))
     full = plan(workdir, forceall=True, targets=["results/tables/blimp_overall.parquet"])
     by_rule = {}
     for j in full.jobs:

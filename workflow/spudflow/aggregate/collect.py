@@ -8,10 +8,12 @@ from pathlib import Path
 
 import polars as pl
 
-from spudflow.core.artifacts import by_name
+from spudflow.core.artifacts import NONCE_STATS, TREEBANK_STATS
 from spudflow.core.contract import artifact_of, read_artifact
 from spudflow.core.errors import InputError
 
+# The per-split files collected into one table.
+COLLECTABLE = {a.name: a for a in (NONCE_STATS, TREEBANK_STATS)}
 # Sort keys used where a collected table has them, in this order.
 SORT_KEYS = ("treebank", "split", "language", "method", "seed")
 
@@ -21,10 +23,10 @@ def collect(paths: Iterable[str | Path]) -> pl.DataFrame:
     frames, artifact = [], None
     for path in map(Path, paths):
         name = artifact_of(path)
-        found = by_name(name) if name else None
+        found = COLLECTABLE.get(name)
         if found is None:
-            what = name or "no schema metadata"
-            raise InputError(path, None, f"not a stage artifact spudflow knows ({what})")
+            raise InputError(path, None, f"{name or 'no spudflow artifact'}: only "
+                             f"{' and '.join(COLLECTABLE)} files are collected")
         if artifact is not None and found != artifact:
             raise InputError(path, None, f"a {found.name} file among {artifact.name} files")
         artifact = found
