@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
+from spudflow.aggregate.spud_scores import per_original
 from spudflow.core.atomic import atomic_outputs
 
 # Figures are made without pyplot (no global figure registry), on an Agg canvas.
@@ -59,10 +60,12 @@ def _empty(stem: str | Path, what: str) -> None:
 @styled
 def spud_log_ratios(pairs: pl.DataFrame, stem: str | Path) -> None:
     """Box plots of log(f(nonce) / f(orig)) per language and scoring function (paper Fig. 2);
-    one panel per nonce method."""
+    one panel per nonce method. One box value per original sentence: its mean log ratio over the
+    nonce seeds (pooling the seeds would count each original once per seed)."""
     if pairs.is_empty():
         return _empty(stem, "sentence pairs")
-    pairs = pairs.with_columns(pl.concat_str("model", pl.lit("/"), "method").alias("scorer"))
+    pairs = per_original(pairs).with_columns(
+        pl.concat_str("model", pl.lit("/"), "method").alias("scorer"))
     scorer_names = sorted(pairs["scorer"].unique())
     methods = sorted(pairs["nonce_method"].unique())
     fig, axes = _panels(len(methods), width=max(5.0, 1.2 * pairs["language"].n_unique() + 2))
