@@ -75,6 +75,9 @@ SCORES_OPTIONAL = {
     "word_lp_min1": "word_lp_min1",
     "norm_lp": "norm_lp",
     "region": "region",  # null: the whole sentence; else the region's name (e.g. "verb")
+    # null when scored; the reason (too_long, no_tokens) when left out. Without the column, a
+    # left-out item is still known by its null logprob_sum.
+    "skipped": "skipped",
 }
 # A scores file without a dataset column belongs to the dataset named by its path:
 # results/scores/{dataset}/{model}/item_scores.parquet.

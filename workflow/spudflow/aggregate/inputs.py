@@ -75,7 +75,8 @@ def read_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
         else:
             dataset = pl.Series([dataset_of_scores(path)] * frame.height)
         frame = frame.with_columns(dataset.cast(pl.String).alias("dataset"),
-                                   pl.col("item_id", "model", "method", "region").cast(pl.String),
+                                   pl.col("item_id", "model", "method", "region",
+                                          "skipped").cast(pl.String),
                                    pl.col(*NUMERIC_OPTIONAL_SCORES).cast(pl.Float64),
                                    pl.lit(str(path)).alias("source_file"))
         key = ["dataset", "item_id", "model", "method", "region"]
