@@ -68,7 +68,8 @@ def per_original(pairs: pl.DataFrame) -> pl.DataFrame:
         pl.col("ppl_orig").first(),
         pl.col("ppl_nonce").log().mean().exp(),
         pl.col("log_ratio").mean(),
-    ).with_columns(pl.col("log_ratio").exp().alias("ratio"), pl.lit(ALL_SEEDS).alias("nonce_seed"))
+    ).with_columns(pl.col("log_ratio").exp().alias("ratio"), pl.lit(ALL_SEEDS).alias("nonce_seed")
+                   ).sort([*PAIR_SET, *SCORER, "group_id"])  # group_by's order is arbitrary
 
 
 def _summary(frame: pl.DataFrame) -> pl.DataFrame:
