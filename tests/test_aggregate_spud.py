@@ -159,3 +159,16 @@ def test_two_nonce_versions_of_one_seed_is_bad_input(tmp_path, run_cli):
     assert err.strip() == f"{items}: group 'g1' has more than one nonce sentence of method " \
         "'spud' and seed 1"
     assert not out.exists()
+
+
+def test_a_nonce_sentence_without_a_seed_is_bad_input(tmp_path, run_cli):
+    items, scores = spud_inputs(tmp_path, n_groups=4)
+    frame = pl.read_parquet(items)
+    frame.with_columns(pl.when(pl.col("item_id") == "3-pos-1").then(None)
+                       .otherwise(pl.col("seed")).alias("seed")).write_parquet(items)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
+                           "--out-dir", out)
+    assert code == 2
+    assert err.strip() == f"{items}: nonce item '3-pos-1' has no seed"
+    assert not out.exists()
