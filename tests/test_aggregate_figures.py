@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 import polars as pl
@@ -63,3 +64,62 @@ def test_missing_table_is_bad_input(tmp_path, run_cli):
     assert code == 2
     assert err.strip() == f"{tmp_path / 'nope.parquet'}: no such file"
     assert not list(tmp_path.iterdir())
+
+
+def _svg_texts(svg: bytes) -> list[str]:
+    """The texts drawn in a matplotlib SVG (each glyph run is preceded by a comment with it)."""
+    return [t.strip() for t in re.findall(r"<!-- (.*?) -->", svg.decode("utf-8"))]
+
+
+def test_agreement_heat_map_shows_missing_cells_as_missing(tmp_path, run_cli):
+    """Two scoring modes that share no pair have no agreement: the cell says n/a, not 0.00."""
+    items, scores = japanese_inputs(tmp_path)
+    groups = pl.read_parquet(items)["group_id"].unique().sort().to_list()
+    half = {g for i, g in enumerate(groups) if i % 2}
+    for path, keep in zip(scores, (half, set(groups) - half), strict=True):  # bert, gpt
+        frame = pl.read_parquet(path)
+        frame.filter(pl.col("item_id").str.replace(r"-(in)?transitive$", "").is_in(keep)) \
+            .write_parquet(path)
+    tables = tmp_path / "tables"
+    code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores,
+                           "--out-dir", tables)
+    assert code == 0, err
+    agreement = pl.read_parquet(tables / "japanese_agreement.parquet")
+    missing = agreement.filter(pl.col("agreement").is_null())
+    assert missing.height == 4  # bert (whole, verb) x gpt, both ways
+    assert (missing["n_pairs"] == 0).all()
+    stem = tmp_path / "figures" / "japanese_agreement"
+    code, _, err = run_cli("figure-japanese-agreement", tables / "japanese_agreement.parquet",
+                           "--out", stem)
+    assert code == 0, err
+    texts = _svg_texts(stem.with_name("japanese_agreement.svg").read_bytes())
+    assert texts.count("n/a") == missing.height
+    shown = [f"{v:.2f}" for v in agreement["agreement"].drop_nulls()]
+    cells = [t for t in texts if re.fullmatch(r"\d\.\d\d", t)]
+    assert sorted(cells) == sorted(shown)
+
+
+def test_blimp_bars_show_a_field_without_accuracy_as_missing(tmp_path, run_cli):
+    """A field whose pairs were all skipped has no accuracy: no bar of height 0, but n/a."""
+    items, scores = blimp_inputs(tmp_path)
+    syntax = pl.read_parquet(items).filter(pl.col("field") == "syntax")["item_id"]
+    frame = pl.read_parquet(scores[0])
+    frame.with_columns(
+        pl.when(pl.col("item_id").is_in(syntax)).then(None).otherwise(pl.col("logprob_sum"))
+        .alias("logprob_sum"),
+        pl.when(pl.col("item_id").is_in(syntax)).then(pl.lit("too_long")).alias("skipped"),
+    ).write_parquet(scores[0])
+    tables = tmp_path / "tables"
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores,
+                           "--out-dir", tables)
+    assert code == 0, err
+    field = pl.read_parquet(tables / "blimp_field.parquet")
+    row = field.filter(pl.col("field") == "syntax").row(0, named=True)
+    assert row["accuracy"] is None and row["n_pairs"] == 0 and row["n_skipped"] == 12
+    stem = tmp_path / "figures" / "blimp_field"
+    code, _, err = run_cli("figure-blimp-fields", tables / "blimp_field.parquet", "--out", stem)
+    assert code == 0, err
+    svg = stem.with_name("blimp_field.svg").read_bytes()
+    assert _svg_texts(svg).count("n/a") == 1
+    # one bar (the morphology field): bars are the axes' patches with the scorer's colour
+    assert svg.count(b"fill: #1f77b4") == 2  # the bar and its legend patch

@@ -41,7 +41,18 @@ def spud_tables(tmp_path, run_cli):
 def test_summary_matches_numpy(spud_tables):
     en, de, out = spud_tables
     summary = assert_table_files(out, "spud_ratio_summary")
-    assert summary.height == 2 * 2 * len(SPUD_SCORERS)  # datasets x nonce methods x scorers
+    # datasets x nonce methods x scorers x (seed 1, all seeds)
+    assert summary.height == 2 * 2 * len(SPUD_SCORERS) * 2
+    # with one seed, the combined row is that seed's row
+    per_seed = summary.filter(pl.col("nonce_seed") == "1").drop("nonce_seed")
+    combined = summary.filter(pl.col("nonce_seed") == "all").drop("nonce_seed")
+    assert per_seed["n_seeds"].to_list() == combined["n_seeds"].to_list() == [1] * 12
+    for column in per_seed.columns:
+        if per_seed[column].dtype == pl.Float64:
+            assert combined[column].to_list() == pytest.approx(per_seed[column].to_list())
+        else:
+            assert combined[column].to_list() == per_seed[column].to_list()
+    summary = summary.filter(pl.col("nonce_seed") == "1")
     for (items, scores), dataset in ((en, "spud_en"), (de, "spud_de")):
         for model, method in SPUD_SCORERS:
             for nonce_method in ("spud", "pos"):
@@ -63,14 +74,20 @@ def test_summary_matches_numpy(spud_tables):
 def test_wilcoxon_matches_scipy(spud_tables):
     en, _, out = spud_tables
     tests = assert_table_files(out, "spud_wilcoxon")
-    assert tests.height == 2 * 2 * 3  # datasets x nonce methods x pairs of three scorers
+    # datasets x nonce methods x pairs of three scorers x (seed 1, all seeds)
+    assert tests.height == 2 * 2 * 3 * 2
     a = _ratios(*en, "bert", "pppl", "spud")
     b = _ratios(*en, "gpt", "ppl", "spud")
     groups = sorted(a)
     expected = wilcoxon([a[g] for g in groups], [b[g] for g in groups])
-    row = tests.filter((pl.col("dataset") == "spud_en") & (pl.col("nonce_method") == "spud")
-                       & (pl.col("model_a") == "bert") & (pl.col("method_a") == "pppl")
-                       & (pl.col("model_b") == "gpt")).row(0, named=True)
+    rows = tests.filter((pl.col("dataset") == "spud_en") & (pl.col("nonce_method") == "spud")
+                        & (pl.col("model_a") == "bert") & (pl.col("method_a") == "pppl")
+                        & (pl.col("model_b") == "gpt"))
+    assert rows["nonce_seed"].to_list() == ["1", "all"]
+    # one seed: the combined test is the seed's test
+    assert rows.row(0)[rows.columns.index("n_pairs"):] == pytest.approx(
+        rows.row(1)[rows.columns.index("n_pairs"):])
+    row = rows.row(0, named=True)
     assert row["n_pairs"] == 30
     assert row["statistic"] == pytest.approx(expected.statistic)
     assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
@@ -108,10 +125,11 @@ def test_identical_scorers_get_no_test(tmp_path, run_cli):
     code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", scores[0],
                            copy_path, "--out-dir", out)
     assert code == 0, err
-    row = pl.read_parquet(out / "spud_wilcoxon.parquet").filter(
-        pl.col("model_b") == "gpt_copy").row(0, named=True)
-    assert row["median_ratio_difference"] == 0
-    assert row["statistic"] is None and row["p_value"] is None
+    rows = pl.read_parquet(out / "spud_wilcoxon.parquet").filter(pl.col("model_b") == "gpt_copy")
+    assert rows.height == 2 * 2  # nonce methods x (seed 1, all seeds)
+    for row in rows.iter_rows(named=True):
+        assert row["median_ratio_difference"] == 0
+        assert row["statistic"] is None and row["p_value"] is None
 
 
 def test_two_originals_in_a_group_is_bad_input(tmp_path, run_cli):
@@ -125,4 +143,31 @@ def test_two_originals_in_a_group_is_bad_input(tmp_path, run_cli):
     assert code == 2
     assert err.strip() == f"{items}: group 'g0' has more than one original sentence (item " \
         "without a nonce method)"
+    assert not out.exists()
+
+
+def test_two_nonce_versions_of_one_seed_is_bad_input(tmp_path, run_cli):
+    items, scores = spud_inputs(tmp_path, n_groups=4)
+    frame = pl.read_parquet(items)
+    frame.with_columns(pl.when(pl.col("item_id") == "2-spud-1").then(pl.lit("g1"))
+                       .otherwise(pl.col("group_id")).alias("group_id")).write_parquet(items)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
+                           "--out-dir", out)
+    assert code == 2
+    assert err.strip() == f"{items}: group 'g1' has more than one nonce sentence of method " \
+        "'spud' and seed 1"
+    assert not out.exists()
+
+
+def test_a_nonce_sentence_without_a_seed_is_bad_input(tmp_path, run_cli):
+    items, scores = spud_inputs(tmp_path, n_groups=4)
+    frame = pl.read_parquet(items)
+    frame.with_columns(pl.when(pl.col("item_id") == "3-pos-1").then(None)
+                       .otherwise(pl.col("seed")).alias("seed")).write_parquet(items)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
+                           "--out-dir", out)
+    assert code == 2
+    assert err.strip() == f"{items}: nonce item '3-pos-1' has no seed"
     assert not out.exists()

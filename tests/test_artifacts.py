@@ -128,3 +128,20 @@ def test_docs_check_command_reports_a_stale_block(tmp_path):
     assert artifact_docs.main([str(page)]) == 0
     assert artifact_docs.main(["--check", str(page)]) == 0
     assert "| normlp | float64, null |" in page.read_text(encoding="utf-8")
+
+
+def test_aggregate_column_maps_name_declared_columns():
+    """aggregate/columns.py maps internal names to the file columns it reads: each must be a
+    column of the artifact it is read from (a renamed producer column fails here, not in a run)."""
+    from spudflow.aggregate import columns
+    from spudflow.core import artifacts
+
+    reads = [(columns.ITEMS, artifacts.ITEMS), (columns.SPUD_ITEMS, artifacts.ITEMS_SPUD),
+             (columns.GERMAN_CASE_ITEMS, artifacts.ITEMS_GERMAN_CASE),
+             (columns.JAPANESE_ITEMS, artifacts.ITEMS_JAPANESE),
+             (columns.COLA_ITEMS, artifacts.ITEMS_COLA), (columns.BLIMP_ITEMS, artifacts.ITEMS_BLIMP),
+             (columns.SCORES, artifacts.ITEM_SCORES),
+             (columns.PROBE_METRICS, artifacts.PROBE_METRICS)]
+    for mapping, artifact in reads:
+        undeclared = set(mapping.values()) - set(artifact.names)
+        assert not undeclared, f"{artifact.name} declares no {sorted(undeclared)}"

@@ -1,5 +1,11 @@
 """BLiMP: a pair is correct when log P(good) > log P(bad); ties count as wrong and are reported.
 
+A scoring function's pairs are the pairs of which it scored at least one sentence (a pair with no
+score row at all was left out of its sample). Of these, a pair is *skipped* when a sentence has no
+score row, or one with `skipped` set or no logprob_sum (too long for the model); skipped pairs are
+counted in `n_skipped` and are in no other count. `n_pairs` counts the pairs with both sentences
+scored, and `accuracy` = n_correct / n_pairs (ties in n_pairs, counted wrong).
+
 Accuracy per paradigm (UID), per field and overall: `accuracy` over all pairs of the group and
 `paradigm_mean_accuracy`, the unweighted mean of its paradigms' accuracies (equal when every
 paradigm has the same number of pairs, as the 1,000 of the released files).
@@ -30,26 +36,44 @@ def check_pairs(items: pl.DataFrame) -> None:
                          f"{row['n']} items)")
 
 
-def pair_outcomes(scored: pl.DataFrame) -> pl.DataFrame:
-    """One row per (pair, scoring function): both log-probabilities, correct, tie."""
-    good = scored.filter(pl.col("label") == 1).select(
-        *SCORER, "group_id", *PARADIGM, "pair_id", pl.col("logprob_sum").alias("logprob_good"))
-    bad = scored.filter(pl.col("label") == 0).select(
-        *SCORER, "group_id", pl.col("logprob_sum").alias("logprob_bad"))
-    pairs = good.join(bad, on=[*SCORER, "group_id"], how="inner")
+def pair_outcomes(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
+    """One row per (pair, scoring function) with a score row for a sentence of the pair: both
+    log-probabilities (null where not scored), scored (both sentences), correct, tie, skipped."""
+    scored = scored_items(items, scores).with_columns(
+        (pl.col("skipped").is_null() & pl.col("logprob_sum").is_not_null()).alias("usable"))
+    sides = {}
+    for side, label in (("good", 1), ("bad", 0)):
+        sides[side] = scored.filter(pl.col("label") == label).select(
+            *SCORER, "group_id", pl.col("logprob_sum").alias(f"logprob_{side}"),
+            pl.col("usable").alias(f"usable_{side}"))
+    pair_items = items.filter(pl.col("label") == 1).select("dataset", "group_id", *PARADIGM,
+                                                           "pair_id")
+    pairs = pl.concat([sides["good"].select(*SCORER, "group_id"),
+                       sides["bad"].select(*SCORER, "group_id")]).unique()
+    pairs = pairs.join(pair_items, on=["dataset", "group_id"], how="inner")
+    for side in ("good", "bad"):
+        pairs = pairs.join(sides[side], on=[*SCORER, "group_id"], how="left")
+    both = pl.col("usable_good").fill_null(False) & pl.col("usable_bad").fill_null(False)
+    pairs = pairs.with_columns(both.alias("scored"))
     return pairs.with_columns(
-        (pl.col("logprob_good") > pl.col("logprob_bad")).alias("correct"),
-        (pl.col("logprob_good") == pl.col("logprob_bad")).alias("tie"),
-    ).sort([*SCORER, "group_id"])
+        (pl.col("scored") & (pl.col("logprob_good") > pl.col("logprob_bad"))).alias("correct"),
+        (pl.col("scored") & (pl.col("logprob_good") == pl.col("logprob_bad"))).alias("tie"),
+        (~pl.col("scored")).alias("skipped"),
+    ).select(*SCORER, "group_id", *PARADIGM, "pair_id", "logprob_good", "logprob_bad", "scored",
+             "correct", "tie", "skipped").sort([*SCORER, "group_id"])
 
 
 def _accuracy(keys: list[str], frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.group_by(keys).agg(
-        pl.len().cast(pl.Int64).alias("n_pairs"),
+    counts = frame.group_by(keys).agg(
+        pl.col("scored").sum().cast(pl.Int64).alias("n_pairs"),
         pl.col("correct").sum().cast(pl.Int64).alias("n_correct"),
         pl.col("tie").sum().cast(pl.Int64).alias("n_ties"),
-        pl.col("correct").mean().alias("accuracy"),
-    ).sort(keys)
+        pl.col("skipped").sum().cast(pl.Int64).alias("n_skipped"),
+    )
+    # One denominator: the pairs with both sentences scored (none: no accuracy).
+    return counts.with_columns(
+        pl.when(pl.col("n_pairs") > 0).then(pl.col("n_correct") / pl.col("n_pairs"))
+        .alias("accuracy")).sort(keys)
 
 
 def accuracy_tables(pairs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
@@ -57,25 +81,27 @@ def accuracy_tables(pairs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl
     paradigm = _accuracy([*SCORER, *PARADIGM], pairs)
     tables = [paradigm]
     for keys in ([*SCORER, "field"], SCORER):
+        # Paradigms with an accuracy: the mean's denominator.
         macro = paradigm.group_by(keys).agg(
-            pl.len().cast(pl.Int64).alias("n_paradigms"),
+            pl.col("accuracy").is_not_null().sum().cast(pl.Int64).alias("n_paradigms"),
             pl.col("accuracy").mean().alias("paradigm_mean_accuracy"))
         table = _accuracy(keys, pairs).join(macro, on=keys, how="left")
         tables.append(table.select(*keys, "n_paradigms", "n_pairs", "n_correct", "n_ties",
-                                   "accuracy", "paradigm_mean_accuracy").sort(keys))
+                                   "n_skipped", "accuracy", "paradigm_mean_accuracy").sort(keys))
     return tables[0], tables[1], tables[2]
 
 
 def blimp_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:
     check_pairs(items)
-    pairs = pair_outcomes(scored_items(items, scores))
-    if pairs.is_empty():
+    pairs = pair_outcomes(items, scores)
+    if not pairs["scored"].any():
         raise InputError("--scores", None, "no BLiMP pair with both sentences scored")
     paradigm, field, overall = accuracy_tables(pairs)
     return [
         Table("blimp_paradigm", paradigm,
-              "BLiMP accuracy per paradigm: share of pairs with log P(good) > log P(bad); ties "
-              "count as wrong."),
+              "BLiMP accuracy per paradigm: share of the pairs with both sentences scored that "
+              "have log P(good) > log P(bad); ties count as wrong; skipped pairs (a sentence "
+              "not scored, e.g. too long) are counted apart and left out of the accuracy."),
         Table("blimp_field", field, "BLiMP accuracy per field."),
         Table("blimp_overall", overall, "BLiMP accuracy over all paradigms."),
     ]

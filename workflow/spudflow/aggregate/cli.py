@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = _scored_table(subparsers, "table-spud-scores", run_spud_scores,
                       "SPUD nonce/original perplexity ratios (paper §4, Tables 10-13)",
                       "Per pair of an original and a nonce sentence and per scoring function, "
-                      "r = ppl(nonce) / ppl(orig). Writes spud_ratio_summary (quartiles, mean, "
+                      "r = ppl(nonce) / ppl(orig), per nonce seed and over the seeds with one "
+                      "ratio per original sentence. Writes spud_ratio_summary (quartiles, mean, "
                       "share r > 1), spud_wilcoxon (signed-rank tests between scoring functions on "
                       "the same pairs), spud_extremes (highest and lowest ratios) as "
                       f"{TABLE_FILES}, and spud_ratios (every pair; .parquet and .csv).")

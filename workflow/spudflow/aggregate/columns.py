@@ -74,6 +74,7 @@ SCORES = {
     "word_lp_min1": "word_lp_min1",
     "norm_lp": "normlp",
     "region": "region",  # null: the whole sentence; else the region's name (e.g. "verb")
+    # null when scored; the reason (too_long, no_tokens) when left out.
     "skipped": "skipped",
 }
 

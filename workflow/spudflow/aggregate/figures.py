@@ -9,18 +9,22 @@ import functools
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.patches import Patch
+from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
+from spudflow.aggregate.spud_scores import per_original
 from spudflow.core.atomic import atomic_outputs
 
 # Figures are made without pyplot (no global figure registry), on an Agg canvas.
 STYLE = {"svg.hashsalt": "spudflow", "font.size": 8, "axes.titlesize": 9}
 COLOURS = matplotlib.colormaps["tab10"].colors
 EVAL_STYLES = {"orig": "-", "spud": "--", "pos": ":"}
+# How a figure marks a missing value (never drawn as 0).
+MISSING = "n/a"
 
 
 def styled(draw):
@@ -69,10 +73,12 @@ TABLE_OF = {
 @styled
 def spud_log_ratios(pairs: pl.DataFrame, stem: str | Path) -> None:
     """Box plots of log(f(nonce) / f(orig)) per language and scoring function (paper Fig. 2);
-    one panel per nonce method."""
+    one panel per nonce method. One box value per original sentence: its mean log ratio over the
+    nonce seeds (pooling the seeds would count each original once per seed)."""
     if pairs.is_empty():
         return _empty(stem, "sentence pairs")
-    pairs = pairs.with_columns(pl.concat_str("model", pl.lit("/"), "method").alias("scorer"))
+    pairs = per_original(pairs).with_columns(
+        pl.concat_str("model", pl.lit("/"), "method").alias("scorer"))
     scorer_names = sorted(pairs["scorer"].unique())
     methods = sorted(pairs["nonce_method"].unique())
     fig, axes = _panels(len(methods), width=max(5.0, 1.2 * pairs["language"].n_unique() + 2))
@@ -168,9 +174,16 @@ def blimp_fields(fields: pl.DataFrame, stem: str | Path) -> None:
         for j, scorer in enumerate(scorer_names):
             rows = dict(panel.filter(pl.col("scorer") == scorer).select("field", "accuracy")
                         .iter_rows())
-            ax.bar([i - 0.4 + width * (j + 0.5) for i in range(len(names))],
-                   [rows.get(n, 0.0) for n in names], width=width * 0.9, label=scorer,
-                   color=COLOURS[j % len(COLOURS)])
+            x = [i - 0.4 + width * (j + 0.5) for i in range(len(names))]
+            # A field without an accuracy (no row, or no pair scored) gets no bar but "n/a".
+            shown = [(x_i, rows[n]) for x_i, n in zip(x, names, strict=True)
+                     if rows.get(n) is not None]
+            ax.bar([x_i for x_i, _ in shown], [v for _, v in shown], width=width * 0.9,
+                   label=scorer, color=COLOURS[j % len(COLOURS)])
+            for x_i, n in zip(x, names, strict=True):
+                if rows.get(n) is None:
+                    ax.text(x_i, 0.02, MISSING, ha="center", va="bottom", rotation=90,
+                            fontsize=6, color="grey")
         ax.axhline(0.5, color="grey", linewidth=0.5, linestyle=":")
         ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
         ax.set_ylim(0, 1)
@@ -194,12 +207,20 @@ def japanese_agreement(agreement: pl.DataFrame, stem: str | Path) -> None:
         modes = sorted(panel["mode_a"].unique())
         value = {(a, b): v for a, b, v in panel.select("mode_a", "mode_b", "agreement")
                  .iter_rows()}
-        matrix = [[value.get((a, b)) or 0.0 for b in modes] for a in modes]
-        image = ax.imshow(matrix, vmin=0, vmax=1, cmap="viridis")
+        # Missing cells (no pair both modes scored) are NaN: left blank, hatched, "n/a".
+        matrix = np.array([[np.nan if value.get((a, b)) is None else value[a, b] for b in modes]
+                           for a in modes], dtype=float)
+        ax.set_facecolor("white")
+        image = ax.imshow(np.ma.masked_invalid(matrix), vmin=0, vmax=1, cmap="viridis")
         for i, row in enumerate(matrix):
             for j, v in enumerate(row):
-                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
-                        color="white" if v < 0.6 else "black")
+                if np.isnan(v):
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///",
+                                           edgecolor="lightgrey", linewidth=0))
+                    ax.text(j, i, MISSING, ha="center", va="center", fontsize=6, color="grey")
+                else:
+                    ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
+                            color="white" if v < 0.6 else "black")
         ax.set_xticks(range(len(modes)), modes, rotation=45, ha="right")
         ax.set_yticks(range(len(modes)), modes)
         ax.set_title(dataset)

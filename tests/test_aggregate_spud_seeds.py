@@ -1,0 +1,130 @@
+"""SPUD statistics over several nonce seeds (issue 13.2): per seed, and combined with each original
+sentence counted once. Inputs are what the real stages write: the first sentences of the vendored
+English PUD treebank, ingested, made nonce with two seeds, paired, and scored by an n-gram model."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy.stats import wilcoxon
+
+from aggregate_inputs import REPO, assert_table_files
+
+PUD = REPO / "resources" / "ud" / "UD_English-PUD" / "en_pud-ud-test.conllu.gz"
+N_SENTENCES = 40
+SEEDS = (1, 2)
+SCORERS = (("trigram", "kn"), ("trigram", "addk"))
+
+
+def _first_sentences(path, n: int) -> str:
+    with gzip.open(path, "rt", encoding="utf-8") as file:
+        text = file.read()
+    return "\n\n".join(text.split("\n\n")[:n]) + "\n\n"
+
+
+@pytest.fixture(scope="module")
+def produced(tmp_path_factory):
+    """(items file, scores file, tables directory) made by the real commands."""
+    from spudflow.cli import main
+
+    root = tmp_path_factory.mktemp("spud_seeds")
+    source = root / "en_pud_test.conllu"
+    source.write_text(_first_sentences(PUD, N_SENTENCES), encoding="utf-8")
+    orig = root / "ingest"
+    assert main(["ingest", str(source), "--out", str(orig)]) == 0
+    nonce = []
+    for seed in SEEDS:
+        out = root / "nonce" / "spud" / f"seed{seed}"
+        assert main(["nonce", str(orig), "--lang", "en", "--seed", str(seed), "--method", "spud",
+                     "--out", str(out)]) == 0
+        nonce += ["--nonce", str(out)]
+    items = root / "results" / "items" / "spud_en_test.parquet"
+    assert main(["pairs", "spud", "--orig", str(orig), *nonce, "--lang", "en", "--dataset",
+                 "spud_en_test", "--out", str(items)]) == 0
+    model = root / "trigram.parquet"
+    assert main(["ngram-train", str(orig), "--out", str(model), "--lang", "en"]) == 0
+    scores = root / "results" / "scores" / "spud_en_test" / "trigram"
+    assert main(["score", str(items), "--model", str(model), "--kind", "ngram", "--method",
+                 "kn,addk", "--name", "trigram", "--out", str(scores), "--threads", "1"]) == 0
+    tables = root / "tables"
+    assert main(["table-spud-scores", "--items", str(items), "--scores",
+                 str(scores / "item_scores.parquet"), "--out-dir", str(tables)]) == 0
+    return items, scores / "item_scores.parquet", tables
+
+
+def _ratios(items_path, scores_path, scorer) -> dict[tuple[str, str], float]:
+    """(group, seed) -> r of one scoring function, straight from the producers' files."""
+    items = pl.read_parquet(items_path)
+    scores = pl.read_parquet(scores_path).filter(
+        pl.col("model") == scorer[0], pl.col("method") == scorer[1], pl.col("region").is_null())
+    ppl = dict(zip(scores["item_id"], scores["ppl"], strict=True))
+    ratios = {}
+    for row in items.filter(pl.col("method") == "spud").iter_rows(named=True):
+        orig = f"{row['group_id']}:original"
+        ratios[row["group_id"], str(row["seed"])] = ppl[row["item_id"]] / ppl[orig]
+    return ratios
+
+
+def _per_original(ratios: dict) -> dict[str, float]:
+    """Geometric mean ratio per original sentence over its seeds."""
+    logs: dict[str, list[float]] = {}
+    for (group, _), r in ratios.items():
+        logs.setdefault(group, []).append(np.log(r))
+    return {g: float(np.exp(np.mean(v))) for g, v in logs.items()}
+
+
+def test_inputs_have_one_nonce_version_per_seed(produced):
+    items = pl.read_parquet(produced[0])
+    nonce = items.filter(pl.col("method") == "spud")
+    assert sorted(nonce["seed"].unique().to_list()) == list(SEEDS)
+    assert nonce.height == len(SEEDS) * items.filter(pl.col("method") == "original").height
+
+
+def test_wilcoxon_counts_each_original_once(produced):
+    items, scores, tables = produced
+    a, b = (_ratios(items, scores, s) for s in SCORERS)
+    tests = assert_table_files(tables, "spud_wilcoxon")
+    rows = tests.filter(pl.col("model_a") == "trigram")
+    assert rows.filter(pl.col("method_a") != "addk").height == 0  # sorted: (addk, kn)
+    assert rows["nonce_seed"].to_list() == ["1", "2", "all"]
+    n_originals = len({g for g, _ in a})
+    for row in rows.iter_rows(named=True):
+        if row["nonce_seed"] == "all":
+            ra, rb = _per_original(b), _per_original(a)  # a: kn, b: addk; addk is model_a
+            assert row["n_seeds"] == len(SEEDS)
+        else:
+            ra = {g: r for (g, s), r in b.items() if s == row["nonce_seed"]}
+            rb = {g: r for (g, s), r in a.items() if s == row["nonce_seed"]}
+            assert row["n_seeds"] == 1
+        groups = sorted(ra)
+        x, y = np.array([ra[g] for g in groups]), np.array([rb[g] for g in groups])
+        # one observation per original sentence, never one per (original, seed)
+        assert row["n_pairs"] == len(groups) == n_originals
+        expected = wilcoxon(x, y)
+        assert row["statistic"] == pytest.approx(expected.statistic)
+        assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
+        assert row["median_ratio_difference"] == pytest.approx(np.median(x - y))
+        assert row["share_a_greater"] == pytest.approx(np.mean(x > y))
+
+
+def test_summary_per_seed_and_combined(produced):
+    items, scores, tables = produced
+    summary = assert_table_files(tables, "spud_ratio_summary")
+    for scorer in SCORERS:
+        ratios = _ratios(items, scores, scorer)
+        rows = summary.filter(pl.col("model") == scorer[0], pl.col("method") == scorer[1])
+        assert rows["nonce_seed"].to_list() == ["1", "2", "all"]
+        for row in rows.iter_rows(named=True):
+            if row["nonce_seed"] == "all":
+                r = np.array(list(_per_original(ratios).values()))
+            else:
+                r = np.array([v for (_, s), v in ratios.items() if s == row["nonce_seed"]])
+            assert row["n_pairs"] == len(r) == len({g for g, _ in ratios})
+            q1, median, q3 = np.quantile(r, [0.25, 0.5, 0.75])
+            assert [row["ratio_q1"], row["ratio_median"], row["ratio_q3"]] == pytest.approx(
+                [q1, median, q3], rel=1e-12)
+            assert row["ratio_mean"] == pytest.approx(r.mean(), rel=1e-12)
+            assert row["share_ratio_gt1"] == pytest.approx(np.mean(r > 1))
