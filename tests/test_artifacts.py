@@ -139,7 +139,8 @@ def test_aggregate_column_maps_name_declared_columns():
     reads = [(columns.ITEMS, artifacts.ITEMS), (columns.SPUD_ITEMS, artifacts.ITEMS_SPUD),
              (columns.GERMAN_CASE_ITEMS, artifacts.ITEMS_GERMAN_CASE),
              (columns.JAPANESE_ITEMS, artifacts.ITEMS_JAPANESE),
-             (columns.COLA_ITEMS, artifacts.ITEMS_COLA), (columns.BLIMP_ITEMS, artifacts.ITEMS_BLIMP),
+             (columns.COLA_ITEMS, artifacts.ITEMS_COLA),
+             (columns.BLIMP_ITEMS, artifacts.ITEMS_BLIMP),
              (columns.SCORES, artifacts.ITEM_SCORES),
              (columns.PROBE_METRICS, artifacts.PROBE_METRICS)]
     for mapping, artifact in reads:
