@@ -9,7 +9,6 @@ hand-off tests (tests/test_handoff.py) run the same consumers on what the produc
 from __future__ import annotations
 
 import itertools
-import re
 from pathlib import Path
 
 import numpy as np
@@ -307,16 +306,13 @@ def probe_metrics(root: Path, seed: int = 0) -> Path:
                  artifacts.PROBE_METRICS)
 
 
-# --- documented columns -------------------------------------------------------------------------
+# --- defined columns -------------------------------------------------------------------------
 
 def documented_columns(name: str) -> list[str]:
-    """The column list of results/tables/NAME.* in docs/aggregate.md."""
-    text = DOCS.read_text(encoding="utf-8")
-    match = re.search(rf"^#+ `results/tables/{re.escape(name)}\.[^`]*`.*?\n(.*?)(?=^#|\Z)", text,
-                      flags=re.M | re.S)
-    assert match, f"docs/aggregate.md documents no table {name}"
-    rows = [line for line in match.group(1).splitlines() if line.startswith("| ")]
-    return [row.split("|")[1].strip() for row in rows[1:] if not row.startswith("|--")]
+    """The columns of results/tables/NAME.* as defined in core (and rendered in the docs)."""
+    from spudflow.core.table_artifacts import TABLES
+
+    return list(TABLES[name].names)
 
 
 def assert_table_files(out_dir: Path, name: str, formats=TABLE_FORMATS) -> pl.DataFrame:

@@ -7,6 +7,7 @@ table against its definition before writing; the docs' table schemas are rendere
 from __future__ import annotations
 
 from spudflow.core.artifacts import (
+    BOOL,
     F64,
     I32,
     I64,
@@ -60,9 +61,309 @@ NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
 ))
 
 # --- aggregate tables -------------------------------------------------------------------------
-# (generated below)
+SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
+    "per language, nonce method, seed, scoring function"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("language", STR, "the items' language"),
+    col("nonce_method", STR, "`spud` or `pos`"),
+    col("nonce_seed", STR, "seed of the nonce versions, or `all`: every seed, one geometric-mean "
+        "ratio per original"),
+    col("n_seeds", I64, "seeds combined (1 on per-seed rows; on `all` rows the most seeds "
+        "combined for one original)"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method (`ppl`, `pppl`, `pppl_l2r`, `unmasked`, …)"),
+    col("n_pairs", I64, "sentence pairs (original, nonce); on `all` rows original sentences"),
+    col("ratio_q1", F64, "first quartile of r = ppl(nonce) / ppl(orig)"),
+    col("ratio_median", F64, "median of r"),
+    col("ratio_q3", F64, "third quartile of r"),
+    col("ratio_mean", F64, "mean of r"),
+    col("share_ratio_gt1", F64, "share of pairs with r > 1 (nonce more perplexing)"),
+    col("ppl_orig_median", F64, "median perplexity of the original sentences"),
+    col("ppl_nonce_median", F64, "median perplexity of the nonce sentences (`all`: of their "
+        "per-original geometric means)"),
+))
 
-AGGREGATE_TABLES = ()
+SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
+    "one row per two scoring functions and seed"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("language", STR, "the items' language"),
+    col("nonce_method", STR, "`spud` or `pos`"),
+    col("nonce_seed", STR, "seed of the nonce versions, or `all`: every seed, one geometric-mean "
+        "ratio per original"),
+    col("n_seeds", I64, "seeds combined (1 on per-seed rows; on `all` rows the most seeds "
+        "combined for one original)"),
+    col("model_a", STR, "first scoring function: model"),
+    col("method_a", STR, "first scoring function: method"),
+    col("model_b", STR, "second scoring function: model"),
+    col("method_b", STR, "second scoring function: method"),
+    col("n_pairs", I64, "pairs both functions scored (on `all` rows: original sentences)"),
+    col("median_ratio_difference", F64, "median of r_a − r_b"),
+    col("share_a_greater", F64, "share of pairs with r_a > r_b"),
+    col("statistic", F64, "Wilcoxon signed-rank statistic (scipy)", True),
+    col("p_value", F64, "its two-sided p-value", True),
+))
+
+SPUD_EXTREMES = table("spud_extremes", "table-spud-scores", (
+    "highest and lowest ratios (Tables 12–13)"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("language", STR, "the items' language"),
+    col("nonce_method", STR, "`spud` or `pos`"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("extreme", STR, "`highest` or `lowest`"),
+    col("rank", I64, "1 = the most extreme"),
+    col("nonce_seed", STR, "seed of the nonce version"),
+    col("group_id", STR, "the original sentence's group"),
+    col("ratio", F64, "r = ppl(nonce) / ppl(orig)"),
+    col("ppl_orig", F64, "perplexity of the original"),
+    col("ppl_nonce", F64, "perplexity of the nonce sentence"),
+    col("orig_sentence", STR, "the original sentence"),
+    col("nonce_sentence", STR, "the nonce sentence"),
+))
+
+SPUD_RATIOS = table("spud_ratios", "table-spud-scores", (
+    "every pair (data of the box plots)"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("language", STR, "the items' language"),
+    col("nonce_method", STR, "`spud` or `pos`"),
+    col("nonce_seed", STR, "seed of the nonce version"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("group_id", STR, "the pair's group"),
+    col("orig_item_id", STR, "item_id of the original"),
+    col("nonce_item_id", STR, "item_id of the nonce sentence"),
+    col("ppl_orig", F64, "perplexity of the original"),
+    col("ppl_nonce", F64, "perplexity of the nonce sentence"),
+    col("ratio", F64, "ppl_nonce / ppl_orig"),
+    col("log_ratio", F64, "natural log of ratio"),
+    col("orig_sentence", STR, "the original sentence"),
+    col("nonce_sentence", STR, "the nonce sentence"),
+))
+
+GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
+    "per scoring function"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("analysis", STR, "`all`: 36 grammatical vs 108 violations per template; `restricted`: "
+        "only the original assignment (NDA) among the grammatical sentences, all violations"),
+    col("n_templates", I64, "templates with an AUC"),
+    col("auc_mean", F64, "mean ROC AUC over templates"),
+    col("auc_sd", F64, "sample sd over templates (null for one template)", True),
+))
+
+GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-case", (
+    "per template"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("template", STR, "template id"),
+    col("analysis", STR, "`all` or `restricted` (as above)"),
+    col("n_grammatical", I64, "grammatical sentences (positives)"),
+    col("n_violation", I64, "violations (negatives)"),
+    col("auc", F64, "roc_auc_score of logprob_sum; null without both classes", True),
+))
+
+GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-case", (
+    "per violation type"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("violation", STR, "the doubled case: `N`, `A` or `D`"),
+    col("n_templates", I64, "templates"),
+    col("auc_mean", F64, "mean over templates of the AUC of all grammatical sentences against "
+        "the violations doubling this case"),
+    col("auc_sd", F64, "sample sd over templates", True),
+))
+
+GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
+    "per animacy pattern"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("np_animacy", STR, "animacy of np1 np2 np3 (nominative, dative, accusative NP of the "
+        "template): `a` animate, `i` inanimate, e.g. `aai`"),
+    col("n_templates", I64, "templates with this pattern"),
+    col("auc_mean", F64, "mean template AUC (analysis `all`)"),
+    col("auc_sd", F64, "sample sd", True),
+))
+
+GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
+    "per case order"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("grammatical", BOOL, "grammatical sentences or violations"),
+    col("case_order", STR, "the NPs' cases in sentence order, e.g. `DNA` (from `cases` and "
+        "`positions`)"),
+    col("n_items", I64, "sentences"),
+    col("logprob_mean", F64, "mean logprob_sum"),
+    col("logprob_sd", F64, "sample sd", True),
+))
+
+GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
+    "ROC curve points (data of the figure)"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("fpr", F64, "false positive rate (violations scored ≥ threshold)"),
+    col("tpr", F64, "true positive rate (grammatical scored ≥ threshold)"),
+    col("threshold", F64, "logprob_sum threshold (the first is +inf)"),
+    col("auc", F64, "AUC of all templates pooled"),
+))
+
+COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
+    "per normalisation and split (Table 4)"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("split", STR, "CoLA split (`in_domain_dev`, `out_of_domain_dev`, …)"),
+    col("normalisation", STR, "`LogProb`, `MeanLP`, `NormLP`, `SLOR` or `Word-LP Min-1`"),
+    col("n_items", I64, "labelled items with this score"),
+    col("n_acceptable", I64, "of which acceptable (label 1)"),
+    col("folds", I64, "cross-validation folds used (min(folds, n_items))"),
+    col("accuracy", F64, "accuracy of the held-out predictions"),
+    col("mcc", F64, "Matthews correlation of the held-out predictions"),
+    col("threshold_mean", F64, "mean of the folds' thresholds"),
+))
+
+BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
+    "per scoring function"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("n_paradigms", I64, "paradigms (UIDs) with an accuracy (at least one pair scored)"),
+    col("n_pairs", I64, "pairs with both sentences scored (ties included)"),
+    col("n_correct", I64, "pairs with logprob(good) > logprob(bad)"),
+    col("n_ties", I64, "pairs with equal scores (counted wrong)"),
+    col("n_skipped", I64, "skipped pairs: a sentence not scored (no row, or `skipped` / null "
+        "logprob_sum); not in n_pairs"),
+    col("accuracy", F64, "n_correct / n_pairs (null when n_pairs = 0)", True),
+    col("paradigm_mean_accuracy", F64, "unweighted mean of the n_paradigms paradigms' "
+        "accuracies", True),
+))
+
+BLIMP_FIELD = table("blimp_field", "table-blimp", (
+    "per field"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("field", STR, "BLiMP field"),
+    col("n_paradigms", I64, "paradigms in the field with an accuracy"),
+    col("n_pairs", I64, "pairs with both sentences scored"),
+    col("n_correct", I64, "correct pairs"),
+    col("n_ties", I64, "tied pairs (counted wrong)"),
+    col("n_skipped", I64, "skipped pairs (not in n_pairs)"),
+    col("accuracy", F64, "n_correct / n_pairs (null when n_pairs = 0)", True),
+    col("paradigm_mean_accuracy", F64, "unweighted mean of the field's paradigm accuracies", True),
+))
+
+BLIMP_PARADIGM = table("blimp_paradigm", "table-blimp", (
+    "per paradigm"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("field", STR, "BLiMP field"),
+    col("linguistics_term", STR, "phenomenon"),
+    col("uid", STR, "paradigm (BLiMP UID)"),
+    col("n_pairs", I64, "pairs with both sentences scored"),
+    col("n_correct", I64, "correct pairs"),
+    col("n_ties", I64, "tied pairs (counted wrong)"),
+    col("n_skipped", I64, "skipped pairs (not in n_pairs)"),
+    col("accuracy", F64, "n_correct / n_pairs (null when every pair is skipped)", True),
+))
+
+JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
+    "per dataset and scoring mode"), columns=(
+    col("dataset", STR, "items dataset (base, rare, longer, relative clauses)"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("region", STR, "null: whole sentence; `verb`: verb-only mode (no other regions)", True),
+    col("decision", STR, "`perplexity` (lower perplexity preferred; the thesis's rule, §4.5) or "
+        "`logprob_sum`"),
+    col("n_obligatory", I64, "obligatory pairs"),
+    col("accuracy_obligatory", F64, "share of obligatory pairs preferring the transitive "
+        "verb", True),
+    col("n_ambiguous", I64, "ambiguous pairs"),
+    col("transitive_rate_ambiguous", F64, "share of ambiguous pairs preferring the transitive "
+        "verb", True),
+    col("n_ties", I64, "pairs with equal scores (count as intransitive)"),
+))
+
+JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
+    "every ordered pair of modes"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("mode_a", STR, "`model/method` (whole sentence) or `model/method@verb` (verb-only)"),
+    col("mode_b", STR, "likewise (the full matrix, diagonal included)"),
+    col("decision", STR, "`perplexity` or `logprob_sum` (as in `japanese_accuracy`)"),
+    col("n_pairs", I64, "pairs both modes scored"),
+    col("agreement", F64, "share of pairs with the same preferred verb"),
+    col("kappa", F64, "Cohen's kappa (null when both modes always choose the same verb)", True),
+))
+
+JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
+    "top coefficients per mode"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+    col("region", STR, "null: whole sentence; `verb`: verb-only mode", True),
+    col("decision", STR, "`perplexity` or `logprob_sum` (as in `japanese_accuracy`)"),
+    col("n_pairs", I64, "pairs in the regression"),
+    col("cv_accuracy_mean", F64, "mean accuracy over the cross-validation folds"),
+    col("cv_accuracy_sd", F64, "sample sd over the folds", True),
+    col("rank", I64, "1 = largest absolute coefficient; null in the one row of a fit whose "
+        "coefficients are all zero", True),
+    col("feature", STR, "`column=value` (e.g. `verb_pair=開ける/開く`, `order=が-を`, "
+        "`args=猫を`)", True),
+    col("coefficient", F64, "coefficient (positive: favours the transitive verb)", True),
+))
+
+PROBE_SUMMARY = table("probe_summary", "table-probe", (
+    "per probe configuration and eval set"), columns=(
+    col("treebank", STR, "treebank probed"),
+    col("model", STR, "LM"),
+    col("baseline", STR, "`none` (the LM), `M0`, `MR` or `MRC`"),
+    col("dist_layer", I64, "layer of the distance probe"),
+    col("label_layer", I64, "layer of the label probe"),
+    col("eval", STR, "`orig` or the nonce method (`spud`, `pos`)"),
+    col("n_runs", I64, "rows averaged (probe seeds × nonce seeds)"),
+    col("relacc_mean", F64, "relation accuracy"),
+    col("relacc_sd", F64, "its sample sd", True),
+    col("uas_mean", F64, "UAS"),
+    col("uas_sd", F64, "its sample sd", True),
+    col("las_mean", F64, "LAS"),
+    col("las_sd", F64, "its sample sd", True),
+    col("root_acc_mean", F64, "root accuracy"),
+    col("root_acc_sd", F64, "its sample sd", True),
+    col("delta_relacc_mean", F64, "Δ RelAcc = orig − nonce of the same run (null on `orig` "
+        "rows)", True),
+    col("delta_relacc_sd", F64, "its sample sd", True),
+    col("delta_uas_mean", F64, "Δ UAS", True),
+    col("delta_uas_sd", F64, "its sample sd", True),
+    col("delta_las_mean", F64, "Δ LAS", True),
+    col("delta_las_sd", F64, "its sample sd", True),
+))
+
+PROBE_LAYERS = table("probe_layers", "table-probe", (
+    "per layer (App. F.6)"), columns=(
+    col("treebank", STR, "treebank probed"),
+    col("model", STR, "LM"),
+    col("baseline", STR, "`none`, `M0`, `MR` or `MRC`"),
+    col("layer", I64, "the layer both probe parts read"),
+    col("eval", STR, "`orig`, `spud` or `pos`"),
+    col("n_runs", I64, "rows averaged"),
+    col("relacc_mean", F64, "mean relation accuracy"),
+    col("uas_mean", F64, "mean UAS"),
+    col("las_mean", F64, "mean LAS"),
+    col("root_acc_mean", F64, "mean root accuracy"),
+))
+
+AGGREGATE_TABLES = (
+    SPUD_RATIO_SUMMARY, SPUD_WILCOXON, SPUD_EXTREMES, SPUD_RATIOS, GERMAN_CASE_AUC,
+    GERMAN_CASE_AUC_TEMPLATES, GERMAN_CASE_AUC_VIOLATION, GERMAN_CASE_ANIMACY, GERMAN_CASE_ORDER,
+    GERMAN_CASE_ROC, COLA_THRESHOLDS, BLIMP_OVERALL, BLIMP_FIELD, BLIMP_PARADIGM,
+    JAPANESE_ACCURACY, JAPANESE_AGREEMENT, JAPANESE_REGRESSION, PROBE_SUMMARY, PROBE_LAYERS,
+)
 
 # Tables that stack a stage artifact unchanged keep its definition.
 TABLES: dict[str, Artifact] = {
