@@ -7,6 +7,10 @@ import xml.etree.ElementTree as ET
 
 import polars as pl
 import pytest
+from artifact_files import rewrite
+
+from spudflow.core.contract import write_artifact
+from spudflow.core.table_artifacts import TABLES
 
 from aggregate_inputs import (
     blimp_inputs,
@@ -52,8 +56,8 @@ def test_figure_files_are_deterministic(tmp_path, run_cli, figure, table, comman
 
 def test_empty_table_gives_a_placeholder(tmp_path, run_cli):
     empty = tmp_path / "blimp_field.parquet"
-    pl.DataFrame(schema={"dataset": pl.String, "model": pl.String, "method": pl.String,
-                         "field": pl.String, "accuracy": pl.Float64}).write_parquet(empty)
+    write_artifact(pl.DataFrame(schema=TABLES["blimp_field"].polars_schema()), empty,
+                   TABLES["blimp_field"])
     code, _, err = run_cli("figure-blimp-fields", empty, "--out", tmp_path / "fig")
     assert code == 0, err
     assert b"no BLiMP results" in (tmp_path / "fig.svg").read_bytes()
@@ -77,9 +81,8 @@ def test_agreement_heat_map_shows_missing_cells_as_missing(tmp_path, run_cli):
     groups = pl.read_parquet(items)["group_id"].unique().sort().to_list()
     half = {g for i, g in enumerate(groups) if i % 2}
     for path, keep in zip(scores, (half, set(groups) - half), strict=True):  # bert, gpt
-        frame = pl.read_parquet(path)
-        frame.filter(pl.col("item_id").str.replace(r"-(in)?transitive$", "").is_in(keep)) \
-            .write_parquet(path)
+        rewrite(path, lambda f, keep=keep: f.filter(
+            pl.col("item_id").str.replace(r"-(in)?transitive$", "").is_in(keep)))
     tables = tmp_path / "tables"
     code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores,
                            "--out-dir", tables)
@@ -103,12 +106,11 @@ def test_blimp_bars_show_a_field_without_accuracy_as_missing(tmp_path, run_cli):
     """A field whose pairs were all skipped has no accuracy: no bar of height 0, but n/a."""
     items, scores = blimp_inputs(tmp_path)
     syntax = pl.read_parquet(items).filter(pl.col("field") == "syntax")["item_id"]
-    frame = pl.read_parquet(scores[0])
-    frame.with_columns(
+    rewrite(scores[0], lambda f: f.with_columns(
         pl.when(pl.col("item_id").is_in(syntax)).then(None).otherwise(pl.col("logprob_sum"))
         .alias("logprob_sum"),
         pl.when(pl.col("item_id").is_in(syntax)).then(pl.lit("too_long")).alias("skipped"),
-    ).write_parquet(scores[0])
+    ))
     tables = tmp_path / "tables"
     code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores,
                            "--out-dir", tables)

@@ -148,9 +148,9 @@ def test_two_originals_in_a_group_is_bad_input(tmp_path, run_cli):
 
 def test_two_nonce_versions_of_one_seed_is_bad_input(tmp_path, run_cli):
     items, scores = spud_inputs(tmp_path, n_groups=4)
-    frame = pl.read_parquet(items)
-    frame.with_columns(pl.when(pl.col("item_id") == "2-spud-1").then(pl.lit("g1"))
-                       .otherwise(pl.col("group_id")).alias("group_id")).write_parquet(items)
+    rewrite(items, lambda f: f.with_columns(
+        pl.when(pl.col("item_id") == "2-spud-1").then(pl.lit("g1"))
+        .otherwise(pl.col("group_id")).alias("group_id")))
     out = tmp_path / "tables"
     code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
                            "--out-dir", out)
@@ -162,9 +162,9 @@ def test_two_nonce_versions_of_one_seed_is_bad_input(tmp_path, run_cli):
 
 def test_a_nonce_sentence_without_a_seed_is_bad_input(tmp_path, run_cli):
     items, scores = spud_inputs(tmp_path, n_groups=4)
-    frame = pl.read_parquet(items)
-    frame.with_columns(pl.when(pl.col("item_id") == "3-pos-1").then(None)
-                       .otherwise(pl.col("seed")).alias("seed")).write_parquet(items)
+    rewrite(items, lambda f: f.with_columns(
+        pl.when(pl.col("item_id") == "3-pos-1").then(None)
+        .otherwise(pl.col("seed")).alias("seed")))
     out = tmp_path / "tables"
     code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
                            "--out-dir", out)
