@@ -21,7 +21,7 @@ def _ratios(items_path, score_paths, model, method, nonce_method):
     ppl = dict(zip(scores["item_id"], scores["ppl"], strict=True))
     ratios = {}
     for group in items.partition_by("group_id"):
-        orig = group.filter(pl.col("method").is_null())["item_id"][0]
+        orig = group.filter(pl.col("method") == "original")["item_id"][0]
         nonce = group.filter(pl.col("method") == nonce_method)["item_id"][0]
         ratios[group["group_id"][0]] = ppl[nonce] / ppl[orig]
     return ratios

@@ -151,16 +151,17 @@ def run_treebank_stats(args: argparse.Namespace) -> None:
 
     table = pl.concat([read_artifact(p, TREEBANK_STATS) for p in args.inputs]).sort(
         ["treebank", "split"])
-    write_table(table, args.out, caption="Treebank statistics per split: sentences, words, "
-                "surface tokens, multiword tokens, empty nodes, UPOS counts and type-token ratio "
-                "of word forms.")
+    write_table(table, args.out, TREEBANK_STATS, caption=(
+        "Treebank statistics per split: sentences, words, surface tokens, multiword tokens, "
+        "empty nodes, UPOS counts and type-token ratio of word forms."))
 
 
 def run_collect(args: argparse.Namespace) -> None:
     from spudflow.aggregate.collect import collect
     from spudflow.core.tables import write_table
 
-    write_table(collect(args.inputs), args.out, caption=args.caption)
+    table, artifact = collect(args.inputs)
+    write_table(table, args.out, artifact, caption=args.caption)
 
 
 def run_spud_scores(args: argparse.Namespace) -> None:

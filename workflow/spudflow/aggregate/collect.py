@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.artifacts import NONCE_STATS, TREEBANK_STATS
-from spudflow.core.contract import artifact_of, read_artifact
+from spudflow.core.contract import Artifact, artifact_of, read_artifact
 from spudflow.core.errors import InputError
 
 # The per-split files collected into one table.
@@ -18,8 +18,9 @@ COLLECTABLE = {a.name: a for a in (NONCE_STATS, TREEBANK_STATS)}
 SORT_KEYS = ("treebank", "split", "language", "method", "seed")
 
 
-def collect(paths: Iterable[str | Path]) -> pl.DataFrame:
-    """Row-wise concatenation of files of one stage artifact, each checked against it."""
+def collect(paths: Iterable[str | Path]) -> tuple[pl.DataFrame, Artifact]:
+    """Row-wise concatenation of files of one stage artifact, each checked against it; and the
+    artifact."""
     frames, artifact = [], None
     for path in map(Path, paths):
         name = artifact_of(path)
@@ -35,4 +36,5 @@ def collect(paths: Iterable[str | Path]) -> pl.DataFrame:
         raise InputError("inputs", None, "no files to collect")
     table = pl.concat(frames, how="vertical")
     keys = [k for k in SORT_KEYS if k in table.columns]
-    return table.sort(keys, nulls_last=False, maintain_order=True) if keys else table
+    table = table.sort(keys, nulls_last=False, maintain_order=True) if keys else table
+    return table, artifact

@@ -29,6 +29,6 @@ def write_tables(tables: list[Table], out_dir: str | Path) -> None:
     """Each table in its formats. Called once every table is computed, so that bad input stops a
     command before anything is written."""
     for table in tables:
-        write_table(table.frame, Path(out_dir) / table.name, caption=table.caption,
-                    formats=table.formats, artifact=TABLES[table.name])
+        write_table(table.frame, Path(out_dir) / table.name, TABLES[table.name],
+                    caption=table.caption, formats=table.formats)
         log.info("wrote %s (%d rows) to %s", table.name, table.frame.height, out_dir)

@@ -297,7 +297,8 @@ JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     col("mode_b", STR, "likewise (the full matrix, diagonal included)"),
     col("decision", STR, "`perplexity` or `logprob_sum` (as in `japanese_accuracy`)"),
     col("n_pairs", I64, "pairs both modes scored"),
-    col("agreement", F64, "share of pairs with the same preferred verb"),
+    col("agreement", F64, "share of pairs with the same preferred verb; null when the two modes "
+        "share no pair", True),
     col("kappa", F64, "Cohen's kappa (null when both modes always choose the same verb)", True),
 ))
 

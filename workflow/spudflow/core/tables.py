@@ -7,8 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.atomic import atomic_outputs
-from spudflow.core.contract import Artifact, ContractError, conform, write_artifact
-from spudflow.core.table_artifacts import TABLES
+from spudflow.core.contract import Artifact, conform, write_artifact
 
 TABLE_FORMATS = ("parquet", "csv", "md", "tex")
 
@@ -30,15 +29,12 @@ def _latex(df: pl.DataFrame, caption: str | None) -> str:
     return styler.to_latex(hrules=True, caption=caption, position_float="centering") + ""
 
 
-def write_table(df: pl.DataFrame, stem: str | Path, caption: str | None = None,
-                formats: tuple[str, ...] = TABLE_FORMATS,
-                artifact: Artifact | None = None) -> dict[str, Path]:
-    """Write STEM.parquet, STEM.csv, STEM.md, STEM.tex, all or none, checked against the
-    table's definition (core/table_artifacts.py; by the stem's name when not given)."""
+def write_table(df: pl.DataFrame, stem: str | Path, artifact: Artifact,
+                caption: str | None = None,
+                formats: tuple[str, ...] = TABLE_FORMATS) -> dict[str, Path]:
+    """Write STEM.parquet, STEM.csv, STEM.md, STEM.tex, all or none, after checking the table
+    against its definition (core/table_artifacts.py)."""
     paths = table_paths(stem)
-    artifact = artifact or TABLES.get(Path(stem).name)
-    if artifact is None:
-        raise ContractError(f"table {Path(stem).name} has no definition in core")
     df = pl.from_arrow(conform(df, artifact).replace_schema_metadata(None))
     with atomic_outputs() as out:
         for fmt in formats:

@@ -96,14 +96,16 @@ def run_table(args: argparse.Namespace) -> None:
 
     from spudflow.core.artifacts import NONCE_STATS
     from spudflow.core.contract import read_artifact
+    from spudflow.core.table_artifacts import NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO
     from spudflow.core.tables import write_table
     from spudflow.nonce.stats import ratio_table, ttr_table
 
     stats = pl.concat([read_artifact(p, NONCE_STATS) for p in args.inputs], how="vertical")
     if args.table == "ratio":
-        write_table(ratio_table(stats), args.out, caption="Nonce treebanks: share of words "
-                    "replaced per UPOS and in total (all words), and words of a replaced UPOS "
-                    "left unreplaced by reason.")
+        write_table(ratio_table(stats), args.out, NONCE_REPLACEMENT_RATIO, caption=(
+            "Nonce treebanks: share of words replaced per UPOS and in total (all words), and "
+            "words of a replaced UPOS left unreplaced by reason."))
     else:
-        write_table(ttr_table(stats), args.out, caption="Nonce treebanks: type-token ratio of "
-                    "word forms in the original and the nonce treebank.")
+        write_table(ttr_table(stats), args.out, NONCE_TYPE_TOKEN_RATIO, caption=(
+            "Nonce treebanks: type-token ratio of word forms in the original and the nonce "
+            "treebank."))
