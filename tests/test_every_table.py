@@ -29,13 +29,10 @@ TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes",
 DATA_TABLES = ("spud_ratios", "german_case_roc")
 # Number columns that may be null throughout on the tiny data, and why.
 MAY_BE_ALL_NULL = {
-    # one template per test-sized sample gives no spread
-    ("german_case_auc", "auc_sd"): "a sd needs two templates",
-    ("german_case_auc_violation", "auc_sd"): "a sd needs two templates",
-    ("probe_summary", "uas_sd"): "one probe seed",
-    ("probe_summary", "las_sd"): "one probe seed",
-    ("probe_summary", "relacc_sd"): "one probe seed",
-    ("probe_summary", "delta_las_sd"): "one probe seed",
+    ("german_case_animacy", "auc_sd"): "one template per animacy pattern in a 2-template sample",
+    **{("probe_summary", f"{figure}_sd"): "one probe seed (a sample sd needs two)"
+       for figure in ("uas", "las", "relacc", "root_acc", "delta_uas", "delta_las",
+                      "delta_relacc")},
 }
 FIGURES = ("spud_log_ratios", "german_case_roc", "blimp_fields", "japanese_agreement",
            "probe_layers")
