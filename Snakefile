@@ -1,9 +1,11 @@
 # spudflow: what do language models know about syntax? See README.md.
+# Reading order: this file, then rules/common.smk (what every stage shares), then each stage's
+# rules/<stage>.smk (its input functions beside its rules) and its code in workflow/spudflow/<stage>/.
 import os
 
 from snakemake.utils import min_version, validate
 
-from spudflow.core.config import check_config, fill_defaults
+from spudflow.core.config import check_config
 
 min_version("9.0")
 
@@ -17,10 +19,11 @@ if not workflow.overwrite_configfiles:
     configfile: "config/config.yaml"
 
 
+# Every problem of the config, one line per key; then the schema's defaults are filled in
+# (set_default=True, also into sections left out whose schema default is {}), the one place a
+# config default lives: the rules read config keys without defaults of their own.
 check_config(config, workflow.source_path("config/schema.yaml"))
-# Sections whose keys all have defaults may be left out of a config; the schema fills them in.
-fill_defaults(config, workflow.source_path("config/schema.yaml"))
-validate(config, "config/schema.yaml")
+validate(config, "config/schema.yaml", set_default=True)
 
 
 # `snakemake --report results/report.html`: this text, then every table and figure marked with
@@ -44,5 +47,11 @@ check_training_overlap()
 
 rule all:
     input:
-        all_outputs(),
+        ingest_outputs(),
+        nonce_outputs(),
+        [items_file(dataset) for dataset in items_datasets()],
+        control_outputs(),
+        scoring_outputs(),
+        probe_metrics_files(),
+        aggregate_outputs(),
     default_target: True

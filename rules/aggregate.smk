@@ -1,16 +1,65 @@
 # Aggregation: tables and figures collected across treebanks, models and datasets, and the
-# report's entries. Input functions (and what they expect of the other stages): common.smk.
+# report's entries. A table is left out of aggregate_outputs() while the config produces no input
+# for it. What it reads of the other stages (their rules files, included before this one):
+#   items_datasets() -> [dataset, ...]            pairs: the items datasets the config enables
+#   scoring_jobs() -> [(dataset, model), ...]     scoring: each makes
+#                                                 results/scores/{dataset}/{model}/item_scores.parquet
+#   probe_metrics_files() -> [path, ...]          probe: metrics.parquet files
+#   nonce_stats_files() -> [path, ...]            nonce: per-split replacement statistics
+# An items dataset's kind is the prefix of its name.
 AGGREGATE = config["aggregate"]
+
+
+def aggregate_datasets(kind):
+    """The items datasets of one kind the config enables, in config order."""
+    return [d for d in items_datasets() if d.startswith(kind)]
+
+
+def aggregate_items(kind):
+    return [items_file(d) for d in aggregate_datasets(kind)]
+
+
+def aggregate_jobs(kind):
+    datasets = set(aggregate_datasets(kind))
+    return [(d, m) for d, m in scoring_jobs() if d in datasets]
+
+
+def aggregate_scores(kind):
+    return [f"results/scores/{d}/{m}/item_scores.parquet" for d, m in aggregate_jobs(kind)]
+
+
+def aggregate_models(kind):
+    """Models scored on datasets of this kind (for report captions)."""
+    return sorted({m for _, m in aggregate_jobs(kind)})
+
+
+def aggregate_outputs():
+    """The aggregate targets whose inputs the config produces (one file per rule suffices)."""
+    wanted = {
+        "spud": ["tables/spud_ratio_summary.parquet", "figures/spud_log_ratios.svg"],
+        "german_case": ["tables/german_case_auc.parquet", "figures/german_case_roc.svg"],
+        "cola": ["tables/cola_thresholds.parquet"],
+        "blimp": ["tables/blimp_overall.parquet", "figures/blimp_fields.svg"],
+        "japanese": ["tables/japanese_accuracy.parquet", "figures/japanese_agreement.svg"],
+    }
+    outputs = [
+        f"results/{f}" for kind, files in wanted.items() if aggregate_scores(kind) for f in files
+    ]
+    if probe_metrics_files():
+        outputs += ["results/tables/probe_summary.parquet", "results/figures/probe_layers.svg"]
+    if nonce_stats_files():
+        outputs.append("results/tables/nonce_replacements.parquet")
+    return outputs
 
 
 rule table_treebank_stats:
     input:
         stats=[f"results/stats/{tb}/{split}.parquet" for tb, split in treebank_splits()],
-        code=stage_code("aggregate"),
     output:
         table_files("treebank_stats", "treebank_stats.rst", "Treebanks"),
     params:
         stem=subpath(output[1], strip_suffix=".parquet"),
+        code=stage_code("aggregate"),
     log:
         "results/logs/table_treebank_stats.log",
     benchmark:
@@ -27,13 +76,13 @@ rule table_treebank_stats:
 
 rule table_nonce_replacements:
     input:
-        tables=aggregate_replacement_tables(),
-        code=stage_code("aggregate"),
+        tables=nonce_stats_files(),
     output:
         table_files("nonce_replacements", "nonce_replacements.rst", "Treebanks"),
     params:
         stem=subpath(output[1], strip_suffix=".parquet"),
         caption="Nonce treebanks: replacement statistics per treebank, method and seed.",
+        code=stage_code("aggregate"),
     log:
         "results/logs/aggregate/table_nonce_replacements.log",
     benchmark:
@@ -49,269 +98,15 @@ rule table_nonce_replacements:
         " --caption {params.caption:q} 2> {log:q}"
 
 
-rule table_spud_scores:
-    input:
-        item_files=aggregate_items("spud"),
-        score_files=aggregate_scores("spud"),
-        code=stage_code("aggregate"),
-    output:
-        table_files("spud_ratio_summary", "spud_ratio_summary.rst", "SPUD scoring"),
-        table_files("spud_wilcoxon", "spud_wilcoxon.rst", "SPUD scoring"),
-        table_files("spud_extremes", "spud_extremes.rst", "SPUD scoring"),
-        data_files("spud_ratios"),
-    params:
-        out_dir=subpath(output[1], parent=True),
-        extremes=AGGREGATE["extremes"],
-        datasets=aggregate_datasets("spud"),
-        models=aggregate_models("spud"),
-    log:
-        "results/logs/aggregate/table_spud_scores.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_spud_scores.tsv"
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=15,
-    conda:
-        "../envs/stats.yaml"
-    shell:
-        "spudflow table-spud-scores --items {input.item_files:q} --scores {input.score_files:q}"
-        " --out-dir {params.out_dir:q} --extremes {params.extremes} 2> {log:q}"
-
-
-rule figure_spud_ratios:
-    input:
-        table=f"{TABLES_DIR}/spud_ratios.parquet",
-        code=stage_code("aggregate"),
-    output:
-        figure_files("spud_log_ratios", "spud_log_ratios.rst", "SPUD scoring"),
-    params:
-        stem=subpath(output[1], strip_suffix=".png"),
-        datasets=aggregate_datasets("spud"),
-        models=aggregate_models("spud"),
-    log:
-        "results/logs/aggregate/figure_spud_ratios.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_spud_ratios.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../envs/stats.yaml"
-    shell:
-        "spudflow figure-spud-ratios {input.table:q} --out {params.stem:q} 2> {log:q}"
-
-
-rule table_german_case:
-    input:
-        item_files=aggregate_items("german_case"),
-        score_files=aggregate_scores("german_case"),
-        code=stage_code("aggregate"),
-    output:
-        table_files("german_case_auc", "german_case_auc.rst", "German case"),
-        table_files("german_case_auc_templates", "german_case_auc_templates.rst", "German case"),
-        table_files("german_case_auc_violation", "german_case_auc_violation.rst", "German case"),
-        table_files("german_case_animacy", "german_case_animacy.rst", "German case"),
-        table_files("german_case_order", "german_case_order.rst", "German case"),
-        data_files("german_case_roc"),
-    params:
-        out_dir=subpath(output[1], parent=True),
-        datasets=aggregate_datasets("german_case"),
-        models=aggregate_models("german_case"),
-    log:
-        "results/logs/aggregate/table_german_case.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_german_case.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../envs/stats.yaml"
-    shell:
-        "spudflow table-german-case --items {input.item_files:q} --scores {input.score_files:q}"
-        " --out-dir {params.out_dir:q} 2> {log:q}"
-
-
-rule figure_german_roc:
-    input:
-        table=f"{TABLES_DIR}/german_case_roc.parquet",
-        code=stage_code("aggregate"),
-    output:
-        figure_files("german_case_roc", "german_case_roc.rst", "German case"),
-    params:
-        stem=subpath(output[1], strip_suffix=".png"),
-        datasets=aggregate_datasets("german_case"),
-        models=aggregate_models("german_case"),
-    log:
-        "results/logs/aggregate/figure_german_roc.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_german_roc.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../envs/stats.yaml"
-    shell:
-        "spudflow figure-german-roc {input.table:q} --out {params.stem:q} 2> {log:q}"
-
-
-rule table_cola:
-    input:
-        item_files=aggregate_items("cola"),
-        score_files=aggregate_scores("cola"),
-        code=stage_code("aggregate"),
-    output:
-        table_files("cola_thresholds", "cola_thresholds.rst", "CoLA"),
-    params:
-        out_dir=subpath(output[1], parent=True),
-        folds=AGGREGATE["folds"],
-        seed=AGGREGATE["seed"],
-        criterion=AGGREGATE["cola_criterion"],
-        datasets=aggregate_datasets("cola"),
-        models=aggregate_models("cola"),
-    log:
-        "results/logs/aggregate/table_cola.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_cola.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../envs/stats.yaml"
-    shell:
-        "spudflow table-cola --items {input.item_files:q} --scores {input.score_files:q}"
-        " --out-dir {params.out_dir:q} --folds {params.folds} --seed {params.seed}"
-        " --criterion {params.criterion} 2> {log:q}"
-
-
-rule table_blimp:
-    input:
-        item_files=aggregate_items("blimp"),
-        score_files=aggregate_scores("blimp"),
-        code=stage_code("aggregate"),
-    output:
-        table_files("blimp_overall", "blimp_overall.rst", "BLiMP"),
-        table_files("blimp_field", "blimp_field.rst", "BLiMP"),
-        table_files("blimp_paradigm", "blimp_paradigm.rst", "BLiMP"),
-    params:
-        out_dir=subpath(output[1], parent=True),
-        datasets=aggregate_datasets("blimp"),
-        models=aggregate_models("blimp"),
-    log:
-        "results/logs/aggregate/table_blimp.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_blimp.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../envs/stats.yaml"
-    shell:
-        "spudflow table-blimp --items {input.item_files:q} --scores {input.score_files:q}"
-        " --out-dir {params.out_dir:q} 2> {log:q}"
-
-
-rule figure_blimp_fields:
-    input:
-        table=f"{TABLES_DIR}/blimp_field.parquet",
-        code=stage_code("aggregate"),
-    output:
-        figure_files("blimp_fields", "blimp_fields.rst", "BLiMP"),
-    params:
-        stem=subpath(output[1], strip_suffix=".png"),
-        datasets=aggregate_datasets("blimp"),
-        models=aggregate_models("blimp"),
-    log:
-        "results/logs/aggregate/figure_blimp_fields.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_blimp_fields.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../envs/stats.yaml"
-    shell:
-        "spudflow figure-blimp-fields {input.table:q} --out {params.stem:q} 2> {log:q}"
-
-
-rule table_japanese:
-    input:
-        item_files=aggregate_items("japanese"),
-        score_files=aggregate_scores("japanese"),
-        code=stage_code("aggregate"),
-    output:
-        table_files("japanese_accuracy", "japanese_accuracy.rst", "Japanese transitivity"),
-        table_files("japanese_agreement", "japanese_agreement.rst", "Japanese transitivity"),
-        table_files("japanese_regression", "japanese_regression.rst", "Japanese transitivity"),
-    params:
-        out_dir=subpath(output[1], parent=True),
-        folds=AGGREGATE["folds"],
-        seed=AGGREGATE["seed"],
-        c=AGGREGATE["regression"]["c"],
-        l1_ratio=AGGREGATE["regression"]["l1_ratio"],
-        top=AGGREGATE["regression"]["top"],
-        max_iter=AGGREGATE["regression"]["max_iter"],
-        decision=AGGREGATE["japanese_decision"],
-        datasets=aggregate_datasets("japanese"),
-        models=aggregate_models("japanese"),
-    log:
-        "results/logs/aggregate/table_japanese.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_japanese.tsv"
-    threads: 4
-    resources:
-        mem_mb=4000,
-        runtime=60,
-    conda:
-        "../envs/stats.yaml"
-    shell:
-        "spudflow table-japanese --items {input.item_files:q} --scores {input.score_files:q}"
-        " --out-dir {params.out_dir:q} --folds {params.folds} --seed {params.seed}"
-        " --c {params.c} --l1-ratio {params.l1_ratio} --top {params.top}"
-        " --max-iter {params.max_iter} --jobs {threads} --decision {params.decision}"
-        " 2> {log:q}"
-
-
-rule figure_japanese_agreement:
-    input:
-        table=f"{TABLES_DIR}/japanese_agreement.parquet",
-        code=stage_code("aggregate"),
-    output:
-        figure_files("japanese_agreement", "japanese_agreement_figure.rst",
-                     "Japanese transitivity"),
-    params:
-        stem=subpath(output[1], strip_suffix=".png"),
-        datasets=aggregate_datasets("japanese"),
-        models=aggregate_models("japanese"),
-    log:
-        "results/logs/aggregate/figure_japanese_agreement.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_japanese_agreement.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../envs/stats.yaml"
-    shell:
-        "spudflow figure-japanese-agreement {input.table:q} --out {params.stem:q} 2> {log:q}"
-
-
 rule table_probe:
     input:
-        metrics=aggregate_probe_metrics(),
-        code=stage_code("aggregate"),
+        metrics=probe_metrics_files(),
     output:
         table_files("probe_summary", "probe_summary.rst", "DepProbe"),
         table_files("probe_layers", "probe_layers.rst", "DepProbe"),
     params:
         out_dir=subpath(output[1], parent=True),
+        code=stage_code("aggregate"),
     log:
         "results/logs/aggregate/table_probe.log",
     benchmark:
@@ -326,14 +121,138 @@ rule table_probe:
         "spudflow table-probe {input.metrics:q} --out-dir {params.out_dir:q} 2> {log:q}"
 
 
+# The tables of one dataset kind: its items and their scores -> tables in results/tables. One
+# rule; the others differ in kind, command, outputs, options and size.
+rule table_blimp:
+    input:
+        item_files=aggregate_items("blimp"),
+        score_files=aggregate_scores("blimp"),
+    output:
+        table_files("blimp_overall", "blimp_overall.rst", "BLiMP"),
+        table_files("blimp_field", "blimp_field.rst", "BLiMP"),
+        table_files("blimp_paradigm", "blimp_paradigm.rst", "BLiMP"),
+    params:
+        command="table-blimp",
+        out_dir=subpath(output[1], parent=True),
+        options="",
+        datasets=aggregate_datasets("blimp"),
+        models=aggregate_models("blimp"),
+        code=stage_code("aggregate"),
+    log:
+        "results/logs/aggregate/table_blimp.log",
+    benchmark:
+        "results/benchmarks/aggregate/table_blimp.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../envs/stats.yaml"
+    shell:
+        "spudflow {params.command} --items {input.item_files:q} --scores {input.score_files:q}"
+        " --out-dir {params.out_dir:q} {params.options} 2> {log:q}"
+
+
+use rule table_blimp as table_spud_scores with:
+    input:
+        item_files=aggregate_items("spud"),
+        score_files=aggregate_scores("spud"),
+    output:
+        table_files("spud_ratio_summary", "spud_ratio_summary.rst", "SPUD scoring"),
+        table_files("spud_wilcoxon", "spud_wilcoxon.rst", "SPUD scoring"),
+        table_files("spud_extremes", "spud_extremes.rst", "SPUD scoring"),
+        data_files("spud_ratios"),
+    params:
+        command="table-spud-scores",
+        options=f"--extremes {AGGREGATE['extremes']}",
+        datasets=aggregate_datasets("spud"),
+        models=aggregate_models("spud"),
+    log:
+        "results/logs/aggregate/table_spud_scores.log",
+    benchmark:
+        "results/benchmarks/aggregate/table_spud_scores.tsv"
+    resources:
+        mem_mb=4000,
+        runtime=15,
+
+
+use rule table_blimp as table_german_case with:
+    input:
+        item_files=aggregate_items("german_case"),
+        score_files=aggregate_scores("german_case"),
+    output:
+        table_files("german_case_auc", "german_case_auc.rst", "German case"),
+        table_files("german_case_auc_templates", "german_case_auc_templates.rst", "German case"),
+        table_files("german_case_auc_violation", "german_case_auc_violation.rst", "German case"),
+        table_files("german_case_animacy", "german_case_animacy.rst", "German case"),
+        table_files("german_case_order", "german_case_order.rst", "German case"),
+        data_files("german_case_roc"),
+    params:
+        command="table-german-case",
+        datasets=aggregate_datasets("german_case"),
+        models=aggregate_models("german_case"),
+    log:
+        "results/logs/aggregate/table_german_case.log",
+    benchmark:
+        "results/benchmarks/aggregate/table_german_case.tsv"
+
+
+use rule table_blimp as table_cola with:
+    input:
+        item_files=aggregate_items("cola"),
+        score_files=aggregate_scores("cola"),
+    output:
+        table_files("cola_thresholds", "cola_thresholds.rst", "CoLA"),
+    params:
+        command="table-cola",
+        options=quoted(cli_options(AGGREGATE, ("folds", "seed")))
+        + f" --criterion {AGGREGATE['cola_criterion']}",
+        datasets=aggregate_datasets("cola"),
+        models=aggregate_models("cola"),
+    log:
+        "results/logs/aggregate/table_cola.log",
+    benchmark:
+        "results/benchmarks/aggregate/table_cola.tsv"
+
+
+use rule table_blimp as table_japanese with:
+    input:
+        item_files=aggregate_items("japanese"),
+        score_files=aggregate_scores("japanese"),
+    output:
+        table_files("japanese_accuracy", "japanese_accuracy.rst", "Japanese transitivity"),
+        table_files("japanese_agreement", "japanese_agreement.rst", "Japanese transitivity"),
+        table_files("japanese_regression", "japanese_regression.rst", "Japanese transitivity"),
+    params:
+        command="table-japanese",
+        options=lambda wc, threads: quoted(
+            cli_options(AGGREGATE, ("folds", "seed"))
+            + cli_options(AGGREGATE["regression"], ("c", "l1_ratio", "top", "max_iter"))
+            + ["--jobs", threads, "--decision", AGGREGATE["japanese_decision"]]
+        ),
+        datasets=aggregate_datasets("japanese"),
+        models=aggregate_models("japanese"),
+    log:
+        "results/logs/aggregate/table_japanese.log",
+    benchmark:
+        "results/benchmarks/aggregate/table_japanese.tsv"
+    threads: 4
+    resources:
+        mem_mb=4000,
+        runtime=60,
+
+
+# A figure: one table -> NAME.svg and NAME.png in results/figures. One rule; the others differ in
+# command, table and figure (and the datasets and models of their captions).
 rule figure_probe_layers:
     input:
-        table=f"{TABLES_DIR}/probe_layers.parquet",
-        code=stage_code("aggregate"),
+        table="results/tables/probe_layers.parquet",
     output:
         figure_files("probe_layers", "probe_layers_figure.rst", "DepProbe"),
     params:
+        command="figure-probe-layers",
         stem=subpath(output[1], strip_suffix=".png"),
+        code=stage_code("aggregate"),
     log:
         "results/logs/aggregate/figure_probe_layers.log",
     benchmark:
@@ -345,4 +264,64 @@ rule figure_probe_layers:
     conda:
         "../envs/stats.yaml"
     shell:
-        "spudflow figure-probe-layers {input.table:q} --out {params.stem:q} 2> {log:q}"
+        "spudflow {params.command} {input.table:q} --out {params.stem:q} 2> {log:q}"
+
+
+use rule figure_probe_layers as figure_spud_ratios with:
+    input:
+        table="results/tables/spud_ratios.parquet",
+    output:
+        figure_files("spud_log_ratios", "spud_log_ratios.rst", "SPUD scoring"),
+    params:
+        command="figure-spud-ratios",
+        datasets=aggregate_datasets("spud"),
+        models=aggregate_models("spud"),
+    log:
+        "results/logs/aggregate/figure_spud_ratios.log",
+    benchmark:
+        "results/benchmarks/aggregate/figure_spud_ratios.tsv"
+
+
+use rule figure_probe_layers as figure_german_roc with:
+    input:
+        table="results/tables/german_case_roc.parquet",
+    output:
+        figure_files("german_case_roc", "german_case_roc.rst", "German case"),
+    params:
+        command="figure-german-roc",
+        datasets=aggregate_datasets("german_case"),
+        models=aggregate_models("german_case"),
+    log:
+        "results/logs/aggregate/figure_german_roc.log",
+    benchmark:
+        "results/benchmarks/aggregate/figure_german_roc.tsv"
+
+
+use rule figure_probe_layers as figure_blimp_fields with:
+    input:
+        table="results/tables/blimp_field.parquet",
+    output:
+        figure_files("blimp_fields", "blimp_fields.rst", "BLiMP"),
+    params:
+        command="figure-blimp-fields",
+        datasets=aggregate_datasets("blimp"),
+        models=aggregate_models("blimp"),
+    log:
+        "results/logs/aggregate/figure_blimp_fields.log",
+    benchmark:
+        "results/benchmarks/aggregate/figure_blimp_fields.tsv"
+
+
+use rule figure_probe_layers as figure_japanese_agreement with:
+    input:
+        table="results/tables/japanese_agreement.parquet",
+    output:
+        figure_files("japanese_agreement", "japanese_agreement_figure.rst", "Japanese transitivity"),
+    params:
+        command="figure-japanese-agreement",
+        datasets=aggregate_datasets("japanese"),
+        models=aggregate_models("japanese"),
+    log:
+        "results/logs/aggregate/figure_japanese_agreement.log",
+    benchmark:
+        "results/benchmarks/aggregate/figure_japanese_agreement.tsv"

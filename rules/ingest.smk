@@ -1,4 +1,31 @@
-# Ingestion: CoNLL-U -> Parquet (tokens + sentences), and per-split statistics.
+# Ingestion: CoNLL-U -> Parquet (tokens + sentences), per-split statistics and training shares.
+
+
+def is_url(location):
+    return location.split(":", 1)[0] in ("http", "https", "ftp", "file")
+
+
+def split_location(treebank, split):
+    return config["treebanks"][treebank]["splits"][split]
+
+
+def treebank_source(wildcards):
+    """The local CoNLL-U file of a split: the configured path, or where its URL is downloaded."""
+    location = split_location(wildcards.treebank, wildcards.split)
+    if not is_url(location):
+        return location
+    suffix = ".conllu.gz" if location.endswith(".gz") else ".conllu"
+    return f"resources/downloads/{wildcards.treebank}/{wildcards.split}{suffix}"
+
+
+def training_share_args(wildcards):
+    share = training_shares()[f"{wildcards.treebank}/{wildcards.split}"]
+    return f"--share {share['share']} --seed {share['seed']}"
+
+
+def ingest_outputs():
+    outputs = ["results/tables/treebank_stats.parquet"]
+    return outputs + [ingested(tb, split) for tb, split in treebank_splits()]
 
 
 rule fetch_treebank:
@@ -23,13 +50,13 @@ rule fetch_treebank:
 rule ingest:
     input:
         conllu=treebank_source,
-        code=stage_code("ingest"),
     output:
         tokens="results/ingest/{treebank}/{split}/tokens.parquet",
         sentences="results/ingest/{treebank}/{split}/sentences.parquet",
     params:
         outdir=subpath(output.tokens, parent=True),
-        lenient="--lenient" if config["ingest"].get("lenient") else "",
+        lenient="--lenient" if config["ingest"]["lenient"] else "",
+        code=stage_code("ingest"),
     log:
         "results/logs/ingest/{treebank}/{split}.log",
     benchmark:
@@ -48,12 +75,12 @@ rule treebank_stats:
     input:
         tokens=rules.ingest.output.tokens,
         sentences=rules.ingest.output.sentences,
-        code=stage_code("ingest"),
     output:
         "results/stats/{treebank}/{split}.parquet",
     params:
         outdir=subpath(input.tokens, parent=True),
         lang=lambda wc: treebank_lang(wc.treebank),
+        code=stage_code("ingest"),
     log:
         "results/logs/treebank_stats/{treebank}/{split}.log",
     threads: 1
@@ -73,14 +100,14 @@ rule training_share:
     input:
         tokens=rules.ingest.output.tokens,
         sentences=rules.ingest.output.sentences,
-        code=stage_code("ingest"),
     output:
         tokens="results/shares/{treebank}/{split}/train/tokens.parquet",
         sentences="results/shares/{treebank}/{split}/train/sentences.parquet",
     params:
         indir=subpath(input.tokens, parent=True),
         outdir=subpath(output.tokens, parent=True),
-        share=lambda wc: training_share_args(wc.treebank, wc.split),
+        share=training_share_args,
+        code=stage_code("ingest"),
     log:
         "results/logs/training_share/{treebank}/{split}.log",
     threads: 1

@@ -172,31 +172,31 @@ def test_text_input_causal_and_determinism(tmp_path, caplog):
     assert set(items["model"]) == {"causal-bytebpe"}
 
 
-def test_resume_skips_finished_shards(tmp_path, items_file, monkeypatch):
+def test_resume_skips_finished_blocks(tmp_path, items_file, monkeypatch):
     model = tiny_model_dir("electra", "metaspace")
     args = [items_file, "--model", model, "--kind", "electra", "--method", "electra",
-            "--shard-size", "1"]
+            "--block-size", "1"]
     assert score([*args, "--out", tmp_path / "reference"]) == 0
 
     calls = []
-    real_score_shard = run.score_shard
+    real_score_block = run.score_block
 
-    def failing_score_shard(job, shard, label):
-        calls.append(shard[0].item_id)
+    def failing_score_block(job, block, label):
+        calls.append(block[0].item_id)
         if len(calls) == 3:
-            raise KeyboardInterrupt  # the job is killed while scoring the third shard
-        return real_score_shard(job, shard, label)
+            raise KeyboardInterrupt  # the job is killed while scoring the third block
+        return real_score_block(job, block, label)
 
-    monkeypatch.setattr(run, "score_shard", failing_score_shard)
+    monkeypatch.setattr(run, "score_block", failing_score_block)
     out = tmp_path / "resumed"
     with pytest.raises(KeyboardInterrupt):
         score([*args, "--out", out])
     assert not (out / "item_scores.parquet").exists()
     [partial] = out.glob(".partial-*")
-    assert len(list(partial.glob("shard-*"))) == 4  # two shards, two files each
+    assert len(list(partial.glob("block-*"))) == 4  # two blocks, two files each
     calls.clear()
     assert score([*args, "--out", out]) == 0
-    assert calls == ["long", "jp"]  # shards 3 and 4 only
+    assert calls == ["long", "jp"]  # blocks 3 and 4 only
     for name in ("token_scores.parquet", "item_scores.parquet"):
         assert pl.read_parquet(out / name).equals(pl.read_parquet(tmp_path / "reference" / name))
     assert not list(out.glob(".partial-*"))

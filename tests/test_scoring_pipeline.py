@@ -36,7 +36,7 @@ def tiny_config(tmp_path: Path) -> dict:
                      "methods": ["pppl", "unmasked_region"], "device": "cpu",
                      "batch_tokens": 256},
         },
-        "scoring": {"datasets": ["tiny"], "unigram": ["tiny_bigram"], "shard_size": 2},
+        "scoring": {"datasets": ["tiny"], "unigram": ["tiny_bigram"], "block_size": 2},
     }
 
 

@@ -54,7 +54,7 @@ def score(items, out, *extra):
 def unsharded(tmp_path_factory):
     root = tmp_path_factory.mktemp("shards")
     items = write_items(root / "items.parquet", ITEMS8)
-    score(items, root / "whole", "--shard-size", "2")
+    score(items, root / "whole", "--block-size", "2")
     return items, root / "whole"
 
 
@@ -64,7 +64,7 @@ def test_gathered_shards_equal_the_unsharded_run_byte_for_byte(unsharded, tmp_pa
     items, whole = unsharded
     shards = [tmp_path / f"{i}-of-{count}" for i in range(1, count + 1)]
     for i, out in enumerate(shards, 1):
-        score(items, out, "--shard-size", "2", "--shard", f"{i}/{count}")
+        score(items, out, "--block-size", "2", "--shard", f"{i}/{count}")
         # A shard is itself a pair of valid tables with the documented columns.
         assert pq.read_schema(out / "token_scores.parquet").equals(TOKEN_SCORES_SCHEMA)
         assert pq.read_schema(out / "item_scores.parquet").equals(ITEM_SCORES_SCHEMA)
@@ -83,10 +83,10 @@ def two_shards(unsharded, tmp_path_factory):
     items, _ = unsharded
     root = tmp_path_factory.mktemp("two")
     for i in (1, 2):
-        score(items, root / f"{i}", "--shard-size", "2", "--shard", f"{i}/2")
+        score(items, root / f"{i}", "--block-size", "2", "--shard", f"{i}/2")
     # Shard 2 of another job (other methods).
     main(["score", str(items), "--model", str(tiny_model_dir("masked", "bytebpe")), "--kind",
-          "masked", "--method", "unmasked", "--name", "bert", "--threads", "1", "--shard-size",
+          "masked", "--method", "unmasked", "--name", "bert", "--threads", "1", "--block-size",
           "2", "--shard", "2/2", "--out", str(root / "other")])
     return root
 
@@ -120,7 +120,7 @@ def test_shard_tables_depend_only_on_contents(tmp_path):
     outs = [tmp_path / "a", tmp_path / "b"]
     for out in outs:
         assert main(["score", str(items), "--model", str(model), "--kind", "ngram", "--method",
-                     "kn", "--shard-size", "3", "--shard", "2/2", "--out", str(out)]) == 0
+                     "kn", "--block-size", "3", "--shard", "2/2", "--out", str(out)]) == 0
         os.utime(model, ns=(1, 1))
     for name in TABLES:
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes()

@@ -55,10 +55,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="auto (bfloat16 on GPU, else float32) | float32 | bfloat16 | float16")
     p.add_argument("--batch-tokens", type=int,
                    help="padded tokens per batch (default 4096 on CPU, 16384 on GPU)")
-    p.add_argument("--shard-size", type=int, default=2000,
-                   help="items per resumable shard (default 2000)")
+    p.add_argument("--block-size", type=int, default=2000,
+                   help="items per resumable block (default 2000)")
     p.add_argument("--shard",
-                   help="I/N: score only shard I of N, a contiguous range of whole --shard-size "
+                   help="I/N: score only shard I of N, a contiguous range of whole --block-size "
                         "blocks of the items, and mark the tables for `score-gather`")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
     p.add_argument("--trust-remote-code", action="store_true",
@@ -118,7 +118,7 @@ def run_score(args: argparse.Namespace) -> None:
     kind = check_kind(args.kind)
     methods = parse_methods(kind, args.method)
     shard = parse_shard(args.shard) if args.shard else None
-    for option, value in (("--batch-tokens", args.batch_tokens), ("--shard-size", args.shard_size),
+    for option, value in (("--batch-tokens", args.batch_tokens), ("--block-size", args.block_size),
                           ("--threads", args.threads)):
         if value is not None and value < 1:
             raise InputError(option, None, f"must be at least 1, not {value}")
@@ -143,7 +143,7 @@ def run_score(args: argparse.Namespace) -> None:
     name = args.name or default_model_name(args.model, args.gguf_file)
     metadata = None
     if shard:
-        start, stop = shard_range(len(items), shard, args.shard_size)
+        start, stop = shard_range(len(items), shard, args.block_size)
         log.info("shard %s: %d of the %d items, from item %d on", shard, stop - start,
                  len(items), start + 1)
         items = items[start:stop]
@@ -166,7 +166,7 @@ def run_score(args: argparse.Namespace) -> None:
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
     key = run_key(args, name, methods)
-    job = Job(scorer, name, methods, unigram_for, args.out, key, args.shard_size, metadata)
+    job = Job(scorer, name, methods, unigram_for, args.out, key, args.block_size, metadata)
     run_job(job, items)
 
 
@@ -219,7 +219,7 @@ def run_key(args: argparse.Namespace, name: str, methods: list[str],
     state = {"input": file_hash(args.input), "model": args.model, "name": name,
              "gguf": args.gguf_file, "kind": args.kind, "methods": methods, "dtype": args.dtype,
              "lang": args.lang, "languages": args.languages,
-             "sample": [args.sample, args.sample_seed], "shard_size": args.shard_size,
+             "sample": [args.sample, args.sample_seed], "block_size": args.block_size,
              "unigram": [file_hash(p) for p in args.unigram], "version": __version__}
     if with_shard:
         state["model_files"] = model_fingerprint(args.model)

@@ -1,4 +1,4 @@
-"""A scoring job: items in blocks of `shard_size`, every method per block, both output tables
+"""A scoring job: items in blocks of `block_size`, every method per block, both output tables
 at the end.
 
 Each finished block is written under OUT/.partial-<run key>/ (the key hashes the input file, the
@@ -49,23 +49,23 @@ class Job:
     unigram_for: Callable[[str | None], Unigram | None]   # item language -> unigram or None
     out_dir: Path
     run_key: str
-    shard_size: int
+    block_size: int
     # Schema metadata of the final tables (a `--shard` job's mark, shards.py); None: none.
     metadata: dict[bytes, bytes] | None = None
 
 
 def run_job(job: Job, items: Sequence[Item]) -> None:
     partial = job.out_dir / f".partial-{job.run_key}"
-    shards = [items[i:i + job.shard_size] for i in range(0, len(items), job.shard_size)] or [[]]
+    blocks = [items[i:i + job.block_size] for i in range(0, len(items), job.block_size)] or [[]]
     paths = []
-    for index, shard in enumerate(shards):
-        token_path = partial / f"shard-{index:05d}.{TOKEN_SCORES_FILE}"
-        item_path = partial / f"shard-{index:05d}.{ITEM_SCORES_FILE}"
+    for index, block in enumerate(blocks):
+        token_path = partial / f"block-{index:05d}.{TOKEN_SCORES_FILE}"
+        item_path = partial / f"block-{index:05d}.{ITEM_SCORES_FILE}"
         paths.append((token_path, item_path))
         if token_path.is_file() and item_path.is_file():
-            log.info("block %d/%d: already done, reusing it", index + 1, len(shards))
+            log.info("block %d/%d: already done, reusing it", index + 1, len(blocks))
             continue
-        token_table, item_table = score_shard(job, shard, f"block {index + 1}/{len(shards)}")
+        token_table, item_table = score_block(job, block, f"block {index + 1}/{len(blocks)}")
         with atomic_outputs() as out:
             write_parquet(token_table, out.path(token_path))
             write_parquet(item_table, out.path(item_path))
@@ -88,8 +88,8 @@ def write_empty(out_dir: Path, metadata: dict[bytes, bytes] | None = None) -> No
                            out.path(out_dir / name), artifact)
 
 
-def score_shard(job: Job, shard: Sequence[Item], label: str) -> tuple[pa.Table, pa.Table]:
-    encoded = job.scorer.encode(shard)
+def score_block(job: Job, block: Sequence[Item], label: str) -> tuple[pa.Table, pa.Table]:
+    encoded = job.scorer.encode(block)
     scorable = [e for e in encoded if e.skipped is None]
     left_out = Counter(e.skipped for e in encoded if e.skipped)
     for e in encoded:

@@ -4,7 +4,7 @@
 the shard and the job they belong to; `score-gather` checks that it got shards 1 … N of one job,
 in order, and concatenates them into the two tables an unsharded job writes.
 
-Shards are cut at multiples of `--shard-size`, the resumable unit of a job (run.py): each of those
+Shards are cut at multiples of `--block-size`, the resumable unit of a job (run.py): each of those
 item blocks is then scored exactly as in the unsharded job, with the same batches, so the
 gathered tables are byte-identical to the unsharded ones (a batch's padding and shape can move
 float results in the last bits, so cutting anywhere else would not be).
