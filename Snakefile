@@ -1,6 +1,7 @@
 # spudflow: what do language models know about syntax? See README.md.
 # Reading order: this file, then rules/common.smk (what every stage shares), then each stage's
-# rules/<stage>.smk (its input functions beside its rules) and its code in workflow/spudflow/<stage>/.
+# rules/<stage>.smk with its input functions and config lookups in rules/plumbing/<stage>.smk
+# (included at its top), then the stage's code in workflow/spudflow/<stage>/.
 import os
 
 from snakemake.utils import min_version, validate
@@ -46,6 +47,7 @@ check_training_overlap()
 
 
 rule all:
+    default_target: True
     input:
         ingest_outputs(),
         nonce_outputs(),
@@ -54,4 +56,3 @@ rule all:
         scoring_outputs(),
         probe_metrics_files(),
         aggregate_outputs(),
-    default_target: True

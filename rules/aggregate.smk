@@ -7,49 +7,9 @@
 #   probe_metrics_files() -> [path, ...]          probe: metrics.parquet files
 #   nonce_stats_files() -> [path, ...]            nonce: per-split replacement statistics
 # An items dataset's kind is the prefix of its name.
-AGGREGATE = config["aggregate"]
 
 
-def aggregate_datasets(kind):
-    """The items datasets of one kind the config enables, in config order."""
-    return [d for d in items_datasets() if d.startswith(kind)]
-
-
-def aggregate_items(kind):
-    return [items_file(d) for d in aggregate_datasets(kind)]
-
-
-def aggregate_jobs(kind):
-    datasets = set(aggregate_datasets(kind))
-    return [(d, m) for d, m in scoring_jobs() if d in datasets]
-
-
-def aggregate_scores(kind):
-    return [f"results/scores/{d}/{m}/item_scores.parquet" for d, m in aggregate_jobs(kind)]
-
-
-def aggregate_models(kind):
-    """Models scored on datasets of this kind (for report captions)."""
-    return sorted({m for _, m in aggregate_jobs(kind)})
-
-
-def aggregate_outputs():
-    """The aggregate targets whose inputs the config produces (one file per rule suffices)."""
-    wanted = {
-        "spud": ["tables/spud_ratio_summary.parquet", "figures/spud_log_ratios.svg"],
-        "german_case": ["tables/german_case_auc.parquet", "figures/german_case_roc.svg"],
-        "cola": ["tables/cola_thresholds.parquet"],
-        "blimp": ["tables/blimp_overall.parquet", "figures/blimp_fields.svg"],
-        "japanese": ["tables/japanese_accuracy.parquet", "figures/japanese_agreement.svg"],
-    }
-    outputs = [
-        f"results/{f}" for kind, files in wanted.items() if aggregate_scores(kind) for f in files
-    ]
-    if probe_metrics_files():
-        outputs += ["results/tables/probe_summary.parquet", "results/figures/probe_layers.svg"]
-    if nonce_stats_files():
-        outputs.append("results/tables/nonce_replacements.parquet")
-    return outputs
+include: "plumbing/aggregate.smk"
 
 
 rule table_treebank_stats:
@@ -57,19 +17,19 @@ rule table_treebank_stats:
         stats=[f"results/stats/{tb}/{split}.parquet" for tb, split in treebank_splits()],
     output:
         table_files("treebank_stats", "treebank_stats.rst", "Treebanks"),
-    params:
-        stem=subpath(output[1], strip_suffix=".parquet"),
-        code=stage_code("aggregate"),
     log:
         "results/logs/table_treebank_stats.log",
     benchmark:
         "results/benchmarks/aggregate/table_treebank_stats.tsv"
+    conda:
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        "../envs/stats.yaml"
+    params:
+        stem=subpath(output[1], strip_suffix=".parquet"),
+        code=stage_code("aggregate"),
     shell:
         "spudflow table-treebank-stats {input.stats:q} --out {params.stem} 2> {log:q}"
 
@@ -79,20 +39,20 @@ rule table_nonce_replacements:
         tables=nonce_stats_files(),
     output:
         table_files("nonce_replacements", "nonce_replacements.rst", "Treebanks"),
-    params:
-        stem=subpath(output[1], strip_suffix=".parquet"),
-        caption="Nonce treebanks: replacement statistics per treebank, method and seed.",
-        code=stage_code("aggregate"),
     log:
         "results/logs/aggregate/table_nonce_replacements.log",
     benchmark:
         "results/benchmarks/aggregate/table_nonce_replacements.tsv"
+    conda:
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        "../envs/stats.yaml"
+    params:
+        stem=subpath(output[1], strip_suffix=".parquet"),
+        caption="Nonce treebanks: replacement statistics per treebank, method and seed.",
+        code=stage_code("aggregate"),
     shell:
         "spudflow table-collect {input.tables:q} --out {params.stem:q}"
         " --caption {params.caption:q} 2> {log:q}"
@@ -104,19 +64,19 @@ rule table_probe:
     output:
         table_files("probe_summary", "probe_summary.rst", "DepProbe"),
         table_files("probe_layers", "probe_layers.rst", "DepProbe"),
-    params:
-        out_dir=subpath(output[1], parent=True),
-        code=stage_code("aggregate"),
     log:
         "results/logs/aggregate/table_probe.log",
     benchmark:
         "results/benchmarks/aggregate/table_probe.tsv"
+    conda:
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
-    conda:
-        "../envs/stats.yaml"
+    params:
+        out_dir=subpath(output[1], parent=True),
+        code=stage_code("aggregate"),
     shell:
         "spudflow table-probe {input.metrics:q} --out-dir {params.out_dir:q} 2> {log:q}"
 
@@ -131,6 +91,16 @@ rule table_blimp:
         table_files("blimp_overall", "blimp_overall.rst", "BLiMP"),
         table_files("blimp_field", "blimp_field.rst", "BLiMP"),
         table_files("blimp_paradigm", "blimp_paradigm.rst", "BLiMP"),
+    log:
+        "results/logs/aggregate/table_blimp.log",
+    benchmark:
+        "results/benchmarks/aggregate/table_blimp.tsv"
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         command="table-blimp",
         out_dir=subpath(output[1], parent=True),
@@ -138,16 +108,6 @@ rule table_blimp:
         datasets=aggregate_datasets("blimp"),
         models=aggregate_models("blimp"),
         code=stage_code("aggregate"),
-    log:
-        "results/logs/aggregate/table_blimp.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_blimp.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../envs/stats.yaml"
     shell:
         "spudflow {params.command} --items {input.item_files:q} --scores {input.score_files:q}"
         " --out-dir {params.out_dir:q} {params.options} 2> {log:q}"
@@ -162,11 +122,6 @@ use rule table_blimp as table_spud_scores with:
         table_files("spud_wilcoxon", "spud_wilcoxon.rst", "SPUD scoring"),
         table_files("spud_extremes", "spud_extremes.rst", "SPUD scoring"),
         data_files("spud_ratios"),
-    params:
-        command="table-spud-scores",
-        options=f"--extremes {AGGREGATE['extremes']}",
-        datasets=aggregate_datasets("spud"),
-        models=aggregate_models("spud"),
     log:
         "results/logs/aggregate/table_spud_scores.log",
     benchmark:
@@ -174,6 +129,11 @@ use rule table_blimp as table_spud_scores with:
     resources:
         mem_mb=4000,
         runtime=15,
+    params:
+        command="table-spud-scores",
+        options=f"--extremes {AGGREGATE['extremes']}",
+        datasets=aggregate_datasets("spud"),
+        models=aggregate_models("spud"),
 
 
 use rule table_blimp as table_german_case with:
@@ -187,14 +147,14 @@ use rule table_blimp as table_german_case with:
         table_files("german_case_animacy", "german_case_animacy.rst", "German case"),
         table_files("german_case_order", "german_case_order.rst", "German case"),
         data_files("german_case_roc"),
-    params:
-        command="table-german-case",
-        datasets=aggregate_datasets("german_case"),
-        models=aggregate_models("german_case"),
     log:
         "results/logs/aggregate/table_german_case.log",
     benchmark:
         "results/benchmarks/aggregate/table_german_case.tsv"
+    params:
+        command="table-german-case",
+        datasets=aggregate_datasets("german_case"),
+        models=aggregate_models("german_case"),
 
 
 use rule table_blimp as table_cola with:
@@ -203,16 +163,16 @@ use rule table_blimp as table_cola with:
         score_files=aggregate_scores("cola"),
     output:
         table_files("cola_thresholds", "cola_thresholds.rst", "CoLA"),
+    log:
+        "results/logs/aggregate/table_cola.log",
+    benchmark:
+        "results/benchmarks/aggregate/table_cola.tsv"
     params:
         command="table-cola",
         options=quoted(cli_options(AGGREGATE, ("folds", "seed")))
         + f" --criterion {AGGREGATE['cola_criterion']}",
         datasets=aggregate_datasets("cola"),
         models=aggregate_models("cola"),
-    log:
-        "results/logs/aggregate/table_cola.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_cola.tsv"
 
 
 use rule table_blimp as table_japanese with:
@@ -223,6 +183,14 @@ use rule table_blimp as table_japanese with:
         table_files("japanese_accuracy", "japanese_accuracy.rst", "Japanese transitivity"),
         table_files("japanese_agreement", "japanese_agreement.rst", "Japanese transitivity"),
         table_files("japanese_regression", "japanese_regression.rst", "Japanese transitivity"),
+    log:
+        "results/logs/aggregate/table_japanese.log",
+    benchmark:
+        "results/benchmarks/aggregate/table_japanese.tsv"
+    threads: 4
+    resources:
+        mem_mb=4000,
+        runtime=60,
     params:
         command="table-japanese",
         options=lambda wc, threads: quoted(
@@ -232,14 +200,6 @@ use rule table_blimp as table_japanese with:
         ),
         datasets=aggregate_datasets("japanese"),
         models=aggregate_models("japanese"),
-    log:
-        "results/logs/aggregate/table_japanese.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_japanese.tsv"
-    threads: 4
-    resources:
-        mem_mb=4000,
-        runtime=60,
 
 
 # A figure: one table -> NAME.svg and NAME.png in results/figures. One rule; the others differ in
@@ -249,20 +209,20 @@ rule figure_probe_layers:
         table="results/tables/probe_layers.parquet",
     output:
         figure_files("probe_layers", "probe_layers_figure.rst", "DepProbe"),
-    params:
-        command="figure-probe-layers",
-        stem=subpath(output[1], strip_suffix=".png"),
-        code=stage_code("aggregate"),
     log:
         "results/logs/aggregate/figure_probe_layers.log",
     benchmark:
         "results/benchmarks/aggregate/figure_probe_layers.tsv"
+    conda:
+        "../envs/stats.yaml"
     threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
-    conda:
-        "../envs/stats.yaml"
+    params:
+        command="figure-probe-layers",
+        stem=subpath(output[1], strip_suffix=".png"),
+        code=stage_code("aggregate"),
     shell:
         "spudflow {params.command} {input.table:q} --out {params.stem:q} 2> {log:q}"
 
@@ -272,14 +232,14 @@ use rule figure_probe_layers as figure_spud_ratios with:
         table="results/tables/spud_ratios.parquet",
     output:
         figure_files("spud_log_ratios", "spud_log_ratios.rst", "SPUD scoring"),
-    params:
-        command="figure-spud-ratios",
-        datasets=aggregate_datasets("spud"),
-        models=aggregate_models("spud"),
     log:
         "results/logs/aggregate/figure_spud_ratios.log",
     benchmark:
         "results/benchmarks/aggregate/figure_spud_ratios.tsv"
+    params:
+        command="figure-spud-ratios",
+        datasets=aggregate_datasets("spud"),
+        models=aggregate_models("spud"),
 
 
 use rule figure_probe_layers as figure_german_roc with:
@@ -287,14 +247,14 @@ use rule figure_probe_layers as figure_german_roc with:
         table="results/tables/german_case_roc.parquet",
     output:
         figure_files("german_case_roc", "german_case_roc.rst", "German case"),
-    params:
-        command="figure-german-roc",
-        datasets=aggregate_datasets("german_case"),
-        models=aggregate_models("german_case"),
     log:
         "results/logs/aggregate/figure_german_roc.log",
     benchmark:
         "results/benchmarks/aggregate/figure_german_roc.tsv"
+    params:
+        command="figure-german-roc",
+        datasets=aggregate_datasets("german_case"),
+        models=aggregate_models("german_case"),
 
 
 use rule figure_probe_layers as figure_blimp_fields with:
@@ -302,14 +262,14 @@ use rule figure_probe_layers as figure_blimp_fields with:
         table="results/tables/blimp_field.parquet",
     output:
         figure_files("blimp_fields", "blimp_fields.rst", "BLiMP"),
-    params:
-        command="figure-blimp-fields",
-        datasets=aggregate_datasets("blimp"),
-        models=aggregate_models("blimp"),
     log:
         "results/logs/aggregate/figure_blimp_fields.log",
     benchmark:
         "results/benchmarks/aggregate/figure_blimp_fields.tsv"
+    params:
+        command="figure-blimp-fields",
+        datasets=aggregate_datasets("blimp"),
+        models=aggregate_models("blimp"),
 
 
 use rule figure_probe_layers as figure_japanese_agreement with:
@@ -317,11 +277,11 @@ use rule figure_probe_layers as figure_japanese_agreement with:
         table="results/tables/japanese_agreement.parquet",
     output:
         figure_files("japanese_agreement", "japanese_agreement_figure.rst", "Japanese transitivity"),
-    params:
-        command="figure-japanese-agreement",
-        datasets=aggregate_datasets("japanese"),
-        models=aggregate_models("japanese"),
     log:
         "results/logs/aggregate/figure_japanese_agreement.log",
     benchmark:
         "results/benchmarks/aggregate/figure_japanese_agreement.tsv"
+    params:
+        command="figure-japanese-agreement",
+        datasets=aggregate_datasets("japanese"),
+        models=aggregate_models("japanese"),

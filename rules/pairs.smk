@@ -1,100 +1,8 @@
 # Items datasets (docs/pairs.md): minimal pairs and template sentences in one items schema,
 # written to results/items/{dataset}.parquet.
-JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")
 
 
-def pairs_section(name):
-    """The config of one items dataset family under `pairs:` ({} when absent)."""
-    return config.get("pairs", {}).get(name, {})
-
-
-def pairs_enabled(name):
-    return bool(pairs_section(name).get("enabled"))
-
-
-def spud_items_splits():
-    """SPUD items dataset name -> (treebank, split). Needs the nonce stage: without a `nonce:`
-    config section there are no nonce treebanks, hence no SPUD items."""
-    if not pairs_enabled("spud") or "nonce" not in config:
-        return {}
-    chosen = pairs_section("spud").get("treebanks") or list(config["treebanks"])
-    unknown = [tb for tb in chosen if tb not in config["treebanks"]]
-    if unknown:
-        raise ValueError(f"config pairs.spud.treebanks: unknown treebank(s) {unknown}")
-    datasets = {}
-    for tb, split in treebank_splits():
-        if tb in chosen:
-            name = f"spud_{tb}_{split}"
-            if name in datasets:
-                raise ValueError(f"config treebanks: two splits give the dataset name {name}")
-            datasets[name] = (tb, split)
-    return datasets
-
-
-def japanese_variants():
-    if not pairs_enabled("japanese_transitivity"):
-        return []
-    chosen = pairs_section("japanese_transitivity").get("datasets", [])
-    return [v for v in JAPANESE_VARIANTS if v in chosen]
-
-
-def items_datasets():
-    """Names of the items datasets the config enables (results/items/{name}.parquet)."""
-    names = list(spud_items_splits())
-    if pairs_enabled("german_case"):
-        names.append("german_case")
-    names += [f"japanese_transitivity_{v}" for v in japanese_variants()]
-    return names + [name for name in ("cola", "blimp") if pairs_enabled(name)]
-
-
-def items_dataset_language(dataset):
-    """The language of an items dataset's sentences."""
-    splits = spud_items_splits()
-    if dataset in splits:
-        return treebank_lang(splits[dataset][0])
-    if dataset == "german_case":
-        return "de"
-    if dataset.startswith("japanese_transitivity_"):
-        return "ja"
-    return "en"  # cola, blimp
-
-
-def items_file(dataset):
-    return f"results/items/{dataset}.parquet"
-
-
-def spud_items_input(wildcards):
-    datasets = spud_items_splits()
-    if wildcards.dataset not in datasets:
-        raise ValueError(
-            f"{wildcards.dataset} is not a SPUD items dataset of the config "
-            f"(known: {', '.join(datasets) or 'none'})"
-        )
-    treebank, split = datasets[wildcards.dataset]
-    return {"orig": ingested(treebank, split), "nonce": nonce_tokens(treebank, split)}
-
-
-def spud_leave_out_args(wildcards):
-    """`--leave-out-share`: the split's training share (config training_shares) is not scored."""
-    treebank, split = spud_items_splits()[wildcards.dataset]
-    share = training_shares().get(f"{treebank}/{split}")
-    if not share:
-        return ""
-    return f"--leave-out-share {share['share']} --share-seed {share['seed']}"
-
-
-def spud_nonce_options(wildcards, input):
-    """`--nonce DIR` options for the nonce versions' tokens.parquet files."""
-    return " ".join(f"--nonce {shlex.quote(str(Path(f).parent))}" for f in input.nonce)
-
-
-def blimp_files():
-    """The paradigm files of pairs.blimp.paths; a directory stands for its *.jsonl files."""
-    files = []
-    for location in pairs_section("blimp").get("paths", []):
-        path = Path(location)
-        files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
-    return files
+include: "plumbing/pairs.smk"
 
 
 rule items_spud:
@@ -102,8 +10,18 @@ rule items_spud:
         unpack(spud_items_input),
     output:
         "results/items/{dataset}.parquet",
+    log:
+        "results/logs/pairs/{dataset}.log",
+    benchmark:
+        "results/benchmarks/pairs/{dataset}.tsv"
     wildcard_constraints:
         dataset=r"spud_[A-Za-z0-9_.-]+",
+    conda:
+        "../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         orig=lambda wc, input: Path(input.orig).parent,
         nonce=spud_nonce_options,
@@ -111,16 +29,6 @@ rule items_spud:
         min_words=pairs_section("spud").get("min_words"),
         leave_out=spud_leave_out_args,
         code=stage_code("pairs"),
-    log:
-        "results/logs/pairs/{dataset}.log",
-    benchmark:
-        "results/benchmarks/pairs/{dataset}.tsv"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    conda:
-        "../envs/core.yaml"
     shell:
         "spudflow pairs spud --orig {params.orig:q} {params.nonce} --lang {params.lang}"
         " --min-words {params.min_words} {params.leave_out} --dataset {wildcards.dataset}"
@@ -133,19 +41,19 @@ rule items_german_case:
         templates=pairs_section("german_case").get("templates", []),
     output:
         "results/items/german_case.parquet",
-    params:
-        sample=sample_args(pairs_section("german_case").get("sample")),
-        code=stage_code("pairs"),
     log:
         "results/logs/pairs/german_case.log",
     benchmark:
         "results/benchmarks/pairs/german_case.tsv"
+    conda:
+        "../envs/core.yaml"
     threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
-    conda:
-        "../envs/core.yaml"
+    params:
+        sample=sample_args(pairs_section("german_case").get("sample")),
+        code=stage_code("pairs"),
     shell:
         "spudflow pairs german-case --templates {input.templates:q} {params.sample}"
         " --out {output:q} 2> {log:q}"
@@ -156,24 +64,24 @@ rule items_japanese_transitivity:
         lexicon=pairs_section("japanese_transitivity").get("lexicon", []),
     output:
         "results/items/japanese_transitivity_{variant}.parquet",
+    log:
+        "results/logs/pairs/japanese_transitivity_{variant}.log",
+    benchmark:
+        "results/benchmarks/pairs/japanese_transitivity_{variant}.tsv"
     wildcard_constraints:
         variant="|".join(JAPANESE_VARIANTS),
+    conda:
+        "../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=30,
     params:
         n_verb_pairs=pairs_section("japanese_transitivity").get("n_verb_pairs"),
         sample=lambda wc: sample_args(
             pairs_section("japanese_transitivity").get("sample", {}).get(wc.variant)
         ),
         code=stage_code("pairs"),
-    log:
-        "results/logs/pairs/japanese_transitivity_{variant}.log",
-    benchmark:
-        "results/benchmarks/pairs/japanese_transitivity_{variant}.tsv"
-    threads: 1
-    resources:
-        mem_mb=8000,
-        runtime=30,
-    conda:
-        "../envs/core.yaml"
     shell:
         "spudflow pairs japanese-transitivity --lexicon {input.lexicon:q}"
         " --variant {wildcards.variant} --n-verb-pairs {params.n_verb_pairs} {params.sample}"
@@ -185,19 +93,19 @@ rule items_cola:
         tsv=pairs_section("cola").get("files", []),
     output:
         "results/items/cola.parquet",
-    params:
-        sample=sample_args(pairs_section("cola").get("sample")),
-        code=stage_code("pairs"),
     log:
         "results/logs/pairs/cola.log",
     benchmark:
         "results/benchmarks/pairs/cola.tsv"
+    conda:
+        "../envs/core.yaml"
     threads: 1
     resources:
         mem_mb=2000,
         runtime=10,
-    conda:
-        "../envs/core.yaml"
+    params:
+        sample=sample_args(pairs_section("cola").get("sample")),
+        code=stage_code("pairs"),
     shell:
         "spudflow pairs cola {input.tsv:q} {params.sample} --out {output:q} 2> {log:q}"
 
@@ -207,18 +115,18 @@ rule items_blimp:
         jsonl=blimp_files(),
     output:
         "results/items/blimp.parquet",
-    params:
-        sample=sample_args(pairs_section("blimp").get("sample")),
-        code=stage_code("pairs"),
     log:
         "results/logs/pairs/blimp.log",
     benchmark:
         "results/benchmarks/pairs/blimp.tsv"
+    conda:
+        "../envs/core.yaml"
     threads: 1
     resources:
         mem_mb=4000,
         runtime=20,
-    conda:
-        "../envs/core.yaml"
+    params:
+        sample=sample_args(pairs_section("blimp").get("sample")),
+        code=stage_code("pairs"),
     shell:
         "spudflow pairs blimp {input.jsonl:q} {params.sample} --out {output:q} 2> {log:q}"

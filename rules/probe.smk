@@ -5,152 +5,9 @@
 # runs: results/probe/runs/{model}/{variant}/dist{D}_label{L}/seed{S}/. Nothing without an
 # enabled `probe:` section.
 # `spudflow probe train` options with the same name as the probe section's keys, in this order.
-PROBE_TRAIN_OPTIONS = ("min_words", "distance", "rank", "lr", "batch_size", "max_epochs", "patience")
 
 
-def probe_enabled():
-    return "probe" in config and config["probe"]["enabled"]
-
-
-def probe_model_config(model):
-    return config["probe"]["models"][model]
-
-
-def probe_split(key):
-    """(treebank, split) of probe.train / probe.dev / probe.test (None for a null dev)."""
-    value = config["probe"].get(key)
-    return None if value is None else configured_split(value, f"probe.{key}")
-
-
-def probe_eval_sets():
-    """`orig` and the eval set names of the test split's nonce versions: spud/seed1, ..."""
-    if not config["probe"]["nonce"] or "nonce" not in config:
-        return ["orig"]
-    nonce = config["nonce"]
-    return ["orig", *(f"{m}/seed{s}" for m in nonce["methods"] for s in nonce["seeds"])]
-
-
-def probe_treebank_tokens(treebank, split, probe_set):
-    if probe_set == "orig":
-        return ingested(treebank, split)
-    method, seed_dir = probe_set.split("/")  # spud/seed1
-    return f"{nonce_dir(treebank, split, method, seed_dir.removeprefix('seed'))}/tokens.parquet"
-
-
-def probe_layer_pairs(model, variant):
-    """(dist, label) layer pairs probed for a model variant; the sweep adds (l, l) for every
-    layer of the model itself."""
-    spec = probe_model_config(model)
-    if variant == "M0":
-        return [(0, 0)]
-    pairs = [(spec["dist_layer"], spec["label_layer"])]
-    if variant == "lm" and config["probe"]["layer_sweep"]:
-        if not spec["layers"]:
-            raise ValueError(f"config key probe.models.{model}.layers: needed by layer_sweep")
-        pairs += [(layer, layer) for layer in range(spec["layers"] + 1)]
-    return list(dict.fromkeys(pairs))
-
-
-def probe_features_file(model, variant, treebank, split, probe_set):
-    return f"results/probe/features/{model}/{variant}/{treebank}/{split}/{probe_set}.safetensors"
-
-
-def probe_feature_treebank(wildcards):
-    return probe_treebank_tokens(wildcards.treebank, wildcards.split, wildcards.probe_set)
-
-
-def probe_model_inputs(wildcards):
-    source = probe_model_config(wildcards.probe_model)["source"]
-    return [source] if is_pipeline_path(source) else []
-
-
-def probe_feature_args(wildcards):
-    """`spudflow probe features` options of one feature job (docs/probe.md)."""
-    spec = probe_model_config(wildcards.probe_model)
-    pairs = probe_layer_pairs(wildcards.probe_model, wildcards.variant)
-    layers = sorted({layer for pair in pairs for layer in pair})
-    args = ["--layers", ",".join(map(str, layers)), "--device", spec["device"]]
-    if wildcards.variant != "lm":
-        args += ["--baseline", wildcards.variant, "--init-seed", spec["init_seed"]]
-    args = quoted(args + cli_options(spec, ("max_length",)))
-    return " ".join(filter(None, [args, sample_args(config["probe"]["sample"], "--sample-seed")]))
-
-
-# With probe.feature_shards > 1, each split's features are scattered over shard jobs (contiguous
-# blocks of sentences) and gathered into the file one job would have written; each features file
-# is made by exactly one of probe_features and probe_features_gather (their wildcard constraints).
-def probe_shards():
-    return config["probe"]["feature_shards"] if probe_enabled() else 1
-
-
-def probe_models_pattern(sharded):
-    """Regex matching every probe model when the features are (not) sharded, else nothing."""
-    return r"[A-Za-z0-9][A-Za-z0-9_.-]*" if (probe_shards() > 1) == sharded else "(?!)"
-
-
-def probe_shard_files(wildcards):
-    stem = probe_features_file(
-        wildcards.probe_model,
-        wildcards.variant,
-        wildcards.treebank,
-        wildcards.split,
-        wildcards.probe_set,
-    ).removesuffix(".safetensors")
-    return [f"{stem}.shard{i}.safetensors" for i in range(1, probe_shards() + 1)]
-
-
-def probe_train_inputs(wildcards):
-    """Feature files and treebanks of a probe run: train, dev (when configured), eval sets."""
-    model, variant = wildcards.probe_model, wildcards.variant
-    inputs = {}
-    for role in ("train", "dev"):
-        split = probe_split(role)
-        if split:
-            inputs[f"{role}_features"] = probe_features_file(model, variant, *split, "orig")
-            inputs[f"{role}_treebank"] = ingested(*split)
-    test = probe_split("test")
-    inputs["eval_features"] = [probe_features_file(model, variant, *test, s) for s in probe_eval_sets()]
-    inputs["eval_treebanks"] = [probe_treebank_tokens(*test, s) for s in probe_eval_sets()]
-    return inputs
-
-
-def probe_train_args(wildcards, input):
-    """`spudflow probe train` options of one run (docs/probe.md), shell-quoted."""
-    probe = config["probe"]
-    parent = lambda path: str(Path(path).parent)
-    args = ["--train", input.train_features, parent(input.train_treebank)]
-    if "dev_features" in input.keys():
-        args += ["--dev", input.dev_features, parent(input.dev_treebank)]
-    else:
-        args += cli_options(probe, ("holdout", "holdout_seed"))
-    for name, features, tokens in zip(probe_eval_sets(), input.eval_features, input.eval_treebanks):
-        args += ["--eval", name, features, parent(tokens)]
-    args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label]
-    args += ["--seed", wildcards.probe_seed, "--treebank", probe_split("test")[0]]
-    args += ["--model", wildcards.probe_model, *cli_options(probe, PROBE_TRAIN_OPTIONS)]
-    if wildcards.variant != "lm":
-        args += ["--baseline", wildcards.variant]
-    args += cli_options(probe, ("subtypes",))
-    if not probe["punct"]:
-        args.append("--no-punct")
-    return quoted(args)
-
-
-def probe_run_dir(model, variant, dist, label, seed):
-    return f"results/probe/runs/{model}/{variant}/dist{dist}_label{label}/seed{seed}"
-
-
-def probe_metrics_files():
-    """metrics.parquet of every configured probe run; the aggregate stage reads them."""
-    if not probe_enabled():
-        return []
-    return [
-        f"{probe_run_dir(model, variant, dist, label, seed)}/metrics.parquet"
-        for model in config["probe"]["models"]
-        for variant in ["lm", *probe_model_config(model)["baselines"]]
-        for dist, label in probe_layer_pairs(model, variant)
-        for seed in config["probe"]["seeds"]
-    ]
+include: "plumbing/probe.smk"
 
 
 rule probe_features:
@@ -159,25 +16,25 @@ rule probe_features:
         model=probe_model_inputs,
     output:
         "results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.safetensors",
-    params:
-        treebank=lambda wc, input: Path(input.tokens).parent,
-        source=lambda wc: probe_model_config(wc.probe_model)["source"],
-        shard="",
-        args=probe_feature_args,
-        code=stage_code("probe"),
     log:
         "results/logs/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.log",
     benchmark:
         "results/benchmarks/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=False),
+    conda:
+        "../envs/lm.yaml"
     threads: 2
     resources:
         mem_mb=6000,
         runtime=60,
         gpu=1,
-    conda:
-        "../envs/lm.yaml"
+    params:
+        treebank=lambda wc, input: Path(input.tokens).parent,
+        source=lambda wc: probe_model_config(wc.probe_model)["source"],
+        shard="",
+        args=probe_feature_args,
+        code=stage_code("probe"),
     shell:
         "spudflow probe features {params.treebank:q} --model {params.source:q}"
         " {params.shard} {params.args} --threads {threads} --out {output:q} 2> {log:q}"
@@ -185,15 +42,17 @@ rule probe_features:
 
 use rule probe_features as probe_features_shard with:
     output:
-        temp("results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.safetensors"),
-    params:
-        shard=lambda wc: f"--shard {wc.shard}/{probe_shards()}",
+        temp(
+            "results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.safetensors"
+        ),
     log:
         "results/logs/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.log",
     benchmark:
         "results/benchmarks/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=True),
+    params:
+        shard=lambda wc: f"--shard {wc.shard}/{probe_shards()}",
 
 
 rule probe_features_gather:
@@ -201,20 +60,20 @@ rule probe_features_gather:
         shards=probe_shard_files,
     output:
         "results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.safetensors",
-    params:
-        code=stage_code("probe"),
     log:
         "results/logs/probe_features_gather/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.log",
     benchmark:
         "results/benchmarks/probe_features_gather/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=True),
+    conda:
+        "../envs/lm.yaml"
     threads: 1
     resources:
         mem_mb=4000,
         runtime=10,
-    conda:
-        "../envs/lm.yaml"
+    params:
+        code=stage_code("probe"),
     shell:
         "spudflow probe gather {input.shards:q} --out {output:q} 2> {log:q}"
 
@@ -226,20 +85,20 @@ rule probe_train:
         unpack(probe_train_inputs),
     output:
         metrics="results/probe/runs/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}/metrics.parquet",
-    params:
-        outdir=subpath(output.metrics, parent=True),
-        args=probe_train_args,
-        code=stage_code("probe"),
     log:
         "results/logs/probe_train/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}.log",
     benchmark:
         "results/benchmarks/probe_train/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}.tsv"
+    conda:
+        "../envs/lm.yaml"
     threads: 2
     resources:
         mem_mb=4000,
         runtime=60,
-    conda:
-        "../envs/lm.yaml"
+    params:
+        outdir=subpath(output.metrics, parent=True),
+        args=probe_train_args,
+        code=stage_code("probe"),
     shell:
         "spudflow probe train {params.args} --threads {threads} --out {params.outdir:q}"
         " 2> {log:q}"

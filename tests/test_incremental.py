@@ -9,8 +9,6 @@ parameter scenarios below (update_config, then planned_jobs against plan(forceal
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from workflow_helpers import (
     REPO,
@@ -25,6 +23,10 @@ from workflow_helpers import (
     stage_of_subcommand,
     update_config,
 )
+
+from spudflow.core.rules_support import code_version
+
+PACKAGE = REPO / "workflow" / "spudflow"
 
 pytestmark = pytest.mark.slow
 
@@ -184,10 +186,9 @@ def test_stage_code_change_reruns_that_stage_and_dependents(rerun, stage):
     workdir, full = rerun
     direct = stage_jobs(full, stage)
     assert direct, f"no rule runs a `spudflow` command of stage {stage!r}"
-    code_dir = f"workflow{os.sep}spudflow{os.sep}{stage}{os.sep}"
     for j in direct:
-        assert any(f.startswith(code_dir) for f in full.inputs[j]), (
-            f"{j[0]} runs stage {stage!r} but does not list stage_code({stage!r}) as input"
+        assert full.params[j].get("code") == code_version(PACKAGE, stage), (
+            f"{j[0]} runs stage {stage!r} but has no params code=stage_code({stage!r})"
         )
     edit_file(workdir / "workflow" / "spudflow" / stage / "cli.py")
 

@@ -40,7 +40,7 @@ def test_sharded_features_equal_unsharded(probe_data):
     whole = root / "whole.safetensors"
     assert features(root, model, "train", whole, "--block-size", "16") == 0
     shards = [root / f"shard{i}.safetensors" for i in range(3)]
-    for i, shard in enumerate(shards):
+    for i, shard in enumerate(shards, 1):
         assert features(root, model, "train", shard, "--block-size", "16", "--shard",
                         f"{i}/3") == 0
     assert main(["probe", "gather", *map(str, shards), "--out",
@@ -151,7 +151,7 @@ def test_more_shards_than_blocks_gives_empty_shards(probe_data, tmp_path):
     whole = tmp_path / "whole.safetensors"
     assert features(root, model, "test", whole, "--block-size", "32") == 0  # 40 sentences
     shards = [tmp_path / f"s{i}.safetensors" for i in range(3)]
-    for i, shard in enumerate(shards):
+    for i, shard in enumerate(shards, 1):
         assert features(root, model, "test", shard, "--block-size", "32", "--shard",
                         f"{i}/3") == 0
     assert [len(read_features(s).sent_index) for s in shards] == [0, 32, 8]

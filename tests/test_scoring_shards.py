@@ -12,9 +12,9 @@ from scoring_models import tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
 
 from spudflow.cli import main
+from spudflow.core.shards import Shard, parse_shard, shard_range
 from spudflow.scoring.ngram import NgramModel
 from spudflow.scoring.outputs import ITEM_SCORES_SCHEMA, TOKEN_SCORES_SCHEMA
-from spudflow.scoring.shards import Shard, parse_shard, shard_range
 
 TABLES = ("token_scores.parquet", "item_scores.parquet")
 # Eight items: the four of the CLI tests, twice (ids made unique).

@@ -89,13 +89,14 @@ def edit_file(path: Path, text: str = "\n# edited by a test\n") -> None:
 
 @dataclass(frozen=True)
 class Plan:
-    """The jobs Snakemake plans: their input files, the planned jobs each one needs, the shell
-    text of their rule (None without one) and their evaluated resources."""
+    """The jobs Snakemake plans: their input files, the planned jobs each one needs, their shell
+    command (None without one), their evaluated params and resources."""
 
     jobs: frozenset[Job]
     inputs: dict[Job, frozenset[str]]
     dependencies: dict[Job, frozenset[Job]]
     shell: dict[Job, str | None]
+    params: dict[Job, dict[str, object]]
     resources: dict[Job, dict[str, object]]
 
     def downstream(self, roots: Iterable[Job]) -> set[Job]:
@@ -145,7 +146,8 @@ def plan(workdir: Path, *, forceall: bool = False, targets: Iterable[str] = ()) 
                 _job_key(j): frozenset(_job_key(d) for d in dag.dependencies[j]) & keys
                 for j in planned
             },
-            shell={_job_key(j): j.rule.shellcmd for j in planned},
+            shell={_job_key(j): j.shellcmd for j in planned},
+            params={_job_key(j): dict(j.params.items()) for j in planned},
             resources={_job_key(j): dict(j.resources.items()) for j in planned},
         )
 
@@ -195,6 +197,14 @@ def shell_subcommand(shell: str | None) -> str | None:
     return match.group(1) if match else None
 
 
+def rule_shell(rule) -> str | None:
+    """A rule's shell text with its `{params.command}` filled in: rules made by `use rule ...
+    with:` share one shell text and name their `spudflow` subcommand in that param."""
+    shell = rule.shellcmd
+    command = dict(rule.params.items()).get("command") if shell else None
+    return shell.replace("{params.command}", command) if isinstance(command, str) else shell
+
+
 @dataclass(frozen=True)
 class RuleInfo:
     """What the static checks need of one rule."""
@@ -223,5 +233,5 @@ def workflow_rules(workdir: Path) -> list[RuleInfo]:
             env = None
             if isinstance(spec, str) and spec.endswith((".yaml", ".yml")):
                 env = (Path(rule.snakefile).parent / spec).resolve()
-            rules.append(RuleInfo(rule.name, not rule.norun, rule.shellcmd, env, spec))
+            rules.append(RuleInfo(rule.name, not rule.norun, rule_shell(rule), env, spec))
         return rules

@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from spudflow.core.errors import InputError
+from spudflow.core.shards import WHOLE, Shard, parse_shard
+
 BASELINE_CHOICES = ("M0", "MR", "MRC")
 
 
@@ -15,11 +18,11 @@ def _layers(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"not a list of layer numbers: {text!r}") from None
 
 
-def _shard(text: str) -> tuple[int, int]:
-    index, _, total = text.partition("/")
-    if not (index.isdigit() and total.isdigit() and int(index) < int(total)):
-        raise argparse.ArgumentTypeError(f"expected I/N with 0 <= I < N, got {text!r}")
-    return int(index), int(total)
+def _shard(text: str) -> Shard:
+    try:
+        return parse_shard(text)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(error.message) from None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,14 +47,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--sample", type=int, default=None, metavar="N",
                    help="a seeded sample of N sentences (default: all)")
     p.add_argument("--sample-seed", type=int, default=0)
-    p.add_argument("--shard", type=_shard, default=(0, 1), help="I/N: shard I (0-based) of N")
+    p.add_argument("--shard", type=_shard, default=WHOLE,
+                   help="I/N: shard I (1-based) of N, a contiguous range of whole blocks")
     p.add_argument("--block-size", type=int, default=256,
                    help="sentences per block; shards are cut at block boundaries (default 256)")
     p.add_argument("--batch-tokens", type=int, default=4096, help="padded tokens per batch")
     p.add_argument("--max-length", type=int, default=None,
                    help="input tokens per sentence (default: the model's limit); longer "
                    "sentences are left out and counted")
-    p.add_argument("--device", default="cpu", help="cpu | cuda[:N] | auto")
+    p.add_argument("--device", default="auto", help="auto (CUDA when present) | cpu | cuda[:N]")
     p.add_argument("--threads", type=int, default=1)
     p.set_defaults(handler=run_features)
 

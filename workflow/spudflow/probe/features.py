@@ -20,14 +20,6 @@ from spudflow.probe.feature_file import Features
 from spudflow.probe.words import SentenceWords, sentence_text
 
 
-def shard_range(n_sentences: int, block_size: int, shard: int, n_shards: int) -> range:
-    """Sentence positions of shard `shard` (0-based) of `n_shards`: whole blocks, contiguous."""
-    n_blocks = -(-n_sentences // block_size)
-    first = n_blocks * shard // n_shards
-    last = n_blocks * (shard + 1) // n_shards
-    return range(min(first * block_size, n_sentences), min(last * block_size, n_sentences))
-
-
 def encode_sentence(tokenizer, forms: list[str]) -> tuple[list[int], list[int]]:
     """Input ids (special tokens included) and, per id, the word it belongs to (-1: none)."""
     text, starts, ends = sentence_text(forms)

@@ -21,9 +21,10 @@ def _device(name: str) -> str:
 
 
 def features_command(args: Namespace) -> int:
+    from spudflow.core.shards import shard_range
     from spudflow.probe.encoder import load_encoder
     from spudflow.probe.feature_file import write_features
-    from spudflow.probe.features import extract, shard_range
+    from spudflow.probe.features import extract
     from spudflow.probe.words import read_words
 
     torch.set_num_threads(args.threads)
@@ -32,16 +33,15 @@ def features_command(args: Namespace) -> int:
         words = words.sample(args.sample, args.sample_seed)
     encoder = load_encoder(args.model, args.layers, args.baseline, args.init_seed,
                            args.max_length, _device(args.device))
-    shard, n_shards = args.shard
-    positions = shard_range(len(words), args.block_size, shard, n_shards)
+    positions = range(*shard_range(len(words), args.shard, args.block_size))
     features = extract(encoder, words, positions, args.layers, args.block_size,
                        args.batch_tokens)
     features.info = {"model": args.model, "baseline": args.baseline or "",
                      "init_seed": str(args.init_seed) if args.baseline in ("MR", "MRC") else "",
                      "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
                      "block_size": str(args.block_size)}
-    if n_shards > 1:
-        features.info["shard"] = f"{shard}/{n_shards}"
+    if args.shard.count > 1:
+        features.info["shard"] = str(args.shard)
     if features.too_long:
         print(f"{args.dir}: {len(features.too_long)} sentence(s) longer than "
               f"{encoder.max_length} tokens left out", file=sys.stderr)

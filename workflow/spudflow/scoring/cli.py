@@ -109,10 +109,11 @@ def default_model_name(model: str, gguf_file: str | None) -> str:
 
 def run_score(args: argparse.Namespace) -> None:
     from spudflow.core.progress import get_logger
+    from spudflow.core.shards import parse_shard, shard_range
     from spudflow.scoring.items import load_items
     from spudflow.scoring.methods import check_kind, parse_methods
     from spudflow.scoring.run import Job, run_job, write_empty
-    from spudflow.scoring.shards import parse_shard, shard_range
+    from spudflow.scoring.shards import shard_metadata
 
     log = get_logger("spudflow.scoring")
     kind = check_kind(args.kind)
@@ -147,7 +148,7 @@ def run_score(args: argparse.Namespace) -> None:
         log.info("shard %s: %d of the %d items, from item %d on", shard, stop - start,
                  len(items), start + 1)
         items = items[start:stop]
-        metadata = shard.metadata(run_key(args, name, methods, with_shard=False))
+        metadata = shard_metadata(shard, run_key(args, name, methods, with_shard=False))
     if not items:
         log.info("no items to score: writing empty tables without loading %s", args.model)
         write_empty(args.out, metadata)
@@ -224,7 +225,7 @@ def run_key(args: argparse.Namespace, name: str, methods: list[str],
     if with_shard:
         state["model_files"] = model_fingerprint(args.model)
     if with_shard and args.shard:
-        from spudflow.scoring.shards import parse_shard
+        from spudflow.core.shards import parse_shard
 
         state["shard"] = str(parse_shard(args.shard))
     return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]

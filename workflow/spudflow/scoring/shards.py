@@ -13,9 +13,7 @@ float results in the last bits, so cutting anywhere else would not be).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
@@ -25,6 +23,7 @@ from spudflow.core.artifacts import ITEM_SCORES, TOKEN_SCORES
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import check_schema, parquet_schema, write_artifact
 from spudflow.core.errors import InputError
+from spudflow.core.shards import Shard
 from spudflow.scoring.outputs import (
     ITEM_SCORES_FILE,
     TOKEN_SCORES_FILE,
@@ -34,35 +33,10 @@ from spudflow.scoring.outputs import (
 SHARD_METADATA_KEY = b"spudflow.shard"
 
 
-@dataclass(frozen=True)
-class Shard:
-    index: int   # 1-based
-    count: int
-
-    def __str__(self) -> str:
-        return f"{self.index}/{self.count}"
-
-    def metadata(self, job_key: str) -> dict[bytes, bytes]:
-        state = {"shard": self.index, "shards": self.count, "job": job_key}
-        return {SHARD_METADATA_KEY: json.dumps(state, sort_keys=True).encode()}
-
-
-def parse_shard(text: str) -> Shard:
-    """`I/N` with 1 <= I <= N."""
-    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
-    if not match or not 1 <= int(match[1]) <= int(match[2]):
-        raise InputError("--shard", None, f"must be I/N with 1 <= I <= N, not {text!r}")
-    return Shard(int(match[1]), int(match[2]))
-
-
-def shard_range(n_items: int, shard: Shard, block_size: int) -> tuple[int, int]:
-    """[start, stop) of the shard's items: the blocks of `block_size` items are dealt out in
-    order, each shard getting floor or ceil of blocks / N of them (the last ones may get none
-    when there are fewer blocks than shards)."""
-    blocks = -(-n_items // block_size)
-    first = (shard.index - 1) * blocks // shard.count
-    last = shard.index * blocks // shard.count
-    return min(first * block_size, n_items), min(last * block_size, n_items)
+def shard_metadata(shard: Shard, job_key: str) -> dict[bytes, bytes]:
+    """The mark of a shard's tables: which shard of which whole job they are."""
+    state = {"shard": shard.index, "shards": shard.count, "job": job_key}
+    return {SHARD_METADATA_KEY: json.dumps(state, sort_keys=True).encode()}
 
 
 def _read_shard(path: Path, artifact) -> tuple[pa.Table, dict]:

@@ -1,0 +1,35 @@
+# Input functions and config lookups of the controls stage's rules (rules/controls.smk).
+CONTROL_OPTIONS = (
+    "seed",
+    "vocab_size",
+    "layers",
+    "hidden",
+    "heads",
+    "max_length",
+    "epochs",
+    "batch_size",
+    "learning_rate",
+    "max_sentences",
+)
+
+
+def control_outputs():
+    return [f"results/controls/{name}" for name in config["controls"]]
+
+
+def control_text_inputs(wildcards):
+    """Training text: `treebank/split` entries are ingested splits, anything else a text file;
+    null: every configured split."""
+    entries = config["controls"][wildcards.control]["text"]
+    if entries is None:
+        return [ingested(tb, split) for tb, split in treebank_splits()]
+    return training_text_inputs(entries)
+
+
+def control_train_args(wildcards, input):
+    """`spudflow train-control` options from the control's config entry (docs/controls.md)."""
+    spec = config["controls"][wildcards.control]
+    args = ["--kind", spec["kind"]]
+    for source in training_text_sources(input.text):
+        args += ["--text", source]
+    return quoted(args + cli_options(spec, CONTROL_OPTIONS))

@@ -1,0 +1,87 @@
+# Input functions and config lookups of the nonce stage's rules (rules/nonce.smk).
+def nonce_dir(treebank, split, method, seed):
+    return f"results/nonce/{treebank}/{split}/{method}/seed{seed}"
+
+
+def nonce_tokens(treebank, split):
+    """tokens.parquet of every nonce version (methods x seeds of `nonce:`) of a split."""
+    nonce = config["nonce"]
+    return [
+        f"{nonce_dir(treebank, split, method, seed)}/tokens.parquet"
+        for method in nonce["methods"]
+        for seed in nonce["seeds"]
+    ]
+
+
+def nonce_runs():
+    """(treebank, split, method, seed) of every configured nonce treebank."""
+    if "nonce" not in config:
+        return []
+    nonce = config["nonce"]
+    return [
+        (tb, split, method, seed)
+        for tb, split in treebank_splits()
+        for method in nonce["methods"]
+        for seed in nonce["seeds"]
+    ]
+
+
+def nonce_stats_files():
+    """The per-split replacement statistics (docs/nonce.md); the aggregate stage reads them."""
+    return [f"{nonce_dir(*run)}/replacement_stats.parquet" for run in nonce_runs()]
+
+
+def nonce_outputs():
+    runs = nonce_runs()
+    outputs = []
+    for run in runs:
+        outputs += [f"{nonce_dir(*run)}/tokens.parquet", f"{nonce_dir(*run)}/nonce.conllu"]
+    if runs:
+        outputs += [
+            "results/tables/nonce_replacement_ratio.parquet",
+            "results/tables/nonce_type_token_ratio.parquet",
+        ]
+    return outputs
+
+
+def nonce_pool_inputs(wildcards):
+    """Ingested splits named in config nonce.pools for this treebank."""
+    names = config["nonce"]["pools"].get(wildcards.treebank, [])
+    key = f"nonce.pools.{wildcards.treebank}"
+    return [ingested(*configured_split(name, key)) for name in names]
+
+
+def nonce_lexicon_inputs(wildcards):
+    """Every other ingested split of the treebank's language: the lexicon's data."""
+    lang = treebank_lang(wildcards.treebank)
+    return [
+        ingested(tb, split)
+        for tb, split in treebank_splits()
+        if treebank_lang(tb) == lang and (tb, split) != (wildcards.treebank, wildcards.split)
+    ]
+
+
+def nonce_lexicon_files(wildcards):
+    return config["nonce"]["lexicons"].get(treebank_lang(wildcards.treebank), [])
+
+
+def nonce_options(wildcards, input):
+    """The optional arguments of `spudflow nonce` for one run, shell-quoted."""
+    nonce = config["nonce"]
+    options = nonce["languages"].get(treebank_lang(wildcards.treebank), {})
+    dirs = lambda files: quoted(Path(f).parent for f in files)
+    return " ".join(
+        filter(
+            None,
+            [
+                f"--upos {','.join(nonce['upos'])}",
+                f"--pool {dirs(input.pools)}" if input.pools else "",
+                f"--lexicon-from {dirs(input.lexicon_from)}" if input.lexicon_from else "",
+                f"--lexicon {quoted(input.lexicons)}" if input.lexicons else "",
+                *[
+                    f"--option {name}={str(value).lower()}"
+                    for name, value in sorted(options.items())
+                ],
+            ],
+        )
+    )

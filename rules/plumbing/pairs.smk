@@ -1,0 +1,96 @@
+# Input functions and config lookups of the pairs stage's rules (rules/pairs.smk).
+JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")
+
+
+def pairs_section(name):
+    """The config of one items dataset family under `pairs:` ({} when absent)."""
+    return config.get("pairs", {}).get(name, {})
+
+
+def pairs_enabled(name):
+    return bool(pairs_section(name).get("enabled"))
+
+
+def spud_items_splits():
+    """SPUD items dataset name -> (treebank, split). Needs the nonce stage: without a `nonce:`
+    config section there are no nonce treebanks, hence no SPUD items."""
+    if not pairs_enabled("spud") or "nonce" not in config:
+        return {}
+    chosen = pairs_section("spud").get("treebanks") or list(config["treebanks"])
+    unknown = [tb for tb in chosen if tb not in config["treebanks"]]
+    if unknown:
+        raise ValueError(f"config pairs.spud.treebanks: unknown treebank(s) {unknown}")
+    datasets = {}
+    for tb, split in treebank_splits():
+        if tb in chosen:
+            name = f"spud_{tb}_{split}"
+            if name in datasets:
+                raise ValueError(f"config treebanks: two splits give the dataset name {name}")
+            datasets[name] = (tb, split)
+    return datasets
+
+
+def japanese_variants():
+    if not pairs_enabled("japanese_transitivity"):
+        return []
+    chosen = pairs_section("japanese_transitivity").get("datasets", [])
+    return [v for v in JAPANESE_VARIANTS if v in chosen]
+
+
+def items_datasets():
+    """Names of the items datasets the config enables (results/items/{name}.parquet)."""
+    names = list(spud_items_splits())
+    if pairs_enabled("german_case"):
+        names.append("german_case")
+    names += [f"japanese_transitivity_{v}" for v in japanese_variants()]
+    return names + [name for name in ("cola", "blimp") if pairs_enabled(name)]
+
+
+def items_dataset_language(dataset):
+    """The language of an items dataset's sentences."""
+    splits = spud_items_splits()
+    if dataset in splits:
+        return treebank_lang(splits[dataset][0])
+    if dataset == "german_case":
+        return "de"
+    if dataset.startswith("japanese_transitivity_"):
+        return "ja"
+    return "en"  # cola, blimp
+
+
+def items_file(dataset):
+    return f"results/items/{dataset}.parquet"
+
+
+def spud_items_input(wildcards):
+    datasets = spud_items_splits()
+    if wildcards.dataset not in datasets:
+        raise ValueError(
+            f"{wildcards.dataset} is not a SPUD items dataset of the config "
+            f"(known: {', '.join(datasets) or 'none'})"
+        )
+    treebank, split = datasets[wildcards.dataset]
+    return {"orig": ingested(treebank, split), "nonce": nonce_tokens(treebank, split)}
+
+
+def spud_leave_out_args(wildcards):
+    """`--leave-out-share`: the split's training share (config training_shares) is not scored."""
+    treebank, split = spud_items_splits()[wildcards.dataset]
+    share = training_shares().get(f"{treebank}/{split}")
+    if not share:
+        return ""
+    return f"--leave-out-share {share['share']} --share-seed {share['seed']}"
+
+
+def spud_nonce_options(wildcards, input):
+    """`--nonce DIR` options for the nonce versions' tokens.parquet files."""
+    return " ".join(f"--nonce {shlex.quote(str(Path(f).parent))}" for f in input.nonce)
+
+
+def blimp_files():
+    """The paradigm files of pairs.blimp.paths; a directory stands for its *.jsonl files."""
+    files = []
+    for location in pairs_section("blimp").get("paths", []):
+        path = Path(location)
+        files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
+    return files
