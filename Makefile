@@ -27,6 +27,7 @@ test: venv
 
 lint: venv
 	$(BIN)/ruff check .
+	$(BIN)/snakefmt --check Snakefile rules/
 	$(BIN)/snakemake --lint
 
 clean:

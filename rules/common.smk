@@ -1,7 +1,8 @@
 # What every stage's rules share: wildcard constraints, code versions, treebank and training-text
 # lookups, config-to-option plumbing and the report's table/figure files. Each stage's own input
-# functions live in rules/plumbing/<stage>.smk, which rules/<stage>.smk includes. Config defaults are filled in from config/schema.yaml by the
-# Snakefile's validate(), so the rules read config keys without defaults of their own.
+# functions live in rules/plumbing/<stage>.smk, which rules/<stage>.smk includes. Config defaults
+# are filled in from config/schema.yaml by the Snakefile's validate(), so the rules read config
+# keys without defaults of their own.
 import shlex
 from pathlib import Path
 
