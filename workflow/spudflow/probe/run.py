@@ -9,7 +9,7 @@ import torch
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
-from spudflow.core.progress import get_logger
+from spudflow.core.logs import get_logger
 
 log = get_logger("spudflow.probe")
 

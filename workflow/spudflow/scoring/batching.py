@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from spudflow.core.progress import get_logger
+from spudflow.core.logs import get_logger
 
 log = get_logger(__name__)
 

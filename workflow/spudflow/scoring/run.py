@@ -24,7 +24,8 @@ from spudflow.core.alignment import words_in_span
 from spudflow.core.artifacts import ITEM_SCORES, TOKEN_SCORES
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import write_artifact, write_parquet
-from spudflow.core.progress import get_logger, progress_bar
+from spudflow.core.logs import get_logger
+from spudflow.core.progress import progress_bar
 from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.items import Item
 from spudflow.scoring.methods import base_method, is_region_method
