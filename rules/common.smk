@@ -6,6 +6,7 @@
 import shlex
 from pathlib import Path
 
+from spudflow.core.model_source import is_local_path
 from spudflow.core.rules_support import cli_options, code_version
 
 
@@ -107,12 +108,10 @@ def sample_args(sample, seed_flag="--seed"):
     return f"--sample {sample['n']} {seed_flag} {sample['seed']}"
 
 
-def is_pipeline_path(source):
-    """A model source that is a file or folder (made by a rule or present), not a hub id or
-    `pypi:` package."""
-    return not source.startswith("pypi:") and (
-        source.startswith(("results/", "resources/")) or Path(source).exists()
-    )
+def model_path_inputs(source):
+    """A model source's file or folder as a job input when it is a local path (made by a rule
+    or present; core/model_source.is_local_path decides), none for a hub id or `pypi:` package."""
+    return [str(Path(source).expanduser())] if is_local_path(source) else []
 
 
 def table_files(name, caption, category):

@@ -1,26 +1,15 @@
-"""The shared items schema: builder, spaCy word offsets, seeded samples, TSV reading."""
+"""The shared items schema: builder, spaCy word offsets, TSV reading."""
 
 from __future__ import annotations
 
-import numpy as np
 import pyarrow as pa
 import pytest
 
 from spudflow.core.artifacts import items_kind
 from spudflow.core.contract import Column, ContractError
 from spudflow.core.errors import InputError
-from spudflow.pairs.items import BASE_COLUMNS, ItemsBuilder, Region, sample_indices, spacy_words
+from spudflow.pairs.items import BASE_COLUMNS, ItemsBuilder, Region, spacy_words
 from spudflow.pairs.tsv import read_tsv
-
-
-def test_sample_is_seeded_sorted_and_without_repeats():
-    a = sample_indices(1000, 50, seed=3)
-    assert np.array_equal(a, sample_indices(1000, 50, seed=3))
-    assert not np.array_equal(a, sample_indices(1000, 50, seed=4))
-    assert len(set(a.tolist())) == 50 and list(a) == sorted(a)
-    assert a.min() >= 0 and a.max() < 1000
-    assert np.array_equal(sample_indices(7, None, 0), np.arange(7))
-    assert np.array_equal(sample_indices(7, 10, 0), np.arange(7))
 
 
 @pytest.mark.parametrize("language, sentence, words", [

@@ -133,11 +133,11 @@ def test_bad_input_exits_2(probe_data, tmp_path, capsys):
     assert not (tmp_path / "run").exists()
 
 
-def test_long_sentences_are_left_out_and_counted(probe_data, tmp_path, capsys):
+def test_long_sentences_are_left_out_and_counted(probe_data, tmp_path, caplog):
     root, model = probe_data
     out = tmp_path / "short.safetensors"
     assert features(root, model, "test", out, "--max-length", "20") == 0
-    err = capsys.readouterr().err
+    err = caplog.text  # logged through core/logs.py, not printed
     loaded = read_features(out)
     words = pl.read_parquet(root / "test" / "sentences.parquet")
     assert loaded.too_long and len(loaded.too_long) + len(loaded.sent_index) == words.height

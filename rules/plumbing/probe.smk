@@ -62,8 +62,7 @@ def probe_feature_treebank(wildcards):
 
 
 def probe_model_inputs(wildcards):
-    source = probe_model_config(wildcards.probe_model)["source"]
-    return [source] if is_pipeline_path(source) else []
+    return model_path_inputs(probe_model_config(wildcards.probe_model)["source"])
 
 
 def probe_feature_args(wildcards):

@@ -21,8 +21,7 @@ def is_transformer(model):
 
 
 def model_source_inputs(wildcards):
-    source = model_config(wildcards.model)["source"]
-    return [source] if is_pipeline_path(source) else []
+    return model_path_inputs(model_config(wildcards.model)["source"])
 
 
 def unigram_inputs(wildcards=None):

@@ -26,7 +26,6 @@ NORMALISATIONS = {
     "SLOR": "slor",
     "Word-LP Min-1": "word_lp_min1",
 }
-CRITERIA = ("accuracy", "mcc")
 
 
 def fit_threshold(scores: np.ndarray, labels: np.ndarray, criterion: str = "accuracy") -> float:

@@ -26,7 +26,7 @@ from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.japanese_regression import regression_table
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
-from spudflow.core.progress import get_logger
+from spudflow.core.logs import get_logger
 
 log = get_logger(__name__)
 

@@ -18,7 +18,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.preprocessing import MultiLabelBinarizer, OneHotEncoder
 
-from spudflow.core.progress import get_logger, progress
+from spudflow.core.logs import get_logger
+from spudflow.core.progress import progress
 
 log = get_logger(__name__)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
-from spudflow.core.progress import get_logger
+from spudflow.core.logs import get_logger
 from spudflow.core.table_artifacts import TABLES
 from spudflow.core.tables import TABLE_FORMATS, write_table
 

@@ -10,9 +10,9 @@ from spudflow.core.errors import InputError
 DESCRIPTION = """\
 Train a small control language model from scratch on treebank text and write OUT, a
 save_pretrained directory (model + fast tokenizer) that `spudflow score --model OUT` loads:
-masked - a BERT masked LM with a WordPiece tokenizer (pppl, pppl_l2r, unmasked); causal - a
-GPT-2 with a byte-level BPE tokenizer (ppl); electra - an ELECTRA discriminator (electra),
-trained jointly with a generator half as wide. OUT also holds training_loss.parquet (the loss
+masked - a BERT masked LM (pppl, pppl_l2r, unmasked); causal - a GPT-2 (ppl); electra - an
+ELECTRA discriminator (electra), trained jointly with a generator half as wide. All three use a
+byte-level BPE tokenizer trained on the same text. OUT also holds training_loss.parquet (the loss
 of every step) and control.json (the training settings). The same inputs, seed and --threads
 give identical weights. See docs/controls.md."""
 

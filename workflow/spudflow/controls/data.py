@@ -1,9 +1,11 @@
-"""Training data of a control model: token ids of each sentence and a seeded batch order."""
+"""Training data of a control model: token ids of each sentence, a seeded sample of sentences and
+BERT's masking (batching and padding: core/batching.py)."""
 
 from __future__ import annotations
 
-import numpy as np
 import torch
+
+from spudflow.core.sampling import sample_indices
 
 
 def encode(tokenizer, texts: list[str], kind: str, max_length: int) -> list[list[int]]:
@@ -20,32 +22,7 @@ def sample_sentences(texts: list[str], n: int | None, seed: int) -> list[str]:
     """A seeded uniform sample of n sentences in their original order (all when n is None)."""
     if n is None or n >= len(texts):
         return texts
-    keep = np.sort(np.random.default_rng(seed).choice(len(texts), size=n, replace=False))
-    return [texts[i] for i in keep]
-
-
-def epoch_batches(lengths: list[int], batch_size: int,
-                  generator: torch.Generator) -> list[list[int]]:
-    """One epoch's batches of sentence indices: a seeded shuffle, sentences of similar length
-    grouped within windows of 50 batches (less padding), then the batches shuffled."""
-    order = torch.randperm(len(lengths), generator=generator).tolist()
-    window = batch_size * 50
-    batches = []
-    for start in range(0, len(order), window):
-        part = sorted(order[start:start + window], key=lambda i: lengths[i])
-        batches += [part[i:i + batch_size] for i in range(0, len(part), batch_size)]
-    return [batches[i] for i in torch.randperm(len(batches), generator=generator).tolist()]
-
-
-def pad(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(input_ids, attention_mask), right-padded to the longest row."""
-    width = max(len(r) for r in rows)
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    attention = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, row in enumerate(rows):
-        ids[i, :len(row)] = torch.tensor(row, dtype=torch.long)
-        attention[i, :len(row)] = 1
-    return ids, attention
+    return [texts[i] for i in sample_indices(len(texts), n, seed)]
 
 
 def mask_tokens(ids: torch.Tensor, attention: torch.Tensor, special_ids: list[int],

@@ -7,16 +7,18 @@ were replaced (loss = generator MLM + 50 x replaced-token detection, Clark et al
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from transformers import get_linear_schedule_with_warmup, set_seed
 
 from spudflow.controls import architectures
-from spudflow.controls.data import encode, epoch_batches, mask_tokens, pad
-from spudflow.core.progress import get_logger, progress_bar
+from spudflow.controls.data import encode, mask_tokens
+from spudflow.core.batching import length_bucketed_batches, pad_rows
+from spudflow.core.logs import get_logger
+from spudflow.core.progress import progress_bar
 
 log = get_logger(__name__)
 
@@ -24,6 +26,8 @@ MASK_PROBABILITY = 0.15
 DISCRIMINATOR_WEIGHT = 50.0
 WARMUP_SHARE = 0.06
 MAX_GRAD_NORM = 1.0
+# Sentences of similar length are batched together within pools of this many batches.
+POOL_BATCHES = 50
 
 
 @dataclass(frozen=True)
@@ -39,12 +43,6 @@ class Trained:
     model: torch.nn.Module  # what is saved: BERT, GPT-2, or the ELECTRA discriminator
     losses: list[dict]  # one row per step: epoch, step, loss, generator_loss, discriminator_loss
     n_tokens: int
-
-
-def seed_everything(seed: int) -> None:
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
 
 
 class Objective:
@@ -102,20 +100,9 @@ class Objective:
                       "discriminator_loss": discriminator_loss.item()}
 
 
-def linear_schedule(warmup: int, total: int):
-    """Learning-rate factor: linear warm-up over `warmup` steps, then linear decay to 0."""
-
-    def factor(step: int) -> float:
-        if step < warmup:
-            return (step + 1) / warmup
-        return max(0.0, (total - step) / max(1, total - warmup))
-
-    return factor
-
-
 def train(kind: str, texts: list[str], tokenizer, size: architectures.Size,
           schedule: Schedule) -> Trained:
-    seed_everything(schedule.seed)
+    set_seed(schedule.seed)
     rng = torch.Generator().manual_seed(schedule.seed)
     rows = encode(tokenizer, texts, kind, size.max_length)
     lengths = [len(r) for r in rows]
@@ -125,7 +112,7 @@ def train(kind: str, texts: list[str], tokenizer, size: architectures.Size,
     steps_per_epoch = -(-len(rows) // schedule.batch_size)
     total = schedule.epochs * steps_per_epoch
     warmup = max(1, round(WARMUP_SHARE * total))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, linear_schedule(warmup, total))
+    scheduler = get_linear_schedule_with_warmup(optimizer, warmup, total)
     n_params = sum(p.numel() for p in objective.model.parameters())
     log.info("training a %s control (%d parameters) on %d sentences, %d tokens: %d epochs of "
              "%d steps", kind, n_params, len(rows), sum(lengths), schedule.epochs,
@@ -135,8 +122,8 @@ def train(kind: str, texts: list[str], tokenizer, size: architectures.Size,
     bar = progress_bar(total, desc=f"train {kind}", unit="step")
     for epoch in range(1, schedule.epochs + 1):
         epoch_losses = []
-        for batch in epoch_batches(lengths, schedule.batch_size, rng):
-            ids, attention = pad([rows[i] for i in batch], tokenizer.pad_token_id)
+        for batch in length_bucketed_batches(lengths, schedule.batch_size, POOL_BATCHES, rng):
+            ids, attention = pad_rows([rows[i] for i in batch], tokenizer.pad_token_id)
             loss, parts = objective.loss(ids, attention)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()

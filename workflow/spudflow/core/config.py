@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 
 import jsonschema
@@ -28,18 +27,3 @@ def check_config(config: dict, schema_path: str | Path) -> None:
     errors = config_errors(config, schema_path)
     if errors:
         raise ConfigError("\n".join(errors))
-
-
-def fill_defaults(config: dict, schema_path: str | Path) -> None:
-    """Set every missing key whose schema has a `default`, descending into objects (a section
-    left out whose schema default is {} gets all its keys' defaults)."""
-    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
-
-    def fill(node: dict, schema_node: dict) -> None:
-        for key, sub in (schema_node.get("properties") or {}).items():
-            if key not in node and "default" in sub:
-                node[key] = copy.deepcopy(sub["default"])
-            if isinstance(node.get(key), dict) and sub.get("type") == "object":
-                fill(node[key], sub)
-
-    fill(config, schema)

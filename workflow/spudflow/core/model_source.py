@@ -48,8 +48,19 @@ def package_directory(package: str) -> Path:
 
 
 def looks_like_path(source: str) -> bool:
+    """Written as a file path (relative, absolute, home, a pipeline output, a model file), so a
+    missing one is bad input rather than a hub id."""
     return source.startswith((".", "/", "~")) or source.endswith((".gguf", ".parquet")) \
         or source.startswith(("results/", "resources/"))
+
+
+def is_local_path(source: str) -> bool:
+    """Is a model source a local file or folder (present, or written as a path), rather than a
+    hub id or a `pypi:` package? The one definition, also used by the rules for a model's
+    inputs."""
+    if source.startswith(PACKAGE_PREFIX):
+        return False
+    return looks_like_path(source) or Path(source).expanduser().exists()
 
 
 def resolve_source(source: str, gguf_file: str | None = None) -> ModelSource:
@@ -62,11 +73,11 @@ def resolve_source(source: str, gguf_file: str | None = None) -> ModelSource:
             if not location.exists():
                 raise InputError(source, None, f"package {package!r} has no {subfolder!r} inside")
     else:
+        if not is_local_path(source):
+            return ModelSource(source, gguf_file, local=False)  # a hub id
         location = Path(source).expanduser()
         if not location.exists():
-            if looks_like_path(source):
-                raise InputError(source, None, "no such model file or directory")
-            return ModelSource(source, gguf_file, local=False)  # a hub id
+            raise InputError(source, None, "no such model file or directory")
     if location.is_file() and location.suffix == ".gguf":
         if gguf_file and gguf_file != location.name:
             raise InputError(source, None, f"is a GGUF file but --gguf-file names {gguf_file}")

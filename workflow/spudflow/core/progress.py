@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import sys
 from collections.abc import Iterable, Iterator
 from typing import TypeVar
@@ -24,11 +23,3 @@ def progress_bar(total: float, desc: str, unit: str = "it") -> tqdm:
     """A bar updated by hand (`bar.update(n)`), for work that is not one loop over items."""
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, mininterval=2.0,
                 disable=None if sys.stderr.isatty() else False, dynamic_ncols=True)
-
-
-def get_logger(name: str) -> logging.Logger:
-    logger = logging.getLogger(name)
-    if not logging.getLogger().handlers:
-        logging.basicConfig(stream=sys.stderr, level=logging.INFO,
-                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return logger

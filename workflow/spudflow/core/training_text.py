@@ -10,6 +10,7 @@ import polars as pl
 from spudflow.core.artifacts import TREEBANK_SENTENCES, TREEBANK_TOKENS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
+from spudflow.core.text_lines import nonblank_lines
 from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE
 
 
@@ -47,7 +48,8 @@ def blank_pipeline(lang: str):
 def text_sentences(path: Path, lang: str) -> list[list[str]]:
     """One sentence per non-blank line, split into words by spaCy's blank LANG tokenizer."""
     nlp = blank_pipeline(lang)
-    return [[t.text for t in nlp.make_doc(line) if not t.is_space] for line in text_lines(path)]
+    return [[t.text for t in nlp.make_doc(line) if not t.is_space]
+            for _, line in nonblank_lines(path)]
 
 
 def training_sentences(source: Path, lang: str) -> list[list[str]]:
@@ -61,15 +63,6 @@ def training_sentences(source: Path, lang: str) -> list[list[str]]:
     if not any(sentences):
         raise InputError(source, None, "no sentences (empty input)")
     return sentences
-
-
-def text_lines(path: Path) -> list[str]:
-    """The non-blank lines of a UTF-8 text file, without their line ends."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as error:
-        raise InputError(path, None, f"not UTF-8 text: {error}") from None
-    return [line for line in lines if line.strip()]
 
 
 def treebank_texts(directory: Path) -> list[str]:
@@ -91,7 +84,7 @@ def training_texts(source: Path) -> list[str]:
     if source.is_dir():
         texts = treebank_texts(source)
     elif source.is_file():
-        texts = text_lines(source)
+        texts = [line for _, line in nonblank_lines(source)]
     else:
         raise InputError(source, None, "no such file or directory")
     if not any(text.strip() for text in texts):

@@ -7,7 +7,8 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.errors import InputError
-from spudflow.core.progress import get_logger, progress
+from spudflow.core.logs import get_logger
+from spudflow.core.progress import progress
 from spudflow.core.treebank import SENTENCE_SCHEMA, TOKEN_SCHEMA
 from spudflow.ingest.reader import split_sentences
 from spudflow.ingest.validate import parse_tokens

@@ -15,9 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spudflow.core.errors import InputError
-from spudflow.core.progress import get_logger
-
-log = get_logger(__name__)
 
 WORD_ID = re.compile(r"[1-9][0-9]*")
 MWT_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)")
@@ -31,15 +28,6 @@ class Sentence:
     line: int
     comments: list[str] = field(default_factory=list)
     rows: list[tuple[int, list[str]]] = field(default_factory=list)  # (line, fields)
-
-
-@dataclass
-class Columns:
-    """Column lists for the token and sentence tables, filled sentence by sentence."""
-
-    tokens: dict[str, list] = field(default_factory=dict)
-    sentences: dict[str, list] = field(default_factory=dict)
-    skipped: int = 0
 
 
 def read_lines(path: Path) -> Iterator[tuple[int, str]]:

@@ -13,7 +13,7 @@ import polars as pl
 
 from spudflow.core.errors import InputError
 from spudflow.core.input_files import require_file
-from spudflow.core.progress import get_logger
+from spudflow.core.logs import get_logger
 from spudflow.nonce.languages.base import LanguageRules
 from spudflow.nonce.words import WordMode
 

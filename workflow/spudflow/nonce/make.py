@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.errors import InputError
-from spudflow.core.progress import get_logger
+from spudflow.core.logs import get_logger
 from spudflow.core.treebank import read_treebank
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import build_index

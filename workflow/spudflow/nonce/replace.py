@@ -11,13 +11,11 @@ from collections.abc import Callable
 
 import polars as pl
 
-from spudflow.core.progress import get_logger, progress
+from spudflow.core.progress import progress
 from spudflow.nonce.candidates import CandidateIndex
 from spudflow.nonce.languages.base import LanguageRules
 from spudflow.nonce.sentence import SentenceView, TokenColumns, without_stale
 from spudflow.nonce.surface import case_style, match_case, rebuild_mwts, sentence_text
-
-log = get_logger(__name__)
 
 # Why a word of a replaced UPOS kept its form (in the statistics and docs/nonce.md).
 REPLACED = "replaced"

@@ -143,9 +143,6 @@ class SentenceView:
     def changed(self, i: int) -> bool:
         return self.form(i) != self.orig_form(i)
 
-    def any_changed(self) -> bool:
-        return any(self.changed(i) for i in range(self.n))
-
     def mwt(self, i: int) -> tuple[int, int, int] | None:
         position = self._mwt_of.get(i)
         return None if position is None else self.mwts[position]

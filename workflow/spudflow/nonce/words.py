@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from spudflow.core.progress import get_logger
+from spudflow.core.logs import get_logger
 from spudflow.nonce.languages.base import LanguageRules
 
 log = get_logger(__name__)

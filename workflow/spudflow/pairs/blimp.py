@@ -14,8 +14,9 @@ import pyarrow as pa
 
 from spudflow.core.artifacts import BLIMP_FLAGS, ITEMS_BLIMP
 from spudflow.core.errors import InputError
-from spudflow.pairs.items import ItemsBuilder, sample_indices
-from spudflow.pairs.tsv import read_lines
+from spudflow.core.sampling import sample_indices
+from spudflow.core.text_lines import read_lines
+from spudflow.pairs.items import ItemsBuilder
 
 TEXT_FIELDS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID")
 FLAG_FIELDS = BLIMP_FLAGS

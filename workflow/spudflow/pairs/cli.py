@@ -103,7 +103,7 @@ def _write(table, out: Path) -> None:
 
 
 def run_spud(args: argparse.Namespace) -> None:
-    from spudflow.core.progress import get_logger
+    from spudflow.core.logs import get_logger
     from spudflow.pairs.spud import build_spud_items
 
     share = None if args.leave_out_share is None else (args.leave_out_share, args.share_seed)

@@ -13,8 +13,9 @@ import pyarrow as pa
 
 from spudflow.core.artifacts import ITEMS_COLA
 from spudflow.core.errors import InputError
-from spudflow.pairs.items import ItemsBuilder, sample_indices
-from spudflow.pairs.tsv import read_lines
+from spudflow.core.sampling import sample_indices
+from spudflow.core.text_lines import read_lines
+from spudflow.pairs.items import ItemsBuilder
 
 
 def read_cola(path: str | Path) -> list[tuple[int, str, int, str | None, str]]:

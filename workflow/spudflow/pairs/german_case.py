@@ -18,20 +18,19 @@ import pyarrow as pa
 
 from spudflow.core.artifacts import ITEMS_GERMAN_CASE
 from spudflow.core.errors import InputError
+from spudflow.core.sampling import sample_indices
 from spudflow.pairs.german_declension import (
     CASES,
     DETERMINERS,
     DeclensionError,
     noun_phrase,
 )
-from spudflow.pairs.items import ItemsBuilder, Region, sample_indices
+from spudflow.pairs.items import ItemsBuilder, Region
 from spudflow.pairs.tsv import read_tsv
 
 TEMPLATE_COLUMNS = ("id", "principal", "verb", "np1_det", "np1_noun", "np2_det", "np2_noun",
                     "np3_det", "np3_noun")
 OPTIONAL_COLUMNS = ("animate",)
-# The case each NP carries in the template.
-TEMPLATE_CASES = "NDA"
 
 ASSIGNMENTS = tuple("".join(a) for a in itertools.product(CASES, repeat=3)
                     if len(set(a)) > 1)

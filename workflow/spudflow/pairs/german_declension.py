@@ -23,7 +23,6 @@ from __future__ import annotations
 
 CASES = ("N", "A", "D")
 ALL_CASES = ("N", "A", "D", "G")
-CASE_NAMES = {"N": "nominative", "A": "accusative", "D": "dative", "G": "genitive"}
 
 # Masculine singular endings: definite-type determiners (der-words) and ein-words.
 _DER_WORDS = {"der": ("der", "den", "dem", "des"),

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 
 from spudflow.core.artifacts import ITEMS, ITEMS_KINDS
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import ARTIFACT_KEY, Artifact, conform, write_artifact
-from spudflow.core.progress import get_logger, progress
+from spudflow.core.logs import get_logger
+from spudflow.core.progress import progress
 
 # Base columns and each kind's condition columns: core/artifacts.py (ITEMS, ITEMS_KINDS).
 BASE_SCHEMA = ITEMS.schema()
@@ -56,18 +56,6 @@ def spacy_words(sentences: Sequence[str], language: str, batch_size: int = 1000)
         result.append(([t.text for t in tokens], [t.idx for t in tokens],
                        [t.idx + len(t.text) for t in tokens]))
     return result
-
-
-def sample_indices(total: int, n: int | None, seed: int) -> np.ndarray:
-    """Indices of a seeded uniform sample of n out of `total` groups, in ascending order.
-
-    n None (or n >= total) keeps everything. The sample depends only on (total, n, seed), so
-    two datasets sampled with the same settings from the same population pick the same groups.
-    """
-    if n is None or n >= total:
-        return np.arange(total)
-    rng = np.random.default_rng(seed)
-    return np.sort(rng.choice(total, size=n, replace=False))
 
 
 class ItemsBuilder:

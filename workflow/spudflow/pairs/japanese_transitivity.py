@@ -27,7 +27,8 @@ import pyarrow as pa
 from spudflow.core.artifacts import ITEMS_JAPANESE
 from spudflow.core.errors import InputError
 from spudflow.core.progress import progress
-from spudflow.pairs.items import ItemsBuilder, Region, sample_indices
+from spudflow.core.sampling import sample_indices
+from spudflow.pairs.items import ItemsBuilder, Region
 from spudflow.pairs.japanese_lexicon import VerbPair, ranked, read_lexicon
 
 NOUNS = ("私", "彼", "人", "看護師", "猫", "鳥", "音楽", "自由", "椅子", "材料", "ドア")

@@ -1,28 +1,12 @@
-"""Tab-separated data files with line numbers, so that bad input is reported as FILE:LINE."""
+"""Tab-separated data files with line numbers, so that bad input is reported as FILE:LINE (the
+lines are read by core/text_lines.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from spudflow.core.errors import InputError
-
-
-def read_lines(path: str | Path) -> list[tuple[int, str]]:
-    """(1-based line number, line without its line end) for every line of a UTF-8 file."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, "no such file")
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise InputError(path, line, "invalid UTF-8") from None
-    # split("\n") rather than splitlines(): sentences may hold U+2028 and the like.
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [(number, line.removesuffix("\r")) for number, line in enumerate(lines, start=1)]
+from spudflow.core.text_lines import read_lines
 
 
 def data_lines(path: str | Path) -> list[tuple[int, str]]:

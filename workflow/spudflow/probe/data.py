@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from spudflow.core.batching import pad_rows
 from spudflow.core.errors import InputError
 from spudflow.probe.feature_file import read_features
 from spudflow.probe.labels import label_of
@@ -135,10 +136,7 @@ def make_batch(data: ProbeSet, picks: np.ndarray, label_index: dict[str, int] | 
     lengths = data.lengths[picks]
     width = int(lengths.max())
     pad_row = len(data.dist) - 1
-    index = np.full((len(picks), width), pad_row, dtype=np.int64)
-    for b, i in enumerate(picks):
-        index[b, :lengths[b]] = np.arange(data.offsets[i], data.offsets[i + 1])
-    index = torch.from_numpy(index)
+    index, _ = pad_rows([np.arange(data.offsets[i], data.offsets[i + 1]) for i in picks], pad_row)
     gold_d = gold_l = None
     if label_index is not None:
         distances = np.zeros((len(picks), width, width), dtype=np.float32)

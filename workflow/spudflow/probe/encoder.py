@@ -19,7 +19,6 @@ from transformers.utils import logging as transformers_logging
 from spudflow.core.errors import InputError
 from spudflow.core.model_source import check_model_files, loading_errors, resolve_source
 
-BASELINES = ("M0", "MR", "MRC")
 # Architectures whose hidden state k does not depend on the layers above k (no final norm on the
 # last state), so a model cut to the highest requested layer gives the same features, faster.
 TRUNCATABLE = {"bert", "roberta", "xlm-roberta", "electra", "camembert"}

@@ -8,16 +8,18 @@ exactly the batches of the unsharded one and the gathered file is byte-identical
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import torch
 
 from spudflow.core.alignment import anchor_span, word_of_span
+from spudflow.core.batching import pad_rows
+from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
 from spudflow.probe.encoder import Encoder
 from spudflow.probe.feature_file import Features
 from spudflow.probe.words import SentenceWords, sentence_text
+
+log = get_logger(__name__)
 
 
 def encode_sentence(tokenizer, forms: list[str]) -> tuple[list[int], list[int]]:
@@ -55,8 +57,8 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
     encoded = {i: encode_sentence(tokenizer, words.forms[i]) for i in positions}
     too_long = [i for i in positions if len(encoded[i][0]) > encoder.max_length]
     for i in too_long:
-        print(f"sentence {words.sent_index[i]} (line {words.lines[i]}): "
-              f"{len(encoded[i][0])} tokens > {encoder.max_length}, left out", file=sys.stderr)
+        log.warning("sentence %d (line %d): %d tokens > %d, left out", words.sent_index[i],
+                    words.lines[i], len(encoded[i][0]), encoder.max_length)
     kept = [i for i in positions if len(encoded[i][0]) <= encoder.max_length]
     n_words = [len(words.forms[i]) for i in kept]
     offsets = np.concatenate([[0], np.cumsum(n_words)]).astype(np.int64)
@@ -71,16 +73,9 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
     for block in progress(list(blocks.values()), "feature blocks", unit="block"):
         order = sorted(block, key=lambda i: (lengths[i], i))
         for batch in _batches(order, lengths, batch_tokens, max_batch):
-            width = max(lengths[i] for i in batch)
-            ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
-            rows = torch.full((len(batch), width), -1, dtype=torch.long)
-            for b, i in enumerate(batch):
-                input_ids, token_words = encoded[i]
-                ids[b, :len(input_ids)] = torch.tensor(input_ids)
-                mask[b, :len(input_ids)] = 1
-                rows[b, :len(input_ids)] = torch.tensor(
-                    [row_of[i] + w if w >= 0 else -1 for w in token_words])
+            ids, mask = pad_rows([encoded[i][0] for i in batch], pad_id)
+            rows, _ = pad_rows([[row_of[i] + w if w >= 0 else -1 for w in encoded[i][1]]
+                                for i in batch], -1)
             output = model(input_ids=ids.to(device), attention_mask=mask.to(device),
                            output_hidden_states=True)
             keep = rows >= 0

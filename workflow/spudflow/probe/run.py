@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from argparse import Namespace
 
 import torch
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
-from spudflow.core.progress import get_logger
+from spudflow.core.logs import get_logger
 
 log = get_logger("spudflow.probe")
 
@@ -43,8 +42,8 @@ def features_command(args: Namespace) -> int:
     if args.shard.count > 1:
         features.info["shard"] = str(args.shard)
     if features.too_long:
-        print(f"{args.dir}: {len(features.too_long)} sentence(s) longer than "
-              f"{encoder.max_length} tokens left out", file=sys.stderr)
+        log.warning("%s: %d sentence(s) longer than %d tokens left out", args.dir,
+                    len(features.too_long), encoder.max_length)
     write_features(args.out, features)
     log.info("%d sentences, %d words, layers %s -> %s", len(features.sent_index),
              int(features.word_offsets[-1]), args.layers, args.out)

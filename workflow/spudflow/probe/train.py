@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from transformers import set_seed
 
+from spudflow.core.batching import length_bucketed_batches
 from spudflow.core.progress import progress
 from spudflow.probe.data import ProbeSet, make_batch
 from spudflow.probe.decode import decode
@@ -53,18 +55,12 @@ POOL_BATCHES = 16
 def _batches(lengths: np.ndarray, size: int, generator: torch.Generator | None
              ) -> list[np.ndarray]:
     """Batches of `size` sentences: in order without a generator; else shuffled, bucketed by
-    length inside shuffled pools, in shuffled order."""
+    length inside shuffled pools, in shuffled order (core/batching.py)."""
     n = len(lengths)
     if generator is None:
         return [np.arange(i, min(i + size, n)) for i in range(0, n, size)]
-    order = torch.randperm(n, generator=generator).numpy()
-    batches = []
-    for start in range(0, n, size * POOL_BATCHES):
-        pool = order[start:start + size * POOL_BATCHES]
-        pool = pool[np.argsort(lengths[pool], kind="stable")]
-        batches += [pool[i:i + size] for i in range(0, len(pool), size)]
-    shuffle = torch.randperm(len(batches), generator=generator).tolist()
-    return [batches[i] for i in shuffle]
+    return [np.asarray(batch, dtype=np.int64)
+            for batch in length_bucketed_batches(lengths, size, POOL_BATCHES, generator)]
 
 
 def _mean_loss(probe: DepProbe, data: ProbeSet, settings: TrainSettings, index) -> float:
@@ -80,7 +76,7 @@ def _mean_loss(probe: DepProbe, data: ProbeSet, settings: TrainSettings, index) 
 
 
 def train_probe(train: ProbeSet, dev: ProbeSet, settings: TrainSettings) -> Trained:
-    torch.manual_seed(settings.seed)
+    set_seed(settings.seed)
     generator = torch.Generator().manual_seed(settings.seed)
     index = {label: i for i, label in enumerate(settings.labels)}
     probe = DepProbe(train.dist.shape[1], train.label.shape[1], len(settings.labels),

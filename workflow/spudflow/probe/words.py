@@ -14,6 +14,7 @@ import polars as pl
 from spudflow.core.artifacts import TREEBANK_TOKENS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
+from spudflow.core.sampling import sample_indices
 from spudflow.core.treebank import TOKENS_FILE
 
 
@@ -45,8 +46,7 @@ class SentenceWords:
         sample."""
         if n >= len(self):
             return self
-        picks = np.sort(np.random.default_rng(seed).choice(len(self), size=n, replace=False))
-        return self.subset(picks)
+        return self.subset(sample_indices(len(self), n, seed))
 
 
 def read_words(directory: str | Path, need_trees: bool) -> SentenceWords:

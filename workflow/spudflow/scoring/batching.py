@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from spudflow.core.progress import get_logger
+from spudflow.core.batching import pad_rows
+from spudflow.core.logs import get_logger
 
 log = get_logger(__name__)
 
@@ -124,25 +125,21 @@ class BatchRunner:
             position += n
 
     def _forward(self, batch: list[Row]) -> np.ndarray:
-        longest = max(len(r.input_ids) for r in batch)
-        ids = np.full((len(batch), longest), self.pad_id, dtype=np.int64)
-        attention = np.zeros((len(batch), longest), dtype=np.int64)
+        ids, attention = pad_rows([row.input_ids for row in batch], self.pad_id)
+        longest = ids.shape[1]
         flat, targets = [], []
         for b, row in enumerate(batch):
-            ids[b, :len(row.input_ids)] = row.input_ids
-            attention[b, :len(row.input_ids)] = 1
             if row.masked:
                 ids[b, list(row.masked)] = self.mask_id
             flat.extend(b * longest + p for p in row.gather)
             targets.extend(row.targets)
         self.stats.batches += 1
         self.stats.rows += len(batch)
-        self.stats.padded_tokens += ids.size
+        self.stats.padded_tokens += ids.numel()
         self.stats.real_tokens += int(attention.sum())
         device = self.device
         with torch.inference_mode():
-            values = self.forward(torch.from_numpy(ids).to(device),
-                                  torch.from_numpy(attention).to(device),
+            values = self.forward(ids.to(device), attention.to(device),
                                   torch.tensor(flat, dtype=torch.long, device=device),
                                   torch.tensor(targets, dtype=torch.long, device=device))
         return values.double().cpu().numpy()

@@ -108,7 +108,7 @@ def default_model_name(model: str, gguf_file: str | None) -> str:
 
 
 def run_score(args: argparse.Namespace) -> None:
-    from spudflow.core.progress import get_logger
+    from spudflow.core.logs import get_logger
     from spudflow.core.shards import parse_shard, shard_range
     from spudflow.scoring.items import load_items
     from spudflow.scoring.methods import check_kind, parse_methods
@@ -172,7 +172,7 @@ def run_score(args: argparse.Namespace) -> None:
 
 
 def run_score_gather(args: argparse.Namespace) -> None:
-    from spudflow.core.progress import get_logger
+    from spudflow.core.logs import get_logger
     from spudflow.scoring.shards import gather
 
     n_items = gather(args.shard_dirs, args.out)
@@ -253,7 +253,7 @@ def model_fingerprint(model: str) -> list:
 
 def run_ngram_train(args: argparse.Namespace) -> None:
     from spudflow.core.atomic import atomic_outputs
-    from spudflow.core.progress import get_logger
+    from spudflow.core.logs import get_logger
     from spudflow.core.training_text import training_sentences
     from spudflow.scoring.ngram import NgramModel
 

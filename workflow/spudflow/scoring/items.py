@@ -9,6 +9,8 @@ from pathlib import Path
 from spudflow.core.artifacts import ITEMS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
+from spudflow.core.sampling import sample_indices
+from spudflow.core.text_lines import nonblank_lines
 from spudflow.core.training_text import blank_pipeline
 
 # Columns of the ITEMS schema that scoring reads; the others are carried by the pairs stage only.
@@ -46,12 +48,10 @@ def load_items(path: Path, lang: str) -> list[Item]:
 
 
 def sample_groups(items: list[Item], path: Path, n: int, seed: int) -> list[Item]:
-    """The items of a seeded uniform sample of n groups (numpy default_rng(seed), without
-    replacement), in their order. Groups are the `group_id` column of an items file, in order of
-    first appearance; so the sample depends only on the groups, n and seed, and every model given
-    the same n and seed scores the same sentences. Items without a group are their own group."""
-    import numpy as np
-
+    """The items of a seeded uniform sample of n groups (core/sampling.py), in their order.
+    Groups are the `group_id` column of an items file, in order of first appearance; so the
+    sample depends only on the groups, n and seed, and every model given the same n and seed
+    scores the same sentences. Items without a group are their own group."""
     groups = {item.item_id: item.item_id for item in items}
     if path.suffix == ".parquet":
         table = read_artifact(path, ITEMS, ("item_id", "group_id"))
@@ -62,7 +62,7 @@ def sample_groups(items: list[Item], path: Path, n: int, seed: int) -> list[Item
     order = list(dict.fromkeys(groups[item.item_id] for item in items))
     if n >= len(order):
         return items
-    picked = np.random.default_rng(seed).choice(len(order), size=n, replace=False)
+    picked = sample_indices(len(order), n, seed)
     wanted = {order[i] for i in picked}
     return [item for item in items if groups[item.item_id] in wanted]
 
@@ -111,14 +111,8 @@ def _text_items(path: Path, lang: str) -> list[Item]:
     """One item per non-blank line (the line exactly, without its line end); item_id is the
     1-based line number."""
     nlp = blank_pipeline(lang)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as error:
-        raise InputError(path, None, f"not UTF-8 text: {error}") from None
     items = []
-    for line_number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for line_number, line in nonblank_lines(path):
         words = [t for t in nlp.make_doc(line) if not t.is_space]
         items.append(Item(
             item_id=str(line_number), sentence=line, words=tuple(t.text for t in words),

@@ -140,10 +140,6 @@ class NgramModel:
         return (max(count - self.discount, 0.0) + self.discount * level.types[history] * lower) \
             / total
 
-    def word_logprobs(self, words: Sequence[str], method: str) -> list[float]:
-        """log P(w_i | the n-1 words before it) for each word (</s> is not scored)."""
-        return [self.logprob(method, self.history(words, i), w) for i, w in enumerate(words)]
-
     def unigram_logprob(self, word: str) -> float:
         """Add-k unigram log probability (feeds SLOR, Word-LP Min-1 and NormLP)."""
         raw = self._raw[1]

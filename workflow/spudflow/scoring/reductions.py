@@ -1,4 +1,4 @@
-"""Item-level figures from token log probabilities (natural log).
+"""Item-level statistics from token log probabilities (natural log).
 
 For a set of scored tokens (a whole sentence, or the tokens of one region) with log probabilities
 lp_1 … lp_n, covering the words W (all words of the item, or those overlapping the region):
@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 Unigram = Callable[[str], float]
 
 
-def figures(logprobs: Sequence[float], token_words: Sequence[int | None],
-            words: Sequence[str], word_indices: Sequence[int],
-            unigram: Unigram | None) -> dict[str, float | int | None]:
-    """The item_scores figures of one set of tokens; see the module docstring."""
+def item_statistics(logprobs: Sequence[float], token_words: Sequence[int | None],
+                    words: Sequence[str], word_indices: Sequence[int],
+                    unigram: Unigram | None) -> dict[str, float | int | None]:
+    """The item_scores statistics of one set of tokens; see the module docstring."""
     n = len(logprobs)
     total = float(sum(logprobs))
     row: dict[str, float | int | None] = {

@@ -24,7 +24,8 @@ from spudflow.core.alignment import words_in_span
 from spudflow.core.artifacts import ITEM_SCORES, TOKEN_SCORES
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import write_artifact, write_parquet
-from spudflow.core.progress import get_logger, progress_bar
+from spudflow.core.logs import get_logger
+from spudflow.core.progress import progress_bar
 from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.items import Item
 from spudflow.scoring.methods import base_method, is_region_method
@@ -36,7 +37,7 @@ from spudflow.scoring.outputs import (
     empty_columns,
     table,
 )
-from spudflow.scoring.reductions import Unigram, figures
+from spudflow.scoring.reductions import Unigram, item_statistics
 
 log = get_logger(__name__)
 
@@ -168,14 +169,15 @@ def _add_item_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
     item = sentence.item
     unigram = job.unigram_for(item.language)
     for region, token_set, word_set in _row_spans(sentence, region_only):
-        row = figures([logprob_of[t] for t in token_set],
-                      [sentence.word_index[t] for t in token_set], item.words, word_set, unigram)
+        row = item_statistics([logprob_of[t] for t in token_set],
+                              [sentence.word_index[t] for t in token_set], item.words, word_set,
+                              unigram)
         _append_row(columns, item.item_id, job.model_name, method, region, row, None)
 
 
 def _add_skipped_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
                       region_only: bool) -> None:
-    """A left-out item keeps the rows it would have had, with null figures and the reason."""
+    """A left-out item keeps the rows it would have had, with null statistics and the reason."""
     for region, token_set, word_set in _row_spans(sentence, region_only):
         row = {"logprob_sum": None, "n_tokens": len(token_set), "n_words": len(word_set),
                "ppl": None, "mean_logprob": None, "slor": None, "word_lp_min1": None,

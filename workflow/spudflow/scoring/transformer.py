@@ -7,10 +7,7 @@ import torch
 
 from spudflow.core.errors import InputError
 from spudflow.core.model_source import ModelSource, check_model_files, loading_errors
-from spudflow.core.progress import get_logger
 from spudflow.scoring.batching import BatchRunner, Row
-
-log = get_logger(__name__)
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # Padded tokens per batch when --batch-tokens is not given.
