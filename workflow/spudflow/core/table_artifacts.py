@@ -29,6 +29,14 @@ TABLE_LABELS = (
 )
 
 
+# The dataset and scoring function a row of a scores table is about.
+SCORER = (
+    col("dataset", STR, "items dataset"),
+    col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"),
+)
+
+
 def table(name: str, producer: str, doc: str, columns: tuple[Column, ...], **options) -> Artifact:
     return Artifact(name, producer, columns=columns, open=options.pop("open", False),
                     doc=f"`results/tables/{name}.*`: {doc}", **options)
@@ -142,9 +150,7 @@ SPUD_RATIOS = table("spud_ratios", "table-spud-scores", (
 
 GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     "per scoring function"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("analysis", STR, "`all`: 36 grammatical vs 108 violations per template; `restricted`: "
         "only the original assignment (NDA) among the grammatical sentences, all violations"),
     col("n_templates", I64, "templates with an AUC"),
@@ -154,9 +160,7 @@ GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
 
 GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-case", (
     "per template"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("template", STR, "template id"),
     col("analysis", STR, "`all` or `restricted` (as above)"),
     col("n_grammatical", I64, "grammatical sentences (positives)"),
@@ -166,9 +170,7 @@ GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-cas
 
 GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-case", (
     "per violation type"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("violation", STR, "the doubled case: `N`, `A` or `D`"),
     col("n_templates", I64, "templates"),
     col("auc_mean", F64, "mean over templates of the AUC of all grammatical sentences against "
@@ -178,9 +180,7 @@ GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-cas
 
 GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
     "per animacy pattern"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("np_animacy", STR, "animacy of np1 np2 np3 (nominative, dative, accusative NP of the "
         "template): `a` animate, `i` inanimate, e.g. `aai`"),
     col("n_templates", I64, "templates with this pattern"),
@@ -190,9 +190,7 @@ GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
 
 GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
     "per case order"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("grammatical", BOOL, "grammatical sentences or violations"),
     col("case_order", STR, "the NPs' cases in sentence order, e.g. `DNA` (from `cases` and "
         "`positions`)"),
@@ -203,9 +201,7 @@ GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
 
 GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
     "ROC curve points (data of the figure)"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("fpr", F64, "false positive rate (violations scored ≥ threshold)"),
     col("tpr", F64, "true positive rate (grammatical scored ≥ threshold)"),
     col("threshold", F64, "logprob_sum threshold (the first is +inf)"),
@@ -214,9 +210,7 @@ GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
 
 COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
     "per normalisation and split (Table 4)"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("split", STR, "CoLA split (`in_domain_dev`, `out_of_domain_dev`, …)"),
     col("normalisation", STR, "`LogProb`, `MeanLP`, `NormLP`, `SLOR` or `Word-LP Min-1`"),
     col("n_items", I64, "labelled items with this score"),
@@ -229,9 +223,7 @@ COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
 
 BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
     "per scoring function"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("n_paradigms", I64, "paradigms (UIDs) with an accuracy (at least one pair scored)"),
     col("n_pairs", I64, "pairs with both sentences scored (ties included)"),
     col("n_correct", I64, "pairs with logprob(good) > logprob(bad)"),
@@ -245,9 +237,7 @@ BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
 
 BLIMP_FIELD = table("blimp_field", "table-blimp", (
     "per field"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("field", STR, "BLiMP field"),
     col("n_paradigms", I64, "paradigms in the field with an accuracy"),
     col("n_pairs", I64, "pairs with both sentences scored"),
@@ -260,9 +250,7 @@ BLIMP_FIELD = table("blimp_field", "table-blimp", (
 
 BLIMP_PARADIGM = table("blimp_paradigm", "table-blimp", (
     "per paradigm"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("field", STR, "BLiMP field"),
     col("linguistics_term", STR, "phenomenon"),
     col("uid", STR, "paradigm (BLiMP UID)"),
@@ -304,9 +292,7 @@ JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
 
 JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
     "top coefficients per mode"), columns=(
-    col("dataset", STR, "items dataset"),
-    col("model", STR, "scoring model"),
-    col("method", STR, "scoring method"),
+    *SCORER,
     col("region", STR, "null: whole sentence; `verb`: verb-only mode", True),
     col("decision", STR, "`perplexity` or `logprob_sum` (as in `japanese_accuracy`)"),
     col("n_pairs", I64, "pairs in the regression"),
