@@ -91,10 +91,8 @@ def _plain(dtype: pa.DataType) -> pa.DataType:
         return pa.string()
     if pa.types.is_large_binary(dtype) or pa.types.is_binary_view(dtype):
         return pa.binary()
-    if (pa.types.is_large_list(dtype) or pa.types.is_list_view(dtype)
-            or pa.types.is_large_list_view(dtype)):
-        return pa.list_(_plain(dtype.value_type))
-    if pa.types.is_list(dtype):
+    if (pa.types.is_list(dtype) or pa.types.is_large_list(dtype)
+            or pa.types.is_list_view(dtype) or pa.types.is_large_list_view(dtype)):
         return pa.list_(_plain(dtype.value_type))
     if pa.types.is_struct(dtype):
         return pa.struct([pa.field(f.name, _plain(f.type)) for f in dtype])

@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.atomic import atomic_outputs
-from spudflow.core.contract import Artifact, conform, write_artifact
+from spudflow.core.contract import Artifact, conform, write_parquet
 
 TABLE_FORMATS = ("parquet", "csv", "md", "tex")
 
@@ -35,12 +35,13 @@ def write_table(df: pl.DataFrame, stem: str | Path, artifact: Artifact,
     """Write STEM.parquet, STEM.csv, STEM.md, STEM.tex, all or none, after checking the table
     against its definition (core/table_artifacts.py)."""
     paths = table_paths(stem)
-    df = pl.from_arrow(conform(df, artifact).replace_schema_metadata(None))
+    table = conform(df, artifact)
+    df = pl.from_arrow(table.replace_schema_metadata(None))
     with atomic_outputs() as out:
         for fmt in formats:
             tmp = out.path(paths[fmt])
             if fmt == "parquet":
-                write_artifact(df, tmp, artifact)
+                write_parquet(table, tmp)
             elif fmt == "csv":
                 df.write_csv(tmp)
             elif fmt == "md":
