@@ -68,23 +68,24 @@ def test_default_config_trains_its_own_models_on_sentences_nothing_scores():
     planned = plan(REPO, forceall=True)
     pud = ["en_pud", "de_pud", "fr_pud", "ru_pud", "ar_pud", "ja_pud"]
     shares = {dict(w)["treebank"] for rule, w in planned.jobs if rule == "training_share"}
-    assert shares == set(pud)
+    # (en_pud keeps its share out of its SPUD pairs too, but English trains on EWT dev)
+    assert shares == set(pud) - {"en_pud"}
     # SPUD pairs of the PUD splits only (EWT trains the n-gram and the controls)
     assert {dict(w)["dataset"] for rule, w in planned.jobs if rule == "items_spud"} == \
         {f"spud_{tb}_test" for tb in pud}
-    controls = [j for j in planned.jobs if j[0] == "train_control"]
-    assert len(controls) == 3
-    for control in controls:
-        text = {f for f in planned.inputs[control] if f.endswith("tokens.parquet")}
-        assert text == {"results/ingest/en_ewt/dev/tokens.parquet",
-                        "results/ingest/en_ewt/test/tokens.parquet",
-                        *(f"results/shares/{tb}/test/train/tokens.parquet" for tb in pud)}
+    # one n-gram per language: English on EWT dev, the others on their PUD training share
+    assert not [j for j in planned.jobs if j[0] == "train_control"]
+    ngrams = {dict(w)["ngram"]: {f for f in planned.inputs[(rule, w)] if f.endswith(".parquet")}
+              for rule, w in planned.jobs if rule == "ngram_train"}
+    assert ngrams == {"en_ewt_dev": {"results/ingest/en_ewt/dev/tokens.parquet"},
+                      **{f"{tb[:2]}_pud_share": {f"results/shares/{tb}/test/train/tokens.parquet"}
+                         for tb in pud if tb != "en_pud"}}
 
 
 def _overlap_config(tmp_path, allow):
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    config["controls"]["control_gpt2"]["text"] = ["en_pud/test", "en_ewt/dev"]
-    config["models"]["control_gpt2"]["allow_training_overlap"] = allow
+    config["ngrams"]["de_pud_share"]["text"] = ["de_pud/test", "en_ewt/dev"]
+    config["models"]["de_pud_trigram"]["allow_training_overlap"] = allow
     path = tmp_path / f"overlap-{allow}.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
@@ -96,9 +97,9 @@ def test_a_model_scoring_its_training_text_stops_planning(tmp_path):
     lines = [line for line in (result.stdout + result.stderr).splitlines()
              if line.startswith("config key models.")]
     assert len(lines) == 1, result.stdout + result.stderr
-    assert re.fullmatch(r"config key models\.control_gpt2: trained on en_pud/test \((\d+) shared "
-                        r"sentences\), which dataset spud_en_pud_test scores; set "
-                        r"models\.control_gpt2\.allow_training_overlap: true to allow it",
+    assert re.fullmatch(r"config key models\.de_pud_trigram: trained on de_pud/test \((\d+) shared "
+                        r"sentences\), which dataset spud_de_pud_test scores; set "
+                        r"models\.de_pud_trigram\.allow_training_overlap: true to allow it",
                         lines[0])
     allowed = _snakemake("-n", "--configfile", _overlap_config(tmp_path, allow=True))
     assert allowed.returncode == 0, allowed.stderr
