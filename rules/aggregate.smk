@@ -285,3 +285,27 @@ use rule figure_probe_layers as figure_japanese_agreement with:
         command="figure-japanese-agreement",
         datasets=aggregate_datasets("japanese"),
         models=aggregate_models("japanese"),
+
+
+# The front page: one headline table per paper, linking to the full tables, figures and the
+# Snakemake report (docs/aggregate.md, "Front page").
+rule front_page:
+    input:
+        front_page_files(),
+    output:
+        "results/index.html",
+    log:
+        "results/logs/aggregate/front_page.log",
+    benchmark:
+        "results/benchmarks/aggregate/front_page.tsv"
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        args=front_page_args,
+        code=stage_code("aggregate"),
+    shell:
+        "spudflow front-page {params.args} --out {output:q} 2> {log:q}"

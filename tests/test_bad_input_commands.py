@@ -55,7 +55,8 @@ VALUES = {"lang": "en", "seed": "0", "share": "0.5", "treebank": "t", "split": "
           ("train-control", "kind"): "causal", ("score", "kind"): "causal",
           ("probe train", "model"): "m"}
 # Inputs that argparse cannot mark required (append actions), added by hand.
-EXTRA = {"probe train": lambda bad: ["--eval", "orig", *bad(("features", "treebank"))]}
+EXTRA = {"probe train": lambda bad: ["--eval", "orig", *bad(("features", "treebank"))],
+         "front-page": lambda bad: ["--table", f"blimp_overall={bad('parquet')[0]}"]}
 # Commands for which no file is of the wrong kind (beyond being empty or missing).
 ANY_KIND = {"fetch": "copies bytes without reading them"}
 

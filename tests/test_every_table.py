@@ -126,3 +126,41 @@ def test_report_holds_the_tables_and_figures(finished_run):
     for text in ("treebank_stats.csv", "spud_log_ratios.svg", "german_case_auc.csv",
                  "blimp_overall.csv", "tiny_trigram"):
         assert text in html, text
+
+
+@pytest.mark.slow
+def test_front_page_shows_every_headline(finished_run):
+    """results/index.html: one headline table per paper, with the full tables' own numbers."""
+    from test_front_page import as_grid, fmt, read_page
+
+    page = finished_run / "results" / "index.html"
+    sections = read_page(page)
+    tables = finished_run / "results" / "tables"
+    assert set(sections) == {"spud_ratio_summary", "probe_summary", "german_case_auc",
+                             "cola_thresholds", "blimp_overall", "japanese_accuracy"}
+    for name, section in sections.items():
+        assert len(section["rows"]) >= 2, name  # a header and at least one row
+        assert f"tables/{name}.csv" in section["links"], name
+    for href in {h for s in sections.values() for h in s["links"]} - {"report.html"}:
+        assert (page.parent / href).is_file(), href
+
+    japanese = pl.read_parquet(tables / "japanese_accuracy.parquet").filter(
+        pl.col("region").is_null())
+    grid = as_grid(sections["japanese_accuracy"]["rows"])
+    for row in japanese.iter_rows(named=True):
+        assert grid[(row["dataset"], f"{row['model']} · {row['method']}")] == \
+            fmt(row["accuracy_obligatory"])
+    cola = pl.read_parquet(tables / "cola_thresholds.parquet")
+    grid = as_grid(sections["cola_thresholds"]["rows"])
+    for row in cola.iter_rows(named=True):
+        scorer = f"{row['model']} · {row['method']} · {row['normalisation']}"
+        assert grid[(row["split"], scorer)] == fmt(row["mcc"])
+    probe = pl.read_parquet(tables / "probe_summary.parquet")
+    body = sections["probe_summary"]["rows"]
+    header = body[0]
+    for row in probe.iter_rows(named=True):
+        line = next(r for r in body[1:] if r[:3] == [row["treebank"], row["model"],
+                                                      row["baseline"]])
+        column = "LAS orig" if row["eval"] == "orig" else f"Δ LAS {row['eval']}"
+        value = row["las_mean"] if row["eval"] == "orig" else row["delta_las_mean"]
+        assert line[header.index(column)] == fmt(value)

@@ -1,4 +1,6 @@
 # Input functions and config lookups of the aggregate stage's rules (rules/aggregate.smk).
+from spudflow.aggregate.front_page import SECTIONS as FRONT_PAGE_SECTIONS
+
 AGGREGATE = config["aggregate"]
 
 
@@ -41,4 +43,20 @@ def aggregate_outputs():
         outputs += ["results/tables/probe_summary.parquet", "results/figures/probe_layers.svg"]
     if nonce_stats_files():
         outputs.append("results/tables/nonce_replacements.parquet")
+    if front_page_files(outputs):
+        outputs.append("results/index.html")
     return outputs
+
+
+def front_page_files(outputs=None):
+    """The headline tables (.parquet) and figures (.svg) among the aggregate outputs: those the
+    front page's sections show (aggregate/front_page.py)."""
+    shown = {name for s in FRONT_PAGE_SECTIONS for name in (s.table, *s.figures)}
+    outputs = aggregate_outputs() if outputs is None else outputs
+    return [f for f in outputs if Path(f).stem in shown]
+
+
+def front_page_args(wildcards, input):
+    """`--table NAME=PATH` / `--figure NAME=PATH` of every input, shell-quoted."""
+    options = {".parquet": "--table", ".svg": "--figure"}
+    return quoted([arg for f in input for arg in (options[Path(f).suffix], f"{Path(f).stem}={f}")])

@@ -103,6 +103,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("--out", type=Path, required=True, help="output path without extension")
         p.set_defaults(handler=run_figure, figure=function)
 
+    _register_front_page(subparsers)
+
 
 FIGURES = (
     ("figure-spud-ratios", "spud_log_ratios", "spud_ratios",
@@ -114,6 +116,38 @@ FIGURES = (
     ("figure-japanese-agreement", "japanese_agreement", "japanese_agreement",
      "heat map of agreement between Japanese scoring modes"),
 )
+
+
+def _register_front_page(subparsers) -> None:
+    p = subparsers.add_parser(
+        "front-page", help="the report's front page: one headline table per paper",
+        description="Write an HTML page with one headline table per paper, cut from the run's "
+        "full tables (same numbers), linking to each full table (CSV, Markdown), its figures and "
+        "the Snakemake report (report.html beside the page).")
+    from spudflow.aggregate.front_page import SECTIONS
+
+    tables = sorted(s.table for s in SECTIONS)
+    figures = sorted(f for s in SECTIONS for f in s.figures)
+    p.add_argument("--table", action="append", default=[], type=_named_path(tables),
+                   metavar="NAME=PATH", help="a full table (.parquet; its .csv and .md beside "
+                   f"it), repeatable; NAME one of {', '.join(tables)}")
+    p.add_argument("--figure", action="append", default=[], type=_named_path(figures),
+                   metavar="NAME=PATH", help=f"a figure (.svg), repeatable; NAME one of "
+                   f"{', '.join(figures)}")
+    p.add_argument("--out", type=Path, required=True, help="the page (.html)")
+    p.set_defaults(handler=run_front_page)
+
+
+def _named_path(names: list[str]):
+    """argparse type of NAME=PATH with NAME one of `names`."""
+    def parse(text: str) -> tuple[str, Path]:
+        name, sep, path = text.partition("=")
+        if not sep or not path:
+            raise argparse.ArgumentTypeError(f"{text!r}: expected NAME=PATH")
+        if name not in names:
+            raise argparse.ArgumentTypeError(f"{name!r}: the front page has no section for it")
+        return name, Path(path)
+    return parse
 
 
 def _scored_table(subparsers, name: str, handler, help_text: str, description: str):
@@ -231,6 +265,17 @@ def run_probe(args: argparse.Namespace) -> None:
     from spudflow.aggregate.probe import probe_tables
 
     write_tables(probe_tables(read_probe_metrics(args.metrics)), args.out_dir)
+
+
+def run_front_page(args: argparse.Namespace) -> None:
+    from spudflow.aggregate.front_page import write_front_page
+    from spudflow.core.input_files import require_file
+
+    for _, path in args.table:
+        require_file(path, "a table (.parquet)")
+    for _, path in args.figure:
+        require_file(path, "a figure (.svg)")
+    write_front_page(dict(args.table), dict(args.figure), args.out)
 
 
 def run_figure(args: argparse.Namespace) -> None:

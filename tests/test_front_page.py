@@ -1,0 +1,140 @@
+"""The report's front page (results/index.html): each headline table holds the full table's own
+numbers, cut as the caption says; sections without tables say so; links lead to existing files.
+The whole run's page is checked in test_every_table.py."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from aggregate_inputs import blimp_inputs, spud_inputs
+
+
+class PageTables(HTMLParser):
+    """Per <section id>: its tables as lists of rows of cell texts, and its links."""
+
+    def __init__(self):
+        super().__init__()
+        self.sections: dict[str, dict] = {}
+        self.current = None
+        self.cell = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "section":
+            self.current = self.sections.setdefault(attrs["id"], {"rows": [], "links": []})
+        elif self.current is not None and tag == "tr":
+            self.current["rows"].append([])
+        elif self.current is not None and tag in ("td", "th"):
+            self.cell = ""
+        elif self.current is not None and tag == "a":
+            self.current["links"].append(attrs["href"])
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cell is not None:
+            self.current["rows"][-1].append(self.cell)
+            self.cell = None
+        elif tag == "section":
+            self.current = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+        elif self.current is not None:
+            self.current.setdefault("text", "")
+            self.current["text"] += data
+
+
+def read_page(path: Path) -> dict[str, dict]:
+    parser = PageTables()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser.sections
+
+
+def as_grid(rows: list[list[str]]) -> dict[tuple[str, str], str]:
+    """{(first cell of the row, column header): cell} of a headline table."""
+    header, *body = rows
+    return {(row[0], column): cell
+            for row in body for column, cell in zip(header, row, strict=True)}
+
+
+def fmt(value: float) -> str:
+    return f"{value:.3f}"
+
+
+@pytest.fixture
+def tables(tmp_path, run_cli) -> Path:
+    """The SPUD and BLiMP tables the real aggregate commands write from scored items."""
+    out = tmp_path / "results" / "tables"
+    items, scores = spud_inputs(tmp_path / "spud")
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
+                           "--out-dir", out)
+    assert code == 0, err
+    items, scores = blimp_inputs(tmp_path / "blimp")
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 0, err
+    return out
+
+
+def test_headlines_are_the_full_tables_numbers(tables, run_cli):
+    page = tables.parent / "index.html"
+    code, _, err = run_cli("front-page", "--table",
+                           f"spud_ratio_summary={tables / 'spud_ratio_summary.parquet'}",
+                           "--table", f"blimp_overall={tables / 'blimp_overall.parquet'}",
+                           "--out", page)
+    assert code == 0, err
+    sections = read_page(page)
+
+    summary = pl.read_parquet(tables / "spud_ratio_summary.parquet")
+    combined = summary.filter((pl.col("nonce_method") == "spud") & (pl.col("nonce_seed") == "all"))
+    grid = as_grid(sections["spud_ratio_summary"]["rows"])
+    assert len(grid) == combined.height + len(set(combined["language"]))  # + the row labels
+    for row in combined.iter_rows(named=True):
+        assert grid[(row["language"], f"{row['model']} · {row['method']}")] == \
+            fmt(row["ratio_median"])
+
+    blimp = pl.read_parquet(tables / "blimp_overall.parquet")
+    body = sections["blimp_overall"]["rows"][1:]
+    assert [(r[1], r[2], r[4]) for r in body] == [
+        (m, meth, fmt(a)) for m, meth, a in
+        blimp.sort("model", "method").select("model", "method", "accuracy").iter_rows()]
+
+    # papers without tables in this run say so; every link but the report's leads to a file
+    for absent in ("probe_summary", "german_case_auc", "cola_thresholds", "japanese_accuracy"):
+        assert "Not in this run" in sections[absent]["text"]
+    links = [href for s in sections.values() for href in s["links"]]
+    assert "spud_ratio_summary.csv" in " ".join(links)
+    for href in links:
+        assert (page.parent / href).is_file(), href
+
+
+def test_the_same_tables_give_the_same_page(tables, run_cli):
+    pages = []
+    for name in ("a.html", "b.html"):
+        code, _, err = run_cli("front-page", "--table",
+                               f"blimp_overall={tables / 'blimp_overall.parquet'}",
+                               "--out", tables.parent / name)
+        assert code == 0, err
+        pages.append((tables.parent / name).read_bytes())
+    assert pages[0] == pages[1]
+
+
+def test_a_table_without_a_section_is_refused(tables, run_cli, capsys):
+    with pytest.raises(SystemExit) as stop:
+        run_cli("front-page", "--table", f"spud_wilcoxon={tables / 'spud_wilcoxon.parquet'}",
+                "--out", tables.parent / "index.html")
+    assert stop.value.code == 2
+    assert "'spud_wilcoxon': the front page has no section for it" in capsys.readouterr().err
+    assert not (tables.parent / "index.html").exists()
+
+
+def test_a_table_of_another_artifact_is_bad_input(tables, run_cli):
+    code, _, err = run_cli("front-page", "--table",
+                           f"spud_ratio_summary={tables / 'blimp_overall.parquet'}",
+                           "--out", tables.parent / "index.html")
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert not (tables.parent / "index.html").exists()

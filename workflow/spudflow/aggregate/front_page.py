@@ -1,0 +1,191 @@
+"""The report's front page (results/index.html): one headline table per paper, each cut from the
+run's full table (same numbers, fewer columns) and linking to it and to its figures; the Snakemake
+report with the workflow graph is one click away.
+
+A paper whose tables the run did not make gets a line saying so, never an empty table."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from spudflow.core.atomic import atomic_outputs
+from spudflow.core.contract import read_artifact
+from spudflow.core.table_artifacts import TABLES
+
+SCORER = pl.concat_str("model", pl.lit(" · "), "method").alias("scorer")
+
+
+def spud_headline(summary: pl.DataFrame) -> pl.DataFrame:
+    """Median ratio r per language (rows) and scorer (columns): SPUD nonce versions, every seed
+    combined (one observation per original, §4.3)."""
+    rows = summary.filter((pl.col("nonce_method") == "spud") & (pl.col("nonce_seed") == "all"))
+    return _pivot(rows.with_columns(SCORER), "language", "scorer", "ratio_median")
+
+
+def probe_headline(summary: pl.DataFrame) -> pl.DataFrame:
+    """LAS on the original test sentences and its change on each nonce version (mean over
+    probe seeds), per treebank, model and baseline."""
+    orig = summary.filter(pl.col("eval") == "orig").select(
+        "treebank", "model", "baseline", pl.col("las_mean").alias("LAS orig"))
+    deltas = summary.filter(pl.col("eval") != "orig").select(
+        "treebank", "model", "baseline", pl.concat_str(pl.lit("Δ LAS "), "eval").alias("eval"),
+        "delta_las_mean")
+    if deltas.is_empty():
+        return orig.sort("treebank", "model", "baseline")
+    wide = deltas.pivot(on="eval", index=["treebank", "model", "baseline"],
+                        values="delta_las_mean", sort_columns=True)
+    return orig.join(wide, on=["treebank", "model", "baseline"], how="left",
+                     nulls_equal=True).sort("treebank", "model", "baseline")
+
+
+def german_headline(auc: pl.DataFrame) -> pl.DataFrame:
+    """Mean and sd over templates of the ROC AUC, grammatical vs case violation."""
+    return auc.filter(pl.col("analysis") == "all").select(
+        "dataset", "model", "method", "n_templates", "auc_mean", "auc_sd").sort("dataset", "model",
+                                                                              "method")
+
+
+def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
+    """MCC of the cross-validated thresholds per split (rows) and scorer × normalisation."""
+    rows = thresholds.with_columns(
+        pl.concat_str("model", pl.lit(" · "), "method", pl.lit(" · "), "normalisation")
+        .alias("scorer"))
+    return _pivot(rows, "split", "scorer", "mcc")
+
+
+def blimp_headline(overall: pl.DataFrame) -> pl.DataFrame:
+    return overall.select("dataset", "model", "method", "n_pairs", "accuracy").sort(
+        "dataset", "model", "method")
+
+
+def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
+    """Share of obligatory contexts where the whole-sentence score prefers the right verb, per
+    dataset (rows) and scorer (columns)."""
+    rows = accuracy.filter(pl.col("region").is_null()).with_columns(SCORER)
+    return _pivot(rows, "dataset", "scorer", "accuracy_obligatory")
+
+
+def _pivot(rows: pl.DataFrame, index: str, on: str, values: str) -> pl.DataFrame:
+    if rows.is_empty():
+        return rows.select(index)
+    return rows.pivot(on=on, index=index, values=values, sort_columns=True).sort(index)
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    source: str  # the paper's table or section the headline stands for
+    table: str  # the full table the headline is cut from
+    headline: Callable[[pl.DataFrame], pl.DataFrame]
+    caption: str
+    figures: tuple[str, ...]  # figures of the experiment, linked when the run made them
+
+
+SECTIONS = (
+    Section("SPUD: nonce vs original sentences", "SPUD paper, Tables 10–11", "spud_ratio_summary",
+            spud_headline, "Median ratio r = PPL(nonce) / PPL(orig) of the SPUD pairs per "
+            "language and scorer, every nonce seed combined (one ratio per original, §4.3).",
+            ("spud_log_ratios",)),
+    Section("SPUD: DepProbe", "SPUD paper, Tables 3–4 and 14–16", "probe_summary",
+            probe_headline, "Probe LAS on the original test sentences and its change Δ on each "
+            "nonce version, mean over probe seeds, per treebank, model and baseline.",
+            ("probe_layers",)),
+    Section("German case violations", "German case paper, TABREF18", "german_case_auc",
+            german_headline, "ROC AUC of sentence log-probability, grammatical sentences against "
+            "case violations: mean and sd over templates.", ("german_case_roc",)),
+    Section("CoLA", "CoLA paper, Table 4", "cola_thresholds", cola_headline,
+            "Matthews correlation of cross-validated thresholds on normalised sentence scores "
+            "per split.", ()),
+    Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,
+            "Accuracy over the scored minimal pairs: the grammatical sentence gets the higher "
+            "log-probability.", ("blimp_fields",)),
+    Section("Japanese transitivity", "Japanese thesis, §4.5", "japanese_accuracy",
+            japanese_headline, "Accuracy on obligatory contexts: the whole-sentence perplexity "
+            "prefers the verb of the right transitivity.", ("japanese_agreement",)),
+)
+
+
+def front_page(tables: dict[str, Path], figures: dict[str, Path], out: Path) -> str:
+    """The page's HTML; links are relative to the page's folder `out`."""
+    unknown = sorted((set(tables) - {s.table for s in SECTIONS})
+                     | (set(figures) - {f for s in SECTIONS for f in s.figures}))
+    if unknown:
+        raise ValueError(f"no front-page section for {unknown[0]!r}")
+    parts = [_HEAD, _nav(tables)]
+    for section in SECTIONS:
+        parts.append(_section(section, tables.get(section.table), figures, out))
+    parts.append("</body></html>\n")
+    return "".join(parts)
+
+
+def write_front_page(tables: dict[str, Path], figures: dict[str, Path], out: Path) -> None:
+    page = front_page(tables, figures, out.parent)
+    with atomic_outputs() as outputs:
+        outputs.path(out).write_text(page, encoding="utf-8")
+
+
+def _section(section: Section, path: Path | None, figures: dict[str, Path], out: Path) -> str:
+    anchor = section.table
+    head = (f'<section id="{anchor}"><h2>{html.escape(section.title)}</h2>'
+            f'<p class="source">{html.escape(section.source)}</p>')
+    if path is None:
+        return head + "<p>Not in this run: the config makes no input for it.</p></section>\n"
+    headline = section.headline(read_artifact(path, TABLES[section.table]))
+    links = [_link(path.with_suffix(".csv"), out, f"full table {section.table} (CSV)"),
+             _link(path.with_suffix(".md"), out, "Markdown")]
+    links += [_link(figures[name], out, f"figure {name}") for name in section.figures
+              if name in figures]
+    body = (_html_table(headline) if headline.height else
+            "<p>The full table has no rows for this headline.</p>")
+    return (head + f"<p>{html.escape(section.caption)}</p>{body}"
+            f'<p class="links">{" · ".join(links)}</p></section>\n')
+
+
+def _html_table(frame: pl.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in frame.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{_cell(v)}</td>" for v in row) + "</tr>"
+                   for row in frame.iter_rows())
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.3g}" if abs(value) >= 1000 else f"{value:.3f}"
+    return html.escape(str(value))
+
+
+def _link(path: Path, out: Path, text: str) -> str:
+    href = Path(path).resolve().relative_to(out.resolve()).as_posix()
+    return f'<a href="{html.escape(href)}">{html.escape(text)}</a>'
+
+
+def _nav(tables: dict[str, Path]) -> str:
+    items = "".join(f'<li><a href="#{s.table}">{html.escape(s.title)}</a></li>'
+                    for s in SECTIONS if s.table in tables)
+    return (f"<nav><ul>{items}</ul><p>Every table and figure, with the workflow graph: "
+            '<a href="report.html">the Snakemake report</a> (made after the run by '
+            "<code>snakemake --report results/report.html</code>, as <code>make run</code> does)."
+            "</p></nav>\n")
+
+
+_HEAD = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>spudflow results</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 72em; color: #222; }
+table { border-collapse: collapse; margin: .5em 0; font-size: 90%; }
+th, td { border-bottom: 1px solid #ccc; padding: .25em .6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f3f3f3; }
+.source { color: #666; margin-top: -.8em; font-size: 90%; }
+nav ul { display: flex; flex-wrap: wrap; gap: 1.2em; list-style: none; padding: 0; }
+section { margin-top: 2em; }
+</style></head><body>
+<h1>spudflow: what do language models know about syntax?</h1>
+"""
