@@ -8,6 +8,7 @@ from pathlib import Path
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.nonce import DEFAULT_UPOS
+from spudflow.nonce.context import METHODS
 
 STATS_FILE = "replacement_stats.parquet"
 
@@ -17,7 +18,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "nonce", help="ingested treebank -> SPUD nonce treebank (same trees, new content words)",
         description="Replace content words (NOUN PROPN ADJ ADV VERB by default) of an ingested "
         "treebank by words seen in the same syntactic context (--method spud: UPOS, DEPREL, "
-        "dependents' DEPRELs; --method pos: UPOS only), inflected with exactly the word's FEATS "
+        "dependents' DEPRELs; --method pos: UPOS only; --method posfree: UPOS only and no language "
+        "rules, the Gulordava-style method of the paper's human evaluation), inflected with exactly the word's FEATS "
         "from a lexicon of the language, in a seeded random order; language rules fix function "
         "words (a/an, French elision). Writes OUTDIR/tokens.parquet and sentences.parquet (the "
         "ingested format plus orig_form, orig_lemma, replaced; orig_text, short) and "
@@ -27,7 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "(en fr de ar ru; any other code: no rules)")
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--out", type=Path, required=True, help="output directory")
-    p.add_argument("--method", choices=("spud", "pos"), default="spud")
+    p.add_argument("--method", choices=METHODS, default="spud",
+                   help="spud: same syntactic context; pos: same UPOS; posfree: same UPOS and "
+                   "no language rules (default: %(default)s)")
     p.add_argument("--pool", type=Path, nargs="+", default=[], metavar="DIR",
                    help="more ingested treebanks whose words are candidates (default: DIR only)")
     p.add_argument("--lexicon-from", type=Path, nargs="+", default=[], metavar="DIR",
