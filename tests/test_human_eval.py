@@ -119,7 +119,8 @@ def test_round_trip_tables_and_kappa(treebanks, tmp_path):
     assert export(treebanks, tmp_path / "kit", n=3) == 0
     key = pl.read_parquet(tmp_path / "kit" / "answer_key.parquet")
     sheets = [tmp_path / "kit" / "sheets" / f"{a}.csv" for a in ("ann1", "ann2")]
-    truth = [fill(sheet, key, random.Random(seed)) for sheet, seed in zip(sheets, (3, 5), strict=True)]
+    truth = [fill(sheet, key, random.Random(seed))
+             for sheet, seed in zip(sheets, (3, 5), strict=True)]
     assert main(["human-eval", "tables", *map(str, sheets), "--key",
                  str(tmp_path / "kit" / "answer_key.parquet"), "--out-dir",
                  str(tmp_path / "tables")]) == 0
@@ -230,8 +231,8 @@ def test_export_checks_the_nonce_versions_and_n(treebanks, tmp_path, capsys):
     (b"", ":1: empty file"),
     (b"PAR1\x00\xff\xfe", ": not a UTF-8 CSV sheet"),
     (b"a,b,c\n1,2,3\n", ":1: header is not annotator,item,"),
-    ("annotator,item,original,sentence_a,sentence_b,original_grammatical,a_grammatical,"
-     "b_grammatical,closer\n".encode(), ":1: no items in the sheet"),
+    (b"annotator,item,original,sentence_a,sentence_b,original_grammatical,a_grammatical,"
+     b"b_grammatical,closer\n", ":1: no items in the sheet"),
 ])
 def test_unreadable_sheet_exits_2(treebanks, tmp_path, capsys, content, message):
     """With a valid key: a sheet that is missing, empty, binary, of other columns, or empty."""
