@@ -74,3 +74,73 @@ use rule table_nonce_ratio as table_nonce_ttr with:
         "results/benchmarks/nonce/table_nonce_ttr.tsv"
     params:
         command="table-nonce-ttr",
+
+
+# Human evaluation kit (paper section 3.2): sheets of one split's original / SPUD / posfree
+# triplets and their answer key; Tables 1-2 from the filled sheets (config human_eval).
+if "human_eval" in config:
+
+    rule human_eval_export:
+        input:
+            orig=ingested(*human_eval_split()),
+            spud=human_eval_nonce("spud"),
+            posfree=human_eval_nonce("posfree"),
+        output:
+            key=f"{human_eval_dir()}/answer_key.parquet",
+            sheets=human_eval_sheets(),
+        log:
+            "results/logs/nonce/human_eval_export.log",
+        benchmark:
+            "results/benchmarks/nonce/human_eval_export.tsv"
+        conda:
+            "../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=2000,
+            runtime=5,
+        params:
+            orig=subpath(input.orig, parent=True),
+            spud=subpath(input.spud, parent=True),
+            posfree=subpath(input.posfree, parent=True),
+            outdir=subpath(output.key, parent=True),
+            n=config["human_eval"]["n"],
+            seed=config["human_eval"]["seed"],
+            annotators=quoted(config["human_eval"]["annotators"]),
+            code=stage_code("nonce"),
+        shell:
+            "spudflow human-eval export --orig {params.orig:q} --spud {params.spud:q}"
+            " --posfree {params.posfree:q} --n {params.n} --seed {params.seed}"
+            " --annotators {params.annotators} --out {params.outdir:q} 2> {log:q}"
+
+    # Tables 1-2 only from filled sheets (human_eval.filled).
+    if config["human_eval"]["filled"]:
+
+        rule human_eval_tables:
+            input:
+                key=rules.human_eval_export.output.key,
+                sheets=human_eval_filled(),
+            output:
+                table_files(
+                    "human_eval_grammaticality",
+                    "human_eval_grammaticality.rst",
+                    "Human evaluation",
+                ),
+                table_files(
+                    "human_eval_preference", "human_eval_preference.rst", "Human evaluation"
+                ),
+            log:
+                "results/logs/nonce/human_eval_tables.log",
+            benchmark:
+                "results/benchmarks/nonce/human_eval_tables.tsv"
+            conda:
+                "../envs/core.yaml"
+            threads: 1
+            resources:
+                mem_mb=1000,
+                runtime=5,
+            params:
+                out_dir=subpath(output[1], parent=True),
+                code=stage_code("nonce"),
+            shell:
+                "spudflow human-eval tables {input.sheets:q} --key {input.key:q}"
+                " --out-dir {params.out_dir:q} 2> {log:q}"

@@ -22,8 +22,9 @@ OUTPUTS = {"out", "out_dir", "conllu"}
 
 # What each input argument reads, by (command, dest) or by dest alone:
 # treebank - an ingested or nonce treebank directory; parquet - a Parquet table; text - a text
-# file or an ingested split; tsv/jsonl - dataset files; features - a probe feature file;
-# shard - a `score --shard` output directory; model - a transformers model; url - a download.
+# file or an ingested split; tsv/jsonl - dataset files; csv - a filled human-eval sheet;
+# features - a probe feature file; shard - a `score --shard` output directory; model - a
+# transformers model; url - a download.
 INPUT_KINDS = {
     ("ingest", "src"): "conllu",
     ("fetch", "url"): "url",
@@ -45,6 +46,11 @@ INPUT_KINDS = {
     ("probe features", "model"): "model",
     ("probe gather", "shards"): "features",
     ("probe train", "train"): ("features", "treebank"),
+    ("human-eval export", "orig"): "treebank",
+    ("human-eval export", "spud"): "treebank",
+    ("human-eval export", "posfree"): "treebank",
+    ("human-eval tables", "sheets"): "csv",
+    ("human-eval tables", "key"): "parquet",
     "inputs": "parquet", "items": "parquet", "scores": "parquet", "metrics": "parquet",
     "table": "parquet",
 }
@@ -61,9 +67,9 @@ EXTRA = {"probe train": lambda bad: ["--eval", "orig", *bad(("features", "treeba
 ANY_KIND = {"fetch": "copies bytes without reading them"}
 
 # File names of the bad inputs end as the real ones do (a score input is read by its suffix).
-SUFFIXES = {"conllu": ".conllu", "tsv": ".tsv", "jsonl": ".jsonl", "text": ".txt",
+SUFFIXES = {"conllu": ".conllu", "tsv": ".tsv", "csv": ".csv", "jsonl": ".jsonl", "text": ".txt",
             "url": ".txt", "parquet": ".parquet", "features": ".safetensors"}
-TEXT_SUFFIXES = {".conllu", ".tsv", ".jsonl", ".txt"}
+TEXT_SUFFIXES = {".conllu", ".tsv", ".csv", ".jsonl", ".txt"}
 
 CASES = ("missing", "empty", "garbage", "other_artifact")
 

@@ -20,7 +20,8 @@ from aggregate_inputs import assert_table_files
 
 # Tables documented in other stages' pages: all four formats, columns checked there.
 OTHER_STAGES_TABLES = ("treebank_stats", "nonce_replacement_ratio", "nonce_type_token_ratio",
-                       "nonce_replacements")
+                       "nonce_replacements", "human_eval_grammaticality",
+                       "human_eval_preference")
 TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes",
           "german_case_auc", "german_case_auc_templates", "german_case_auc_violation",
           "german_case_animacy", "german_case_order", "cola_thresholds", "blimp_overall",

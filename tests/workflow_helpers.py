@@ -56,6 +56,7 @@ def copy_workflow(dest: Path, overlay: str | None = None) -> Path:
     for treebank in sorted(TINY_DATA.glob("*.conllu")):
         shutil.copy2(treebank, tiny / treebank.name)
     shutil.copytree(TINY_DATA / "cola", tiny / "cola")
+    shutil.copytree(TINY_DATA / "human_eval", tiny / "human_eval")
     # The probe section's encoder: a tiny random BERT built here (no download).
     from probe_support import save_tiny_encoder
 

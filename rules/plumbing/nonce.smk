@@ -41,7 +41,7 @@ def nonce_outputs():
             "results/tables/nonce_replacement_ratio.parquet",
             "results/tables/nonce_type_token_ratio.parquet",
         ]
-    return outputs
+    return outputs + human_eval_outputs()
 
 
 def nonce_pool_inputs(wildcards):
@@ -85,3 +85,57 @@ def nonce_options(wildcards, input):
             ],
         )
     )
+
+
+# --- human evaluation kit (rules/nonce.smk human_eval_*; docs/nonce.md, "Human evaluation") ---
+def human_eval_split():
+    """(treebank, split) of config human_eval.split; the kit needs the nonce section."""
+    if "nonce" not in config:
+        raise ValueError("config key human_eval: needs the nonce section (nonce versions)")
+    return configured_split(config["human_eval"]["split"], "human_eval.split")
+
+
+def human_eval_dir():
+    return "results/human_eval/{}/{}".format(*human_eval_split())
+
+
+def human_eval_nonce(method):
+    """tokens.parquet of the kit's nonce version made with METHOD (spud or posfree); the nonce
+    rule builds the posfree one for this split only, whatever nonce.methods says."""
+    seed = config["human_eval"]["nonce_seed"]
+    return f"{nonce_dir(*human_eval_split(), method, seed)}/tokens.parquet"
+
+
+def human_eval_sheets():
+    """The exported sheets: NAME.csv and NAME.html per annotator."""
+    return [
+        f"{human_eval_dir()}/sheets/{name}.{ext}"
+        for name in config["human_eval"]["annotators"]
+        for ext in ("csv", "html")
+    ]
+
+
+def human_eval_filled():
+    """The filled sheets in annotator order; a config error unless every annotator has one."""
+    kit = config["human_eval"]
+    filled = kit["filled"]
+    if set(filled) != set(kit["annotators"]):
+        raise ValueError(
+            "config key human_eval.filled: expected a sheet of each of "
+            f"{', '.join(kit['annotators'])}, got {', '.join(filled) or 'none'}"
+        )
+    return [filled[name] for name in kit["annotators"]]
+
+
+def human_eval_outputs():
+    """The sheets and key with a `human_eval:` section; Tables 1-2 once sheets are filled."""
+    if "human_eval" not in config:
+        return []
+    outputs = [f"{human_eval_dir()}/answer_key.parquet", *human_eval_sheets()]
+    if config["human_eval"]["filled"]:
+        human_eval_filled()
+        outputs += [
+            "results/tables/human_eval_grammaticality.parquet",
+            "results/tables/human_eval_preference.parquet",
+        ]
+    return outputs

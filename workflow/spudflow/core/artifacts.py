@@ -97,7 +97,7 @@ NONCE_STATS = Artifact("nonce_stats", "nonce", doc=(
     col("treebank", STR, "label"),
     col("split", STR, "label"),
     col("language", STR, "label"),
-    col("method", STR, "nonce method (`spud`, `pos`)"),
+    col("method", STR, "nonce method (`spud`, `pos`, `posfree`)"),
     col("seed", I32, "nonce seed"),
     col("upos", STR, "a UPOS tag, or `ALL`"),
     col("words", I64, "words (kind `word`)"),
@@ -303,6 +303,25 @@ def by_name(name: str) -> Artifact | None:
     return next((a for a in STAGE_ARTIFACTS if a.name == name), None)
 
 
+HUMAN_EVAL_KEY = Artifact("human_eval_key", "human-eval export", doc=(
+    "`results/human_eval/{treebank}/{split}/answer_key.parquet`: one row per annotator and item "
+    "(the row of the annotator's sheet): the triplet and which nonce method is sentence A and "
+    "which is B. Kept apart from the sheets (`sheets/`), which show neither."), columns=(
+    col("treebank", STR, "label"),
+    col("split", STR, "label"),
+    col("language", STR, "label"),
+    col("seed", I64, "seed of the sample, the item order and the A/B order"),
+    col("annotator", STR, "annotator name (the sheet's file name)"),
+    col("item", I64, "item number on the annotator's sheet, 1..n"),
+    col("sent_index", I32, "the sentence in the split"),
+    col("sent_id", STR, "the sentence's sent_id", null=True),
+    col("original", STR, "original sentence text"),
+    col("spud", STR, "SPUD nonce text (method `spud`)"),
+    col("posfree", STR, "rule-free POS-only nonce text (method `posfree`)"),
+    col("sentence_a", STR, "method shown as sentence A (`spud` or `posfree`)"),
+    col("sentence_b", STR, "method shown as sentence B"),
+))
+
 STAGE_ARTIFACTS = (TREEBANK_TOKENS, TREEBANK_SENTENCES, TREEBANK_STATS, NONCE_STATS, ITEMS,
                    *ITEMS_KINDS.values(), TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
-                   PROBE_METRICS, PROBE_HISTORY)
+                   PROBE_METRICS, PROBE_HISTORY, HUMAN_EVAL_KEY)

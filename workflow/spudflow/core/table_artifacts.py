@@ -24,7 +24,7 @@ TABLE_LABELS = (
     col("treebank", STR, "the treebank's name in the config"),
     col("split", STR, "the split's name in the config"),
     col("language", STR, "the treebank's language code"),
-    col("method", STR, "nonce method (`spud`, `pos`)"),
+    col("method", STR, "nonce method (`spud`, `pos`, `posfree`)"),
     col("seed", I32, "nonce seed"),
 )
 
@@ -67,6 +67,45 @@ NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
     col("ttr_orig", F64, "types_orig / words"),
     col("ttr_nonce", F64, "types_nonce / words"),
 ))
+
+# --- human evaluation kit (docs/nonce.md, "Human evaluation") ----------------------------------
+HUMAN_EVAL_HEAD = (
+    col("treebank", STR, "the treebank's name in the config"),
+    col("split", STR, "the split's name in the config"),
+    col("language", STR, "the treebank's language code"),
+    col("annotators", I64, "annotators (filled sheets)"),
+    col("sentences", I64, "triplets each annotator judged"),
+)
+HUMAN_EVAL_AGREEMENT = (
+    col("kappa", F64, "Cohen's kappa between the annotators (mean over pairs); null with one "
+        "annotator or where undefined (both gave one and the same answer throughout)",
+        null=True),
+    col("agreement", F64, "share of equal answers between the annotators (mean over pairs); "
+        "null with one annotator", null=True),
+)
+
+HUMAN_EVAL_GRAMMATICALITY = table("human_eval_grammaticality", "human-eval tables", (
+    "grammaticality judgments of the SPUD and the rule-free POS-only (posfree) nonce sentences "
+    "(paper Table 1 layout): percent yes / no / unsure, the mean over annotators; kappa over "
+    "both nonce sentences of every triplet (the originals are judged but, as in the paper, left "
+    "out)."), columns=(
+    *HUMAN_EVAL_HEAD,
+    *[col(f"{method}_{answer}", F64, f"percent of {method} sentences judged `{answer}`")
+      for method in ("spud", "posfree") for answer in ("yes", "no", "unsure")],
+    *HUMAN_EVAL_AGREEMENT,
+))
+
+HUMAN_EVAL_PREFERENCE = table("human_eval_preference", "human-eval tables", (
+    "which nonce sentence is syntactically closer to the original (paper Table 2 layout): "
+    "percent of triplets, the mean over annotators."), columns=(
+    *HUMAN_EVAL_HEAD,
+    col("equal", F64, "percent judged equally close"),
+    col("spud", F64, "percent where the SPUD sentence is closer"),
+    col("posfree", F64, "percent where the posfree sentence is closer"),
+    col("unsure", F64, "percent unsure"),
+    *HUMAN_EVAL_AGREEMENT,
+))
+HUMAN_EVAL_TABLES = (HUMAN_EVAL_GRAMMATICALITY, HUMAN_EVAL_PREFERENCE)
 
 # --- aggregate tables -------------------------------------------------------------------------
 SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
@@ -356,7 +395,9 @@ AGGREGATE_TABLES = (
 TABLES: dict[str, Artifact] = {
     "treebank_stats": TREEBANK_STATS,
     "nonce_replacements": NONCE_STATS,
-    **{a.name: a for a in (NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO, *AGGREGATE_TABLES)},
+    **{a.name: a for a in (NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO, *HUMAN_EVAL_TABLES,
+                           *AGGREGATE_TABLES)},
 }
-TABLE_ARTIFACTS = (NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO, *AGGREGATE_TABLES)
+TABLE_ARTIFACTS = (NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO, *HUMAN_EVAL_TABLES,
+                   *AGGREGATE_TABLES)
 ALL_ARTIFACTS = STAGE_ARTIFACTS + TABLE_ARTIFACTS

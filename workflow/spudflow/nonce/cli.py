@@ -1,4 +1,4 @@
-"""Commands of the nonce stage: nonce, table-nonce-ratio, table-nonce-ttr."""
+"""Commands of the nonce stage: nonce, table-nonce-ratio, table-nonce-ttr, human-eval."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from pathlib import Path
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.nonce import DEFAULT_UPOS
+from spudflow.nonce.context import METHODS
+from spudflow.nonce.human_eval import cli as human_eval_cli
 
 STATS_FILE = "replacement_stats.parquet"
 
@@ -17,17 +19,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "nonce", help="ingested treebank -> SPUD nonce treebank (same trees, new content words)",
         description="Replace content words (NOUN PROPN ADJ ADV VERB by default) of an ingested "
         "treebank by words seen in the same syntactic context (--method spud: UPOS, DEPREL, "
-        "dependents' DEPRELs; --method pos: UPOS only), inflected with exactly the word's FEATS "
-        "from a lexicon of the language, in a seeded random order; language rules fix function "
-        "words (a/an, French elision). Writes OUTDIR/tokens.parquet and sentences.parquet (the "
-        "ingested format plus orig_form, orig_lemma, replaced; orig_text, short) and "
+        "dependents' DEPRELs; --method pos: UPOS only; --method posfree: UPOS only and no "
+        "language rules, the Gulordava-style method of the paper's human evaluation), inflected "
+        "with exactly the word's FEATS from a lexicon of the language, in a seeded random "
+        "order; language rules fix function words (a/an, French elision). Writes "
+        "OUTDIR/tokens.parquet and sentences.parquet (the ingested format plus orig_form, "
+        "orig_lemma, replaced; orig_text, short) and "
         f"OUTDIR/{STATS_FILE}. See docs/nonce.md.")
     p.add_argument("dir", type=Path, help="ingested treebank (tokens.parquet, sentences.parquet)")
     p.add_argument("--lang", required=True, help="language code; picks the language rules "
                    "(en fr de ar ru; any other code: no rules)")
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--out", type=Path, required=True, help="output directory")
-    p.add_argument("--method", choices=("spud", "pos"), default="spud")
+    p.add_argument("--method", choices=METHODS, default="spud",
+                   help="spud: same syntactic context; pos: same UPOS; posfree: same UPOS and "
+                   "no language rules (default: %(default)s)")
     p.add_argument("--pool", type=Path, nargs="+", default=[], metavar="DIR",
                    help="more ingested treebanks whose words are candidates (default: DIR only)")
     p.add_argument("--lexicon-from", type=Path, nargs="+", default=[], metavar="DIR",
@@ -59,6 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("inputs", nargs="+", type=Path, help=f"{STATS_FILE} files")
         p.add_argument("--out", type=Path, required=True, help="output path without extension")
         p.set_defaults(handler=run_table, table=table)
+
+    human_eval_cli.register(subparsers)
 
 
 def _upos(text: str) -> tuple[str, ...]:

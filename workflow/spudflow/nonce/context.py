@@ -2,7 +2,9 @@
 
 spud: UPOS, DEPREL to the head and the sorted multiset of the dependents' DEPRELs (subtypes such
 as nsubj:pass kept), plus what the language adds (French adjective position, Russian object
-Case). pos: UPOS only (the Gulordava-style baseline).
+Case). pos: UPOS only (the Gulordava-style baseline). posfree: UPOS only, and no language
+rules at all (nonce/make.py): the rule-free method of Gulordava et al. (2018) that the paper's
+human evaluation (section 3.2) compares SPUD with.
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ import polars as pl
 
 from spudflow.nonce.languages.base import LanguageRules
 
-METHODS = ("spud", "pos")
+METHODS = ("spud", "pos", "posfree")
+# Methods that apply no language rules (no a/an, elision, German ending classes, ...).
+RULE_FREE_METHODS = ("posfree",)
 
 
 def with_context(words: pl.DataFrame, method: str, rules: LanguageRules) -> pl.DataFrame:
     """WORDS (from words.word_frame, one treebank) with a string column `context`."""
-    if method == "pos":
+    if method in ("pos", "posfree"):
         return words.with_columns(context=pl.col("upos"))
     dependents = (words.filter(pl.col("head") > 0)
                   .group_by("sent_index", "head")

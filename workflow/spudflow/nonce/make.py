@@ -14,8 +14,9 @@ from spudflow.core.logs import get_logger
 from spudflow.core.treebank import read_treebank
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import build_index
-from spudflow.nonce.context import METHODS, with_context
+from spudflow.nonce.context import METHODS, RULE_FREE_METHODS, with_context
 from spudflow.nonce.languages import get_rules
+from spudflow.nonce.languages.base import LanguageRules
 from spudflow.nonce.lexicon import build_lexicon, check_external, read_lexicon_tsv
 from spudflow.nonce.replace import Replacer
 from spudflow.nonce.stats import replacement_statistics
@@ -70,7 +71,9 @@ def make_nonce(directory: Path, settings: NonceSettings
     if settings.method not in METHODS:
         raise InputError("--method", None, f"unknown method {settings.method!r}")
     started = time.perf_counter()
-    rules = get_rules(settings.lang, settings.options)
+    rules = get_rules(settings.lang, settings.options)  # options are checked either way
+    if settings.method in RULE_FREE_METHODS:
+        rules = LanguageRules()  # the language-independent algorithm, no hook of LANG
     upos = list(settings.upos)
     tokens, sentences = _read(directory)
     mode = detect_mode(tokens, upos, str(directory))

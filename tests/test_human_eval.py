@@ -1,0 +1,248 @@
+"""Human evaluation kit (paper §3.2, Tables 1-2): export of seeded sheets from real nonce
+treebanks of tests/data, filled sheets back into the tables, Cohen's kappa, bad sheets."""
+
+from __future__ import annotations
+
+import csv
+import random
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from spudflow.cli import main
+from spudflow.core.errors import EXIT_BAD_INPUT
+
+TINY_EN = Path(__file__).parent / "data" / "workflow" / "tiny_en.conllu"
+FILLED = Path(__file__).parent / "data" / "workflow" / "human_eval"
+
+
+@pytest.fixture(scope="module")
+def treebanks(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("human_eval")
+    orig = root / "tiny_en" / "test"
+    assert main(["ingest", str(TINY_EN), "--out", str(orig)]) == 0
+    dirs = {"orig": orig}
+    for method in ("spud", "pos", "posfree"):
+        dirs[method] = root / method
+        assert main(["nonce", str(orig), "--lang", "en", "--seed", "1", "--method", method,
+                     "--out", str(dirs[method])]) == 0
+    return dirs
+
+
+def export(dirs: dict[str, Path], out: Path, seed: int = 1, n: int = 3,
+           annotators: tuple[str, ...] = ("ann1", "ann2"), posfree: str = "posfree") -> int:
+    return main(["human-eval", "export", "--orig", str(dirs["orig"]), "--spud",
+                 str(dirs["spud"]), "--posfree", str(dirs[posfree]), "--n", str(n), "--seed",
+                 str(seed), "--annotators", *annotators, "--out", str(out)])
+
+
+def files(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes()
+            for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_same_seed_gives_byte_identical_files(treebanks, tmp_path):
+    assert export(treebanks, tmp_path / "a") == 0
+    assert export(treebanks, tmp_path / "b") == 0
+    first = files(tmp_path / "a")
+    assert sorted(first) == ["answer_key.parquet", "sheets/ann1.csv", "sheets/ann1.html",
+                             "sheets/ann2.csv", "sheets/ann2.html"]
+    assert first == files(tmp_path / "b")
+    assert export(treebanks, tmp_path / "c", seed=2) == 0
+    assert files(tmp_path / "c")["answer_key.parquet"] != first["answer_key.parquet"]
+
+
+def test_sheets_show_the_triplets_and_the_key_says_which_is_which(treebanks, tmp_path):
+    assert export(treebanks, tmp_path, n=3) == 0
+    key = pl.read_parquet(tmp_path / "answer_key.parquet")
+    assert key.height == 6 and key["item"].to_list() == [1, 2, 3, 1, 2, 3]
+    # The same three sentences for both annotators, none of them short.
+    per = key.group_by("annotator").agg(pl.col("sent_index").sort())
+    assert per["sent_index"].to_list()[0] == per["sent_index"].to_list()[1]
+    orig = pl.read_parquet(treebanks["orig"] / "sentences.parquet")
+    spud = pl.read_parquet(treebanks["spud"] / "sentences.parquet")
+    posfree = pl.read_parquet(treebanks["posfree"] / "sentences.parquet")
+    for row in key.iter_rows(named=True):
+        assert row["original"] == orig["text"][row["sent_index"] - orig["sent_index"][0]]
+        assert row["spud"] == spud.filter(pl.col("sent_index") == row["sent_index"])["text"].item()
+        assert row["posfree"] == posfree.filter(
+            pl.col("sent_index") == row["sent_index"])["text"].item()
+        assert not spud.filter(pl.col("sent_index") == row["sent_index"])["short"].item()
+        assert {row["sentence_a"], row["sentence_b"]} == {"spud", "posfree"}
+    for annotator in ("ann1", "ann2"):
+        with (tmp_path / "sheets" / f"{annotator}.csv").open(encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+        mine = key.filter(pl.col("annotator") == annotator).sort("item")
+        for row, record in zip(rows, mine.iter_rows(named=True), strict=True):
+            assert row["sentence_a"] == record[record["sentence_a"]]
+            assert row["sentence_b"] == record[record["sentence_b"]]
+            assert row["closer"] == row["a_grammatical"] == ""
+        page = (tmp_path / "sheets" / f"{annotator}.html").read_text(encoding="utf-8")
+        assert page.count('class="item"') == 3 and "spud" not in page.lower()
+
+
+def fill(sheet: Path, key: pl.DataFrame, rng: random.Random) -> dict[tuple[int, str], str]:
+    """Answer a sheet at random, SPUD favoured; returns the answers by (sent_index, method)."""
+    with sheet.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    truth = {}
+    for row in rows:
+        record = key.filter((pl.col("annotator") == row["annotator"])
+                            & (pl.col("item") == int(row["item"]))).row(0, named=True)
+        answers = {"spud": rng.choice(["yes", "yes", "no", "unsure"]),
+                   "posfree": rng.choice(["yes", "no", "no", "unsure"]),
+                   "preference": rng.choice(["spud", "spud", "posfree", "equal", "unsure"])}
+        row["original_grammatical"] = "Yes"
+        row["a_grammatical"] = answers[record["sentence_a"]]
+        row["b_grammatical"] = answers[record["sentence_b"]]
+        row["closer"] = {record["sentence_a"]: "A", record["sentence_b"]: "B"}.get(
+            answers["preference"], answers["preference"])
+        for name, value in answers.items():
+            truth[record["sent_index"], name] = value
+    with sheet.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return truth
+
+
+def kappa(left: list[str], right: list[str]) -> float:
+    """Cohen's kappa by its definition: (p_o - p_e) / (1 - p_e)."""
+    n = len(left)
+    observed = sum(a == b for a, b in zip(left, right, strict=True)) / n
+    expected = sum(left.count(c) * right.count(c) for c in set(left) | set(right)) / n / n
+    return (observed - expected) / (1 - expected)
+
+
+def test_round_trip_tables_and_kappa(treebanks, tmp_path):
+    assert export(treebanks, tmp_path / "kit", n=3) == 0
+    key = pl.read_parquet(tmp_path / "kit" / "answer_key.parquet")
+    sheets = [tmp_path / "kit" / "sheets" / f"{a}.csv" for a in ("ann1", "ann2")]
+    truth = [fill(sheet, key, random.Random(seed))
+             for sheet, seed in zip(sheets, (3, 5), strict=True)]
+    assert main(["human-eval", "tables", *map(str, sheets), "--key",
+                 str(tmp_path / "kit" / "answer_key.parquet"), "--out-dir",
+                 str(tmp_path / "tables")]) == 0
+    table1 = pl.read_parquet(tmp_path / "tables" / "human_eval_grammaticality.parquet")
+    table2 = pl.read_parquet(tmp_path / "tables" / "human_eval_preference.parquet")
+    sents = sorted({s for s, _ in truth[0]})
+    g = [[t[s, m] for m in ("spud", "posfree") for s in sents] for t in truth]
+    p = [[t[s, "preference"] for s in sents] for t in truth]
+    row1, row2 = table1.row(0, named=True), table2.row(0, named=True)
+    assert (row1["treebank"], row1["split"], row1["language"]) == ("tiny_en", "test", "en")
+    assert row1["annotators"] == 2 and row1["sentences"] == 3
+    assert row1["kappa"] == pytest.approx(kappa(*g))
+    assert row2["kappa"] == pytest.approx(kappa(*p))
+    assert row1["agreement"] == pytest.approx(sum(a == b for a, b in zip(*g, strict=True)) / 6)
+    for method in ("spud", "posfree"):
+        for answer in ("yes", "no", "unsure"):
+            mean = sum(100 * sum(t[s, method] == answer for s in sents) / 3 for t in truth) / 2
+            assert row1[f"{method}_{answer}"] == pytest.approx(mean)
+    for answer in ("equal", "spud", "posfree", "unsure"):
+        mean = sum(100 * sum(t[s, "preference"] == answer for s in sents) / 3
+                   for t in truth) / 2
+        assert row2[answer] == pytest.approx(mean)
+
+
+def test_committed_filled_sheets_give_the_tables(treebanks, tmp_path):
+    """The made-up filled sheets of the tiny workflow (tests/data/workflow/human_eval) fit the
+    tiny workflow's export (tiny_en/test, n 3, seed 1, nonce seed 1) and give hand-computed
+    tables. The answers, by sentence (sent_index 0, 1, 3), spud / posfree / closer:
+    annotator1: yes no spud, yes no spud, yes unsure spud;
+    annotator2: yes no spud, unsure no equal, yes no spud."""
+    assert export(treebanks, tmp_path / "kit", annotators=("annotator1", "annotator2")) == 0
+    sheets = sorted(FILLED.glob("*.csv"))
+    assert [p.name for p in sheets] == ["annotator1.csv", "annotator2.csv"]
+    assert main(["human-eval", "tables", *map(str, sheets), "--key",
+                 str(tmp_path / "kit" / "answer_key.parquet"), "--out-dir",
+                 str(tmp_path / "tables")]) == 0
+    table1 = pl.read_parquet(tmp_path / "tables" / "human_eval_grammaticality.parquet")
+    table2 = pl.read_parquet(tmp_path / "tables" / "human_eval_preference.parquet")
+    row1, row2 = table1.row(0, named=True), table2.row(0, named=True)
+    # spud yes: 3/3 and 2/3 -> 83.3; posfree no: 2/3 and 3/3 -> 83.3.
+    assert row1["spud_yes"] == pytest.approx(250 / 3)
+    assert row1["spud_unsure"] == pytest.approx(50 / 3)
+    assert row1["posfree_no"] == pytest.approx(250 / 3)
+    # Six answers each: p_o = 4/6, p_e = (3*2 + 2*3 + 1*1) / 36 = 13/36 -> kappa = 11/23.
+    assert row1["kappa"] == pytest.approx(11 / 23)
+    assert row1["agreement"] == pytest.approx(4 / 6)
+    # Preference: annotator1 always spud -> p_e = p_o = 2/3 -> kappa 0.
+    assert (row2["equal"], row2["spud"], row2["posfree"], row2["unsure"]) == pytest.approx(
+        (50 / 3, 250 / 3, 0, 0))
+    assert row2["kappa"] == pytest.approx(0) and row2["agreement"] == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda rows: rows[2].__setitem__(6, ""), "a_grammatical is empty; expected yes, no, unsure"),
+    (lambda rows: rows[1].__setitem__(8, "C"), "closer is 'C'; expected A, B, equal, unsure"),
+    (lambda rows: rows[3].__setitem__(1, "2"), "item 2 appears twice"),
+    (lambda rows: rows[1].__setitem__(3, rows[1][3] + "!"), "sentence_a of item 1 differs"),
+    (lambda rows: rows[2].__setitem__(0, "ann2"), "annotator 'ann2', but the sheet is"),
+    (lambda rows: rows.pop(), "items missing: 3"),
+])
+def test_bad_sheet_exits_2_with_file_and_line(treebanks, tmp_path, capsys, edit, message):
+    assert export(treebanks, tmp_path / "kit", n=3) == 0
+    key = pl.read_parquet(tmp_path / "kit" / "answer_key.parquet")
+    sheets = [tmp_path / "kit" / "sheets" / f"{a}.csv" for a in ("ann1", "ann2")]
+    for sheet, seed in zip(sheets, (3, 5), strict=True):
+        fill(sheet, key, random.Random(seed))
+    with sheets[0].open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    edit(rows)
+    with sheets[0].open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    capsys.readouterr()
+    code = main(["human-eval", "tables", *map(str, sheets), "--key",
+                 str(tmp_path / "kit" / "answer_key.parquet"), "--out-dir",
+                 str(tmp_path / "tables")])
+    err = capsys.readouterr().err.strip()
+    assert code == EXIT_BAD_INPUT
+    assert err.startswith(f"{sheets[0]}:") and message in err, err
+    line = err.split(":")[1]
+    assert line.isdigit() and 2 <= int(line) <= 4, err
+    assert not (tmp_path / "tables").exists()
+
+
+def test_a_sheet_per_annotator_of_the_key(treebanks, tmp_path, capsys):
+    assert export(treebanks, tmp_path / "kit", n=3) == 0
+    sheet = tmp_path / "kit" / "sheets" / "ann1.csv"
+    fill(sheet, pl.read_parquet(tmp_path / "kit" / "answer_key.parquet"), random.Random(1))
+    key = str(tmp_path / "kit" / "answer_key.parquet")
+    for sheets, message in (([sheet], "no sheet of annotator(s) ann2"),
+                            ([sheet, sheet], "a second sheet of annotator 'ann1'")):
+        capsys.readouterr()
+        assert main(["human-eval", "tables", *map(str, sheets), "--key", key, "--out-dir",
+                     str(tmp_path / "tables")]) == EXIT_BAD_INPUT
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "tables").exists()
+
+
+def test_export_checks_the_nonce_versions_and_n(treebanks, tmp_path, capsys):
+    assert export(treebanks, tmp_path / "a", posfree="pos") == EXIT_BAD_INPUT
+    assert "not a nonce treebank of method 'posfree'" in capsys.readouterr().err
+    assert export(treebanks, tmp_path / "b", n=5) == EXIT_BAD_INPUT
+    assert "only 4 sentences of 4 words or more" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (None, ": no such file"),
+    (b"", ":1: empty file"),
+    (b"PAR1\x00\xff\xfe", ": not a UTF-8 CSV sheet"),
+    (b"a,b,c\n1,2,3\n", ":1: header is not annotator,item,"),
+    (b"annotator,item,original,sentence_a,sentence_b,original_grammatical,a_grammatical,"
+     b"b_grammatical,closer\n", ":1: no items in the sheet"),
+])
+def test_unreadable_sheet_exits_2(treebanks, tmp_path, capsys, content, message):
+    """With a valid key: a sheet that is missing, empty, binary, of other columns, or empty."""
+    assert export(treebanks, tmp_path / "kit", n=3) == 0
+    sheet = tmp_path / "bad.csv"
+    if content is not None:
+        sheet.write_bytes(content)
+    capsys.readouterr()
+    assert main(["human-eval", "tables", str(sheet), "--key",
+                 str(tmp_path / "kit" / "answer_key.parquet"), "--out-dir",
+                 str(tmp_path / "tables")]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith(f"{sheet}{message}") and len(err.strip().splitlines()) == 1, err
