@@ -210,7 +210,8 @@ def german_templates(per_template: pl.DataFrame, stem: str | Path) -> None:
                 ax.text(j, 0.02, MISSING, ha="center", va="bottom", fontsize=6, color="grey")
                 continue
             colour = COLOURS[j % len(COLOURS)]
-            ax.boxplot([values], positions=[j], widths=0.5, showfliers=False)
+            ax.boxplot([values], positions=[j], widths=0.5, showfliers=False,
+                       medianprops={"color": "black"})
             # Dots spread evenly across the box (no random jitter: reruns are byte-identical).
             spread = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else [0.0]
             ax.scatter(j + np.asarray(spread), values, s=6, color=colour, zorder=3)
