@@ -146,6 +146,7 @@ use rule table_blimp as table_german_case with:
         table_files("german_case_auc_violation", "german_case_auc_violation.rst", "German case"),
         table_files("german_case_animacy", "german_case_animacy.rst", "German case"),
         table_files("german_case_order", "german_case_order.rst", "German case"),
+        table_files("german_case_order_auc", "german_case_order_auc.rst", "German case"),
         data_files("german_case_roc"),
     log:
         "results/logs/aggregate/table_german_case.log",
@@ -253,6 +254,40 @@ use rule figure_probe_layers as figure_german_roc with:
         "results/benchmarks/aggregate/figure_german_roc.tsv"
     params:
         command="figure-german-roc",
+        datasets=aggregate_datasets("german_case"),
+        models=aggregate_models("german_case"),
+
+
+use rule figure_probe_layers as figure_german_order with:
+    input:
+        table="results/tables/german_case_order_auc.parquet",
+    output:
+        figure_files("german_case_order_auc", "german_case_order_auc_figure.rst", "German case"),
+    log:
+        "results/logs/aggregate/figure_german_order.log",
+    benchmark:
+        "results/benchmarks/aggregate/figure_german_order.tsv"
+    params:
+        command="figure-german-order",
+        datasets=aggregate_datasets("german_case"),
+        models=aggregate_models("german_case"),
+
+
+use rule figure_probe_layers as figure_german_templates with:
+    input:
+        table="results/tables/german_case_auc_templates.parquet",
+    output:
+        figure_files(
+            "german_case_auc_templates",
+            "german_case_auc_templates_figure.rst",
+            "German case",
+        ),
+    log:
+        "results/logs/aggregate/figure_german_templates.log",
+    benchmark:
+        "results/benchmarks/aggregate/figure_german_templates.tsv"
+    params:
+        command="figure-german-templates",
         datasets=aggregate_datasets("german_case"),
         models=aggregate_models("german_case"),
 

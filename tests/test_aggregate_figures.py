@@ -23,6 +23,9 @@ from aggregate_inputs import (
 FIGURES = (
     ("figure-spud-ratios", "spud_ratios", "table-spud-scores", spud_inputs),
     ("figure-german-roc", "german_case_roc", "table-german-case", german_case_inputs),
+    ("figure-german-order", "german_case_order_auc", "table-german-case", german_case_inputs),
+    ("figure-german-templates", "german_case_auc_templates", "table-german-case",
+     german_case_inputs),
     ("figure-blimp-fields", "blimp_field", "table-blimp", blimp_inputs),
     ("figure-japanese-agreement", "japanese_agreement", "table-japanese", japanese_inputs),
     ("figure-probe-layers", "probe_layers", "table-probe", None),

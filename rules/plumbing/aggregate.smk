@@ -31,7 +31,12 @@ def aggregate_outputs():
     """The aggregate targets whose inputs the config produces (one file per rule suffices)."""
     wanted = {
         "spud": ["tables/spud_ratio_summary.parquet", "figures/spud_log_ratios.svg"],
-        "german_case": ["tables/german_case_auc.parquet", "figures/german_case_roc.svg"],
+        "german_case": [
+            "tables/german_case_auc.parquet",
+            "figures/german_case_roc.svg",
+            "figures/german_case_order_auc.svg",
+            "figures/german_case_auc_templates.svg",
+        ],
         "cola": ["tables/cola_thresholds.parquet"],
         "blimp": ["tables/blimp_overall.parquet", "figures/blimp_fields.svg"],
         "japanese": ["tables/japanese_accuracy.parquet", "figures/japanese_agreement.svg"],

@@ -40,14 +40,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="highest and lowest pairs listed per scoring function (default 5)")
 
     _scored_table(subparsers, "table-german-case", run_german_case,
-                  "German case violations: ROC AUC per template, violation type, animacy",
+                  "German case violations: ROC AUC per template, violation type, animacy, order",
                   "ROC AUC of sentence log-probability, grammatical sentences against case "
                   "violations, per template; mean and sd over templates per scoring function; by "
-                  "violation type; by animacy; restricted to the original case assignment; mean "
-                  "log-probability per case order. Writes german_case_auc_templates, "
+                  "violation type (also restricted to the original case assignment); by the "
+                  "animacy of the NP in each case; by case order and position of the violation; "
+                  "mean log-probability per case order. Writes german_case_auc_templates, "
                   "german_case_auc, german_case_auc_violation, german_case_animacy, "
-                  f"german_case_order as {TABLE_FILES}, and german_case_roc (ROC curve points; "
-                  ".parquet and .csv).")
+                  f"german_case_order, german_case_order_auc as {TABLE_FILES}, and "
+                  "german_case_roc (ROC curve points; .parquet and .csv).")
 
     p = _scored_table(subparsers, "table-cola", run_cola,
                       "CoLA: cross-validated thresholds on normalised scores (Table 4)",
@@ -111,6 +112,10 @@ FIGURES = (
      "box plots of log nonce/original ratios per language and scoring function"),
     ("figure-german-roc", "german_roc", "german_case_roc",
      "ROC curves per scoring function on the German case set"),
+    ("figure-german-order", "german_order", "german_case_order_auc",
+     "German case AUC per case order and position of the violation (FIGREF20)"),
+    ("figure-german-templates", "german_templates", "german_case_auc_templates",
+     "distribution of the German case AUCs per template (FIGREF16)"),
     ("figure-probe-layers", "probe_layers", "probe_layers", "DepProbe metrics per layer"),
     ("figure-blimp-fields", "blimp_fields", "blimp_field", "BLiMP accuracy by field"),
     ("figure-japanese-agreement", "japanese_agreement", "japanese_agreement",

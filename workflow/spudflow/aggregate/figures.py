@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
+from spudflow.aggregate.german_case_groups import DOUBLED_POSITIONS, GRAMMATICAL_ORDERS
 from spudflow.aggregate.spud_scores import per_original
 from spudflow.core.atomic import atomic_outputs
 
@@ -64,6 +65,8 @@ def _empty(stem: str | Path, what: str) -> None:
 TABLE_OF = {
     "spud_log_ratios": "spud_ratios",
     "german_roc": "german_case_roc",
+    "german_order": "german_case_order_auc",
+    "german_templates": "german_case_auc_templates",
     "probe_layers": "probe_layers",
     "blimp_fields": "blimp_field",
     "japanese_agreement": "japanese_agreement",
@@ -126,6 +129,98 @@ def german_roc(points: pl.DataFrame, stem: str | Path) -> None:
         ax.set_ylabel("true positive rate (grammatical)")
         ax.set_title(dataset)
         ax.legend(fontsize=7, loc="lower right")
+    save(fig, stem)
+
+
+# The panels of the word-order figure (FIGREF20), left to right: title and x values.
+ORDER_PANELS = {
+    "order_vs_orders": ("one case order vs all six (grammatical)", GRAMMATICAL_ORDERS),
+    "order_vs_violations": ("one case order vs violations", GRAMMATICAL_ORDERS),
+    "violation_position": ("grammatical vs violations, doubled case at positions",
+                           DOUBLED_POSITIONS),
+}
+
+
+def _scorer_bars(ax, panel: pl.DataFrame, names: list[str], scorer_names: list[str]) -> None:
+    """Bars of auc_mean ± auc_sd per subset (x) and scoring function (colour); a missing mean
+    gets no bar but n/a, a missing sd no error bar."""
+    width = 0.8 / len(scorer_names)
+    for j, scorer in enumerate(scorer_names):
+        rows = {r["subset"]: r for r in panel.filter(pl.col("scorer") == scorer).iter_rows(
+            named=True)}
+        for i, name in enumerate(names):
+            x = i - 0.4 + width * (j + 0.5)
+            row = rows.get(name)
+            if row is None or row["auc_mean"] is None:
+                ax.text(x, 0.02, MISSING, ha="center", va="bottom", rotation=90, fontsize=6,
+                        color="grey")
+                continue
+            ax.bar(x, row["auc_mean"], width=width * 0.9, color=COLOURS[j % len(COLOURS)],
+                   label=scorer if i == 0 else None,
+                   yerr=row["auc_sd"] if row["auc_sd"] is not None else None,
+                   error_kw={"linewidth": 0.6, "capsize": 1.5})
+    ax.axhline(0.5, color="grey", linewidth=0.5, linestyle=":")
+    ax.set_xticks(range(len(names)), names)
+    ax.set_ylim(0, 1)
+
+
+@styled
+def german_order(aucs: pl.DataFrame, stem: str | Path) -> None:
+    """FIGREF20: mean template AUC (± sd) per case order, one order against all six and against
+    the violations, and by the positions of the doubled case; one row of panels per dataset."""
+    aucs = aucs.filter(pl.col("comparison").is_in(list(ORDER_PANELS)))
+    if aucs.is_empty():
+        return _empty(stem, "case order AUCs")
+    aucs = aucs.with_columns(pl.concat_str("model", pl.lit("/"), "method").alias("scorer"))
+    datasets = sorted(aucs["dataset"].unique())
+    scorer_names = sorted(aucs["scorer"].unique())
+    fig, axes = _panels(len(datasets) * len(ORDER_PANELS), width=4.0, height=3.0,
+                        ncols=len(ORDER_PANELS))
+    for d, dataset in enumerate(datasets):
+        for c, (comparison, (title, names)) in enumerate(ORDER_PANELS.items()):
+            ax = axes[d * len(ORDER_PANELS) + c]
+            panel = aucs.filter(pl.col("dataset") == dataset, pl.col("comparison") == comparison)
+            _scorer_bars(ax, panel, list(names), scorer_names)
+            ax.set_title(f"{dataset}: {title}", fontsize=7)
+            if c == 0:
+                ax.set_ylabel("ROC AUC (mean over templates)")
+                ax.legend(fontsize=6)
+    save(fig, stem)
+
+
+@styled
+def german_templates(per_template: pl.DataFrame, stem: str | Path) -> None:
+    """FIGREF16: the distribution of the per-template AUCs per scoring function (box and every
+    template as a dot, the mean as a diamond); one panel per dataset and analysis."""
+    per_template = per_template.filter(pl.col("auc").is_not_null())
+    if per_template.is_empty():
+        return _empty(stem, "template AUCs")
+    per_template = per_template.with_columns(
+        pl.concat_str("model", pl.lit("/"), "method").alias("scorer"))
+    panels = sorted(per_template.select("dataset", "analysis").unique().iter_rows())
+    scorer_names = sorted(per_template["scorer"].unique())
+    fig, axes = _panels(len(panels), width=max(4.0, 0.9 * len(scorer_names) + 2), height=3.2,
+                        ncols=min(2, len(panels)))
+    for ax, (dataset, analysis) in zip(axes, panels, strict=False):
+        panel = per_template.filter(pl.col("dataset") == dataset,
+                                    pl.col("analysis") == analysis)
+        for j, scorer in enumerate(scorer_names):
+            values = panel.filter(pl.col("scorer") == scorer).sort("template")["auc"].to_numpy()
+            if not len(values):
+                ax.text(j, 0.02, MISSING, ha="center", va="bottom", fontsize=6, color="grey")
+                continue
+            colour = COLOURS[j % len(COLOURS)]
+            ax.boxplot([values], positions=[j], widths=0.5, showfliers=False,
+                       medianprops={"color": "black"})
+            # Dots spread evenly across the box (no random jitter: reruns are byte-identical).
+            spread = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else [0.0]
+            ax.scatter(j + np.asarray(spread), values, s=6, color=colour, zorder=3)
+            ax.scatter([j], [values.mean()], marker="D", s=18, color="black", zorder=4)
+        ax.axhline(0.5, color="grey", linewidth=0.5, linestyle=":")
+        ax.set_xticks(range(len(scorer_names)), scorer_names, rotation=30, ha="right")
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("ROC AUC per template")
+        ax.set_title(f"{dataset} ({analysis})")
     save(fig, stem)
 
 

@@ -2,31 +2,31 @@
 grammatical case assignments from violations (a case doubled)?
 
 Per template, ROC AUC of logprob_sum with the grammatical sentences as positives
-(sklearn.metrics.roc_auc_score); mean and sd over templates; the same by violation type, by the
-template's animacy, and restricted to the original case assignment among the grammatical ones.
+(sklearn.metrics.roc_auc_score); mean and sd over templates; the same by violation type (TABREF18)
+and restricted to the original case assignment among the grammatical ones (TABREF24); by case
+order and animacy (FIGREF20, TABREF22: german_case_groups.py).
 """
 
 from __future__ import annotations
 
-import numpy as np
 import polars as pl
 from sklearn.metrics import roc_auc_score, roc_curve
 
+from spudflow.aggregate.german_case_groups import (
+    CASES,
+    SCORER,
+    animacy_aucs,
+    auc,
+    mean_sd,
+    order_aucs,
+)
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
 
-SCORER = ["dataset", "model", "method"]
 # The template's own assignment: np1 nominative, np2 dative, np3 accusative.
 ORIGINAL_CASES = "NDA"
 VIOLATIONS = ("N", "A", "D")
-
-
-def auc(labels: np.ndarray, scores: np.ndarray) -> float | None:
-    """roc_auc_score, or None when only one class is present."""
-    if len(set(labels.tolist())) < 2:
-        return None
-    return float(roc_auc_score(labels, scores))
 
 
 def _flags(animacy) -> list[str] | None:
@@ -36,10 +36,19 @@ def _flags(animacy) -> list[str] | None:
     return ["a" if f in (True, 1, "1") else "i" for f in animacy]
 
 
+def _case_animacy(cases: str, by_np: str) -> str | None:
+    """The animacy of the NP in the nominative, accusative and dative (in that order), e.g.
+    cases `DNA` with np flags `aai` -> `iaa`; None when a case is doubled."""
+    if sorted(cases) != sorted(CASES):
+        return None
+    return "".join(by_np[cases.index(case)] for case in CASES)
+
+
 def with_derived(items: pl.DataFrame) -> pl.DataFrame:
-    """Adds case_order (the cases in sentence order, e.g. "DNA") and np_animacy (the animacy flags
-    of np1, np2, np3, whatever their order in the sentence)."""
-    case_orders, np_animacy = [], []
+    """Adds case_order (the cases in sentence order, e.g. "DNA"), np_animacy (the animacy flags
+    of np1, np2, np3, whatever their order in the sentence) and case_animacy (the flags of the
+    nominative, accusative and dative NP; grammatical sentences only)."""
+    case_orders, np_animacy, case_animacy = [], [], []
     for source, item_id, positions, cases, animacy in items.select(
             "source_file", "item_id", "positions", "cases", "animacy").iter_rows():
         order = [int(p) - 1 for p in str(positions) if p.isdigit()]
@@ -50,16 +59,19 @@ def with_derived(items: pl.DataFrame) -> pl.DataFrame:
         flags = _flags(animacy)
         if flags is None or len(flags) != 3:
             np_animacy.append(None)
+            case_animacy.append(None)
             continue
         by_np = ["i"] * 3
         for flag, np_index in zip(flags, order, strict=True):
             by_np[np_index] = flag
         np_animacy.append("".join(by_np))
+        case_animacy.append(_case_animacy(str(cases), "".join(by_np)))
     return items.with_columns(
         pl.col("grammatical").cast(pl.Boolean),
         pl.col("template").cast(pl.String),
         pl.Series("case_order", case_orders, dtype=pl.String),
         pl.Series("np_animacy", np_animacy, dtype=pl.String),
+        pl.Series("case_animacy", case_animacy, dtype=pl.String),
     )
 
 
@@ -85,44 +97,28 @@ TEMPLATE_AUC_SCHEMA = {"dataset": pl.String, "model": pl.String, "method": pl.St
                        "n_violation": pl.Int64, "auc": pl.Float64}
 
 
-def mean_sd(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    """AUC mean and sample sd (ddof=1) over templates."""
-    return frame.filter(pl.col("auc").is_not_null()).group_by(keys).agg(
-        pl.len().cast(pl.Int64).alias("n_templates"),
-        pl.col("auc").mean().alias("auc_mean"),
-        pl.col("auc").std(ddof=1).alias("auc_sd"),
-    ).sort(keys)
-
-
 def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
-    """Per template, all grammatical sentences against the violations that double one case."""
+    """Per template, the grammatical sentences (all: TABREF18; restricted to the original case
+    assignment: TABREF24) against the violations that double one case."""
     rows = []
     groups = scored.partition_by([*SCORER, "template"], as_dict=True, maintain_order=True)
     for key in sorted(groups):
         group = groups[key]
-        for violation in VIOLATIONS:
-            frame = group.filter(pl.col("grammatical") | (pl.col("violation") == violation))
-            labels = frame["grammatical"].cast(pl.Int8).to_numpy()
-            rows.append({**dict(zip([*SCORER, "template"], key, strict=True)),
-                         "violation": violation,
-                         "auc": auc(labels, frame["logprob_sum"].to_numpy())})
+        restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
+        for analysis, sentences in (("all", group), ("restricted", restricted)):
+            for violation in VIOLATIONS:
+                frame = sentences.filter(pl.col("grammatical")
+                                         | (pl.col("violation") == violation))
+                labels = frame["grammatical"].cast(pl.Int8).to_numpy()
+                rows.append({**dict(zip([*SCORER, "template"], key, strict=True)),
+                             "analysis": analysis, "violation": violation,
+                             "auc": auc(labels, frame["logprob_sum"].to_numpy())})
     frame = pl.DataFrame(rows, schema={**{k: pl.String for k in [*SCORER, "template"]},
-                                       "violation": pl.String, "auc": pl.Float64})
-    return mean_sd(frame, [*SCORER, "violation"])
-
-
-def animacy_aucs(items: pl.DataFrame, per_template: pl.DataFrame) -> pl.DataFrame:
-    """Template AUCs (all sentences) grouped by the template's animacy flags of np1 np2 np3."""
-    animacy = items.filter(pl.col("np_animacy").is_not_null()).select(
-        "source_file", "dataset", "template", "np_animacy").unique()
-    twice = animacy.filter(pl.struct("dataset", "template").is_duplicated())
-    if twice.height:
-        raise InputError(twice["source_file"][0], None, f"template {twice['template'][0]!r} "
-                         "has items whose animacy differs")
-    animacy = animacy.drop("source_file")
-    frame = per_template.filter(pl.col("analysis") == "all").join(
-        animacy, on=["dataset", "template"], how="inner")
-    return mean_sd(frame, [*SCORER, "np_animacy"])
+                                       "analysis": pl.String, "violation": pl.String,
+                                       "auc": pl.Float64})
+    rank = {v: i for i, v in enumerate(VIOLATIONS)}
+    return mean_sd(frame, [*SCORER, "analysis", "violation"]).sort(
+        [*SCORER, "analysis", pl.col("violation").replace_strict(rank)])
 
 
 def order_means(scored: pl.DataFrame) -> pl.DataFrame:
@@ -171,13 +167,20 @@ def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]
         Table("german_case_auc", mean_sd(per_template, [*SCORER, "analysis"]),
               "ROC AUC per scoring function: mean and sd over templates."),
         Table("german_case_auc_violation", violation_aucs(scored),
-              "ROC AUC per violation type (the doubled case): grammatical sentences against "
-              "the violations doubling that case; mean and sd over templates."),
-        Table("german_case_animacy", animacy_aucs(items, per_template),
-              "ROC AUC by the animacy of the template's NPs (np1 np2 np3; a: animate, "
-              "i: inanimate); mean and sd over templates."),
+              "ROC AUC per violation type (the doubled case; TABREF18, and restricted to the "
+              "original case assignment, TABREF24): grammatical sentences against the "
+              "violations doubling that case; mean and sd over templates."),
+        Table("german_case_animacy", animacy_aucs(scored),
+              "Animacy and case (TABREF22): per case, ROC AUC of the grammatical sentences "
+              "whose NP in that case is animate against those where it is inanimate; mean and "
+              "sd over templates."),
         Table("german_case_order", order_means(scored),
               "Mean sentence log-probability per order of the cases in the sentence."),
+        Table("german_case_order_auc", order_aucs(scored),
+              "Word order (FIGREF20): ROC AUC of the grammatical sentences in one case order "
+              "against those in all six orders and against the violations, and of all "
+              "grammatical sentences against the violations by the positions of the doubled "
+              "case and by case order; mean and sd over templates."),
         Table("german_case_roc", roc_points(scored),
               "ROC curve points, all templates pooled.", formats=DATA_FORMATS),
     ]

@@ -208,24 +208,32 @@ GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-cas
 ))
 
 GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-case", (
-    "per violation type"), columns=(
+    "per violation type (TABREF18; restricted to the original case assignment: TABREF24)"),
+    columns=(
     *SCORER,
+    col("analysis", STR, "`all`: the 36 grammatical sentences of a template (TABREF18); "
+        "`restricted`: only the 6 in the original assignment (NDA), the plausible ones (TABREF24)"),
     col("violation", STR, "the doubled case: `N`, `A` or `D`"),
     col("n_templates", I64, "templates"),
-    col("auc_mean", F64, "mean over templates of the AUC of all grammatical sentences against "
-        "the violations doubling this case"),
+    col("auc_mean", F64, "mean over templates of the AUC of the grammatical sentences against "
+        "the 36 violations doubling this case"),
     col("auc_sd", F64, "sample sd over templates", True),
-))
+), version=2)
 
 GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
-    "per animacy pattern"), columns=(
+    "per case (TABREF22)"), columns=(
     *SCORER,
-    col("np_animacy", STR, "animacy of np1 np2 np3 (nominative, dative, accusative NP of the "
-        "template): `a` animate, `i` inanimate, e.g. `aai`"),
-    col("n_templates", I64, "templates with this pattern"),
-    col("auc_mean", F64, "mean template AUC (analysis `all`)"),
+    col("case", STR, "`N`, `A` or `D`: the case whose NP's animacy splits the grammatical "
+        "sentences"),
+    col("n_templates", I64, "templates whose grammatical sentences put an animate and an "
+        "inanimate NP in this case (all-animate templates have no AUC)"),
+    col("n_animate", I64, "grammatical sentences with an animate NP in this case (positives), "
+        "summed over those templates"),
+    col("n_inanimate", I64, "those with an inanimate one (negatives)"),
+    col("auc_mean", F64, "mean template AUC: above 0.5, sentences with an animate NP in this "
+        "case score higher"),
     col("auc_sd", F64, "sample sd", True),
-))
+), version=2)
 
 GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
     "per case order"), columns=(
@@ -236,6 +244,25 @@ GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
     col("n_items", I64, "sentences"),
     col("logprob_mean", F64, "mean logprob_sum"),
     col("logprob_sd", F64, "sample sd", True),
+))
+
+GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
+    "per case order and position of the violation (FIGREF20)"), columns=(
+    *SCORER,
+    col("comparison", STR, "`order_vs_orders`: the grammatical sentences in one case order "
+        "against the grammatical sentences in all six orders (the reference's 1-vs-6; 0.5 = no "
+        "preference); `order_vs_violations`: those in one case order against all violations; "
+        "`violation_position`: all grammatical sentences against the violations whose doubled "
+        "case is at these positions; `violation_order`: all grammatical sentences against the "
+        "violations in one case order"),
+    col("subset", STR, "the case order in the sentence (e.g. `NAD`, `NNA`), or for "
+        "`violation_position` the 1-based sentence positions of the doubled case (`12`, `13`, "
+        "`23`)"),
+    col("n_templates", I64, "templates with an AUC"),
+    col("n_positive", I64, "positives, summed over templates"),
+    col("n_negative", I64, "negatives, summed over templates"),
+    col("auc_mean", F64, "mean template AUC"),
+    col("auc_sd", F64, "sample sd over templates", True),
 ))
 
 GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
@@ -387,7 +414,8 @@ PROBE_LAYERS = table("probe_layers", "table-probe", (
 AGGREGATE_TABLES = (
     SPUD_RATIO_SUMMARY, SPUD_WILCOXON, SPUD_EXTREMES, SPUD_RATIOS, GERMAN_CASE_AUC,
     GERMAN_CASE_AUC_TEMPLATES, GERMAN_CASE_AUC_VIOLATION, GERMAN_CASE_ANIMACY, GERMAN_CASE_ORDER,
-    GERMAN_CASE_ROC, COLA_THRESHOLDS, BLIMP_OVERALL, BLIMP_FIELD, BLIMP_PARADIGM,
+    GERMAN_CASE_ORDER_AUC, GERMAN_CASE_ROC, COLA_THRESHOLDS, BLIMP_OVERALL, BLIMP_FIELD,
+    BLIMP_PARADIGM,
     JAPANESE_ACCURACY, JAPANESE_AGREEMENT, JAPANESE_REGRESSION, PROBE_SUMMARY, PROBE_LAYERS,
 )
 

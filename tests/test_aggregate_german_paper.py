@@ -1,0 +1,209 @@
+"""The German case paper's breakdowns (issue 14.8-10): animacy by the case the animate NP carries
+(TABREF22), AUC by case order and position of the violation (FIGREF20, with the reference's
+1-vs-6 order comparison), violation types on the plausible sentences only (TABREF24), and the
+figures of FIGREF20 and FIGREF16. Inputs are what the real stages write: `spudflow pairs
+german-case` on four shipped templates, scored by `spudflow score` with a tiny GPT-2 (WordPiece:
+every sentence fits its 48 positions). Expected values are recomputed here with sklearn from the
+template TSV and the items' cases/positions."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+from artifact_files import rewrite
+from sklearn.metrics import roc_auc_score
+
+from spudflow.cli import main
+
+from aggregate_inputs import REPO, assert_table_files
+
+SHIPPED = REPO / "config" / "templates" / "german_case.tsv"
+# Animacy of np1 np2 np3 (nominative, dative, accusative in the template): 110, 010, 111, 100.
+TEMPLATES = ("t01", "t43", "t31", "t45")
+NAD = "NAD"
+
+
+def _template_rows() -> tuple[str, dict[str, str]]:
+    lines = [line for line in SHIPPED.read_text(encoding="utf-8").splitlines()
+             if line and not line.startswith("#")]
+    header, rows = lines[0], {line.split("\t")[0]: line for line in lines[1:]}
+    return header, {t: rows[t] for t in TEMPLATES}
+
+
+@pytest.fixture(scope="module")
+def produced(tmp_path_factory):
+    """(scored items joined with their template's np animacy flags, tables directory, items
+    file, item_scores file)."""
+    from scoring_models import tiny_model_dir
+
+    root = tmp_path_factory.mktemp("german_paper")
+    header, rows = _template_rows()
+    templates = root / "templates.tsv"
+    templates.write_text("\n".join([header, *rows.values()]) + "\n", encoding="utf-8")
+    items = root / "results" / "items" / "german_case.parquet"
+    assert main(["pairs", "german-case", "--templates", str(templates), "--out", str(items)]) == 0
+    out = root / "results" / "scores" / "german_case" / "tiny"
+    assert main(["score", str(items), "--model", str(tiny_model_dir("causal", "wordpiece")),
+                 "--kind", "causal", "--method", "ppl", "--name", "tiny", "--out", str(out),
+                 "--threads", "1"]) == 0
+    scores = out / "item_scores.parquet"
+    tables = root / "tables"
+    assert main(["table-german-case", "--items", str(items), "--scores", str(scores),
+                 "--out-dir", str(tables)]) == 0
+    flags = {t: row.split("\t")[9] for t, row in rows.items()}
+    frame = pl.read_parquet(items).join(
+        pl.read_parquet(scores).filter(pl.col("region").is_null()), on="item_id")
+    frame = frame.with_columns(
+        pl.struct("cases", "positions").map_elements(
+            lambda r: "".join(r["cases"][int(k) - 1] for k in r["positions"]),
+            return_dtype=pl.String).alias("in_order"),
+        pl.col("template").replace_strict(flags).alias("np_flags"))
+    return frame, tables, items, scores
+
+
+def _auc(positives: pl.DataFrame, negatives: pl.DataFrame) -> float:
+    labels = [1] * positives.height + [0] * negatives.height
+    return roc_auc_score(labels, pl.concat([positives, negatives])["logprob_sum"].to_numpy())
+
+
+def _row(table: pl.DataFrame, **where) -> dict:
+    rows = table.filter(*[pl.col(k) == v for k, v in where.items()])
+    assert rows.height == 1, where
+    return rows.row(0, named=True)
+
+
+def _check(row: dict, aucs: list[float]) -> None:
+    assert row["n_templates"] == len(aucs)
+    assert row["auc_mean"] == pytest.approx(np.mean(aucs))
+    assert row["auc_sd"] == pytest.approx(np.std(aucs, ddof=1))
+
+
+def test_producers_wrote_four_templates(produced):
+    frame, *_ = produced
+    assert frame.height == 4 * 144
+    assert frame["logprob_sum"].null_count() == 0
+    assert frame["logprob_sum"].n_unique() > 100  # the tiny model separates sentences
+
+
+def test_animacy_by_the_case_the_animate_noun_carries(produced):
+    """TABREF22: per case, animate against inanimate NP in that case, grammatical sentences."""
+    frame, tables, *_ = produced
+    table = assert_table_files(tables, "german_case_animacy")
+    assert table["case"].to_list() == ["N", "A", "D"]
+    for case in NAD:
+        aucs, n_animate, n_inanimate = [], 0, 0
+        for template in TEMPLATES:
+            part = frame.filter(pl.col("template") == template, pl.col("grammatical"))
+            # np k carries `case` when cases[k-1] == case; the TSV says whether np k is animate
+            animate = part.filter(pl.struct("cases", "np_flags").map_elements(
+                lambda r: r["np_flags"][r["cases"].index(case)] == "1",  # noqa: B023
+                return_dtype=pl.Boolean))
+            inanimate = part.filter(~pl.col("item_id").is_in(animate["item_id"].implode()))
+            if animate.height and inanimate.height:
+                aucs.append(_auc(animate, inanimate))
+                n_animate += animate.height
+                n_inanimate += inanimate.height
+        row = _row(table, case=case)
+        _check(row, aucs)
+        assert (row["n_animate"], row["n_inanimate"]) == (n_animate, n_inanimate)
+    # t31 (all animate) has no contrast; in t01 (110) the nominative NP is animate in the four
+    # assignments that give it to np1 or np2: 24 of the 36 grammatical sentences
+    assert _row(table, case="N")["n_templates"] == 3
+    assert _row(table, case="N")["n_animate"] == 24 + 12 + 12  # t01, t43 (010), t45 (100)
+
+
+def test_one_order_against_all_six_and_against_violations(produced):
+    """FIGREF20: per grammatical case order; 1-vs-6 is one order against all six orders."""
+    frame, tables, *_ = produced
+    table = assert_table_files(tables, "german_case_order_auc")
+    orders = ["".join(p) for p in itertools.permutations(NAD)]
+    for order in orders:
+        vs_orders, vs_violations, vs_others = [], [], []
+        for template in TEMPLATES:
+            part = frame.filter(pl.col("template") == template)
+            grammatical = part.filter(pl.col("grammatical"))
+            this = grammatical.filter(pl.col("in_order") == order)
+            assert this.height == 6  # one NP order per grammatical assignment reads `order`
+            vs_orders.append(_auc(this, grammatical))
+            vs_violations.append(_auc(this, part.filter(~pl.col("grammatical"))))
+            vs_others.append(_auc(this, grammatical.filter(pl.col("in_order") != order)))
+        row = _row(table, comparison="order_vs_orders", subset=order)
+        _check(row, vs_orders)
+        assert (row["n_positive"], row["n_negative"]) == (4 * 6, 4 * 36)
+        _check(_row(table, comparison="order_vs_violations", subset=order), vs_violations)
+        # by hand: the 6 x 6 self pairs count one half, so AUC(1 vs 6) = (5 AUC(1 vs 5) + 0.5) / 6
+        assert np.mean(vs_orders) == pytest.approx(np.mean([(5 * a + 0.5) / 6 for a in vs_others]))
+
+
+def test_violations_by_position_and_case_order(produced):
+    frame, tables, *_ = produced
+    table = assert_table_files(tables, "german_case_order_auc")
+    positions = {"12": ("NNA", "NND", "AAN", "AAD", "DDN", "DDA"),
+                 "13": ("NAN", "NDN", "ANA", "ADA", "DND", "DAD"),
+                 "23": ("ANN", "DNN", "NAA", "DAA", "NDD", "ADD")}
+    for where, orders in positions.items():
+        aucs = []
+        for template in TEMPLATES:
+            part = frame.filter(pl.col("template") == template)
+            violations = part.filter(pl.col("in_order").is_in(orders))
+            assert violations.height == 36 and not violations["grammatical"].any()
+            aucs.append(_auc(part.filter(pl.col("grammatical")), violations))
+        row = _row(table, comparison="violation_position", subset=where)
+        _check(row, aucs)
+        assert (row["n_positive"], row["n_negative"]) == (4 * 36, 4 * 36)
+    violation_orders = table.filter(pl.col("comparison") == "violation_order")
+    assert violation_orders.height == 18
+    aucs = [_auc(part.filter(pl.col("grammatical")), part.filter(pl.col("in_order") == "DND"))
+            for part in frame.partition_by("template")]
+    _check(_row(table, comparison="violation_order", subset="DND"), aucs)
+
+
+def test_violation_types_on_plausible_sentences(produced):
+    """TABREF24: the 6 sentences of the original assignment against each violation type."""
+    frame, tables, *_ = produced
+    table = assert_table_files(tables, "german_case_auc_violation")
+    assert table.select("analysis", "violation").rows() == [
+        ("all", "N"), ("all", "A"), ("all", "D"),
+        ("restricted", "N"), ("restricted", "A"), ("restricted", "D")]
+    for violation in NAD:
+        restricted, everything = [], []
+        for template in TEMPLATES:
+            part = frame.filter(pl.col("template") == template)
+            doubled = part.filter(pl.col("cases").map_elements(
+                lambda c: c.count(violation) == 2, return_dtype=pl.Boolean))  # noqa: B023
+            assert doubled.height == 36
+            original = part.filter(pl.col("cases") == "NDA")
+            assert original.height == 6 and original["grammatical"].all()
+            restricted.append(_auc(original, doubled))
+            everything.append(_auc(part.filter(pl.col("grammatical")), doubled))
+        _check(_row(table, analysis="restricted", violation=violation), restricted)
+        _check(_row(table, analysis="all", violation=violation), everything)
+
+
+def test_order_figure_shows_an_order_without_sentences_as_missing(produced, tmp_path):
+    """Without scores for the grammatical sentences that read NAD, that order has no AUC: its
+    bars (one order vs all six, one order vs violations) say n/a instead of standing at 0."""
+    frame, *_ = produced
+    keep = frame.filter(~(pl.col("grammatical") & (pl.col("in_order") == "NAD")))["item_id"]
+    scores = next(tmp_path.parent.glob("german_paper*/results/scores/german_case/tiny"))
+    partial = tmp_path / "scores" / "german_case" / "tiny" / "item_scores.parquet"
+    rewrite(scores / "item_scores.parquet", lambda f: f.filter(pl.col("item_id").is_in(keep)),
+            partial)
+    items = next(tmp_path.parent.glob("german_paper*/results/items/german_case.parquet"))
+    tables = tmp_path / "tables"
+    assert main(["table-german-case", "--items", str(items), "--scores", str(partial),
+                 "--out-dir", str(tables)]) == 0
+    aucs = pl.read_parquet(tables / "german_case_order_auc.parquet")
+    assert aucs.filter(pl.col("subset") == "NAD").is_empty()
+    assert aucs.filter(pl.col("comparison") == "order_vs_orders").height == 5
+    stem = tmp_path / "figures" / "german_case_order_auc"
+    assert main(["figure-german-order", str(tables / "german_case_order_auc.parquet"), "--out",
+                 str(stem)]) == 0
+    svg = stem.with_name("german_case_order_auc.svg").read_text(encoding="utf-8")
+    texts = [t.strip() for t in re.findall(r"<!-- (.*?) -->", svg)]
+    assert texts.count("n/a") == 2
+    assert texts.count("NAD") == 2  # the order keeps its tick in both panels

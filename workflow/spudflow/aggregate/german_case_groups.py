@@ -1,0 +1,126 @@
+"""German case violations: AUC of one subset of a template's sentences against another, per
+template, summarised over templates. The paper's word order (FIGREF20, with the reference's
+1-vs-6 order comparison) and animacy (TABREF22) analyses are such comparisons.
+
+Every AUC is sklearn.metrics.roc_auc_score of logprob_sum, the first subset as positives. A
+sentence may be in both subsets (one order against all six): it is then counted in both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from sklearn.metrics import roc_auc_score
+
+SCORER = ["dataset", "model", "method"]
+CASES = "NAD"
+# The cases in sentence order of the six grammatical sentences of each assignment.
+GRAMMATICAL_ORDERS = ("NAD", "NDA", "AND", "ADN", "DNA", "DAN")
+# Where the doubled case of a violation sits: 1-based sentence positions of its two NPs.
+DOUBLED_POSITIONS = ("12", "13", "23")
+
+
+def auc(labels: np.ndarray, scores: np.ndarray) -> float | None:
+    """roc_auc_score, or None when only one class is present."""
+    if len(set(labels.tolist())) < 2:
+        return None
+    return float(roc_auc_score(labels, scores))
+
+
+def mean_sd(frame: pl.DataFrame, keys: list[str], sums: tuple[str, ...] = ()) -> pl.DataFrame:
+    """AUC mean and sample sd (ddof=1) over the templates with an AUC; `sums` are summed over
+    those templates."""
+    return frame.filter(pl.col("auc").is_not_null()).group_by(keys).agg(
+        pl.len().cast(pl.Int64).alias("n_templates"),
+        *[pl.col(c).sum().cast(pl.Int64) for c in sums],
+        pl.col("auc").mean().alias("auc_mean"),
+        pl.col("auc").std(ddof=1).alias("auc_sd"),
+    ).sort(keys)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    comparison: str
+    subset: str
+    positives: pl.Expr
+    negatives: pl.Expr
+
+
+def template_comparisons(scored: pl.DataFrame, comparisons: list[Comparison]) -> pl.DataFrame:
+    """One row per scoring function, template and comparison: the subsets' sizes and the AUC
+    (null unless both subsets have sentences)."""
+    rows = []
+    groups = scored.partition_by([*SCORER, "template"], as_dict=True, maintain_order=True)
+    for key in sorted(groups):
+        group = groups[key]
+        for c in comparisons:
+            positives = group.filter(c.positives)["logprob_sum"].to_numpy()
+            negatives = group.filter(c.negatives)["logprob_sum"].to_numpy()
+            labels = np.concatenate([np.ones(len(positives)), np.zeros(len(negatives))])
+            rows.append({**dict(zip([*SCORER, "template"], key, strict=True)),
+                         "comparison": c.comparison, "subset": c.subset,
+                         "n_positive": len(positives), "n_negative": len(negatives),
+                         "auc": auc(labels, np.concatenate([positives, negatives]))})
+    schema = {**{k: pl.String for k in [*SCORER, "template", "comparison", "subset"]},
+              "n_positive": pl.Int64, "n_negative": pl.Int64, "auc": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def doubled_positions(case_order: str) -> str | None:
+    """The sentence positions (1-based) of the doubled case, e.g. `NAN` -> `13`; None when no case
+    is doubled."""
+    for case in CASES:
+        if case_order.count(case) == 2:
+            return "".join(str(i + 1) for i, c in enumerate(case_order) if c == case)
+    return None
+
+
+def order_comparisons(violation_orders: list[str]) -> list[Comparison]:
+    grammatical, violation = pl.col("grammatical"), ~pl.col("grammatical")
+    order = pl.col("case_order")
+    comparisons = []
+    for o in GRAMMATICAL_ORDERS:
+        comparisons.append(Comparison("order_vs_orders", o, grammatical & (order == o),
+                                      grammatical))
+        comparisons.append(Comparison("order_vs_violations", o, grammatical & (order == o),
+                                      violation))
+    for positions in DOUBLED_POSITIONS:
+        comparisons.append(Comparison("violation_position", positions, grammatical,
+                                      violation & (pl.col("doubled_positions") == positions)))
+    for o in violation_orders:
+        comparisons.append(Comparison("violation_order", o, grammatical,
+                                      violation & (order == o)))
+    return comparisons
+
+
+def order_aucs(scored: pl.DataFrame) -> pl.DataFrame:
+    """AUC by case order (FIGREF20) and by the position of the violation; mean and sd over
+    templates."""
+    scored = scored.with_columns(pl.col("case_order").map_elements(
+        doubled_positions, return_dtype=pl.String).alias("doubled_positions"))
+    violation_orders = sorted(scored.filter(~pl.col("grammatical"))["case_order"].unique())
+    per_template = template_comparisons(scored, order_comparisons(violation_orders))
+    summary = mean_sd(per_template, [*SCORER, "comparison", "subset"],
+                      sums=("n_positive", "n_negative"))
+    rank = {name: i for i, name in enumerate(COMPARISON_ORDER)}
+    return summary.sort([*SCORER, pl.col("comparison").replace_strict(rank), "subset"])
+
+
+COMPARISON_ORDER = ("order_vs_orders", "order_vs_violations", "violation_position",
+                    "violation_order")
+
+
+def animacy_aucs(scored: pl.DataFrame) -> pl.DataFrame:
+    """TABREF22: per case, the grammatical sentences whose NP in that case is animate against
+    those where it is inanimate; mean and sd over the templates that have both."""
+    comparisons = [Comparison("animacy", case, pl.col("case_animacy").str.slice(k, 1) == "a",
+                              pl.col("case_animacy").str.slice(k, 1) == "i")
+                   for k, case in enumerate(CASES)]
+    grammatical = scored.filter(pl.col("grammatical") & pl.col("case_animacy").is_not_null())
+    per_template = template_comparisons(grammatical, comparisons)
+    summary = mean_sd(per_template, [*SCORER, "subset"], sums=("n_positive", "n_negative"))
+    return summary.rename({"subset": "case", "n_positive": "n_animate",
+                           "n_negative": "n_inanimate"}).sort(
+        [*SCORER, pl.col("case").replace_strict({c: i for i, c in enumerate(CASES)})])
