@@ -41,6 +41,7 @@ INPUT_KINDS = {
     ("score", "input"): "parquet",
     ("score", "model"): "model",
     ("score-gather", "shard_dirs"): "shard",
+    ("cache stats", "dir"): "cache", ("cache prune", "dir"): "cache",
     ("ngram-train", "inputs"): "text",
     ("probe features", "dir"): "treebank",
     ("probe features", "model"): "model",
@@ -59,7 +60,7 @@ VALUES = {"lang": "en", "seed": "0", "share": "0.5", "treebank": "t", "split": "
           "variant": "base",
           "layers": "0", "dist_layer": "0", "label_layer": "0", "method": "ppl",
           ("train-control", "kind"): "causal", ("score", "kind"): "causal",
-          ("probe train", "model"): "m"}
+          ("probe train", "model"): "m", "keep_models": "m"}
 # Inputs that argparse cannot mark required (append actions), added by hand.
 EXTRA = {"probe train": lambda bad: ["--eval", "orig", *bad(("features", "treebank"))],
          "front-page": lambda bad: ["--table", f"blimp_overall={bad('parquet')[0]}"]}

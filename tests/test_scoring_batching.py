@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from spudflow.scoring.batching import MAX_PADDING, BatchRunner, Row
+from spudflow.scoring.batching import LENGTH_STEP, BatchRunner, Row, padded_length
 
 
 def rows_of(lengths):
@@ -41,17 +41,17 @@ def run(lengths, budget, forward):
     return runner
 
 
-def test_batches_are_longest_first_within_budget_with_little_padding():
-    lengths = [5, 30, 7, 30, 29, 6, 5, 12, 31, 5]
+def test_batches_are_longest_first_within_budget_one_padded_length_each():
+    lengths = [5, 30, 7, 30, 29, 6, 5, 12, 31, 5, 17]
     forward = RecordingForward()
     runner = run(lengths, budget=64, forward=forward)
-    assert forward.shapes[0][1] == 31
-    assert [shape[1] for shape in forward.shapes] == sorted(
-        (shape[1] for shape in forward.shapes), reverse=True)
-    for rows, longest in forward.shapes:
-        assert rows * longest <= 64 or rows == 1
+    # each row padded to its own length rounded up to LENGTH_STEP, whatever else is batched
+    assert LENGTH_STEP == 8
+    assert forward.shapes == [(2, 32), (2, 32), (1, 24), (1, 16), (5, 8)]
+    for rows, length in forward.shapes:
+        assert rows * length <= 64 or rows == 1
     assert runner.stats.rows == len(lengths)
-    assert 1 - runner.stats.real_tokens / runner.stats.padded_tokens <= MAX_PADDING
+    assert runner.stats.padded_tokens == sum(padded_length(n) for n in lengths)
 
 
 def test_out_of_memory_halves_the_batch_and_the_budget():

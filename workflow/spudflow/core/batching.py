@@ -10,12 +10,18 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 
 
-def pad_rows(rows: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """(ids, attention_mask) of int64 rows right-padded with pad_id to the longest row."""
+def pad_rows(rows: Sequence[Sequence[int]], pad_id: int,
+             length: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """(ids, attention_mask) of int64 rows right-padded with pad_id to the longest row, or to
+    `length` when that is longer."""
     tensors = [torch.as_tensor(row, dtype=torch.long) for row in rows]
     ids = pad_sequence(tensors, batch_first=True, padding_value=pad_id)
     attention = pad_sequence([torch.ones(len(t), dtype=torch.long) for t in tensors],
                              batch_first=True, padding_value=0)
+    extra = length - ids.shape[1]
+    if extra > 0:
+        ids = torch.nn.functional.pad(ids, (0, extra), value=pad_id)
+        attention = torch.nn.functional.pad(attention, (0, extra), value=0)
     return ids, attention
 
 

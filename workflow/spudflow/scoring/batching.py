@@ -1,9 +1,16 @@
 """Running many model inputs in batches under a token budget.
 
 Rows (one model input each: a sentence, or one masked copy of it) are sorted longest first and
-cut into batches of at most `batch_tokens` padded tokens, so that padding is small and a batch
-too big for the device fails at once rather than near the end. On CUDA out-of-memory the batch is
-halved and retried, and the budget for the remaining batches is halved too.
+cut into batches of at most `batch_tokens` padded tokens, so that a batch too big for the device
+fails at once rather than near the end. On CUDA out-of-memory the batch is halved and retried,
+and the budget for the remaining batches is halved too.
+
+A row is padded to its own length rounded up to a multiple of LENGTH_STEP, and a batch holds only
+rows of one such padded length: the padded length changes a row's float results in their last
+bits (attention over more masked positions), the number of rows does not, so a row's values do
+not depend on the other rows of its batch, the budget, the block or the shard
+(tests/test_scoring_invariance.py). That is what lets the score cache (cache.py) return, for an
+item scored in another batch, the bits a cold run computes.
 """
 
 from __future__ import annotations
@@ -21,8 +28,12 @@ from spudflow.core.logs import get_logger
 
 log = get_logger(__name__)
 
-# Largest share of a batch's tokens that may be padding.
-MAX_PADDING = 0.1
+# Rows are padded to a multiple of this many tokens (at most LENGTH_STEP - 1 pad tokens each).
+LENGTH_STEP = 8
+
+
+def padded_length(n_tokens: int) -> int:
+    return -(-n_tokens // LENGTH_STEP) * LENGTH_STEP
 
 # forward(input_ids (B, L), attention_mask (B, L), flat_positions (N,), targets (N,)) -> (N,)
 # values for the gathered positions (flat position = row * L + column).
@@ -88,18 +99,15 @@ class BatchRunner:
             start += len(batch)
 
     def _next_batch(self, rows: list[Row], order: list[int], start: int) -> list[Row]:
-        """Rows from order[start:] (longest first) while the padded size stays within the
-        budget and padding within MAX_PADDING of it: a batch never mixes very different
-        lengths, which would waste most of its compute on padding."""
-        longest = len(rows[order[start]].input_ids)
-        size = max(1, self.batch_tokens // longest)
-        batch, real = [], 0
+        """Rows from order[start:] (longest first) of the first row's padded length, as many
+        as the budget allows."""
+        length = padded_length(len(rows[order[start]].input_ids))
+        size = max(1, self.batch_tokens // length)
+        batch = []
         for i in order[start:start + size]:
-            length = len(rows[i].input_ids)
-            if batch and real + length < (1 - MAX_PADDING) * longest * (len(batch) + 1):
+            if padded_length(len(rows[i].input_ids)) != length:
                 break
             batch.append(rows[i])
-            real += length
         return batch
 
     def _run_halving(self, batch: list[Row], results: list[np.ndarray]) -> None:
@@ -109,7 +117,7 @@ class BatchRunner:
             if len(batch) == 1:
                 raise
             torch.cuda.empty_cache()
-            longest = max(len(r.input_ids) for r in batch)
+            longest = padded_length(len(batch[0].input_ids))
             self.batch_tokens = max(longest, len(batch) * longest // 2)
             self.stats.halvings += 1
             log.warning("CUDA out of memory on %d rows x %d tokens: halving the batch; token "
@@ -125,7 +133,8 @@ class BatchRunner:
             position += n
 
     def _forward(self, batch: list[Row]) -> np.ndarray:
-        ids, attention = pad_rows([row.input_ids for row in batch], self.pad_id)
+        ids, attention = pad_rows([row.input_ids for row in batch], self.pad_id,
+                                  padded_length(len(batch[0].input_ids)))
         longest = ids.shape[1]
         flat, targets = [], []
         for b, row in enumerate(batch):

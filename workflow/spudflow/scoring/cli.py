@@ -61,6 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="I/N: score only shard I of N, a contiguous range of whole --block-size "
                         "blocks of the items, and mark the tables for `score-gather`")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
+    p.add_argument("--cache", type=Path,
+                   help="item-level score cache folder, shared by jobs (docs/scoring.md, "
+                   "'Score cache'): only items without an entry are scored")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="allow the model's own Python code (off unless the config enables it)")
     p.set_defaults(handler=run_score)
@@ -92,6 +95,51 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--min-count", type=int, default=1,
                    help="words seen fewer times become <unk> (default 1)")
     p.set_defaults(handler=run_ngram_train)
+
+    _register_cache(subparsers)
+
+
+def _register_cache(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "cache", help="inspect or prune the item-level score cache (score --cache)",
+        description="The score cache keeps every scored item's token log-probabilities per "
+        "model setting (docs/scoring.md, 'Score cache').")
+    commands = p.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
+    stats = commands.add_parser(
+        "stats", help="entries and bytes per model setting",
+        description="Print one tab-separated line per model setting: model, kind, dtype, "
+        "device, id, entries, segments, bytes.")
+    stats.add_argument("dir", type=Path, help="cache folder")
+    stats.set_defaults(handler=run_cache_stats)
+    prune = commands.add_parser(
+        "prune", help="remove the settings of other models",
+        description="Remove every model setting whose model name (or setting id) is not "
+        "listed, and temporary files that killed writes left behind (older than an hour).")
+    prune.add_argument("dir", type=Path, help="cache folder")
+    prune.add_argument("--keep-models", nargs="+", required=True, metavar="NAME",
+                       help="model names (as in the tables) or setting ids to keep")
+    prune.set_defaults(handler=run_cache_prune)
+
+
+def run_cache_stats(args: argparse.Namespace) -> None:
+    import polars as pl
+
+    from spudflow.core.input_files import require_directory
+    from spudflow.scoring.cache import cache_stats
+
+    rows = cache_stats(require_directory(args.dir, "a score cache folder"))
+    columns = ["model", "kind", "dtype", "device", "id", "entries", "segments", "bytes"]
+    print(pl.DataFrame(rows, schema=columns, orient="row").write_csv(separator="\t"), end="")
+
+
+def run_cache_prune(args: argparse.Namespace) -> None:
+    from spudflow.core.input_files import require_directory
+    from spudflow.core.logs import get_logger
+    from spudflow.scoring.cache import prune_cache
+
+    removed = prune_cache(require_directory(args.dir, "a score cache folder"),
+                          args.keep_models)
+    get_logger("spudflow.scoring").info("cache: removed %d model settings", len(removed))
 
 
 def default_model_name(model: str, gguf_file: str | None) -> str:
@@ -167,8 +215,36 @@ def run_score(args: argparse.Namespace) -> None:
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
     key = run_key(args, name, methods)
-    job = Job(scorer, name, methods, unigram_for, args.out, key, args.block_size, metadata)
+    cache = open_cache(args, scorer, kind, name) if args.cache else None
+    job = Job(scorer, name, methods, unigram_for, args.out, key, args.block_size, metadata, cache)
     run_job(job, items)
+
+
+def open_cache(args: argparse.Namespace, scorer, kind: str, name: str):
+    """The score cache for this model setting, or None (with a warning) when the model's
+    content cannot be fingerprinted (a hub model loaded without a commit hash)."""
+    from spudflow.core.logs import get_logger
+    from spudflow.core.model_source import resolve_source
+    from spudflow.scoring.cache import ScoreCache, Setting, files_fingerprint
+
+    source = resolve_source(args.model, args.gguf_file)
+    if kind == "ngram":
+        fingerprint, dtype, device = files_fingerprint(Path(source.location)), "float64", "cpu"
+    else:
+        if source.local:
+            root = Path(source.location)
+            fingerprint = files_fingerprint(root / source.gguf_file if source.gguf_file
+                                            else root)
+        else:
+            commit = getattr(scorer.model.config, "_commit_hash", None)
+            if commit is None:
+                get_logger("spudflow.scoring").warning(
+                    "cache: off, %s was loaded without a commit hash to fingerprint", args.model)
+                return None
+            fingerprint = f"hub:{source.location}@{commit}"
+        dtype = str(scorer.model.dtype).removeprefix("torch.")
+        device = scorer.device.type
+    return ScoreCache(args.cache, Setting(name, fingerprint, kind, dtype, device))
 
 
 def run_score_gather(args: argparse.Namespace) -> None:

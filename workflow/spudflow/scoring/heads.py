@@ -15,6 +15,10 @@ import torch
 
 # Vocabulary rows turned into log probabilities at a time: bounds the fp32 copy of the logits.
 LOGSUMEXP_CHUNK = 1024
+# The head runs on the gathered positions padded to a multiple of this many rows: a matrix
+# product with one row takes another kernel (matrix-vector) whose results differ in the last
+# bits, so without it a position's value would depend on how many others its batch gathers.
+HEAD_ROWS = 8
 
 
 def outputs_at(model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor,
@@ -26,9 +30,12 @@ def outputs_at(model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: 
         logits = model(input_ids=input_ids, attention_mask=attention_mask).logits
         return logits.reshape(-1, *logits.shape[2:]).index_select(0, flat_positions)
 
+    n = flat_positions.shape[0]
+    padded = torch.nn.functional.pad(flat_positions, (0, -n % HEAD_ROWS))  # extra rows: row 0
+
     def gather_hidden(module, args, output):
         hidden = output[0]
-        gathered = hidden.reshape(-1, hidden.shape[-1]).index_select(0, flat_positions)
+        gathered = hidden.reshape(-1, hidden.shape[-1]).index_select(0, padded)
         gathered = gathered.unsqueeze(0)
         if isinstance(output, tuple):
             return (gathered, *output[1:])
@@ -40,7 +47,7 @@ def outputs_at(model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: 
         logits = model(input_ids=input_ids, attention_mask=attention_mask).logits
     finally:
         handle.remove()
-    return logits[0]
+    return logits[0, :n]
 
 
 def target_logprobs(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

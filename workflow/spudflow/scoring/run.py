@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -26,6 +27,7 @@ from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import write_artifact, write_parquet
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress_bar
+from spudflow.scoring.cache import ScoreCache, item_key
 from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.items import Item
 from spudflow.scoring.methods import base_method, is_region_method
@@ -53,6 +55,7 @@ class Job:
     block_size: int
     # Schema metadata of the final tables (a `--shard` job's mark, shards.py); None: none.
     metadata: dict[bytes, bytes] | None = None
+    cache: ScoreCache | None = None
 
 
 def run_job(job: Job, items: Sequence[Item]) -> None:
@@ -78,6 +81,8 @@ def run_job(job: Job, items: Sequence[Item]) -> None:
                            out.path(job.out_dir / name), artifact)
     for stale in job.out_dir.glob(".partial-*"):  # this job's, and any left by other settings
         shutil.rmtree(stale, ignore_errors=True)
+    if job.cache is not None:
+        log.info("cache: %d hits, %d computed", job.cache.hits, job.cache.computed)
 
 
 def write_empty(out_dir: Path, metadata: dict[bytes, bytes] | None = None) -> None:
@@ -110,10 +115,7 @@ def score_block(job: Job, block: Sequence[Item], label: str) -> tuple[pa.Table, 
         runner = getattr(job.scorer, "runner", None)
         before = dataclasses.replace(runner.stats) if runner else None
         started = time.perf_counter()
-        bar = progress_bar(sum(1 for t in targets if t), f"{job.model_name} {method} {label}",
-                           unit="item")
-        scores = job.scorer.score(scorable, base_method(method), targets, bar)
-        bar.close()
+        scores = _scores(job, scorable, method, targets, label)
         seconds = time.perf_counter() - started
         n_tokens = sum(len(t) for t in targets)
         log.info("%s %s: %d items, %d tokens in %.1f s (%.1f items/s, %.0f tokens/s)", label,
@@ -131,6 +133,29 @@ def score_block(job: Job, block: Sequence[Item], label: str) -> tuple[pa.Table, 
             _add_item_rows(rows, job, method, sentence, dict(zip(wanted, values, strict=True)),
                            region_only)
     return table(tokens, TOKEN_SCORES_SCHEMA), table(rows, ITEM_SCORES_SCHEMA)
+
+
+def _scores(job: Job, scorable: Sequence[EncodedItem], method: str,
+            targets: Sequence[Sequence[int]], label: str) -> list[np.ndarray]:
+    """Each item's wanted token scores: from the cache where it has them, else computed (and
+    then added to it)."""
+    keys = [item_key(method, e.item) for e in scorable] if job.cache is not None else []
+    found = job.cache.lookup(keys) if job.cache is not None else {}
+    todo = [i for i, key in enumerate(keys or scorable)
+            if not keys or key not in found or len(found[key]) != len(targets[i])]
+    bar = progress_bar(sum(1 for i in todo if targets[i]), f"{job.model_name} {method} {label}",
+                       unit="item")
+    computed = job.scorer.score([scorable[i] for i in todo], base_method(method),
+                                [targets[i] for i in todo], bar)
+    bar.close()
+    if job.cache is None:
+        return computed
+    new = {keys[i]: np.asarray(values, dtype=np.float64)
+           for i, values in zip(todo, computed, strict=True)}
+    job.cache.store(new)
+    job.cache.hits += len(scorable) - len(todo)
+    job.cache.computed += len(todo)
+    return [new[key] if key in new else found[key] for key in keys]
 
 
 def _add_token_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,

@@ -1,0 +1,224 @@
+"""The item-level score cache (`score --cache`): hits give the cold run's tables byte for byte;
+anything that can change a score misses; concurrent jobs and a job killed mid-run leave nothing a
+later run takes for a valid entry; `cache stats` and `cache prune`."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from scoring_models import edge_case_items, make_item, tiny_model_dir
+from test_scoring_cli import ITEMS, write_items
+
+from spudflow.cli import main
+from spudflow.scoring.cache import SEGMENT_GLOB
+
+TABLES = ("token_scores.parquet", "item_scores.parquet")
+MIXED = [*ITEMS, *edge_case_items()]
+COUNTS = re.compile(r"cache: (\d+) hits, (\d+) computed")
+
+
+def score(items, out, cache, *extra, model=None, kind="causal", method="ppl", caplog=None):
+    """Runs `spudflow score`; returns (hits, computed) from the job's log line."""
+    model = model or tiny_model_dir("causal", "bytebpe")
+    args = ["score", str(items), "--model", str(model), "--kind", kind, "--method", method,
+            "--out", str(out), "--name", "m", "--device", "cpu", "--threads", "1",
+            *map(str, extra)]
+    if cache is not None:
+        args += ["--cache", str(cache)]
+    if caplog is not None:
+        caplog.clear()
+    assert main(args) == 0
+    if cache is None or caplog is None:
+        return None
+    found = [COUNTS.search(r.getMessage()) for r in caplog.records]
+    (hits, computed), = [tuple(map(int, m.groups())) for m in found if m]
+    return hits, computed
+
+
+def same_tables(a: Path, b: Path) -> bool:
+    return all((a / t).read_bytes() == (b / t).read_bytes() for t in TABLES)
+
+
+@pytest.fixture
+def items(tmp_path):
+    return write_items(tmp_path / "items.parquet", MIXED)
+
+
+def n_scorable(out: Path) -> int:
+    import polars as pl
+
+    scores = pl.read_parquet(out / "item_scores.parquet")
+    return scores.filter(pl.col("skipped").is_null())["item_id"].n_unique()
+
+
+def test_hits_give_the_cold_runs_tables_byte_for_byte(tmp_path, items, caplog):
+    caplog.set_level("INFO")
+    score(items, tmp_path / "cold", None)
+    n = n_scorable(tmp_path / "cold")
+    cache = tmp_path / "cache"
+    assert score(items, tmp_path / "first", cache, caplog=caplog) == (0, n)
+    assert score(items, tmp_path / "second", cache, caplog=caplog) == (n, 0)
+    # other batches and blocks: the same entries serve
+    assert score(items, tmp_path / "third", cache, "--batch-tokens", 64, "--block-size", 3,
+                 caplog=caplog) == (n, 0)
+    for run in ("first", "second", "third"):
+        assert same_tables(tmp_path / "cold", tmp_path / run), run
+
+
+def test_only_changed_items_are_scored_again(tmp_path, items, caplog):
+    caplog.set_level("INFO")
+    cache = tmp_path / "cache"
+    score(items, tmp_path / "first", cache, caplog=caplog)
+    n = n_scorable(tmp_path / "first")
+    edited = [make_item("plain", "The dog sat on the mat.",
+                        ["The", "dog", "sat", "on", "the", "mat", "."]) if i.item_id == "plain"
+              else i for i in MIXED]
+    # renamed items (new ids, same content) are hits
+    renamed = [dataclasses.replace(i, item_id=f"x-{i.item_id}") for i in edited]
+    path = write_items(tmp_path / "edited.parquet", renamed, dataset="another")
+    assert score(path, tmp_path / "edited", cache, caplog=caplog) == (n - 1, 1)
+    score(path, tmp_path / "edited-cold", None)
+    assert same_tables(tmp_path / "edited", tmp_path / "edited-cold")
+
+
+def _changed_weights(tmp_path) -> Path:
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    copy = tmp_path / "changed-weights"
+    shutil.copytree(tiny_model_dir("causal", "bytebpe"), copy)
+    model = AutoModelForCausalLM.from_pretrained(copy)
+    with torch.no_grad():
+        next(model.parameters()).add_(0.01)
+    model.save_pretrained(copy)
+    return copy
+
+
+def _changed_tokenizer(tmp_path) -> Path:
+    copy = tmp_path / "changed-tokenizer"
+    shutil.copytree(tiny_model_dir("causal", "bytebpe"), copy)
+    config = copy / "tokenizer_config.json"
+    config.write_text(config.read_text().replace("{", '{"model_max_length": 40,', 1))
+    return copy
+
+
+@pytest.mark.parametrize("change", ["weights", "tokenizer", "dtype", "method", "kind"])
+def test_a_change_that_can_change_scores_misses(tmp_path, items, caplog, change):
+    caplog.set_level("INFO")
+    cache = tmp_path / "cache"
+    score(items, tmp_path / "first", cache, caplog=caplog)
+    n = n_scorable(tmp_path / "first")
+    options = {
+        "weights": {"model": _changed_weights(tmp_path)},
+        "tokenizer": {"model": _changed_tokenizer(tmp_path)},
+        "dtype": {"extra": ("--dtype", "bfloat16")},
+        "method": {"method": "ppl_region"},
+        "kind": {"model": tiny_model_dir("masked", "bytebpe"), "kind": "masked",
+                 "method": "unmasked"},
+    }[change]
+    extra = options.pop("extra", ())
+    hits, computed = score(items, tmp_path / "second", cache, *extra, caplog=caplog, **options)
+    assert hits == 0 and computed > 0
+    # and the unchanged setting still hits everything
+    assert score(items, tmp_path / "third", cache, caplog=caplog) == (n, 0)
+
+
+def _spudflow(*args) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONHASHSEED="0")
+    return subprocess.Popen([sys.executable, "-m", "spudflow", *map(str, args)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _score_command(items, out, cache, *extra):
+    return ["score", items, "--model", tiny_model_dir("causal", "bytebpe"), "--kind", "causal",
+            "--method", "ppl,ppl_region", "--out", out, "--name", "m", "--device", "cpu",
+            "--threads", "1", "--block-size", "4", "--cache", cache, *extra]
+
+
+@pytest.fixture
+def many_items(tmp_path):
+    items = [dataclasses.replace(i, item_id=f"{k}-{i.item_id}",
+                                 sentence=f"{i.sentence}{' ' * k}")
+             for k in range(6) for i in MIXED]
+    return write_items(tmp_path / "many.parquet", items)
+
+
+def test_concurrent_jobs_share_the_cache_safely(tmp_path, many_items, caplog):
+    caplog.set_level("INFO")
+    cold = tmp_path / "cold"
+    assert main(["score", str(many_items), *map(str, _score_command(
+        many_items, cold, tmp_path / "unused")[2:-2])]) == 0
+    cache = tmp_path / "cache"
+    jobs = [_spudflow(*_score_command(many_items, tmp_path / f"job{k}", cache))
+            for k in range(4)]
+    for job in jobs:
+        _, err = job.communicate(timeout=600)
+        assert job.returncode == 0, err[-2000:]
+    for k in range(4):
+        assert same_tables(cold, tmp_path / f"job{k}"), k
+    hits, computed = score(many_items, tmp_path / "after", cache, "--method", "ppl,ppl_region",
+                           caplog=caplog)
+    assert computed == 0 and hits > 0
+
+
+def test_a_job_killed_mid_run_leaves_no_false_entry(tmp_path, many_items, caplog):
+    caplog.set_level("INFO")
+    cache = tmp_path / "cache"
+    for delay in (3.0, 5.0, 7.0):
+        job = _spudflow(*_score_command(many_items, tmp_path / "killed", cache))
+        time.sleep(delay)
+        job.send_signal(signal.SIGKILL)
+        job.wait()
+    # whatever the kills left (whole segments, temporary files), a later run is the cold one
+    score(many_items, tmp_path / "cold", None, "--method", "ppl,ppl_region")
+    hits, computed = score(many_items, tmp_path / "after", cache, "--method", "ppl,ppl_region",
+                           caplog=caplog)
+    assert hits + computed == 2 * n_scorable(tmp_path / "cold")
+    assert same_tables(tmp_path / "cold", tmp_path / "after")
+
+
+def test_torn_or_foreign_files_are_never_read_as_entries(tmp_path, items, caplog):
+    caplog.set_level("INFO")
+    cache = tmp_path / "cache"
+    score(items, tmp_path / "first", cache, caplog=caplog)
+    n = n_scorable(tmp_path / "first")
+    (folder,) = [p for p in cache.iterdir() if p.is_dir()]
+    (segment,) = folder.glob(SEGMENT_GLOB)
+    data = segment.read_bytes()
+    (folder / ".tmp-torn.parquet").write_bytes(data[: len(data) // 2])  # a killed write
+    segment.write_bytes(data[: len(data) // 2])                          # a torn segment
+    assert score(items, tmp_path / "second", cache, caplog=caplog) == (0, n)
+    assert "unreadable segment" in caplog.text
+    assert same_tables(tmp_path / "first", tmp_path / "second")
+
+
+def test_stats_and_prune(tmp_path, items, capsys):
+    cache = tmp_path / "cache"
+    score(items, tmp_path / "a", cache)
+    score(items, tmp_path / "b", cache, model=tiny_model_dir("masked", "bytebpe"), kind="masked",
+          method="unmasked")
+    capsys.readouterr()
+    assert main(["cache", "stats", str(cache)]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.split("\t") == ["model", "kind", "dtype", "device", "id", "entries",
+                                  "segments", "bytes"]
+    by_kind = {row.split("\t")[1]: row.split("\t") for row in rows}
+    assert set(by_kind) == {"causal", "masked"}
+    n = n_scorable(tmp_path / "a")
+    assert all(int(row[5]) == n and int(row[7]) > 0 for row in by_kind.values())
+    assert main(["cache", "prune", str(cache), "--keep-models", by_kind["causal"][4]]) == 0
+    assert [p.name for p in cache.iterdir()] == [by_kind["causal"][4]]
+
+
+def test_a_missing_cache_folder_for_stats_is_bad_input(tmp_path, capsys):
+    assert main(["cache", "stats", str(tmp_path / "nowhere")]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -1,0 +1,186 @@
+"""The item-level score cache: a rerun scores only items whose scores it has never computed.
+
+What is cached is the natural-log probability of every scored token of one item under one
+method: the only expensive part. Tokens, offsets and the item-level figures (SLOR, NormLP, …) are
+recomputed from the item and the model's tokenizer, so the unigram model need not be in the key.
+
+Layout, one folder per model setting (the content fingerprint of the weights and tokenizer files
+or the n-gram file, with kind, dtype and device class):
+
+    DIR/<setting id>/model.json            what the setting is (for `spudflow cache stats`)
+    DIR/<setting id>/seg-<uuid>.parquet    entries: key (32-byte SHA-256), logprob (list<f64>)
+
+An entry's key hashes the method and the item's content: sentence, words with their character
+offsets, regions. Nothing else (no item id, dataset, position, batch or shard): the scores do not
+depend on those (tests/test_scoring_invariance.py).
+
+Concurrency: a segment is written under a temporary name in the same folder and renamed into
+place, so readers see whole segments or none; segments are never modified, only added (and
+removed by `cache prune`). A job killed mid-write leaves a `.tmp-*` file that no reader opens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from spudflow.core.logs import get_logger
+from spudflow.scoring.items import Item
+
+log = get_logger(__name__)
+
+SCHEMA = pa.schema([pa.field("key", pa.binary(32), nullable=False),
+                    pa.field("logprob", pa.list_(pa.float64()), nullable=False)])
+SETTING_FILE = "model.json"
+SEGMENT_GLOB = "seg-*.parquet"
+
+
+def item_key(method: str, item: Item) -> bytes:
+    """SHA-256 of the method and everything of the item that can change its token scores."""
+    content = [method, item.sentence, list(item.words), list(item.word_starts),
+               list(item.word_ends), [[r.name, r.start, r.end] for r in item.regions]]
+    return hashlib.sha256(json.dumps(content, ensure_ascii=False).encode()).digest()
+
+
+def files_fingerprint(root: Path) -> str:
+    """SHA-256 over the relative names and contents of a model's files (a folder or one file)."""
+    digest = hashlib.sha256()
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    for path in files:
+        name = path.name if path == root else path.relative_to(root).as_posix()
+        digest.update(name.encode() + b"\0")
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A model setting whose scores the cache may share between jobs."""
+    name: str              # the model's name in the tables (shown by stats; not in the id)
+    fingerprint: str       # content of the weights and tokenizer files, or the n-gram file
+    kind: str
+    dtype: str
+    device_class: str      # cpu | cuda: kernels differ between them
+
+    def id(self) -> str:
+        state = [self.fingerprint, self.kind, self.dtype, self.device_class]
+        return hashlib.sha256(json.dumps(state).encode()).hexdigest()[:24]
+
+
+class ScoreCache:
+    def __init__(self, root: Path, setting: Setting):
+        self.root = Path(root)
+        self.setting = setting
+        self.folder = self.root / setting.id()
+        self.hits = 0
+        self.computed = 0
+
+    def lookup(self, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
+        """The cached scores of those keys that have an entry."""
+        wanted = set(keys)
+        found: dict[bytes, np.ndarray] = {}
+        if not wanted or not self.folder.is_dir():
+            return found
+        for segment in sorted(self.folder.glob(SEGMENT_GLOB)):
+            try:
+                table = pq.read_table(segment, schema=SCHEMA)
+            except FileNotFoundError:  # pruned while we listed
+                continue
+            except (pa.ArrowInvalid, OSError) as error:
+                log.warning("cache: unreadable segment %s left alone (%s)", segment, error)
+                continue
+            for key, values in zip(table.column("key").to_pylist(),
+                                   table.column("logprob").to_pylist(), strict=True):
+                if key in wanted and key not in found:
+                    found[key] = np.asarray(values, dtype=np.float64)
+            if len(found) == len(wanted):
+                break
+        return found
+
+    def store(self, entries: dict[bytes, np.ndarray]) -> None:
+        """Add the entries as one new segment (atomic: whole or not at all)."""
+        if not entries:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._write_setting()
+        keys = sorted(entries)
+        table = pa.table({"key": pa.array(keys, pa.binary(32)),
+                          "logprob": pa.array([entries[k].tolist() for k in keys],
+                                              pa.list_(pa.float64()))}, schema=SCHEMA)
+        name = uuid.uuid4().hex
+        tmp = self.folder / f".tmp-{name}.parquet"
+        try:
+            pq.write_table(table, tmp, compression="zstd")
+            _fsync(tmp)
+            os.replace(tmp, self.folder / f"seg-{name}.parquet")
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def _write_setting(self) -> None:
+        path = self.folder / SETTING_FILE
+        if path.is_file():
+            return
+        tmp = self.folder / f".tmp-{uuid.uuid4().hex}.json"
+        tmp.write_text(json.dumps(vars(self.setting), indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, path)
+
+
+def _fsync(path: Path) -> None:
+    with path.open("rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def cache_stats(root: Path) -> list[dict]:
+    """Per model setting: name, kind, dtype, device, id, entries, segments, bytes."""
+    rows = []
+    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir()):
+        setting = _read_setting(folder)
+        segments = sorted(folder.glob(SEGMENT_GLOB))
+        entries = sum(pq.read_metadata(s).num_rows for s in segments)
+        rows.append({"model": setting.get("name"), "kind": setting.get("kind"),
+                     "dtype": setting.get("dtype"), "device": setting.get("device_class"),
+                     "id": folder.name, "entries": entries, "segments": len(segments),
+                     "bytes": sum(p.stat().st_size for p in folder.iterdir() if p.is_file())})
+    return rows
+
+
+# A temporary file older than this is a killed write's, not one in progress.
+STALE_SECONDS = 3600
+
+
+def prune_cache(root: Path, keep_models: Sequence[str]) -> list[str]:
+    """Remove every setting whose model name (or id) is not in keep_models, and leftovers of
+    killed writes; returns the removed setting ids."""
+    import shutil
+    import time
+
+    removed = []
+    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir()):
+        name = _read_setting(folder).get("name")
+        if name in keep_models or folder.name in keep_models:
+            for leftover in folder.glob(".tmp-*"):
+                if time.time() - leftover.stat().st_mtime > STALE_SECONDS:
+                    leftover.unlink(missing_ok=True)
+            continue
+        shutil.rmtree(folder)
+        removed.append(folder.name)
+    return removed
+
+
+def _read_setting(folder: Path) -> dict:
+    try:
+        return json.loads((folder / SETTING_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
