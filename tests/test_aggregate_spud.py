@@ -221,3 +221,21 @@ def test_outlier_pairs_without_a_masked_model(tmp_path, run_cli):
     table = assert_table_files(out, "spud_outliers")
     assert table.height == 2 * 12  # both thresholds at 2: every pair but r = 2 exactly
     assert table["mlm_model"].null_count() == table["r_pppl"].null_count() == table.height
+
+
+def test_every_observation_an_outlier_keeps_its_rows(tmp_path, run_cli):
+    items, scores = spud_inputs(tmp_path, n_groups=6)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
+                           "--out-dir", out, "--outlier-threshold", 0.01)
+    assert code == 0, err
+    summary = assert_table_files(out, "spud_ratio_summary")
+    removed = summary.filter(pl.col("outliers") == "removed")
+    assert removed.height == summary.height // 2
+    assert removed["n_pairs"].to_list() == [0] * removed.height
+    assert removed["n_dropped"].to_list() == [6] * removed.height
+    assert removed["ratio_median"].null_count() == removed.height
+    tests = assert_table_files(out, "spud_wilcoxon").filter(pl.col("outliers") == "removed")
+    assert tests["n_pairs"].to_list() == [0] * tests.height
+    assert tests["p_value"].null_count() == tests.height
+
