@@ -58,15 +58,19 @@ NONCE_REPLACEMENT_RATIO = table("nonce_replacement_ratio", "table-nonce-ratio", 
 ), open=True, keep_order=True)
 
 NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
-    "type-token ratio of word forms in the original and the nonce treebank (paper Table 8 "
-    "layout)."), columns=(
+    "type-token ratio of word forms (the default) or of a tokenizer's tokens in the original and "
+    "the nonce treebank (paper Table 8 layout; the paper counts mBERT tokens)."), columns=(
     *TABLE_LABELS,
     col("words", I64, "words (kind `word`)"),
-    col("types_orig", I64, "distinct word forms (case-sensitive) before"),
-    col("types_nonce", I64, "distinct word forms (case-sensitive) after"),
-    col("ttr_orig", F64, "types_orig / words"),
-    col("ttr_nonce", F64, "types_nonce / words"),
-))
+    col("unit", STR, "what is counted: `word forms`, or `tokens of SOURCE` (config "
+        "`nonce.ttr_tokenizer`, each word tokenized on its own)"),
+    col("tokens_orig", I64, "units in the original words (word forms: = words)"),
+    col("tokens_nonce", I64, "units in the nonce words (word forms: = words)"),
+    col("types_orig", I64, "distinct units before (word forms: case-sensitive; tokens: ids)"),
+    col("types_nonce", I64, "distinct units after"),
+    col("ttr_orig", F64, "types_orig / tokens_orig"),
+    col("ttr_nonce", F64, "types_nonce / tokens_nonce"),
+), version=2)
 
 # --- aggregate tables -------------------------------------------------------------------------
 SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
