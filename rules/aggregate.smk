@@ -121,6 +121,7 @@ use rule table_blimp as table_spud_scores with:
         table_files("spud_ratio_summary", "spud_ratio_summary.rst", "SPUD scoring"),
         table_files("spud_wilcoxon", "spud_wilcoxon.rst", "SPUD scoring"),
         table_files("spud_extremes", "spud_extremes.rst", "SPUD scoring"),
+        table_files("spud_outliers", "spud_outliers.rst", "SPUD scoring"),
         data_files("spud_ratios"),
     log:
         "results/logs/aggregate/table_spud_scores.log",
@@ -131,7 +132,15 @@ use rule table_blimp as table_spud_scores with:
         runtime=15,
     params:
         command="table-spud-scores",
-        options=f"--extremes {AGGREGATE['extremes']}",
+        options=quoted(
+            ["--extremes", AGGREGATE["extremes"]]
+            + ["--outlier-threshold", AGGREGATE["spud_outlier_threshold"]]
+            + ["--outliers-above", AGGREGATE["spud_outliers_above"]]
+            + ["--outliers-below", AGGREGATE["spud_outliers_below"]]
+        ),
+        outlier_threshold=AGGREGATE["spud_outlier_threshold"],
+        outliers_above=AGGREGATE["spud_outliers_above"],
+        outliers_below=AGGREGATE["spud_outliers_below"],
         datasets=aggregate_datasets("spud"),
         models=aggregate_models("spud"),
 

@@ -60,12 +60,18 @@ rule table_nonce_ratio:
     params:
         command="table-nonce-ratio",
         stem=subpath(output[1], strip_suffix=".parquet"),
+        options="",
         code=stage_code("nonce"),
     shell:
-        "spudflow {params.command} {input.stats:q} --out {params.stem:q} 2> {log:q}"
+        "spudflow {params.command} {input.stats:q} --out {params.stem:q} {params.options}"
+        " 2> {log:q}"
 
 
 use rule table_nonce_ratio as table_nonce_ttr with:
+    input:
+        stats=nonce_stats_files(),
+        tokens=nonce_ttr_tokens(),
+        tokenizer=nonce_ttr_tokenizer_inputs(),
     output:
         table_files("nonce_type_token_ratio", "nonce_type_token_ratio.rst", "Treebanks"),
     log:
@@ -74,6 +80,7 @@ use rule table_nonce_ratio as table_nonce_ttr with:
         "results/benchmarks/nonce/table_nonce_ttr.tsv"
     params:
         command="table-nonce-ttr",
+        options=nonce_ttr_options(),
 
 
 # Human evaluation kit (paper section 3.2): sheets of one split's original / SPUD / posfree

@@ -41,8 +41,10 @@ def spud_tables(tmp_path, run_cli):
 def test_summary_matches_numpy(spud_tables):
     en, de, out = spud_tables
     summary = assert_table_files(out, "spud_ratio_summary")
-    # datasets x nonce methods x scorers x (seed 1, all seeds)
-    assert summary.height == 2 * 2 * len(SPUD_SCORERS) * 2
+    # datasets x nonce methods x scorers x (seed 1, all seeds) x (outliers kept, removed)
+    assert summary.height == 2 * 2 * len(SPUD_SCORERS) * 2 * 2
+    summary = summary.filter(pl.col("outliers") == "kept")
+    assert summary["n_dropped"].to_list() == [0] * summary.height
     # with one seed, the combined row is that seed's row
     per_seed = summary.filter(pl.col("nonce_seed") == "1").drop("nonce_seed")
     combined = summary.filter(pl.col("nonce_seed") == "all").drop("nonce_seed")
@@ -74,8 +76,9 @@ def test_summary_matches_numpy(spud_tables):
 def test_wilcoxon_matches_scipy(spud_tables):
     en, _, out = spud_tables
     tests = assert_table_files(out, "spud_wilcoxon")
-    # datasets x nonce methods x pairs of three scorers x (seed 1, all seeds)
-    assert tests.height == 2 * 2 * 3 * 2
+    # datasets x nonce methods x pairs of three scorers x (seed 1, all seeds) x outliers
+    assert tests.height == 2 * 2 * 3 * 2 * 2
+    tests = tests.filter(pl.col("outliers") == "kept")
     a = _ratios(*en, "bert", "pppl", "spud")
     b = _ratios(*en, "gpt", "ppl", "spud")
     groups = sorted(a)
@@ -126,7 +129,7 @@ def test_identical_scorers_get_no_test(tmp_path, run_cli):
                            copy_path, "--out-dir", out)
     assert code == 0, err
     rows = pl.read_parquet(out / "spud_wilcoxon.parquet").filter(pl.col("model_b") == "gpt_copy")
-    assert rows.height == 2 * 2  # nonce methods x (seed 1, all seeds)
+    assert rows.height == 2 * 2 * 2  # nonce methods x (seed 1, all seeds) x outliers
     for row in rows.iter_rows(named=True):
         assert row["median_ratio_difference"] == 0
         assert row["statistic"] is None and row["p_value"] is None
@@ -171,3 +174,68 @@ def test_a_nonce_sentence_without_a_seed_is_bad_input(tmp_path, run_cli):
     assert code == 2
     assert err.strip() == f"{items}: nonce item '3-pos-1' has no seed"
     assert not out.exists()
+
+
+def test_outlier_pairs_in_the_layout_of_tables_12_13(tmp_path, run_cli):
+    items, scores = spud_inputs(tmp_path)
+    out = tmp_path / "tables"
+    above, below = 3.0, 1.5  # the synthetic ratios lie around e^0.8
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
+                           "--out-dir", out, "--outliers-above", above, "--outliers-below", below)
+    assert code == 0, err
+    table = assert_table_files(out, "spud_outliers")
+    assert set(table["ppl_model"]) == {"gpt"} and set(table["mlm_model"]) == {"bert"}
+    sentences = {row["item_id"]: row["sentence"] for row in pl.read_parquet(items).iter_rows(
+        named=True)}
+    for nonce_method in ("spud", "pos"):
+        r_ppl = _ratios(items, scores, "gpt", "ppl", nonce_method)
+        r_pppl = _ratios(items, scores, "bert", "pppl", nonce_method)
+        r_l2r = _ratios(items, scores, "bert", "pppl_l2r", nonce_method)
+        rows = table.filter(pl.col("nonce_method") == nonce_method)
+        for extreme, chosen in (
+                ("above", sorted((g for g in r_ppl if r_ppl[g] > above), key=lambda g: -r_ppl[g])),
+                ("below", sorted((g for g in r_ppl if r_ppl[g] < below), key=r_ppl.get))):
+            listed = rows.filter(pl.col("extreme") == extreme)
+            assert len(chosen) > 0
+            assert listed["group_id"].to_list() == chosen
+            assert listed["rank"].to_list() == list(range(1, len(chosen) + 1))
+            assert set(listed["threshold"]) == {above if extreme == "above" else below}
+            # the three ratios of the same pair side by side, the sentences verbatim
+            assert listed["r_ppl"].to_list() == pytest.approx([r_ppl[g] for g in chosen])
+            assert listed["r_pppl"].to_list() == pytest.approx([r_pppl[g] for g in chosen])
+            assert listed["r_pppl_l2r"].to_list() == pytest.approx([r_l2r[g] for g in chosen])
+            n = [int(g[1:]) for g in chosen]
+            assert listed["orig_sentence"].to_list() == [sentences[f"{k}-orig"] for k in n]
+            assert listed["nonce_sentence"].to_list() == [
+                sentences[f"{k}-{nonce_method}-1"] for k in n]
+    assert table.height < 2 * 30  # not every pair is an outlier
+
+
+def test_outlier_pairs_without_a_masked_model(tmp_path, run_cli):
+    items, scores = spud_inputs(tmp_path, n_groups=12)
+    out = tmp_path / "tables"
+    gpt_only = [p for p in scores if p.parent.name == "gpt"]
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *gpt_only,
+                           "--out-dir", out, "--outliers-above", 2.0, "--outliers-below", 2.0)
+    assert code == 0, err
+    table = assert_table_files(out, "spud_outliers")
+    assert table.height == 2 * 12  # both thresholds at 2: every pair but r = 2 exactly
+    assert table["mlm_model"].null_count() == table["r_pppl"].null_count() == table.height
+
+
+def test_every_observation_an_outlier_keeps_its_rows(tmp_path, run_cli):
+    items, scores = spud_inputs(tmp_path, n_groups=6)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
+                           "--out-dir", out, "--outlier-threshold", 0.01)
+    assert code == 0, err
+    summary = assert_table_files(out, "spud_ratio_summary")
+    removed = summary.filter(pl.col("outliers") == "removed")
+    assert removed.height == summary.height // 2
+    assert removed["n_pairs"].to_list() == [0] * removed.height
+    assert removed["n_dropped"].to_list() == [6] * removed.height
+    assert removed["ratio_median"].null_count() == removed.height
+    tests = assert_table_files(out, "spud_wilcoxon").filter(pl.col("outliers") == "removed")
+    assert tests["n_pairs"].to_list() == [0] * tests.height
+    assert tests["p_value"].null_count() == tests.height
+

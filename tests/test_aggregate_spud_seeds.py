@@ -87,7 +87,7 @@ def test_wilcoxon_counts_each_original_once(produced):
     items, scores, tables = produced
     a, b = (_ratios(items, scores, s) for s in SCORERS)
     tests = assert_table_files(tables, "spud_wilcoxon")
-    rows = tests.filter(pl.col("model_a") == "trigram")
+    rows = tests.filter(pl.col("model_a") == "trigram", pl.col("outliers") == "kept")
     assert rows.filter(pl.col("method_a") != "addk").height == 0  # sorted: (addk, kn)
     assert rows["nonce_seed"].to_list() == ["1", "2", "all"]
     n_originals = len({g for g, _ in a})
@@ -115,7 +115,8 @@ def test_summary_per_seed_and_combined(produced):
     summary = assert_table_files(tables, "spud_ratio_summary")
     for scorer in SCORERS:
         ratios = _ratios(items, scores, scorer)
-        rows = summary.filter(pl.col("model") == scorer[0], pl.col("method") == scorer[1])
+        rows = summary.filter(pl.col("model") == scorer[0], pl.col("method") == scorer[1],
+                              pl.col("outliers") == "kept")
         assert rows["nonce_seed"].to_list() == ["1", "2", "all"]
         for row in rows.iter_rows(named=True):
             if row["nonce_seed"] == "all":
@@ -128,3 +129,69 @@ def test_summary_per_seed_and_combined(produced):
                 [q1, median, q3], rel=1e-12)
             assert row["ratio_mean"] == pytest.approx(r.mean(), rel=1e-12)
             assert row["share_ratio_gt1"] == pytest.approx(np.mean(r > 1))
+
+
+# --- outliers (§4.4): the same statistics without observations above a threshold ------------
+THRESHOLD = 10.0  # about the median r of kn (addk: all below 2)
+
+
+@pytest.fixture(scope="module")
+def trimmed(produced, tmp_path_factory):
+    """The tables of `produced`'s files again, with a threshold that the trigram ratios cross."""
+    from spudflow.cli import main
+
+    items, scores, _ = produced
+    tables = tmp_path_factory.mktemp("spud_trimmed")
+    assert main(["table-spud-scores", "--items", str(items), "--scores", str(scores),
+                 "--out-dir", str(tables), "--outlier-threshold", str(THRESHOLD)]) == 0
+    return items, scores, tables
+
+
+def _observations(ratios: dict, seed: str) -> dict[str, float]:
+    if seed == "all":
+        return _per_original(ratios)
+    return {g: r for (g, s), r in ratios.items() if s == seed}
+
+
+def test_summary_without_outliers(trimmed):
+    items, scores, tables = trimmed
+    summary = assert_table_files(tables, "spud_ratio_summary")
+    dropped = 0
+    for scorer in SCORERS:
+        ratios = _ratios(items, scores, scorer)
+        rows = summary.filter(pl.col("model") == scorer[0], pl.col("method") == scorer[1])
+        # side by side: every seed's row on all observations, then without the outliers
+        assert rows.select("nonce_seed", "outliers").rows() == [
+            (seed, outliers) for seed in ("1", "2", "all") for outliers in ("kept", "removed")]
+        for row in rows.filter(pl.col("outliers") == "removed").iter_rows(named=True):
+            every = np.array(list(_observations(ratios, row["nonce_seed"]).values()))
+            r = every[every <= THRESHOLD]
+            assert row["outlier_threshold"] == THRESHOLD
+            assert row["n_dropped"] == len(every) - len(r)
+            assert row["n_pairs"] == len(r)
+            assert [row["ratio_q1"], row["ratio_median"], row["ratio_q3"]] == pytest.approx(
+                np.quantile(r, [0.25, 0.5, 0.75]), rel=1e-12)
+            assert row["ratio_mean"] == pytest.approx(r.mean(), rel=1e-12)
+            assert row["share_ratio_gt1"] == pytest.approx(np.mean(r > 1))
+            dropped += row["n_dropped"]
+    assert dropped > 0  # the threshold bites
+
+
+def test_wilcoxon_without_outliers(trimmed):
+    items, scores, tables = trimmed
+    kn, addk = (_ratios(items, scores, s) for s in SCORERS)
+    tests = assert_table_files(tables, "spud_wilcoxon").filter(pl.col("outliers") == "removed")
+    assert tests["nonce_seed"].to_list() == ["1", "2", "all"]
+    for row in tests.iter_rows(named=True):
+        ra = _observations(addk, row["nonce_seed"])  # model_a: (trigram, addk)
+        rb = _observations(kn, row["nonce_seed"])
+        # one paired observation per original, dropped when either ratio is an outlier
+        kept = sorted(g for g in ra if ra[g] <= THRESHOLD and rb[g] <= THRESHOLD)
+        assert 0 < len(kept) < len(ra)
+        assert row["n_dropped"] == len(ra) - len(kept)
+        assert row["n_pairs"] == len(kept)
+        x, y = np.array([ra[g] for g in kept]), np.array([rb[g] for g in kept])
+        expected = wilcoxon(x, y)
+        assert row["statistic"] == pytest.approx(expected.statistic)
+        assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
+        assert row["median_ratio_difference"] == pytest.approx(np.median(x - y))

