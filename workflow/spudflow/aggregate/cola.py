@@ -106,6 +106,14 @@ def defined_mcc(labels: np.ndarray, predictions: np.ndarray) -> float | None:
     return float(matthews_corrcoef(labels, predictions))
 
 
+def threshold_mean(thresholds: list[float]) -> float | None:
+    """The folds' mean threshold; None when a fold's is ±inf (its training folds were best served
+    by calling every sentence one class), where a mean would be ±inf or NaN."""
+    if not np.isfinite(thresholds).all():
+        return None
+    return float(np.mean(thresholds))
+
+
 def _counts(frame: pl.DataFrame) -> tuple[dict, np.ndarray, np.ndarray]:
     labels = frame["label"].cast(pl.Int64).to_numpy()
     predictions = frame["prediction"].to_numpy()
@@ -131,7 +139,7 @@ def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str
     splits, phenomena, sources = [], [], []
     for key, frame, thresholds in fits(scored, folds, seed, criterion):
         counts, labels, predictions = _counts(frame)
-        folds_used = {"folds": len(thresholds), "threshold_mean": float(np.mean(thresholds))}
+        folds_used = {"folds": len(thresholds), "threshold_mean": threshold_mean(thresholds)}
         if frame["phenomenon_set"].all():
             phenomenon = {k: v for k, v in key.items() if k != "split"}
             phenomena.append({**phenomenon, "phenomenon": key["split"], **counts,

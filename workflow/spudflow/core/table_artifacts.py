@@ -218,8 +218,9 @@ COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
     col("folds", I64, "cross-validation folds used (min(folds, n_items))"),
     col("accuracy", F64, "accuracy of the held-out predictions"),
     col("mcc", F64, "Matthews correlation of the held-out predictions"),
-    col("threshold_mean", F64, "mean of the folds' thresholds"),
-))
+    col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
+        "is ±inf (it called every sentence one class)", True),
+), version=2)
 
 COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     "per normalisation and phenomenon set (section 8, Table 5); each set cross-validated on "
@@ -234,7 +235,8 @@ COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     col("accuracy", F64, "accuracy of the held-out predictions"),
     col("mcc", F64, "Matthews correlation of the held-out predictions; null when the labels "
         "are of one class", True),
-    col("threshold_mean", F64, "mean of the folds' thresholds"),
+    col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
+        "is ±inf (it called every sentence one class)", True),
 ))
 
 COLA_SOURCES = table("cola_sources", "table-cola", (
