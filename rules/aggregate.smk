@@ -173,6 +173,8 @@ use rule table_blimp as table_cola with:
         score_files=aggregate_scores("cola"),
     output:
         table_files("cola_thresholds", "cola_thresholds.rst", "CoLA"),
+        table_files("cola_phenomena", "cola_phenomena.rst", "CoLA"),
+        table_files("cola_sources", "cola_sources.rst", "CoLA"),
     log:
         "results/logs/aggregate/table_cola.log",
     benchmark:
@@ -181,6 +183,9 @@ use rule table_blimp as table_cola with:
         command="table-cola",
         options=quoted(cli_options(AGGREGATE, ("folds", "seed")))
         + f" --criterion {AGGREGATE['cola_criterion']}",
+        folds=AGGREGATE["folds"],
+        seed=AGGREGATE["seed"],
+        criterion=AGGREGATE["cola_criterion"],
         datasets=aggregate_datasets("cola"),
         models=aggregate_models("cola"),
 

@@ -91,6 +91,7 @@ rule items_japanese_transitivity:
 rule items_cola:
     input:
         tsv=pairs_section("cola").get("files", []),
+        phenomena=pairs_section("cola").get("phenomena", []),
     output:
         "results/items/cola.parquet",
     log:
@@ -104,10 +105,12 @@ rule items_cola:
         mem_mb=2000,
         runtime=10,
     params:
+        phenomena=cola_phenomena_args(),
         sample=sample_args(pairs_section("cola").get("sample")),
         code=stage_code("pairs"),
     shell:
-        "spudflow pairs cola {input.tsv:q} {params.sample} --out {output:q} 2> {log:q}"
+        "spudflow pairs cola {input.tsv:q} {params.phenomena} {params.sample}"
+        " --out {output:q} 2> {log:q}"
 
 
 rule items_blimp:

@@ -10,7 +10,7 @@ from sklearn.model_selection import KFold
 
 from spudflow.aggregate.cola import fit_threshold
 
-from aggregate_inputs import assert_table_files, cola_inputs
+from aggregate_inputs import REPO, assert_table_files, cola_inputs
 
 NORMALISATIONS = {"LogProb": "logprob_sum", "MeanLP": "mean_logprob", "NormLP": "normlp",
                   "SLOR": "slor", "Word-LP Min-1": "word_lp_min1"}
@@ -80,3 +80,124 @@ def test_one_fold_is_refused(tmp_path, run_cli):
         run_cli("table-cola", "--items", items, "--scores", *scores, "--out-dir", tmp_path,
                 "--folds", 1)
     assert exit_info.value.code == 2
+
+
+# --- the phenomenon sets (section 8, Table 5) and per-source MCC (section 7), on what the
+# real producers write: `pairs cola` on the CoLA-format test files, `score` with an n-gram model
+# (and its unigrams for SLOR, Word-LP Min-1, NormLP) trained on their sentences.
+
+TINY_COLA = REPO / "tests" / "data" / "workflow" / "cola"
+FOLDS, SEED = 4, 1
+# A source whose sentences are all acceptable: its MCC is undefined (null), not sklearn's 0.
+ONE_CLASS = "k99\t1\t\tThe dog slept.\nk99\t1\t\tThe cat sat on the mat.\n"
+
+
+@pytest.fixture(scope="module")
+def produced(tmp_path_factory):
+    """(items joined with whole-sentence scores, tables directory)."""
+    from spudflow.cli import main
+
+    root = tmp_path_factory.mktemp("cola_produced")
+    dev = root / "in_domain_dev.tsv"
+    dev.write_text((TINY_COLA / "in_domain_dev.tsv").read_text(encoding="utf-8") + ONE_CLASS,
+                   encoding="utf-8")
+    files = [dev, TINY_COLA / "out_of_domain_dev.tsv"]
+    phenomena = sorted((TINY_COLA / "phenomena").glob("*.tsv"))
+    items = root / "results" / "items" / "cola.parquet"
+    assert main(["pairs", "cola", *map(str, files), "--phenomena", *map(str, phenomena),
+                 "--out", str(items)]) == 0
+    # The model learns from some acceptable sentences of every file, so that its scores separate
+    # the classes in part (MCCs neither all 0 nor all 1).
+    text = root / "train.txt"
+    text.write_text("".join(fields[3] + "\n" for f in [*files, *phenomena]
+                            for number, line in enumerate(f.read_text("utf-8").splitlines())
+                            if (fields := line.split("\t"))[1] == "1" and number % 4 < 2),
+                    encoding="utf-8")
+    model = root / "bigram.parquet"
+    assert main(["ngram-train", str(text), "--order", "2", "--lang", "en", "--out",
+                 str(model)]) == 0
+    out = root / "results" / "scores" / "cola" / "bigram"
+    assert main(["score", str(items), "--model", str(model), "--kind", "ngram", "--method",
+                 "kn", "--unigram", str(model), "--name", "bigram", "--out", str(out),
+                 "--threads", "1"]) == 0
+    scores = out / "item_scores.parquet"
+    tables = root / "tables"
+    assert main(["table-cola", "--items", str(items), "--scores", str(scores), "--out-dir",
+                 str(tables), "--folds", str(FOLDS), "--seed", str(SEED)]) == 0
+    scored = pl.read_parquet(items).join(
+        pl.read_parquet(scores).filter(pl.col("region").is_null()), on="item_id")
+    return scored, tables
+
+
+def held_out(part: pl.DataFrame, column: str, thresholds: list | None = None) -> np.ndarray:
+    """The brute-force held-out predictions of one split (accuracy criterion); the folds'
+    thresholds are appended to `thresholds`."""
+    scores = part[column].to_numpy()
+    labels = part["label"].cast(pl.Int64).to_numpy()
+    predictions = np.zeros(len(scores), dtype=int)
+    folds = KFold(n_splits=min(FOLDS, len(scores)), shuffle=True, random_state=SEED)
+    for train, test in folds.split(scores):
+        values = np.unique(scores[train])
+        candidates = [np.inf, *((values[1:] + values[:-1]) / 2)[::-1], -np.inf]
+        quality = [accuracy_score(labels[train], (scores[train] >= t).astype(int))
+                   for t in candidates]
+        best = candidates[int(np.argmax(quality))]
+        predictions[test] = scores[test] >= best
+        if thresholds is not None:
+            thresholds.append(best)
+    return predictions
+
+
+def test_phenomenon_mcc_is_sklearns_on_each_set(produced):
+    scored, tables = produced
+    table = assert_table_files(tables, "cola_phenomena")
+    assert set(table["phenomenon"]) == {"svo", "wh_extraction"}
+    assert set(table["normalisation"]) == set(NORMALISATIONS)
+    thresholds = pl.read_parquet(tables / "cola_thresholds.parquet")
+    assert set(thresholds["split"]) == {"in_domain_dev", "out_of_domain_dev"}
+    infinite = 0
+    for phenomenon in ("svo", "wh_extraction"):
+        part = scored.filter(pl.col("split") == phenomenon)
+        labels = part["label"].cast(pl.Int64).to_numpy()
+        for name in NORMALISATIONS:
+            thresholds = []
+            predictions = held_out(part, NORMALISATIONS[name], thresholds)
+            row = table.filter(pl.col("phenomenon") == phenomenon,
+                               pl.col("normalisation") == name).row(0, named=True)
+            assert (row["n_items"], row["n_acceptable"], row["folds"]) == \
+                (part.height, int(labels.sum()), FOLDS)
+            assert row["mcc"] == pytest.approx(matthews_corrcoef(labels, predictions))
+            assert row["accuracy"] == pytest.approx(accuracy_score(labels, predictions))
+            # a fold that called every sentence one class has an infinite threshold: no mean
+            if np.isfinite(thresholds).all():
+                assert row["threshold_mean"] == pytest.approx(np.mean(thresholds))
+            else:
+                assert row["threshold_mean"] is None
+                infinite += 1
+    assert infinite and infinite < 2 * len(NORMALISATIONS)  # both cases are checked
+
+
+def test_source_mcc_is_sklearns_on_the_splits_predictions(produced):
+    scored, tables = produced
+    table = assert_table_files(tables, "cola_sources")
+    assert set(table["split"]) == {"in_domain_dev", "out_of_domain_dev"}
+    checked = 0
+    for split in ("in_domain_dev", "out_of_domain_dev"):
+        part = scored.filter(pl.col("split") == split)
+        for name in ("SLOR", "Word-LP Min-1"):
+            frame = part.with_columns(pl.Series("prediction",
+                                                held_out(part, NORMALISATIONS[name])))
+            rows = table.filter(pl.col("split") == split, pl.col("normalisation") == name)
+            assert sorted(rows["source"]) == sorted(set(part["source"]))
+            for source, group in frame.group_by("source"):
+                labels = group["label"].cast(pl.Int64).to_numpy()
+                predictions = group["prediction"].to_numpy()
+                row = rows.filter(pl.col("source") == source[0]).row(0, named=True)
+                assert (row["n_items"], row["n_acceptable"]) == (group.height, labels.sum())
+                assert row["accuracy"] == pytest.approx(accuracy_score(labels, predictions))
+                if source[0] == "k99":
+                    assert row["mcc"] is None  # labels of one class
+                else:
+                    assert row["mcc"] == pytest.approx(matthews_corrcoef(labels, predictions))
+                    checked += 1
+    assert checked == 2 * (5 + 4)

@@ -31,6 +31,7 @@ SAME_AS_CLI = {
     "pairs.japanese_transitivity.n_verb_pairs": ("pairs japanese-transitivity", "n_verb_pairs"),
     "pairs.german_case.sample.seed": ("pairs german-case", "seed"),
     "pairs.cola.sample.seed": ("pairs cola", "seed"),
+    "pairs.cola.phenomena": ("pairs cola", "phenomena"),
     "pairs.blimp.sample.seed": ("pairs blimp", "seed"),
     "pairs.japanese_transitivity.sample.base.seed": ("pairs japanese-transitivity", "seed"),
     "controls.*.seed": ("train-control", "seed"),

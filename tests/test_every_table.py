@@ -25,8 +25,9 @@ OTHER_STAGES_TABLES = ("treebank_stats", "nonce_replacement_ratio", "nonce_type_
 TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes", "spud_outliers",
           "german_case_auc", "german_case_auc_templates", "german_case_auc_violation",
           "german_case_animacy", "german_case_order", "german_case_order_auc", "cola_thresholds",
-          "blimp_overall", "blimp_field", "blimp_paradigm", "japanese_accuracy",
-          "japanese_agreement", "japanese_regression", "probe_summary", "probe_layers")
+          "cola_phenomena", "cola_sources", "blimp_overall", "blimp_field", "blimp_paradigm",
+          "japanese_accuracy", "japanese_agreement", "japanese_regression", "probe_summary",
+          "probe_layers")
 DATA_TABLES = ("spud_ratios", "german_case_roc")
 # Number columns that may be null throughout on the tiny data, and why.
 MAY_BE_ALL_NULL = {
@@ -76,6 +77,13 @@ def test_cola_table_has_every_normalisation(finished_run):
     assert set(cola["normalisation"]) == {"LogProb", "MeanLP", "NormLP", "SLOR",
                                           "Word-LP Min-1"}
     assert set(cola["split"]) == {"in_domain_dev", "out_of_domain_dev"}
+    tables = finished_run / "results" / "tables"
+    phenomena = pl.read_parquet(tables / "cola_phenomena.parquet")
+    assert set(phenomena["phenomenon"]) == {"svo", "wh_extraction"}
+    assert set(phenomena["normalisation"]) == set(cola["normalisation"])
+    sources = pl.read_parquet(tables / "cola_sources.parquet")
+    assert set(sources["source"]) == {f"t0{i}" for i in range(1, 6)} | {f"o0{i}"
+                                                                         for i in range(1, 5)}
 
 
 @pytest.mark.slow

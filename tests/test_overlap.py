@@ -108,7 +108,8 @@ def _config():
         "models": {"trigram": {"source": "results/ngram/en.parquet"},
                    "bert": {"source": "results/controls/bert"},
                    "gpt2": {"source": "gpt2"}},
-        "pairs": {"spud": {"min_words": 5}, "cola": {"files": ["in_domain_dev.tsv"]}},
+        "pairs": {"spud": {"min_words": 5}, "cola": {"files": ["in_domain_dev.tsv"],
+                                                    "phenomena": ["svo.tsv"]}},
     }
 
 
@@ -128,7 +129,8 @@ def test_training_text_and_dataset_sources_come_from_the_config():
     assert dataset_sources(config, "blimp", spud, ["a.jsonl"]) == [
         Sentences("a.jsonl", "a.jsonl", "blimp")]
     assert dataset_sources(config, "cola", spud, []) == [
-        Sentences("in_domain_dev.tsv", "in_domain_dev.tsv", "cola")]
+        Sentences("in_domain_dev.tsv", "in_domain_dev.tsv", "cola"),
+        Sentences("svo.tsv", "svo.tsv", "cola")]  # the phenomenon sets are items too
     assert dataset_sources(config, "german_case", spud, []) == []
 
 

@@ -7,6 +7,12 @@ def pairs_section(name):
     return config.get("pairs", {}).get(name, {})
 
 
+def cola_phenomena_args():
+    """`--phenomena FILE…` of the CoLA phenomenon sets (pairs.cola.phenomena); "" when none."""
+    files = pairs_section("cola").get("phenomena", [])
+    return f"--phenomena {quoted(files)}" if files else ""
+
+
 def pairs_enabled(name):
     return bool(pairs_section(name).get("enabled"))
 

@@ -59,11 +59,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                   "german_case_roc (ROC curve points; .parquet and .csv).")
 
     p = _scored_table(subparsers, "table-cola", run_cola,
-                      "CoLA: cross-validated thresholds on normalised scores (Table 4)",
+                      "CoLA: cross-validated thresholds on normalised scores (Tables 4, 5)",
                       "For LogProb, MeanLP, NormLP, SLOR and Word-LP Min-1, a threshold fitted on "
-                      "the training folds of a seeded K-fold cross-validation per split; accuracy "
-                      f"and Matthews correlation of the held-out predictions. Writes "
-                      f"cola_thresholds as {TABLE_FILES}.")
+                      "the training folds of a seeded K-fold cross-validation per split "
+                      "(phenomenon sets each on their own); accuracy and Matthews correlation of "
+                      "the held-out predictions per CoLA split (cola_thresholds, Table 4), per "
+                      "phenomenon set (cola_phenomena, Table 5) and per source of each split "
+                      f"(cola_sources, section 7). Writes them as {TABLE_FILES}.")
     _cv_options(p)
     p.add_argument("--criterion", choices=("accuracy", "mcc"), default="accuracy",
                    help="what the threshold maximises on the training folds (default accuracy)")

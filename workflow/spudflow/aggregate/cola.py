@@ -1,12 +1,19 @@
-"""CoLA (seed 001, Table 4): acceptability from a threshold on a normalised sentence score.
+"""CoLA (seed 001, Tables 4 and 5): acceptability from a threshold on a normalised sentence score.
 
 For each score normalisation (Lau et al.) and split, a threshold is fitted on the training folds of
-a seeded K-fold cross-validation (sklearn KFold) and applied to the held-out fold; accuracy and
-Matthews correlation (sklearn) are computed on the held-out predictions of all folds. A sentence is
-predicted acceptable when its score is at least the threshold (higher scores = more acceptable).
+a seeded K-fold cross-validation (sklearn KFold) and applied to the held-out fold (section 6.3); a
+sentence is predicted acceptable when its score is at least the threshold (higher scores = more
+acceptable). Accuracy and Matthews correlation (sklearn) of the held-out predictions are reported
+per CoLA split (Table 4: cola_thresholds), per phenomenon set (section 8, Table 5: cola_phenomena;
+each set is cross-validated on its own, as every set the Lau et al. baselines are evaluated on:
+they use no training data, section 7) and per source within each CoLA split (section 7, the
+per-source MCC of the development sets: cola_sources; the split's held-out predictions grouped by
+the source column).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 import polars as pl
@@ -17,6 +24,7 @@ from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
 from spudflow.core.progress import progress
+from spudflow.core.table_artifacts import TABLES
 
 # Table name -> score column (inputs.py names).
 NORMALISATIONS = {
@@ -68,10 +76,14 @@ def cross_validated(scores: np.ndarray, labels: np.ndarray, folds: int, seed: in
     return predictions, thresholds
 
 
-def cola_rows(scored: pl.DataFrame, folds: int, seed: int, criterion: str) -> pl.DataFrame:
-    rows = []
-    keys = ["dataset", "model", "method", "split"]
-    groups = scored.filter(pl.col("label").is_not_null()).partition_by(keys, as_dict=True)
+KEYS = ["dataset", "model", "method", "split"]
+
+
+def fits(scored: pl.DataFrame, folds: int, seed: int, criterion: str
+         ) -> Iterator[tuple[dict, pl.DataFrame, list[float]]]:
+    """Per split and normalisation: its key, the items with a finite score (with their labels,
+    `source`, `phenomenon_set` and held-out `prediction`) and the folds' thresholds."""
+    groups = scored.filter(pl.col("label").is_not_null()).partition_by(KEYS, as_dict=True)
     for key in progress(sorted(groups), desc="cola thresholds", unit="split"):
         group = groups[key]
         for name, column in NORMALISATIONS.items():
@@ -81,31 +93,87 @@ def cola_rows(scored: pl.DataFrame, folds: int, seed: int, criterion: str) -> pl
             scores = frame[column].cast(pl.Float64).to_numpy()
             labels = frame["label"].cast(pl.Int64).to_numpy()
             predictions, thresholds = cross_validated(scores, labels, folds, seed, criterion)
-            rows.append({
-                **dict(zip(keys, key, strict=True)), "normalisation": name,
-                "n_items": frame.height, "n_acceptable": int(labels.sum()),
-                "folds": len(thresholds),
-                "accuracy": float(accuracy_score(labels, predictions)),
-                "mcc": float(matthews_corrcoef(labels, predictions)),
-                "threshold_mean": float(np.mean(thresholds)),
-            })
-    schema = {"dataset": pl.String, "model": pl.String, "method": pl.String, "split": pl.String,
-              "normalisation": pl.String, "n_items": pl.Int64, "n_acceptable": pl.Int64,
-              "folds": pl.Int64, "accuracy": pl.Float64, "mcc": pl.Float64,
-              "threshold_mean": pl.Float64}
+            yield ({**dict(zip(KEYS, key, strict=True)), "normalisation": name},
+                   frame.select("label", "source", "phenomenon_set").with_columns(
+                       pl.Series("prediction", predictions)), thresholds)
+
+
+def defined_mcc(labels: np.ndarray, predictions: np.ndarray) -> float | None:
+    """sklearn's Matthews correlation; None when the labels are all of one class (no contrast
+    to correlate with: sklearn would say 0)."""
+    if labels.min() == labels.max():
+        return None
+    return float(matthews_corrcoef(labels, predictions))
+
+
+def threshold_mean(thresholds: list[float]) -> float | None:
+    """The folds' mean threshold; None when a fold's is ±inf (its training folds were best served
+    by calling every sentence one class), where a mean would be ±inf or NaN."""
+    if not np.isfinite(thresholds).all():
+        return None
+    return float(np.mean(thresholds))
+
+
+def _counts(frame: pl.DataFrame) -> tuple[dict, np.ndarray, np.ndarray]:
+    labels = frame["label"].cast(pl.Int64).to_numpy()
+    predictions = frame["prediction"].to_numpy()
+    return ({"n_items": frame.height, "n_acceptable": int(labels.sum()),
+             "accuracy": float(accuracy_score(labels, predictions))}, labels, predictions)
+
+
+def _normalisation_order() -> pl.Expr:
     order = list(NORMALISATIONS)
+    return pl.col("normalisation").replace_strict(order, list(range(len(order))),
+                                                  return_dtype=pl.Int64)
+
+
+def _frame(rows: list[dict], name: str, by: list[str]) -> pl.DataFrame:
+    schema = TABLES[name].polars_schema()
     return pl.DataFrame(rows, schema=schema).sort(
-        ["dataset", "model", "method", pl.col("normalisation").replace_strict(
-            order, list(range(len(order))), return_dtype=pl.Int64), "split"])
+        ["dataset", "model", "method", _normalisation_order(), *by])
+
+
+def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str
+                ) -> dict[str, pl.DataFrame]:
+    """cola_thresholds, cola_phenomena and cola_sources from the same held-out predictions."""
+    splits, phenomena, sources = [], [], []
+    for key, frame, thresholds in fits(scored, folds, seed, criterion):
+        counts, labels, predictions = _counts(frame)
+        folds_used = {"folds": len(thresholds), "threshold_mean": threshold_mean(thresholds)}
+        if frame["phenomenon_set"].all():
+            phenomenon = {k: v for k, v in key.items() if k != "split"}
+            phenomena.append({**phenomenon, "phenomenon": key["split"], **counts,
+                              "mcc": defined_mcc(labels, predictions), **folds_used})
+            continue
+        splits.append({**key, **counts, "mcc": float(matthews_corrcoef(labels, predictions)),
+                       **folds_used})
+        by_source = frame.partition_by("source", as_dict=True)
+        for (source,), part in sorted(by_source.items()):
+            counts, labels, predictions = _counts(part)
+            sources.append({**key, "source": source, **counts,
+                            "mcc": defined_mcc(labels, predictions)})
+    return {"cola_thresholds": _frame(splits, "cola_thresholds", ["split"]),
+            "cola_phenomena": _frame(phenomena, "cola_phenomena", ["phenomenon"]),
+            "cola_sources": _frame(sources, "cola_sources", ["split", "source"])}
 
 
 def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
                 criterion: str) -> list[Table]:
-    table = cola_rows(scored_items(items, scores), folds, seed, criterion)
-    if table.is_empty():
+    frames = cola_frames(scored_items(items, scores), folds, seed, criterion)
+    if frames["cola_thresholds"].is_empty() and frames["cola_phenomena"].is_empty():
         raise InputError("--scores", None, "no CoLA item with a label and a score")
-    return [Table(
-        "cola_thresholds", table,
-        f"CoLA: a threshold on each normalised score, fitted on the training folds of a "
-        f"{folds}-fold cross-validation (maximising {criterion}); accuracy and Matthews "
-        "correlation of the held-out predictions, per split.")]
+    method = (f"a threshold on each normalised score, fitted on the training folds of a "
+              f"{folds}-fold cross-validation (maximising {criterion})")
+    return [
+        Table("cola_thresholds", frames["cola_thresholds"],
+              f"CoLA (Table 4): {method}; accuracy and Matthews correlation of the held-out "
+              "predictions, per split."),
+        Table("cola_phenomena", frames["cola_phenomena"],
+              f"CoLA phenomenon sets (section 8, Table 5): {method} within each set; accuracy "
+              "and Matthews correlation (null when a set's labels are of one class) of the "
+              "held-out predictions, per phenomenon."),
+        Table("cola_sources", frames["cola_sources"],
+              f"CoLA per source (section 7): {method} per split; accuracy and Matthews "
+              "correlation of the split's held-out predictions of each source's sentences (null "
+              "when a source's labels are of one class)."),
+    ]

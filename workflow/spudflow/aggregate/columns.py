@@ -50,7 +50,8 @@ JAPANESE_VERB_REGION = "verb"
 
 COLA_ITEMS = {
     "split": "split",    # in_domain_train | in_domain_dev | out_of_domain_dev
-    "source": "source",
+    "source": "source",  # null in a phenomenon set
+    "phenomenon_set": "phenomenon_set",  # the file is one of section 8's phenomenon sets
 }
 BLIMP_ITEMS = {
     "field": "field",

@@ -180,8 +180,12 @@ ITEMS_JAPANESE = items_kind("japanese_transitivity", (
 ), "Japanese transitivity pairs (`japanese_{dataset}`).")
 
 ITEMS_COLA = items_kind("cola", (
-    col("split", STR, "the file's stem (`in_domain_train`, `in_domain_dev`, ...)"),
-    col("source", STR, "the code of the publication the sentence comes from"),
+    col("split", STR, "the file's stem (`in_domain_train`, `in_domain_dev`, ...; in a "
+        "phenomenon set the phenomenon: `svo`, `wh_extraction`, ...)"),
+    col("source", STR, "the code of the publication the sentence comes from; null in a "
+        "phenomenon set (its source column is empty)", True),
+    col("phenomenon_set", BOOL, "the file is one of the paper's phenomenon sets (section 8, "
+        "Table 5; pairs.cola.phenomena), not a CoLA split"),
     col("original_mark", STR, "the author's mark (`*`, `??`, `?*`, …); null when none", True),
     col("line", I32, "1-based line in the file"),
 ), "CoLA (`cola`).")

@@ -226,8 +226,10 @@ def dataset_sources(config: dict, dataset: str, spud_splits: dict[str, tuple[str
         treebank, split = spud_splits[dataset]
         min_words = (pairs.get("spud") or {}).get("min_words", 4)
         return [treebank_part(config, f"{treebank}/{split}", "rest", min_words)]
-    if dataset == "cola":
-        return [Sentences(f, f, "cola") for f in (pairs.get("cola") or {}).get("files", [])]
+    if dataset == "cola":  # the CoLA splits and the phenomenon sets: both are in its items
+        cola = pairs.get("cola") or {}
+        files = [*cola.get("files", []), *cola.get("phenomena", [])]
+        return [Sentences(f, f, "cola") for f in files]
     if dataset == "blimp":
         return [Sentences(f, f, "blimp") for f in blimp_files]
     return []

@@ -324,7 +324,39 @@ COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
     col("folds", I64, "cross-validation folds used (min(folds, n_items))"),
     col("accuracy", F64, "accuracy of the held-out predictions"),
     col("mcc", F64, "Matthews correlation of the held-out predictions"),
-    col("threshold_mean", F64, "mean of the folds' thresholds"),
+    col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
+        "is ±inf (it called every sentence one class)", True),
+), version=2)
+
+COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
+    "per normalisation and phenomenon set (section 8, Table 5); each set cross-validated on "
+    "its own"), columns=(
+    *SCORER,
+    col("normalisation", STR, "`LogProb`, `MeanLP`, `NormLP`, `SLOR` or `Word-LP Min-1`"),
+    col("phenomenon", STR, "the phenomenon set's file stem (`svo`, `wh_extraction`, "
+        "`inchoative`, `singular_pl`, `reflexive`)"),
+    col("n_items", I64, "labelled items with this score"),
+    col("n_acceptable", I64, "of which acceptable (label 1)"),
+    col("folds", I64, "cross-validation folds used (min(folds, n_items))"),
+    col("accuracy", F64, "accuracy of the held-out predictions"),
+    col("mcc", F64, "Matthews correlation of the held-out predictions; null when the labels "
+        "are of one class", True),
+    col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
+        "is ±inf (it called every sentence one class)", True),
+))
+
+COLA_SOURCES = table("cola_sources", "table-cola", (
+    "per normalisation, split and source (section 7): the split's held-out predictions "
+    "grouped by the source column"), columns=(
+    *SCORER,
+    col("split", STR, "CoLA split (`in_domain_dev`, `out_of_domain_dev`, …)"),
+    col("normalisation", STR, "`LogProb`, `MeanLP`, `NormLP`, `SLOR` or `Word-LP Min-1`"),
+    col("source", STR, "the publication code (`ad03`, `r-67`, …)"),
+    col("n_items", I64, "labelled items of this source with this score"),
+    col("n_acceptable", I64, "of which acceptable (label 1)"),
+    col("accuracy", F64, "accuracy of the held-out predictions"),
+    col("mcc", F64, "Matthews correlation of the held-out predictions; null when the "
+        "source's labels are of one class", True),
 ))
 
 BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
@@ -454,9 +486,9 @@ PROBE_LAYERS = table("probe_layers", "table-probe", (
 AGGREGATE_TABLES = (
     SPUD_RATIO_SUMMARY, SPUD_WILCOXON, SPUD_EXTREMES, SPUD_OUTLIERS, SPUD_RATIOS, GERMAN_CASE_AUC,
     GERMAN_CASE_AUC_TEMPLATES, GERMAN_CASE_AUC_VIOLATION, GERMAN_CASE_ANIMACY, GERMAN_CASE_ORDER,
-    GERMAN_CASE_ORDER_AUC, GERMAN_CASE_ROC, COLA_THRESHOLDS, BLIMP_OVERALL, BLIMP_FIELD,
-    BLIMP_PARADIGM,
-    JAPANESE_ACCURACY, JAPANESE_AGREEMENT, JAPANESE_REGRESSION, PROBE_SUMMARY, PROBE_LAYERS,
+    GERMAN_CASE_ORDER_AUC, GERMAN_CASE_ROC, COLA_THRESHOLDS, COLA_PHENOMENA, COLA_SOURCES,
+    BLIMP_OVERALL, BLIMP_FIELD, BLIMP_PARADIGM, JAPANESE_ACCURACY, JAPANESE_AGREEMENT,
+    JAPANESE_REGRESSION, PROBE_SUMMARY, PROBE_LAYERS,
 )
 
 # Tables that stack a stage artifact unchanged keep its definition.

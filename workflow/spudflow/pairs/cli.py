@@ -82,8 +82,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = datasets.add_parser(
         "cola", help="CoLA TSVs (source, label, mark, sentence; no header)",
-        description="One item (and group) per sentence; the split is each file's stem.")
-    p.add_argument("files", type=Path, nargs="+", help="CoLA .tsv files")
+        description="One item (and group) per sentence; the split is each file's stem. "
+        "Phenomenon sets (the paper's section 8, Table 5: the same format with an empty source "
+        "column) are given after --phenomena; each file's stem names the phenomenon.")
+    p.add_argument("files", type=Path, nargs="+", help="CoLA .tsv files (a source on every line)")
+    p.add_argument("--phenomena", type=Path, nargs="+", default=[],
+                   help="phenomenon set .tsv files (empty source column)")
     _add_common(p, "cola")
     p.set_defaults(handler=run_cola)
 
@@ -134,7 +138,8 @@ def run_japanese(args: argparse.Namespace) -> None:
 def run_cola(args: argparse.Namespace) -> None:
     from spudflow.pairs.cola import build_cola_items
 
-    _write(build_cola_items(args.files, args.dataset, args.sample, args.seed), args.out)
+    _write(build_cola_items(args.files, args.dataset, args.sample, args.seed, args.phenomena),
+           args.out)
 
 
 def run_blimp(args: argparse.Namespace) -> None:
