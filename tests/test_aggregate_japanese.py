@@ -400,3 +400,21 @@ def test_agreement_graph_prunes_as_the_thesis(produced, tmp_path, run_cli):
         assert code == 0, err
         svg = stem.with_name(stem.name + ".svg").read_text(encoding="utf-8")
         assert f"≥ {(bottleneck if not options else threshold):.2f}" in svg
+
+
+def test_an_argument_without_its_particle_is_bad_input(produced, tmp_path, run_cli):
+    """The regression's markers come from the arguments' particles: one without is bad input,
+    not a noun read as a marker."""
+    items, scores = produced["base"]
+    changed = tmp_path / "items" / "japanese_transitivity_base.parquet"
+    rewrite(items, lambda f: f.with_columns(
+        pl.when(pl.col("n_arguments") > 0).then(pl.col("arguments").list.eval(
+            pl.element().str.slice(0, pl.element().str.len_chars() - 1)))
+        .otherwise(pl.col("arguments")).alias("arguments")), changed)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-japanese", "--items", changed, "--scores", scores["gpt"],
+                           "--out-dir", out, "--folds", 2)
+    assert code == 2
+    assert err.strip().startswith("--items: argument ")
+    assert "is not a noun followed by one of the particles が, は, を" in err
+    assert not out.exists()
