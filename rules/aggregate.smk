@@ -198,6 +198,18 @@ use rule table_blimp as table_japanese with:
         table_files("japanese_accuracy", "japanese_accuracy.rst", "Japanese transitivity"),
         table_files("japanese_agreement", "japanese_agreement.rst", "Japanese transitivity"),
         table_files("japanese_regression", "japanese_regression.rst", "Japanese transitivity"),
+        table_files(
+            "japanese_regression_max", "japanese_regression_max.rst", "Japanese transitivity"
+        ),
+        table_files(
+            "japanese_regression_min", "japanese_regression_min.rst", "Japanese transitivity"
+        ),
+        table_files(
+            "japanese_length_correlation",
+            "japanese_length_correlation.rst",
+            "Japanese transitivity",
+        ),
+        data_files("japanese_length_perplexity"),
     log:
         "results/logs/aggregate/table_japanese.log",
     benchmark:
@@ -210,9 +222,11 @@ use rule table_blimp as table_japanese with:
         command="table-japanese",
         options=lambda wc, threads: quoted(
             cli_options(AGGREGATE, ("folds", "seed"))
-            + cli_options(AGGREGATE["regression"], ("c", "l1_ratio", "top", "max_iter"))
+            + cli_options(AGGREGATE["regression"], ("c_grid", "l1_ratio", "top", "max_iter"))
             + ["--jobs", threads, "--decision", AGGREGATE["japanese_decision"]]
         ),
+        folds=AGGREGATE["folds"],
+        regression=AGGREGATE["regression"],
         datasets=aggregate_datasets("japanese"),
         models=aggregate_models("japanese"),
 
@@ -332,6 +346,55 @@ use rule figure_probe_layers as figure_japanese_agreement with:
         "results/benchmarks/aggregate/figure_japanese_agreement.tsv"
     params:
         command="figure-japanese-agreement",
+        datasets=aggregate_datasets("japanese"),
+        models=aggregate_models("japanese"),
+
+
+# Its own rule: the figure command takes the pruning threshold (thesis §5.6) from the config.
+rule figure_japanese_agreement_graph:
+    input:
+        table="results/tables/japanese_agreement.parquet",
+    output:
+        figure_files(
+            "japanese_agreement_graph",
+            "japanese_agreement_graph.rst",
+            "Japanese transitivity",
+        ),
+    log:
+        "results/logs/aggregate/figure_japanese_agreement_graph.log",
+    benchmark:
+        "results/benchmarks/aggregate/figure_japanese_agreement_graph.tsv"
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        stem=subpath(output[1], strip_suffix=".png"),
+        threshold=AGGREGATE["japanese_graph_threshold"],
+        options=quoted(
+            cli_options({"threshold": AGGREGATE["japanese_graph_threshold"]}, ("threshold",))
+        ),
+        datasets=aggregate_datasets("japanese"),
+        models=aggregate_models("japanese"),
+        code=stage_code("aggregate"),
+    shell:
+        "spudflow figure-japanese-agreement-graph {input.table:q} --out {params.stem:q}"
+        " {params.options} 2> {log:q}"
+
+
+use rule figure_probe_layers as figure_japanese_length with:
+    input:
+        table="results/tables/japanese_length_perplexity.parquet",
+    output:
+        figure_files("japanese_length", "japanese_length_figure.rst", "Japanese transitivity"),
+    log:
+        "results/logs/aggregate/figure_japanese_length.log",
+    benchmark:
+        "results/benchmarks/aggregate/figure_japanese_length.tsv"
+    params:
+        command="figure-japanese-length",
         datasets=aggregate_datasets("japanese"),
         models=aggregate_models("japanese"),
 

@@ -28,6 +28,8 @@ FIGURES = (
      german_case_inputs),
     ("figure-blimp-fields", "blimp_field", "table-blimp", blimp_inputs),
     ("figure-japanese-agreement", "japanese_agreement", "table-japanese", japanese_inputs),
+    ("figure-japanese-agreement-graph", "japanese_agreement", "table-japanese", japanese_inputs),
+    ("figure-japanese-length", "japanese_length_perplexity", "table-japanese", japanese_inputs),
     ("figure-probe-layers", "probe_layers", "table-probe", None),
 )
 

@@ -1,19 +1,24 @@
-"""Japanese transitivity: accuracy, agreement and kappa, elastic-net regression against sklearn;
-the thesis's decision rule and modes on items and scores made by the pairs and scoring stages."""
+"""Japanese transitivity: accuracy, agreement and kappa; the thesis's decision rule and modes, the
+regression with C chosen by cross-validation (against sklearn at a fixed C), the sentence-length
+correlation (against formulas by hand) and the agreement graph (against a maximum spanning tree),
+on items and scores made by the pairs and scoring stages."""
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 import polars as pl
 import pytest
 from artifact_files import artifact_of_file, rewrite
-from scipy import sparse
+from scipy import sparse, stats
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import cohen_kappa_score
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
+from spudflow.aggregate.figures import agreement_graph
 from spudflow.cli import main
 from spudflow.core.contract import read_artifact
+from spudflow.core.table_artifacts import TABLES
 
 from aggregate_inputs import REPO, assert_table_files, japanese_inputs
 
@@ -71,49 +76,6 @@ def test_agreement_and_kappa(japanese):
     assert row["kappa"] == pytest.approx(cohen_kappa_score(a, b))
     diagonal = table.filter(pl.col("mode_a") == pl.col("mode_b"))
     assert diagonal["agreement"].to_list() == [1.0] * 3
-
-
-def _one_hot(mode):
-    """Indicators in sorted order per column (verb_pair, order, adverbial with null as `none`,
-    then each argument), constant ones dropped."""
-    columns, names = [], []
-    for column in ("verb_pair", "order", "adverbial"):
-        values = mode[column].fill_null("none").to_list()
-        for value in sorted(set(values)):
-            if len(set(values)) > 1:
-                columns.append([float(v == value) for v in values])
-                names.append(f"{column}={value}")
-    args = mode["arguments"].to_list()
-    for argument in sorted({a for row in args for a in row}):
-        column = [float(argument in row) for row in args]
-        if 0 < sum(column) < len(column):
-            columns.append(column)
-            names.append(f"args={argument}")
-    # sparse, as saga takes a slightly different path on sparse input (intercept decay)
-    return sparse.csr_matrix(np.array(columns).T), names
-
-
-def test_elastic_net_regression(japanese):
-    pairs, out = japanese
-    table = assert_table_files(out, "japanese_regression")
-    mode = _mode(pairs, "bert", "pppl", "verb")
-    features, names = _one_hot(mode)
-    target = mode["choice"].cast(pl.Int64).to_numpy()
-    model = LogisticRegression(solver="saga", l1_ratio=0.5, C=1.0, max_iter=1000, random_state=1)
-    accuracy = cross_val_score(model, features, target, scoring="accuracy",
-                               cv=StratifiedKFold(n_splits=5, shuffle=True, random_state=1))
-    coefficients = dict(zip(names, model.fit(features, target).coef_[0], strict=True))
-    rows = table.filter((pl.col("model") == "bert") & (pl.col("region") == "verb")).sort("rank")
-    assert rows["rank"].to_list() == [1, 2, 3, 4]
-    assert rows["n_pairs"][0] == 72
-    assert rows["cv_accuracy_mean"][0] == pytest.approx(accuracy.mean())
-    assert rows["cv_accuracy_sd"][0] == pytest.approx(accuracy.std(ddof=1))
-    expected = sorted((n for n in names if coefficients[n] != 0),
-                      key=lambda n: -abs(coefficients[n]))[:4]
-    assert rows["feature"].to_list() == expected
-    assert rows["coefficient"].to_list() == pytest.approx([coefficients[n] for n in expected])
-    # the generator makes を-arguments favour the transitive verb
-    assert coefficients["args=ドアを"] > 0
 
 
 def test_a_group_with_two_transitive_sentences_is_bad_input(tmp_path, run_cli):
@@ -240,3 +202,219 @@ def test_only_the_thesis_modes(produced, tmp_path, run_cli):
     regression = assert_table_files(out, "japanese_regression")
     assert set(regression["region"]) <= {None, "verb"}
     assert regression.height  # some modes were fitted
+
+
+# --- the regression (thesis §5.7): C by cross-validation, first and second argument apart -------
+
+def _mode_pairs(items, scores, method, region) -> pl.DataFrame:
+    """One row per pair of a mode, in group_id order: the transitive item's columns and `choice`
+    (the thesis's rule: the lower perplexity, i.e. the higher mean log probability)."""
+    region_filter = pl.col("region").is_null() if region is None else pl.col("region") == region
+    rows = pl.read_parquet(scores).filter(region_filter & (pl.col("method") == method)).join(
+        pl.read_parquet(items), on="item_id")
+    transitive = rows.filter(pl.col("verb_form") == "transitive")
+    intransitive = rows.filter(pl.col("verb_form") == "intransitive").select(
+        "group_id", pl.col("mean_logprob").alias("other"))
+    # pairs with a sentence the scorer left out (too long) are no pairs of the mode
+    return transitive.join(intransitive, on="group_id").drop_nulls(["mean_logprob", "other"]
+                                                                   ).with_columns(
+        (pl.col("mean_logprob") > pl.col("other")).alias("choice")).sort("group_id")
+
+
+def _thesis_design(pairs: pl.DataFrame):
+    """The predictors built by hand from the items: each level an indicator (sorted, constant
+    columns dropped, no `none` level for nouns); the markers from the items' `particles`."""
+    values = {name: [] for name in ("verb_pair", "order", "adverbial", "relative_clause",
+                                    "relative_position", "arg1", "marker1", "arg1.marker1",
+                                    "arg2", "marker2", "arg2.marker2")}
+    for row in pairs.iter_rows(named=True):
+        for name, column in (("verb_pair", "verb_pair"), ("order", "order"),
+                             ("adverbial", "adverbial"), ("relative_clause", "relative_clause"),
+                             ("relative_position", "relative_argument")):
+            values[name].append(row[column])
+        for k in (1, 2):
+            if k <= len(row["arguments"]):
+                argument, particle = row["arguments"][k - 1], row["particles"][k - 1]
+                assert argument.endswith(particle)
+                parts = (argument[:-1], particle, argument)
+            else:
+                parts = (None, None, None)
+            for name, value in zip((f"arg{k}", f"marker{k}", f"arg{k}.marker{k}"), parts,
+                                   strict=True):
+                values[name].append(value)
+    columns, names = [], []
+    for name, column in values.items():
+        column = ["none" if v is None else str(v) for v in column]
+        for level in sorted(set(column)) if len(set(column)) > 1 else []:
+            if not (level == "none" and name.startswith("arg")):
+                columns.append([float(v == level) for v in column])
+                names.append(f"{name}={level}")
+    return sparse.csr_matrix(np.array(columns).T), names
+
+
+def _elastic_net(c):
+    return LogisticRegression(solver="saga", l1_ratio=0.5, C=c, max_iter=1000, random_state=1)
+
+
+C_GRID = (0.5, 5.0, 50.0)
+
+
+def test_regression_chooses_c_by_cross_validation(produced, tmp_path, run_cli):
+    """The relative set (every predictor varies): C is the grid's lowest cross-validated log
+    loss; at that C, sklearn on the hand-built design gives the fit's accuracy, intercept and the
+    largest positive and negative coefficients of the two tables."""
+    items, scores = produced["relative"]
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores.values(),
+                           "--out-dir", out, "--folds", 3, "--seed", 1, "--top", 5,
+                           "--c-grid", ",".join(map(str, C_GRID)))
+    assert code == 0, err
+    fits = assert_table_files(out, "japanese_regression")
+    largest = assert_table_files(out, "japanese_regression_max")
+    smallest = assert_table_files(out, "japanese_regression_min")
+    assert fits.height >= 4  # of the six modes, those with both choices in enough pairs
+    shown = 0
+    for fit in fits.iter_rows(named=True):
+        pairs = _mode_pairs(items, scores[fit["model"]], fit["method"], fit["region"])
+        features, names = _thesis_design(pairs)
+        assert {"marker1=を", "marker2=を", "relative_position=1"} <= set(names)
+        target = pairs["choice"].cast(pl.Int64).to_numpy()
+        minority = min(target.sum(), len(target) - target.sum())
+        cv = StratifiedKFold(n_splits=min(3, minority), shuffle=True, random_state=1)
+        loss = {c: -cross_val_score(_elastic_net(c), features, target, cv=cv,
+                                    scoring="neg_log_loss").mean() for c in C_GRID}
+        best = min(C_GRID, key=loss.get)
+        assert (fit["n_pairs"], fit["n_features"]) == (len(target), len(names))
+        assert fit["c"] == best
+        assert fit["cv_log_loss"] == pytest.approx(loss[best])
+        accuracy = cross_val_score(_elastic_net(best), features, target, cv=cv)
+        assert fit["cv_accuracy_mean"] == pytest.approx(accuracy.mean())
+        assert fit["cv_accuracy_sd"] == pytest.approx(accuracy.std(ddof=1))
+        model = _elastic_net(best).fit(features, target)
+        assert fit["intercept"] == pytest.approx(model.intercept_[0])
+        coefficients = dict(zip(names, model.coef_[0], strict=True))
+        mode = ((pl.col("model") == fit["model"]) & (pl.col("method") == fit["method"])
+                & pl.col("region").eq_missing(fit["region"]))
+        for table, sign in ((largest, 1), (smallest, -1)):
+            rows = table.filter(mode).sort("rank")
+            expected = sorted((n for n in names if sign * coefficients[n] > 0),
+                              key=lambda n: (-sign * coefficients[n], n))[:5]
+            if not expected:
+                assert rows["feature"].to_list() == [None]
+                continue
+            shown += 1
+            assert rows["rank"].to_list() == list(range(1, len(expected) + 1))
+            assert rows["feature"].to_list() == expected
+            assert rows["coefficient"].to_list() == pytest.approx(
+                [coefficients[n] for n in expected])
+    assert shown  # some fit has coefficients to compare
+
+
+# --- sentence length against perplexity (thesis §3.2, §4.5) ---------------------------------------
+
+def test_sentence_length_against_perplexity(produced, tmp_path, run_cli):
+    """Pearson's r and Spearman's rho with their p-values by hand (t-distribution, n - 2 degrees
+    of freedom) over every scored whole sentence; the figure's medians and quartiles by numpy."""
+    items, scores = produced["base"]
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores.values(),
+                           "--out-dir", out, "--folds", 2)
+    assert code == 0, err
+    table = assert_table_files(out, "japanese_length_correlation")
+    lengths = read_artifact(out / "japanese_length_perplexity.parquet",
+                            TABLES["japanese_length_perplexity"])
+    assert table.select("model", "method").rows() == [
+        ("bert", "pppl"), ("bert", "unmasked"), ("gpt", "ppl")]
+    for row in table.iter_rows(named=True):
+        sentences = pl.read_parquet(scores[row["model"]]).filter(
+            pl.col("region").is_null() & (pl.col("method") == row["method"])
+            & pl.col("ppl").is_not_null())
+        x = sentences["n_tokens"].to_numpy().astype(float)
+        y = sentences["ppl"].to_numpy()
+        n = len(x)
+        assert row["n_sentences"] == n == 40  # 20 pairs, none too long
+        assert (row["min_tokens"], row["max_tokens"]) == (x.min(), x.max())
+        assert x.min() < x.max()  # the contexts differ in length
+        for r, p, (a, b) in ((row["pearson_r"], row["pearson_p"], (x, y)),
+                             (row["spearman_rho"], row["spearman_p"],
+                              (stats.rankdata(x), stats.rankdata(y)))):
+            expected = np.sum((a - a.mean()) * (b - b.mean())) / np.sqrt(
+                np.sum((a - a.mean()) ** 2) * np.sum((b - b.mean()) ** 2))
+            t = expected * np.sqrt((n - 2) / (1 - expected ** 2))
+            assert r == pytest.approx(expected)
+            assert p == pytest.approx(2 * stats.t.sf(abs(t), n - 2))
+        mode = lengths.filter((pl.col("model") == row["model"])
+                              & (pl.col("method") == row["method"]))
+        assert mode["n_tokens"].to_list() == sorted(set(x.astype(int)))
+        for length in mode.iter_rows(named=True):
+            of_length = y[x == length["n_tokens"]]
+            assert length["n_sentences"] == len(of_length)
+            assert [length["ppl_q1"], length["ppl_median"], length["ppl_q3"]] == pytest.approx(
+                list(np.quantile(of_length, [0.25, 0.5, 0.75])))
+
+
+# --- the agreement graph (thesis §5.6) ------------------------------------------------------------
+
+def _edges(graph) -> dict:
+    return {tuple(sorted((a, b))): w for a, b, w in graph.edges(data="weight")}
+
+
+def test_agreement_graph_prunes_as_the_thesis(produced, tmp_path, run_cli):
+    """Removing the weakest edges while the graph stays connected keeps every edge at least as
+    strong as the weakest edge of a maximum spanning tree, and the graph connected; a threshold
+    keeps exactly the edges at or above it. The figure command draws both."""
+    items = [produced[v][0] for v in VARIANTS]
+    scores = [path for v in VARIANTS for path in produced[v][1].values()]
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-japanese", "--items", *items, "--scores", *scores, "--out-dir",
+                           out, "--folds", 2)
+    assert code == 0, err
+    agreement = assert_table_files(out, "japanese_agreement")
+    panel = agreement.filter(pl.col("dataset") == "japanese_transitivity_base")
+    full = nx.Graph()
+    full.add_weighted_edges_from(panel.filter(pl.col("mode_a") != pl.col("mode_b")).select(
+        "mode_a", "mode_b", "agreement").iter_rows())
+    assert full.number_of_nodes() == 6 and nx.is_connected(full)
+    bottleneck = min(w for _, _, w in nx.maximum_spanning_tree(full).edges(data="weight"))
+
+    graph, used = agreement_graph(panel)
+    kept = _edges(graph)
+    assert set(graph.nodes) == set(full.nodes)
+    assert nx.is_connected(graph)
+    assert used == bottleneck == min(kept.values())
+    assert {e for e, w in _edges(full).items() if w > bottleneck} <= set(kept)
+    assert len(kept) < full.number_of_edges()  # something was pruned
+    weakest = min(kept, key=lambda e: (kept[e], *e))
+    graph.remove_edge(*weakest)
+    assert not nx.is_connected(graph)  # the next removal would disconnect it
+
+    threshold = sorted(_edges(full).values())[len(_edges(full)) // 2]
+    graph, used = agreement_graph(panel, threshold)
+    assert used == threshold
+    assert _edges(graph) == {e: w for e, w in _edges(full).items() if w >= threshold}
+
+    for options in ((), ("--threshold", threshold)):
+        stem = tmp_path / "figures" / f"graph{len(options)}"
+        code, _, err = run_cli("figure-japanese-agreement-graph",
+                               out / "japanese_agreement.parquet", "--out", stem, *options)
+        assert code == 0, err
+        svg = stem.with_name(stem.name + ".svg").read_text(encoding="utf-8")
+        assert f"≥ {(bottleneck if not options else threshold):.2f}" in svg
+
+
+def test_an_argument_without_its_particle_is_bad_input(produced, tmp_path, run_cli):
+    """The regression's markers come from the arguments' particles: one without is bad input,
+    not a noun read as a marker."""
+    items, scores = produced["base"]
+    changed = tmp_path / "items" / "japanese_transitivity_base.parquet"
+    rewrite(items, lambda f: f.with_columns(
+        pl.when(pl.col("n_arguments") > 0).then(pl.col("arguments").list.eval(
+            pl.element().str.slice(0, pl.element().str.len_chars() - 1)))
+        .otherwise(pl.col("arguments")).alias("arguments")), changed)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-japanese", "--items", changed, "--scores", scores["gpt"],
+                           "--out-dir", out, "--folds", 2)
+    assert code == 2
+    assert err.strip().startswith("--items: argument ")
+    assert "is not a noun followed by one of the particles が, は, を" in err
+    assert not out.exists()

@@ -26,9 +26,10 @@ TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes", "spud_outliers
           "german_case_auc", "german_case_auc_templates", "german_case_auc_violation",
           "german_case_animacy", "german_case_order", "german_case_order_auc", "cola_thresholds",
           "cola_phenomena", "cola_sources", "blimp_overall", "blimp_field", "blimp_paradigm",
-          "japanese_accuracy", "japanese_agreement", "japanese_regression", "probe_summary",
-          "probe_layers")
-DATA_TABLES = ("spud_ratios", "german_case_roc")
+          "japanese_accuracy", "japanese_agreement", "japanese_regression",
+          "japanese_regression_max", "japanese_regression_min", "japanese_length_correlation",
+          "probe_summary", "probe_layers")
+DATA_TABLES = ("spud_ratios", "german_case_roc", "japanese_length_perplexity")
 # Number columns that may be null throughout on the tiny data, and why.
 MAY_BE_ALL_NULL = {
     ("german_case_animacy", "auc_sd"): "of the 2 sampled templates only t32 (110) has animate and "
@@ -38,7 +39,8 @@ MAY_BE_ALL_NULL = {
                       "delta_relacc")},
 }
 FIGURES = ("spud_log_ratios", "german_case_roc", "german_case_order_auc",
-           "german_case_auc_templates", "blimp_fields", "japanese_agreement", "probe_layers")
+           "german_case_auc_templates", "blimp_fields", "japanese_agreement",
+           "japanese_agreement_graph", "japanese_length", "probe_layers")
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +142,8 @@ def test_report_holds_the_tables_and_figures(finished_run):
     assert result.returncode == 0, result.stderr[-3000:]
     html = (finished_run / "results" / "report.html").read_text(encoding="utf-8")
     for text in ("treebank_stats.csv", "spud_log_ratios.svg", "german_case_auc.csv",
-                 "blimp_overall.csv", "tiny_trigram"):
+                 "blimp_overall.csv", "tiny_trigram", "japanese_agreement_graph.svg",
+                 "japanese_regression_max.csv", "japanese_length_correlation.csv"):
         assert text in html, text
 
 

@@ -39,7 +39,12 @@ def aggregate_outputs():
         ],
         "cola": ["tables/cola_thresholds.parquet"],
         "blimp": ["tables/blimp_overall.parquet", "figures/blimp_fields.svg"],
-        "japanese": ["tables/japanese_accuracy.parquet", "figures/japanese_agreement.svg"],
+        "japanese": [
+            "tables/japanese_accuracy.parquet",
+            "figures/japanese_agreement.svg",
+            "figures/japanese_agreement_graph.svg",
+            "figures/japanese_length.svg",
+        ],
     }
     outputs = [
         f"results/{f}" for kind, files in wanted.items() if aggregate_scores(kind) for f in files

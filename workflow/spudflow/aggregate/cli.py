@@ -76,20 +76,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                   f"{TABLE_FILES}.")
 
     p = _scored_table(subparsers, "table-japanese", run_japanese,
-                      "Japanese transitivity: accuracy, agreement, elastic-net regression",
+                      "Japanese transitivity: accuracy, agreement, elastic-net regression, "
+                      "sentence length",
                       "Per dataset and scoring mode (model, method, and the whole sentence or the "
                       "verb: the thesis's modes, §4.5): accuracy on "
                       "obligatory pairs, transitive-preference rate on ambiguous pairs, agreement "
-                      "between modes, and an elastic-net logistic regression of each mode's "
-                      "choices on the context. Writes japanese_accuracy, japanese_agreement and "
-                      f"japanese_regression as {TABLE_FILES}.")
+                      "between modes, an elastic-net logistic regression of each mode's "
+                      "choices on the context with C chosen by cross-validation (§5.7), and the "
+                      "correlation of sentence length and perplexity (§3.2). Writes "
+                      "japanese_accuracy, japanese_agreement, japanese_regression, "
+                      "japanese_regression_max, japanese_regression_min and "
+                      f"japanese_length_correlation as {TABLE_FILES}, and "
+                      "japanese_length_perplexity as Parquet and CSV.")
     _cv_options(p)
-    p.add_argument("--c", type=float, default=1.0,
-                   help="inverse regularisation strength of the regression (default 1.0)")
+    p.add_argument("--c-grid", type=_c_grid, default=[0.01, 0.1, 1.0, 10.0],
+                   help="inverse regularisation strengths the cross-validation chooses from, "
+                   "comma-separated, each > 0 (default 0.01,0.1,1,10)")
     p.add_argument("--l1-ratio", type=float, default=0.5,
                    help="L1 share of the elastic-net penalty, between 0 and 1 (default 0.5)")
     p.add_argument("--top", type=int, default=10,
-                   help="coefficients listed per mode, largest magnitude first (default 10)")
+                   help="largest positive and largest negative coefficients listed per mode "
+                   "(default 10 each)")
     p.add_argument("--max-iter", type=int, default=1000, help="saga iterations (default 1000)")
     p.add_argument("--jobs", type=int, default=1,
                    help="cross-validation folds fitted in parallel (default 1)")
@@ -112,7 +119,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "STEM.svg (deterministic SVG).")
         p.add_argument("table", type=Path, help=f"{table}.parquet")
         p.add_argument("--out", type=Path, required=True, help="output path without extension")
-        p.set_defaults(handler=run_figure, figure=function)
+        p.set_defaults(handler=run_figure, figure=function, figure_options=())
+        if function == "japanese_agreement_graph":
+            p.add_argument("--threshold", type=_share, default=None,
+                           help="drop edges whose agreement is below this share (0-1); default: "
+                           "the thesis's rule (§5.6), the weakest edges removed while the graph "
+                           "stays connected")
+            p.set_defaults(figure_options=("threshold",))
 
     _register_front_page(subparsers)
 
@@ -130,6 +143,10 @@ FIGURES = (
     ("figure-blimp-fields", "blimp_fields", "blimp_field", "BLiMP accuracy by field"),
     ("figure-japanese-agreement", "japanese_agreement", "japanese_agreement",
      "heat map of agreement between Japanese scoring modes"),
+    ("figure-japanese-agreement-graph", "japanese_agreement_graph", "japanese_agreement",
+     "graph of Japanese scoring modes joined by their agreement, weak edges pruned"),
+    ("figure-japanese-length", "japanese_length", "japanese_length_perplexity",
+     "perplexity by sentence length per Japanese scoring mode"),
 )
 
 
@@ -182,6 +199,24 @@ def _cv_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--folds", type=_folds, default=10,
                    help="cross-validation folds, at least 2 (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold split (default 0)")
+
+
+def _c_grid(text: str) -> list[float]:
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a comma-separated list of numbers") from None
+    if not all(v > 0 for v in values):
+        raise argparse.ArgumentTypeError(f"{text!r}: every C must be > 0")
+    return values
+
+
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{value} is not between 0 and 1")
+    return value
 
 
 def _folds(text: str) -> int:
@@ -278,7 +313,7 @@ def run_japanese(args: argparse.Namespace) -> None:
     if not 0 <= args.l1_ratio <= 1:
         raise InputError("--l1-ratio", None, f"{args.l1_ratio} is not between 0 and 1")
     items = read_items(args.items, artifacts.ITEMS_JAPANESE, columns.JAPANESE_ITEMS)
-    tables = japanese_tables(items, read_scores(args.scores), args.folds, args.seed, args.c,
+    tables = japanese_tables(items, read_scores(args.scores), args.folds, args.seed, args.c_grid,
                              args.l1_ratio, args.top, args.max_iter, args.jobs, args.decision)
     write_tables(tables, args.out_dir)
 
@@ -308,4 +343,5 @@ def run_figure(args: argparse.Namespace) -> None:
     from spudflow.core.table_artifacts import TABLES
 
     table = read_artifact(args.table, TABLES[figures.TABLE_OF[args.figure]])
-    getattr(figures, args.figure)(table, args.out)
+    options = {name: getattr(args, name) for name in args.figure_options}
+    getattr(figures, args.figure)(table, args.out, **options)

@@ -70,6 +70,8 @@ TABLE_OF = {
     "probe_layers": "probe_layers",
     "blimp_fields": "blimp_field",
     "japanese_agreement": "japanese_agreement",
+    "japanese_agreement_graph": "japanese_agreement",
+    "japanese_length": "japanese_length_perplexity",
 }
 
 
@@ -320,4 +322,94 @@ def japanese_agreement(agreement: pl.DataFrame, stem: str | Path) -> None:
         ax.set_yticks(range(len(modes)), modes)
         ax.set_title(dataset)
         fig.colorbar(image, ax=ax, fraction=0.046)
+    save(fig, stem)
+
+
+def agreement_graph(panel: pl.DataFrame, threshold: float | None = None):
+    """(graph, threshold used) of one dataset's agreement: modes as nodes, agreement as edge
+    weights (missing agreements are no edge). With a threshold, edges below it are dropped;
+    without, the thesis's rule (§5.6): starting with the lowest weight, edges are removed until
+    the next removal would disconnect the graph."""
+    import networkx as nx
+
+    graph = nx.Graph()
+    graph.add_nodes_from(sorted(set(panel["mode_a"]) | set(panel["mode_b"])))
+    edges = panel.filter((pl.col("mode_a") < pl.col("mode_b")) & pl.col("agreement").is_not_null())
+    graph.add_weighted_edges_from(edges.select("mode_a", "mode_b", "agreement").iter_rows())
+    ascending = sorted(graph.edges(data="weight"), key=lambda e: (e[2], e[0], e[1]))
+    if threshold is not None:
+        graph.remove_edges_from([(a, b) for a, b, w in ascending if w < threshold])
+        return graph, threshold
+    # "Disconnect": more components than before (a graph with missing agreements may start with
+    # several).
+    components = nx.number_connected_components(graph)
+    for a, b, weight in ascending:
+        graph.remove_edge(a, b)
+        if nx.number_connected_components(graph) > components:
+            graph.add_edge(a, b, weight=weight)
+            break
+    weights = [w for _, _, w in graph.edges(data="weight")]
+    return graph, min(weights) if weights else None
+
+
+@styled
+def japanese_agreement_graph(agreement: pl.DataFrame, stem: str | Path,
+                             threshold: float | None = None) -> None:
+    """The agreement graph (thesis §5.6, Figures 1, 2 and 7): modes as nodes, agreements as
+    edges, pruned (see agreement_graph); nodes placed by ForceAtlas2 (networkx, seeded), edge
+    width and label the agreement."""
+    import networkx as nx
+
+    if agreement.is_empty():
+        return _empty(stem, "agreement matrix")
+    datasets = sorted(agreement["dataset"].unique())
+    fig, axes = _panels(len(datasets), width=6.0, height=5.0)
+    for ax, dataset in zip(axes, datasets, strict=False):
+        graph, used = agreement_graph(agreement.filter(pl.col("dataset") == dataset), threshold)
+        position = nx.forceatlas2_layout(graph, weight="weight", seed=0, max_iter=200)
+        weights = [w for _, _, w in graph.edges(data="weight")]
+        nx.draw_networkx_edges(graph, position, ax=ax, edge_color="grey",
+                               width=[0.5 + 3 * w for w in weights])
+        nx.draw_networkx_edge_labels(graph, position, ax=ax, font_size=5,
+                                     edge_labels={(a, b): f"{w:.2f}" for a, b, w
+                                                  in graph.edges(data="weight")})
+        nx.draw_networkx_nodes(graph, position, ax=ax, node_size=60,
+                               node_color=matplotlib.colors.to_hex(COLOURS[0]))
+        nx.draw_networkx_labels(graph, position, ax=ax, font_size=6,
+                                verticalalignment="bottom")
+        rule = "fixed threshold" if threshold is not None else "thesis §5.6: kept connected"
+        kept = MISSING if used is None else f"{used:.2f}"
+        ax.set_title(f"{dataset}: edges with agreement ≥ {kept} ({rule})")
+        ax.set_axis_off()
+    save(fig, stem)
+
+
+@styled
+def japanese_length(lengths: pl.DataFrame, stem: str | Path) -> None:
+    """Median perplexity (bars: quartiles) by sentence length in the model's tokens, one panel
+    per scoring mode, one line per dataset (thesis §3.2, §4.5); log scale."""
+    if lengths.is_empty():
+        return _empty(stem, "scored sentences")
+    modes = sorted(lengths.select("model", "method").unique().iter_rows())
+    datasets = sorted(lengths["dataset"].unique())
+    fig, axes = _panels(len(modes), width=4.0, height=3.0, ncols=min(3, len(modes)))
+    for ax, (model, method) in zip(axes, modes, strict=False):
+        panel = lengths.filter((pl.col("model") == model) & (pl.col("method") == method))
+        for k, dataset in enumerate(datasets):
+            rows = panel.filter(pl.col("dataset") == dataset).sort("n_tokens")
+            if rows.is_empty():
+                continue
+            median = rows["ppl_median"].to_numpy()
+            spread = [median - rows["ppl_q1"].to_numpy(), rows["ppl_q3"].to_numpy() - median]
+            ax.errorbar(rows["n_tokens"].to_numpy(), median, yerr=spread, marker="o",
+                        markersize=3, capsize=2, linewidth=1, label=dataset,
+                        color=COLOURS[k % len(COLOURS)])
+        ax.set_yscale("log")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("sentence length (tokens)")
+        ax.set_ylabel("perplexity")
+        ax.set_title(f"{model}/{method}")
+        ax.legend(fontsize=6)
+    for ax in axes[len(modes):]:
+        ax.set_axis_off()
     save(fig, stem)

@@ -10,7 +10,8 @@ A mode prefers the transitive verb when the transitive sentence has the lower pe
 decision, the higher summed log probability; ties count as not preferring it and are reported.
 Accuracy on obligatory pairs (the transitive verb is the grammatical one) and the
 transitive-preference rate on ambiguous pairs; how often two modes choose the same verb
-(agreement and sklearn's Cohen's kappa).
+(agreement and sklearn's Cohen's kappa). The regression (§5.7) is in japanese_regression, the
+sentence-length check (§3.2, §4.5) in japanese_length.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from sklearn.metrics import cohen_kappa_score
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.inputs import scored_items
-from spudflow.aggregate.japanese_regression import regression_table
-from spudflow.aggregate.outputs import Table
+from spudflow.aggregate.japanese_length import correlation_table, length_perplexity_table
+from spudflow.aggregate.japanese_regression import regression_tables
+from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 
@@ -141,7 +143,7 @@ def decision_text(decision: str) -> str:
 
 
 def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
-                    c: float, l1_ratio: float, top: int, max_iter: int,
+                    c_grid: list[float], l1_ratio: float, top: int, max_iter: int,
                     jobs: int = 1, decision: str = DEFAULT_DECISION) -> list[Table]:
     if decision not in DECISIONS:
         raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
@@ -154,6 +156,14 @@ def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed:
              "and on the verb only (region `verb`); masked models' `pppl` is the masked, "
              "`unmasked` the unmasked mode.")
     rule = f"A mode prefers the transitive verb when {decision_text(decision)}; ties count as not."
+    fits, largest, smallest = regression_tables(pairs, folds, seed, c_grid, l1_ratio, top,
+                                                max_iter, jobs, decision)
+    grid = ", ".join(f"{c:g}" for c in sorted(c_grid))
+    regression = (f"Elastic-net logistic regression ({THESIS}, §5.7; l1_ratio={l1_ratio}) of each "
+                  "mode's preference for the transitive verb on verb pair, constituent order, "
+                  "adverbial, relative clause and the first and second argument (noun, marker, "
+                  f"noun with marker), C chosen from {{{grid}}} by {folds}-fold cross-validated "
+                  "log loss.")
     return [
         Table("japanese_accuracy", accuracy_table(pairs, decision),
               "Japanese transitivity: accuracy on obligatory pairs (transitive preferred) and "
@@ -162,9 +172,20 @@ def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed:
         Table("japanese_agreement", agreement_table(pairs, decision),
               "Agreement between scoring modes: share of pairs on which two modes prefer the "
               f"same verb, and Cohen's kappa. {modes} {rule}"),
-        Table("japanese_regression",
-              regression_table(pairs, folds, seed, c, l1_ratio, top, max_iter, jobs, decision),
-              f"Elastic-net logistic regression (C={c}, l1_ratio={l1_ratio}) of each mode's "
-              f"preference for the transitive verb on the context: {folds}-fold "
-              f"cross-validated accuracy and the {top} largest coefficients. {modes} {rule}"),
+        Table("japanese_regression", fits,
+              f"{regression} Per mode: the chosen C, its cross-validated log loss and accuracy, "
+              f"and the intercept of the fit on all pairs. {modes} {rule}"),
+        Table("japanese_regression_max", largest,
+              f"The {top} largest positive coefficients per mode (favouring the transitive verb; "
+              f"the thesis's Tables 4 and 6). {regression} {modes} {rule}"),
+        Table("japanese_regression_min", smallest,
+              f"The {top} largest negative coefficients per mode (favouring the intransitive "
+              f"verb; the thesis's Tables 5 and 7). {regression} {modes} {rule}"),
+        Table("japanese_length_correlation", correlation_table(scored),
+              f"Sentence length (the model's tokens) against perplexity ({THESIS}, §3.2 and "
+              "§4.5: a negative correlation on the base dataset): Pearson's r and Spearman's "
+              "rho (scipy.stats) over every scored whole sentence, per dataset and mode."),
+        Table("japanese_length_perplexity", length_perplexity_table(scored),
+              "Perplexity by sentence length (the model's tokens): median and quartiles per "
+              "dataset, mode and length, over every scored whole sentence.", formats=DATA_FORMATS),
     ]

@@ -1,10 +1,16 @@
-"""What drives a mode's choice of verb: elastic-net logistic regression on the pair's context.
+"""What drives a mode's choice of verb: elastic-net logistic regression on the pair's context
+(Japanese transitivity thesis, §5.7, Tables 4-7).
 
-Target: the mode prefers the transitive verb (1) or not (0). Features, one-hot: verb pair,
-constituent order, adverbial, relative-clause type and position, and one indicator per argument
-with its particle (e.g. `args=猫を`). sklearn's LogisticRegression with the saga solver and an
-elastic-net penalty; accuracy by stratified K-fold cross-validation (seeded), coefficients from a
-fit on all pairs.
+Target: the mode prefers the transitive verb (1) or not (0). Predictors as the thesis lists them,
+one-hot: verb pair, constituent order, adverbial, relative-clause type and position, and the first
+and the second argument (sentence order) kept apart: each one's noun (`arg1=猫`), marker
+(`marker1=を`) and noun with marker (`arg1.marker1=猫を`, the thesis's `arg1 id.marker1`).
+
+The thesis fits glmnet with ten-fold cross-validation choosing the penalty; here sklearn's
+LogisticRegression (saga, elastic net) under GridSearchCV over the configured C grid, on seeded
+stratified folds, C chosen by the mean held-out log loss (glmnet's default measure, the binomial
+deviance). The fit on all pairs at that C gives the coefficients; the largest positive and the
+largest negative ones are separate tables, as Tables 4/6 (max.) and 5/7 (min.).
 """
 
 from __future__ import annotations
@@ -15,20 +21,29 @@ import numpy as np
 import polars as pl
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import StratifiedKFold, cross_val_score
-from sklearn.preprocessing import MultiLabelBinarizer, OneHotEncoder
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.preprocessing import OneHotEncoder
 
+from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
+from spudflow.pairs.japanese_transitivity import PARTICLES
 
 log = get_logger(__name__)
 
 CATEGORICAL = ("verb_pair", "order", "adverbial", "relative_clause", "relative_position")
+# The first and second argument's predictors (§5.7): noun, marker, and noun with marker.
+POSITIONAL = ("arg1", "marker1", "arg1.marker1", "arg2", "marker2", "arg2.marker2")
 MODE = ["model", "method", "region"]
-SCHEMA = {"dataset": pl.String, "model": pl.String, "method": pl.String, "region": pl.String,
-          "decision": pl.String, "n_pairs": pl.Int64, "cv_accuracy_mean": pl.Float64,
-          "cv_accuracy_sd": pl.Float64, "rank": pl.Int64, "feature": pl.String,
-          "coefficient": pl.Float64}
+KEYS = ["dataset", *MODE]
+FIT_SCHEMA = {"dataset": pl.String, "model": pl.String, "method": pl.String,
+              "region": pl.String, "decision": pl.String, "n_pairs": pl.Int64,
+              "n_features": pl.Int64, "c": pl.Float64, "cv_log_loss": pl.Float64,
+              "cv_accuracy_mean": pl.Float64, "cv_accuracy_sd": pl.Float64,
+              "intercept": pl.Float64}
+COEFFICIENT_SCHEMA = {"dataset": pl.String, "model": pl.String, "method": pl.String,
+                      "region": pl.String, "decision": pl.String, "rank": pl.Int64,
+                      "feature": pl.String, "coefficient": pl.Float64}
 
 
 def elastic_net(c: float, l1_ratio: float, max_iter: int, seed: int) -> LogisticRegression:
@@ -51,33 +66,78 @@ def _arguments(value) -> list[str]:
     return [str(a) for a in value]
 
 
+def _split(argument: str) -> tuple[str, str]:
+    """(noun, marker) of `noun + particle`; the pairs stage's particles are one character."""
+    if len(argument) < 2 or argument[-1] not in PARTICLES:
+        raise InputError("--items", None, f"argument {argument!r} is not a noun followed by one "
+                         f"of the particles {', '.join(PARTICLES)}")
+    return argument[:-1], argument[-1]
+
+
+def positional_arguments(pairs: pl.DataFrame) -> pl.DataFrame:
+    """The POSITIONAL columns of each pair (null where the context has fewer arguments)."""
+    rows = []
+    for value in pairs["args"].to_list():
+        arguments = _arguments(value)
+        if len(arguments) > 2:
+            raise InputError("--items", None, f"{len(arguments)} arguments {arguments}: the "
+                             "thesis's contexts have at most two")
+        row = dict.fromkeys(POSITIONAL)
+        for k, argument in enumerate(arguments, start=1):
+            noun, marker = _split(argument)
+            row |= {f"arg{k}": noun, f"marker{k}": marker, f"arg{k}.marker{k}": argument}
+        rows.append(row)
+    return pl.DataFrame(rows, schema=dict.fromkeys(POSITIONAL, pl.String))
+
+
 def design_matrix(pairs: pl.DataFrame) -> tuple[sparse.csr_matrix, list[str]]:
-    """One-hot features of the pairs' contexts (sparse: the full Japanese sets have 374,750
-    pairs); constant columns are left out."""
+    """One-hot predictors (sparse: the full Japanese sets have 374,750 pairs), constant columns
+    left out. A missing context column is the level `none` (no adverbial, no second argument's
+    marker); the nouns have no `none` level (the marker's carries it)."""
+    frame = pl.concat([pairs.select(CATEGORICAL), positional_arguments(pairs)],
+                      how="horizontal")
     parts, names = [], []
-    for column in CATEGORICAL:
-        values = pairs[column].cast(pl.String).fill_null("none").to_numpy().reshape(-1, 1)
+    for column in (*CATEGORICAL, *POSITIONAL):
+        values = frame[column].cast(pl.String).fill_null("none").to_numpy().reshape(-1, 1)
         encoder = OneHotEncoder(dtype=float).fit(values)
-        if len(encoder.categories_[0]) < 2:
+        categories = list(encoder.categories_[0])
+        if len(categories) < 2:
             continue
-        parts.append(encoder.transform(values))
-        names += [f"{column}={category}" for category in encoder.categories_[0]]
-    binarizer = MultiLabelBinarizer(sparse_output=True)
-    args = binarizer.fit_transform([_arguments(v) for v in pairs["args"].to_list()]).tocsc()
-    counts = np.asarray(args.sum(axis=0)).ravel()
-    varying = (counts > 0) & (counts < pairs.height)
-    parts.append(args[:, varying].astype(float))
-    names += [f"args={a}" for a, keep in zip(binarizer.classes_, varying, strict=True) if keep]
+        keep = [i for i, v in enumerate(categories)
+                if not (v == "none" and column.startswith("arg"))]
+        parts.append(encoder.transform(values)[:, keep])
+        names += [f"{column}={categories[i]}" for i in keep]
+    if not parts:
+        return sparse.csr_matrix((pairs.height, 0)), names
     return sparse.hstack(parts, format="csr"), names
 
 
-def regression_table(pairs: pl.DataFrame, folds: int, seed: int, c: float, l1_ratio: float,
-                     top: int, max_iter: int, jobs: int = 1,
-                     decision: str = "perplexity") -> pl.DataFrame:
-    """One fit per (dataset, mode); `decision` (the rule behind `prefers_transitive`) is written
-    in each row."""
-    rows = []
-    groups = pairs.partition_by(["dataset", *MODE], as_dict=True)
+def fit_mode(features, target: np.ndarray, folds: int, seed: int, c_grid: list[float],
+             l1_ratio: float, max_iter: int, jobs: int = 1) -> GridSearchCV:
+    """C by cross-validated log loss on stratified, seeded folds; refit on all pairs."""
+    minority = int(min(target.sum(), len(target) - target.sum()))
+    cv = StratifiedKFold(n_splits=min(folds, minority), shuffle=True, random_state=seed)
+    search = GridSearchCV(elastic_net(c_grid[0], l1_ratio, max_iter, seed),
+                          {"C": sorted(c_grid)}, cv=cv, n_jobs=jobs, refit="log_loss",
+                          scoring={"log_loss": "neg_log_loss", "accuracy": "accuracy"})
+    return search.fit(features, target)
+
+
+def _ranked(coefficients: np.ndarray, names: list[str], sign: int, top: int) -> list[int]:
+    """Indices of the `top` largest coefficients of one sign (sign * coefficient > 0)."""
+    chosen = [i for i in range(len(names)) if sign * coefficients[i] > 0]
+    return sorted(chosen, key=lambda i: (-sign * coefficients[i], names[i]))[:top]
+
+
+def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, c_grid: list[float],
+                      l1_ratio: float, top: int, max_iter: int, jobs: int = 1,
+                      decision: str = "perplexity"
+                      ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(fits, largest positive coefficients, largest negative coefficients): one fit per
+    (dataset, mode). A fit without a coefficient of a sign has one row with null rank, feature
+    and coefficient in that sign's table."""
+    fits, largest = [], {1: [], -1: []}
+    groups = pairs.partition_by(KEYS, as_dict=True)
     for key in progress(sorted(groups, key=str), desc="elastic net", unit="mode"):
         group = groups[key].sort("group_id")
         features, names = design_matrix(group)
@@ -87,19 +147,25 @@ def regression_table(pairs: pl.DataFrame, folds: int, seed: int, c: float, l1_ra
             log.warning("%s: no regression (%d pairs, %d in the smaller class, %d features)",
                         "/".join(map(str, key)), len(target), minority, len(names))
             continue
-        model = elastic_net(c, l1_ratio, max_iter, seed)
-        cv = StratifiedKFold(n_splits=min(folds, minority), shuffle=True, random_state=seed)
-        accuracy = cross_val_score(model, features, target, cv=cv, scoring="accuracy",
-                                   n_jobs=jobs)
-        coefficients = model.fit(features, target).coef_[0]
-        order = sorted(range(len(names)), key=lambda i: (-abs(coefficients[i]), names[i]))
-        chosen = [i for i in order if coefficients[i] != 0][:top]
-        fit = {**dict(zip(["dataset", *MODE], key, strict=True)), "decision": decision,
-               "n_pairs": len(target),
-               "cv_accuracy_mean": float(np.mean(accuracy)),
-               "cv_accuracy_sd": float(np.std(accuracy, ddof=1)) if len(accuracy) > 1 else None}
-        # A fit whose coefficients are all zero still reports its accuracy, in a featureless row.
-        for rank, i in enumerate(chosen, start=1) if chosen else [(None, None)]:
-            rows.append({**fit, "rank": rank, "feature": None if i is None else names[i],
-                         "coefficient": None if i is None else float(coefficients[i])})
-    return pl.DataFrame(rows, schema=SCHEMA).sort(["dataset", *MODE, "rank"], nulls_last=False)
+        search = fit_mode(features, target, folds, seed, c_grid, l1_ratio, max_iter, jobs)
+        best = search.best_index_
+        accuracy = [search.cv_results_[f"split{k}_test_accuracy"][best]
+                    for k in range(search.n_splits_)]
+        model = search.best_estimator_
+        labels = {**dict(zip(KEYS, key, strict=True)), "decision": decision}
+        fits.append({**labels, "n_pairs": len(target), "n_features": len(names),
+                     "c": float(search.best_params_["C"]),
+                     "cv_log_loss": float(-search.cv_results_["mean_test_log_loss"][best]),
+                     "cv_accuracy_mean": float(np.mean(accuracy)),
+                     "cv_accuracy_sd": float(np.std(accuracy, ddof=1)),
+                     "intercept": float(model.intercept_[0])})
+        coefficients = model.coef_[0]
+        for sign, rows in largest.items():
+            chosen = _ranked(coefficients, names, sign, top)
+            for rank, i in enumerate(chosen, start=1) if chosen else [(None, None)]:
+                rows.append({**labels, "rank": rank, "feature": None if i is None else names[i],
+                             "coefficient": None if i is None else float(coefficients[i])})
+    order = {"by": [*KEYS, "rank"], "nulls_last": False}
+    return (pl.DataFrame(fits, schema=FIT_SCHEMA).sort(KEYS, nulls_last=False),
+            pl.DataFrame(largest[1], schema=COEFFICIENT_SCHEMA).sort(**order),
+            pl.DataFrame(largest[-1], schema=COEFFICIENT_SCHEMA).sort(**order))

@@ -428,19 +428,69 @@ JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     col("kappa", F64, "Cohen's kappa (null when both modes always choose the same verb)", True),
 ))
 
-JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
-    "top coefficients per mode"), columns=(
+JAPANESE_MODE = (
     *SCORER,
     col("region", STR, "null: whole sentence; `verb`: verb-only mode", True),
     col("decision", STR, "`perplexity` or `logprob_sum` (as in `japanese_accuracy`)"),
+)
+
+JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
+    "one elastic-net fit per mode (thesis §5.7)"), columns=(
+    *JAPANESE_MODE,
     col("n_pairs", I64, "pairs in the regression"),
-    col("cv_accuracy_mean", F64, "mean accuracy over the cross-validation folds"),
-    col("cv_accuracy_sd", F64, "sample sd over the folds", True),
-    col("rank", I64, "1 = largest absolute coefficient; null in the one row of a fit whose "
-        "coefficients are all zero", True),
-    col("feature", STR, "`column=value` (e.g. `verb_pair=開ける/開く`, `order=が-を`, "
-        "`args=猫を`)", True),
-    col("coefficient", F64, "coefficient (positive: favours the transitive verb)", True),
+    col("n_features", I64, "one-hot predictors (constant ones left out)"),
+    col("c", F64, "the C of the grid (`aggregate.regression.c_grid`) with the lowest "
+        "cross-validated log loss"),
+    col("cv_log_loss", F64, "mean held-out log loss over the folds at that C"),
+    col("cv_accuracy_mean", F64, "mean held-out accuracy over the same folds at that C (the "
+        "folds also chose C)"),
+    col("cv_accuracy_sd", F64, "its sample sd over the folds"),
+    col("intercept", F64, "intercept of the fit on all pairs"),
+), version=2)
+
+
+def _coefficients(name: str, sign: str, tables: str) -> Artifact:
+    return table(name, "table-japanese", (
+        f"the largest {sign} coefficients per mode (thesis {tables})"), columns=(
+        *JAPANESE_MODE,
+        col("rank", I64, f"1 = the largest {sign} coefficient; null in the one row of a fit "
+            f"without a {sign} coefficient", True),
+        col("feature", STR, "`column=value`: `verb_pair=開ける/開く`, `order=が-adv-を`, "
+            "`adverbial=よく`, `relative_clause=…`, `relative_position=0`, and for the first "
+            "(second) argument in sentence order `arg1=猫` (noun), `marker1=を` (particle; "
+            "`none`: no such argument) and `arg1.marker1=猫を`", True),
+        col("coefficient", F64, "coefficient of the fit on all pairs at the chosen C (positive: "
+            "favours the transitive verb)", True),
+    ))
+
+
+JAPANESE_REGRESSION_MAX = _coefficients("japanese_regression_max", "positive",
+                                        "Tables 4 and 6")
+JAPANESE_REGRESSION_MIN = _coefficients("japanese_regression_min", "negative",
+                                        "Tables 5 and 7")
+
+JAPANESE_LENGTH_CORRELATION = table("japanese_length_correlation", "table-japanese", (
+    "sentence length against perplexity per dataset and mode (thesis §3.2, §4.5)"), columns=(
+    *SCORER,
+    col("n_sentences", I64, "scored whole sentences (transitive and intransitive)"),
+    col("min_tokens", I64, "shortest sentence, in the model's tokens"),
+    col("max_tokens", I64, "longest sentence"),
+    col("pearson_r", F64, "Pearson's r of token count and perplexity (scipy.stats.pearsonr); "
+        "null when either is constant", True),
+    col("pearson_p", F64, "its two-sided p-value", True),
+    col("spearman_rho", F64, "Spearman's rho (scipy.stats.spearmanr); null when either is "
+        "constant", True),
+    col("spearman_p", F64, "its two-sided p-value", True),
+))
+
+JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese", (
+    "perplexity per sentence length (data of the length figure)"), columns=(
+    *SCORER,
+    col("n_tokens", I64, "sentence length in the model's tokens"),
+    col("n_sentences", I64, "scored whole sentences of that length"),
+    col("ppl_q1", F64, "first quartile of perplexity (linear interpolation)"),
+    col("ppl_median", F64, "median perplexity"),
+    col("ppl_q3", F64, "third quartile of perplexity"),
 ))
 
 PROBE_SUMMARY = table("probe_summary", "table-probe", (
@@ -488,7 +538,8 @@ AGGREGATE_TABLES = (
     GERMAN_CASE_AUC_TEMPLATES, GERMAN_CASE_AUC_VIOLATION, GERMAN_CASE_ANIMACY, GERMAN_CASE_ORDER,
     GERMAN_CASE_ORDER_AUC, GERMAN_CASE_ROC, COLA_THRESHOLDS, COLA_PHENOMENA, COLA_SOURCES,
     BLIMP_OVERALL, BLIMP_FIELD, BLIMP_PARADIGM, JAPANESE_ACCURACY, JAPANESE_AGREEMENT,
-    JAPANESE_REGRESSION, PROBE_SUMMARY, PROBE_LAYERS,
+    JAPANESE_REGRESSION, JAPANESE_REGRESSION_MAX, JAPANESE_REGRESSION_MIN,
+    JAPANESE_LENGTH_CORRELATION, JAPANESE_LENGTH_PERPLEXITY, PROBE_SUMMARY, PROBE_LAYERS,
 )
 
 # Tables that stack a stage artifact unchanged keep its definition.
