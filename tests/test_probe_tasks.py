@@ -11,12 +11,13 @@ import polars as pl
 import pytest
 from probe_support import LAYERS, REPO, ewt_sentences, save_tiny_encoder
 
-from aggregate_inputs import assert_table_files
 from spudflow.cli import main
 from spudflow.core.config import ConfigError
 from spudflow.core.errors import EXIT_BAD_INPUT
 from spudflow.core.probe_tasks import ProbeSplit, probe_tasks, split_from_dir
 from spudflow.probe.feature_file import read_features
+
+from aggregate_inputs import assert_table_files
 
 DE_PUD = REPO / "resources" / "ud" / "UD_German-PUD" / "de_pud-ud-test.conllu.gz"
 
