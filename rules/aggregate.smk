@@ -63,6 +63,7 @@ rule table_probe:
         metrics=probe_metrics_files(),
     output:
         table_files("probe_summary", "probe_summary.rst", "DepProbe"),
+        table_files("probe_languages", "probe_languages.rst", "DepProbe"),
         table_files("probe_layers", "probe_layers.rst", "DepProbe"),
     log:
         "results/logs/aggregate/table_probe.log",

@@ -26,6 +26,7 @@ wildcard_constraints:
     dist=r"[0-9]+",
     label=r"[0-9]+",
     shard=r"[1-9][0-9]*",
+    part=r"train|heldout",
     shards=r"[1-9][0-9]*",
 
 
@@ -70,8 +71,13 @@ def training_shares():
     return shares
 
 
+def share_dir(treebank, split, part):
+    """An ingested-format split of a training share (part `train`) or of the rest (`heldout`)."""
+    return f"results/shares/{treebank}/{split}/{part}"
+
+
 def training_share_dir(treebank, split):
-    return f"results/shares/{treebank}/{split}/train"
+    return share_dir(treebank, split, "train")
 
 
 def training_text_inputs(entries):

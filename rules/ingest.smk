@@ -71,16 +71,17 @@ rule treebank_stats:
 
 
 # The training share of a split (config training_shares): the sentences the pipeline's own models
-# may train on; the SPUD items of the split leave them out.
+# may train on; the SPUD items of the split leave them out. Part `heldout` is the rest of the split
+# (what the items keep), which the probe may test on (docs/probe.md, "Tasks").
 rule training_share:
     input:
         tokens=rules.ingest.output.tokens,
         sentences=rules.ingest.output.sentences,
     output:
-        tokens="results/shares/{treebank}/{split}/train/tokens.parquet",
-        sentences="results/shares/{treebank}/{split}/train/sentences.parquet",
+        tokens="results/shares/{treebank}/{split}/{part}/tokens.parquet",
+        sentences="results/shares/{treebank}/{split}/{part}/sentences.parquet",
     log:
-        "results/logs/training_share/{treebank}/{split}.log",
+        "results/logs/training_share/{treebank}/{split}/{part}.log",
     conda:
         "../envs/core.yaml"
     threads: 1

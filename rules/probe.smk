@@ -1,18 +1,23 @@
 # DepProbe: word features from frozen encoder layers (the only step that runs the LM), then one
-# probe per model variant x layers x seed, tested on the original test split and its nonce
-# versions (docs/probe.md). Features: one file per (model, variant, treebank, split, eval set)
-# under results/probe/features/, variant = lm (the model itself) or a baseline (M0, MR, MRC);
-# runs: results/probe/runs/{model}/{variant}/dist{D}_label{L}/seed{S}/. Nothing without an
-# enabled `probe:` section.
-# `spudflow probe train` options with the same name as the probe section's keys, in this order.
+# probe per task (treebank) x model variant x layers x seed, tested on the task's original test
+# split (or share) and its nonce versions (docs/probe.md). Features: one file per (model, variant,
+# treebank, split, eval set) under results/probe/features/, variant = lm (the model itself) or a
+# baseline (M0, MR, MRC), split a split name or a share SPLIT@train / SPLIT@heldout;
+# runs: results/probe/runs/{treebank}/{model}/{variant}/dist{D}_label{L}/seed{S}/. Nothing
+# without an enabled `probe:` section.
 
 
 include: "plumbing/probe.smk"
 
 
+# A task naming an unknown treebank/split/share, or training and testing on the same sentences,
+# stops planning (spudflow.core.probe_tasks).
+probe_tasks()
+
+
 rule probe_features:
     input:
-        tokens=probe_feature_treebank,
+        unpack(probe_feature_inputs),
         model=probe_model_inputs,
     output:
         "results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.safetensors",
@@ -22,6 +27,7 @@ rule probe_features:
         "results/benchmarks/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=False),
+        split=PROBE_SPLIT_DIR,
     conda:
         "../envs/lm.yaml"
     threads: 2
@@ -51,6 +57,7 @@ use rule probe_features as probe_features_shard with:
         "results/benchmarks/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=True),
+        split=PROBE_SPLIT_DIR,
     params:
         shard=lambda wc: f"--shard {wc.shard}/{probe_shards()}",
 
@@ -66,6 +73,7 @@ rule probe_features_gather:
         "results/benchmarks/probe_features_gather/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=True),
+        split=PROBE_SPLIT_DIR,
     conda:
         "../envs/lm.yaml"
     threads: 1
@@ -84,11 +92,11 @@ rule probe_train:
     input:
         unpack(probe_train_inputs),
     output:
-        metrics="results/probe/runs/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}/metrics.parquet",
+        metrics="results/probe/runs/{treebank}/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}/metrics.parquet",
     log:
-        "results/logs/probe_train/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}.log",
+        "results/logs/probe_train/{treebank}/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}.log",
     benchmark:
-        "results/benchmarks/probe_train/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}.tsv"
+        "results/benchmarks/probe_train/{treebank}/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}.tsv"
     conda:
         "../envs/lm.yaml"
     threads: 2

@@ -90,3 +90,18 @@ def test_a_missing_column_is_bad_input(tmp_path, run_cli):
     assert code == 2
     assert err.strip() == (f"{path}: column 'relacc' missing; the probe-train stage writes it "
                            "(probe_metrics v1)")
+
+
+def test_language_table_without_nonce_sets_has_null_nonce_columns(tmp_path, run_cli):
+    """probe.nonce false: one row per run group, nonce and Δ null (not guessed, not dropped)."""
+    path = probe_metrics(tmp_path)
+    rewrite(path, lambda f: f.filter(pl.col("eval_set") == "orig"))
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-probe", path, "--out-dir", out)
+    assert code == 0, err
+    table = assert_table_files(out, "probe_languages")
+    assert table.height == 7  # bert, gpt, bert MR at 6/7 and the bert sweep at layers 0-3
+    assert table["nonce"].null_count() == table["n_nonce_runs"].null_count() == 7
+    assert table["delta_las_mean"].null_count() == table["nonce_uas_mean"].null_count() == 7
+    assert table["n_probe_seeds"].to_list() == [3] * 7
+    assert table["orig_las_mean"].null_count() == 0

@@ -219,10 +219,14 @@ OPTIONAL_INPUTS = {
     ("nonce", "--lexicon-from"): "treebank",
     ("score", "--unigram"): "parquet",
     ("pairs spud", "--nonce"): "treebank",
+    ("probe features", "--sentences"): "treebank",
 }
 VALID_ARGV = {
     "nonce": lambda a: ["nonce", a["treebank"], "--lang", "de", "--seed", "1"],
     "pairs spud": lambda a: ["pairs", "spud", "--orig", a["treebank"], "--lang", "de"],
+    # the share is read before the model is loaded
+    "probe features": lambda a: ["probe", "features", a["treebank"], "--model", "not-loaded",
+                                 "--layers", "0"],
     "score": lambda a: ["score", a["text"], "--model", a["ngram"], "--kind", "ngram",
                         "--method", "kn", "--lang", "de"],
 }

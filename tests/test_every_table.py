@@ -28,7 +28,7 @@ TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes", "spud_outliers
           "cola_phenomena", "cola_sources", "blimp_overall", "blimp_field", "blimp_paradigm",
           "japanese_accuracy", "japanese_agreement", "japanese_regression",
           "japanese_regression_max", "japanese_regression_min", "japanese_length_correlation",
-          "probe_summary", "probe_layers")
+          "probe_summary", "probe_languages", "probe_layers")
 DATA_TABLES = ("spud_ratios", "german_case_roc", "japanese_length_perplexity")
 # Number columns that may be null throughout on the tiny data, and why.
 MAY_BE_ALL_NULL = {
@@ -37,6 +37,9 @@ MAY_BE_ALL_NULL = {
     **{("probe_summary", f"{figure}_sd"): "one probe seed (a sample sd needs two)"
        for figure in ("uas", "las", "relacc", "root_acc", "delta_uas", "delta_las",
                       "delta_relacc")},
+    # one probe seed; the nonce sds go over one probe seed x one nonce seed too
+    **{("probe_languages", f"{part}_{metric}_sd"): "one probe seed (a sample sd needs two)"
+       for part in ("orig", "nonce", "delta") for metric in ("uas", "las", "relacc")},
 }
 FIGURES = ("spud_log_ratios", "german_case_roc", "german_case_order_auc",
            "german_case_auc_templates", "blimp_fields", "japanese_agreement",
@@ -126,11 +129,19 @@ def test_every_table_and_figure_is_written(finished_run):
         "tiny_bert"}
     blimp = pl.read_parquet(tables / "blimp_overall.parquet")
     assert blimp.height > 0
-    # the tiny BERT and its three baselines were probed on tiny_en and its two nonce versions
+    # the tiny BERT and its three baselines were probed on the held-out halves of tiny_en and
+    # tiny_de (trained on the other halves) and their nonce versions
     probe = pl.read_parquet(tables / "probe_summary.parquet")
-    assert set(zip(probe["baseline"], probe["eval"], strict=True)) == {
-        (b, e) for b in ("none", "M0", "MR", "MRC") for e in ("orig", "spud", "pos")}
+    assert set(zip(probe["treebank"], probe["baseline"], probe["eval"], strict=True)) == {
+        (t, b, e) for t in ("tiny_en", "tiny_de") for b in ("none", "M0", "MR", "MRC")
+        for e in ("orig", "spud", "pos")}
     assert probe.filter(pl.col("eval") != "orig")["delta_las_mean"].null_count() == 0
+    languages = pl.read_parquet(tables / "probe_languages.parquet")
+    assert set(zip(languages["treebank"], languages["baseline"], languages["nonce"],
+                   strict=True)) == {
+        (t, b, e) for t in ("tiny_en", "tiny_de") for b in ("none", "M0", "MR", "MRC")
+        for e in ("spud", "pos")}
+    assert languages.height == 16
 
 
 @pytest.mark.slow

@@ -18,7 +18,8 @@ def treebank_source(wildcards):
 
 def training_share_args(wildcards):
     share = training_shares()[f"{wildcards.treebank}/{wildcards.split}"]
-    return f"--share {share['share']} --seed {share['seed']}"
+    rest = " --rest" if wildcards.part == "heldout" else ""
+    return f"--share {share['share']} --seed {share['seed']}{rest}"
 
 
 def ingest_outputs():

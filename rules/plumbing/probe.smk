@@ -1,4 +1,7 @@
 # Input functions and config lookups of the probe stage's rules (rules/probe.smk).
+# The split directory of a feature file: a split, or a share of one (SPLIT@train, SPLIT@heldout).
+PROBE_SPLIT_DIR = r"[A-Za-z0-9_-]+(?:@train|@heldout)?"
+# `spudflow probe train` options with the same name as the probe section's keys, in this order.
 PROBE_TRAIN_OPTIONS = (
     "min_words",
     "distance",
@@ -18,10 +21,11 @@ def probe_model_config(model):
     return config["probe"]["models"][model]
 
 
-def probe_split(key):
-    """(treebank, split) of probe.train / probe.dev / probe.test (None for a null dev)."""
-    value = config["probe"].get(key)
-    return None if value is None else configured_split(value, f"probe.{key}")
+def probe_tasks():
+    """treebank -> its task (spudflow.core.probe_tasks): checked, a config error otherwise."""
+    from spudflow.core.probe_tasks import probe_tasks as tasks
+
+    return tasks(config) if probe_enabled() else {}
 
 
 def probe_eval_sets():
@@ -39,13 +43,13 @@ def probe_treebank_tokens(treebank, split, probe_set):
     return f"{nonce_dir(treebank, split, method, seed_dir.removeprefix('seed'))}/tokens.parquet"
 
 
-def probe_layer_pairs(model, variant):
-    """(dist, label) layer pairs probed for a model variant; the sweep adds (l, l) for every
-    layer of the model itself."""
+def probe_layer_pairs(treebank, model, variant):
+    """(dist, label) layer pairs probed for a model variant in a treebank's task (its `layers`
+    override the model's); the sweep adds (l, l) for every layer of the model itself."""
     spec = probe_model_config(model)
     if variant == "M0":
         return [(0, 0)]
-    pairs = [(spec["dist_layer"], spec["label_layer"])]
+    pairs = [probe_tasks()[treebank].layer_pair(model, config["probe"]["models"])]
     if variant == "lm" and config["probe"]["layer_sweep"]:
         if not spec["layers"]:
             raise ValueError(f"config key probe.models.{model}.layers: needed by layer_sweep")
@@ -53,24 +57,43 @@ def probe_layer_pairs(model, variant):
     return list(dict.fromkeys(pairs))
 
 
-def probe_features_file(model, variant, treebank, split, probe_set):
-    return f"results/probe/features/{model}/{variant}/{treebank}/{split}/{probe_set}.safetensors"
+def probe_features_file(model, variant, probe_split, probe_set):
+    """Features of a ProbeSplit; a share's split directory is SPLIT@train / SPLIT@heldout."""
+    return (
+        f"results/probe/features/{model}/{variant}/{probe_split.treebank}/"
+        f"{probe_split.dir_name}/{probe_set}.safetensors"
+    )
 
 
-def probe_feature_treebank(wildcards):
-    return probe_treebank_tokens(wildcards.treebank, wildcards.split, wildcards.probe_set)
+def probe_wildcard_split(wildcards):
+    from spudflow.core.probe_tasks import split_from_dir
+
+    return split_from_dir(wildcards.treebank, wildcards.split)
+
+
+def probe_feature_inputs(wildcards):
+    """The treebank (original or nonce) of a feature job and, for a share, the share's
+    sentences, which restrict it (the same sentences in the original and every nonce version)."""
+    found = probe_wildcard_split(wildcards)
+    inputs = {"tokens": probe_treebank_tokens(found.treebank, found.split, wildcards.probe_set)}
+    if found.part:
+        share = share_dir(found.treebank, found.split, found.part)
+        inputs["share"] = f"{share}/sentences.parquet"
+    return inputs
 
 
 def probe_model_inputs(wildcards):
     return model_path_inputs(probe_model_config(wildcards.probe_model)["source"])
 
 
-def probe_feature_args(wildcards):
+def probe_feature_args(wildcards, input):
     """`spudflow probe features` options of one feature job (docs/probe.md)."""
     spec = probe_model_config(wildcards.probe_model)
-    pairs = probe_layer_pairs(wildcards.probe_model, wildcards.variant)
+    pairs = probe_layer_pairs(wildcards.treebank, wildcards.probe_model, wildcards.variant)
     layers = sorted({layer for pair in pairs for layer in pair})
     args = ["--layers", ",".join(map(str, layers)), "--device", spec["device"]]
+    if probe_wildcard_split(wildcards).part:
+        args += ["--sentences", Path(input.share).parent]
     if wildcards.variant != "lm":
         args += ["--baseline", wildcards.variant, "--init-seed", spec["init_seed"]]
     args = quoted(args + cli_options(spec, ("max_length",)))
@@ -93,8 +116,7 @@ def probe_shard_files(wildcards):
     stem = probe_features_file(
         wildcards.probe_model,
         wildcards.variant,
-        wildcards.treebank,
-        wildcards.split,
+        probe_wildcard_split(wildcards),
         wildcards.probe_set,
     ).removesuffix(".safetensors")
     return [f"{stem}.shard{i}.safetensors" for i in range(1, probe_shards() + 1)]
@@ -103,17 +125,20 @@ def probe_shard_files(wildcards):
 def probe_train_inputs(wildcards):
     """Feature files and treebanks of a probe run: train, dev (when configured), eval sets."""
     model, variant = wildcards.probe_model, wildcards.variant
+    task = probe_tasks()[wildcards.treebank]
     inputs = {}
     for role in ("train", "dev"):
-        split = probe_split(role)
-        if split:
-            inputs[f"{role}_features"] = probe_features_file(model, variant, *split, "orig")
-            inputs[f"{role}_treebank"] = ingested(*split)
-    test = probe_split("test")
+        found = getattr(task, role)
+        if found:
+            inputs[f"{role}_features"] = probe_features_file(model, variant, found, "orig")
+            inputs[f"{role}_treebank"] = ingested(found.treebank, found.split)
+    test = task.test
     inputs["eval_features"] = [
-        probe_features_file(model, variant, *test, s) for s in probe_eval_sets()
+        probe_features_file(model, variant, test, s) for s in probe_eval_sets()
     ]
-    inputs["eval_treebanks"] = [probe_treebank_tokens(*test, s) for s in probe_eval_sets()]
+    inputs["eval_treebanks"] = [
+        probe_treebank_tokens(test.treebank, test.split, s) for s in probe_eval_sets()
+    ]
     return inputs
 
 
@@ -129,7 +154,7 @@ def probe_train_args(wildcards, input):
     for name, features, tokens in zip(probe_eval_sets(), input.eval_features, input.eval_treebanks):
         args += ["--eval", name, features, parent(tokens)]
     args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label]
-    args += ["--seed", wildcards.probe_seed, "--treebank", probe_split("test")[0]]
+    args += ["--seed", wildcards.probe_seed, "--treebank", wildcards.treebank]
     args += ["--model", wildcards.probe_model, *cli_options(probe, PROBE_TRAIN_OPTIONS)]
     if wildcards.variant != "lm":
         args += ["--baseline", wildcards.variant]
@@ -139,18 +164,17 @@ def probe_train_args(wildcards, input):
     return quoted(args)
 
 
-def probe_run_dir(model, variant, dist, label, seed):
-    return f"results/probe/runs/{model}/{variant}/dist{dist}_label{label}/seed{seed}"
+def probe_run_dir(treebank, model, variant, dist, label, seed):
+    return f"results/probe/runs/{treebank}/{model}/{variant}/dist{dist}_label{label}/seed{seed}"
 
 
 def probe_metrics_files():
     """metrics.parquet of every configured probe run; the aggregate stage reads them."""
-    if not probe_enabled():
-        return []
     return [
-        f"{probe_run_dir(model, variant, dist, label, seed)}/metrics.parquet"
+        f"{probe_run_dir(treebank, model, variant, dist, label, seed)}/metrics.parquet"
+        for treebank in probe_tasks()
         for model in config["probe"]["models"]
         for variant in ["lm", *probe_model_config(model)["baselines"]]
-        for dist, label in probe_layer_pairs(model, variant)
+        for dist, label in probe_layer_pairs(treebank, model, variant)
         for seed in config["probe"]["seeds"]
     ]

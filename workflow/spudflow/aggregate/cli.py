@@ -108,7 +108,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "table-probe", help="DepProbe metrics: mean ± sd over seeds, Δ on nonce sets",
         description="Collect probe metrics files: RelAcc, UAS, LAS and root accuracy per "
         "treebank, model, baseline and layers on the original test set and each nonce method "
-        f"(Δ = original − nonce). Writes probe_summary and probe_layers as {TABLE_FILES}.")
+        f"(Δ = original − nonce). Writes probe_summary, probe_languages (the cross-language "
+        f"table: orig and nonce side by side) and probe_layers as {TABLE_FILES}.")
     p.add_argument("metrics", nargs="+", type=Path, help="metrics.parquet files")
     p.add_argument("--out-dir", type=Path, required=True, help="directory for the tables")
     p.set_defaults(handler=run_probe)

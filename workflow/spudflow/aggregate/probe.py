@@ -1,5 +1,6 @@
 """DepProbe (SPUD paper Tables 3–5, 14–20, App. F.6): probe metrics on original and nonce test
-sets, mean and sd over seeds, and Δ = original − nonce per probe run.
+sets, mean and sd over seeds, and Δ = original − nonce per probe run (the paper's "performance
+drop": positive when the nonce set is harder).
 
 A probe run is (treebank, model, baseline, distance layer, label layer, seed); its Δ on a nonce
 eval set is its original-set metric minus its metric on that set. Means and sample sds (ddof=1) go
@@ -80,10 +81,48 @@ def layer_table(summary: pl.DataFrame) -> pl.DataFrame:
                        "root_acc_mean").sort(["treebank", "model", "baseline", "eval", "layer"])
 
 
+def _mean_sd(column: str, name: str) -> list[pl.Expr]:
+    return [pl.col(column).mean().alias(f"{name}_mean"),
+            pl.col(column).std(ddof=1).alias(f"{name}_sd")]
+
+
+def language_table(metrics: pl.DataFrame) -> pl.DataFrame:
+    """Tables 3/4 and 14–16 across languages: one row per treebank x model x baseline x layers x
+    nonce method, orig and nonce RelAcc/UAS/LAS side by side with Δ = orig − nonce per run;
+    orig over the probe seeds, nonce and Δ over probe seeds x nonce seeds (as Tables 17–19).
+    A run tested on no nonce set has one row with nonce and Δ null (probe.nonce false)."""
+    deltas = run_deltas(metrics)
+    orig = deltas.filter(pl.col("eval") == "orig").group_by(RUN).agg(
+        pl.len().cast(pl.Int64).alias("n_probe_seeds"),
+        *[e for m in DELTA_METRICS for e in _mean_sd(m, f"orig_{m}")])
+    nonce = deltas.filter(pl.col("eval") != "orig").group_by([*RUN, "eval"]).agg(
+        pl.len().cast(pl.Int64).alias("n_nonce_runs"),
+        *[e for m in DELTA_METRICS for e in _mean_sd(m, f"nonce_{m}")],
+        *[e for m in DELTA_METRICS for e in _mean_sd(f"delta_{m}", f"delta_{m}")])
+    table = orig.join(nonce.rename({"eval": "nonce"}), on=RUN, how="left", nulls_equal=True)
+    order = ["n_probe_seeds", "n_nonce_runs"]
+    for m in DELTA_METRICS:
+        order += [f"{part}_{m}_{stat}" for part in ("orig", "nonce", "delta")
+                  for stat in ("mean", "sd")]
+    baseline_order = pl.col("baseline").replace_strict(
+        {NO_BASELINE: 0, "M0": 1, "MRC": 2, "MR": 3}, default=4, return_dtype=pl.Int64)
+    return (table.with_columns(baseline_order.alias("_order"))
+            .sort(["model", "_order", "baseline", "dist_layer", "label_layer", "nonce",
+                   "treebank"], nulls_last=False)
+            .select("treebank", "model", "baseline", "dist_layer", "label_layer", "nonce",
+                    *order))
+
+
 def probe_tables(metrics: pl.DataFrame) -> list[Table]:
     metrics = with_eval(metrics)
     summary = summary_table(metrics)
     return [
+        Table("probe_languages", language_table(metrics),
+              "DepProbe across languages (SPUD paper Tables 3 and 4 for the LMs, Tables 14–16 "
+              "for the M0, MRC and MR baselines): RelAcc, UAS and LAS on each treebank's "
+              "original test set and on its nonce versions, Δ = original − nonce per probe run "
+              "(the paper's performance drop); mean and sd over probe seeds (orig) and probe "
+              "seeds × nonce seeds (nonce, Δ), as Tables 17–19."),
         Table("probe_summary", summary,
               "DepProbe: RelAcc, UAS, LAS and root accuracy per treebank, model, baseline and "
               "layers on the original test set and on nonce versions (Δ = original − nonce per "

@@ -519,6 +519,40 @@ PROBE_SUMMARY = table("probe_summary", "table-probe", (
     col("delta_las_sd", F64, "its sample sd", True),
 ))
 
+def _probe_side_by_side():
+    """orig, nonce and Δ mean/sd columns of RelAcc, UAS and LAS (probe_languages)."""
+    columns = []
+    for metric, label in (("relacc", "RelAcc"), ("uas", "UAS"), ("las", "LAS")):
+        columns += [
+            col(f"orig_{metric}_mean", F64, f"{label} on the original test set"),
+            col(f"orig_{metric}_sd", F64, "its sample sd over probe seeds", True),
+            col(f"nonce_{metric}_mean", F64, f"{label} on the nonce versions (null without "
+                "nonce sets)", True),
+            col(f"nonce_{metric}_sd", F64, "its sample sd over probe seeds × nonce seeds", True),
+            col(f"delta_{metric}_mean", F64, f"Δ {label} = orig − nonce of the same probe run "
+                "(the paper's drop)", True),
+            col(f"delta_{metric}_sd", F64, "its sample sd", True),
+        ]
+    return tuple(columns)
+
+
+PROBE_LANGUAGES = table("probe_languages", "table-probe", (
+    "across languages: per treebank, model, baseline, layers and nonce method (Tables 3, 4, "
+    "14–16)"), columns=(
+    col("treebank", STR, "treebank probed (its task in probe.tasks; one per language)"),
+    col("model", STR, "LM"),
+    col("baseline", STR, "`none` (the LM: Tables 3/4), `M0` (Table 14), `MRC` (Table 15) or "
+        "`MR` (Table 16)"),
+    col("dist_layer", I64, "layer of the distance probe"),
+    col("label_layer", I64, "layer of the label probe"),
+    col("nonce", STR, "nonce method (`spud`, `pos`); null when the runs had no nonce set", True),
+    col("n_probe_seeds", I64, "probe runs (seeds) averaged on the original set"),
+    col("n_nonce_runs", I64, "rows averaged on the nonce sets (probe seeds × nonce seeds)",
+        True),
+    *_probe_side_by_side(),
+))
+
+
 PROBE_LAYERS = table("probe_layers", "table-probe", (
     "per layer (App. F.6)"), columns=(
     col("treebank", STR, "treebank probed"),
@@ -539,7 +573,8 @@ AGGREGATE_TABLES = (
     GERMAN_CASE_ORDER_AUC, GERMAN_CASE_ROC, COLA_THRESHOLDS, COLA_PHENOMENA, COLA_SOURCES,
     BLIMP_OVERALL, BLIMP_FIELD, BLIMP_PARADIGM, JAPANESE_ACCURACY, JAPANESE_AGREEMENT,
     JAPANESE_REGRESSION, JAPANESE_REGRESSION_MAX, JAPANESE_REGRESSION_MIN,
-    JAPANESE_LENGTH_CORRELATION, JAPANESE_LENGTH_PERPLEXITY, PROBE_SUMMARY, PROBE_LAYERS,
+    JAPANESE_LENGTH_CORRELATION, JAPANESE_LENGTH_PERPLEXITY, PROBE_SUMMARY, PROBE_LANGUAGES,
+    PROBE_LAYERS,
 )
 
 # Tables that stack a stage artifact unchanged keep its definition.

@@ -45,7 +45,9 @@ def sentences_in_share(sentences: pl.DataFrame, share: float, seed: int) -> pl.S
 
 
 def training_share(tokens: pl.DataFrame, sentences: pl.DataFrame, share: float,
-                   seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The tokens and sentences of the share, with their sent_index and lines as ingested."""
-    kept = sentences.filter(sentences_in_share(sentences, share, seed))
+                   seed: int, rest: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The tokens and sentences of the share (rest=True: of the other sentences, what the items
+    keep), with their sent_index and lines as ingested."""
+    in_share = sentences_in_share(sentences, share, seed)
+    kept = sentences.filter(~in_share if rest else in_share)
     return tokens.filter(pl.col("sent_index").is_in(kept.get_column("sent_index").implode())), kept

@@ -59,6 +59,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("dir", type=Path, help="ingested split (tokens.parquet + sentences.parquet)")
     p.add_argument("--share", type=share_fraction, required=True, help="share, 0 < SHARE < 1")
     p.add_argument("--seed", type=int, default=0, help="seed of the share (default: 0)")
+    p.add_argument("--rest", action="store_true",
+                   help="keep the sentences NOT in the share instead (what the items keep; the "
+                   "probe tests on them)")
     p.add_argument("--out", type=Path, required=True, help="output directory")
     p.set_defaults(handler=run_training_share)
 
@@ -80,7 +83,8 @@ def run_training_share(args: argparse.Namespace) -> None:
     for name in ("tokens.parquet", "sentences.parquet"):
         if not (args.dir / name).is_file():
             raise InputError(args.dir / name, None, "no such file (not an ingested split)")
-    tokens, sentences = training_share(*read_treebank(args.dir), args.share, args.seed)
+    tokens, sentences = training_share(*read_treebank(args.dir), args.share, args.seed,
+                                       rest=args.rest)
     write_treebank(args.out, tokens, sentences)
 
 

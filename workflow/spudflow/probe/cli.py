@@ -44,6 +44,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="M0 (layer 0), MR (all weights random), MRC (random but the "
                    "embedding layer)")
     p.add_argument("--init-seed", type=int, default=0, help="seed of MR/MRC weights")
+    p.add_argument("--sentences", type=Path, default=None, metavar="SHARE_DIR",
+                   help="keep only the sentences of this share of the split (a `training-share` "
+                   "output: its sentences.parquet, by sent_index), before --sample")
     p.add_argument("--sample", type=int, default=None, metavar="N",
                    help="a seeded sample of N sentences (default: all)")
     p.add_argument("--sample-seed", type=int, default=0)

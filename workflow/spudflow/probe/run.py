@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from argparse import Namespace
+from pathlib import Path
 
 import torch
 
@@ -19,6 +20,26 @@ def _device(name: str) -> str:
     return name
 
 
+def restrict_to_share(words, directory: Path, share_dir: Path):
+    """The sentences of `words` that are in the share (by sent_index, which nonce versions
+    keep); every share sentence must be there, so the original and nonce sets stay equal."""
+    import numpy as np
+
+    from spudflow.core.artifacts import TREEBANK_SENTENCES
+    from spudflow.core.contract import read_artifact
+
+    path = share_dir / "sentences.parquet"
+    wanted = read_artifact(path, TREEBANK_SENTENCES, ["sent_index"]).get_column("sent_index")
+    present = set(words.sent_index.tolist())
+    missing = [int(i) for i in wanted if int(i) not in present]
+    if missing:
+        raise InputError(path, None, f"sentence {missing[0]} of the share is not in {directory} "
+                         f"({len(missing)} missing): a share of another split?")
+    keep = set(wanted.to_list())
+    return words.subset(np.array([i for i, s in enumerate(words.sent_index.tolist())
+                                  if s in keep], dtype=np.int64))
+
+
 def features_command(args: Namespace) -> int:
     from spudflow.core.shards import shard_range
     from spudflow.probe.encoder import load_encoder
@@ -28,6 +49,8 @@ def features_command(args: Namespace) -> int:
 
     torch.set_num_threads(args.threads)
     words = read_words(args.dir, need_trees=False)
+    if args.sentences is not None:
+        words = restrict_to_share(words, args.dir, args.sentences)
     if args.sample is not None:
         words = words.sample(args.sample, args.sample_seed)
     encoder = load_encoder(args.model, args.layers, args.baseline, args.init_seed,

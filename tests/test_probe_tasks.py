@@ -1,0 +1,269 @@
+"""Probes in several languages in one run (issue 14): the probe section's tasks, split shares as
+probe sets (the nonce test sets restricted to the same sentences), and the cross-language table
+probe_languages checked against numpy on metrics the real probe code wrote for two treebanks."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import polars as pl
+import pytest
+from probe_support import LAYERS, REPO, ewt_sentences, save_tiny_encoder
+
+from spudflow.cli import main
+from spudflow.core.config import ConfigError
+from spudflow.core.errors import EXIT_BAD_INPUT
+from spudflow.core.probe_tasks import ProbeSplit, probe_tasks, split_from_dir
+from spudflow.probe.feature_file import read_features
+
+from aggregate_inputs import assert_table_files
+
+DE_PUD = REPO / "resources" / "ud" / "UD_German-PUD" / "de_pud-ud-test.conllu.gz"
+
+
+def _config(tasks, shares=("de_pud/test",)):
+    return {
+        "treebanks": {"en_ewt": {"lang": "en", "splits": {"dev": "d", "test": "t"}},
+                      "de_pud": {"lang": "de", "splits": {"test": "p"}}},
+        "training_shares": {name: {"share": 0.5, "seed": 0} for name in shares},
+        "probe": {"models": {"m": {"dist_layer": 3, "label_layer": 4}}, "tasks": tasks},
+    }
+
+
+def test_tasks_parse_splits_shares_and_layers():
+    tasks = probe_tasks(_config({
+        "en_ewt": {"train": "dev", "dev": None, "test": "test"},
+        "de_pud": {"train": "test:train", "test": "test:heldout",
+                   "layers": {"m": {"dist_layer": 1, "label_layer": 2}}}}))
+    assert tasks["en_ewt"].train == ProbeSplit("en_ewt", "dev")
+    assert tasks["en_ewt"].dev is None
+    assert tasks["de_pud"].test == ProbeSplit("de_pud", "test", "heldout")
+    assert tasks["de_pud"].test.dir_name == "test@heldout"
+    assert split_from_dir("de_pud", "test@train") == tasks["de_pud"].train
+    assert split_from_dir("en_ewt", "dev") == tasks["en_ewt"].train
+    models = {"m": {"dist_layer": 3, "label_layer": 4}}
+    assert tasks["en_ewt"].layer_pair("m", models) == (3, 4)
+    assert tasks["de_pud"].layer_pair("m", models) == (1, 2)
+
+
+@pytest.mark.parametrize(("tasks", "shares", "message"), [
+    ({"xx": {"train": "dev", "test": "test"}}, (),
+     "config key probe.tasks.xx: not a treebank of `treebanks:`"),
+    ({"en_ewt": {"train": "train", "test": "test"}}, (),
+     "config key probe.tasks.en_ewt.train: 'train' is not a split of treebank en_ewt"),
+    ({"en_ewt": {"train": "dev:train", "test": "test"}}, (),
+     "config key probe.tasks.en_ewt.train: 'dev:train' needs a training share, but "
+     "training_shares has no entry 'en_ewt/dev'"),
+    ({"de_pud": {"train": "test:train", "test": "test:heldout"}}, (),
+     "config key probe.tasks.de_pud.train: 'test:train' needs a training share, but "
+     "training_shares has no entry 'de_pud/test'"),
+    ({"en_ewt": {"train": "dev:rest", "test": "test"}}, ("en_ewt/dev",),
+     "config key probe.tasks.en_ewt.train: 'dev:rest': after ':' comes train or heldout, not "
+     "'rest'"),
+    ({"en_ewt": {"train": "test", "test": "test"}}, (),
+     "config key probe.tasks.en_ewt: train 'test' and test 'test' share sentences"),
+    ({"de_pud": {"train": "test", "test": "test:heldout"}}, ("de_pud/test",),
+     "config key probe.tasks.de_pud: train 'test' and test 'test:heldout' share sentences"),
+    ({"de_pud": {"train": "test:train", "dev": "test:train", "test": "test:heldout"}},
+     ("de_pud/test",),
+     "config key probe.tasks.de_pud: train 'test:train' and dev 'test:train' share sentences"),
+    ({"de_pud": {"train": "test:train", "test": "test:heldout",
+                 "layers": {"other": {"dist_layer": 1, "label_layer": 1}}}}, ("de_pud/test",),
+     "config key probe.tasks.de_pud.layers.other: not a model of probe.models"),
+])
+def test_bad_tasks_are_config_errors(tasks, shares, message):
+    with pytest.raises(ConfigError) as error:
+        probe_tasks(_config(tasks, shares))
+    assert str(error.value) == message
+
+
+def _slice(path, first, count):
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        blocks = [b for b in handle.read().split("\n\n") if b.strip()]
+    return "\n\n".join(blocks[first:first + count]) + "\n\n"
+
+
+@pytest.fixture(scope="module")
+def two_languages(tmp_path_factory):
+    """EWT (train: a dev slice, test: a test slice) and German PUD (one split: its training
+    share and the rest), each test set with two SPUD versions, and the tiny encoder."""
+    root = tmp_path_factory.mktemp("languages")
+    texts = {"en_dev": ewt_sentences("dev", 0, 60), "en_test": ewt_sentences("test", 0, 30),
+             "de_test": _slice(DE_PUD, 0, 80)}
+    for name, text in texts.items():
+        (root / f"{name}.conllu").write_text(text, encoding="utf-8")
+        assert main(["ingest", str(root / f"{name}.conllu"), "--out", str(root / name)]) == 0
+    for part in ("train", "heldout"):
+        rest = ["--rest"] if part == "heldout" else []
+        assert main(["training-share", str(root / "de_test"), "--share", "0.5", "--seed", "0",
+                     *rest, "--out", str(root / f"de_test@{part}")]) == 0
+    for name, lang in (("en_test", "en"), ("de_test", "de")):
+        for seed in (1, 2):
+            assert main(["nonce", str(root / name), "--lang", lang, "--seed", str(seed),
+                         "--out", str(root / f"{name}_spud{seed}")]) == 0
+    return root, save_tiny_encoder(root / "encoder")
+
+
+def _features(root, model, treebank, out, *extra):
+    layers = "0" if "M0" in extra else f"0,1,{LAYERS}"
+    assert main(["probe", "features", str(root / treebank), "--model", str(model), "--layers",
+                 layers, "--out", str(out), *map(str, extra)]) == 0
+    return read_features(out)
+
+
+def test_training_share_and_rest_split_the_sentences(two_languages):
+    root, _ = two_languages
+    share, rest = (set(pl.read_parquet(root / f"de_test@{p}" / "sentences.parquet")
+                       ["sent_index"]) for p in ("train", "heldout"))
+    everything = set(pl.read_parquet(root / "de_test" / "sentences.parquet")["sent_index"])
+    assert len(share) == len(rest) == 40
+    assert not share & rest and share | rest == everything
+
+
+def test_share_features_hold_the_same_sentences_in_orig_and_nonce(two_languages, tmp_path):
+    root, model = two_languages
+    held = root / "de_test@heldout"
+    rest = pl.read_parquet(held / "sentences.parquet")["sent_index"].to_list()
+    orig = _features(root, model, "de_test", tmp_path / "o.safetensors", "--sentences", held)
+    spud = _features(root, model, "de_test_spud1", tmp_path / "s.safetensors",
+                     "--sentences", held)
+    assert orig.sent_index.tolist() == spud.sent_index.tolist() == sorted(rest)
+    # with a sample, the same sampled sentences of the share in both
+    orig = _features(root, model, "de_test", tmp_path / "o2.safetensors", "--sentences", held,
+                     "--sample", "7", "--sample-seed", "3")
+    spud = _features(root, model, "de_test_spud2", tmp_path / "s2.safetensors",
+                     "--sentences", held, "--sample", "7", "--sample-seed", "3")
+    assert orig.sent_index.tolist() == spud.sent_index.tolist()
+    assert len(orig.sent_index) == 7 and set(orig.sent_index.tolist()) <= set(rest)
+
+
+def test_a_share_of_another_split_is_bad_input(two_languages, tmp_path, capsys):
+    root, model = two_languages
+    held = root / "de_test@heldout"
+    code = main(["probe", "features", str(root / "en_test"), "--model", str(model), "--layers",
+                 "0", "--sentences", str(held), "--out", str(tmp_path / "x.safetensors")])
+    assert code == EXIT_BAD_INPUT
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"{held / 'sentences.parquet'}: sentence ")
+    assert "a share of another split?" in err and "\n" not in err
+    assert not (tmp_path / "x.safetensors").exists()
+
+
+def _probe_runs(root, model, out):
+    """Real probe runs: {EWT, German PUD} x {LM, M0} x probe seeds {1, 2}, each tested on its
+    test set and two SPUD versions; returns the metrics files."""
+    tasks = {"en_ewt": ("en_dev", [], "en_test", []),
+             "de_pud": ("de_test", ["--sentences", str(root / "de_test@train")], "de_test",
+                        ["--sentences", str(root / "de_test@heldout")])}
+    files = []
+    for treebank, (train, train_extra, test, test_extra) in tasks.items():
+        for variant in ("lm", "M0"):
+            extra = ["--baseline", "M0"] if variant == "M0" else []
+            feats = out / treebank / variant
+            _features(root, model, train, feats / "train.safetensors", *train_extra, *extra)
+            evals = []
+            for name, tb in (("orig", test), ("spud/seed1", f"{test}_spud1"),
+                             ("spud/seed2", f"{test}_spud2")):
+                path = feats / f"{name.replace('/', '_')}.safetensors"
+                _features(root, model, tb, path, *test_extra, *extra)
+                evals += ["--eval", name, str(path), str(root / tb)]
+            layers = ["0", "0"] if variant == "M0" else ["1", str(LAYERS)]
+            for seed in (1, 2):
+                run = out / "runs" / treebank / variant / f"seed{seed}"
+                assert main(["probe", "train", "--train", str(feats / "train.safetensors"),
+                             str(root / train), *evals, "--dist-layer", layers[0],
+                             "--label-layer", layers[1], "--seed", str(seed), "--treebank",
+                             treebank, "--model", "tiny", "--max-epochs", "3", "--rank", "8",
+                             *extra, "--out", str(run)]) == 0
+                files.append(run / "metrics.parquet")
+    return files
+
+
+def test_language_table_against_numpy(two_languages, tmp_path, run_cli):
+    root, model = two_languages
+    files = _probe_runs(root, model, tmp_path)
+    code, _, err = run_cli("table-probe", *files, "--out-dir", tmp_path / "tables")
+    assert code == 0, err
+    table = assert_table_files(tmp_path / "tables", "probe_languages")
+    metrics = pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")
+    # one row per language x model x baseline (x nonce method): LM rows first, then M0
+    assert table.select("treebank", "baseline", "nonce").rows() == [
+        ("de_pud", "none", "spud"), ("en_ewt", "none", "spud"),
+        ("de_pud", "M0", "spud"), ("en_ewt", "M0", "spud")]
+    for row in table.iter_rows(named=True):
+        baseline = None if row["baseline"] == "none" else row["baseline"]
+        runs = metrics.filter((pl.col("treebank") == row["treebank"])
+                              & (pl.col("baseline").is_null() if baseline is None
+                                 else pl.col("baseline") == baseline))
+        orig = runs.filter(pl.col("eval_set") == "orig").sort("seed")
+        nonce = runs.filter(pl.col("eval_set").str.starts_with("spud/")).sort("seed",
+                                                                               "eval_set")
+        assert row["n_probe_seeds"] == 2 and row["n_nonce_runs"] == 4
+        for metric in ("relacc", "uas", "las"):
+            o = orig[metric].to_numpy()
+            n = nonce[metric].to_numpy()
+            by_seed = dict(zip(orig["seed"], o, strict=True))
+            drop = np.array([by_seed[s] - v for s, v in zip(nonce["seed"], n, strict=True)])
+            assert row[f"orig_{metric}_mean"] == pytest.approx(o.mean())
+            assert row[f"orig_{metric}_sd"] == pytest.approx(o.std(ddof=1))
+            assert row[f"nonce_{metric}_mean"] == pytest.approx(n.mean())
+            assert row[f"nonce_{metric}_sd"] == pytest.approx(n.std(ddof=1))
+            assert row[f"delta_{metric}_mean"] == pytest.approx(drop.mean())
+            assert row[f"delta_{metric}_sd"] == pytest.approx(drop.std(ddof=1))
+    # the German test set is the held-out half: 40 sentences in orig and both nonce versions
+    german = metrics.filter(pl.col("treebank") == "de_pud")
+    held = pl.read_parquet(root / "de_test@heldout" / "tokens.parquet").filter(
+        pl.col("kind") == "word").group_by("sent_index").len().filter(pl.col("len") >= 4)
+    assert german["n_words"].unique().to_list() == [held["len"].sum()]
+    trained = german.select(pl.col("n_train_sentences") + pl.col("n_dev_sentences")
+                            + pl.col("n_train_short"))
+    assert trained.to_series().unique().to_list() == [40]  # the training share
+
+
+def test_default_config_probes_two_languages_on_disjoint_sentences():
+    from workflow_helpers import plan
+
+    planned = plan(REPO, forceall=True)
+    runs = {(w["treebank"], w["probe_model"], w["variant"], w["probe_seed"])
+            for rule, items in planned.jobs if rule == "probe_train" for w in [dict(items)]}
+    assert {tb for tb, *_ in runs} == {"en_ewt", "de_pud"}
+    german = next(j for j in planned.jobs if j[0] == "probe_train"
+                  and dict(j[1])["treebank"] == "de_pud" and dict(j[1])["variant"] == "lm")
+    features = sorted(f for f in planned.inputs[german] if f.endswith(".safetensors"))
+    assert features == [f"results/probe/features/minilm/lm/de_pud/test@{part}/{name}.safetensors"
+                        for part, name in [("heldout", "orig"), ("heldout", "pos/seed1"),
+                                           ("heldout", "pos/seed2"), ("heldout", "spud/seed1"),
+                                           ("heldout", "spud/seed2"), ("train", "orig")]]
+    # every feature job of the German test share reads the held-out share's sentences
+    share_jobs = [j for j in planned.jobs if j[0] == "probe_features"
+                  and dict(j[1])["split"] == "test@heldout"]
+    assert len(share_jobs) == 15  # lm, M0, MR x orig and four nonce versions
+    for job in share_jobs:
+        assert "results/shares/de_pud/test/heldout/sentences.parquet" in planned.inputs[job]
+
+
+@pytest.mark.parametrize(("task", "line"), [
+    ({"train": "dev", "dev": None, "test": "dev"},
+     "config key probe.tasks.en_ewt: train 'dev' and test 'dev' share sentences"),
+    ({"train": "dev:train", "dev": None, "test": "test"},
+     "config key probe.tasks.en_ewt.train: 'dev:train' needs a training share, but "
+     "training_shares has no entry 'en_ewt/dev'"),
+])
+def test_a_bad_task_stops_planning(tmp_path, task, line):
+    import subprocess
+    import sys
+
+    import yaml
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    config["probe"]["tasks"]["en_ewt"] = task
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile",
+                             str(REPO / "Snakefile"), "-n", "--configfile", str(path)],
+                            cwd=REPO, capture_output=True, text=True)
+    assert result.returncode != 0
+    output = result.stdout + result.stderr
+    assert [x for x in output.splitlines() if x.startswith("config key")] == [line], output
+    assert "Job stats" not in output
