@@ -17,9 +17,6 @@ from spudflow.core.config import config_errors
 
 PAPERS = REPO / "config" / "papers"
 SCHEMA = REPO / "config" / "schema.yaml"
-PROBE_TASKS_PENDING = pytest.mark.xfail(
-    strict=True, reason="probe.tasks lands with i14/probe"
-)
 
 # Files a preset reads that the user provides before the run (licensed or unpublished corpora).
 USER_FILES = {
@@ -59,18 +56,9 @@ def _dry_run(tmp_path: Path, config: dict, user_files: list[str]) -> Counter:
     return Counter(rule for rule, _ in plan(tmp_path, forceall=True).jobs)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=PROBE_TASKS_PENDING) if n == "spud" else n for n in PRESETS],
-)
+@pytest.mark.parametrize("name", PRESETS)
 def test_preset_matches_the_schema(name):
     assert config_errors(_preset(name), SCHEMA) == []
-
-
-def test_spud_preset_differs_from_the_schema_only_in_the_probe_section():
-    # Until probe.tasks lands, the probe section is the only part the schema may reject.
-    errors = config_errors(_preset("spud"), SCHEMA)
-    assert all(error.startswith("config key probe") for error in errors), errors
 
 
 def test_the_readme_says_where_each_user_file_goes():
@@ -81,10 +69,7 @@ def test_the_readme_says_where_each_user_file_goes():
             assert relative in readme, relative
 
 
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=PROBE_TASKS_PENDING) if n == "spud" else n for n in PRESETS],
-)
+@pytest.mark.parametrize("name", PRESETS)
 def test_preset_dry_run_plans_the_papers_tables(tmp_path, name):
     jobs = _dry_run(tmp_path, _preset(name), USER_FILES[name])
     expected = {

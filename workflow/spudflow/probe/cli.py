@@ -92,7 +92,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--model", required=True, help="model column of the metrics")
     p.add_argument("--baseline", choices=BASELINE_CHOICES, default=None)
     p.add_argument("--subtypes", action="store_true", help="labels keep subtypes (nmod:poss)")
-    p.add_argument("--distance", choices=("squared", "l2"), default="squared")
+    p.add_argument("--distance", choices=("squared", "l2"), default="l2",
+                   help="predicted distance of two projected words: l2 (the paper, App. F.1 "
+                   "Eq. 5; default) or squared (the DepProbe reference code)")
     p.add_argument("--no-punct", action="store_true", help="metrics leave out PUNCT words")
     p.add_argument("--min-words", type=int, default=4,
                    help="sentences with fewer words are left out of training, selection and "

@@ -1,8 +1,8 @@
 """DepProbe: two linear maps on frozen word features, no bias.
 
 B (d x rank) maps words into a syntactic subspace, where the predicted distance between two words
-is the squared L2 distance of their projections (the reference; plain L2 as an option). L (d x
-labels) scores each word's relation to its head.
+is the L2 distance of their projections (the paper, App. F.1 Eq. 5) or its square (the reference
+code). L (d x labels) scores each word's relation to its head.
 """
 
 from __future__ import annotations
