@@ -23,8 +23,8 @@ wildcard_constraints:
     variant=r"lm|M0|MR|MRC",
     probe_set=r"orig|(?:spud|pos)/seed[0-9]+",
     probe_seed=r"[0-9]+",
-    dist=r"[0-9]+",
-    label=r"[0-9]+",
+    dist=r"[0-9]+|auto",
+    label=r"[0-9]+|auto",
     shard=r"[1-9][0-9]*",
     shards=r"[1-9][0-9]*",
 

@@ -38,7 +38,11 @@ def aggregate_outputs():
         f"results/{f}" for kind, files in wanted.items() if aggregate_scores(kind) for f in files
     ]
     if probe_metrics_files():
-        outputs += ["results/tables/probe_summary.parquet", "results/figures/probe_layers.svg"]
+        outputs += [
+            "results/tables/probe_summary.parquet",
+            "results/figures/probe_layers.svg",
+            "results/tables/probe_edges.parquet",
+        ]
     if nonce_stats_files():
         outputs.append("results/tables/nonce_replacements.parquet")
     return outputs

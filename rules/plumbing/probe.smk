@@ -39,18 +39,59 @@ def probe_treebank_tokens(treebank, split, probe_set):
     return f"{nonce_dir(treebank, split, method, seed_dir.removeprefix('seed'))}/tokens.parquet"
 
 
+PROBE_AUTO = "auto"
+
+
+def probe_auto_layers(model):
+    """The model has a layer `auto`: chosen by its layer sweep (App. F.6), which then runs."""
+    spec = probe_model_config(model)
+    return PROBE_AUTO in (spec["dist_layer"], spec["label_layer"])
+
+
+def probe_sweep_layers(model):
+    spec = probe_model_config(model)
+    if not spec["layers"]:
+        raise ValueError(
+            f"config key probe.models.{model}.layers: needed by layer_sweep and `auto`"
+        )
+    return list(range(spec["layers"] + 1))
+
+
 def probe_layer_pairs(model, variant):
-    """(dist, label) layer pairs probed for a model variant; the sweep adds (l, l) for every
-    layer of the model itself."""
+    """(dist, label) layer pairs probed for a model variant (a layer may be `auto`); the sweep
+    adds (l, l) for every layer of the model itself."""
     spec = probe_model_config(model)
     if variant == "M0":
         return [(0, 0)]
     pairs = [(spec["dist_layer"], spec["label_layer"])]
-    if variant == "lm" and config["probe"]["layer_sweep"]:
-        if not spec["layers"]:
-            raise ValueError(f"config key probe.models.{model}.layers: needed by layer_sweep")
-        pairs += [(layer, layer) for layer in range(spec["layers"] + 1)]
+    if variant == "lm" and (config["probe"]["layer_sweep"] or probe_auto_layers(model)):
+        pairs += [(layer, layer) for layer in probe_sweep_layers(model)]
     return list(dict.fromkeys(pairs))
+
+
+def probe_layer_choice_file(treebank, model):
+    """The layers `auto` stands for (rule probe_select_layers), per test treebank and model."""
+    return f"results/probe/layers/{treebank}/{model}.parquet"
+
+
+def probe_layer_choice_files():
+    """Layer choices of the models with an `auto` layer (read by the aggregate stage)."""
+    if not probe_enabled():
+        return []
+    test = probe_split("test")[0]
+    models = [m for m in config["probe"]["models"] if probe_auto_layers(m)]
+    return [probe_layer_choice_file(test, m) for m in models]
+
+
+def probe_sweep_metrics(wildcards):
+    """metrics.parquet of every sweep run (model itself, (l, l), every seed) of one model."""
+    if wildcards.treebank != probe_split("test")[0]:
+        raise ValueError(f"{wildcards.treebank}: the probes are tested on {probe_split('test')}")
+    return [
+        f"{probe_run_dir(wildcards.probe_model, 'lm', layer, layer, seed)}/metrics.parquet"
+        for layer in probe_sweep_layers(wildcards.probe_model)
+        for seed in config["probe"]["seeds"]
+    ]
 
 
 def probe_features_file(model, variant, treebank, split, probe_set):
@@ -69,7 +110,10 @@ def probe_feature_args(wildcards):
     """`spudflow probe features` options of one feature job (docs/probe.md)."""
     spec = probe_model_config(wildcards.probe_model)
     pairs = probe_layer_pairs(wildcards.probe_model, wildcards.variant)
-    layers = sorted({layer for pair in pairs for layer in pair})
+    layers = {layer for pair in pairs for layer in pair}
+    if PROBE_AUTO in layers:  # whichever layer the sweep chooses
+        layers = set(probe_sweep_layers(wildcards.probe_model))
+    layers = sorted(layers)
     args = ["--layers", ",".join(map(str, layers)), "--device", spec["device"]]
     if wildcards.variant != "lm":
         args += ["--baseline", wildcards.variant, "--init-seed", spec["init_seed"]]
@@ -114,6 +158,8 @@ def probe_train_inputs(wildcards):
         probe_features_file(model, variant, *test, s) for s in probe_eval_sets()
     ]
     inputs["eval_treebanks"] = [probe_treebank_tokens(*test, s) for s in probe_eval_sets()]
+    if PROBE_AUTO in (wildcards.dist, wildcards.label):
+        inputs["layer_choice"] = probe_layer_choice_file(test[0], model)
     return inputs
 
 
@@ -129,6 +175,8 @@ def probe_train_args(wildcards, input):
     for name, features, tokens in zip(probe_eval_sets(), input.eval_features, input.eval_treebanks):
         args += ["--eval", name, features, parent(tokens)]
     args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label]
+    if "layer_choice" in input.keys():
+        args += ["--layer-choice", input.layer_choice]
     args += ["--seed", wildcards.probe_seed, "--treebank", probe_split("test")[0]]
     args += ["--model", wildcards.probe_model, *cli_options(probe, PROBE_TRAIN_OPTIONS)]
     if wildcards.variant != "lm":
@@ -154,3 +202,27 @@ def probe_metrics_files():
         for dist, label in probe_layer_pairs(model, variant)
         for seed in config["probe"]["seeds"]
     ]
+
+
+def probe_gold_sets():
+    """(treebank, eval set, gold tokens.parquet) of every eval set of the probe runs."""
+    if not probe_enabled():
+        return []
+    test = probe_split("test")
+    return [(test[0], s, probe_treebank_tokens(*test, s)) for s in probe_eval_sets()]
+
+
+def probe_gold_treebanks():
+    return [tokens for _, _, tokens in probe_gold_sets()]
+
+
+def probe_edge_args(wildcards, input):
+    """`spudflow table-probe-edges` options: the gold treebanks, and the runs' word counting."""
+    args = []
+    for treebank, eval_set, tokens in probe_gold_sets():
+        args += ["--gold", treebank, eval_set, str(Path(tokens).parent)]
+    if not config["probe"]["punct"]:
+        args.append("--no-punct")
+    if config["probe"]["subtypes"]:
+        args.append("--subtypes")
+    return quoted(args)
