@@ -92,7 +92,11 @@ def test_auto_without_a_choice_or_for_another_model_is_bad_input(sweep, auto_run
     assert main([*other, "--layer-choice", str(choice), "--out", str(tmp_path / "b")]) \
         == EXIT_BAD_INPUT
     assert f"{choice}: 0 choices for treebank 'ewt', model 'other'" in capsys.readouterr().err
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    layered = [a if a != "auto" else "2" for a in base]
+    assert main([*layered, "--layer-choice", str(choice), "--out", str(tmp_path / "c")]) \
+        == EXIT_BAD_INPUT
+    assert "--layer-choice: given, but no layer is `auto`" in capsys.readouterr().err
+    assert not any((tmp_path / d).exists() for d in "abc")
 
 
 def test_select_layers_rejects_an_incomplete_or_foreign_sweep(sweep, auto_run, tmp_path, capsys):

@@ -57,6 +57,8 @@ def resolved_layers(args: Namespace) -> dict[str, int]:
 
     layers = {"dist": args.dist_layer, "label": args.label_layer}
     if AUTO not in layers.values():
+        if args.layer_choice is not None:
+            raise InputError("--layer-choice", None, "given, but no layer is `auto`")
         return layers
     if args.layer_choice is None:
         raise InputError("--layer-choice", None, "needed for a layer `auto`")
