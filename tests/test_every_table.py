@@ -25,13 +25,16 @@ TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes",
           "german_case_auc", "german_case_auc_templates", "german_case_auc_violation",
           "german_case_animacy", "german_case_order", "cola_thresholds", "blimp_overall",
           "blimp_field", "blimp_paradigm", "japanese_accuracy", "japanese_agreement",
-          "japanese_regression", "probe_summary", "probe_layers")
+          "japanese_regression", "probe_summary", "probe_layers", "probe_edges")
 DATA_TABLES = ("spud_ratios", "german_case_roc")
 # Number columns that may be null throughout on the tiny data, and why.
 MAY_BE_ALL_NULL = {
     ("german_case_animacy", "auc_sd"): "one template per animacy pattern in a 2-template sample",
     **{("probe_summary", f"{figure}_sd"): "one probe seed (a sample sd needs two)"
        for figure in ("uas", "las", "relacc", "root_acc", "delta_uas", "delta_las",
+                      "delta_relacc")},
+    **{("probe_edges", f"{figure}_sd"): "one probe seed (a sample sd needs two)"
+       for figure in ("share", "uas", "las", "relacc", "delta_uas", "delta_las",
                       "delta_relacc")},
 }
 FIGURES = ("spud_log_ratios", "german_case_roc", "blimp_fields", "japanese_agreement",
@@ -126,3 +129,19 @@ def test_report_holds_the_tables_and_figures(finished_run):
     for text in ("treebank_stats.csv", "spud_log_ratios.svg", "german_case_auc.csv",
                  "blimp_overall.csv", "tiny_trigram"):
         assert text in html, text
+
+
+@pytest.mark.slow
+def test_auto_label_layer_is_chosen_and_used(finished_run):
+    """label_layer: auto (every_table.yaml): the sweep's choice is marked in probe_layers and the
+    auto runs (model, MR, MRC) use it."""
+    tables = finished_run / "results" / "tables"
+    layers = pl.read_parquet(tables / "probe_layers.parquet")
+    chosen = layers.filter(pl.col("label_chosen"))["layer"].unique().to_list()
+    assert len(chosen) == 1 and not layers["dist_chosen"].any()
+    assert set(layers["eval"]) == {"dev", "orig", "spud"}
+    summary = pl.read_parquet(tables / "probe_summary.parquet").filter(pl.col("auto_layers"))
+    assert set(summary["baseline"]) == {"none", "MR", "MRC"}
+    assert set(summary["label_layer"]) == set(chosen) and set(summary["dist_layer"]) == {1}
+    edges = pl.read_parquet(tables / "probe_edges.parquet")
+    assert set(edges["direction"]) == {"left", "right", "root"}

@@ -24,11 +24,10 @@ import polars as pl
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.probe import NO_BASELINE
-from spudflow.core.artifacts import PROBE_METRICS
+from spudflow.core.artifacts import PROBE_METRICS, TREEBANK_TOKENS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
-from spudflow.probe.labels import label_of
-from spudflow.probe.words import read_words
+from spudflow.core.treebank import TOKENS_FILE
 
 DIRECTIONS = ("left", "right", "root")
 RUN = ["treebank", "model", "baseline", "dist_layer", "label_layer", "auto_layers"]
@@ -46,25 +45,59 @@ class Words:
     upos: list[list[str]]
 
 
+def _label(deprel: str, subtypes: bool) -> str:
+    # as the probe compares labels (probe/labels.py label_of); the totals check below would
+    # catch a difference
+    return deprel if subtypes else deprel.split(":", 1)[0]
+
+
 def read_tree_words(directory: Path, subtypes: bool) -> Words:
-    words = read_words(directory, need_trees=True)
-    return Words([tuple(f) for f in words.forms], words.heads,
-                 [[label_of(d, subtypes) for d in s] for s in words.deprels], words.upos)
+    """The words of a gold treebank directory (its tokens.parquet), per sentence."""
+    words = (read_artifact(Path(directory) / TOKENS_FILE, TREEBANK_TOKENS,
+                           ["sent_index", "token_index", "kind", "form", "upos", "head",
+                            "deprel"])
+             .filter(pl.col("kind") == "word").sort(["sent_index", "token_index"])
+             .group_by("sent_index", maintain_order=True).agg("form", "head", "deprel", "upos"))
+    if words.explode("head")["head"].null_count():
+        raise InputError(Path(directory) / TOKENS_FILE, None, "a word without HEAD: gold trees "
+                         "are needed")
+    return Words([tuple(f) for f in words["form"].to_list()],
+                 [np.asarray(h, dtype=np.int64) for h in words["head"].to_list()],
+                 [[_label(d, subtypes) for d in s] for s in words["deprel"].to_list()],
+                 words["upos"].to_list())
 
 
 def read_predictions(path: Path) -> Words:
-    """A predictions CoNLL-U file (validated as `spudflow ingest` does)."""
-    from spudflow.ingest.convert import read_conllu
-
+    """The word lines (integer ID) of a predictions CoNLL-U file, per sentence. The labels are
+    taken as written: the probe predicts labels of its own label set."""
     if not path.is_file():
         raise InputError(path, None, "no predictions file (written by `probe train` next to "
                          "metrics.parquet)")
-    tokens, _ = read_conllu(path)
-    words = tokens.filter(pl.col("kind") == "word").group_by(
-        "sent_index", maintain_order=True).agg("form", "head", "deprel", "upos")
-    return Words([tuple(f) for f in words["form"].to_list()],
-                 [np.asarray(h, dtype=np.int64) for h in words["head"].to_list()],
-                 words["deprel"].to_list(), words["upos"].to_list())
+    sentences: list[list[list[str]]] = [[]]
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise InputError(path, None, "not UTF-8 text") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            if sentences[-1]:
+                sentences.append([])
+            continue
+        if line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 10:
+            raise InputError(path, number, f"{len(fields)} fields, CoNLL-U has 10")
+        if fields[0].isdigit():
+            if not fields[6].isdigit():
+                raise InputError(path, number, f"HEAD {fields[6]!r} is not a number")
+            sentences[-1].append(fields)
+    sentences = [s for s in sentences if s]
+    if not sentences:
+        raise InputError(path, None, "no sentences")
+    return Words([tuple(f[1] for f in s) for s in sentences],
+                 [np.array([int(f[6]) for f in s], dtype=np.int64) for s in sentences],
+                 [[f[7] for f in s] for s in sentences], [[f[3] for f in s] for s in sentences])
 
 
 def matched_gold(predicted: Words, gold: Words, path: Path, gold_dir: Path) -> list[int]:
