@@ -138,8 +138,8 @@ def test_auto_label_layer_is_chosen_and_used(finished_run):
     tables = finished_run / "results" / "tables"
     layers = pl.read_parquet(tables / "probe_layers.parquet")
     chosen = layers.filter(pl.col("label_chosen"))["layer"].unique().to_list()
-    assert len(chosen) == 1 and not layers["dist_chosen"].any()
-    assert set(layers["eval"]) == {"dev", "orig", "spud"}
+    assert len(chosen) == 1 and layers["dist_chosen"].sum() == 4  # the sweep's best, unused
+    assert set(layers["eval"]) == {"dev", "orig", "spud", "pos"}
     summary = pl.read_parquet(tables / "probe_summary.parquet").filter(pl.col("auto_layers"))
     assert set(summary["baseline"]) == {"none", "MR", "MRC"}
     assert set(summary["label_layer"]) == set(chosen) and set(summary["dist_layer"]) == {1}

@@ -46,6 +46,19 @@ def test_choice_is_the_argmax_of_the_mean_selection_metric(sweep, tmp_path):
         assert choice[part]["n_layers"] == LAYERS + 1
 
 
+def test_a_tie_goes_to_the_lower_layer(sweep):
+    """Equal selection scores on every layer (as a probe that learnt nothing gives): layer 0,
+    whatever order the layers come in (polars' arg_max once picked the last of a tie)."""
+    from pathlib import Path
+
+    from spudflow.probe.layer_choice import choose_layers, read_sweep
+
+    runs = read_sweep([Path(m) for m in reversed(_metrics(sweep))])
+    tied = runs.with_columns(pl.lit(0.0).alias("dev_relacc"),
+                             pl.lit(0.081081).alias("dev_uas"))
+    assert choose_layers(tied)["layer"].to_list() == [0, 0]
+
+
 def test_dev_metrics_are_the_selection_split_scores(sweep):
     """dev_* are scores of the selected probe on the held-out share: one value per run, within
     0-1, LAS below UAS and RelAcc."""

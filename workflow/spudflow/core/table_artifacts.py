@@ -346,9 +346,10 @@ PROBE_LAYERS = table("probe_layers", "table-probe", (
     col("uas_mean", F64, "mean UAS"),
     col("las_mean", F64, "mean LAS"),
     col("root_acc_mean", F64, "mean root accuracy"),
-    col("dist_chosen", BOOL, "a `--layer-choice` file chose this layer for the distance probe "
-        "(config `auto`)"),
-    col("label_chosen", BOOL, "a `--layer-choice` file chose this layer for the label probe"),
+    col("dist_chosen", BOOL, "the layer sweep's best layer for the distance probe (a "
+        "`--layer-choice` file; what a `dist_layer: auto` uses)"),
+    col("label_chosen", BOOL, "the layer sweep's best layer for the label probe (what a "
+        "`label_layer: auto` uses)"),
 ))
 
 PROBE_EDGES = table("probe_edges", "table-probe-edges", (

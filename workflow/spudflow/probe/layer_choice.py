@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from spudflow.core.artifacts import PROBE_LAYER_CHOICE, PROBE_METRICS
@@ -60,8 +61,9 @@ def choose_layers(runs: pl.DataFrame) -> pl.DataFrame:
                          f"probe seeds ({sorted(seeds.to_list())}): a sweep run is missing")
     rows = []
     for part, criterion in CRITERIA.items():
-        # arg_max returns the first maximum: the lower layer on a tie
-        best = per_layer.row(per_layer[criterion].arg_max(), named=True)
+        # numpy's argmax returns the first maximum: the lower layer on a tie (polars' arg_max
+        # promises no order among ties)
+        best = per_layer.row(int(np.argmax(per_layer[criterion].to_numpy())), named=True)
         rows.append({"treebank": first["treebank"], "model": first["model"], "part": part,
                      "layer": best["layer"], "criterion": criterion, "score": best[criterion],
                      "n_seeds": best["n_seeds"], "n_layers": per_layer.height})
