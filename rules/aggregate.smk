@@ -5,6 +5,9 @@
 #   scoring_jobs() -> [(dataset, model), ...]     scoring: each makes
 #                                                 results/scores/{dataset}/{model}/item_scores.parquet
 #   probe_metrics_files() -> [path, ...]          probe: metrics.parquet files
+#   probe_layer_choice_files() -> [path, ...]     probe: the layers chosen for `auto`
+#   probe_gold_treebanks() -> [tokens.parquet, ...]  probe: the eval sets' gold treebanks
+#   probe_edge_args(wildcards, input) -> str      probe: table-probe-edges options
 #   nonce_stats_files() -> [path, ...]            nonce: per-split replacement statistics
 # An items dataset's kind is the prefix of its name.
 
@@ -61,6 +64,7 @@ rule table_nonce_replacements:
 rule table_probe:
     input:
         metrics=probe_metrics_files(),
+        layer_choice=probe_layer_choice_files(),
     output:
         table_files("probe_summary", "probe_summary.rst", "DepProbe"),
         table_files("probe_languages", "probe_languages.rst", "DepProbe"),
@@ -77,9 +81,40 @@ rule table_probe:
         runtime=10,
     params:
         out_dir=subpath(output[1], parent=True),
+        layer_choice=lambda wc, input: quoted(
+            ["--layer-choice", *input.layer_choice] if input.layer_choice else []
+        ),
         code=stage_code("aggregate"),
     shell:
-        "spudflow table-probe {input.metrics:q} --out-dir {params.out_dir:q} 2> {log:q}"
+        "spudflow table-probe {input.metrics:q} {params.layer_choice}"
+        " --out-dir {params.out_dir:q} 2> {log:q}"
+
+
+# Edge directions (App. F.7): each run's predictions/{eval set}.conllu, written with its
+# metrics.parquet, scored against the gold treebanks of the eval sets.
+rule table_probe_edges:
+    input:
+        metrics=probe_metrics_files(),
+        gold=probe_gold_treebanks(),
+    output:
+        table_files("probe_edges", "probe_edges.rst", "DepProbe"),
+    log:
+        "results/logs/aggregate/table_probe_edges.log",
+    benchmark:
+        "results/benchmarks/aggregate/table_probe_edges.tsv"
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        out_dir=subpath(output[1], parent=True),
+        args=probe_edge_args,
+        code=stage_code("aggregate"),
+    shell:
+        "spudflow table-probe-edges {input.metrics:q} {params.args}"
+        " --out-dir {params.out_dir:q} 2> {log:q}"
 
 
 # The tables of one dataset kind: its items and their scores -> tables in results/tables. One

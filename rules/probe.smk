@@ -3,8 +3,9 @@
 # split (or share) and its nonce versions (docs/probe.md). Features: one file per (model, variant,
 # treebank, split, eval set) under results/probe/features/, variant = lm (the model itself) or a
 # baseline (M0, MR, MRC), split a split name or a share SPLIT@train / SPLIT@heldout;
-# runs: results/probe/runs/{treebank}/{model}/{variant}/dist{D}_label{L}/seed{S}/. Nothing
-# without an enabled `probe:` section.
+# runs: results/probe/runs/{treebank}/{model}/{variant}/dist{D}_label{L}/seed{S}/ (D, L a layer
+# or `auto`, the layer sweep's choice in results/probe/layers/{treebank}/{model}.parquet).
+# Nothing without an enabled `probe:` section.
 
 
 include: "plumbing/probe.smk"
@@ -110,3 +111,26 @@ rule probe_train:
     shell:
         "spudflow probe train {params.args} --threads {threads} --out {params.outdir:q}"
         " 2> {log:q}"
+
+
+# The layers `auto` stands for: the best of the model's layer-sweep runs on the selection data
+# (App. F.6); {treebank} is the test treebank (the metrics' treebank column).
+rule probe_select_layers:
+    input:
+        metrics=probe_sweep_metrics,
+    output:
+        "results/probe/layers/{treebank}/{probe_model}.parquet",
+    log:
+        "results/logs/probe_select_layers/{treebank}/{probe_model}.log",
+    benchmark:
+        "results/benchmarks/probe_select_layers/{treebank}/{probe_model}.tsv"
+    conda:
+        "../envs/lm.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        code=stage_code("probe"),
+    shell:
+        "spudflow probe select-layers {input.metrics:q} --out {output:q} 2> {log:q}"

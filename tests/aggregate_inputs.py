@@ -291,6 +291,10 @@ def probe_metrics(root: Path, seed: int = 0) -> Path:
     for model, baseline, dist_layer, label_layer in runs:
         quality = {"bert": 0.8, "gpt": 0.7}[model] - (0.4 if baseline else 0.0)
         for probe_seed in (1, 2, 3):
+            # selection-data scores: one per run, on every row of it
+            dev = quality + 0.02 * dist_layer + rng.normal(0, 0.01)
+            dev_scores = {"dev_uas": dev, "dev_las": dev - 0.1, "dev_relacc": dev + 0.05,
+                          "dev_root_acc": dev + 0.1}
             for eval_set in ("orig", "spud/seed1", "spud/seed2", "pos/seed1", "pos/seed2"):
                 drop = 0.0 if eval_set == "orig" else (0.1 if eval_set.startswith("spud") else 0.05)
                 base = quality - drop + 0.02 * dist_layer
@@ -300,6 +304,7 @@ def probe_metrics(root: Path, seed: int = 0) -> Path:
                     "uas": base + rng.normal(0, 0.01), "las": base - 0.1 + rng.normal(0, 0.01),
                     "relacc": base + 0.05 + rng.normal(0, 0.01),
                     "root_acc": base + 0.1 + rng.normal(0, 0.01), "n_words": 1000,
+                    "auto_layers": False, **dev_scores,
                 })
     frame = pl.DataFrame(rows, schema_overrides={"baseline": pl.String})
     return write(frame, root / "results" / "probe" / "en_ewt" / "metrics.parquet",

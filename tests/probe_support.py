@@ -58,3 +58,40 @@ def save_tiny_encoder(directory: Path, corpus: list[str] | None = None,
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
+
+
+def probe_sweep(root: Path, seeds=(1, 2), max_epochs: int = 3) -> dict:
+    """Real probe runs on EWT slices with the tiny encoder: a train split (EWT dev, 80
+    sentences), a test split (EWT test, 30) and its SPUD version; features of every layer; one
+    sweep run (distance and label on layer l) per layer and seed, tested on orig and
+    spud/seed1. Returns the paths: conllu texts, treebank dirs, features, run dirs by (l, seed)."""
+    from spudflow.cli import main
+
+    root.mkdir(parents=True, exist_ok=True)
+    conllu = {"train": ewt_sentences("dev", 0, 80), "test": ewt_sentences("test", 0, 30)}
+    for name, text in conllu.items():
+        (root / f"{name}.conllu").write_text(text, encoding="utf-8")
+        assert main(["ingest", str(root / f"{name}.conllu"), "--out", str(root / name)]) == 0
+    assert main(["nonce", str(root / "test"), "--lang", "en", "--seed", "1", "--out",
+                 str(root / "spud1")]) == 0
+    model = save_tiny_encoder(root / "encoder")
+    layers = ",".join(str(layer) for layer in range(LAYERS + 1))
+    for split in ("train", "test", "spud1"):
+        assert main(["probe", "features", str(root / split), "--model", str(model), "--layers",
+                     layers, "--out", str(root / f"{split}.safetensors")]) == 0
+    runs = {}
+    for layer in range(LAYERS + 1):
+        for seed in seeds:
+            runs[layer, seed] = root / "runs" / f"dist{layer}_label{layer}" / f"seed{seed}"
+            assert main([*train_args(root, seed, max_epochs), "--dist-layer", str(layer),
+                         "--label-layer", str(layer), "--out", str(runs[layer, seed])]) == 0
+    return {"root": root, "conllu": conllu, "runs": runs}
+
+
+def train_args(root: Path, seed: int, max_epochs: int) -> list[str]:
+    """`probe train` on probe_sweep's data, without layers and --out."""
+    return ["probe", "train", "--train", str(root / "train.safetensors"), str(root / "train"),
+            "--eval", "orig", str(root / "test.safetensors"), str(root / "test"),
+            "--eval", "spud/seed1", str(root / "spud1.safetensors"), str(root / "spud1"),
+            "--seed", str(seed), "--treebank", "ewt", "--model", "tiny",
+            "--max-epochs", str(max_epochs), "--rank", "16", "--holdout", "0.25"]

@@ -78,8 +78,8 @@ def test_nonce_rows_without_their_original_are_bad_input(tmp_path, run_cli):
     code, _, err = run_cli("table-probe", path, "--out-dir", out)
     assert code == 2
     assert err.strip() == (f"{path}: probe run treebank=en_ewt, model=gpt, baseline=none, "
-                           "dist_layer=6, label_layer=7, seed=2 has a 'spud/seed1' row but no "
-                           "original-set row")
+                           "dist_layer=6, label_layer=7, auto_layers=False, seed=2 has a "
+                           "'spud/seed1' row but no original-set row")
     assert not out.exists()
 
 
@@ -89,7 +89,7 @@ def test_a_missing_column_is_bad_input(tmp_path, run_cli):
     code, _, err = run_cli("table-probe", path, "--out-dir", tmp_path / "tables")
     assert code == 2
     assert err.strip() == (f"{path}: column 'relacc' missing; the probe-train stage writes it "
-                           "(probe_metrics v1)")
+                           "(probe_metrics v2)")
 
 
 def test_language_table_without_nonce_sets_has_null_nonce_columns(tmp_path, run_cli):

@@ -106,7 +106,9 @@ def artifacts(tmp_path_factory) -> dict[str, Path]:
     assert main(["ngram-train", str(root / "tb"), "--lang", "de", "--out",
                  str(root / "lm.parquet")]) == 0
     (root / "sentences.txt").write_text("Wir gehen zum Markt.\n", encoding="utf-8")
-    return {"tokens": root / "tb" / "tokens.parquet",
+    from aggregate_inputs import probe_metrics
+
+    return {"probe_metrics": probe_metrics(root),"tokens": root / "tb" / "tokens.parquet",
             "sentences": root / "tb" / "sentences.parquet", "treebank": root / "tb",
             "ngram": root / "lm.parquet", "text": root / "sentences.txt"}
 
@@ -220,6 +222,7 @@ OPTIONAL_INPUTS = {
     ("score", "--unigram"): "parquet",
     ("pairs spud", "--nonce"): "treebank",
     ("probe features", "--sentences"): "treebank",
+    ("table-probe", "--layer-choice"): "parquet",
 }
 VALID_ARGV = {
     "nonce": lambda a: ["nonce", a["treebank"], "--lang", "de", "--seed", "1"],
@@ -229,10 +232,13 @@ VALID_ARGV = {
                                  "--layers", "0"],
     "score": lambda a: ["score", a["text"], "--model", a["ngram"], "--kind", "ngram",
                         "--method", "kn", "--lang", "de"],
+    "table-probe": lambda a: ["table-probe", a["probe_metrics"]],
 }
 # Optional inputs not run here, and why.
 UNTESTED_OPTIONAL = {("probe train", "--dev"): "feature files of a real model; read by the "
-                     "same readers as --train"}
+                     "same readers as --train",
+                     ("probe train", "--layer-choice"): "feature files of a real model; bad "
+                     "choices in tests/test_probe_sweep.py"}
 
 
 def test_every_optional_input_is_covered():

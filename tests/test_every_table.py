@@ -28,7 +28,8 @@ TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes", "spud_outliers
           "cola_phenomena", "cola_sources", "blimp_overall", "blimp_field", "blimp_paradigm",
           "japanese_accuracy", "japanese_agreement", "japanese_regression",
           "japanese_regression_max", "japanese_regression_min", "japanese_length_correlation",
-          "probe_summary", "probe_languages", "probe_layers")
+          "probe_summary", "probe_languages", "probe_layers",
+          "probe_edges")
 DATA_TABLES = ("spud_ratios", "german_case_roc", "japanese_length_perplexity")
 # Number columns that may be null throughout on the tiny data, and why.
 MAY_BE_ALL_NULL = {
@@ -40,6 +41,9 @@ MAY_BE_ALL_NULL = {
     # one probe seed; the nonce sds go over one probe seed x one nonce seed too
     **{("probe_languages", f"{part}_{metric}_sd"): "one probe seed (a sample sd needs two)"
        for part in ("orig", "nonce", "delta") for metric in ("uas", "las", "relacc")},
+    **{("probe_edges", f"{figure}_sd"): "one probe seed (a sample sd needs two)"
+       for figure in ("share", "uas", "las", "relacc", "delta_uas", "delta_las",
+                      "delta_relacc")},
 }
 FIGURES = ("spud_log_ratios", "german_case_roc", "german_case_order_auc",
            "german_case_auc_templates", "blimp_fields", "japanese_agreement",
@@ -166,7 +170,7 @@ def test_front_page_shows_every_headline(finished_run):
     page = finished_run / "results" / "index.html"
     sections = read_page(page)
     tables = finished_run / "results" / "tables"
-    assert set(sections) == {"spud_ratio_summary", "probe_summary", "german_case_auc",
+    assert set(sections) == {"spud_ratio_summary", "probe_languages", "german_case_auc",
                              "cola_thresholds", "blimp_overall", "japanese_accuracy"}
     for name, section in sections.items():
         assert len(section["rows"]) >= 2, name  # a header and at least one row
@@ -185,12 +189,30 @@ def test_front_page_shows_every_headline(finished_run):
     for row in cola.iter_rows(named=True):
         scorer = f"{row['model']} · {row['method']} · {row['normalisation']}"
         assert grid[(row["split"], scorer)] == fmt(row["mcc"])
-    probe = pl.read_parquet(tables / "probe_summary.parquet")
-    body = sections["probe_summary"]["rows"]
+    languages = pl.read_parquet(tables / "probe_languages.parquet")
+    body = sections["probe_languages"]["rows"]
     header = body[0]
-    for row in probe.iter_rows(named=True):
-        line = next(r for r in body[1:] if r[:3] == [row["treebank"], row["model"],
-                                                      row["baseline"]])
-        column = "LAS orig" if row["eval"] == "orig" else f"Δ LAS {row['eval']}"
-        value = row["las_mean"] if row["eval"] == "orig" else row["delta_las_mean"]
-        assert line[header.index(column)] == fmt(value)
+    for row in languages.iter_rows(named=True):
+        layers = f"{row['dist_layer']}/{row['label_layer']}" + (" (auto)" * row["auto_layers"])
+        line = next(r for r in body[1:]
+                    if r[:4] == [row["treebank"], row["model"], row["baseline"], layers])
+        assert line[header.index("LAS orig")] == fmt(row["orig_las_mean"])
+        if row["nonce"] is not None:
+            assert line[header.index(f"Δ LAS {row['nonce']}")] == fmt(row["delta_las_mean"])
+    assert {r[0] for r in body[1:]} == {"tiny_en", "tiny_de"}  # one row group per language
+
+
+@pytest.mark.slow
+def test_auto_label_layer_is_chosen_and_used(finished_run):
+    """label_layer: auto (every_table.yaml): the sweep's choice is marked in probe_layers and the
+    auto runs (model, MR, MRC) use it."""
+    tables = finished_run / "results" / "tables"
+    layers = pl.read_parquet(tables / "probe_layers.parquet")
+    chosen = layers.filter(pl.col("label_chosen"))["layer"].unique().to_list()
+    assert len(chosen) == 1 and layers["dist_chosen"].sum() == 4  # the sweep's best, unused
+    assert set(layers["eval"]) == {"dev", "orig", "spud", "pos"}
+    summary = pl.read_parquet(tables / "probe_summary.parquet").filter(pl.col("auto_layers"))
+    assert set(summary["baseline"]) == {"none", "MR", "MRC"}
+    assert set(summary["label_layer"]) == set(chosen) and set(summary["dist_layer"]) == {1}
+    edges = pl.read_parquet(tables / "probe_edges.parquet")
+    assert set(edges["direction"]) == {"left", "right", "root"}

@@ -104,7 +104,7 @@ def test_headlines_are_the_full_tables_numbers(tables, run_cli):
         blimp.sort("model", "method").select("model", "method", "accuracy").iter_rows()]
 
     # papers without tables in this run say so; every link but the report's leads to a file
-    for absent in ("probe_summary", "german_case_auc", "cola_thresholds", "japanese_accuracy"):
+    for absent in ("probe_languages", "german_case_auc", "cola_thresholds", "japanese_accuracy"):
         assert "Not in this run" in sections[absent]["text"]
     links = [href for s in sections.values() for href in s["links"]]
     assert "spud_ratio_summary.csv" in " ".join(links)

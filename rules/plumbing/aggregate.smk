@@ -54,6 +54,7 @@ def aggregate_outputs():
             "results/tables/probe_summary.parquet",
             "results/tables/probe_languages.parquet",
             "results/figures/probe_layers.svg",
+            "results/tables/probe_edges.parquet",
         ]
     if nonce_stats_files():
         outputs.append("results/tables/nonce_replacements.parquet")

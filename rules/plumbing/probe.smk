@@ -43,18 +43,63 @@ def probe_treebank_tokens(treebank, split, probe_set):
     return f"{nonce_dir(treebank, split, method, seed_dir.removeprefix('seed'))}/tokens.parquet"
 
 
-def probe_layer_pairs(treebank, model, variant):
-    """(dist, label) layer pairs probed for a model variant in a treebank's task (its `layers`
-    override the model's); the sweep adds (l, l) for every layer of the model itself."""
+PROBE_AUTO = "auto"
+
+
+def probe_task_layers(treebank, model):
+    """(dist, label) layers of a model in a treebank's task (its `layers` override the
+    model's); either may be `auto`."""
+    return probe_tasks()[treebank].layer_pair(model, config["probe"]["models"])
+
+
+def probe_auto_layers(treebank, model):
+    """A layer is `auto`: chosen by the model's layer sweep (App. F.6), which then runs."""
+    return PROBE_AUTO in probe_task_layers(treebank, model)
+
+
+def probe_sweep_layers(model):
     spec = probe_model_config(model)
+    if not spec["layers"]:
+        raise ValueError(
+            f"config key probe.models.{model}.layers: needed by layer_sweep and `auto`"
+        )
+    return list(range(spec["layers"] + 1))
+
+
+def probe_layer_pairs(treebank, model, variant):
+    """(dist, label) layer pairs probed for a model variant in a treebank's task (a layer may
+    be `auto`); the sweep adds (l, l) for every layer of the model itself."""
     if variant == "M0":
         return [(0, 0)]
-    pairs = [probe_tasks()[treebank].layer_pair(model, config["probe"]["models"])]
-    if variant == "lm" and config["probe"]["layer_sweep"]:
-        if not spec["layers"]:
-            raise ValueError(f"config key probe.models.{model}.layers: needed by layer_sweep")
-        pairs += [(layer, layer) for layer in range(spec["layers"] + 1)]
+    pairs = [probe_task_layers(treebank, model)]
+    if variant == "lm" and (config["probe"]["layer_sweep"] or probe_auto_layers(treebank, model)):
+        pairs += [(layer, layer) for layer in probe_sweep_layers(model)]
     return list(dict.fromkeys(pairs))
+
+
+def probe_layer_choice_file(treebank, model):
+    """The layers `auto` stands for (rule probe_select_layers), per task treebank and model."""
+    return f"results/probe/layers/{treebank}/{model}.parquet"
+
+
+def probe_layer_choice_files():
+    """Layer choices of the tasks' models with an `auto` layer (read by the aggregate stage)."""
+    return [
+        probe_layer_choice_file(treebank, model)
+        for treebank in probe_tasks()
+        for model in config["probe"]["models"]
+        if probe_auto_layers(treebank, model)
+    ]
+
+
+def probe_sweep_metrics(wildcards):
+    """metrics.parquet of every sweep run (model itself, (l, l), every seed) of one model."""
+    return [
+        f"{probe_run_dir(wildcards.treebank, wildcards.probe_model, 'lm', layer, layer, seed)}"
+        "/metrics.parquet"
+        for layer in probe_sweep_layers(wildcards.probe_model)
+        for seed in config["probe"]["seeds"]
+    ]
 
 
 def probe_features_file(model, variant, probe_split, probe_set):
@@ -90,7 +135,10 @@ def probe_feature_args(wildcards, input):
     """`spudflow probe features` options of one feature job (docs/probe.md)."""
     spec = probe_model_config(wildcards.probe_model)
     pairs = probe_layer_pairs(wildcards.treebank, wildcards.probe_model, wildcards.variant)
-    layers = sorted({layer for pair in pairs for layer in pair})
+    layers = {layer for pair in pairs for layer in pair}
+    if PROBE_AUTO in layers:  # whichever layer the sweep chooses
+        layers = set(probe_sweep_layers(wildcards.probe_model))
+    layers = sorted(layers)
     args = ["--layers", ",".join(map(str, layers)), "--device", spec["device"]]
     if probe_wildcard_split(wildcards).part:
         args += ["--sentences", Path(input.share).parent]
@@ -139,6 +187,8 @@ def probe_train_inputs(wildcards):
     inputs["eval_treebanks"] = [
         probe_treebank_tokens(test.treebank, test.split, s) for s in probe_eval_sets()
     ]
+    if PROBE_AUTO in (wildcards.dist, wildcards.label):
+        inputs["layer_choice"] = probe_layer_choice_file(wildcards.treebank, model)
     return inputs
 
 
@@ -154,6 +204,8 @@ def probe_train_args(wildcards, input):
     for name, features, tokens in zip(probe_eval_sets(), input.eval_features, input.eval_treebanks):
         args += ["--eval", name, features, parent(tokens)]
     args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label]
+    if "layer_choice" in input.keys():
+        args += ["--layer-choice", input.layer_choice]
     args += ["--seed", wildcards.probe_seed, "--treebank", wildcards.treebank]
     args += ["--model", wildcards.probe_model, *cli_options(probe, PROBE_TRAIN_OPTIONS)]
     if wildcards.variant != "lm":
@@ -178,3 +230,32 @@ def probe_metrics_files():
         for dist, label in probe_layer_pairs(treebank, model, variant)
         for seed in config["probe"]["seeds"]
     ]
+
+
+def probe_gold_sets():
+    """(treebank, eval set, gold tokens.parquet) of every eval set of every task: the whole
+    test split (the predictions hold its evaluated sentences, in order)."""
+    sets = []
+    for treebank, task in probe_tasks().items():
+        test = task.test
+        sets += [
+            (treebank, s, probe_treebank_tokens(test.treebank, test.split, s))
+            for s in probe_eval_sets()
+        ]
+    return sets
+
+
+def probe_gold_treebanks():
+    return [tokens for _, _, tokens in probe_gold_sets()]
+
+
+def probe_edge_args(wildcards, input):
+    """`spudflow table-probe-edges` options: the gold treebanks, and the runs' word counting."""
+    args = []
+    for treebank, eval_set, tokens in probe_gold_sets():
+        args += ["--gold", treebank, eval_set, str(Path(tokens).parent)]
+    if not config["probe"]["punct"]:
+        args.append("--no-punct")
+    if config["probe"]["subtypes"]:
+        args.append("--subtypes")
+    return quoted(args)

@@ -111,8 +111,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         f"(Δ = original − nonce). Writes probe_summary, probe_languages (the cross-language "
         f"table: orig and nonce side by side) and probe_layers as {TABLE_FILES}.")
     p.add_argument("metrics", nargs="+", type=Path, help="metrics.parquet files")
+    p.add_argument("--layer-choice", nargs="+", type=Path, default=[],
+                   help="`probe select-layers` files: their layers are marked in probe_layers")
     p.add_argument("--out-dir", type=Path, required=True, help="directory for the tables")
     p.set_defaults(handler=run_probe)
+
+    p = subparsers.add_parser(
+        "table-probe-edges", help="DepProbe by edge direction (App. F.7, Tables 21-22)",
+        description="Score each probe run's predictions/{eval set}.conllu (next to its "
+        "metrics.parquet) against the gold treebank of the eval set, per edge direction: left "
+        "(the gold head precedes the word), right (it follows) or root. Share of edges, "
+        "RelAcc, UAS and LAS per direction, mean ± sd over seeds, Δ = original − nonce per "
+        "run; the directions together must reproduce each metrics row. Writes probe_edges as "
+        f"{TABLE_FILES}.")
+    p.add_argument("metrics", nargs="+", type=Path, help="metrics.parquet files")
+    p.add_argument("--gold", nargs=3, action="append", default=[],
+                   metavar=("TREEBANK", "EVAL_SET", "DIR"),
+                   help="the gold treebank directory of an eval set (`orig` or METHOD/seedN) of "
+                   "a test treebank (the metrics' treebank column)")
+    p.add_argument("--no-punct", action="store_true",
+                   help="leave out PUNCT words, as the runs' metrics did (`probe train`)")
+    p.add_argument("--subtypes", action="store_true",
+                   help="labels keep subtypes, as in the runs (`probe train`)")
+    p.add_argument("--out-dir", type=Path, required=True, help="directory for the table")
+    p.set_defaults(handler=run_probe_edges)
 
     for name, function, table, what in FIGURES:
         p = subparsers.add_parser(
@@ -320,11 +342,26 @@ def run_japanese(args: argparse.Namespace) -> None:
 
 
 def run_probe(args: argparse.Namespace) -> None:
-    from spudflow.aggregate.inputs import read_probe_metrics
+    from spudflow.aggregate.inputs import read_layer_choices, read_probe_metrics
     from spudflow.aggregate.outputs import write_tables
     from spudflow.aggregate.probe import probe_tables
 
-    write_tables(probe_tables(read_probe_metrics(args.metrics)), args.out_dir)
+    write_tables(probe_tables(read_probe_metrics(args.metrics),
+                              read_layer_choices(args.layer_choice)), args.out_dir)
+
+
+def run_probe_edges(args: argparse.Namespace) -> None:
+    from spudflow.aggregate.outputs import Table, write_tables
+    from spudflow.aggregate.probe_edges import edge_table, run_edges
+
+    gold = {(treebank, eval_set): Path(directory) for treebank, eval_set, directory in args.gold}
+    runs = run_edges(args.metrics, gold, punct=not args.no_punct, subtypes=args.subtypes)
+    write_tables([Table("probe_edges", edge_table(runs),
+                        "DepProbe by edge direction (left: the gold head precedes the word; "
+                        "right: it follows; root: head 0): share of edges (Table 21) and RelAcc, "
+                        "UAS, LAS (Table 22) on the original test set and nonce versions (Δ = "
+                        "original − nonce per run); mean and sd over probe seeds and nonce "
+                        "seeds.")], args.out_dir)
 
 
 def run_front_page(args: argparse.Namespace) -> None:

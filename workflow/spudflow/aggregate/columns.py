@@ -87,12 +87,17 @@ PROBE_METRICS = {
     "seed": "seed",
     "dist_layer": "dist_layer",    # layer of the distance probe
     "label_layer": "label_layer",  # layer of the label probe
+    "auto_layers": "auto_layers",  # bool: layers chosen by the layer sweep (config `auto`)
     "eval_set": "eval_set",        # "orig", or "{nonce method}/{nonce seed}" such as "spud/seed1"
     "uas": "uas",
     "las": "las",
     "relacc": "relacc",
     "root_acc": "root_acc",
     "n_words": "n_words",
+    "dev_uas": "dev_uas",          # selection-data metrics of the run (same on each of its rows)
+    "dev_las": "dev_las",
+    "dev_relacc": "dev_relacc",
+    "dev_root_acc": "dev_root_acc",
 }
 PROBE_ORIG_EVAL_SET = "orig"
 PROBE_EVAL_SET_SEPARATOR = "/"

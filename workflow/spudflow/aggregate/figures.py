@@ -23,7 +23,7 @@ from spudflow.core.atomic import atomic_outputs
 # Figures are made without pyplot (no global figure registry), on an Agg canvas.
 STYLE = {"svg.hashsalt": "spudflow", "font.size": 8, "axes.titlesize": 9}
 COLOURS = matplotlib.colormaps["tab10"].colors
-EVAL_STYLES = {"orig": "-", "spud": "--", "pos": ":"}
+EVAL_STYLES = {"orig": "-", "spud": "--", "pos": ":", "dev": (0, (1, 1))}
 # How a figure marks a missing value (never drawn as 0).
 MISSING = "n/a"
 
@@ -226,10 +226,16 @@ def german_templates(per_template: pl.DataFrame, stem: str | Path) -> None:
     save(fig, stem)
 
 
+# Which chosen layers each metric panel of the layer figure marks.
+CHOSEN_ON = {"relacc_mean": ("label",), "uas_mean": ("dist",), "las_mean": ("dist", "label")}
+
+
 @styled
 def probe_layers(layers: pl.DataFrame, stem: str | Path) -> None:
-    """RelAcc, UAS and LAS per layer for each model (no baseline), original and nonce sets;
-    one row of panels per treebank (App. F.6)."""
+    """RelAcc, UAS and LAS per layer for each model (no baseline), selection (dev), original
+    and nonce sets; one row of panels per treebank (App. F.6, Fig. 8). The layers chosen for
+    `auto` are marked by a vertical line in the model's colour: the label layer on the RelAcc
+    panel, the distance layer on the UAS panel, both on the LAS panel."""
     layers = layers.filter(pl.col("baseline") == "none")
     if layers.is_empty():
         return _empty(stem, "layer sweep")
@@ -247,6 +253,11 @@ def probe_layers(layers: pl.DataFrame, stem: str | Path) -> None:
                 ax.plot(curve["layer"], curve[metric], marker="o", markersize=2,
                         color=COLOURS[models.index(model) % len(COLOURS)],
                         linestyle=EVAL_STYLES.get(eval_set, "-."), label=f"{model} {eval_set}")
+            for part in CHOSEN_ON[metric]:
+                chosen = panel.filter(pl.col(f"{part}_chosen")).unique(["model", "layer"])
+                for model, layer in chosen.select("model", "layer").sort("model").iter_rows():
+                    ax.axvline(layer, color=COLOURS[models.index(model) % len(COLOURS)],
+                               linewidth=0.8, alpha=0.6, label=f"{model} {part} layer {layer}")
             ax.set_xlabel("layer")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_title(f"{treebank}: {metric.removesuffix('_mean')}")

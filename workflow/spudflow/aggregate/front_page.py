@@ -28,20 +28,22 @@ def spud_headline(summary: pl.DataFrame) -> pl.DataFrame:
     return _pivot(rows.with_columns(SCORER), "language", "scorer", "ratio_median")
 
 
-def probe_headline(summary: pl.DataFrame) -> pl.DataFrame:
-    """LAS on the original test sentences and its change on each nonce version (mean over
-    probe seeds), per treebank, model and baseline."""
-    orig = summary.filter(pl.col("eval") == "orig").select(
-        "treebank", "model", "baseline", pl.col("las_mean").alias("LAS orig"))
-    deltas = summary.filter(pl.col("eval") != "orig").select(
-        "treebank", "model", "baseline", pl.concat_str(pl.lit("Δ LAS "), "eval").alias("eval"),
-        "delta_las_mean")
+def probe_headline(languages: pl.DataFrame) -> pl.DataFrame:
+    """LAS on the original test sentences and its drop Δ = orig − nonce on each nonce method
+    (means over probe seeds and nonce seeds), per treebank, model, baseline and layers."""
+    keys = ["treebank", "model", "baseline", "layers"]
+    rows = languages.with_columns(pl.concat_str(
+        pl.col("dist_layer").cast(pl.String), pl.lit("/"), pl.col("label_layer").cast(pl.String),
+        pl.when(pl.col("auto_layers")).then(pl.lit(" (auto)")).otherwise(pl.lit(""))
+    ).alias("layers"))
+    orig = rows.group_by(keys, maintain_order=True).agg(
+        pl.col("orig_las_mean").first().alias("LAS orig"))
+    deltas = rows.filter(pl.col("nonce").is_not_null()).select(
+        *keys, pl.concat_str(pl.lit("Δ LAS "), "nonce").alias("nonce"), "delta_las_mean")
     if deltas.is_empty():
-        return orig.sort("treebank", "model", "baseline")
-    wide = deltas.pivot(on="eval", index=["treebank", "model", "baseline"],
-                        values="delta_las_mean", sort_columns=True)
-    return orig.join(wide, on=["treebank", "model", "baseline"], how="left",
-                     nulls_equal=True).sort("treebank", "model", "baseline")
+        return orig
+    wide = deltas.pivot(on="nonce", index=keys, values="delta_las_mean", sort_columns=True)
+    return orig.join(wide, on=keys, how="left", nulls_equal=True)
 
 
 def german_headline(auc: pl.DataFrame) -> pl.DataFrame:
@@ -93,9 +95,10 @@ SECTIONS = (
             "language and scorer, every nonce seed combined (one ratio per original, §4.3), "
             "outliers kept (§4.4).",
             ("spud_log_ratios",)),
-    Section("SPUD: DepProbe", "SPUD paper, Tables 3–4 and 14–16", "probe_summary",
-            probe_headline, "Probe LAS on the original test sentences and its change Δ on each "
-            "nonce version, mean over probe seeds, per treebank, model and baseline.",
+    Section("SPUD: DepProbe", "SPUD paper, Tables 3–4 and 14–16", "probe_languages",
+            probe_headline, "Probe LAS on each treebank's original test sentences and its drop "
+            "Δ = orig − nonce on the nonce versions, means over probe seeds (and nonce seeds), "
+            "per treebank, model, baseline (none: the LM) and layers.",
             ("probe_layers",)),
     Section("German case violations", "German case paper, TABREF18", "german_case_auc",
             german_headline, "ROC AUC of sentence log-probability, grammatical sentences against "

@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.aggregate import columns
-from spudflow.core.artifacts import ITEM_SCORES, PROBE_METRICS
+from spudflow.core.artifacts import ITEM_SCORES, PROBE_LAYER_CHOICE, PROBE_METRICS
 from spudflow.core.contract import Artifact, read_artifact
 from spudflow.core.errors import InputError
 
@@ -89,6 +89,13 @@ def read_probe_metrics(paths: Iterable[str | Path]) -> pl.DataFrame:
     if not frames:
         raise InputError("metrics", None, "no metrics files given")
     return pl.concat(frames, how="diagonal_relaxed")
+
+
+def read_layer_choices(paths: Iterable[str | Path]) -> pl.DataFrame | None:
+    """The probe layer-choice files (`probe select-layers`), stacked; None without any."""
+    frames = [read_artifact(p, PROBE_LAYER_CHOICE, ["treebank", "model", "part", "layer"])
+              .with_columns(pl.lit(str(p)).alias("source_file")) for p in paths]
+    return pl.concat(frames) if frames else None
 
 
 def scorers(frame: pl.DataFrame) -> list[tuple[str, str]]:

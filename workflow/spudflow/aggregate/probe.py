@@ -15,7 +15,7 @@ from spudflow.aggregate import columns
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
 
-RUN = ["treebank", "model", "baseline", "dist_layer", "label_layer"]
+RUN = ["treebank", "model", "baseline", "dist_layer", "label_layer", "auto_layers"]
 METRICS = ("relacc", "uas", "las", "root_acc")
 DELTA_METRICS = ("relacc", "uas", "las")
 # The LM itself, as opposed to the M0 / MR / MRC baselines (null in the metrics files).
@@ -30,6 +30,7 @@ def with_eval(metrics: pl.DataFrame) -> pl.DataFrame:
         pl.col("treebank", "model", "eval_set").cast(pl.String),
         pl.col("dist_layer", "label_layer").cast(pl.Int64),
         pl.col(*METRICS).cast(pl.Float64),
+        pl.col("auto_layers").cast(pl.Boolean),
         pl.col("baseline").cast(pl.String).fill_null(NO_BASELINE),
         pl.when(is_orig).then(pl.lit("orig")).otherwise(method).alias("eval"),
     )
@@ -73,12 +74,7 @@ def summary_table(metrics: pl.DataFrame) -> pl.DataFrame:
     return table.sort([*RUN, pl.col("eval") != "orig", "eval"], nulls_last=False)
 
 
-def layer_table(summary: pl.DataFrame) -> pl.DataFrame:
-    """Runs whose distance and label probes use the same layer (the layer sweep, App. F.6)."""
-    same = summary.filter(pl.col("dist_layer") == pl.col("label_layer"))
-    return same.select("treebank", "model", "baseline", pl.col("dist_layer").alias("layer"),
-                       "eval", "n_runs", "relacc_mean", "uas_mean", "las_mean",
-                       "root_acc_mean").sort(["treebank", "model", "baseline", "eval", "layer"])
+LAYER_KEYS = ["treebank", "model", "baseline", "layer"]
 
 
 def _mean_sd(column: str, name: str) -> list[pl.Expr]:
@@ -107,13 +103,51 @@ def language_table(metrics: pl.DataFrame) -> pl.DataFrame:
     baseline_order = pl.col("baseline").replace_strict(
         {NO_BASELINE: 0, "M0": 1, "MRC": 2, "MR": 3}, default=4, return_dtype=pl.Int64)
     return (table.with_columns(baseline_order.alias("_order"))
-            .sort(["model", "_order", "baseline", "dist_layer", "label_layer", "nonce",
-                   "treebank"], nulls_last=False)
-            .select("treebank", "model", "baseline", "dist_layer", "label_layer", "nonce",
-                    *order))
+            .sort(["model", "_order", "baseline", "dist_layer", "label_layer", "auto_layers",
+                   "nonce", "treebank"], nulls_last=False)
+            .select("treebank", "model", "baseline", "dist_layer", "label_layer", "auto_layers",
+                    "nonce", *order))
 
 
-def probe_tables(metrics: pl.DataFrame) -> list[Table]:
+
+def _same_layer(frame: pl.DataFrame) -> pl.DataFrame:
+    same = frame.filter((pl.col("dist_layer") == pl.col("label_layer")) & ~pl.col("auto_layers"))
+    return same.rename({"dist_layer": "layer"})
+
+
+def layer_table(metrics: pl.DataFrame, summary: pl.DataFrame,
+                choices: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Runs whose distance and label probes use the same configured layer (the layer sweep,
+    App. F.6): the eval sets' means, plus `dev` rows (the selection data the layers are chosen
+    on), and the layers a layer-choice file chose marked."""
+    dev = _same_layer(metrics.filter(pl.col("eval") == "orig")).group_by(LAYER_KEYS).agg(
+        pl.lit("dev").alias("eval"), pl.len().cast(pl.Int64).alias("n_runs"),
+        *[pl.col(f"dev_{m}").mean().alias(f"{m}_mean") for m in METRICS])
+    tested = _same_layer(summary).select(*LAYER_KEYS, "eval", "n_runs",
+                                         *[f"{m}_mean" for m in METRICS])
+    table = pl.concat([dev.select(tested.columns), tested])
+    if choices is None:
+        choices = pl.DataFrame(schema={"treebank": pl.String, "model": pl.String,
+                                       "part": pl.String, "layer": pl.Int64,
+                                       "source_file": pl.String})
+    unmatched = choices.join(table.filter(pl.col("eval") == "dev"),
+                             on=["treebank", "model", "layer"], how="anti")
+    if unmatched.height:
+        row = unmatched.row(0, named=True)
+        raise InputError(row.get("source_file", "--layer-choice"), None, f"{row['part']} layer "
+                         f"{row['layer']} of {row['treebank']}/{row['model']}: no sweep run "
+                         "with that layer among the metrics")
+    for part in ("dist", "label"):
+        chosen = choices.filter(pl.col("part") == part).select(
+            "treebank", "model", "layer", pl.lit(NO_BASELINE).alias("baseline"),
+            pl.lit(True).alias(f"{part}_chosen"))
+        table = table.join(chosen, on=LAYER_KEYS, how="left").with_columns(
+            pl.col(f"{part}_chosen").fill_null(False))
+    return table.sort(["treebank", "model", "baseline", pl.col("eval") != "dev",
+                       pl.col("eval") != "orig", "eval", "layer"])
+
+
+def probe_tables(metrics: pl.DataFrame, choices: pl.DataFrame | None = None) -> list[Table]:
     metrics = with_eval(metrics)
     summary = summary_table(metrics)
     return [
@@ -127,7 +161,8 @@ def probe_tables(metrics: pl.DataFrame) -> list[Table]:
               "DepProbe: RelAcc, UAS, LAS and root accuracy per treebank, model, baseline and "
               "layers on the original test set and on nonce versions (Δ = original − nonce per "
               "probe run); mean and sd over probe seeds and nonce seeds."),
-        Table("probe_layers", layer_table(summary),
+        Table("probe_layers", layer_table(metrics, summary, choices),
               "DepProbe metrics per layer (probes whose distance and label parts use the same "
-              "layer): means over seeds."),
+              "layer; App. F.6): means over seeds on the selection data (dev) and the test "
+              "sets; the layers chosen for `auto` marked."),
     ]

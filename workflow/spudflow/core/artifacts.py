@@ -269,7 +269,7 @@ CONTROL_LOSSES = Artifact("control_losses", "train-control", doc=(
 ))
 
 # --- probe ------------------------------------------------------------------------------------
-PROBE_METRICS = Artifact("probe_metrics", "probe-train", doc=(
+PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=2, doc=(
     "`results/probe/runs/…/metrics.parquet`: one row per eval set of a probe run."), columns=(
     col("treebank", STR, "the test treebank"),
     col("model", STR, "the model's name in the config"),
@@ -277,6 +277,8 @@ PROBE_METRICS = Artifact("probe_metrics", "probe-train", doc=(
     col("seed", I64, "probe seed"),
     col("dist_layer", I64, "layer of the distance probe"),
     col("label_layer", I64, "layer of the label probe"),
+    col("auto_layers", BOOL, "the layers were chosen on the selection data by the layer sweep "
+        "(config `auto`, `--layer-choice`), not configured"),
     col("eval_set", STR, "`orig` or `{method}/seed{N}` (`spud/seed1`)"),
     col("uas", F64, "unlabelled attachment score (share of words, 0–1)"),
     col("las", F64, "labelled attachment score (0–1)"),
@@ -292,6 +294,11 @@ PROBE_METRICS = Artifact("probe_metrics", "probe-train", doc=(
     col("n_dev_short", I64, "sentences of the `--dev` split left out as short; 0 with "
         "`--holdout`, whose short sentences count in `n_train_short`"),
     col("best_epoch", I64, "the selected epoch"),
+    col("dev_uas", F64, "UAS of the selected probe on the selection data (`--dev` split or "
+        "held-out share; the same on every row of a run): the layer sweep's criterion"),
+    col("dev_las", F64, "LAS on the selection data"),
+    col("dev_relacc", F64, "RelAcc on the selection data"),
+    col("dev_root_acc", F64, "root accuracy on the selection data"),
 ))
 
 PROBE_HISTORY = Artifact("probe_history", "probe-train", doc=(
@@ -301,6 +308,21 @@ PROBE_HISTORY = Artifact("probe_history", "probe-train", doc=(
     col("dev_loss", F64, "selection loss"),
     col("lr", F64, "learning rate during that epoch"),
 ))
+
+PROBE_LAYER_CHOICE = Artifact("probe_layer_choice", "probe-select-layers", doc=(
+    "`results/probe/layers/{treebank}/{model}.parquet`: the layers the layer sweep chose for "
+    "config `auto` (App. F.6), one row per probe part."), columns=(
+    col("treebank", STR, "the test treebank (as in the metrics)"),
+    col("model", STR, "the model's name in the config"),
+    col("part", STR, "`dist` (attachment) or `label` (relation labelling)"),
+    col("layer", I64, "the chosen layer"),
+    col("criterion", STR, "`dev_uas` (dist) or `dev_relacc` (label): the selection-data metric "
+        "maximised"),
+    col("score", F64, "the criterion's mean over the probe seeds at that layer"),
+    col("n_seeds", I64, "probe seeds averaged"),
+    col("n_layers", I64, "layers compared (0 = embeddings up to the last)"),
+))
+
 
 def by_name(name: str) -> Artifact | None:
     """The stage artifact a file's metadata names (None for an unknown name)."""
@@ -328,4 +350,4 @@ HUMAN_EVAL_KEY = Artifact("human_eval_key", "human-eval export", doc=(
 
 STAGE_ARTIFACTS = (TREEBANK_TOKENS, TREEBANK_SENTENCES, TREEBANK_STATS, NONCE_STATS, ITEMS,
                    *ITEMS_KINDS.values(), TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
-                   PROBE_METRICS, PROBE_HISTORY, HUMAN_EVAL_KEY)
+                   PROBE_METRICS, PROBE_HISTORY, HUMAN_EVAL_KEY, PROBE_LAYER_CHOICE)

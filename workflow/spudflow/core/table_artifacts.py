@@ -494,12 +494,14 @@ JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese
 ))
 
 PROBE_SUMMARY = table("probe_summary", "table-probe", (
-    "per probe configuration and eval set"), columns=(
+    "per probe configuration and eval set"), version=2, columns=(
     col("treebank", STR, "treebank probed"),
     col("model", STR, "LM"),
     col("baseline", STR, "`none` (the LM), `M0`, `MR` or `MRC`"),
     col("dist_layer", I64, "layer of the distance probe"),
     col("label_layer", I64, "layer of the label probe"),
+    col("auto_layers", BOOL, "the layers were chosen by the layer sweep (config `auto`); such "
+        "runs are apart from a sweep run on the same layers"),
     col("eval", STR, "`orig` or the nonce method (`spud`, `pos`)"),
     col("n_runs", I64, "rows averaged (probe seeds × nonce seeds)"),
     col("relacc_mean", F64, "relation accuracy"),
@@ -545,6 +547,7 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
         "`MR` (Table 16)"),
     col("dist_layer", I64, "layer of the distance probe"),
     col("label_layer", I64, "layer of the label probe"),
+    col("auto_layers", BOOL, "the layers were chosen by the layer sweep (`auto`, App. F.6)"),
     col("nonce", STR, "nonce method (`spud`, `pos`); null when the runs had no nonce set", True),
     col("n_probe_seeds", I64, "probe runs (seeds) averaged on the original set"),
     col("n_nonce_runs", I64, "rows averaged on the nonce sets (probe seeds × nonce seeds)",
@@ -554,17 +557,45 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
 
 
 PROBE_LAYERS = table("probe_layers", "table-probe", (
-    "per layer (App. F.6)"), columns=(
+    "per layer (App. F.6)"), version=2, columns=(
     col("treebank", STR, "treebank probed"),
     col("model", STR, "LM"),
     col("baseline", STR, "`none`, `M0`, `MR` or `MRC`"),
     col("layer", I64, "the layer both probe parts read"),
-    col("eval", STR, "`orig`, `spud` or `pos`"),
+    col("eval", STR, "`dev` (the selection data the layers are chosen on), `orig`, `spud` or "
+        "`pos`"),
     col("n_runs", I64, "rows averaged"),
     col("relacc_mean", F64, "mean relation accuracy"),
     col("uas_mean", F64, "mean UAS"),
     col("las_mean", F64, "mean LAS"),
     col("root_acc_mean", F64, "mean root accuracy"),
+    col("dist_chosen", BOOL, "the layer sweep's best layer for the distance probe (a "
+        "`--layer-choice` file; what a `dist_layer: auto` uses)"),
+    col("label_chosen", BOOL, "the layer sweep's best layer for the label probe (what a "
+        "`label_layer: auto` uses)"),
+))
+
+PROBE_EDGES = table("probe_edges", "table-probe-edges", (
+    "per probe configuration, eval set and edge direction (App. F.7, Tables 21–22)"), columns=(
+    col("treebank", STR, "treebank probed"),
+    col("model", STR, "LM"),
+    col("baseline", STR, "`none` (the LM), `M0`, `MR` or `MRC`"),
+    col("dist_layer", I64, "layer of the distance probe"),
+    col("label_layer", I64, "layer of the label probe"),
+    col("auto_layers", BOOL, "the layers were chosen by the layer sweep (config `auto`)"),
+    col("eval", STR, "`orig` or the nonce method (`spud`, `pos`)"),
+    col("direction", STR, "where the gold head stands: `left` (before the word), `right` "
+        "(after it) or `root` (head 0)"),
+    col("n_runs", I64, "rows averaged (probe seeds × nonce seeds)"),
+    col("n_edges_mean", F64, "words of this direction scored, mean over the runs"),
+    col("share_mean", F64, "share of the scored words with this direction (Table 21)", True),
+    col("share_sd", F64, "its sample sd", True),
+    *[c for m, what in (("relacc", "relation accuracy"), ("uas", "UAS"), ("las", "LAS"))
+      for c in (col(f"{m}_mean", F64, f"{what} on these edges (Table 22); null when a run has "
+                    "none", True), col(f"{m}_sd", F64, "its sample sd", True))],
+    *[c for m in ("relacc", "uas", "las")
+      for c in (col(f"delta_{m}_mean", F64, f"Δ {m} = orig − nonce of the same run (null on "
+                    "`orig` rows)", True), col(f"delta_{m}_sd", F64, "its sample sd", True))],
 ))
 
 AGGREGATE_TABLES = (
@@ -574,7 +605,7 @@ AGGREGATE_TABLES = (
     BLIMP_OVERALL, BLIMP_FIELD, BLIMP_PARADIGM, JAPANESE_ACCURACY, JAPANESE_AGREEMENT,
     JAPANESE_REGRESSION, JAPANESE_REGRESSION_MAX, JAPANESE_REGRESSION_MIN,
     JAPANESE_LENGTH_CORRELATION, JAPANESE_LENGTH_PERPLEXITY, PROBE_SUMMARY, PROBE_LANGUAGES,
-    PROBE_LAYERS,
+    PROBE_LAYERS, PROBE_EDGES,
 )
 
 # Tables that stack a stage artifact unchanged keep its definition.

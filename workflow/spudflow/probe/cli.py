@@ -9,6 +9,7 @@ from spudflow.core.errors import InputError
 from spudflow.core.shards import WHOLE, Shard, parse_shard
 
 BASELINE_CHOICES = ("M0", "MR", "MRC")
+AUTO = "auto"
 
 
 def _layers(text: str) -> list[int]:
@@ -16,6 +17,16 @@ def _layers(text: str) -> list[int]:
         return sorted({int(v) for v in text.split(",") if v.strip()})
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a list of layer numbers: {text!r}") from None
+
+
+def _layer(text: str) -> int | str:
+    """A layer number, or `auto`: the layer a --layer-choice file chose."""
+    if text == AUTO:
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a layer number or {AUTO!r}: {text!r}") from None
 
 
 def _shard(text: str) -> Shard:
@@ -27,7 +38,7 @@ def _shard(text: str) -> Shard:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     probe = subparsers.add_parser(
-        "probe", help="DepProbe structural probes: features, gather, train",
+        "probe", help="DepProbe structural probes: features, gather, train, select-layers",
         description="DepProbe (Müller-Eberstein et al. 2022) on frozen LM layers.")
     commands = probe.add_subparsers(dest="probe_command", metavar="STEP", required=True)
 
@@ -84,8 +95,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--eval", nargs=3, action="append", default=[],
                    metavar=("NAME", "FEATURES", "TREEBANK_DIR"),
                    help="an eval set: `orig` or METHOD/seedN, its features and treebank")
-    p.add_argument("--dist-layer", type=int, required=True)
-    p.add_argument("--label-layer", type=int, required=True)
+    p.add_argument("--dist-layer", type=_layer, required=True,
+                   help="layer of the distance probe, or `auto` (from --layer-choice)")
+    p.add_argument("--label-layer", type=_layer, required=True,
+                   help="layer of the label probe, or `auto` (from --layer-choice)")
+    p.add_argument("--layer-choice", type=Path, default=None,
+                   help="`probe select-layers` output: the layers `auto` stands for")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, required=True, help="output directory")
     p.add_argument("--treebank", required=True, help="treebank column of the metrics")
@@ -107,6 +122,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, default=1)
     p.set_defaults(handler=run_train)
 
+    p = commands.add_parser(
+        "select-layers", help="choose the layers for `auto` from a layer sweep (App. F.6)",
+        description="From the metrics of the layer-sweep runs of one treebank and model (the "
+        "model itself, distance and label probe on the same layer, every layer and seed), "
+        "choose the distance layer with the best mean selection-data UAS and the label layer "
+        "with the best mean selection-data RelAcc (ties: the lower layer). Writes a "
+        "probe_layer_choice Parquet file for `probe train --layer-choice`.")
+    p.add_argument("metrics", nargs="+", type=Path, help="metrics.parquet of the sweep runs")
+    p.add_argument("--out", type=Path, required=True, help="output .parquet file")
+    p.set_defaults(handler=run_select_layers)
+
 
 def run_features(args: argparse.Namespace) -> int:
     from spudflow.probe.run import features_command
@@ -125,3 +151,10 @@ def run_train(args: argparse.Namespace) -> int:
     from spudflow.probe.run import train_command
 
     return train_command(args)
+
+
+def run_select_layers(args: argparse.Namespace) -> int:
+    from spudflow.probe.layer_choice import choose_layers, read_sweep, write_choice
+
+    write_choice(args.out, choose_layers(read_sweep(args.metrics)))
+    return 0

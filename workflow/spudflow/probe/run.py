@@ -10,6 +10,7 @@ import torch
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
+from spudflow.probe.cli import AUTO
 
 log = get_logger("spudflow.probe")
 
@@ -73,6 +74,21 @@ def features_command(args: Namespace) -> int:
     return 0
 
 
+def resolved_layers(args: Namespace) -> dict[str, int]:
+    """dist and label layers, `auto` replaced by the layer sweep's choice (--layer-choice)."""
+    from spudflow.probe.layer_choice import chosen_layer
+
+    layers = {"dist": args.dist_layer, "label": args.label_layer}
+    if AUTO not in layers.values():
+        if args.layer_choice is not None:
+            raise InputError("--layer-choice", None, "given, but no layer is `auto`")
+        return layers
+    if args.layer_choice is None:
+        raise InputError("--layer-choice", None, "needed for a layer `auto`")
+    return {part: chosen_layer(args.layer_choice, args.treebank, args.model, part)
+            if layer == AUTO else layer for part, layer in layers.items()}
+
+
 def train_command(args: Namespace) -> int:
     from spudflow.probe.data import load_set, split_off
     from spudflow.probe.labels import label_set
@@ -87,7 +103,7 @@ def train_command(args: Namespace) -> int:
     torch.set_num_threads(args.threads)
     if not args.eval:
         raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
-    layers = dict(dist=args.dist_layer, label=args.label_layer)
+    layers = resolved_layers(args)
 
     def load(name, features, treebank):
         # One --min-words for training, selection and evaluation: the paper drops sentences
@@ -114,11 +130,16 @@ def train_command(args: Namespace) -> int:
     log.info("training on %d sentences, selecting on %d", len(train), len(dev))
     trained = train_probe(train, dev, settings)
     run = {"treebank": args.treebank, "model": args.model, "baseline": args.baseline,
-           "seed": args.seed, "dist_layer": args.dist_layer, "label_layer": args.label_layer}
+           "seed": args.seed, "dist_layer": layers["dist"], "label_layer": layers["label"],
+           "auto_layers": AUTO in (args.dist_layer, args.label_layer)}
     # The training data, per metrics row; with --holdout, dev is drawn from the training split
     # after the filter, so all its short sentences count in n_train_short.
     training = {"n_train_sentences": len(train), "n_train_short": n_train_short,
                 "n_dev_sentences": len(dev), "n_dev_short": dev.n_short if args.dev else 0}
+    # The selected probe on the selection data: what the layer sweep chooses by (App. F.6).
+    dev_scores = evaluate(dev, predict(trained.probe, dev, settings), settings,
+                          punct=not args.no_punct)
+    training.update({f"dev_{m}": dev_scores[m] for m in ("uas", "las", "relacc", "root_acc")})
     rows, conllu = [], {}
     for name, features, treebank in args.eval:
         data = load(name, features, treebank)

@@ -1,0 +1,220 @@
+"""DepProbe by edge direction (SPUD paper App. F.7, Tables 21–22), from the probes' predictions.
+
+An edge is a word and its gold head. Its direction is where the gold head stands: `left` when
+the head precedes the dependent (head index < word index), `right` when it follows. This is
+what reproduces Table 21 (UD English-EWT test: 0.36 left, 0.55 right; the paper: 0.37, 0.56),
+although the paper's text words it the other way round ("the dependent has a lower index than
+the head" for left). Root words (head 0) are neither: they form the direction `root`, and count
+in the share's denominator, so that left + right < 1 as in Table 21.
+
+Per probe run and eval set, the predictions/{eval set}.conllu next to metrics.parquet are scored
+against the gold treebank of that eval set: share of edges, RelAcc, UAS and LAS per direction;
+the words counted are those of the run's own metrics (all or all but PUNCT), and the sums over
+the directions must reproduce the run's metrics row. Then mean and sd over probe seeds (and nonce
+seeds), and Δ = original − nonce per run, as in probe_summary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from spudflow.aggregate import columns
+from spudflow.aggregate.probe import NO_BASELINE
+from spudflow.core.artifacts import PROBE_METRICS, TREEBANK_TOKENS
+from spudflow.core.contract import read_artifact
+from spudflow.core.errors import InputError
+from spudflow.core.treebank import TOKENS_FILE
+
+DIRECTIONS = ("left", "right", "root")
+RUN = ["treebank", "model", "baseline", "dist_layer", "label_layer", "auto_layers"]
+SCORES = ("relacc", "uas", "las")
+METRICS_COLUMNS = [*RUN, "seed", "eval_set", "uas", "las", "relacc", "n_words"]
+
+
+@dataclass(frozen=True)
+class Words:
+    """One treebank's words, flat, with per-sentence forms for matching."""
+
+    forms: list[tuple[str, ...]]
+    heads: list[np.ndarray]
+    labels: list[list[str]]
+    upos: list[list[str]]
+
+
+def _label(deprel: str, subtypes: bool) -> str:
+    # as the probe compares labels (probe/labels.py label_of); the totals check below would
+    # catch a difference
+    return deprel if subtypes else deprel.split(":", 1)[0]
+
+
+def read_tree_words(directory: Path, subtypes: bool) -> Words:
+    """The words of a gold treebank directory (its tokens.parquet), per sentence."""
+    words = (read_artifact(Path(directory) / TOKENS_FILE, TREEBANK_TOKENS,
+                           ["sent_index", "token_index", "kind", "form", "upos", "head",
+                            "deprel"])
+             .filter(pl.col("kind") == "word").sort(["sent_index", "token_index"])
+             .group_by("sent_index", maintain_order=True).agg("form", "head", "deprel", "upos"))
+    if words.explode("head")["head"].null_count():
+        raise InputError(Path(directory) / TOKENS_FILE, None, "a word without HEAD: gold trees "
+                         "are needed")
+    return Words([tuple(f) for f in words["form"].to_list()],
+                 [np.asarray(h, dtype=np.int64) for h in words["head"].to_list()],
+                 [[_label(d, subtypes) for d in s] for s in words["deprel"].to_list()],
+                 words["upos"].to_list())
+
+
+def read_predictions(path: Path) -> Words:
+    """The word lines (integer ID) of a predictions CoNLL-U file, per sentence. The labels are
+    taken as written: the probe predicts labels of its own label set."""
+    if not path.is_file():
+        raise InputError(path, None, "no predictions file (written by `probe train` next to "
+                         "metrics.parquet)")
+    sentences: list[list[list[str]]] = [[]]
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise InputError(path, None, "not UTF-8 text") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            if sentences[-1]:
+                sentences.append([])
+            continue
+        if line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 10:
+            raise InputError(path, number, f"{len(fields)} fields, CoNLL-U has 10")
+        if fields[0].isdigit():
+            if not fields[6].isdigit():
+                raise InputError(path, number, f"HEAD {fields[6]!r} is not a number")
+            sentences[-1].append(fields)
+    sentences = [s for s in sentences if s]
+    if not sentences:
+        raise InputError(path, None, "no sentences")
+    return Words([tuple(f[1] for f in s) for s in sentences],
+                 [np.array([int(f[6]) for f in s], dtype=np.int64) for s in sentences],
+                 [[f[7] for f in s] for s in sentences], [[f[3] for f in s] for s in sentences])
+
+
+def matched_gold(predicted: Words, gold: Words, path: Path, gold_dir: Path) -> list[int]:
+    """For each predicted sentence, its gold sentence: the predictions hold the evaluated
+    sentences of the treebank in order (a subsequence), so the match is greedy on the words."""
+    picks, g = [], 0
+    for i, forms in enumerate(predicted.forms):
+        while g < len(gold.forms) and gold.forms[g] != forms:
+            g += 1
+        if g == len(gold.forms):
+            raise InputError(path, None, f"sentence {i + 1} ({' '.join(forms[:6])} …) is not in "
+                             f"{gold_dir} (in order): predictions of another treebank?")
+        picks.append(g)
+        g += 1
+    return picks
+
+
+def direction_counts(predicted: Words, gold: Words, picks: list[int], punct: bool
+                     ) -> dict[str, dict[str, int]]:
+    """Per direction: edges, and right heads, labels and both."""
+    counts = {d: dict(n=0, uas=0, relacc=0, las=0) for d in DIRECTIONS}
+    for i, g in enumerate(picks):
+        heads, position = gold.heads[g], np.arange(1, len(gold.heads[g]) + 1)
+        keep = np.ones(len(heads), bool) if punct else np.asarray(gold.upos[g]) != "PUNCT"
+        head_ok = heads == predicted.heads[i]
+        label_ok = np.asarray(gold.labels[g], dtype=object) == np.asarray(predicted.labels[i],
+                                                                           dtype=object)
+        direction = {"root": heads == 0, "left": (heads > 0) & (heads < position),
+                     "right": heads > position}
+        for name, mask in direction.items():
+            mask = mask & keep
+            counts[name]["n"] += int(mask.sum())
+            counts[name]["uas"] += int((head_ok & mask).sum())
+            counts[name]["relacc"] += int((label_ok & mask).sum())
+            counts[name]["las"] += int((head_ok & label_ok & mask).sum())
+    return counts
+
+
+def _check_totals(counts: dict, row: dict, path: Path) -> None:
+    """The directions together must give the run's own metrics (same words, same scores)."""
+    n = sum(c["n"] for c in counts.values())
+    problems = [] if n == row["n_words"] else [f"{n} words, the metrics {row['n_words']}"]
+    for score in SCORES:
+        value = sum(c[score] for c in counts.values()) / max(n, 1)
+        if abs(value - row[score]) > 1e-9:
+            problems.append(f"{score} {value:.6f}, the metrics {row[score]:.6f}")
+    if problems:
+        raise InputError(path, None, "predictions do not reproduce metrics.parquet ("
+                         + "; ".join(problems) + "): --no-punct / --subtypes as in the run?")
+
+
+def run_edges(metrics_paths: list[Path], gold_dirs: dict[tuple[str, str], Path], punct: bool,
+              subtypes: bool) -> pl.DataFrame:
+    """One row per probe run, eval set and direction."""
+    rows, gold_cache = [], {}
+    for path in metrics_paths:
+        metrics = read_artifact(path, PROBE_METRICS, METRICS_COLUMNS)
+        for row in metrics.iter_rows(named=True):
+            key = (row["treebank"], row["eval_set"])
+            if key not in gold_dirs:
+                raise InputError(path, None, f"no --gold treebank for treebank {key[0]!r}, "
+                                 f"eval set {key[1]!r}")
+            if gold_dirs[key] not in gold_cache:
+                gold_cache[gold_dirs[key]] = read_tree_words(gold_dirs[key], subtypes)
+            gold = gold_cache[gold_dirs[key]]
+            predictions = path.parent / "predictions" / f"{row['eval_set']}.conllu"
+            predicted = read_predictions(predictions)
+            picks = matched_gold(predicted, gold, predictions, gold_dirs[key])
+            counts = direction_counts(predicted, gold, picks, punct)
+            _check_totals(counts, row, predictions)
+            total = sum(c["n"] for c in counts.values())
+            for direction, c in counts.items():
+                rows.append({**{k: row[k] for k in RUN}, "seed": row["seed"],
+                             "eval_set": row["eval_set"], "direction": direction,
+                             "n_edges": c["n"], "share": c["n"] / total if total else None,
+                             **{s: c[s] / c["n"] if c["n"] else None for s in SCORES},
+                             "source_file": str(path)})
+    if not rows:
+        raise InputError("metrics", None, "no metrics files given")
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+def _mean(name: str) -> pl.Expr:
+    """Mean over the group, null when any run has no value (no such edges): never a mean of
+    fewer runs than n_runs says."""
+    value = pl.col(name)
+    return pl.when(value.null_count() == 0).then(value.mean()).alias(f"{name}_mean")
+
+
+def _sd(name: str) -> pl.Expr:
+    value = pl.col(name)
+    return pl.when(value.null_count() == 0).then(value.std(ddof=1)).alias(f"{name}_sd")
+
+
+def edge_table(runs: pl.DataFrame) -> pl.DataFrame:
+    """Mean and sd over probe seeds × nonce seeds per run configuration, eval and direction."""
+    is_orig = pl.col("eval_set") == columns.PROBE_ORIG_EVAL_SET
+    method = pl.col("eval_set").str.split(columns.PROBE_EVAL_SET_SEPARATOR).list.first()
+    runs = runs.with_columns(pl.col("baseline").fill_null(NO_BASELINE),
+                             pl.when(is_orig).then(pl.lit("orig")).otherwise(method).alias("eval"))
+    keys = [*RUN, "seed", "direction"]
+    orig = runs.filter(pl.col("eval") == "orig").select(
+        *keys, *[pl.col(s).alias(f"orig_{s}") for s in SCORES])
+    twice = orig.filter(pl.struct(keys).is_duplicated())
+    if twice.height:
+        raise InputError(runs.filter(is_orig)["source_file"][0], None,
+                         "a probe run with more than one `orig` row")
+    orphans = runs.join(orig, on=keys, how="anti")
+    if orphans.height:
+        raise InputError(orphans["source_file"][0], None,
+                         f"a {orphans['eval_set'][0]!r} row but no `orig` row for its run")
+    runs = runs.join(orig, on=keys, how="left").with_columns([
+        pl.when(pl.col("eval") != "orig").then(pl.col(f"orig_{s}") - pl.col(s)).alias(
+            f"delta_{s}") for s in SCORES])
+    aggregations = [pl.len().cast(pl.Int64).alias("n_runs"),
+                    pl.col("n_edges").cast(pl.Float64).mean().alias("n_edges_mean")]
+    for name in ("share", *SCORES, *[f"delta_{s}" for s in SCORES]):
+        aggregations += [_mean(name), _sd(name)]
+    table = runs.group_by([*RUN, "eval", "direction"]).agg(aggregations)
+    return table.sort([*RUN, pl.col("eval") != "orig", "eval", "direction"])
