@@ -106,9 +106,13 @@ def artifacts(tmp_path_factory) -> dict[str, Path]:
     assert main(["ngram-train", str(root / "tb"), "--lang", "de", "--out",
                  str(root / "lm.parquet")]) == 0
     (root / "sentences.txt").write_text("Wir gehen zum Markt.\n", encoding="utf-8")
+    (root / "in_domain_dev.tsv").write_text("t01\t1\t\tThe cat sat on the mat.\n"
+                                           "t01\t0\t*\tThe cat sat the mat on.\n",
+                                           encoding="utf-8")
     from aggregate_inputs import probe_metrics
 
-    return {"probe_metrics": probe_metrics(root),"tokens": root / "tb" / "tokens.parquet",
+    return {"probe_metrics": probe_metrics(root), "tokens": root / "tb" / "tokens.parquet",
+            "cola": root / "in_domain_dev.tsv",
             "sentences": root / "tb" / "sentences.parquet", "treebank": root / "tb",
             "ngram": root / "lm.parquet", "text": root / "sentences.txt"}
 
@@ -223,6 +227,7 @@ OPTIONAL_INPUTS = {
     ("pairs spud", "--nonce"): "treebank",
     ("probe features", "--sentences"): "treebank",
     ("table-probe", "--layer-choice"): "parquet",
+    ("pairs cola", "--phenomena"): "tsv",
 }
 VALID_ARGV = {
     "nonce": lambda a: ["nonce", a["treebank"], "--lang", "de", "--seed", "1"],
@@ -233,12 +238,15 @@ VALID_ARGV = {
     "score": lambda a: ["score", a["text"], "--model", a["ngram"], "--kind", "ngram",
                         "--method", "kn", "--lang", "de"],
     "table-probe": lambda a: ["table-probe", a["probe_metrics"]],
+    "pairs cola": lambda a: ["pairs", "cola", a["cola"]],
 }
 # Optional inputs not run here, and why.
 UNTESTED_OPTIONAL = {("probe train", "--dev"): "feature files of a real model; read by the "
                      "same readers as --train",
                      ("probe train", "--layer-choice"): "feature files of a real model; bad "
-                     "choices in tests/test_probe_sweep.py"}
+                     "choices in tests/test_probe_sweep.py",
+                     ("score", "--cache"): "a folder the job creates when missing; a file in "
+                     "its place and unreadable segments in tests/test_scoring_cache.py"}
 
 
 def test_every_optional_input_is_covered():

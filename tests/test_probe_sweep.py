@@ -274,27 +274,34 @@ def test_auto_layer_plan(tmp_path):
 
     workdir = copy_workflow(tmp_path / "wf", "every_table.yaml")  # label_layer: auto
     planned = plan(workdir, forceall=True)
-    by_rule = {}
-    for job in planned.jobs:
-        by_rule.setdefault(job[0], []).append(dict(job[1]))
-    select = [j for j in planned.jobs if j[0] == "probe_select_layers"]
-    assert [dict(j[1]) for j in select] == [{"treebank": "tiny_en", "probe_model": "tiny_bert"}]
-    sweep_runs = {f"results/probe/runs/tiny_bert/lm/dist{la}_label{la}/seed1/metrics.parquet"
-                  for la in range(3)}
-    assert planned.inputs[select[0]] == sweep_runs
+    select = sorted((j for j in planned.jobs if j[0] == "probe_select_layers"),
+                    key=lambda j: dict(j[1])["treebank"])
+    # one choice per probe task (treebank), each from that task's own sweep runs
+    assert [dict(j[1]) for j in select] == [{"treebank": tb, "probe_model": "tiny_bert"}
+                                           for tb in ("tiny_de", "tiny_en")]
+    for job in select:
+        treebank = dict(job[1])["treebank"]
+        assert planned.inputs[job] == {
+            f"results/probe/runs/{treebank}/tiny_bert/lm/dist{la}_label{la}/seed1/metrics.parquet"
+            for la in range(3)}
     auto_train = [j for j in planned.jobs if j[0] == "probe_train"
                   and dict(j[1])["label"] == "auto"]
-    # the model and its MR and MRC baselines; M0 reads layer 0 only
-    assert sorted(dict(j[1])["variant"] for j in auto_train) == ["MR", "MRC", "lm"]
+    # per task: the model and its MR and MRC baselines; M0 reads layer 0 only
+    assert sorted((dict(j[1])["treebank"], dict(j[1])["variant"]) for j in auto_train) == [
+        (tb, v) for tb in ("tiny_de", "tiny_en") for v in ("MR", "MRC", "lm")]
     for train in auto_train:
-        assert select[0] in planned.dependencies[train]
-        assert "--layer-choice results/probe/layers/tiny_en/tiny_bert.parquet" in \
+        treebank = dict(train[1])["treebank"]
+        choice = next(j for j in select if dict(j[1])["treebank"] == treebank)
+        assert choice in planned.dependencies[train]
+        assert f"--layer-choice results/probe/layers/{treebank}/tiny_bert.parquet" in \
             planned.shell[train]
         assert "--label-layer auto" in planned.shell[train]
     features = [j for j in planned.jobs if j[0] == "probe_features"
                 and dict(j[1])["variant"] == "MR"]
     assert all("--layers 0,1,2" in planned.shell[j] for j in features)
     tables = {j[0]: j for j in planned.jobs if j[0] in ("table_probe", "table_probe_edges")}
-    assert "results/probe/layers/tiny_en/tiny_bert.parquet" in planned.inputs[
-        tables["table_probe"]]
-    assert "--gold tiny_en spud/seed1 results/nonce/" in planned.shell[tables["table_probe_edges"]]
+    for treebank in ("tiny_en", "tiny_de"):
+        assert f"results/probe/layers/{treebank}/tiny_bert.parquet" in planned.inputs[
+            tables["table_probe"]]
+        assert f"--gold {treebank} spud/seed1 results/nonce/{treebank}/" in \
+            planned.shell[tables["table_probe_edges"]]

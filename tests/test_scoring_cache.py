@@ -222,3 +222,15 @@ def test_stats_and_prune(tmp_path, items, capsys):
 def test_a_missing_cache_folder_for_stats_is_bad_input(tmp_path, capsys):
     assert main(["cache", "stats", str(tmp_path / "nowhere")]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_a_file_in_place_of_the_cache_folder_is_bad_input(tmp_path, items, capsys):
+    cache = tmp_path / "cache"
+    cache.write_text("not a folder\n")
+    tiny_model_dir("causal", "bytebpe")
+    capsys.readouterr()
+    args = ["score", str(items), "--model", str(tiny_model_dir("causal", "bytebpe")), "--kind",
+            "causal", "--method", "ppl", "--out", str(tmp_path / "out"), "--cache", str(cache)]
+    assert main(args) == 2
+    assert capsys.readouterr().err.strip().startswith(f"{cache}: is a file")
+    assert not (tmp_path / "out").exists()

@@ -171,6 +171,9 @@ def run_score(args: argparse.Namespace) -> None:
                           ("--threads", args.threads)):
         if value is not None and value < 1:
             raise InputError(option, None, f"must be at least 1, not {value}")
+    if args.cache and args.cache.exists() and not args.cache.is_dir():
+        raise InputError(args.cache, None, "is a file, not a directory (a score cache folder "
+                         "expected)")
     items = load_items(args.input, args.lang)
     if args.languages:
         wanted = {lang.strip() for lang in args.languages.split(",")}
