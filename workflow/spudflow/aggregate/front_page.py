@@ -21,11 +21,14 @@ SCORER = pl.concat_str("model", pl.lit(" · "), "method").alias("scorer")
 
 
 def spud_headline(summary: pl.DataFrame) -> pl.DataFrame:
-    """Median ratio r per language (rows) and scorer (columns): SPUD nonce versions, every seed
-    combined (one observation per original, §4.3), outliers kept (§4.4)."""
+    """Median ratio r per language and model (rows) and method (columns): SPUD nonce versions,
+    every seed combined (one observation per original, §4.3), outliers kept (§4.4)."""
     rows = summary.filter((pl.col("nonce_method") == "spud") & (pl.col("nonce_seed") == "all")
                           & (pl.col("outliers") == "kept"))
-    return _pivot(rows.with_columns(SCORER), "language", "scorer", "ratio_median")
+    if rows.is_empty():
+        return rows.select("language", "model")
+    return rows.pivot(on="method", index=["language", "model"], values="ratio_median",
+                      sort_columns=True).sort("language", "model")
 
 
 def probe_headline(languages: pl.DataFrame) -> pl.DataFrame:
@@ -92,8 +95,8 @@ class Section:
 SECTIONS = (
     Section("SPUD: nonce vs original sentences", "SPUD paper, Tables 10–11", "spud_ratio_summary",
             spud_headline, "Median ratio r = PPL(nonce) / PPL(orig) of the SPUD pairs per "
-            "language and scorer, every nonce seed combined (one ratio per original, §4.3), "
-            "outliers kept (§4.4).",
+            "language, model and scoring method, every nonce seed combined (one ratio per "
+            "original, §4.3), outliers kept (§4.4).",
             ("spud_log_ratios",)),
     Section("SPUD: DepProbe", "SPUD paper, Tables 3–4 and 14–16", "probe_languages",
             probe_headline, "Probe LAS on each treebank's original test sentences and its drop "

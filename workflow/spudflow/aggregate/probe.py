@@ -103,8 +103,8 @@ def language_table(metrics: pl.DataFrame) -> pl.DataFrame:
     baseline_order = pl.col("baseline").replace_strict(
         {NO_BASELINE: 0, "M0": 1, "MRC": 2, "MR": 3}, default=4, return_dtype=pl.Int64)
     return (table.with_columns(baseline_order.alias("_order"))
-            .sort(["model", "_order", "baseline", "dist_layer", "label_layer", "auto_layers",
-                   "nonce", "treebank"], nulls_last=False)
+            .sort(["model", "_order", "baseline", "treebank", "dist_layer", "label_layer",
+                   "auto_layers", "nonce"], nulls_last=False)
             .select("treebank", "model", "baseline", "dist_layer", "label_layer", "auto_layers",
                     "nonce", *order))
 
