@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 import sys
 import tempfile
 import time
@@ -37,12 +38,25 @@ def scoring_seconds(workdir: Path) -> dict[str, tuple[float, float]]:
     return seconds
 
 
+# "block 1/3 ppl: 4 items, 52 tokens in 0.0 s (464.1 items/s, ...)": the time spent scoring,
+# model loaded (items / items per second: the seconds are printed to 0.1 s only).
+SCORED = re.compile(r"block \d+/\d+ \S+: (\d+) items, \d+ tokens in [0-9.]+ s "
+                    r"\(([0-9.]+) items/s")
+
+
+def scoring_loop_seconds(workdir: Path, model: str) -> float:
+    log = workdir / "results" / "logs" / "score" / DATASET / f"{model}.log"
+    return sum(int(n) / float(rate) for n, rate in SCORED.findall(log.read_text())
+               if float(rate) > 0)
+
+
 def report(label: str, workdir: Path, wall: float) -> None:
     print(f"{label}: workflow {wall:.1f} s")
     counts = cache_counts(workdir)
     for model, (job_wall, cpu) in scoring_seconds(workdir).items():
         hits, computed = counts[model]
-        print(f"  score {DATASET} {model}: {job_wall:.1f} s wall, {cpu:.1f} s CPU; "
+        print(f"  score {DATASET} {model}: job {job_wall:.1f} s wall, {cpu:.1f} s CPU, of "
+              f"which scoring {scoring_loop_seconds(workdir, model):.3f} s; "
               f"cache: {hits} hits, {computed} computed")
 
 

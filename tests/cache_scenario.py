@@ -56,7 +56,10 @@ def scenario_workflow(dest: Path) -> Path:
                           "methods": MODELS["scen_gpt2"], "device": "cpu"}}
         config["scoring"] = {"datasets": None, "unigram": ["scen_text"], "block_size": 4,
                              "shards": 1}
-        config.pop("probe")  # no probes: nothing here reads them
+        # No probes, human evaluation kit or training shares: nothing here reads them.
+        for section in ("probe", "human_eval"):
+            config.pop(section, None)
+        config["training_shares"] = {}
 
     update_config(workdir, change)
     return workdir

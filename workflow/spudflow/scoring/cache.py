@@ -86,28 +86,51 @@ class ScoreCache:
         self.folder = self.root / setting.id()
         self.hits = 0
         self.computed = 0
+        self._segments: dict[bytes, tuple[Path, int]] | None = None
+        self._stored: dict[bytes, np.ndarray] = {}  # this job's new entries
 
     def lookup(self, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
         """The cached scores of those keys that have an entry."""
-        wanted = set(keys)
+        index = self._index()
         found: dict[bytes, np.ndarray] = {}
-        if not wanted or not self.folder.is_dir():
-            return found
-        for segment in sorted(self.folder.glob(SEGMENT_GLOB)):
-            try:
-                table = pq.read_table(segment, schema=SCHEMA)
-            except FileNotFoundError:  # pruned while we listed
+        wanted: dict[Path, list[tuple[bytes, int]]] = {}
+        for key in set(keys):
+            if key in self._stored:
+                found[key] = self._stored[key]
+            elif key in index:
+                segment, row = index[key]
+                wanted.setdefault(segment, []).append((key, row))
+        for segment, rows in sorted(wanted.items()):
+            values = self._read(segment, "logprob")
+            if values is None:
                 continue
-            except (pa.ArrowInvalid, OSError) as error:
-                log.warning("cache: unreadable segment %s left alone (%s)", segment, error)
-                continue
-            for key, values in zip(table.column("key").to_pylist(),
-                                   table.column("logprob").to_pylist(), strict=True):
-                if key in wanted and key not in found:
-                    found[key] = np.asarray(values, dtype=np.float64)
-            if len(found) == len(wanted):
-                break
+            column = values.column("logprob").take([row for _, row in rows]).to_pylist()
+            for (key, _), scores in zip(rows, column, strict=True):
+                found[key] = np.asarray(scores, dtype=np.float64)
         return found
+
+    def _index(self) -> dict[bytes, tuple[Path, int]]:
+        """key -> (segment, row) of the segments present when the job first looked: read once
+        (the key column only); segments other jobs add later are not seen (their items are
+        scored again, which gives the same scores)."""
+        if self._segments is None:
+            self._segments = {}
+            for segment in sorted(self.folder.glob(SEGMENT_GLOB)) if self.folder.is_dir() else []:
+                keys = self._read(segment, "key")
+                if keys is None:
+                    continue
+                for row, key in enumerate(keys.column("key").to_pylist()):
+                    self._segments.setdefault(key, (segment, row))
+        return self._segments
+
+    def _read(self, segment: Path, column: str) -> pa.Table | None:
+        try:
+            return pq.read_table(segment, columns=[column], schema=SCHEMA)
+        except FileNotFoundError:  # pruned meanwhile
+            return None
+        except (pa.ArrowInvalid, OSError) as error:
+            log.warning("cache: unreadable segment %s left alone (%s)", segment, error)
+            return None
 
     def store(self, entries: dict[bytes, np.ndarray]) -> None:
         """Add the entries as one new segment (atomic: whole or not at all)."""
@@ -127,6 +150,7 @@ class ScoreCache:
             os.replace(tmp, self.folder / f"seg-{name}.parquet")
         finally:
             tmp.unlink(missing_ok=True)
+        self._stored.update(entries)
 
     def _write_setting(self) -> None:
         path = self.folder / SETTING_FILE
