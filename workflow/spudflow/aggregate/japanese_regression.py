@@ -24,10 +24,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.preprocessing import OneHotEncoder
 
+from spudflow.core.artifacts import JAPANESE_PARTICLES
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
-from spudflow.pairs.japanese_transitivity import PARTICLES
 
 log = get_logger(__name__)
 
@@ -68,9 +68,9 @@ def _arguments(value) -> list[str]:
 
 def _split(argument: str) -> tuple[str, str]:
     """(noun, marker) of `noun + particle`; the pairs stage's particles are one character."""
-    if len(argument) < 2 or argument[-1] not in PARTICLES:
+    if len(argument) < 2 or argument[-1] not in JAPANESE_PARTICLES:
         raise InputError("--items", None, f"argument {argument!r} is not a noun followed by one "
-                         f"of the particles {', '.join(PARTICLES)}")
+                         f"of the particles {', '.join(JAPANESE_PARTICLES)}")
     return argument[:-1], argument[-1]
 
 

@@ -158,6 +158,9 @@ ITEMS_GERMAN_CASE = items_kind("german_case", (
         "`animate` column", True),
 ), "German case templates (`german_case`).")
 
+# The case particles an argument of a Japanese transitivity item ends in (its `arguments`).
+JAPANESE_PARTICLES = ("が", "は", "を")
+
 ITEMS_JAPANESE = items_kind("japanese_transitivity", (
     col("verb_pair", STR, "`transitive/intransitive`, e.g. `開ける/開く`"),
     col("pair_rank", I32, "the pair's frequency rank in the lexicon (1 = most frequent)"),
@@ -172,7 +175,7 @@ ITEMS_JAPANESE = items_kind("japanese_transitivity", (
     col("context", STR, "the context before the verb, without prefix or clause"),
     col("order", STR, "constituent order: each argument by its particle, the adverbial as "
         "`adv`, joined by `-` (e.g. `が-adv-を`; empty when none)"),
-    col("arguments", STR_LIST, "noun + particle per argument, sentence order"),
+    col("arguments", STR_LIST, "noun + particle (が, は or を) per argument, sentence order"),
     col("prefix", STR, "longer: 美しい天気な日、時々; otherwise null", True),
     col("relative_clause", STR, "relative: the clause; otherwise null", True),
     col("relative_argument", I8, "relative: the 0-based argument (sentence order) the clause "
