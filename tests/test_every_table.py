@@ -145,7 +145,9 @@ def test_every_table_and_figure_is_written(finished_run):
                    strict=True)) == {
         (t, b, e) for t in ("tiny_en", "tiny_de") for b in ("none", "M0", "MR", "MRC")
         for e in ("spud", "pos")}
-    assert languages.height == 16
+    # per treebank: the LM at its configured pair (1, auto) and the sweep's (0,0), (1,1), (2,2)
+    # (label_layer: auto runs the sweep), M0, MR and MRC (auto too): 7 x 2 nonce methods
+    assert languages.height == 2 * 7 * 2
 
 
 @pytest.mark.slow
@@ -208,8 +210,12 @@ def test_auto_label_layer_is_chosen_and_used(finished_run):
     auto runs (model, MR, MRC) use it."""
     tables = finished_run / "results" / "tables"
     layers = pl.read_parquet(tables / "probe_layers.parquet")
+    # one choice per probe task (treebank), marked on its dev, orig and nonce rows
+    for treebank in ("tiny_en", "tiny_de"):
+        task = layers.filter(pl.col("treebank") == treebank)
+        assert task.filter(pl.col("label_chosen"))["layer"].n_unique() == 1
+        assert task["dist_chosen"].sum() == 4  # the sweep's best distance layer, unused
     chosen = layers.filter(pl.col("label_chosen"))["layer"].unique().to_list()
-    assert len(chosen) == 1 and layers["dist_chosen"].sum() == 4  # the sweep's best, unused
     assert set(layers["eval"]) == {"dev", "orig", "spud", "pos"}
     summary = pl.read_parquet(tables / "probe_summary.parquet").filter(pl.col("auto_layers"))
     assert set(summary["baseline"]) == {"none", "MR", "MRC"}
