@@ -148,10 +148,12 @@ def test_added_model_and_changed_model_parameter(rerun):
 
 
 def result_files(workdir):
-    """Every result file but logs, benchmarks and scoring shards, by relative path."""
+    """Every result file but logs, benchmarks, the score cache (random segment names) and
+    scoring shards, by relative path."""
     results = workdir / "results"
     return {str(p.relative_to(results)): p.read_bytes() for p in sorted(results.rglob("*"))
-            if p.is_file() and p.relative_to(results).parts[0] not in ("logs", "benchmarks")
+            if p.is_file()
+            and p.relative_to(results).parts[0] not in ("logs", "benchmarks", "cache")
             and "shards" not in p.relative_to(results).parts}
 
 

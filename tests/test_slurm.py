@@ -45,12 +45,13 @@ def slurm(tmp_path_factory):
 
 
 def comparable_results(workdir: Path) -> dict[str, bytes]:
-    """Every result file except logs and benchmarks (they hold timings), by relative path."""
+    """Every result file except logs and benchmarks (they hold timings) and the score cache
+    (segment names are random; its entries are what the score files hold), by relative path."""
     results = workdir / "results"
     return {
         str(p.relative_to(results)): p.read_bytes()
         for p in sorted(results.rglob("*"))
-        if p.is_file() and p.relative_to(results).parts[0] not in ("logs", "benchmarks")
+        if p.is_file() and p.relative_to(results).parts[0] not in ("logs", "benchmarks", "cache")
     }
 
 

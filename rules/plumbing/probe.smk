@@ -94,9 +94,11 @@ def probe_layer_choice_files():
 
 def probe_sweep_metrics(wildcards):
     """metrics.parquet of every sweep run (model itself, (l, l), every seed) of one model."""
+    run_dir = lambda layer, seed: probe_run_dir(
+        wildcards.treebank, wildcards.probe_model, "lm", layer, layer, seed
+    )
     return [
-        f"{probe_run_dir(wildcards.treebank, wildcards.probe_model, 'lm', layer, layer, seed)}"
-        "/metrics.parquet"
+        f"{run_dir(layer, seed)}/metrics.parquet"
         for layer in probe_sweep_layers(wildcards.probe_model)
         for seed in config["probe"]["seeds"]
     ]
