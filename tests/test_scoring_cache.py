@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -15,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cache_scenario import COUNTS
 from scoring_models import edge_case_items, make_item, tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
 
@@ -23,7 +23,6 @@ from spudflow.scoring.cache import SEGMENT_GLOB
 
 TABLES = ("token_scores.parquet", "item_scores.parquet")
 MIXED = [*ITEMS, *edge_case_items()]
-COUNTS = re.compile(r"cache: (\d+) hits, (\d+) computed")
 
 
 def score(items, out, cache, *extra, model=None, kind="causal", method="ppl", caplog=None):

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import conllu
 import numpy as np
 import polars as pl
 
@@ -68,36 +69,26 @@ def read_tree_words(directory: Path, subtypes: bool) -> Words:
 
 
 def read_predictions(path: Path) -> Words:
-    """The word lines (integer ID) of a predictions CoNLL-U file, per sentence. The labels are
-    taken as written: the probe predicts labels of its own label set."""
+    """The words (integer IDs) of a predictions CoNLL-U file, per sentence, read by `conllu`.
+    The labels are taken as written: the probe predicts labels of its own label set."""
     if not path.is_file():
         raise InputError(path, None, "no predictions file (written by `probe train` next to "
                          "metrics.parquet)")
-    sentences: list[list[list[str]]] = [[]]
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        sentences = conllu.parse(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         raise InputError(path, None, "not UTF-8 text") from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            if sentences[-1]:
-                sentences.append([])
-            continue
-        if line.startswith("#"):
-            continue
-        fields = line.split("\t")
-        if len(fields) != 10:
-            raise InputError(path, number, f"{len(fields)} fields, CoNLL-U has 10")
-        if fields[0].isdigit():
-            if not fields[6].isdigit():
-                raise InputError(path, number, f"HEAD {fields[6]!r} is not a number")
-            sentences[-1].append(fields)
-    sentences = [s for s in sentences if s]
-    if not sentences:
+    except conllu.exceptions.ParseException as error:
+        raise InputError(path, None, " ".join(str(error).split())) from None
+    words = [[t for t in sentence if isinstance(t["id"], int)] for sentence in sentences]
+    words = [s for s in words if s]
+    if not words:
         raise InputError(path, None, "no sentences")
-    return Words([tuple(f[1] for f in s) for s in sentences],
-                 [np.array([int(f[6]) for f in s], dtype=np.int64) for s in sentences],
-                 [[f[7] for f in s] for s in sentences], [[f[3] for f in s] for s in sentences])
+    if any(not isinstance(t["head"], int) for s in words for t in s):
+        raise InputError(path, None, "a word without a numeric HEAD")
+    return Words([tuple(t["form"] for t in s) for s in words],
+                 [np.array([t["head"] for t in s], dtype=np.int64) for s in words],
+                 [[t["deprel"] for t in s] for s in words], [[t["upos"] for t in s] for s in words])
 
 
 def matched_gold(predicted: Words, gold: Words, path: Path, gold_dir: Path) -> list[int]:

@@ -139,10 +139,13 @@ def _scores(job: Job, scorable: Sequence[EncodedItem], method: str,
             targets: Sequence[Sequence[int]], label: str) -> list[np.ndarray]:
     """Each item's wanted token scores: from the cache where it has them, else computed (and
     then added to it)."""
-    keys = [item_key(method, e.item) for e in scorable] if job.cache is not None else []
-    found = job.cache.lookup(keys) if job.cache is not None else {}
-    todo = [i for i, key in enumerate(keys or scorable)
-            if not keys or key not in found or len(found[key]) != len(targets[i])]
+    found, keys = {}, []
+    if job.cache is not None:
+        keys = [item_key(method, e.item) for e in scorable]
+        found = job.cache.lookup(keys)
+    # An entry is used when it has one score per wanted token; anything else is scored.
+    todo = [i for i in range(len(scorable))
+            if not keys or keys[i] not in found or len(found[keys[i]]) != len(targets[i])]
     bar = progress_bar(sum(1 for i in todo if targets[i]), f"{job.model_name} {method} {label}",
                        unit="item")
     computed = job.scorer.score([scorable[i] for i in todo], base_method(method),
@@ -155,7 +158,7 @@ def _scores(job: Job, scorable: Sequence[EncodedItem], method: str,
     job.cache.store(new)
     job.cache.hits += len(scorable) - len(todo)
     job.cache.computed += len(todo)
-    return [new[key] if key in new else found[key] for key in keys]
+    return [new.get(key, found.get(key)) for key in keys]
 
 
 def _add_token_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
