@@ -39,7 +39,9 @@ def test_builder_writes_the_base_schema_then_conditions():
     table = builder.table()
     assert tuple(table.column_names) == BASE_COLUMNS + ("kind", "n")
     assert table.schema.field("label").type == pa.int8()
-    assert table.schema.field("word_starts").type == pa.list_(pa.int32())
+    # Offsets are never null, nor any value inside them (the contract says so in the type).
+    assert table.schema.field("word_starts").type == pa.list_(pa.field("item", pa.int32(),
+                                                                       nullable=False))
     rows = table.to_pylist()
     assert rows[0]["words"] == ["Dogs", "bark", "."]
     assert rows[0]["regions"] == [{"name": "verb", "start": 5, "end": 9}]

@@ -1,11 +1,13 @@
 """Checking Parquet artifacts against their one definition (core/artifacts.py), on write and read.
 
 A writer calls `write_artifact`: the frame must hold every declared column (castable to its type,
-no nulls where the column is not nullable) and, unless the artifact is open, nothing else; the
-file gets the artifact's name and schema version in its Parquet metadata. A reader calls
-`read_artifact`: a file that is missing, not Parquet, of another artifact or version, or whose
-columns differ from the definition is bad input (exit 2, one line naming the file, the column
-and the stage that writes it). Nothing is ever filled with nulls.
+no nulls where the column is not nullable, nor inside a list or struct where its type does not
+allow them) and, unless the artifact is open, nothing else beyond the declared extras (which are
+checked likewise when present); the file gets the artifact's name and schema version in its
+Parquet metadata. A reader calls `read_artifact`: a file that is missing, not Parquet, of another
+artifact or version, or whose columns (nested values included) differ from the definition is bad
+input (exit 2, one line naming the file, the column and the stage that writes it). Nothing is
+ever filled with nulls.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from spudflow.core.errors import InputError
@@ -23,14 +26,69 @@ from spudflow.core.input_files import parquet_schema
 
 ARTIFACT_KEY = b"spudflow.artifact"
 VERSION_KEY = b"spudflow.schema_version"
+# A kind's file (`items.cola`) also carries the version of the artifact it extends (`items`), for
+# readers of that general artifact; the kind's own version is under VERSION_KEY.
+BASE_VERSION_KEY = b"spudflow.base_schema_version"
 
 
 @dataclass(frozen=True)
 class Column:
+    """One column. Values nested in a list or struct type are not nullable either, except at the
+    parts `null_inside` names relative to the column: `[]` (the list's elements), `[].start` (a
+    field of its struct elements), `.name` (a field of a struct column)."""
+
     name: str
     type: pa.DataType
     nullable: bool = False
     doc: str = ""
+    null_inside: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        allowed = set(self.null_inside)
+        object.__setattr__(self, "type", _nested_nullability(self.type, "", allowed))
+        if allowed:
+            raise ValueError(f"column {self.name}: null_inside names no part of its type: "
+                             f"{', '.join(sorted(allowed))}")
+
+    def nested_paths(self) -> list[tuple[str, bool]]:
+        """(path, nullable) of every value nested in the column's type, e.g. `regions[].start`."""
+        return [(self.name + path, nullable) for path, nullable in _nested(self.type, "")]
+
+
+def _is_list(dtype: pa.DataType) -> bool:
+    return (pa.types.is_list(dtype) or pa.types.is_large_list(dtype)
+            or pa.types.is_list_view(dtype) or pa.types.is_large_list_view(dtype))
+
+
+def _nested(dtype: pa.DataType, path: str) -> list[tuple[str, bool]]:
+    if _is_list(dtype):
+        inner = f"{path}[]"
+        return [(inner, dtype.value_field.nullable), *_nested(dtype.value_type, inner)]
+    if pa.types.is_struct(dtype):
+        return [part for f in dtype for part in
+                [(f"{path}.{f.name}", f.nullable), *_nested(f.type, f"{path}.{f.name}")]]
+    return []
+
+
+def _nested_nullability(dtype: pa.DataType, path: str, allowed: set[str]) -> pa.DataType:
+    """DTYPE with every nested field non-nullable unless its path is in ALLOWED (which loses
+    the paths it used, so that a stray one can be reported)."""
+    if _is_list(dtype):
+        inner = f"{path}[]"
+        value = pa.field(dtype.value_field.name,
+                         _nested_nullability(dtype.value_type, inner, allowed),
+                         nullable=inner in allowed)
+        allowed.discard(inner)
+        return pa.list_(value)
+    if pa.types.is_struct(dtype):
+        fields = []
+        for f in dtype:
+            inner = f"{path}.{f.name}"
+            fields.append(pa.field(f.name, _nested_nullability(f.type, inner, allowed),
+                                   nullable=inner in allowed))
+            allowed.discard(inner)
+        return pa.struct(fields)
+    return dtype
 
 
 @dataclass(frozen=True)
@@ -47,6 +105,7 @@ class Artifact:
     open: bool = False
     extra: tuple[Column, ...] = field(default=())  # documented optional extras of an open one
     inherited: int = 0             # leading columns taken from the artifact it extends
+    base_version: int | None = None  # version of the artifact it extends
     # Open artifacts whose further columns sit among the declared ones (one column per UPOS
     # before the total): the writer's column order is kept.
     keep_order: bool = False
@@ -62,7 +121,7 @@ class Artifact:
             raise ValueError(f"{self.name}: column(s) {', '.join(twice)} declared twice")
 
     def column(self, name: str) -> Column:
-        for column in self.columns:
+        for column in self.columns + self.extra:
             if column.name == name:
                 return column
         raise KeyError(f"{self.name} has no column {name!r}")
@@ -74,11 +133,13 @@ class Artifact:
         """The declared columns as a polars schema (for building frames to write)."""
         return pl.from_arrow(self.schema().empty_table()).schema
 
-    def extend(self, name: str, columns: Iterable[Column], doc: str = "") -> Artifact:
-        """A closed artifact of these columns followed by `columns` (items of one kind)."""
+    def extend(self, name: str, columns: Iterable[Column], doc: str = "",
+               version: int = 1) -> Artifact:
+        """A closed artifact of these columns followed by `columns` (items of one kind), with its
+        own version (bump it when `columns` change; this artifact's version covers the rest)."""
         return Artifact(name=name, producer=self.producer, columns=self.columns + tuple(columns),
-                        version=self.version, doc=doc or self.doc,
-                        inherited=len(self.columns))
+                        version=version, doc=doc or self.doc, inherited=len(self.columns),
+                        base_version=self.version)
 
 
 class ContractError(ValueError):
@@ -91,8 +152,7 @@ def _plain(dtype: pa.DataType) -> pa.DataType:
         return pa.string()
     if pa.types.is_large_binary(dtype) or pa.types.is_binary_view(dtype):
         return pa.binary()
-    if (pa.types.is_list(dtype) or pa.types.is_large_list(dtype)
-            or pa.types.is_list_view(dtype) or pa.types.is_large_list_view(dtype)):
+    if _is_list(dtype):
         return pa.list_(_plain(dtype.value_type))
     if pa.types.is_struct(dtype):
         return pa.struct([pa.field(f.name, _plain(f.type)) for f in dtype])
@@ -103,9 +163,62 @@ def _type_name(dtype: pa.DataType) -> str:
     return str(_plain(dtype))
 
 
+def nulls_inside(values: pa.Array | pa.ChunkedArray, column: Column) -> tuple[str, int] | None:
+    """(path, count) of the first nested part of the column's values that holds nulls where the
+    column's type allows none, or None. Vectorised (pyarrow compute), so cheap on big files."""
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    for chunk in chunks:
+        found = _first_null_inside(chunk, column.type, column.name)
+        if found:
+            return found
+    return None
+
+
+def _first_null_inside(array: pa.Array, dtype: pa.DataType, path: str) -> tuple[str, int] | None:
+    if _is_list(dtype):
+        inner = f"{path}[]"
+        elements = pc.list_flatten(array)  # the elements of the non-null lists, offsets applied
+        if not dtype.value_field.nullable and elements.null_count:
+            return inner, elements.null_count
+        return _first_null_inside(elements, dtype.value_type, inner)
+    if pa.types.is_struct(dtype):
+        if array.null_count:  # a null struct's fields are not values
+            array = array.filter(array.is_valid())
+        for f in dtype:
+            inner = f"{path}.{f.name}"
+            child = pc.struct_field(array, [array.type.get_field_index(f.name)])
+            if not f.nullable and child.null_count:
+                return inner, child.null_count
+            found = _first_null_inside(child, f.type, inner)
+            if found:
+                return found
+    return None
+
+
+def _conformed(values: pa.ChunkedArray, column: Column, artifact: Artifact) -> pa.ChunkedArray:
+    """VALUES cast to the column's type, checked for nulls where it allows none."""
+    # First to the type with every part nullable, so that a null inside is reported as such.
+    if _plain(values.type) != _plain(column.type):
+        try:
+            values = values.cast(_plain(column.type))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+            raise ContractError(f"{artifact.name}: column {column.name} is "
+                                f"{_type_name(values.type)}, not {column.type} "
+                                f"({error})") from None
+    if not column.nullable and values.null_count:
+        raise ContractError(f"{artifact.name}: column {column.name} has "
+                            f"{values.null_count} null(s) but is not nullable")
+    inside = nulls_inside(values, column)
+    if inside:
+        raise ContractError(f"{artifact.name}: column {inside[0]} has {inside[1]} null(s) "
+                            "inside but is not nullable there")
+    return values.cast(column.type)
+
+
 def conform(data: pa.Table | pl.DataFrame, artifact: Artifact) -> pa.Table:
     """The data as the artifact's table: declared columns in order and type, then (open
-    artifacts only) the others; with the artifact's name and version in the metadata."""
+    artifacts only) the others, declared extras checked like the columns; with the artifact's
+    name and version in the metadata."""
     table = data.to_arrow() if isinstance(data, pl.DataFrame) else data
     names = artifact.names
     missing = [n for n in names if n not in table.column_names]
@@ -115,26 +228,16 @@ def conform(data: pa.Table | pl.DataFrame, artifact: Artifact) -> pa.Table:
     extra = [n for n in table.column_names if n not in names]
     if extra and not artifact.open:
         raise ContractError(f"{artifact.name}: undeclared column(s) {', '.join(extra)}")
+    declared = {c.name: c for c in artifact.columns + artifact.extra}
     arrays, fields = [], []
-    for column in artifact.columns:
-        values = table.column(column.name)
-        if _plain(values.type) != _plain(column.type):
-            try:
-                values = values.cast(column.type)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
-                raise ContractError(f"{artifact.name}: column {column.name} is "
-                                    f"{_type_name(values.type)}, not {column.type} "
-                                    f"({error})") from None
-        else:
-            values = values.cast(column.type)
-        if not column.nullable and values.null_count:
-            raise ContractError(f"{artifact.name}: column {column.name} has "
-                                f"{values.null_count} null(s) but is not nullable")
-        arrays.append(values)
-        fields.append(pa.field(column.name, column.type, nullable=column.nullable))
-    for name in extra:
-        arrays.append(table.column(name))
-        fields.append(table.schema.field(name))
+    for name in names + tuple(extra):
+        column = declared.get(name)
+        if column is None:  # an open artifact's undeclared column, kept as written
+            arrays.append(table.column(name))
+            fields.append(table.schema.field(name))
+            continue
+        arrays.append(_conformed(table.column(name), column, artifact))
+        fields.append(pa.field(name, column.type, nullable=column.nullable))
     if artifact.keep_order:
         position = {f.name: i for i, f in enumerate(fields)}
         order = [position[name] for name in table.column_names]
@@ -142,6 +245,8 @@ def conform(data: pa.Table | pl.DataFrame, artifact: Artifact) -> pa.Table:
     metadata = dict(table.schema.metadata or {})
     metadata[ARTIFACT_KEY] = artifact.name.encode()
     metadata[VERSION_KEY] = str(artifact.version).encode()
+    if artifact.base_version is not None:
+        metadata[BASE_VERSION_KEY] = str(artifact.base_version).encode()
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=metadata))
 
 
@@ -172,12 +277,17 @@ def check_schema(path: str | Path, schema: pa.Schema, artifact: Artifact,
         kind = f"a {found} file" if found else "not a spudflow artifact (no schema metadata)"
         raise InputError(path, None, f"{kind}; expected {artifact.name}: {_where(artifact)}")
     version = metadata.get(VERSION_KEY, b"").decode()
+    if found != artifact.name:
+        # A kind's file read as its general artifact: the version of the general part counts.
+        version = metadata.get(BASE_VERSION_KEY, b"").decode()
     if version != str(artifact.version):
         raise InputError(path, None, f"{artifact.name} schema version {version or '?'}, this "
                          f"spudflow reads version {artifact.version}: rerun the "
                          f"{artifact.producer} stage")
     wanted = artifact.names if columns is None else tuple(columns)
-    for name in wanted:
+    present_extras = [c.name for c in artifact.extra if c.name in schema.names
+                      and (columns is None or c.name in columns)]
+    for name in (*wanted, *present_extras):
         column = artifact.column(name)
         index = schema.get_field_index(name)
         if index < 0:
@@ -202,12 +312,19 @@ def read_artifact_table(path: str | Path, artifact: Artifact,
         table = pq.read_table(str(path), columns=None if columns is None else list(columns))
     except (pa.ArrowException, OSError) as error:
         raise InputError(path, None, f"unreadable Parquet file ({error})") from None
+    declared = {c.name: c for c in artifact.columns + artifact.extra}
     for name in table.column_names:
-        if name in artifact.names and not artifact.column(name).nullable:
-            nulls = table.column(name).null_count
-            if nulls:
-                raise InputError(path, None, f"column {name!r} has {nulls} null(s) but may "
-                                 f"not; {_where(artifact)}")
+        column = declared.get(name)
+        if column is None:
+            continue
+        values = table.column(name)
+        if not column.nullable and values.null_count:
+            raise InputError(path, None, f"column {name!r} has {values.null_count} null(s) but "
+                             f"may not; {_where(artifact)}")
+        inside = nulls_inside(values, column)
+        if inside:
+            raise InputError(path, None, f"column {inside[0]!r} has {inside[1]} null(s) inside "
+                             f"but may not; {_where(artifact)}")
     return table
 
 
