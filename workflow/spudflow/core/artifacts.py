@@ -133,10 +133,12 @@ ITEMS = Artifact("items", "pairs", open=True, doc=(
 ))
 
 
-def items_kind(kind: str, conditions: tuple[Column, ...], doc: str) -> Artifact:
+def items_kind(kind: str, conditions: tuple[Column, ...], doc: str,
+               version: int = 1) -> Artifact:
     """The items of one dataset kind: the base columns, then exactly these condition columns.
-    Its name `items.KIND` also satisfies a reader of plain `items` (contract.check_schema)."""
-    return ITEMS.extend(f"items.{kind}", conditions, doc)
+    Its name `items.KIND` also satisfies a reader of plain `items` (contract.check_schema).
+    VERSION is the kind's own: bump it when its condition columns change."""
+    return ITEMS.extend(f"items.{kind}", conditions, doc, version)
 
 
 ITEMS_SPUD = items_kind("spud", (
@@ -191,7 +193,7 @@ ITEMS_COLA = items_kind("cola", (
         "Table 5; pairs.cola.phenomena), not a CoLA split"),
     col("original_mark", STR, "the author's mark (`*`, `??`, `?*`, …); null when none", True),
     col("line", I32, "1-based line in the file"),
-), "CoLA (`cola`).")
+), "CoLA (`cola`).", version=2)  # v2: phenomenon_set
 
 BLIMP_FLAGS = ("simple_LM_method", "one_prefix_method", "two_prefix_method", "lexically_identical")
 

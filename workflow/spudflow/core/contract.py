@@ -2,7 +2,7 @@
 
 A writer calls `write_artifact`: the frame must hold every declared column (castable to its type,
 no nulls where the column is not nullable, nor inside a list or struct where its type does not
-allow them) and, unless the artifact is open, nothing else beyond the declared extras (which are
+allow them) and, unless the artifact is open, nothing else (an open one's declared extras are
 checked likewise when present); the file gets the artifact's name and schema version in its
 Parquet metadata. A reader calls `read_artifact`: a file that is missing, not Parquet, of another
 artifact or version, or whose columns (nested values included) differ from the definition is bad
