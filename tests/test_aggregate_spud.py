@@ -144,8 +144,8 @@ def test_two_originals_in_a_group_is_bad_input(tmp_path, run_cli):
     code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
                            "--out-dir", out)
     assert code == 2
-    assert err.strip() == f"{items}: group 'g0' has more than one original sentence (item " \
-        "without a nonce method)"
+    assert err.strip() == f"{items}: group 'g0' has more than one original sentence (method " \
+        "'original')"
     assert not out.exists()
 
 

@@ -146,3 +146,38 @@ def test_aggregate_column_maps_name_declared_columns():
     for mapping, artifact in reads:
         undeclared = set(mapping.values()) - set(artifact.names)
         assert not undeclared, f"{artifact.name} declares no {sorted(undeclared)}"
+
+
+OPEN_TOY = Artifact("toy", "toy-stage", columns=TOY.columns, open=True,
+                    extra=(Column("flag", pa.bool_(), doc="declared extra"),))
+
+
+@pytest.mark.parametrize("flag, message", [
+    (["yes", "no"], "column flag is string, not bool"),
+    ([True, None], "column flag has 1 null(s) but is not nullable"),
+])
+def test_declared_extras_are_checked_on_write(tmp_path, flag, message):
+    path = tmp_path / "toy.parquet"
+    with pytest.raises(ContractError, match=re.escape(message)):
+        write_artifact(toy_frame(flag=flag), path, OPEN_TOY)
+    assert not path.exists()
+    write_artifact(toy_frame(flag=[True, False], other=["x", None]), path, OPEN_TOY)
+    assert read_artifact(path, OPEN_TOY).columns == ["name", "count", "score", "flag", "other"]
+
+
+def test_a_nonce_column_of_the_wrong_type_is_bad_input(tmp_path):
+    """A treebank_tokens file with `replaced` as a string was accepted (its extras unchecked)."""
+    from spudflow.cli import main
+    from spudflow.core.treebank import read_nonce_treebank, read_treebank
+
+    directory = tmp_path / "tb"
+    assert main(["ingest", str(REPO / "tests" / "data" / "mini.conllu"), "--out",
+                 str(directory)]) == 0
+    with pytest.raises(InputError, match=re.escape(
+            "tokens.parquet: no column(s) orig_form, orig_lemma, replaced: not a nonce treebank")):
+        read_nonce_treebank(directory)
+    tamper(directory / "tokens.parquet", lambda f: f.with_columns(
+        orig_form=pl.col("form"), orig_lemma=pl.col("lemma"), replaced=pl.lit("no")))
+    with pytest.raises(InputError, match=re.escape(
+            "column 'replaced' is string, not bool; the ingest stage writes it")):
+        read_treebank(directory)

@@ -5,6 +5,8 @@ The only place that names other stages' columns. The stage reads every input thr
 changes, only the right-hand sides below change.
 """
 
+from spudflow.core.artifacts import SPUD_ORIGINAL
+
 # Items (results/items/{dataset}.parquet, issue 4): columns every dataset has.
 ITEMS = {
     "dataset": "dataset",
@@ -16,13 +18,12 @@ ITEMS = {
 }
 
 # Condition columns per kind of dataset. Items of a kind must have these columns; values may be null
-# where the kind says so (SPUD originals have no nonce method or seed).
+# where the kind says so (SPUD originals have no nonce seed).
 SPUD_ITEMS = {
-    "nonce_method": "method",  # spud | pos; null for the original sentence of a group
+    "nonce_method": "method",  # spud | pos; SPUD_ORIGINAL_METHOD for the original of a group
     "nonce_seed": "seed",      # seed of the nonce treebank; null for the original
 }
-# Values of the nonce method column that also mark the original sentence (besides null).
-SPUD_ORIGINAL_METHODS = ("orig", "original")
+SPUD_ORIGINAL_METHOD = SPUD_ORIGINAL
 GERMAN_CASE_ITEMS = {
     "template": "template",
     "cases": "cases",              # case of np1, np2, np3, e.g. "NDA"

@@ -23,6 +23,7 @@ from spudflow.aggregate.german_case_groups import (
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
+from spudflow.core.table_artifacts import TABLES
 
 # The template's own assignment: np1 nominative, np2 dative, np3 accusative.
 ORIGINAL_CASES = "NDA"
@@ -92,9 +93,7 @@ def template_aucs(scored: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=TEMPLATE_AUC_SCHEMA)
 
 
-TEMPLATE_AUC_SCHEMA = {"dataset": pl.String, "model": pl.String, "method": pl.String,
-                       "template": pl.String, "analysis": pl.String, "n_grammatical": pl.Int64,
-                       "n_violation": pl.Int64, "auc": pl.Float64}
+TEMPLATE_AUC_SCHEMA = TABLES["german_case_auc_templates"].polars_schema()
 
 
 def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
@@ -147,9 +146,8 @@ def roc_points(scored: pl.DataFrame) -> pl.DataFrame:
             "fpr": fpr, "tpr": tpr, "threshold": thresholds,
             "auc": [float(roc_auc_score(labels, scores))] * len(fpr),
         }))
-    schema = {**{k: pl.String for k in SCORER}, "fpr": pl.Float64, "tpr": pl.Float64,
-              "threshold": pl.Float64, "auc": pl.Float64}
-    return pl.concat(frames) if frames else pl.DataFrame(schema=schema)
+    return (pl.concat(frames) if frames
+            else pl.DataFrame(schema=TABLES["german_case_roc"].polars_schema()))
 
 
 def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:

@@ -88,7 +88,7 @@ def read_probe_metrics(paths: Iterable[str | Path]) -> pl.DataFrame:
         pl.lit(str(p)).alias("source_file")) for p in paths]
     if not frames:
         raise InputError("metrics", None, "no metrics files given")
-    return pl.concat(frames, how="diagonal_relaxed")
+    return pl.concat(frames, how="vertical")  # the same columns and types: the contract's
 
 
 def read_layer_choices(paths: Iterable[str | Path]) -> pl.DataFrame | None:

@@ -14,11 +14,10 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from spudflow.core.table_artifacts import TABLES
+
 KEYS = ["dataset", "model", "method"]
-CORRELATION_SCHEMA = {"dataset": pl.String, "model": pl.String, "method": pl.String,
-                      "n_sentences": pl.Int64, "min_tokens": pl.Int64, "max_tokens": pl.Int64,
-                      "pearson_r": pl.Float64, "pearson_p": pl.Float64,
-                      "spearman_rho": pl.Float64, "spearman_p": pl.Float64}
+CORRELATION_SCHEMA = TABLES["japanese_length_correlation"].polars_schema()
 
 
 def whole_sentences(scored: pl.DataFrame) -> pl.DataFrame:

@@ -28,6 +28,7 @@ from spudflow.core.artifacts import JAPANESE_PARTICLES
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
+from spudflow.core.table_artifacts import TABLES
 
 log = get_logger(__name__)
 
@@ -36,14 +37,8 @@ CATEGORICAL = ("verb_pair", "order", "adverbial", "relative_clause", "relative_p
 POSITIONAL = ("arg1", "marker1", "arg1.marker1", "arg2", "marker2", "arg2.marker2")
 MODE = ["model", "method", "region"]
 KEYS = ["dataset", *MODE]
-FIT_SCHEMA = {"dataset": pl.String, "model": pl.String, "method": pl.String,
-              "region": pl.String, "decision": pl.String, "n_pairs": pl.Int64,
-              "n_features": pl.Int64, "c": pl.Float64, "cv_log_loss": pl.Float64,
-              "cv_accuracy_mean": pl.Float64, "cv_accuracy_sd": pl.Float64,
-              "intercept": pl.Float64}
-COEFFICIENT_SCHEMA = {"dataset": pl.String, "model": pl.String, "method": pl.String,
-                      "region": pl.String, "decision": pl.String, "rank": pl.Int64,
-                      "feature": pl.String, "coefficient": pl.Float64}
+FIT_SCHEMA = TABLES["japanese_regression"].polars_schema()
+COEFFICIENT_SCHEMA = TABLES["japanese_regression_max"].polars_schema()  # = _min's
 
 
 def elastic_net(c: float, l1_ratio: float, max_iter: int, seed: int) -> LogisticRegression:

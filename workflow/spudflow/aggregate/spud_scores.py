@@ -33,6 +33,7 @@ from spudflow.aggregate.inputs import of_scorer, scored_items, scorers
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
 from spudflow.core.progress import progress
+from spudflow.core.table_artifacts import TABLES
 
 SCORER = ["model", "method"]
 PAIR_SET = ["dataset", "language", "nonce_method"]
@@ -44,9 +45,8 @@ KEPT, REMOVED = "kept", "removed"
 
 
 def is_original() -> pl.Expr:
-    """Original sentences carry no nonce method (or one of columns.SPUD_ORIGINAL_METHODS)."""
-    method = pl.col("nonce_method").cast(pl.String)
-    return method.is_null() | method.is_in(list(columns.SPUD_ORIGINAL_METHODS))
+    """Original sentences carry the method columns.SPUD_ORIGINAL_METHOD (items.spud)."""
+    return pl.col("nonce_method") == columns.SPUD_ORIGINAL_METHOD
 
 
 def pair_ratios(scored: pl.DataFrame) -> pl.DataFrame:
@@ -209,14 +209,7 @@ def _seed_key(seed: str) -> tuple[int, str]:
     return (0, f"{int(seed):020d}") if seed.isdigit() else (1, seed)
 
 
-WILCOXON_SCHEMA = {
-    "dataset": pl.String, "language": pl.String, "nonce_method": pl.String,
-    "nonce_seed": pl.String, "n_seeds": pl.Int64, "outliers": pl.String,
-    "outlier_threshold": pl.Float64, "n_dropped": pl.Int64,
-    "model_a": pl.String, "method_a": pl.String, "model_b": pl.String, "method_b": pl.String,
-    "n_pairs": pl.Int64, "median_ratio_difference": pl.Float64, "share_a_greater": pl.Float64,
-    "statistic": pl.Float64, "p_value": pl.Float64,
-}
+WILCOXON_SCHEMA = TABLES["spud_wilcoxon"].polars_schema()
 
 
 def extreme_pairs(pairs: pl.DataFrame, k: int) -> pl.DataFrame:
@@ -281,7 +274,8 @@ def check_groups(items: pl.DataFrame) -> None:
     twice = orig.filter(pl.struct("dataset", "group_id").is_duplicated())
     if twice.height:
         raise InputError(twice["source_file"][0], None, f"group {twice['group_id'][0]!r} has "
-                         "more than one original sentence (item without a nonce method)")
+                         "more than one original sentence (method "
+                         f"{columns.SPUD_ORIGINAL_METHOD!r})")
     nonce = items.filter(~is_original())
     unseeded = nonce.filter(pl.col("nonce_seed").is_null())
     if unseeded.height:

@@ -68,6 +68,10 @@ TREEBANK_SENTENCES = Artifact("treebank_sentences", "ingest", open=True, doc=(
     col("short", BOOL, "nonce treebanks: `n_words < 4`"),
 ))
 
+# The columns the nonce stage adds to a treebank (the extras above): a nonce treebank has them all.
+NONCE_TOKEN_COLUMNS = tuple(c.name for c in TREEBANK_TOKENS.extra)
+NONCE_SENTENCE_COLUMNS = tuple(c.name for c in TREEBANK_SENTENCES.extra)
+
 UPOS_TAGS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON",
              "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X")
 
@@ -141,8 +145,11 @@ def items_kind(kind: str, conditions: tuple[Column, ...], doc: str,
     return ITEMS.extend(f"items.{kind}", conditions, doc, version)
 
 
+# `method` of a SPUD group's original sentence (never null: the nonce versions name theirs).
+SPUD_ORIGINAL = "original"
+
 ITEMS_SPUD = items_kind("spud", (
-    col("method", STR, "`original`, or the nonce method (`spud`, `pos`)"),
+    col("method", STR, f"`{SPUD_ORIGINAL}`, or the nonce method (`spud`, `pos`)"),
     col("seed", I32, "nonce seed; null for the original", True),
     col("sent_index", I32, "0-based sentence position in the treebank split"),
     col("sent_id", STR, "the sentence's `sent_id`", True),

@@ -13,9 +13,15 @@ from pathlib import Path
 
 import polars as pl
 
-from spudflow.core.artifacts import TREEBANK_SENTENCES, TREEBANK_TOKENS
+from spudflow.core.artifacts import (
+    NONCE_SENTENCE_COLUMNS,
+    NONCE_TOKEN_COLUMNS,
+    TREEBANK_SENTENCES,
+    TREEBANK_TOKENS,
+)
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import conform, read_artifact, write_parquet
+from spudflow.core.errors import InputError
 from spudflow.core.input_files import require_directory
 
 TOKENS_FILE = "tokens.parquet"
@@ -46,6 +52,20 @@ def read_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     directory = require_directory(directory, "an ingested or nonce treebank")
     return (read_artifact(directory / TOKENS_FILE, TREEBANK_TOKENS),
             read_artifact(directory / SENTENCES_FILE, TREEBANK_SENTENCES))
+
+
+def read_nonce_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """As read_treebank, for a nonce treebank: the nonce stage's columns (the artifacts' declared
+    extras, type-checked on read) must be there."""
+    directory = Path(directory)
+    tokens, sentences = read_treebank(directory)
+    for frame, name, wanted in ((tokens, TOKENS_FILE, NONCE_TOKEN_COLUMNS),
+                                (sentences, SENTENCES_FILE, NONCE_SENTENCE_COLUMNS)):
+        missing = [c for c in wanted if c not in frame.columns]
+        if missing:
+            raise InputError(directory / name, None,
+                             f"no column(s) {', '.join(missing)}: not a nonce treebank")
+    return tokens, sentences
 
 
 def _field(value: object) -> str:

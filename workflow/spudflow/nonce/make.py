@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
+from spudflow.core.artifacts import NONCE_SENTENCE_COLUMNS, NONCE_TOKEN_COLUMNS
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.treebank import read_treebank
@@ -25,9 +26,6 @@ from spudflow.nonce.words import detect_mode, word_frame
 
 log = get_logger(__name__)
 
-# Columns this stage adds; dropped from an input that is itself a nonce treebank.
-NONCE_TOKEN_COLUMNS = ("orig_form", "orig_lemma", "replaced")
-NONCE_SENTENCE_COLUMNS = ("orig_text", "short")
 
 
 @dataclass
@@ -49,6 +47,7 @@ def _read(directory: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
         if not (directory / name).is_file():
             raise InputError(directory / name, None, "no such file (not an ingested treebank?)")
     tokens, sentences = read_treebank(directory)
+    # The columns this stage adds, dropped from an input that is itself a nonce treebank.
     tokens = tokens.drop([c for c in NONCE_TOKEN_COLUMNS if c in tokens.columns])
     sentences = sentences.drop([c for c in NONCE_SENTENCE_COLUMNS if c in sentences.columns])
     return tokens.sort("sent_index", "token_index"), sentences.sort("sent_index")

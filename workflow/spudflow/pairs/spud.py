@@ -16,13 +16,17 @@ from pathlib import Path
 import polars as pl
 import pyarrow as pa
 
-from spudflow.core.artifacts import ITEMS_SPUD
+from spudflow.core.artifacts import ITEMS_SPUD, SPUD_ORIGINAL
 from spudflow.core.errors import InputError
 from spudflow.core.training_share import sentences_in_share
-from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE, read_treebank
+from spudflow.core.treebank import (
+    SENTENCES_FILE,
+    TOKENS_FILE,
+    read_nonce_treebank,
+    read_treebank,
+)
 from spudflow.pairs.items import ItemsBuilder, Region, Words
 
-NONCE_COLUMNS = ("orig_form", "orig_lemma", "replaced")
 NONCE_DIR = re.compile(r"^seed(\d+)$")
 
 
@@ -121,13 +125,7 @@ def _read(directory: Path, nonce: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
     for name in (TOKENS_FILE, SENTENCES_FILE):
         if not (directory / name).is_file():
             raise InputError(directory / name, None, "no such file (not an ingested treebank)")
-    tokens, sentences = read_treebank(directory)
-    if nonce:
-        missing = [c for c in NONCE_COLUMNS if c not in tokens.columns]
-        if missing:
-            raise InputError(directory / TOKENS_FILE, None,
-                             f"no column(s) {', '.join(missing)}: not a nonce treebank")
-    return tokens, sentences
+    return read_nonce_treebank(directory) if nonce else read_treebank(directory)
 
 
 def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, language: str,
@@ -176,7 +174,7 @@ def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, langu
         common = {"sent_index": index, "sent_id": sent["sent_id"], "n_words": n_words}
         text, words, aligned = sentence_words(sent["text"], surface_tokens(orig_rows[index]))
         counts["rebuilt_text"] += not aligned
-        builder.add(f"{group}:original", group, text, 1, words=words, method="original",
+        builder.add(f"{group}:{SPUD_ORIGINAL}", group, text, 1, words=words, method=SPUD_ORIGINAL,
                     seed=None, n_replaced=None, **common)
         for version, rows_by_sentence, texts in nonce_data:
             rows = rows_by_sentence.get(index, [])

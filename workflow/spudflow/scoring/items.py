@@ -73,9 +73,9 @@ def _parquet_items(path: Path) -> list[Item]:
     rows = zip(*(df.get_column(c).to_list() for c in REQUIRED_COLUMNS), strict=True)
     for row_number, (item_id, sentence, words, starts, ends, spans, language) in enumerate(rows, 1):
         item = Item(
-            item_id=str(item_id), sentence=sentence or "", words=tuple(words or ()),
-            word_starts=tuple(starts or ()), word_ends=tuple(ends or ()),
-            regions=tuple(Region(r["name"], r["start"], r["end"]) for r in spans or ()),
+            item_id=str(item_id), sentence=sentence, words=tuple(words),
+            word_starts=tuple(starts), word_ends=tuple(ends),
+            regions=tuple(Region(r["name"], r["start"], r["end"]) for r in spans),
             language=language)
         problem = _item_problem(item)
         if item.item_id in seen:

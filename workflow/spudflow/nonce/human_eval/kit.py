@@ -13,7 +13,7 @@ from spudflow.core.artifacts import NONCE_STATS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
 from spudflow.core.sampling import sample_indices
-from spudflow.core.treebank import read_treebank
+from spudflow.core.treebank import read_nonce_treebank, read_treebank
 from spudflow.nonce.human_eval import COMPARED
 
 ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")  # also a file name
@@ -28,8 +28,8 @@ def check_annotators(annotators: list[str]) -> list[str]:
     return annotators
 
 
-def _sentences(directory: Path) -> pl.DataFrame:
-    _, sentences = read_treebank(directory)
+def _sentences(directory: Path, nonce: bool = False) -> pl.DataFrame:
+    _, sentences = (read_nonce_treebank if nonce else read_treebank)(directory)
     return sentences.sort("sent_index")
 
 
@@ -51,10 +51,7 @@ def load_triplets(orig: Path, nonce: dict[str, Path]) -> tuple[pl.DataFrame, dic
     labels: dict[str, str] | None = None
     for method in COMPARED:
         directory = nonce[method]
-        sentences = _sentences(directory)
-        if "orig_text" not in sentences.columns or "short" not in sentences.columns:
-            raise InputError(directory / "sentences.parquet", None,
-                             "not a nonce treebank (no orig_text/short columns)")
+        sentences = _sentences(directory, nonce=True)
         same = (sentences.height == original.height and sentences["sent_id"].equals(
             original["sent_id"]) and sentences["orig_text"].equals(original["text"]))
         if not same:
