@@ -72,7 +72,14 @@ def scoring_code_version() -> str:
 
 def library_versions(gguf: bool) -> tuple[str, ...]:
     names = (*LIBRARIES, "gguf") if gguf else LIBRARIES
-    return tuple(f"{name} {metadata.version(name)}" for name in names)
+    return tuple(f"{name} {_version(name)}" for name in names)
+
+
+def _version(name: str) -> str:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "absent"
 
 
 @dataclass(frozen=True)
