@@ -26,7 +26,6 @@ import json
 import os
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spudflow.core.logs import get_logger
+from spudflow.scoring.cache_setting import Setting
 from spudflow.scoring.items import Item
 
 log = get_logger(__name__)
@@ -49,34 +49,6 @@ def item_key(method: str, item: Item) -> bytes:
     content = [method, item.sentence, list(item.words), list(item.word_starts),
                list(item.word_ends), [[r.name, r.start, r.end] for r in item.regions]]
     return hashlib.sha256(json.dumps(content, ensure_ascii=False).encode()).digest()
-
-
-def files_fingerprint(root: Path) -> str:
-    """SHA-256 over the relative names and contents of a model's files (a folder or one file)."""
-    digest = hashlib.sha256()
-    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
-    for path in files:
-        name = path.name if path == root else path.relative_to(root).as_posix()
-        digest.update(name.encode() + b"\0")
-        with path.open("rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
-@dataclass(frozen=True)
-class Setting:
-    """A model setting whose scores the cache may share between jobs."""
-    name: str              # the model's name in the tables (shown by stats; not in the id)
-    fingerprint: str       # content of the weights and tokenizer files, or the n-gram file
-    kind: str
-    dtype: str
-    device_class: str      # cpu | cuda: kernels differ between them
-
-    def id(self) -> str:
-        state = [self.fingerprint, self.kind, self.dtype, self.device_class]
-        return hashlib.sha256(json.dumps(state).encode()).hexdigest()[:24]
 
 
 class ScoreCache:

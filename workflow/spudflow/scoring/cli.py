@@ -161,6 +161,7 @@ def run_score(args: argparse.Namespace) -> None:
     from spudflow.scoring.items import load_items
     from spudflow.scoring.methods import check_kind, parse_methods
     from spudflow.scoring.run import Job, run_job, write_empty
+    from spudflow.scoring.run_key import job_content_key, resume_key
     from spudflow.scoring.shards import shard_metadata
 
     log = get_logger("spudflow.scoring")
@@ -199,7 +200,7 @@ def run_score(args: argparse.Namespace) -> None:
         log.info("shard %s: %d of the %d items, from item %d on", shard, stop - start,
                  len(items), start + 1)
         items = items[start:stop]
-        metadata = shard_metadata(shard, run_key(args, name, methods, with_shard=False))
+        metadata = shard_metadata(shard, job_content_key(args, name, methods))
     if not items:
         log.info("no items to score: writing empty tables without loading %s", args.model)
         write_empty(args.out, metadata)
@@ -208,6 +209,7 @@ def run_score(args: argparse.Namespace) -> None:
         import torch
 
         torch.set_num_threads(args.threads)
+    from spudflow.scoring.cache_setting import open_cache
     from spudflow.scoring.scorers import load_scorer
 
     started = time.perf_counter()
@@ -217,37 +219,11 @@ def run_score(args: argparse.Namespace) -> None:
     log.info("model %s loaded in %.1f s: %s", name, time.perf_counter() - started,
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
-    key = run_key(args, name, methods)
-    cache = open_cache(args, scorer, kind, name) if args.cache else None
-    job = Job(scorer, name, methods, unigram_for, args.out, key, args.block_size, metadata, cache)
+    cache = open_cache(args.cache, scorer, model=args.model, gguf_file=args.gguf_file, kind=kind,
+                       name=name, trust_remote_code=args.trust_remote_code) if args.cache else None
+    job = Job(scorer, name, methods, unigram_for, args.out, resume_key(args, name, methods),
+              args.block_size, metadata, cache)
     run_job(job, items)
-
-
-def open_cache(args: argparse.Namespace, scorer, kind: str, name: str):
-    """The score cache for this model setting, or None (with a warning) when the model's
-    content cannot be fingerprinted (a hub model loaded without a commit hash)."""
-    from spudflow.core.logs import get_logger
-    from spudflow.core.model_source import resolve_source
-    from spudflow.scoring.cache import ScoreCache, Setting, files_fingerprint
-
-    source = resolve_source(args.model, args.gguf_file)
-    if kind == "ngram":
-        fingerprint, dtype, device = files_fingerprint(Path(source.location)), "float64", "cpu"
-    else:
-        if source.local:
-            root = Path(source.location)
-            fingerprint = files_fingerprint(root / source.gguf_file if source.gguf_file
-                                            else root)
-        else:
-            commit = getattr(scorer.model.config, "_commit_hash", None)
-            if commit is None:
-                get_logger("spudflow.scoring").warning(
-                    "cache: off, %s was loaded without a commit hash to fingerprint", args.model)
-                return None
-            fingerprint = f"hub:{source.location}@{commit}"
-        dtype = str(scorer.model.dtype).removeprefix("torch.")
-        device = scorer.device.type
-    return ScoreCache(args.cache, Setting(name, fingerprint, kind, dtype, device))
 
 
 def run_score_gather(args: argparse.Namespace) -> None:
@@ -280,54 +256,6 @@ def load_unigrams(paths: list[Path]):
         return None
 
     return unigram_for
-
-
-def run_key(args: argparse.Namespace, name: str, methods: list[str],
-            with_shard: bool = True) -> str:
-    """Hash of everything a finished block depends on: a resumed job reuses only blocks made
-    from the same input, model and settings. Without `with_shard`: the key of the whole job,
-    which the `--shard` jobs of one job share and write into their tables; it leaves out the
-    model files' modification times, so that those tables depend only on contents."""
-    import hashlib
-    import json
-
-    from spudflow import __version__
-
-    def file_hash(path: Path) -> str:
-        return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else str(path)
-
-    state = {"input": file_hash(args.input), "model": args.model, "name": name,
-             "gguf": args.gguf_file, "kind": args.kind, "methods": methods, "dtype": args.dtype,
-             "lang": args.lang, "languages": args.languages,
-             "sample": [args.sample, args.sample_seed], "block_size": args.block_size,
-             "unigram": [file_hash(p) for p in args.unigram], "version": __version__}
-    if with_shard:
-        state["model_files"] = model_fingerprint(args.model)
-    if with_shard and args.shard:
-        from spudflow.core.shards import parse_shard
-
-        state["shard"] = str(parse_shard(args.shard))
-    return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def model_fingerprint(model: str) -> list:
-    """Size and modification time of every file of a local model (or `pypi:` package), so that
-    shards of an interrupted job are not reused after the model was rebuilt."""
-    from spudflow.core.model_source import PACKAGE_PREFIX, package_directory
-
-    try:
-        root = (package_directory(model[len(PACKAGE_PREFIX):]) if model.startswith(PACKAGE_PREFIX)
-                else Path(model))
-    except InputError:
-        return []
-    if root.is_file():
-        files = [root]
-    elif root.is_dir():
-        files = sorted(p for p in root.rglob("*") if p.is_file())
-    else:  # a hub id
-        files = []
-    return [(p.name if p == root else p.relative_to(root).as_posix(), p.stat().st_size,
-             p.stat().st_mtime_ns) for p in files]
 
 
 def run_ngram_train(args: argparse.Namespace) -> None:
