@@ -55,8 +55,7 @@ def nonce_outputs():
         outputs += [f"{nonce_dir(*run)}/tokens.parquet", f"{nonce_dir(*run)}/nonce.conllu"]
     if runs:
         outputs += [
-            "results/tables/nonce_replacement_ratio.parquet",
-            "results/tables/nonce_type_token_ratio.parquet",
+            o.target for r in ("table_nonce_ratio", "table_nonce_ttr") for o in rule_outputs(r)
         ]
     return outputs + human_eval_outputs()
 
@@ -151,8 +150,5 @@ def human_eval_outputs():
     outputs = [f"{human_eval_dir()}/answer_key.parquet", *human_eval_sheets()]
     if config["human_eval"]["filled"]:
         human_eval_filled()
-        outputs += [
-            "results/tables/human_eval_grammaticality.parquet",
-            "results/tables/human_eval_preference.parquet",
-        ]
+        outputs += [o.target for o in rule_outputs("human_eval_tables")]
     return outputs
