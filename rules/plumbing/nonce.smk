@@ -31,20 +31,26 @@ def nonce_stats_files():
     return [f"{nonce_dir(*run)}/replacement_stats.parquet" for run in nonce_runs()]
 
 
+def nonce_ttr_tokenizer():
+    """nonce.ttr_tokenizer: the tokenizer the TTR table counts the tokens of (None: word forms,
+    or no nonce section)."""
+    return config["nonce"]["ttr_tokenizer"] if "nonce" in config else None
+
+
 def nonce_ttr_tokens():
     """With nonce.ttr_tokenizer, the TTR table tokenizes the words of every nonce treebank."""
-    if not config.get("nonce", {}).get("ttr_tokenizer"):
+    if not nonce_ttr_tokenizer():
         return []
     return [f"{nonce_dir(*run)}/tokens.parquet" for run in nonce_runs()]
 
 
 def nonce_ttr_tokenizer_inputs():
-    tokenizer = config.get("nonce", {}).get("ttr_tokenizer")
+    tokenizer = nonce_ttr_tokenizer()
     return model_path_inputs(tokenizer) if tokenizer else []
 
 
 def nonce_ttr_options():
-    tokenizer = config.get("nonce", {}).get("ttr_tokenizer")
+    tokenizer = nonce_ttr_tokenizer()
     return quoted(["--tokenizer", tokenizer]) if tokenizer else ""
 
 

@@ -5,13 +5,14 @@ JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")
 
 
 def pairs_section(name):
-    """The config of one items dataset family under `pairs:` ({} when absent)."""
-    return config.get("pairs", {}).get(name, {})
+    """The config of one dataset kind under `pairs:` ({} when the config leaves it out: not
+    built)."""
+    return config["pairs"].get(name, {})
 
 
 def cola_phenomena_args():
     """`--phenomena FILE…` of the CoLA phenomenon sets (pairs.cola.phenomena); "" when none."""
-    files = pairs_section("cola").get("phenomena", [])
+    files = pairs_section("cola")["phenomena"]
     return f"--phenomena {quoted(files)}" if files else ""
 
 
@@ -24,7 +25,7 @@ def spud_items_splits():
     config section there are no nonce treebanks, hence no SPUD items."""
     if not pairs_enabled("spud") or "nonce" not in config:
         return {}
-    chosen = pairs_section("spud").get("treebanks") or list(config["treebanks"])
+    chosen = pairs_section("spud")["treebanks"] or list(config["treebanks"])
     unknown = [tb for tb in chosen if tb not in config["treebanks"]]
     if unknown:
         raise ValueError(f"config pairs.spud.treebanks: unknown treebank(s) {unknown}")
@@ -41,7 +42,7 @@ def spud_items_splits():
 def japanese_variants():
     if not pairs_enabled("japanese_transitivity"):
         return []
-    chosen = pairs_section("japanese_transitivity").get("datasets", [])
+    chosen = pairs_section("japanese_transitivity")["datasets"]
     return [v for v in JAPANESE_VARIANTS if v in chosen]
 
 
@@ -107,9 +108,12 @@ def spud_nonce_options(wildcards, input):
 
 
 def blimp_files():
-    """The paradigm files of pairs.blimp.paths; a directory stands for its *.jsonl files."""
+    """The paradigm files of pairs.blimp.paths; a directory stands for its *.jsonl files. None
+    while BLiMP is not built."""
+    if not pairs_enabled("blimp"):
+        return []
     files = []
-    for location in pairs_section("blimp").get("paths", []):
+    for location in pairs_section("blimp")["paths"]:
         path = Path(location)
         files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
     return files

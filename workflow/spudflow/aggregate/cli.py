@@ -334,17 +334,12 @@ def run_probe(args: argparse.Namespace) -> None:
 
 
 def run_probe_edges(args: argparse.Namespace) -> None:
-    from spudflow.aggregate.outputs import Table, write_tables
-    from spudflow.aggregate.probe_edges import edge_table, run_edges
+    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.probe_edges import edge_tables, run_edges
 
     gold = {(treebank, eval_set): Path(directory) for treebank, eval_set, directory in args.gold}
     runs = run_edges(args.metrics, gold, punct=not args.no_punct, subtypes=args.subtypes)
-    write_tables([Table("probe_edges", edge_table(runs),
-                        "DepProbe by edge direction (left: the gold head precedes the word; "
-                        "right: it follows; root: head 0): share of edges (Table 21) and RelAcc, "
-                        "UAS, LAS (Table 22) on the original test set and nonce versions (Δ = "
-                        "original − nonce per run); mean and sd over probe seeds and nonce "
-                        "seeds.")], args.out_dir)
+    write_tables(edge_tables(runs), args.out_dir)
 
 
 def run_front_page(args: argparse.Namespace) -> None:
