@@ -138,7 +138,7 @@ def registry_files(rule):
             files += [report_entry(f"{stem}.csv", entry)]
             files += [f"{stem}.parquet", f"{stem}.md", f"{stem}.tex"]
     if not files:
-        raise ValueError(f"rule {rule}: no output of it in core/outputs_registry.py")
+        raise ValueError(f"core/outputs_registry.py has no output of the rule {rule!r}")
     return files
 
 
