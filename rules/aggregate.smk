@@ -1,7 +1,9 @@
 # Aggregation: tables and figures collected across treebanks, models and datasets, and the
-# report's entries. A table is left out of aggregate_outputs() while the config produces no input
-# for it. What it reads of the other stages (their rules files, included before this one):
-#   items_datasets() -> [dataset, ...]            pairs: the items datasets the config enables
+# report's entries. Every table and figure, its rule, caption and report category is an entry of
+# core/outputs_registry.py (registry_files(rule) gives a rule's files); rule all asks for those
+# whose input the config produces (aggregate_outputs()). What it reads of the other stages (their rules files, included before this one):
+#   items_datasets(kind) -> [dataset, ...]        pairs: the items datasets of a kind the config
+#                                                 enables (core/dataset_kinds.py)
 #   scoring_jobs() -> [(dataset, model), ...]     scoring: each makes
 #                                                 results/scores/{dataset}/{model}/item_scores.parquet
 #   probe_metrics_files() -> [path, ...]          probe: metrics.parquet files
@@ -9,7 +11,6 @@
 #   probe_gold_treebanks() -> [tokens.parquet, ...]  probe: the eval sets' gold treebanks
 #   probe_edge_args(wildcards, input) -> str      probe: table-probe-edges options
 #   nonce_stats_files() -> [path, ...]            nonce: per-split replacement statistics
-# An items dataset's kind is the prefix of its name.
 
 
 include: "plumbing/aggregate.smk"
@@ -19,7 +20,7 @@ rule table_treebank_stats:
     input:
         stats=[f"results/stats/{tb}/{split}.parquet" for tb, split in treebank_splits()],
     output:
-        table_files("treebank_stats", "treebank_stats.rst", "Treebanks"),
+        registry_files("table_treebank_stats"),
     log:
         "results/logs/table_treebank_stats.log",
     benchmark:
@@ -41,7 +42,7 @@ rule table_nonce_replacements:
     input:
         tables=nonce_stats_files(),
     output:
-        table_files("nonce_replacements", "nonce_replacements.rst", "Treebanks"),
+        registry_files("table_nonce_replacements"),
     log:
         "results/logs/aggregate/table_nonce_replacements.log",
     benchmark:
@@ -66,9 +67,7 @@ rule table_probe:
         metrics=probe_metrics_files(),
         layer_choice=probe_layer_choice_files(),
     output:
-        table_files("probe_summary", "probe_summary.rst", "DepProbe"),
-        table_files("probe_languages", "probe_languages.rst", "DepProbe"),
-        table_files("probe_layers", "probe_layers.rst", "DepProbe"),
+        registry_files("table_probe"),
     log:
         "results/logs/aggregate/table_probe.log",
     benchmark:
@@ -97,7 +96,7 @@ rule table_probe_edges:
         metrics=probe_metrics_files(),
         gold=probe_gold_treebanks(),
     output:
-        table_files("probe_edges", "probe_edges.rst", "DepProbe"),
+        registry_files("table_probe_edges"),
     log:
         "results/logs/aggregate/table_probe_edges.log",
     benchmark:
@@ -117,16 +116,15 @@ rule table_probe_edges:
         " --out-dir {params.out_dir:q} 2> {log:q}"
 
 
-# The tables of one dataset kind: its items and their scores -> tables in results/tables. One
-# rule; the others differ in kind, command, outputs, options and size.
+# The tables of one dataset kind: its items and their scores -> tables in results/tables. The
+# other kinds' rules reuse its input names and shell; each states its own env, threads, resources
+# and options (the Japanese regression is the one that needs more).
 rule table_blimp:
     input:
         item_files=aggregate_items("blimp"),
         score_files=aggregate_scores("blimp"),
     output:
-        table_files("blimp_overall", "blimp_overall.rst", "BLiMP"),
-        table_files("blimp_field", "blimp_field.rst", "BLiMP"),
-        table_files("blimp_paradigm", "blimp_paradigm.rst", "BLiMP"),
+        registry_files("table_blimp"),
     log:
         "results/logs/aggregate/table_blimp.log",
     benchmark:
@@ -154,15 +152,14 @@ use rule table_blimp as table_spud_scores with:
         item_files=aggregate_items("spud"),
         score_files=aggregate_scores("spud"),
     output:
-        table_files("spud_ratio_summary", "spud_ratio_summary.rst", "SPUD scoring"),
-        table_files("spud_wilcoxon", "spud_wilcoxon.rst", "SPUD scoring"),
-        table_files("spud_extremes", "spud_extremes.rst", "SPUD scoring"),
-        table_files("spud_outliers", "spud_outliers.rst", "SPUD scoring"),
-        data_files("spud_ratios"),
+        registry_files("table_spud_scores"),
     log:
         "results/logs/aggregate/table_spud_scores.log",
     benchmark:
         "results/benchmarks/aggregate/table_spud_scores.tsv"
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
     resources:
         mem_mb=4000,
         runtime=15,
@@ -186,19 +183,20 @@ use rule table_blimp as table_german_case with:
         item_files=aggregate_items("german_case"),
         score_files=aggregate_scores("german_case"),
     output:
-        table_files("german_case_auc", "german_case_auc.rst", "German case"),
-        table_files("german_case_auc_templates", "german_case_auc_templates.rst", "German case"),
-        table_files("german_case_auc_violation", "german_case_auc_violation.rst", "German case"),
-        table_files("german_case_animacy", "german_case_animacy.rst", "German case"),
-        table_files("german_case_order", "german_case_order.rst", "German case"),
-        table_files("german_case_order_auc", "german_case_order_auc.rst", "German case"),
-        data_files("german_case_roc"),
+        registry_files("table_german_case"),
     log:
         "results/logs/aggregate/table_german_case.log",
     benchmark:
         "results/benchmarks/aggregate/table_german_case.tsv"
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         command="table-german-case",
+        options="",
         datasets=aggregate_datasets("german_case"),
         models=aggregate_models("german_case"),
 
@@ -208,13 +206,17 @@ use rule table_blimp as table_cola with:
         item_files=aggregate_items("cola"),
         score_files=aggregate_scores("cola"),
     output:
-        table_files("cola_thresholds", "cola_thresholds.rst", "CoLA"),
-        table_files("cola_phenomena", "cola_phenomena.rst", "CoLA"),
-        table_files("cola_sources", "cola_sources.rst", "CoLA"),
+        registry_files("table_cola"),
     log:
         "results/logs/aggregate/table_cola.log",
     benchmark:
         "results/benchmarks/aggregate/table_cola.tsv"
+    conda:
+        "../envs/stats.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         command="table-cola",
         options=quoted(cli_options(AGGREGATE, ("folds", "seed")))
@@ -228,28 +230,16 @@ use rule table_blimp as table_cola with:
 
 use rule table_blimp as table_japanese with:
     input:
-        item_files=aggregate_items("japanese"),
-        score_files=aggregate_scores("japanese"),
+        item_files=aggregate_items("japanese_transitivity"),
+        score_files=aggregate_scores("japanese_transitivity"),
     output:
-        table_files("japanese_accuracy", "japanese_accuracy.rst", "Japanese transitivity"),
-        table_files("japanese_agreement", "japanese_agreement.rst", "Japanese transitivity"),
-        table_files("japanese_regression", "japanese_regression.rst", "Japanese transitivity"),
-        table_files(
-            "japanese_regression_max", "japanese_regression_max.rst", "Japanese transitivity"
-        ),
-        table_files(
-            "japanese_regression_min", "japanese_regression_min.rst", "Japanese transitivity"
-        ),
-        table_files(
-            "japanese_length_correlation",
-            "japanese_length_correlation.rst",
-            "Japanese transitivity",
-        ),
-        data_files("japanese_length_perplexity"),
+        registry_files("table_japanese"),
     log:
         "results/logs/aggregate/table_japanese.log",
     benchmark:
         "results/benchmarks/aggregate/table_japanese.tsv"
+    conda:
+        "../envs/stats.yaml"
     threads: 4
     resources:
         mem_mb=4000,
@@ -263,17 +253,18 @@ use rule table_blimp as table_japanese with:
         ),
         folds=AGGREGATE["folds"],
         regression=AGGREGATE["regression"],
-        datasets=aggregate_datasets("japanese"),
-        models=aggregate_models("japanese"),
+        datasets=aggregate_datasets("japanese_transitivity"),
+        models=aggregate_models("japanese_transitivity"),
 
 
-# A figure: one table -> NAME.svg and NAME.png in results/figures. One rule; the others differ in
-# command, table and figure (and the datasets and models of their captions).
+# A figure: one table -> NAME.svg and NAME.png in results/figures, its table and command from the
+# registry entry. The other figures' rules reuse this rule's env, threads, resources and shell
+# (every figure is one small table drawn once) and add the datasets and models of their captions.
 rule figure_probe_layers:
     input:
-        table="results/tables/probe_layers.parquet",
+        table=figure_table("probe_layers"),
     output:
-        figure_files("probe_layers", "probe_layers_figure.rst", "DepProbe"),
+        registry_files("figure_probe_layers"),
     log:
         "results/logs/aggregate/figure_probe_layers.log",
     benchmark:
@@ -285,7 +276,7 @@ rule figure_probe_layers:
         mem_mb=2000,
         runtime=10,
     params:
-        command="figure-probe-layers",
+        command=figure_command("probe_layers"),
         stem=subpath(output[1], strip_suffix=".png"),
         code=stage_code("aggregate"),
     shell:
@@ -294,108 +285,100 @@ rule figure_probe_layers:
 
 use rule figure_probe_layers as figure_spud_ratios with:
     input:
-        table="results/tables/spud_ratios.parquet",
+        table=figure_table("spud_log_ratios"),
     output:
-        figure_files("spud_log_ratios", "spud_log_ratios.rst", "SPUD scoring"),
+        registry_files("figure_spud_ratios"),
     log:
         "results/logs/aggregate/figure_spud_ratios.log",
     benchmark:
         "results/benchmarks/aggregate/figure_spud_ratios.tsv"
     params:
-        command="figure-spud-ratios",
+        command=figure_command("spud_log_ratios"),
         datasets=aggregate_datasets("spud"),
         models=aggregate_models("spud"),
 
 
 use rule figure_probe_layers as figure_german_roc with:
     input:
-        table="results/tables/german_case_roc.parquet",
+        table=figure_table("german_case_roc"),
     output:
-        figure_files("german_case_roc", "german_case_roc.rst", "German case"),
+        registry_files("figure_german_roc"),
     log:
         "results/logs/aggregate/figure_german_roc.log",
     benchmark:
         "results/benchmarks/aggregate/figure_german_roc.tsv"
     params:
-        command="figure-german-roc",
+        command=figure_command("german_case_roc"),
         datasets=aggregate_datasets("german_case"),
         models=aggregate_models("german_case"),
 
 
 use rule figure_probe_layers as figure_german_order with:
     input:
-        table="results/tables/german_case_order_auc.parquet",
+        table=figure_table("german_case_order_auc"),
     output:
-        figure_files("german_case_order_auc", "german_case_order_auc_figure.rst", "German case"),
+        registry_files("figure_german_order"),
     log:
         "results/logs/aggregate/figure_german_order.log",
     benchmark:
         "results/benchmarks/aggregate/figure_german_order.tsv"
     params:
-        command="figure-german-order",
+        command=figure_command("german_case_order_auc"),
         datasets=aggregate_datasets("german_case"),
         models=aggregate_models("german_case"),
 
 
 use rule figure_probe_layers as figure_german_templates with:
     input:
-        table="results/tables/german_case_auc_templates.parquet",
+        table=figure_table("german_case_auc_templates"),
     output:
-        figure_files(
-            "german_case_auc_templates",
-            "german_case_auc_templates_figure.rst",
-            "German case",
-        ),
+        registry_files("figure_german_templates"),
     log:
         "results/logs/aggregate/figure_german_templates.log",
     benchmark:
         "results/benchmarks/aggregate/figure_german_templates.tsv"
     params:
-        command="figure-german-templates",
+        command=figure_command("german_case_auc_templates"),
         datasets=aggregate_datasets("german_case"),
         models=aggregate_models("german_case"),
 
 
 use rule figure_probe_layers as figure_blimp_fields with:
     input:
-        table="results/tables/blimp_field.parquet",
+        table=figure_table("blimp_fields"),
     output:
-        figure_files("blimp_fields", "blimp_fields.rst", "BLiMP"),
+        registry_files("figure_blimp_fields"),
     log:
         "results/logs/aggregate/figure_blimp_fields.log",
     benchmark:
         "results/benchmarks/aggregate/figure_blimp_fields.tsv"
     params:
-        command="figure-blimp-fields",
+        command=figure_command("blimp_fields"),
         datasets=aggregate_datasets("blimp"),
         models=aggregate_models("blimp"),
 
 
 use rule figure_probe_layers as figure_japanese_agreement with:
     input:
-        table="results/tables/japanese_agreement.parquet",
+        table=figure_table("japanese_agreement"),
     output:
-        figure_files("japanese_agreement", "japanese_agreement_figure.rst", "Japanese transitivity"),
+        registry_files("figure_japanese_agreement"),
     log:
         "results/logs/aggregate/figure_japanese_agreement.log",
     benchmark:
         "results/benchmarks/aggregate/figure_japanese_agreement.tsv"
     params:
-        command="figure-japanese-agreement",
-        datasets=aggregate_datasets("japanese"),
-        models=aggregate_models("japanese"),
+        command=figure_command("japanese_agreement"),
+        datasets=aggregate_datasets("japanese_transitivity"),
+        models=aggregate_models("japanese_transitivity"),
 
 
 # Its own rule: the figure command takes the pruning threshold (thesis §5.6) from the config.
 rule figure_japanese_agreement_graph:
     input:
-        table="results/tables/japanese_agreement.parquet",
+        table=figure_table("japanese_agreement_graph"),
     output:
-        figure_files(
-            "japanese_agreement_graph",
-            "japanese_agreement_graph.rst",
-            "Japanese transitivity",
-        ),
+        registry_files("figure_japanese_agreement_graph"),
     log:
         "results/logs/aggregate/figure_japanese_agreement_graph.log",
     benchmark:
@@ -412,8 +395,8 @@ rule figure_japanese_agreement_graph:
         options=quoted(
             cli_options({"threshold": AGGREGATE["japanese_graph_threshold"]}, ("threshold",))
         ),
-        datasets=aggregate_datasets("japanese"),
-        models=aggregate_models("japanese"),
+        datasets=aggregate_datasets("japanese_transitivity"),
+        models=aggregate_models("japanese_transitivity"),
         code=stage_code("aggregate"),
     shell:
         "spudflow figure-japanese-agreement-graph {input.table:q} --out {params.stem:q}"
@@ -422,17 +405,17 @@ rule figure_japanese_agreement_graph:
 
 use rule figure_probe_layers as figure_japanese_length with:
     input:
-        table="results/tables/japanese_length_perplexity.parquet",
+        table=figure_table("japanese_length"),
     output:
-        figure_files("japanese_length", "japanese_length_figure.rst", "Japanese transitivity"),
+        registry_files("figure_japanese_length"),
     log:
         "results/logs/aggregate/figure_japanese_length.log",
     benchmark:
         "results/benchmarks/aggregate/figure_japanese_length.tsv"
     params:
-        command="figure-japanese-length",
-        datasets=aggregate_datasets("japanese"),
-        models=aggregate_models("japanese"),
+        command=figure_command("japanese_length"),
+        datasets=aggregate_datasets("japanese_transitivity"),
+        models=aggregate_models("japanese_transitivity"),
 
 
 # The front page: one headline table per paper, linking to the full tables, figures and the

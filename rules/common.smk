@@ -1,12 +1,13 @@
 # What every stage's rules share: wildcard constraints, code versions, treebank and training-text
-# lookups, config-to-option plumbing and the report's table/figure files. Each stage's own input
-# functions live in rules/plumbing/<stage>.smk, which rules/<stage>.smk includes. Config defaults
-# are filled in from config/schema.yaml by the Snakefile's validate(), so the rules read config
-# keys without defaults of their own.
+# lookups, config-to-option plumbing and the files of the registry's tables and figures
+# (core/outputs_registry.py). Each stage's own input functions live in rules/plumbing/<stage>.smk,
+# which rules/<stage>.smk includes. Config defaults are filled in from config/schema.yaml by the
+# Snakefile's validate(), so the rules read config keys without defaults of their own.
 import shlex
 from pathlib import Path
 
 from spudflow.core.model_source import is_local_path
+from spudflow.core.outputs_registry import rule_outputs
 from spudflow.core.rules_support import cli_options, code_version
 
 
@@ -120,20 +121,26 @@ def model_path_inputs(source):
     return [str(Path(source).expanduser())] if is_local_path(source) else []
 
 
-def table_files(name, caption, category):
-    """NAME.{csv,parquet,md,tex} under results/tables; the CSV goes into the report."""
-    stem = f"results/tables/{name}"
-    csv = report(f"{stem}.csv", caption=f"../report/{caption}", category=category)
-    return [csv, f"{stem}.parquet", f"{stem}.md", f"{stem}.tex"]
+def registry_files(rule):
+    """The files of every output the registry (core/outputs_registry.py) gives this rule, in
+    its order: a table's NAME.{csv,parquet,md,tex} under results/tables, per-item data's
+    NAME.{parquet,csv}, a figure's NAME.{svg,png} under results/figures. A table's CSV and a
+    figure's SVG go into the report, with the entry's caption (report/) and category."""
+    files = []
+    for entry in rule_outputs(rule):
+        if entry.kind == "figure":
+            stem = f"results/figures/{entry.name}"
+            files += [report_entry(f"{stem}.svg", entry), f"{stem}.png"]
+        elif entry.kind == "data":
+            files += [f"results/tables/{entry.name}.parquet", f"results/tables/{entry.name}.csv"]
+        else:
+            stem = f"results/tables/{entry.name}"
+            files += [report_entry(f"{stem}.csv", entry)]
+            files += [f"{stem}.parquet", f"{stem}.md", f"{stem}.tex"]
+    if not files:
+        raise ValueError(f"core/outputs_registry.py has no output of the rule {rule!r}")
+    return files
 
 
-def data_files(name):
-    """Per-item data behind a figure: NAME.parquet and NAME.csv, not in the report."""
-    return [f"results/tables/{name}.parquet", f"results/tables/{name}.csv"]
-
-
-def figure_files(name, caption, category):
-    """NAME.png and NAME.svg under results/figures; the SVG goes into the report."""
-    stem = f"results/figures/{name}"
-    svg = report(f"{stem}.svg", caption=f"../report/{caption}", category=category)
-    return [svg, f"{stem}.png"]
+def report_entry(path, entry):
+    return report(path, caption=f"../report/{entry.caption}", category=entry.category)

@@ -46,7 +46,7 @@ rule table_nonce_ratio:
     input:
         stats=nonce_stats_files(),
     output:
-        table_files("nonce_replacement_ratio", "nonce_replacement_ratio.rst", "Treebanks"),
+        registry_files("table_nonce_ratio"),
     log:
         "results/logs/nonce/table_nonce_ratio.log",
     benchmark:
@@ -73,7 +73,7 @@ use rule table_nonce_ratio as table_nonce_ttr with:
         tokens=nonce_ttr_tokens(),
         tokenizer=nonce_ttr_tokenizer_inputs(),
     output:
-        table_files("nonce_type_token_ratio", "nonce_type_token_ratio.rst", "Treebanks"),
+        registry_files("table_nonce_ttr"),
     log:
         "results/logs/nonce/table_nonce_ttr.log",
     benchmark:
@@ -127,14 +127,7 @@ if "human_eval" in config:
                 key=rules.human_eval_export.output.key,
                 sheets=human_eval_filled(),
             output:
-                table_files(
-                    "human_eval_grammaticality",
-                    "human_eval_grammaticality.rst",
-                    "Human evaluation",
-                ),
-                table_files(
-                    "human_eval_preference", "human_eval_preference.rst", "Human evaluation"
-                ),
+                registry_files("human_eval_tables"),
             log:
                 "results/logs/nonce/human_eval_tables.log",
             benchmark:

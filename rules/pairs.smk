@@ -1,5 +1,6 @@
 # Items datasets (docs/pairs.md): minimal pairs and template sentences in one items schema,
-# written to results/items/{dataset}.parquet.
+# written to results/items/{dataset}.parquet. A rule reads its `pairs:` section only when one of
+# its jobs is planned (input and params functions): a section left out is a kind not built.
 
 
 include: "plumbing/pairs.smk"
@@ -26,7 +27,7 @@ rule items_spud:
         orig=lambda wc, input: Path(input.orig).parent,
         nonce=spud_nonce_options,
         lang=lambda wc: treebank_lang(spud_items_splits()[wc.dataset][0]),
-        min_words=pairs_section("spud").get("min_words"),
+        min_words=lambda wc: pairs_section("spud")["min_words"],
         leave_out=spud_leave_out_args,
         code=stage_code("pairs"),
     shell:
@@ -38,7 +39,7 @@ rule items_spud:
 
 rule items_german_case:
     input:
-        templates=pairs_section("german_case").get("templates", []),
+        templates=lambda wc: pairs_section("german_case")["templates"],
     output:
         "results/items/german_case.parquet",
     log:
@@ -52,7 +53,7 @@ rule items_german_case:
         mem_mb=2000,
         runtime=10,
     params:
-        sample=sample_args(pairs_section("german_case").get("sample")),
+        sample=lambda wc: sample_args(pairs_section("german_case")["sample"]),
         code=stage_code("pairs"),
     shell:
         "spudflow pairs german-case --templates {input.templates:q} {params.sample}"
@@ -61,7 +62,7 @@ rule items_german_case:
 
 rule items_japanese_transitivity:
     input:
-        lexicon=pairs_section("japanese_transitivity").get("lexicon", []),
+        lexicon=lambda wc: pairs_section("japanese_transitivity")["lexicon"],
     output:
         "results/items/japanese_transitivity_{variant}.parquet",
     log:
@@ -77,9 +78,9 @@ rule items_japanese_transitivity:
         mem_mb=8000,
         runtime=30,
     params:
-        n_verb_pairs=pairs_section("japanese_transitivity").get("n_verb_pairs"),
+        n_verb_pairs=lambda wc: pairs_section("japanese_transitivity")["n_verb_pairs"],
         sample=lambda wc: sample_args(
-            pairs_section("japanese_transitivity").get("sample", {}).get(wc.variant)
+            pairs_section("japanese_transitivity")["sample"].get(wc.variant)
         ),
         code=stage_code("pairs"),
     shell:
@@ -90,8 +91,8 @@ rule items_japanese_transitivity:
 
 rule items_cola:
     input:
-        tsv=pairs_section("cola").get("files", []),
-        phenomena=pairs_section("cola").get("phenomena", []),
+        tsv=lambda wc: pairs_section("cola")["files"],
+        phenomena=lambda wc: pairs_section("cola")["phenomena"],
     output:
         "results/items/cola.parquet",
     log:
@@ -105,8 +106,8 @@ rule items_cola:
         mem_mb=2000,
         runtime=10,
     params:
-        phenomena=cola_phenomena_args(),
-        sample=sample_args(pairs_section("cola").get("sample")),
+        phenomena=lambda wc: cola_phenomena_args(),
+        sample=lambda wc: sample_args(pairs_section("cola")["sample"]),
         code=stage_code("pairs"),
     shell:
         "spudflow pairs cola {input.tsv:q} {params.phenomena} {params.sample}"
@@ -115,7 +116,7 @@ rule items_cola:
 
 rule items_blimp:
     input:
-        jsonl=blimp_files(),
+        jsonl=lambda wc: blimp_files(),
     output:
         "results/items/blimp.parquet",
     log:
@@ -129,7 +130,7 @@ rule items_blimp:
         mem_mb=4000,
         runtime=20,
     params:
-        sample=sample_args(pairs_section("blimp").get("sample")),
+        sample=lambda wc: sample_args(pairs_section("blimp")["sample"]),
         code=stage_code("pairs"),
     shell:
         "spudflow pairs blimp {input.jsonl:q} {params.sample} --out {output:q} 2> {log:q}"

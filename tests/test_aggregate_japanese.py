@@ -15,7 +15,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import cohen_kappa_score
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-from spudflow.aggregate.figures import agreement_graph
+from spudflow.aggregate.japanese import agreement_graph
 from spudflow.cli import main
 from spudflow.core.contract import read_artifact
 from spudflow.core.table_artifacts import TABLES

@@ -16,21 +16,20 @@ import polars as pl
 import pytest
 from workflow_helpers import copy_workflow, run_workflow
 
+from spudflow.core import outputs_registry
+
 from aggregate_inputs import assert_table_files
 
-# Tables documented in other stages' pages: all four formats, columns checked there.
-OTHER_STAGES_TABLES = ("treebank_stats", "nonce_replacement_ratio", "nonce_type_token_ratio",
-                       "nonce_replacements", "human_eval_grammaticality",
-                       "human_eval_preference")
-TABLES = ("spud_ratio_summary", "spud_wilcoxon", "spud_extremes", "spud_outliers",
-          "german_case_auc", "german_case_auc_templates", "german_case_auc_violation",
-          "german_case_animacy", "german_case_order", "german_case_order_auc", "cola_thresholds",
-          "cola_phenomena", "cola_sources", "blimp_overall", "blimp_field", "blimp_paradigm",
-          "japanese_accuracy", "japanese_agreement", "japanese_regression",
-          "japanese_regression_max", "japanese_regression_min", "japanese_length_correlation",
-          "probe_summary", "probe_languages", "probe_layers",
-          "probe_edges")
-DATA_TABLES = ("spud_ratios", "german_case_roc", "japanese_length_perplexity")
+# The expectations come from the registry of tables and figures (core/outputs_registry.py).
+# Tables documented in other stages' pages (fed by treebanks, nonce treebanks, the human
+# evaluation): all four formats, columns checked there.
+OTHER_STAGES = (outputs_registry.TREEBANKS, outputs_registry.NONCE, outputs_registry.HUMAN_EVAL)
+OTHER_STAGES_TABLES = tuple(o.name for o in outputs_registry.OUTPUTS
+                            if o.kind == outputs_registry.TABLE and o.feed in OTHER_STAGES)
+TABLES = tuple(o.name for o in outputs_registry.OUTPUTS
+               if o.kind == outputs_registry.TABLE and o.feed not in OTHER_STAGES)
+DATA_TABLES = tuple(o.name for o in outputs_registry.OUTPUTS if o.kind == outputs_registry.DATA)
+
 # Number columns that may be null throughout on the tiny data, and why.
 MAY_BE_ALL_NULL = {
     ("german_case_animacy", "auc_sd"): "of the 2 sampled templates only t32 (110) has animate and "
@@ -45,9 +44,7 @@ MAY_BE_ALL_NULL = {
        for figure in ("share", "uas", "las", "relacc", "delta_uas", "delta_las",
                       "delta_relacc")},
 }
-FIGURES = ("spud_log_ratios", "german_case_roc", "german_case_order_auc",
-           "german_case_auc_templates", "blimp_fields", "japanese_agreement",
-           "japanese_agreement_graph", "japanese_length", "probe_layers")
+FIGURES = tuple(outputs_registry.FIGURE_OUTPUTS)
 
 
 @pytest.fixture(scope="module")

@@ -1,12 +1,14 @@
 # Input functions and config lookups of the aggregate stage's rules (rules/aggregate.smk).
-from spudflow.aggregate.front_page import SECTIONS as FRONT_PAGE_SECTIONS
+from spudflow.aggregate.front_page import shown_outputs as front_page_shown
+from spudflow.core.outputs_registry import FIGURE_OUTPUTS, OUTPUTS
 
 AGGREGATE = config["aggregate"]
 
 
 def aggregate_datasets(kind):
-    """The items datasets of one kind the config enables, in config order."""
-    return [d for d in items_datasets() if d.startswith(kind)]
+    """The items datasets of one kind (core/dataset_kinds.py) the config enables, in config
+    order."""
+    return items_datasets(kind)
 
 
 def aggregate_items(kind):
@@ -27,37 +29,21 @@ def aggregate_models(kind):
     return sorted({m for _, m in aggregate_jobs(kind)})
 
 
+def aggregate_fed(feed):
+    """Whether the config makes the input that feeds an output (core/outputs_registry.py)."""
+    if feed == "probe":
+        return bool(probe_metrics_files())
+    if feed == "nonce":
+        return bool(nonce_stats_files())
+    if feed == "treebanks":
+        return bool(treebank_splits())
+    return bool(aggregate_scores(feed))  # a dataset kind
+
+
 def aggregate_outputs():
-    """The aggregate targets whose inputs the config produces (one file per rule suffices)."""
-    wanted = {
-        "spud": ["tables/spud_ratio_summary.parquet", "figures/spud_log_ratios.svg"],
-        "german_case": [
-            "tables/german_case_auc.parquet",
-            "figures/german_case_roc.svg",
-            "figures/german_case_order_auc.svg",
-            "figures/german_case_auc_templates.svg",
-        ],
-        "cola": ["tables/cola_thresholds.parquet"],
-        "blimp": ["tables/blimp_overall.parquet", "figures/blimp_fields.svg"],
-        "japanese": [
-            "tables/japanese_accuracy.parquet",
-            "figures/japanese_agreement.svg",
-            "figures/japanese_agreement_graph.svg",
-            "figures/japanese_length.svg",
-        ],
-    }
-    outputs = [
-        f"results/{f}" for kind, files in wanted.items() if aggregate_scores(kind) for f in files
-    ]
-    if probe_metrics_files():
-        outputs += [
-            "results/tables/probe_summary.parquet",
-            "results/tables/probe_languages.parquet",
-            "results/figures/probe_layers.svg",
-            "results/tables/probe_edges.parquet",
-        ]
-    if nonce_stats_files():
-        outputs.append("results/tables/nonce_replacements.parquet")
+    """The aggregate stage's tables and figures (core/outputs_registry.py) whose inputs the
+    config produces, and the front page when it shows one of them."""
+    outputs = [o.target for o in OUTPUTS if o.stage == "aggregate" and aggregate_fed(o.feed)]
     if front_page_files(outputs):
         outputs.append("results/index.html")
     return outputs
@@ -66,12 +52,21 @@ def aggregate_outputs():
 def front_page_files(outputs=None):
     """The headline tables (.parquet) and figures (.svg) among the aggregate outputs: those the
     front page's sections show (aggregate/front_page.py)."""
-    shown = {name for s in FRONT_PAGE_SECTIONS for name in (s.table, *s.figures)}
     outputs = aggregate_outputs() if outputs is None else outputs
-    return [f for f in outputs if Path(f).stem in shown]
+    shown = set(front_page_shown())
+    return [f for f in outputs if f in shown]
 
 
 def front_page_args(wildcards, input):
     """`--table NAME=PATH` / `--figure NAME=PATH` of every input, shell-quoted."""
     options = {".parquet": "--table", ".svg": "--figure"}
     return quoted([arg for f in input for arg in (options[Path(f).suffix], f"{Path(f).stem}={f}")])
+
+
+def figure_table(name):
+    """The table a registry figure draws."""
+    return f"results/tables/{FIGURE_OUTPUTS[name].table}.parquet"
+
+
+def figure_command(name):
+    return FIGURE_OUTPUTS[name].command

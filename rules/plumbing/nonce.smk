@@ -31,20 +31,26 @@ def nonce_stats_files():
     return [f"{nonce_dir(*run)}/replacement_stats.parquet" for run in nonce_runs()]
 
 
+def nonce_ttr_tokenizer():
+    """nonce.ttr_tokenizer: the tokenizer the TTR table counts the tokens of (None: word forms,
+    or no nonce section)."""
+    return config["nonce"]["ttr_tokenizer"] if "nonce" in config else None
+
+
 def nonce_ttr_tokens():
     """With nonce.ttr_tokenizer, the TTR table tokenizes the words of every nonce treebank."""
-    if not config.get("nonce", {}).get("ttr_tokenizer"):
+    if not nonce_ttr_tokenizer():
         return []
     return [f"{nonce_dir(*run)}/tokens.parquet" for run in nonce_runs()]
 
 
 def nonce_ttr_tokenizer_inputs():
-    tokenizer = config.get("nonce", {}).get("ttr_tokenizer")
+    tokenizer = nonce_ttr_tokenizer()
     return model_path_inputs(tokenizer) if tokenizer else []
 
 
 def nonce_ttr_options():
-    tokenizer = config.get("nonce", {}).get("ttr_tokenizer")
+    tokenizer = nonce_ttr_tokenizer()
     return quoted(["--tokenizer", tokenizer]) if tokenizer else ""
 
 
@@ -55,8 +61,7 @@ def nonce_outputs():
         outputs += [f"{nonce_dir(*run)}/tokens.parquet", f"{nonce_dir(*run)}/nonce.conllu"]
     if runs:
         outputs += [
-            "results/tables/nonce_replacement_ratio.parquet",
-            "results/tables/nonce_type_token_ratio.parquet",
+            o.target for r in ("table_nonce_ratio", "table_nonce_ttr") for o in rule_outputs(r)
         ]
     return outputs + human_eval_outputs()
 
@@ -151,8 +156,5 @@ def human_eval_outputs():
     outputs = [f"{human_eval_dir()}/answer_key.parquet", *human_eval_sheets()]
     if config["human_eval"]["filled"]:
         human_eval_filled()
-        outputs += [
-            "results/tables/human_eval_grammaticality.parquet",
-            "results/tables/human_eval_preference.parquet",
-        ]
+        outputs += [o.target for o in rule_outputs("human_eval_tables")]
     return outputs

@@ -1,15 +1,18 @@
 # Input functions and config lookups of the pairs stage's rules (rules/pairs.smk).
+from spudflow.core.dataset_kinds import DATASET_KINDS
+
 JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")
 
 
 def pairs_section(name):
-    """The config of one items dataset family under `pairs:` ({} when absent)."""
-    return config.get("pairs", {}).get(name, {})
+    """The config of one dataset kind under `pairs:` ({} when the config leaves it out: not
+    built)."""
+    return config["pairs"].get(name, {})
 
 
 def cola_phenomena_args():
     """`--phenomena FILE…` of the CoLA phenomenon sets (pairs.cola.phenomena); "" when none."""
-    files = pairs_section("cola").get("phenomena", [])
+    files = pairs_section("cola")["phenomena"]
     return f"--phenomena {quoted(files)}" if files else ""
 
 
@@ -22,7 +25,7 @@ def spud_items_splits():
     config section there are no nonce treebanks, hence no SPUD items."""
     if not pairs_enabled("spud") or "nonce" not in config:
         return {}
-    chosen = pairs_section("spud").get("treebanks") or list(config["treebanks"])
+    chosen = pairs_section("spud")["treebanks"] or list(config["treebanks"])
     unknown = [tb for tb in chosen if tb not in config["treebanks"]]
     if unknown:
         raise ValueError(f"config pairs.spud.treebanks: unknown treebank(s) {unknown}")
@@ -39,29 +42,40 @@ def spud_items_splits():
 def japanese_variants():
     if not pairs_enabled("japanese_transitivity"):
         return []
-    chosen = pairs_section("japanese_transitivity").get("datasets", [])
+    chosen = pairs_section("japanese_transitivity")["datasets"]
     return [v for v in JAPANESE_VARIANTS if v in chosen]
 
 
-def items_datasets():
-    """Names of the items datasets the config enables (results/items/{name}.parquet)."""
-    names = list(spud_items_splits())
+def items_dataset_kinds():
+    """Name -> kind (its `pairs:` section, core/dataset_kinds.py) of every items dataset the
+    config enables (results/items/{name}.parquet), in config order. The kind is set here, where
+    the name is made: no rule reads a kind off a name."""
+    kinds = dict.fromkeys(spud_items_splits(), "spud")
     if pairs_enabled("german_case"):
-        names.append("german_case")
-    names += [f"japanese_transitivity_{v}" for v in japanese_variants()]
-    return names + [name for name in ("cola", "blimp") if pairs_enabled(name)]
+        kinds["german_case"] = "german_case"
+    for variant in japanese_variants():
+        kinds[f"japanese_transitivity_{variant}"] = "japanese_transitivity"
+    for name in ("cola", "blimp"):
+        if pairs_enabled(name):
+            kinds[name] = name
+    return kinds
+
+
+def items_datasets(kind=None):
+    """Names of the items datasets the config enables (of one kind, or all), in config order."""
+    return [d for d, k in items_dataset_kinds().items() if kind in (None, k)]
 
 
 def items_dataset_language(dataset):
-    """The language of an items dataset's sentences."""
-    splits = spud_items_splits()
-    if dataset in splits:
-        return treebank_lang(splits[dataset][0])
-    if dataset == "german_case":
-        return "de"
-    if dataset.startswith("japanese_transitivity_"):
-        return "ja"
-    return "en"  # cola, blimp
+    """The language of an items dataset's sentences: its kind's, or its treebank's (SPUD)."""
+    kinds = items_dataset_kinds()
+    if dataset not in kinds:
+        raise ValueError(
+            f"config: {dataset!r} is not an items dataset the pairs section enables "
+            f"(enabled: {', '.join(kinds) or 'none'})"
+        )
+    language = DATASET_KINDS[kinds[dataset]].language
+    return language or treebank_lang(spud_items_splits()[dataset][0])
 
 
 def items_file(dataset):
@@ -94,9 +108,12 @@ def spud_nonce_options(wildcards, input):
 
 
 def blimp_files():
-    """The paradigm files of pairs.blimp.paths; a directory stands for its *.jsonl files."""
+    """The paradigm files of pairs.blimp.paths; a directory stands for its *.jsonl files. None
+    while BLiMP is not built."""
+    if not pairs_enabled("blimp"):
+        return []
     files = []
-    for location in pairs_section("blimp").get("paths", []):
+    for location in pairs_section("blimp")["paths"]:
         path = Path(location)
         files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
     return files

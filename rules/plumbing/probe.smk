@@ -212,10 +212,7 @@ def probe_train_args(wildcards, input):
     args += ["--model", wildcards.probe_model, *cli_options(probe, PROBE_TRAIN_OPTIONS)]
     if wildcards.variant != "lm":
         args += ["--baseline", wildcards.variant]
-    args += cli_options(probe, ("subtypes",))
-    if not probe["punct"]:
-        args.append("--no-punct")
-    return quoted(args)
+    return quoted(args + probe_word_options())
 
 
 def probe_run_dir(treebank, model, variant, dist, label, seed):
@@ -256,8 +253,11 @@ def probe_edge_args(wildcards, input):
     args = []
     for treebank, eval_set, tokens in probe_gold_sets():
         args += ["--gold", treebank, eval_set, str(Path(tokens).parent)]
-    if not config["probe"]["punct"]:
-        args.append("--no-punct")
-    if config["probe"]["subtypes"]:
-        args.append("--subtypes")
-    return quoted(args)
+    return quoted(args + probe_word_options())
+
+
+def probe_word_options():
+    """`--no-punct` / `--subtypes` (probe.punct, probe.subtypes): which words and labels a probe
+    run counts; `probe train` and `table-probe-edges` must count the same."""
+    probe = config["probe"]
+    return (["--no-punct"] if not probe["punct"] else []) + cli_options(probe, ("subtypes",))

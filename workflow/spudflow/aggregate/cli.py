@@ -136,14 +136,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out-dir", type=Path, required=True, help="directory for the table")
     p.set_defaults(handler=run_probe_edges)
 
-    for name, function, table, what in FIGURES:
+    from spudflow.core.outputs_registry import FIGURE_OUTPUTS
+
+    for figure in FIGURE_OUTPUTS.values():
         p = subparsers.add_parser(
-            name, help=what, description=f"{what}, from the {table} table, as STEM.png and "
-            "STEM.svg (deterministic SVG).")
-        p.add_argument("table", type=Path, help=f"{table}.parquet")
+            figure.command, help=figure.what, description=f"{figure.what}, from the "
+            f"{figure.table} table, as STEM.png and STEM.svg (deterministic SVG).")
+        p.add_argument("table", type=Path, help=f"{figure.table}.parquet")
         p.add_argument("--out", type=Path, required=True, help="output path without extension")
-        p.set_defaults(handler=run_figure, figure=function, figure_options=())
-        if function == "japanese_agreement_graph":
+        p.set_defaults(handler=run_figure, figure=figure.function, contract=figure.contract,
+                       figure_options=())
+        if figure.function == "japanese_agreement_graph":
             p.add_argument("--threshold", type=_share, default=None,
                            help="drop edges whose agreement is below this share (0-1); default: "
                            "the thesis's rule (§5.6), the weakest edges removed while the graph "
@@ -151,26 +154,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             p.set_defaults(figure_options=("threshold",))
 
     _register_front_page(subparsers)
-
-
-FIGURES = (
-    ("figure-spud-ratios", "spud_log_ratios", "spud_ratios",
-     "box plots of log nonce/original ratios per language and scoring function"),
-    ("figure-german-roc", "german_roc", "german_case_roc",
-     "ROC curves per scoring function on the German case set"),
-    ("figure-german-order", "german_order", "german_case_order_auc",
-     "German case AUC per case order and position of the violation (FIGREF20)"),
-    ("figure-german-templates", "german_templates", "german_case_auc_templates",
-     "distribution of the German case AUCs per template (FIGREF16)"),
-    ("figure-probe-layers", "probe_layers", "probe_layers", "DepProbe metrics per layer"),
-    ("figure-blimp-fields", "blimp_fields", "blimp_field", "BLiMP accuracy by field"),
-    ("figure-japanese-agreement", "japanese_agreement", "japanese_agreement",
-     "heat map of agreement between Japanese scoring modes"),
-    ("figure-japanese-agreement-graph", "japanese_agreement_graph", "japanese_agreement",
-     "graph of Japanese scoring modes joined by their agreement, weak edges pruned"),
-    ("figure-japanese-length", "japanese_length", "japanese_length_perplexity",
-     "perplexity by sentence length per Japanese scoring mode"),
-)
 
 
 def _register_front_page(subparsers) -> None:
@@ -351,17 +334,12 @@ def run_probe(args: argparse.Namespace) -> None:
 
 
 def run_probe_edges(args: argparse.Namespace) -> None:
-    from spudflow.aggregate.outputs import Table, write_tables
-    from spudflow.aggregate.probe_edges import edge_table, run_edges
+    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.probe_edges import edge_tables, run_edges
 
     gold = {(treebank, eval_set): Path(directory) for treebank, eval_set, directory in args.gold}
     runs = run_edges(args.metrics, gold, punct=not args.no_punct, subtypes=args.subtypes)
-    write_tables([Table("probe_edges", edge_table(runs),
-                        "DepProbe by edge direction (left: the gold head precedes the word; "
-                        "right: it follows; root: head 0): share of edges (Table 21) and RelAcc, "
-                        "UAS, LAS (Table 22) on the original test set and nonce versions (Δ = "
-                        "original − nonce per run); mean and sd over probe seeds and nonce "
-                        "seeds.")], args.out_dir)
+    write_tables(edge_tables(runs), args.out_dir)
 
 
 def run_front_page(args: argparse.Namespace) -> None:
@@ -380,6 +358,6 @@ def run_figure(args: argparse.Namespace) -> None:
     from spudflow.core.contract import read_artifact
     from spudflow.core.table_artifacts import TABLES
 
-    table = read_artifact(args.table, TABLES[figures.TABLE_OF[args.figure]])
+    table = read_artifact(args.table, TABLES[args.contract])
     options = {name: getattr(args, name) for name in args.figure_options}
     getattr(figures, args.figure)(table, args.out, **options)

@@ -17,6 +17,7 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from spudflow.aggregate.german_case_groups import DOUBLED_POSITIONS, GRAMMATICAL_ORDERS
+from spudflow.aggregate.japanese import agreement_graph
 from spudflow.aggregate.spud_scores import per_original
 from spudflow.core.atomic import atomic_outputs
 
@@ -59,20 +60,6 @@ def _empty(stem: str | Path, what: str) -> None:
     ax.text(0.5, 0.5, f"no {what}", ha="center", va="center")
     ax.set_axis_off()
     save(fig, stem)
-
-
-# The table each figure draws (core/table_artifacts.py defines its columns).
-TABLE_OF = {
-    "spud_log_ratios": "spud_ratios",
-    "german_roc": "german_case_roc",
-    "german_order": "german_case_order_auc",
-    "german_templates": "german_case_auc_templates",
-    "probe_layers": "probe_layers",
-    "blimp_fields": "blimp_field",
-    "japanese_agreement": "japanese_agreement",
-    "japanese_agreement_graph": "japanese_agreement",
-    "japanese_length": "japanese_length_perplexity",
-}
 
 
 @styled
@@ -336,39 +323,12 @@ def japanese_agreement(agreement: pl.DataFrame, stem: str | Path) -> None:
     save(fig, stem)
 
 
-def agreement_graph(panel: pl.DataFrame, threshold: float | None = None):
-    """(graph, threshold used) of one dataset's agreement: modes as nodes, agreement as edge
-    weights (missing agreements are no edge). With a threshold, edges below it are dropped;
-    without, the thesis's rule (§5.6): starting with the lowest weight, edges are removed until
-    the next removal would disconnect the graph."""
-    import networkx as nx
-
-    graph = nx.Graph()
-    graph.add_nodes_from(sorted(set(panel["mode_a"]) | set(panel["mode_b"])))
-    edges = panel.filter((pl.col("mode_a") < pl.col("mode_b")) & pl.col("agreement").is_not_null())
-    graph.add_weighted_edges_from(edges.select("mode_a", "mode_b", "agreement").iter_rows())
-    ascending = sorted(graph.edges(data="weight"), key=lambda e: (e[2], e[0], e[1]))
-    if threshold is not None:
-        graph.remove_edges_from([(a, b) for a, b, w in ascending if w < threshold])
-        return graph, threshold
-    # "Disconnect": more components than before (a graph with missing agreements may start with
-    # several).
-    components = nx.number_connected_components(graph)
-    for a, b, weight in ascending:
-        graph.remove_edge(a, b)
-        if nx.number_connected_components(graph) > components:
-            graph.add_edge(a, b, weight=weight)
-            break
-    weights = [w for _, _, w in graph.edges(data="weight")]
-    return graph, min(weights) if weights else None
-
-
 @styled
 def japanese_agreement_graph(agreement: pl.DataFrame, stem: str | Path,
                              threshold: float | None = None) -> None:
     """The agreement graph (thesis §5.6, Figures 1, 2 and 7): modes as nodes, agreements as
-    edges, pruned (see agreement_graph); nodes placed by ForceAtlas2 (networkx, seeded), edge
-    width and label the agreement."""
+    edges, pruned (aggregate/japanese.py, agreement_graph); nodes placed by ForceAtlas2
+    (networkx, seeded), edge width and label the agreement."""
     import networkx as nx
 
     if agreement.is_empty():

@@ -15,6 +15,7 @@ import polars as pl
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import read_artifact
+from spudflow.core.outputs_registry import FIGURE_OUTPUTS, TABLE_OUTPUTS
 from spudflow.core.table_artifacts import TABLES
 
 SCORER = pl.concat_str("model", pl.lit(" · "), "method").alias("scorer")
@@ -86,36 +87,47 @@ def _pivot(rows: pl.DataFrame, index: str, on: str, values: str) -> pl.DataFrame
 class Section:
     title: str
     source: str  # the paper's table or section the headline stands for
-    table: str  # the full table the headline is cut from
+    table: str  # the full table the headline is cut from (an entry of the outputs registry)
     headline: Callable[[pl.DataFrame], pl.DataFrame]
     caption: str
-    figures: tuple[str, ...]  # figures of the experiment, linked when the run made them
+
+    @property
+    def figures(self) -> tuple[str, ...]:
+        """Figures of the experiment, linked when the run made them: the registry's front-page
+        figures fed by what feeds the table (core/outputs_registry.py)."""
+        feed = TABLE_OUTPUTS[self.table].feed
+        return tuple(f.name for f in FIGURE_OUTPUTS.values() if f.front_page and f.feed == feed)
 
 
 SECTIONS = (
     Section("SPUD: nonce vs original sentences", "SPUD paper, Tables 10–11", "spud_ratio_summary",
             spud_headline, "Median ratio r = PPL(nonce) / PPL(orig) of the SPUD pairs per "
             "language, model and scoring method, every nonce seed combined (one ratio per "
-            "original, §4.3), outliers kept (§4.4).",
-            ("spud_log_ratios",)),
+            "original, §4.3), outliers kept (§4.4)."),
     Section("SPUD: DepProbe", "SPUD paper, Tables 3–4 and 14–16", "probe_languages",
             probe_headline, "Probe LAS on each treebank's original test sentences and its drop "
             "Δ = orig − nonce on the nonce versions, means over probe seeds (and nonce seeds), "
-            "per treebank, model, baseline (none: the LM) and layers.",
-            ("probe_layers",)),
+            "per treebank, model, baseline (none: the LM) and layers."),
     Section("German case violations", "German case paper, TABREF18", "german_case_auc",
             german_headline, "ROC AUC of sentence log-probability, grammatical sentences against "
-            "case violations: mean and sd over templates.", ("german_case_roc",)),
+            "case violations: mean and sd over templates."),
     Section("CoLA", "CoLA paper, Table 4", "cola_thresholds", cola_headline,
             "Matthews correlation of cross-validated thresholds on normalised sentence scores "
-            "per split.", ()),
+            "per split."),
     Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,
             "Accuracy over the scored minimal pairs: the grammatical sentence gets the higher "
-            "log-probability.", ("blimp_fields",)),
+            "log-probability."),
     Section("Japanese transitivity", "Japanese thesis, §4.5", "japanese_accuracy",
             japanese_headline, "Accuracy on obligatory contexts: the whole-sentence perplexity "
-            "prefers the verb of the right transitivity.", ("japanese_agreement",)),
+            "prefers the verb of the right transitivity."),
 )
+
+
+def shown_outputs() -> list[str]:
+    """The files the rules pass to the page (registry targets): each section's table (.parquet)
+    and figures (.svg)."""
+    return [o.target for s in SECTIONS
+            for o in (TABLE_OUTPUTS[s.table], *(FIGURE_OUTPUTS[f] for f in s.figures))]
 
 
 def front_page(tables: dict[str, Path], figures: dict[str, Path], out: Path) -> str:

@@ -24,6 +24,7 @@ import numpy as np
 import polars as pl
 
 from spudflow.aggregate import columns
+from spudflow.aggregate.outputs import Table
 from spudflow.aggregate.probe import NO_BASELINE
 from spudflow.core.artifacts import PROBE_METRICS, TREEBANK_TOKENS
 from spudflow.core.contract import read_artifact
@@ -209,3 +210,12 @@ def edge_table(runs: pl.DataFrame) -> pl.DataFrame:
         aggregations += [_mean(name), _sd(name)]
     table = runs.group_by([*RUN, "eval", "direction"]).agg(aggregations)
     return table.sort([*RUN, pl.col("eval") != "orig", "eval", "direction"])
+
+
+def edge_tables(runs: pl.DataFrame) -> list[Table]:
+    """The probe_edges table with its caption."""
+    return [Table("probe_edges", edge_table(runs),
+                  "DepProbe by edge direction (left: the gold head precedes the word; right: it "
+                  "follows; root: head 0): share of edges (Table 21) and RelAcc, UAS, LAS "
+                  "(Table 22) on the original test set and nonce versions (Δ = original − nonce "
+                  "per run); mean and sd over probe seeds and nonce seeds.")]

@@ -291,8 +291,8 @@ def check_groups(items: pl.DataFrame) -> None:
 
 
 def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
-                outlier_threshold: float = 250.0, outliers_above: float = 500.0,
-                outliers_below: float = 0.5) -> list[Table]:
+                outlier_threshold: float, outliers_above: float,
+                outliers_below: float) -> list[Table]:
     check_groups(items)
     pairs = pair_ratios(scored_items(items, scores))
     if pairs.is_empty():

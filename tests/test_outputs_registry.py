@@ -1,0 +1,137 @@
+"""The registry of tables and figures (core/outputs_registry.py) against everything that names an
+output: the table contracts, the report's captions, the rules' output files, the figure commands,
+the front page and the docs. An output without its entry, or an entry without its output, fails
+here; so does a table rule fed by datasets of another kind."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from workflow_helpers import REPO, copy_workflow, plan
+
+from spudflow.aggregate import cli as aggregate_cli
+from spudflow.aggregate import figures
+from spudflow.aggregate.front_page import SECTIONS
+from spudflow.core import outputs_registry
+from spudflow.core.dataset_kinds import DATASET_KINDS
+from spudflow.core.outputs_registry import (
+    FIGURE,
+    FIGURE_OUTPUTS,
+    OUTPUTS,
+    TABLE_OUTPUTS,
+)
+from spudflow.core.table_artifacts import TABLES
+
+OUTPUT_FILE = re.compile(r"^results/(tables|figures)/(\w+)\.(\w+)$")
+
+
+def test_every_table_contract_has_an_entry_and_every_entry_a_contract():
+    assert set(TABLE_OUTPUTS) == set(TABLES)
+    for figure in FIGURE_OUTPUTS.values():
+        assert figure.table in TABLES, figure.name
+
+
+def test_every_caption_has_an_entry_and_every_entry_a_caption():
+    captions = {p.name for p in (REPO / "report").glob("*.rst")} - {"workflow.rst"}
+    named = [o.caption for o in OUTPUTS if o.caption]
+    assert len(named) == len(set(named)), "two entries share a caption"
+    assert set(named) == captions
+
+
+def test_names_are_unique_within_tables_and_within_figures():
+    for kind_of in (lambda o: o.kind != FIGURE, lambda o: o.kind == FIGURE):
+        names = [o.name for o in OUTPUTS if kind_of(o)]
+        assert len(names) == len(set(names))
+
+
+def test_every_feed_is_a_dataset_kind_or_a_stage_input():
+    special = {outputs_registry.TREEBANKS, outputs_registry.NONCE, outputs_registry.HUMAN_EVAL,
+               outputs_registry.PROBE}
+    for o in OUTPUTS:
+        assert o.feed in set(DATASET_KINDS) | special, o.name
+    # every dataset kind feeds at least one table
+    assert set(DATASET_KINDS) <= {o.feed for o in OUTPUTS}
+
+
+def test_dataset_kinds_are_the_config_pairs_sections():
+    schema = yaml.safe_load((REPO / "config" / "schema.yaml").read_text(encoding="utf-8"))
+    assert set(DATASET_KINDS) == set(schema["properties"]["pairs"]["properties"])
+
+
+@pytest.fixture(scope="module")
+def workflow_copy(tmp_path_factory) -> Path:
+    """The tiny workflow: its config enables every rule that writes a table or figure."""
+    return copy_workflow(tmp_path_factory.mktemp("registry") / "workflow", "every_table.yaml")
+
+
+def _rule_output_files(workdir: Path) -> dict[tuple[str, str], str]:
+    """(tables|figures, name) -> the rule that writes it, from the parsed workflow."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
+
+    written = {}
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+        workflow = api.workflow(resource_settings=ResourceSettings(cores=1),
+                                snakefile=workdir / "Snakefile", workdir=workdir)._workflow
+        for rule in workflow.rules:
+            for path in rule.output:
+                match = OUTPUT_FILE.match(str(path))
+                if match:
+                    assert written.setdefault(match.group(1, 2), rule.name) == rule.name, path
+    return written
+
+
+def test_every_rule_output_has_its_entry_and_every_entry_its_rule(workflow_copy):
+    written = _rule_output_files(workflow_copy)
+    registered = {("figures" if o.kind == FIGURE else "tables", o.name): o.rule for o in OUTPUTS}
+    assert written == registered
+
+
+def test_figure_commands_are_the_registry_figures():
+    subparsers = argparse.ArgumentParser().add_subparsers()
+    aggregate_cli.register(subparsers)
+    commands = {name for name in subparsers.choices if name.startswith("figure-")}
+    assert commands == {o.command for o in FIGURE_OUTPUTS.values()}
+    for figure in FIGURE_OUTPUTS.values():
+        assert callable(getattr(figures, figure.function)), figure.function
+        parsed = subparsers.choices[figure.command].parse_args(["t.parquet", "--out", "x"])
+        assert parsed.contract == figure.table
+
+
+def test_front_page_reads_the_registry():
+    shown = {f for s in SECTIONS for f in s.figures}
+    assert shown == {o.name for o in FIGURE_OUTPUTS.values() if o.front_page}
+    for section in SECTIONS:
+        assert TABLE_OUTPUTS[section.table].kind == "table"
+
+
+def test_docs_list_is_rendered_from_the_registry():
+    page = (REPO / "docs" / "aggregate.md").read_text(encoding="utf-8")
+    block = outputs_registry.BLOCK.search(page)
+    assert block, "docs/aggregate.md has no <!-- outputs --> block"
+    assert block.group("body") == outputs_registry.render(), (
+        "stale: python -m spudflow.core.outputs_registry docs/aggregate.md")
+
+
+def _table_inputs(workdir: Path) -> dict[str, set[str]]:
+    """Table rule -> the items datasets whose files its job reads."""
+    planned = plan(workdir, forceall=True)
+    return {rule: {Path(f).stem for f in planned.inputs[job] if f.startswith("results/items/")}
+            for job in planned.jobs for rule in [job[0]] if rule.startswith("table_")}
+
+
+def test_each_table_rule_reads_the_datasets_of_its_kind(workflow_copy):
+    """A dataset's kind is its config section, whatever its name: the Japanese tables read the
+    japanese_transitivity datasets and nothing else, and so on."""
+    inputs = _table_inputs(workflow_copy)
+    assert inputs["table_spud_scores"] == {"spud_tiny_en_test", "spud_tiny_de_test"}
+    assert inputs["table_german_case"] == {"german_case"}
+    assert inputs["table_japanese"] == {"japanese_transitivity_base",
+                                        "japanese_transitivity_relative"}
+    assert inputs["table_cola"] == {"cola"}
+    assert inputs["table_blimp"] == {"blimp"}
+

@@ -1,0 +1,213 @@
+"""Every result table and figure, once: the rule and `spudflow` command that make it, its report
+caption (report/NAME.rst) and category, what it reproduces and which input feeds it. The rules
+(rule all's targets, the report entries), the aggregate CLI's figure commands, the front page's
+links, the docs' list (docs/aggregate.md) and the tests' expectations read it;
+tests/test_outputs_registry.py fails when a table, figure, contract or caption has no entry here,
+or an entry lacks one of them.
+
+`python -m spudflow.core.outputs_registry [--check] DOCS...` rewrites (or checks) the docs' list,
+the block between `<!-- outputs -->` and `<!-- /outputs -->`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+# What an output is: a table (results/tables/NAME.{parquet,csv,md,tex}, its CSV in the report),
+# per-item data behind a figure (NAME.{parquet,csv}, not in the report) or a figure
+# (results/figures/NAME.{png,svg}, its SVG in the report).
+TABLE, DATA, FIGURE = "table", "data", "figure"
+# What feeds an output besides the dataset kinds (core/dataset_kinds.py): the ingested treebanks,
+# the nonce treebanks, the human evaluation's filled sheets, the probe runs.
+TREEBANKS, NONCE, HUMAN_EVAL, PROBE = "treebanks", "nonce", "human_eval", "probe"
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    kind: str  # TABLE, DATA or FIGURE
+    stage: str  # the stage whose rules make it (rules/<stage>.smk)
+    rule: str
+    command: str  # the `spudflow` subcommand the rule runs
+    category: str | None  # report category; None: not in the report (DATA)
+    reproduces: str  # the paper's table, figure or section
+    feed: str  # a dataset kind or TREEBANKS, NONCE, HUMAN_EVAL, PROBE
+    table: str | None = None  # a figure: the table it draws (its contract)
+    caption_file: str | None = None  # report/…; default NAME.rst, a figure's NAME_figure.rst
+    function: str | None = None  # a figure: its function in aggregate/figures.py
+    front_page: bool = False  # a figure linked from its paper's front-page section
+    what: str = ""  # a figure: what it shows (its command's help)
+
+    @property
+    def caption(self) -> str | None:
+        """The caption file under report/ (None for DATA)."""
+        if self.kind == DATA:
+            return None
+        return self.caption_file or f"{self.name}{'_figure' if self.kind == FIGURE else ''}.rst"
+
+    @property
+    def contract(self) -> str:
+        """The table artifact (core/table_artifacts.TABLES) of the output or, for a figure, of
+        the table it draws."""
+        return self.table if self.kind == FIGURE else self.name
+
+    @property
+    def target(self) -> str:
+        """The one file of the output that rule all asks for."""
+        if self.kind == FIGURE:
+            return f"results/figures/{self.name}.svg"
+        return f"results/tables/{self.name}.parquet"
+
+
+def _tables(stage, rule, command, category, feed, *entries, data=()):
+    """Tables (name, reproduces) and data tables (name, reproduces) of one rule."""
+    return (*(Output(n, TABLE, stage, rule, command, category, r, feed) for n, r in entries),
+            *(Output(n, DATA, stage, rule, command, None, r, feed) for n, r in data))
+
+
+def _figure(name, table, rule, function, what, category, reproduces, feed, caption=None,
+            front_page=False):
+    command = rule.replace("_", "-")
+    return Output(name, FIGURE, "aggregate", rule, command, category, reproduces, feed, table,
+                  caption, function, front_page, what)
+
+
+SPUD = "SPUD scoring"
+GERMAN = "German case"
+JAPANESE = "Japanese transitivity"
+
+OUTPUTS: tuple[Output, ...] = (
+    *_tables("aggregate", "table_treebank_stats", "table-treebank-stats", "Treebanks",
+             TREEBANKS, ("treebank_stats", "SPUD paper, cf. Table 6")),
+    *_tables("aggregate", "table_nonce_replacements", "table-collect", "Treebanks", NONCE,
+             ("nonce_replacements", "SPUD paper, Table 7, App. A.4")),
+    *_tables("nonce", "table_nonce_ratio", "table-nonce-ratio", "Treebanks", NONCE,
+             ("nonce_replacement_ratio", "SPUD paper, Table 7")),
+    *_tables("nonce", "table_nonce_ttr", "table-nonce-ttr", "Treebanks", NONCE,
+             ("nonce_type_token_ratio", "SPUD paper, Table 8")),
+    *_tables("nonce", "human_eval_tables", "human-eval tables", "Human evaluation", HUMAN_EVAL,
+             ("human_eval_grammaticality", "SPUD paper, Table 1"),
+             ("human_eval_preference", "SPUD paper, Table 2")),
+    *_tables("aggregate", "table_spud_scores", "table-spud-scores", SPUD, "spud",
+             ("spud_ratio_summary", "SPUD paper, §4, Tables 10–11"),
+             ("spud_wilcoxon", "SPUD paper, §4"),
+             ("spud_extremes", "SPUD paper, App. E"),
+             ("spud_outliers", "SPUD paper, App. E.3, Tables 12–13"),
+             data=[("spud_ratios", "SPUD paper, Fig. 2")]),
+    _figure("spud_log_ratios", "spud_ratios", "figure_spud_ratios", "spud_log_ratios",
+            "box plots of log nonce/original ratios per language and scoring function", SPUD,
+            "SPUD paper, Fig. 2", "spud", "spud_log_ratios.rst", front_page=True),
+    *_tables("aggregate", "table_german_case", "table-german-case", GERMAN, "german_case",
+             ("german_case_auc", "German case paper, FIGREF16"),
+             ("german_case_auc_templates", "German case paper, FIGREF16"),
+             ("german_case_auc_violation", "German case paper, TABREF18, TABREF24"),
+             ("german_case_animacy", "German case paper, TABREF22"),
+             ("german_case_order", "German case paper, word order"),
+             ("german_case_order_auc", "German case paper, FIGREF20"),
+             data=[("german_case_roc", "German case paper, ROC curves")]),
+    _figure("german_case_roc", "german_case_roc", "figure_german_roc", "german_roc",
+            "ROC curves per scoring function on the German case set", GERMAN,
+            "German case paper, ROC curves", "german_case", "german_case_roc.rst",
+            front_page=True),
+    _figure("german_case_order_auc", "german_case_order_auc", "figure_german_order",
+            "german_order",
+            "German case AUC per case order and position of the violation (FIGREF20)", GERMAN,
+            "German case paper, FIGREF20", "german_case"),
+    _figure("german_case_auc_templates", "german_case_auc_templates",
+            "figure_german_templates", "german_templates",
+            "distribution of the German case AUCs per template (FIGREF16)", GERMAN,
+            "German case paper, FIGREF16", "german_case"),
+    *_tables("aggregate", "table_cola", "table-cola", "CoLA", "cola",
+             ("cola_thresholds", "CoLA paper, Table 4"),
+             ("cola_phenomena", "CoLA paper, §8, Table 5"),
+             ("cola_sources", "CoLA paper, §7")),
+    *_tables("aggregate", "table_blimp", "table-blimp", "BLiMP", "blimp",
+             ("blimp_overall", "BLiMP (Warstadt et al. 2020), Table 3"),
+             ("blimp_field", "BLiMP, accuracy per field"),
+             ("blimp_paradigm", "BLiMP, accuracy per paradigm")),
+    _figure("blimp_fields", "blimp_field", "figure_blimp_fields", "blimp_fields",
+            "BLiMP accuracy by field", "BLiMP", "BLiMP, accuracy per field", "blimp",
+            "blimp_fields.rst", front_page=True),
+    *_tables("aggregate", "table_japanese", "table-japanese", JAPANESE,
+             "japanese_transitivity",
+             ("japanese_accuracy", "Japanese thesis, §4.5, Tables 2–3"),
+             ("japanese_agreement", "Japanese thesis, §5.6"),
+             ("japanese_regression", "Japanese thesis, §5.7"),
+             ("japanese_regression_max", "Japanese thesis, §5.7, Tables 4 and 6"),
+             ("japanese_regression_min", "Japanese thesis, §5.7, Tables 5 and 7"),
+             ("japanese_length_correlation", "Japanese thesis, §3.2, §4.5"),
+             data=[("japanese_length_perplexity", "Japanese thesis, §3.2, §4.5")]),
+    _figure("japanese_agreement", "japanese_agreement", "figure_japanese_agreement",
+            "japanese_agreement", "heat map of agreement between Japanese scoring modes",
+            JAPANESE, "Japanese thesis, §5.6", "japanese_transitivity", front_page=True),
+    _figure("japanese_agreement_graph", "japanese_agreement", "figure_japanese_agreement_graph",
+            "japanese_agreement_graph",
+            "graph of Japanese scoring modes joined by their agreement, weak edges pruned",
+            JAPANESE, "Japanese thesis, §5.6, Figures 1, 2 and 7", "japanese_transitivity",
+            "japanese_agreement_graph.rst"),
+    _figure("japanese_length", "japanese_length_perplexity", "figure_japanese_length",
+            "japanese_length", "perplexity by sentence length per Japanese scoring mode",
+            JAPANESE, "Japanese thesis, §3.2, §4.5", "japanese_transitivity"),
+    *_tables("aggregate", "table_probe", "table-probe", "DepProbe", PROBE,
+             ("probe_summary", "SPUD paper, Tables 3–5, 14–20"),
+             ("probe_languages", "SPUD paper, Tables 3–4, 14–16"),
+             ("probe_layers", "SPUD paper, App. F.6")),
+    *_tables("aggregate", "table_probe_edges", "table-probe-edges", "DepProbe", PROBE,
+             ("probe_edges", "SPUD paper, App. F.7, Tables 21–22")),
+    _figure("probe_layers", "probe_layers", "figure_probe_layers", "probe_layers",
+            "DepProbe metrics per layer", "DepProbe", "SPUD paper, App. F.6, Fig. 8", PROBE,
+            front_page=True),
+)
+
+# In the order of the rules' and the front page's file lists: each kind's tables, then its figures.
+# A table and a figure may share a name (probe_layers): look them up apart.
+TABLE_OUTPUTS: dict[str, Output] = {o.name: o for o in OUTPUTS if o.kind != FIGURE}
+FIGURE_OUTPUTS: dict[str, Output] = {o.name: o for o in OUTPUTS if o.kind == FIGURE}
+FIGURE_COMMANDS: dict[str, Output] = {o.command: o for o in FIGURE_OUTPUTS.values()}
+
+
+def rule_outputs(rule: str) -> list[Output]:
+    """The outputs of one rule, in registry order."""
+    return [o for o in OUTPUTS if o.rule == rule]
+
+
+# --- the docs' list ---------------------------------------------------------------------------
+BLOCK = re.compile(r"(<!-- outputs -->\n)(?P<body>.*?)(<!-- /outputs -->)", re.S)
+
+
+def render() -> str:
+    """The Markdown list of every output, as docs/aggregate.md shows it."""
+    lines = ["| output | kind | rule (`spudflow` command) | fed by | report category | "
+             "reproduces |", "|---|---|---|---|---|---|"]
+    for o in OUTPUTS:
+        name = f"`{o.name}`" + (f" (draws `{o.table}`)" if o.kind == FIGURE else "")
+        lines.append(f"| {name} | {o.kind} | `{o.rule}` (`{o.command}`) | {o.feed} | "
+                     f"{o.category or '–'} | {o.reproduces} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Render the outputs list in docs pages.")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a list is stale")
+    parser.add_argument("pages", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    stale = []
+    for page in args.pages:
+        text = page.read_text(encoding="utf-8")
+        new = BLOCK.sub(lambda m: m.group(1) + render() + m.group(3), text)
+        if new != text:
+            stale.append(str(page))
+            if not args.check:
+                page.write_text(new, encoding="utf-8")
+    if stale and args.check:
+        print(f"stale outputs list: {', '.join(stale)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
