@@ -302,3 +302,18 @@ def test_the_folder_is_synced_after_a_segment_or_store_is_renamed_into_place(tmp
     cache.store(entries(2, 1))
     done = cache_upkeep.compact(cache.folder)
     assert any(done.store.name in names for names in synced)  # synced with the store in place
+
+
+def test_a_store_finds_keys_that_share_a_prefix_across_fence_blocks(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_files, "FENCE", 2)
+    rng = np.random.default_rng(3)
+    shared = b"samepref"  # eight keys with one 8-byte prefix span several fence blocks
+    stored = {(shared if k < 8 else rng.bytes(8)) + rng.bytes(24): rng.normal(size=k % 4 + 1)
+              for k in range(20)}
+    cache = a_cache(tmp_path, compact_after=0)
+    cache.store(stored)
+    assert compact(cache.folder)
+    absent = [shared + rng.bytes(24), rng.bytes(32)]
+    found = a_cache(tmp_path).lookup([*stored, *absent])
+    assert found.keys() == stored.keys()
+    assert all(np.array_equal(found[k], v) for k, v in stored.items())

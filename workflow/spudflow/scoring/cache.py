@@ -39,9 +39,9 @@ from spudflow.scoring.cache_files import (
     TMP_PREFIX,
     BrokenStore,
     Entries,
+    StoreReader,
     key_prefix,
     list_folder,
-    open_store,
     read_segment,
     remove,
     write_atomically,
@@ -105,7 +105,7 @@ class ScoreCache:
         self.compact_after = compact_after
         self.hits = 0
         self.computed = 0
-        self._sources: list[Entries] | None = None
+        self._sources: list[Entries | StoreReader] | None = None
         self._stored: dict[bytes, np.ndarray] = {}  # this job's new entries
         self._writable = True
         self._registered = False
@@ -119,11 +119,11 @@ class ScoreCache:
             return found
         wanted = np.frombuffer(b"".join(rest), dtype=np.uint8).reshape(-1, 32)
         prefix = key_prefix(wanted)
-        best: list[tuple[int, Entries, int] | None] = [None] * len(rest)
+        best: list[tuple[int, Entries | StoreReader, int] | None] = [None] * len(rest)
         for source in self._open_sources():  # in precedence order: the last of equal seqs wins
             rows = source.find(wanted, prefix)
             for i in np.flatnonzero(rows >= 0):
-                seq = int(source.seq[rows[i]])
+                seq = source.seq_of(int(rows[i]))
                 if best[i] is None or seq >= best[i][0]:
                     best[i] = (seq, source, int(rows[i]))
         for key, hit in zip(rest, best, strict=True):
@@ -131,8 +131,8 @@ class ScoreCache:
                 found[key] = hit[1].scores(hit[2])
         return found
 
-    def _open_sources(self) -> list[Entries]:
-        """The live stores (memory-mapped) and segments (read whole: they are few and small),
+    def _open_sources(self) -> list[Entries | StoreReader]:
+        """The live stores (read in part) and segments (read whole: they are few and small),
         listed again when a compaction removed one between listing and opening it."""
         while self._sources is None:
             listing = list_folder(self.folder)
@@ -142,7 +142,7 @@ class ScoreCache:
             sources = []
             try:
                 for path in listing.stores:
-                    sources.append(self._open(open_store, path))
+                    sources.append(self._open(StoreReader, path))
                 for path in listing.segments:
                     sources.append(self._open(read_segment, path))
             except FileNotFoundError:
@@ -151,7 +151,7 @@ class ScoreCache:
         return self._sources
 
     @staticmethod
-    def _open(reader, path: Path) -> Entries | None:
+    def _open(reader, path: Path) -> Entries | StoreReader | None:
         try:
             return reader(path)
         except FileNotFoundError:

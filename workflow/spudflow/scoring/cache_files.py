@@ -35,6 +35,8 @@ CONTENTS = "contents.json"
 TMP_PREFIX = ".tmp-"
 # Rows gathered at a time while compacting (bounds its index arrays, not the store's size).
 GATHER_ROWS = 1 << 18
+# One key prefix in this many is kept in memory by lookup (fences.npy): a 2 KB block is read.
+FENCE = 256
 
 
 def new_name(kind: str, suffix: str = "") -> str:
@@ -133,6 +135,65 @@ class Entries:
     def scores(self, row: int) -> np.ndarray:
         return np.array(self.values[self.offsets[row]:self.offsets[row + 1]], dtype=np.float64)
 
+    def seq_of(self, row: int) -> int:
+        return int(self.seq[row])
+
+
+class StoreReader:
+    """A store as lookup reads it: only `fences` (every FENCE-th key prefix) in memory, then
+    per wanted key a few positioned reads (pread) of its prefix block, key, seq, offsets and
+    values; no memory map, whose readahead would make the whole store resident."""
+
+    def __init__(self, store: Path):
+        self.store = store
+        self.n = 0
+        self.fences = np.load(store / "fences.npy")
+        self._files = {}
+        for name in ("prefix", "keys", "offsets", "values", "seq"):
+            with (store / f"{name}.npy").open("rb") as handle:
+                version = np.lib.format.read_magic(handle)
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read_header(handle)
+                self._files[name] = (os.open(handle.name, os.O_RDONLY), handle.tell(), dtype)
+                if name == "seq":
+                    self.n = shape[0]
+
+    def __del__(self):
+        for fd, _, _ in getattr(self, "_files", {}).values():
+            os.close(fd)
+
+    def _read(self, name: str, start: int, count: int, width: int = 1) -> np.ndarray:
+        fd, offset, dtype = self._files[name]
+        size = dtype.itemsize * width
+        data = os.pread(fd, size * count, offset + size * start)
+        if len(data) != size * count:
+            raise BrokenStore(f"{self.store / name}.npy: shorter than its header says")
+        return np.frombuffer(data, dtype=dtype)
+
+    def find(self, wanted: np.ndarray, wanted_prefix: np.ndarray) -> np.ndarray:
+        first = np.maximum(np.searchsorted(self.fences, wanted_prefix, "left") - 1, 0)
+        last = np.searchsorted(self.fences, wanted_prefix, "right")
+        rows = np.full(len(wanted), -1, dtype=np.int64)
+        for i, (lo_block, hi_block) in enumerate(zip(first, last, strict=True)):
+            start = int(lo_block) * FENCE
+            stop = min(int(hi_block) * FENCE, self.n)
+            block = self._read("prefix", start, stop - start)
+            lo = start + int(np.searchsorted(block, wanted_prefix[i], "left"))
+            hi = start + int(np.searchsorted(block, wanted_prefix[i], "right"))
+            for row in range(lo, hi):
+                if self._read("keys", row, 1, 32).tobytes() == wanted[i].tobytes():
+                    rows[i] = row
+                    break
+        return rows
+
+    def seq_of(self, row: int) -> int:
+        return int(self._read("seq", row, 1)[0])
+
+    def scores(self, row: int) -> np.ndarray:
+        begin, end = self._read("offsets", row, 2)
+        return self._read("values", int(begin), int(end - begin)).astype(np.float64)
+
 
 def sorted_entries(keys: np.ndarray, seq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(order, prefix): the rows to keep in key order, one per key: the highest seq, and among
@@ -179,6 +240,7 @@ def read_contents(store: Path) -> dict:
 def open_store(store: Path) -> Entries:
     arrays = {name: np.load(store / f"{name}.npy", mmap_mode="r")
               for name in ("prefix", "keys", "offsets", "values", "seq")}
+    np.load(store / "fences.npy")
     entries = Entries(**arrays)
     n = len(entries.keys)
     if (entries.keys.shape != (n, 32) or len(entries.prefix) != n or len(entries.seq) != n
@@ -237,6 +299,7 @@ def write_store(folder: Path, sources: list[Entries], contents: dict) -> Path:
         for name, array in (("prefix", prefix), ("keys", keys), ("offsets", offsets),
                             ("seq", seq)):
             np.save(tmp / f"{name}.npy", array)
+        np.save(tmp / "fences.npy", prefix[::FENCE])
         values = np.lib.format.open_memmap(tmp / "values.npy", mode="w+", dtype=np.float64,
                                            shape=(int(offsets[-1]),))
         _gather(values, offsets, sources, source_of, row_of)

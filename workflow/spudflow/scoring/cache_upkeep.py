@@ -16,6 +16,7 @@ from spudflow.scoring.cache_files import (
     Entries,
     list_folder,
     open_store,
+    read_contents,
     read_segment,
     remove,
     write_store,
@@ -59,7 +60,9 @@ def compact(folder: Path, everything: bool = True) -> Compaction | None:
             log.warning("cache: unreadable store %s not compacted (%s)", path, error)
     if not everything:
         stores = _tiers(stores, sum(len(entries) for _, entries in segments))
-    if len(segments) + len(stores) < 2 and not listing.contained:
+    # The command turns even one segment into a store (read in part); a job merges two or more.
+    worth_it = (segments or len(stores) > 1) if everything else len(segments) + len(stores) > 1
+    if not worth_it and not listing.contained:
         return None
     merged = stores + segments  # precedence order among equal seqs: stores, then segments
     if merged:
@@ -80,7 +83,7 @@ def compact(folder: Path, everything: bool = True) -> Compaction | None:
         remove(path)
     if store is None:
         return None
-    return Compaction(store, int(open_store(store).keys.shape[0]), len(segments), len(stores))
+    return Compaction(store, read_contents(store)["entries"], len(segments), len(stores))
 
 
 def _tiers(stores: list[tuple[Path, Entries]], merging: int) -> list[tuple[Path, Entries]]:
