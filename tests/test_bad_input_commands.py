@@ -42,6 +42,7 @@ INPUT_KINDS = {
     ("score", "model"): "model",
     ("score-gather", "shard_dirs"): "shard",
     ("cache stats", "dir"): "cache", ("cache prune", "dir"): "cache",
+    ("cache verify", "dir"): "cache", ("cache compact", "dir"): "cache",
     ("ngram-train", "inputs"): "text",
     ("probe features", "dir"): "treebank",
     ("probe features", "model"): "model",

@@ -19,7 +19,7 @@ from scoring_models import edge_case_items, make_item, tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
 
 from spudflow.cli import main
-from spudflow.scoring.cache import SEGMENT_GLOB
+from spudflow.scoring.cache_files import SEGMENT_GLOB
 from spudflow.scoring.file_hashes import MEMO_FILE
 
 TABLES = ("token_scores.parquet", "item_scores.parquet")
@@ -210,11 +210,11 @@ def test_stats_and_prune(tmp_path, items, capsys):
     assert main(["cache", "stats", str(cache)]) == 0
     header, *rows = capsys.readouterr().out.splitlines()
     assert header.split("\t") == ["model", "kind", "dtype", "device", "id", "entries",
-                                  "segments", "bytes"]
+                                  "segments", "stores", "torn", "bytes"]
     by_kind = {row.split("\t")[1]: row.split("\t") for row in rows}
     assert set(by_kind) == {"causal", "masked"}
     n = n_scorable(tmp_path / "a")
-    assert all(int(row[5]) == n and int(row[7]) > 0 for row in by_kind.values())
+    assert all(int(row[5]) == n and int(row[9]) > 0 for row in by_kind.values())
     assert main(["cache", "prune", str(cache), "--keep-models", by_kind["causal"][4]]) == 0
     assert [p.name for p in cache.iterdir() if p.is_dir()] == [by_kind["causal"][4]]
     assert (cache / MEMO_FILE).is_file()  # file hashes outlive the settings

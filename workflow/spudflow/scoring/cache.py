@@ -7,24 +7,25 @@ recomputed from the item and the model's tokenizer, so the unigram model need no
 Layout, one folder per model setting (the content fingerprint of the weights and tokenizer files
 or the n-gram file, with kind, dtype and device class):
 
-    DIR/<setting id>/model.json            what the setting is (for `spudflow cache stats`)
-    DIR/<setting id>/seg-<uuid>.parquet    entries: key (32-byte SHA-256), logprob (list<f64>)
+    DIR/<setting id>/model.json               what the setting is (for `spudflow cache stats`)
+    DIR/<setting id>/names/<sha>.json         one marker per model name that used the setting
+    DIR/<setting id>/seg-<seq>-<uuid>.parquet entries a job added (cache_files.py)
+    DIR/<setting id>/store-<seq>-<uuid>/      compacted entries, read in part (cache_files.py)
 
 An entry's key hashes the method and the item's content: sentence, words with their character
 offsets, regions. Nothing else (no item id, dataset, position, batch or shard): the scores do not
 depend on those (tests/test_scoring_invariance.py).
 
-Concurrency: a segment is written under a temporary name in the same folder and renamed into
-place, so readers see whole segments or none; segments are never modified, only added (and
-removed by `cache prune`). A job killed mid-write leaves a `.tmp-*` file that no reader opens.
+Concurrency: segments and stores are written under temporary names and renamed into place (and
+the folder synced), so readers see whole files or none; they are never modified, only added, and
+removed by compaction once a committed store contains them (cache_upkeep.py). A job killed
+mid-write leaves a `.tmp-*` file that no reader opens.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,15 +34,26 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spudflow.core.logs import get_logger
+from spudflow.scoring.cache_files import (
+    TMP_PREFIX,
+    BrokenStore,
+    Entries,
+    StoreReader,
+    key_prefix,
+    list_folder,
+    read_segment,
+    remove,
+    write_atomically,
+    write_segment,
+)
 from spudflow.scoring.cache_setting import Setting
+from spudflow.scoring.cache_upkeep import COMPACT_AFTER, compact, is_torn, verify
 from spudflow.scoring.items import Item
 
 log = get_logger(__name__)
 
-SCHEMA = pa.schema([pa.field("key", pa.binary(32), nullable=False),
-                    pa.field("logprob", pa.list_(pa.float64()), nullable=False)])
 SETTING_FILE = "model.json"
-SEGMENT_GLOB = "seg-*.parquet"
+NAMES_DIR = "names"
 
 
 def item_key(method: str, item: Item) -> bytes:
@@ -52,104 +64,161 @@ def item_key(method: str, item: Item) -> bytes:
 
 
 class ScoreCache:
-    def __init__(self, root: Path, setting: Setting):
+    """One setting's entries: lookup reads the stores and segments present when the job first
+    looked (segments other jobs add later are not seen: their items are scored again, which
+    gives the same scores); store adds a segment per call, and compacts when there are more
+    than `compact_after` live segments (0: never). A failed write is logged once and the job
+    goes on without storing: the cache is an optimisation, never a reason to fail."""
+
+    def __init__(self, root: Path, setting: Setting, compact_after: int = COMPACT_AFTER):
         self.root = Path(root)
         self.setting = setting
         self.folder = self.root / setting.id()
+        self.compact_after = compact_after
         self.hits = 0
         self.computed = 0
-        self._segments: dict[bytes, tuple[Path, int]] | None = None
+        self._sources: list[Entries | StoreReader] | None = None
         self._stored: dict[bytes, np.ndarray] = {}  # this job's new entries
+        self._writable = True
+        self._registered = False
 
     def lookup(self, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
-        """The cached scores of those keys that have an entry."""
-        index = self._index()
-        found: dict[bytes, np.ndarray] = {}
-        wanted: dict[Path, list[tuple[bytes, int]]] = {}
-        for key in set(keys):
-            if key in self._stored:
-                found[key] = self._stored[key]
-            elif key in index:
-                segment, row = index[key]
-                wanted.setdefault(segment, []).append((key, row))
-        for segment, rows in sorted(wanted.items()):
-            values = self._read(segment, "logprob")
-            if values is None:
-                continue
-            column = values.column("logprob").take([row for _, row in rows]).to_pylist()
-            for (key, _), scores in zip(rows, column, strict=True):
-                found[key] = np.asarray(scores, dtype=np.float64)
+        """The cached scores of those keys that have an entry (the newest copy of each)."""
+        self._register()
+        found = {key: self._stored[key] for key in set(keys) if key in self._stored}
+        rest = sorted(set(keys) - found.keys())
+        if not rest:
+            return found
+        wanted = np.frombuffer(b"".join(rest), dtype=np.uint8).reshape(-1, 32)
+        prefix = key_prefix(wanted)
+        best: list[tuple[int, Entries | StoreReader, int] | None] = [None] * len(rest)
+        for source in self._open_sources():  # in precedence order: the last of equal seqs wins
+            rows = source.find(wanted, prefix)
+            for i in np.flatnonzero(rows >= 0):
+                seq = source.seq_of(int(rows[i]))
+                if best[i] is None or seq >= best[i][0]:
+                    best[i] = (seq, source, int(rows[i]))
+        for key, hit in zip(rest, best, strict=True):
+            if hit is not None:
+                found[key] = hit[1].scores(hit[2])
         return found
 
-    def _index(self) -> dict[bytes, tuple[Path, int]]:
-        """key -> (segment, row) of the segments present when the job first looked: read once
-        (the key column only); segments other jobs add later are not seen (their items are
-        scored again, which gives the same scores)."""
-        if self._segments is None:
-            self._segments = {}
-            for segment in sorted(self.folder.glob(SEGMENT_GLOB)) if self.folder.is_dir() else []:
-                keys = self._read(segment, "key")
-                if keys is None:
-                    continue
-                for row, key in enumerate(keys.column("key").to_pylist()):
-                    self._segments.setdefault(key, (segment, row))
-        return self._segments
+    def _open_sources(self) -> list[Entries | StoreReader]:
+        """The live stores (read in part) and segments (read whole: they are few and small),
+        listed again when a compaction removed one between listing and opening it."""
+        while self._sources is None:
+            listing = list_folder(self.folder)
+            for path in listing.broken:
+                log.warning("cache: unreadable store %s left alone; `spudflow cache verify` "
+                            "removes it", path)
+            sources = []
+            try:
+                for path in listing.stores:
+                    sources.append(self._open(StoreReader, path))
+                for path in listing.segments:
+                    sources.append(self._open(read_segment, path))
+            except FileNotFoundError:
+                continue
+            self._sources = [s for s in sources if s is not None]
+        return self._sources
 
-    def _read(self, segment: Path, column: str) -> pa.Table | None:
+    @staticmethod
+    def _open(reader, path: Path) -> Entries | StoreReader | None:
         try:
-            return pq.read_table(segment, columns=[column], schema=SCHEMA)
-        except FileNotFoundError:  # pruned meanwhile
-            return None
-        except (pa.ArrowInvalid, OSError) as error:
-            log.warning("cache: unreadable segment %s left alone (%s)", segment, error)
+            return reader(path)
+        except FileNotFoundError:
+            raise
+        except (pa.ArrowInvalid, BrokenStore, OSError) as error:
+            log.warning("cache: unreadable segment %s left alone (%s); `spudflow cache verify` "
+                        "removes it", path, error)
             return None
 
     def store(self, entries: dict[bytes, np.ndarray]) -> None:
         """Add the entries as one new segment (atomic: whole or not at all)."""
-        if not entries:
-            return
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self._write_setting()
-        keys = sorted(entries)
-        table = pa.table({"key": pa.array(keys, pa.binary(32)),
-                          "logprob": pa.array([entries[k].tolist() for k in keys],
-                                              pa.list_(pa.float64()))}, schema=SCHEMA)
-        name = uuid.uuid4().hex
-        tmp = self.folder / f".tmp-{name}.parquet"
-        try:
-            pq.write_table(table, tmp, compression="zstd")
-            _fsync(tmp)
-            os.replace(tmp, self.folder / f"seg-{name}.parquet")
-        finally:
-            tmp.unlink(missing_ok=True)
         self._stored.update(entries)
+        self._register()
+        if not entries or not self._writable:
+            return
+        try:
+            write_segment(self.folder, entries)
+            if self.compact_after and len(list_folder(self.folder).segments) > self.compact_after:
+                done = compact(self.folder, everything=False)
+                if done:
+                    log.info("cache: compacted %d segments and %d stores into %s (%d entries)",
+                             done.segments, done.stores, done.store.name, done.entries)
+        except OSError as error:
+            self._failed(error)
+
+    def _failed(self, error: OSError) -> None:
+        self._writable = False
+        log.warning("cache: cannot write to %s (%s); this job goes on without storing its "
+                    "scores in the cache", self.folder, error)
+
+    def _register(self) -> None:
+        """Once per job, before its first lookup: the folder, model.json (what the setting
+        is) and a marker for the job's model name, so that prune keeps the setting for every
+        name that uses it (each job adds its own file: concurrent jobs lose none)."""
+        if self._registered or not self._writable:
+            return
+        self._registered = True
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._write_setting()
+        except OSError as error:
+            self._failed(error)
 
     def _write_setting(self) -> None:
         path = self.folder / SETTING_FILE
-        if path.is_file():
-            return
-        tmp = self.folder / f".tmp-{uuid.uuid4().hex}.json"
-        tmp.write_text(json.dumps(vars(self.setting), indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, path)
+        if not path.is_file():
+            text = json.dumps(vars(self.setting), indent=1, sort_keys=True) + "\n"
+            write_atomically(path, text.encode(), self.folder)
+        marker = self.folder / NAMES_DIR / f"{_name_digest(self.setting.name)}.json"
+        if not marker.is_file():
+            marker.parent.mkdir(exist_ok=True)
+            write_atomically(marker, json.dumps({"name": self.setting.name}).encode() + b"\n",
+                             self.folder)
 
 
-def _fsync(path: Path) -> None:
-    with path.open("rb") as handle:
-        os.fsync(handle.fileno())
+def _name_digest(name: str) -> str:
+    return hashlib.sha256(name.encode()).hexdigest()[:24]
+
+
+def setting_names(folder: Path) -> list[str]:
+    """Every model name that used the setting: model.json's and the name markers'."""
+    names = {_read_json(folder / SETTING_FILE).get("name")}
+    names |= {_read_json(p).get("name") for p in (folder / NAMES_DIR).glob("*.json")}
+    return sorted(n for n in names if isinstance(n, str))
+
+
+STATS_COLUMNS = ["model", "kind", "dtype", "device", "id", "entries", "segments", "stores",
+                 "torn", "bytes"]
 
 
 def cache_stats(root: Path) -> list[dict]:
-    """Per model setting: name, kind, dtype, device, id, entries, segments, bytes."""
+    """Per setting: its model names (comma-separated), kind, dtype, device, id, entries (of
+    live stores and segments; a key stored twice counts twice until compaction), live segments
+    and stores, torn segments (`cache verify` removes them) and bytes."""
     rows = []
     for folder in sorted(p for p in Path(root).iterdir() if p.is_dir()):
-        setting = _read_setting(folder)
-        segments = sorted(folder.glob(SEGMENT_GLOB))
-        entries = sum(pq.read_metadata(s).num_rows for s in segments)
-        rows.append({"model": setting.get("name"), "kind": setting.get("kind"),
+        setting = _read_json(folder / SETTING_FILE)
+        listing = list_folder(folder)
+        torn = [s for s in listing.segments if is_torn(s)]
+        whole = [s for s in listing.segments if s not in torn]
+        entries = sum(_rows(s) for s in whole)
+        entries += sum(int(listing.contents[s.name].get("entries", 0)) for s in listing.stores)
+        rows.append({"model": ",".join(setting_names(folder)), "kind": setting.get("kind"),
                      "dtype": setting.get("dtype"), "device": setting.get("device_class"),
-                     "id": folder.name, "entries": entries, "segments": len(segments),
-                     "bytes": sum(p.stat().st_size for p in folder.iterdir() if p.is_file())})
+                     "id": folder.name, "entries": entries, "segments": len(whole),
+                     "stores": len(listing.stores), "torn": len(torn) + len(listing.broken),
+                     "bytes": sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())})
     return rows
+
+
+def _rows(segment: Path) -> int:
+    try:
+        return pq.read_metadata(segment).num_rows
+    except OSError:  # removed meanwhile
+        return 0
 
 
 # A temporary file older than this is a killed write's, not one in progress.
@@ -157,26 +226,27 @@ STALE_SECONDS = 3600
 
 
 def prune_cache(root: Path, keep_models: Sequence[str]) -> list[str]:
-    """Remove every setting whose model name (or id) is not in keep_models, and leftovers of
-    killed writes; returns the removed setting ids."""
+    """Remove every setting none of whose model names (nor its id) is in keep_models; in the
+    kept ones, torn segments and leftovers of killed writes. Returns the removed setting ids."""
     import shutil
     import time
 
     removed = []
     for folder in sorted(p for p in Path(root).iterdir() if p.is_dir()):
-        name = _read_setting(folder).get("name")
-        if name in keep_models or folder.name in keep_models:
-            for leftover in folder.glob(".tmp-*"):
+        if folder.name in keep_models or set(setting_names(folder)) & set(keep_models):
+            for leftover in folder.glob(f"{TMP_PREFIX}*"):
                 if time.time() - leftover.stat().st_mtime > STALE_SECONDS:
-                    leftover.unlink(missing_ok=True)
+                    remove(leftover)
+            verify(folder)
             continue
         shutil.rmtree(folder)
         removed.append(folder.name)
     return removed
 
 
-def _read_setting(folder: Path) -> dict:
+def _read_json(path: Path) -> dict:
     try:
-        return json.loads((folder / SETTING_FILE).read_text())
+        value = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
+    return value if isinstance(value, dict) else {}

@@ -157,7 +157,7 @@ def attention_implementation(model) -> str:
 
 
 def open_cache(cache_dir: Path, scorer, *, model: str, gguf_file: str | None, kind: str,
-               name: str, trust_remote_code: bool):
+               name: str, trust_remote_code: bool, compact_after: int):
     """The score cache of this model setting, or None (with a warning) when the model's files
     cannot be fingerprinted (a hub id missing from huggingface_hub's cache)."""
     from spudflow.scoring.cache import ScoreCache
@@ -169,4 +169,4 @@ def open_cache(cache_dir: Path, scorer, *, model: str, gguf_file: str | None, ki
         return None
     log.info("cache: setting %s (%s, %d files, %d hashed)", setting.id(), setting.source,
              len(setting.files), hashes.hashed)
-    return ScoreCache(Path(cache_dir), setting)
+    return ScoreCache(Path(cache_dir), setting, compact_after)

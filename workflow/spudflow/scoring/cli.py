@@ -63,7 +63,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
     p.add_argument("--cache", type=Path,
                    help="item-level score cache folder, shared by jobs (docs/scoring.md, "
-                   "'Score cache'): only items without an entry are scored")
+                   "'Score cache'): only items without an entry are scored; a cache that "
+                   "cannot be written (disk full, read-only) is warned about once and the job "
+                   "goes on")
+    p.add_argument("--cache-compact-after", type=int, default=64, metavar="N",
+                   help="compact the setting's cache when it has more than N segments "
+                        "(default 64; 0: never)")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="allow the model's own Python code (off unless the config enables it)")
     p.set_defaults(handler=run_score)
@@ -101,35 +106,83 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _register_cache(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "cache", help="inspect or prune the item-level score cache (score --cache)",
+        "cache", help="inspect, verify, compact or prune the score cache (score --cache)",
         description="The score cache keeps every scored item's token log-probabilities per "
-        "model setting (docs/scoring.md, 'Score cache').")
+        "model setting (docs/scoring.md, 'Score cache'). Every command is safe while jobs use "
+        "the cache.")
     commands = p.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
     stats = commands.add_parser(
         "stats", help="entries and bytes per model setting",
-        description="Print one tab-separated line per model setting: model, kind, dtype, "
-        "device, id, entries, segments, bytes.")
+        description="Print one tab-separated line per model setting: model (every name that "
+        "used it, comma-separated), kind, dtype, device, id, entries (a key stored twice "
+        "counts twice until compaction), segments and stores (live), torn (unreadable "
+        "segments: `cache verify` removes them), bytes.")
     stats.add_argument("dir", type=Path, help="cache folder")
     stats.set_defaults(handler=run_cache_stats)
+    verify = commands.add_parser(
+        "verify", help="list and remove torn segments",
+        description="Read every live segment and store in full; print and remove those that "
+        "cannot be read (a truncated file), so that jobs stop warning about them. Their items "
+        "are scored again when next asked for.")
+    verify.add_argument("dir", type=Path, help="cache folder")
+    verify.set_defaults(handler=run_cache_verify)
+    compact = commands.add_parser(
+        "compact", help="merge each setting's segments and stores into one store",
+        description="Merge each model setting's segments and stores into one sorted store with "
+        "one entry per key (the newest copy wins), which lookups read only in part; the "
+        "merged files are removed after the store is in place. Jobs do this by themselves when "
+        "a setting has more than --cache-compact-after segments.")
+    compact.add_argument("dir", type=Path, help="cache folder")
+    compact.set_defaults(handler=run_cache_compact)
     prune = commands.add_parser(
         "prune", help="remove the settings of other models",
-        description="Remove every model setting whose model name (or setting id) is not "
-        "listed, and temporary files that killed writes left behind (older than an hour).")
+        description="Remove every model setting none of whose model names (nor its setting "
+        "id) is listed; in the kept ones, torn segments and temporary files that killed "
+        "writes left behind (older than an hour).")
     prune.add_argument("dir", type=Path, help="cache folder")
     prune.add_argument("--keep-models", nargs="+", required=True, metavar="NAME",
                        help="model names (as in the tables) or setting ids to keep")
     prune.set_defaults(handler=run_cache_prune)
 
 
+def _setting_folders(root: Path) -> list[Path]:
+    from spudflow.core.input_files import require_directory
+
+    return sorted(p for p in require_directory(root, "a score cache folder").iterdir()
+                  if p.is_dir())
+
+
 def run_cache_stats(args: argparse.Namespace) -> None:
     import polars as pl
 
     from spudflow.core.input_files import require_directory
-    from spudflow.scoring.cache import cache_stats
+    from spudflow.scoring.cache import STATS_COLUMNS, cache_stats
 
     rows = cache_stats(require_directory(args.dir, "a score cache folder"))
-    columns = ["model", "kind", "dtype", "device", "id", "entries", "segments", "bytes"]
-    print(pl.DataFrame(rows, schema=columns, orient="row").write_csv(separator="\t"), end="")
+    print(pl.DataFrame(rows, schema=STATS_COLUMNS, orient="row").write_csv(separator="\t"),
+          end="")
+
+
+def run_cache_verify(args: argparse.Namespace) -> None:
+    from spudflow.core.logs import get_logger
+    from spudflow.scoring.cache_upkeep import verify
+
+    removed = [path for folder in _setting_folders(args.dir) for path in verify(folder)]
+    for path in removed:
+        print(path)
+    get_logger("spudflow.scoring").info("cache: removed %d torn segments", len(removed))
+
+
+def run_cache_compact(args: argparse.Namespace) -> None:
+    from spudflow.core.logs import get_logger
+    from spudflow.scoring.cache_upkeep import compact
+
+    log = get_logger("spudflow.scoring")
+    for folder in _setting_folders(args.dir):
+        done = compact(folder)
+        if done:
+            log.info("cache: %s: %d segments and %d stores compacted into %s, %d entries",
+                     folder.name, done.segments, done.stores, done.store.name, done.entries)
 
 
 def run_cache_prune(args: argparse.Namespace) -> None:
@@ -172,6 +225,9 @@ def run_score(args: argparse.Namespace) -> None:
                           ("--threads", args.threads)):
         if value is not None and value < 1:
             raise InputError(option, None, f"must be at least 1, not {value}")
+    if args.cache_compact_after < 0:
+        raise InputError("--cache-compact-after", None,
+                         f"must be 0 (never) or more, not {args.cache_compact_after}")
     if args.cache and args.cache.exists() and not args.cache.is_dir():
         raise InputError(args.cache, None, "is a file, not a directory (a score cache folder "
                          "expected)")
@@ -220,7 +276,8 @@ def run_score(args: argparse.Namespace) -> None:
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
     cache = open_cache(args.cache, scorer, model=args.model, gguf_file=args.gguf_file, kind=kind,
-                       name=name, trust_remote_code=args.trust_remote_code) if args.cache else None
+                       name=name, trust_remote_code=args.trust_remote_code,
+                       compact_after=args.cache_compact_after) if args.cache else None
     job = Job(scorer, name, methods, unigram_for, args.out, resume_key(args, name, methods),
               args.block_size, metadata, cache)
     run_job(job, items)

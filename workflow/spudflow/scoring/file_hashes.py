@@ -15,6 +15,10 @@ import json
 import os
 from pathlib import Path
 
+from spudflow.core.logs import get_logger
+
+log = get_logger("spudflow.scoring")
+
 MEMO_FILE = "file-hashes.jsonl"
 
 
@@ -78,9 +82,14 @@ class FileHashes:
         if self.path is None:
             return
         line = json.dumps({"key": key, "sha256": sha256, "check": _check(key, sha256)})
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
         try:
-            os.write(fd, (line + "\n").encode())
-        finally:
-            os.close(fd)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+            try:
+                os.write(fd, (line + "\n").encode())
+            finally:
+                os.close(fd)
+        except OSError as error:  # the memo only saves time: a full or read-only disk is no error
+            log.warning("cache: cannot remember file hashes in %s (%s); hashing without a memo",
+                        self.path, error)
+            self.path = None

@@ -1,0 +1,339 @@
+"""The files of one setting's score cache folder: segments, compacted stores, and the atomic
+writes both use (no locks, no database: only renames of whole files or folders).
+
+    seg-<seq>-<uuid>.parquet   entries a job added: key (32-byte SHA-256), logprob (list<f64>)
+    store-<seq>-<uuid>/        a compacted store: the entries of the segments and stores it names
+                               in contents.json, sorted by key, one per key, as flat .npy arrays
+                               that lookup memory-maps and binary-searches (read only in part)
+
+<seq> is the write time in nanoseconds: the newest copy of a key wins (the highest seq; among
+equal seqs the later source in name order, stores before segments). Segments of the first layout
+(`seg-<uuid>.parquet`) have seq 0. A segment or store named in the contents.json of any store is
+contained: readers skip it (the store has its entries), and compaction removes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+SCHEMA = pa.schema([pa.field("key", pa.binary(32), nullable=False),
+                    pa.field("logprob", pa.list_(pa.float64()), nullable=False)])
+SEGMENT_GLOB = "seg-*.parquet"
+STORE_GLOB = "store-*"
+CONTENTS = "contents.json"
+TMP_PREFIX = ".tmp-"
+# Rows gathered at a time while compacting (bounds its index arrays, not the store's size).
+GATHER_ROWS = 1 << 18
+# One key prefix in this many is kept in memory by lookup (fences.npy): a 2 KB block is read.
+FENCE = 256
+
+
+def new_name(kind: str, suffix: str = "") -> str:
+    return f"{kind}-{time.time_ns():020d}-{uuid.uuid4().hex}{suffix}"
+
+
+def sequence(name: str) -> int:
+    """The write time in a segment's or store's name; 0 for a first-layout segment."""
+    parts = name.removesuffix(".parquet").split("-")
+    return int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make the renames in `folder` durable: a crash after this cannot lose them."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_file(path: Path) -> None:
+    with path.open("rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def write_atomically(path: Path, data: bytes, tmp_folder: Path) -> None:
+    """Write `path` whole or not at all (the temporary file lies in `tmp_folder`, where prune
+    finds it if the write is killed)."""
+    tmp = tmp_folder / f"{TMP_PREFIX}{uuid.uuid4().hex}{path.suffix}"
+    try:
+        with tmp.open("wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+    fsync_dir(path.parent)
+
+
+def _write_table(table: pa.Table, path: Path) -> None:
+    pq.write_table(table, path, compression="zstd")
+    _fsync_file(path)
+
+
+def write_segment(folder: Path, entries: dict[bytes, np.ndarray]) -> Path:
+    keys = sorted(entries)
+    table = pa.table({"key": pa.array(keys, pa.binary(32)),
+                      "logprob": pa.array([entries[k].tolist() for k in keys],
+                                          pa.list_(pa.float64()))}, schema=SCHEMA)
+    tmp = folder / f"{TMP_PREFIX}{uuid.uuid4().hex}.parquet"
+    final = folder / new_name("seg", ".parquet")
+    try:
+        _write_table(table, tmp)
+        os.replace(tmp, final)
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+    fsync_dir(folder)
+    return final
+
+
+def key_prefix(keys: np.ndarray) -> np.ndarray:
+    """The first 8 bytes of each (n, 32) uint8 key as an integer: sorting by it sorts the keys."""
+    return np.ascontiguousarray(keys[:, :8]).view(">u8").ravel().astype(np.uint64)
+
+
+@dataclass
+class Entries:
+    """Entries sorted by key (one per key): keys (n, 32) uint8, their prefixes, offsets (n + 1)
+    into the flat values, and each entry's seq. A store's arrays are memory-mapped."""
+    prefix: np.ndarray
+    keys: np.ndarray
+    offsets: np.ndarray
+    values: np.ndarray
+    seq: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def find(self, wanted: np.ndarray, wanted_prefix: np.ndarray) -> np.ndarray:
+        """The row of each wanted key, -1 where absent: two binary searches and one key read
+        per candidate, so only a few pages of a memory-mapped store are touched."""
+        lo = np.searchsorted(self.prefix, wanted_prefix, "left")
+        hi = np.searchsorted(self.prefix, wanted_prefix, "right")
+        rows = np.full(len(wanted), -1, dtype=np.int64)
+        for i in np.flatnonzero(hi > lo):
+            for row in range(lo[i], hi[i]):  # more than one only on a shared 8-byte prefix
+                if np.array_equal(self.keys[row], wanted[i]):
+                    rows[i] = row
+                    break
+        return rows
+
+    def scores(self, row: int) -> np.ndarray:
+        return np.array(self.values[self.offsets[row]:self.offsets[row + 1]], dtype=np.float64)
+
+    def seq_of(self, row: int) -> int:
+        return int(self.seq[row])
+
+
+class StoreReader:
+    """A store as lookup reads it: only `fences` (every FENCE-th key prefix) in memory, then
+    per wanted key a few positioned reads (pread) of its prefix block, key, seq, offsets and
+    values; no memory map, whose readahead would make the whole store resident."""
+
+    def __init__(self, store: Path):
+        self.store = store
+        self.n = 0
+        self.fences = np.load(store / "fences.npy")
+        self._files = {}
+        for name in ("prefix", "keys", "offsets", "values", "seq"):
+            with (store / f"{name}.npy").open("rb") as handle:
+                version = np.lib.format.read_magic(handle)
+                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                               else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read_header(handle)
+                self._files[name] = (os.open(handle.name, os.O_RDONLY), handle.tell(), dtype)
+                if name == "seq":
+                    self.n = shape[0]
+
+    def __del__(self):
+        for fd, _, _ in getattr(self, "_files", {}).values():
+            os.close(fd)
+
+    def _read(self, name: str, start: int, count: int, width: int = 1) -> np.ndarray:
+        fd, offset, dtype = self._files[name]
+        size = dtype.itemsize * width
+        data = os.pread(fd, size * count, offset + size * start)
+        if len(data) != size * count:
+            raise BrokenStore(f"{self.store / name}.npy: shorter than its header says")
+        return np.frombuffer(data, dtype=dtype)
+
+    def find(self, wanted: np.ndarray, wanted_prefix: np.ndarray) -> np.ndarray:
+        first = np.maximum(np.searchsorted(self.fences, wanted_prefix, "left") - 1, 0)
+        last = np.searchsorted(self.fences, wanted_prefix, "right")
+        rows = np.full(len(wanted), -1, dtype=np.int64)
+        for i, (lo_block, hi_block) in enumerate(zip(first, last, strict=True)):
+            start = int(lo_block) * FENCE
+            stop = min(int(hi_block) * FENCE, self.n)
+            block = self._read("prefix", start, stop - start)
+            lo = start + int(np.searchsorted(block, wanted_prefix[i], "left"))
+            hi = start + int(np.searchsorted(block, wanted_prefix[i], "right"))
+            for row in range(lo, hi):
+                if self._read("keys", row, 1, 32).tobytes() == wanted[i].tobytes():
+                    rows[i] = row
+                    break
+        return rows
+
+    def seq_of(self, row: int) -> int:
+        return int(self._read("seq", row, 1)[0])
+
+    def scores(self, row: int) -> np.ndarray:
+        begin, end = self._read("offsets", row, 2)
+        return self._read("values", int(begin), int(end - begin)).astype(np.float64)
+
+
+def sorted_entries(keys: np.ndarray, seq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(order, prefix): the rows to keep in key order, one per key: the highest seq, and among
+    equal seqs the later row."""
+    words = np.ascontiguousarray(keys).view(">u8").astype(np.uint64)
+    order = np.lexsort((seq, words[:, 3], words[:, 2], words[:, 1], words[:, 0]))
+    ordered = words[order]
+    last = np.append(np.any(ordered[1:] != ordered[:-1], axis=1), True)
+    return order[last], ordered[last, 0]
+
+
+def read_segment(path: Path) -> Entries:
+    """A segment's entries; FileNotFoundError when it is gone, ArrowInvalid/OSError when torn."""
+    table = pq.read_table(path, schema=SCHEMA)
+    keys = table.column("key").combine_chunks()
+    logprob = table.column("logprob").combine_chunks()
+    key_bytes = np.frombuffer(keys.buffers()[1], dtype=np.uint8)
+    key_bytes = key_bytes[keys.offset * 32:(keys.offset + len(keys)) * 32].reshape(-1, 32)
+    offsets = logprob.offsets.to_numpy().astype(np.int64)
+    values = logprob.values.to_numpy(zero_copy_only=False)
+    seq = np.full(len(keys), sequence(path.name), dtype=np.int64)
+    order, prefix = sorted_entries(key_bytes, seq)
+    starts, lengths = offsets[order], offsets[order + 1] - offsets[order]
+    new_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    index = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(new_offsets[-1])
+    return Entries(prefix, key_bytes[order], new_offsets, values[index], seq[order])
+
+
+class BrokenStore(ValueError):
+    pass
+
+
+def read_contents(store: Path) -> dict:
+    """A store's contents.json: FileNotFoundError when it is gone, BrokenStore when unreadable."""
+    try:
+        contents = json.loads((store / CONTENTS).read_text())
+    except ValueError as error:
+        raise BrokenStore(f"{store / CONTENTS}: {error}") from None
+    if not isinstance(contents, dict) or not isinstance(contents.get("segments"), list):
+        raise BrokenStore(f"{store / CONTENTS}: not a store's contents")
+    return contents
+
+
+def open_store(store: Path) -> Entries:
+    arrays = {name: np.load(store / f"{name}.npy", mmap_mode="r")
+              for name in ("prefix", "keys", "offsets", "values", "seq")}
+    np.load(store / "fences.npy")
+    entries = Entries(**arrays)
+    n = len(entries.keys)
+    if (entries.keys.shape != (n, 32) or len(entries.prefix) != n or len(entries.seq) != n
+            or len(entries.offsets) != n + 1 or entries.offsets[-1] != len(entries.values)):
+        raise BrokenStore(f"{store}: arrays of different lengths")
+    return entries
+
+
+@dataclass
+class Listing:
+    """What a setting's folder holds now: live stores and segments (to read), and contained
+    ones (left behind by a compaction that was killed before removing them)."""
+    stores: list[Path]
+    segments: list[Path]
+    contained: list[Path]
+    broken: list[Path]
+    contents: dict[str, dict]
+
+
+def list_folder(folder: Path) -> Listing:
+    stores, contents, broken = [], {}, []
+    for store in sorted(folder.glob(STORE_GLOB)) if folder.is_dir() else []:
+        try:
+            contents[store.name] = read_contents(store)
+            stores.append(store)
+        except FileNotFoundError:  # removed by a compaction meanwhile
+            continue
+        except (BrokenStore, OSError):
+            broken.append(store)
+    inner_stores = {name for c in contents.values() for name in c.get("stores", [])}
+    inner_segments = {name for c in contents.values() for name in c["segments"]}
+    segments = sorted(folder.glob(SEGMENT_GLOB)) if folder.is_dir() else []
+    return Listing(stores=[s for s in stores if s.name not in inner_stores],
+                   segments=[s for s in segments if s.name not in inner_segments],
+                   contained=[s for s in stores if s.name in inner_stores]
+                   + [s for s in segments if s.name in inner_segments],
+                   broken=broken, contents=contents)
+
+
+def write_store(folder: Path, sources: list[Entries], contents: dict) -> Path:
+    """Merge the sources (in precedence order) into a new store, committed by renaming its
+    folder into place; returns it."""
+    keys = np.concatenate([np.asarray(s.keys) for s in sources])
+    seq = np.concatenate([np.asarray(s.seq) for s in sources])
+    source_of = np.concatenate([np.full(len(s), i, dtype=np.int32) for i, s in enumerate(sources)])
+    row_of = np.concatenate([np.arange(len(s), dtype=np.int64) for s in sources])
+    lengths = np.concatenate([np.diff(np.asarray(s.offsets)) for s in sources])
+    order, prefix = sorted_entries(keys, seq)
+    keys, seq, source_of, row_of = keys[order], seq[order], source_of[order], row_of[order]
+    lengths = lengths[order]
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    tmp = folder / f"{TMP_PREFIX}{uuid.uuid4().hex}"
+    final = folder / new_name("store")
+    tmp.mkdir()
+    try:
+        for name, array in (("prefix", prefix), ("keys", keys), ("offsets", offsets),
+                            ("seq", seq)):
+            np.save(tmp / f"{name}.npy", array)
+        np.save(tmp / "fences.npy", prefix[::FENCE])
+        values = np.lib.format.open_memmap(tmp / "values.npy", mode="w+", dtype=np.float64,
+                                           shape=(int(offsets[-1]),))
+        _gather(values, offsets, sources, source_of, row_of)
+        values.flush()
+        del values
+        contents = {**contents, "entries": len(order)}
+        (tmp / CONTENTS).write_text(json.dumps(contents, indent=1, sort_keys=True) + "\n")
+        for path in tmp.iterdir():
+            _fsync_file(path)
+        fsync_dir(tmp)
+        os.rename(tmp, final)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    fsync_dir(folder)
+    return final
+
+
+def _gather(out: np.ndarray, offsets: np.ndarray, sources: list[Entries],
+            source_of: np.ndarray, row_of: np.ndarray) -> None:
+    """Copy each output row's values from its source, GATHER_ROWS rows at a time."""
+    for start in range(0, len(row_of), GATHER_ROWS):
+        stop = min(start + GATHER_ROWS, len(row_of))
+        for i in np.unique(source_of[start:stop]):
+            pick = start + np.flatnonzero(source_of[start:stop] == i)
+            source = sources[i]
+            begins = np.asarray(source.offsets[row_of[pick]])
+            lengths = np.asarray(source.offsets[row_of[pick] + 1]) - begins
+            within = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+            out[np.repeat(offsets[pick], lengths) + within] = \
+                np.asarray(source.values)[np.repeat(begins, lengths) + within]
+
+
+def remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
