@@ -300,3 +300,23 @@ def test_transformers_reads_only_the_selected_files_beside_a_real_gguf(tmp_path)
     assert opened & in_folder <= {p.name for p in loader_files(folder, gguf.name)}
     assert {"tokenizer.json", gguf.name} <= opened
     assert len(tokenizer) < 1000  # the tiny tokenizer.json, not the GGUF's 49152 tokens
+
+
+def test_a_memo_that_cannot_be_written_costs_a_warning_not_the_job(tmp_path, monkeypatch,
+                                                                    caplog):
+    import errno
+
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"weights")
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(file_hashes.os, "open", full_disk)
+    hashes = FileHashes(tmp_path / MEMO_FILE)
+    first = hashes.sha256(weights)
+    assert first == file_hashes.file_sha256(weights)
+    assert hashes.sha256(weights) == first  # remembered in memory for the rest of the job
+    warnings = [r for r in caplog.records if "cannot remember file hashes" in r.getMessage()]
+    assert len(warnings) == 1 and "No space left" in warnings[0].getMessage()
+    assert not (tmp_path / MEMO_FILE).exists()
