@@ -4,6 +4,9 @@ treebank of the same language under the URL's file name, and the `fetch.mirror` 
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +98,18 @@ def fill_mirror(config: dict, repo: Path, mirror: Path,
     what stands in for what and the text of every sentence the treebanks hold."""
     prefixes, stand_ins = {}, []
     taken: set[str] = set()
+    manifest = mirror / "rehearsal-mirror.json"
+    last = json.loads(manifest.read_text()) if manifest.is_file() else {}
+    written: dict[str, str] = {}
+
+    def _edited(file: Path, text: str) -> bool:
+        """A file whose content is not what the last rehearsal wrote, while the rehearsal would
+        write the same again: the user edited the stand-in, which a rehearsal keeps (only what
+        depends on it reruns)."""
+        if not file.is_file() or last.get(str(file)) != _digest(text):
+            return False
+        return _digest(_plain(file)) != _digest(text)
+
     for treebank, spec in config["treebanks"].items():
         lang = spec["lang"]
         sources, note = source_files(repo, lang), ""
@@ -110,9 +125,25 @@ def fill_mirror(config: dict, repo: Path, mirror: Path,
             prefix, file = mirror_location(mirror, url)
             prefixes[prefix] = str(file.parent)
             chosen, how = _cut(blocks, size, file.name, index, split)
-            write_if_changed(file, "".join(b + "\n\n" for b in chosen))
+            text = "".join(b + "\n\n" for b in chosen)
+            if _edited(file, text):
+                how = "edited in the mirror by hand (kept)"
+            else:
+                write_if_changed(file, text)
+            written[str(file)] = _digest(text)
             taken.update(block_text(b) for b in chosen)
             stand_ins.append(StandIn(treebank, split, url, file,
                                      tuple(str(p.relative_to(p.parents[2])) for p in sources),
                                      len(chosen), REAL_SENTENCES.get(file.name), note + how))
+    manifest.parent.mkdir(parents=True, exist_ok=True)
+    manifest.write_text(json.dumps(written, indent=2, sort_keys=True) + "\n")
     return prefixes, stand_ins, taken
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _plain(path: Path) -> str:
+    data = path.read_bytes()
+    return (gzip.decompress(data) if path.suffix == ".gz" else data).decode("utf-8")

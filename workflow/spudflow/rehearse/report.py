@@ -24,7 +24,8 @@ def benchmark_group(relative: Path) -> str:
     """The rule a benchmark file belongs to: its first folder, or folder/stem for the one-job
     rules that write straight into a stage's folder (aggregate/table_probe)."""
     parts = relative.with_suffix("").parts
-    return parts[0] if len(parts) > 2 else "/".join(parts)
+    one_job = parts[0] in ("aggregate", "nonce", "pairs") and len(parts) == 2
+    return "/".join(parts) if one_job else parts[0]
 
 
 def _number(value: str) -> float:
