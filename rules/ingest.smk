@@ -5,6 +5,8 @@ include: "plumbing/ingest.smk"
 
 
 rule fetch_treebank:
+    input:
+        fetch_input,
     output:
         "resources/downloads/{treebank}/{split}.{ext}",
     log:
@@ -18,7 +20,7 @@ rule fetch_treebank:
         mem_mb=500,
         runtime=30,
     params:
-        url=lambda wc: split_location(wc.treebank, wc.split),
+        url=fetch_url,
     shell:
         "spudflow fetch {params.url:q} --out {output:q} 2> {log:q}"
 

@@ -11,7 +11,7 @@ from spudflow.core.errors import EXIT_BAD_INPUT, InputError
 
 # Each stage package has a `cli` module with `register(subparsers)`; handlers import heavy
 # libraries (torch, transformers) lazily so that `spudflow --help` stays fast.
-STAGES = ("ingest", "nonce", "pairs", "controls", "scoring", "probe", "aggregate")
+STAGES = ("ingest", "nonce", "pairs", "controls", "scoring", "probe", "aggregate", "rehearse")
 
 
 def build_parser() -> argparse.ArgumentParser:

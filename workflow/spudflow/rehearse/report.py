@@ -1,0 +1,171 @@
+"""DIR/rehearsal.md: what ran (jobs, wall / CPU / peak RSS per rule from the rules' benchmark
+files), disk used, what was a stand-in, and an estimate of the real run's work per stage."""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCHMARKS = Path("results") / "benchmarks"
+
+
+@dataclass
+class RuleCost:
+    jobs: int = 0
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    max_rss_mb: float = 0.0
+
+
+def benchmark_group(relative: Path) -> str:
+    """The rule a benchmark file belongs to: its first folder, or folder/stem for the one-job
+    rules that write straight into a stage's folder (aggregate/table_probe)."""
+    parts = relative.with_suffix("").parts
+    one_job = parts[0] in ("aggregate", "nonce", "pairs") and len(parts) == 2
+    return "/".join(parts) if one_job else parts[0]
+
+
+def _number(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        return 0.0
+
+
+def rule_costs(workdir: Path) -> dict[str, RuleCost]:
+    costs: dict[str, RuleCost] = defaultdict(RuleCost)
+    root = workdir / BENCHMARKS
+    for path in sorted(root.rglob("*.tsv")):
+        with path.open(encoding="utf-8") as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+        cost = costs[benchmark_group(path.relative_to(root))]
+        for row in rows:
+            cost.jobs += 1
+            cost.wall_s += _number(row.get("s", "0"))
+            cost.cpu_s += _number(row.get("cpu_time", "0"))
+            cost.max_rss_mb = max(cost.max_rss_mb, _number(row.get("max_rss", "0")))
+    return dict(costs)
+
+
+def job_stats(log: str) -> dict[str, int]:
+    """Snakemake's `Job stats:` table of a run's log (rule -> jobs); empty when nothing ran."""
+    stats, inside = {}, False
+    for line in log.splitlines():
+        if line.startswith("Job stats:"):
+            stats, inside = {}, True
+            continue
+        if inside:
+            match = re.match(r"^(\S+)\s+(\d+)\s*$", line)
+            if match and match.group(1) != "total":
+                stats[match.group(1)] = int(match.group(2))
+            elif line.strip() == "" and stats:
+                inside = False
+    return stats
+
+
+def disk_bytes(path: Path) -> int:
+    if not path.exists():
+        return 0
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def _table(header: list[str], rows: list[list]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+
+
+def scored_words(workdir: Path, dataset: str) -> int:
+    import polars as pl
+
+    path = workdir / "results" / "items" / f"{dataset}.parquet"
+    if not path.is_file():
+        return 0
+    return int(pl.read_parquet(path, columns=["words"])["words"].list.len().sum())
+
+
+def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
+    """The real run's work per stage, scaled from the rehearsal by the real splits' sizes
+    (treebank datasets) and the real models' widths (probe features)."""
+    scale = {f"spud_{s.treebank}_{s.split}": s.real / s.sentences for s in stand_ins
+             if s.real and s.sentences}
+    rows, loads = [], 0
+    score_root = workdir / BENCHMARKS / "score"
+    models = config.get("models") or {}
+    for path in sorted(score_root.glob("*/*.tsv")):
+        dataset, model = path.parent.name, path.stem
+        loads += 1
+        methods = len(models.get(model, {}).get("methods", [])) or 1
+        words = scored_words(workdir, dataset)
+        factor = scale.get(dataset)
+        real = f"{words * methods * factor:,.0f}" if factor else "sampled: the preset's size"
+        rows.append([dataset, model, f"{words:,} x {methods}", real])
+    lines = ["### Scoring: words scored x methods", ""]
+    lines += _table(["dataset", "model", "rehearsal", "real run (est.)"], rows) if rows else \
+        ["(no scoring jobs)"]
+    features = [p for p in (workdir / "results").rglob("*") if p.is_file()
+                and "probe" in p.parts and "features" in "/".join(p.parts)]
+    feature_bytes = sum(p.stat().st_size for p in features)
+    widths = [h.family.hidden for h in hub if h.layers]
+    ratio = (sum(scale.values()) / len(scale)) if scale else 1.0
+    width = (sum(widths) / len(widths) / 32) if widths else 1.0
+    probe_loads = len(list((workdir / BENCHMARKS / "probe_features").rglob("*.tsv")))
+    lines += ["", "### Probe features", "",
+              f"{_mb(feature_bytes)} in the rehearsal; the real run about "
+              f"{_mb(feature_bytes * ratio * width)} (x {ratio:.0f} sentences, x {width:.0f} "
+              "hidden width of the real models over the stand-ins' 32)."]
+    lines += ["", "### Model loads", "",
+              f"{loads} scoring jobs and {probe_loads} probe feature jobs each load one model "
+              "(the same count in the real run, each loading the full-size weights)."]
+    return lines
+
+
+def write_report(path: Path, *, config_path: Path, size: str, run, hub, stand_ins,
+                 user_files, overlay: dict) -> None:
+    workdir = path.parent
+    lines = [f"# Rehearsal of `{config_path}` (--size {size})", "",
+             f"Snakemake exit status {run.returncode}, {run.wall_s:.0f} s wall; "
+             f"{'nothing to be done' if run.nothing_to_do else 'jobs below'}. "
+             "Log: `rehearsal/snakemake.log`.", "", "## Jobs (this run)", ""]
+    stats = job_stats(run.log)
+    lines += _table(["rule", "jobs"], sorted(stats.items())) if stats else ["(none)"]
+    lines += ["", "## Cost per rule (every benchmark file under results/benchmarks/)", ""]
+    lines += _table(["rule", "jobs", "wall s", "CPU s", "peak RSS MB"], [
+        [name, c.jobs, f"{c.wall_s:.1f}", f"{c.cpu_s:.1f}", f"{c.max_rss_mb:.0f}"]
+        for name, c in sorted(rule_costs(workdir).items())])
+    lines += ["", "## Disk used", ""]
+    lines += _table(["folder", "size"], [[name, _mb(disk_bytes(workdir / name))]
+                                         for name in ("results", "hub", "mirror", "resources")])
+    lines += ["", "## Stand-ins", "", "### Hub models (tiny, random weights)", ""]
+    lines += _table(["hub id", "family", "chosen by", "architecture", "tokenizer", "used by"], [
+        [h.hub_id, h.family.name, h.how, h.family.architecture, h.family.tokenizer,
+         ", ".join(h.users)] for h in hub]) if hub else ["(no hub models)"]
+    lines += ["", "### Treebanks (fetch.mirror)", ""]
+    lines += _table(["treebank", "split", "URL", "stand-in"], [
+        [s.treebank, s.split, s.url, f"{s.note} from {', '.join(s.sources)}"]
+        for s in stand_ins]) if stand_ins else ["(no treebank URLs)"]
+    lines += ["", "### User-supplied files", ""]
+    lines += _table(["file", "config key", "stand-in"], [
+        [u.path, u.what, u.made] for u in user_files]) if user_files else ["(none)"]
+    lines += ["", "## Overlay", "", "```yaml", _yaml(overlay).rstrip(), "```", "",
+              "## Estimate of the real run", ""]
+    lines += estimate(workdir, _merged(config_path), stand_ins, hub)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _yaml(data: dict) -> str:
+    import yaml
+
+    return yaml.safe_dump(data, sort_keys=True, allow_unicode=True) if data else "{}\n"
+
+
+def _merged(config_path: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load(config_path.read_text(encoding="utf-8")) or {}

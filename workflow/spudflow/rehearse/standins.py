@@ -1,0 +1,109 @@
+"""Labelled stand-ins for the files a config asks the user to supply (text corpora such as
+German Wikipedia or the BNC, the CoLA release), cut from the treebanks' text, and the text the
+tiny models' tokenizers are built from."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from spudflow.rehearse.conllu_blocks import block_text, read_blocks, write_if_changed
+from spudflow.rehearse.mirror import source_files
+
+# Sentences of a language the tokenizers and the corpus stand-ins take (plenty for tiny models).
+TEXT_SENTENCES = 2000
+COLA_SENTENCES = 60
+
+
+@dataclass(frozen=True)
+class UserFile:
+    path: str        # as the config names it (relative to the working directory)
+    what: str        # the config key
+    made: str        # what stands in
+
+
+def language_text(repo: Path, lang: str) -> list[str]:
+    """Sentences of `lang` from the stand-in treebanks' sources (English where none is)."""
+    paths = source_files(repo, lang) or source_files(repo, "en")
+    return [block_text(b) for p in paths for b in read_blocks(p)]
+
+
+def config_languages(config: dict) -> list[str]:
+    langs = {spec["lang"] for spec in config["treebanks"].values()}
+    langs |= {spec["lang"] for spec in config.get("ngrams", {}).values()}
+    for spec in config.get("models", {}).values():
+        langs |= set(spec.get("languages", []))
+    return sorted(langs)
+
+
+def _text_files(config: dict):
+    """(config key, path, language) of every text file an n-gram model or control trains on."""
+    for section in ("ngrams", "controls"):
+        for name, spec in (config.get(section) or {}).items():
+            entries = spec.get("text") or []
+            for entry in entries:
+                if entry.split("/", 1)[0] in config["treebanks"]:
+                    continue  # treebank/split, not a file
+                yield f"{section}.{name}.text", entry, spec.get("lang", "en")
+
+
+def _scrambled(sentence: str, rng: random.Random) -> str:
+    words = sentence.split()
+    shuffled = list(words)
+    while len(words) > 1 and shuffled == words:
+        rng.shuffle(shuffled)
+    return " ".join(shuffled)
+
+
+def _free(texts: list[str], taken: set[str], part: int) -> list[str]:
+    """Half of the sentences (part 0 or 1), none in `taken`: corpus and CoLA stand-ins share no
+    sentence with each other or with the treebanks, which the pipeline's training-overlap check
+    (docs/controls.md) would refuse."""
+    def side(text: str) -> int:  # by content, so a repeated sentence is on one side only
+        return hashlib.sha256(" ".join(text.lower().split()).encode()).digest()[0] % 2
+
+    return list(dict.fromkeys(t for t in texts if side(t) == part and t not in taken))[
+        :TEXT_SENTENCES]
+
+
+def cola_rows(repo: Path, name: str, taken: set[str]) -> str:
+    """CoLA's raw TSV (source, label, original mark, sentence): treebank sentences labelled 1
+    and their words shuffled labelled 0 (mark `*`)."""
+    rng = random.Random(f"rehearse:cola:{name}")
+    sentences = [s for s in _free(language_text(repo, "en"), taken, 1)
+                 if 3 <= len(s.split()) <= 20]
+    rng.shuffle(sentences)
+    rows = []
+    for sentence in sentences[:COLA_SENTENCES]:
+        rows.append(f"standin\t1\t\t{sentence}")
+        rows.append(f"standin\t0\t*\t{_scrambled(sentence, rng)}")
+    return "".join(row + "\n" for row in rows)
+
+
+def make_user_files(config: dict, repo: Path, workdir: Path,
+                    taken: set[str]) -> list[UserFile]:
+    """Write a stand-in for every user-supplied file of `config` (also where the checkout has
+    the real one: a rehearsal never reads a corpus), at the place the config names, relative to
+    the rehearsal's working directory. `taken`: the treebanks' sentences, which no stand-in
+    repeats."""
+    made = []
+    for key, entry, lang in _text_files(config):
+        text = "".join(s + "\n" for s in _free(language_text(repo, lang), taken, 0))
+        write_if_changed(_target(workdir, entry), text)
+        made.append(UserFile(entry, key, f"{text.count(chr(10))} {lang} treebank sentences"))
+    cola = (config.get("pairs") or {}).get("cola") or {}
+    if cola.get("enabled"):
+        for entry in cola.get("files", []):
+            write_if_changed(_target(workdir, entry), cola_rows(repo, Path(entry).name, taken))
+            made.append(UserFile(entry, "pairs.cola.files", f"{COLA_SENTENCES} English treebank "
+                                 "sentences (label 1) and their words shuffled (label 0)"))
+    return made
+
+
+def _target(workdir: Path, entry: str) -> Path:
+    if Path(entry).is_absolute():
+        raise ValueError(f"{entry}: missing, and a stand-in is only made for a path relative to "
+                         "the working directory")
+    return workdir / entry

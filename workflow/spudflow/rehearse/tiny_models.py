@@ -1,0 +1,169 @@
+"""Tiny random models of a family, with a tokenizer of the family's kind built with `tokenizers`
+from the rehearsal's text, saved as a snapshot of the hub id in an offline hub cache.
+
+BPE is trained by `tokenizers`' trainer (deterministic). WordPiece and Unigram vocabularies are
+counted here (frequent words, then every character) and handed to `tokenizers`' models: their
+trainers break ties in hash-map order (controls/tokenizer.py), and the same text must give the
+same snapshot commit, or a second rehearsal would rerun every scoring job."""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from spudflow.core.hub_cache import add_snapshot
+from spudflow.rehearse.families import Family
+
+HIDDEN, HEADS, POSITIONS, VOCAB_WORDS = 32, 2, 512, 600
+BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+ROBERTA_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+ENDOFTEXT = "<|endoftext|>"
+
+
+def _words(texts: list[str]) -> Counter:
+    return Counter(word for text in texts for word in text.split())
+
+
+def _characters(texts: list[str]) -> list[str]:
+    return sorted({ch for text in texts for ch in text if not ch.isspace()})
+
+
+def _frequent(counts: Counter) -> list[str]:
+    return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:VOCAB_WORDS]]
+
+
+def _wordpiece(texts: list[str], char_level: bool):
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+
+    chars = _characters(texts)
+    vocab = list(BERT_SPECIALS) + chars + [f"##{c}" for c in chars]
+    if not char_level:
+        vocab += [w for w in _frequent(_words(texts)) if w not in set(vocab)]
+    tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(dict.fromkeys(vocab))},
+                                     unk_token="[UNK]", max_input_chars_per_word=200))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=False)
+    if char_level:
+        tok.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Split(Regex("."), "isolated")])
+    else:
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    return tok
+
+
+def _unigram(texts: list[str], specials: list[str]):
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
+
+    counts = _words(texts)
+    pieces = Counter({f"▁{w}": c for w, c in counts.items() if w in set(_frequent(counts))})
+    for text in texts:
+        pieces.update(text.replace(" ", ""))
+    pieces["▁"] += len(texts)
+    total = sum(pieces.values())
+    vocab = [(s, 0.0) for s in specials] + [
+        (p, math.log(c / total)) for p, c in sorted(pieces.items(), key=lambda kv: (-kv[1], kv[0]))]
+    tok = Tokenizer(models.Unigram(vocab, unk_id=specials.index(
+        "<unk>" if "<unk>" in specials else "[UNK]"), byte_fallback=False))
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="always")
+    return tok
+
+
+def _byte_bpe(texts: list[str], specials: list[str]):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(texts, trainer=trainers.BpeTrainer(
+        vocab_size=1000, special_tokens=specials, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    return tok
+
+
+def _wrap(tok, first: str, last: str) -> None:
+    from tokenizers import processors
+
+    tok.post_processor = processors.TemplateProcessing(
+        single=f"{first} $A {last}", pair=f"{first} $A {last} $B:1 {last}:1",
+        special_tokens=[(first, tok.token_to_id(first)), (last, tok.token_to_id(last))])
+
+
+def build_tokenizer(family: Family, texts: list[str]):
+    """The family's fast tokenizer class around a `tokenizers` tokenizer of its kind."""
+    import transformers as tf
+
+    arch, kind = family.architecture, family.tokenizer
+    common = {"model_max_length": POSITIONS}
+    if arch in ("roberta", "xlm-roberta"):
+        tok = (_unigram(texts, ROBERTA_SPECIALS) if kind == "unigram"
+               else _byte_bpe(texts, ROBERTA_SPECIALS))
+        _wrap(tok, "<s>", "</s>")
+        cls = tf.XLMRobertaTokenizerFast if arch == "xlm-roberta" else tf.RobertaTokenizerFast
+        return cls(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", sep_token="</s>",
+                   cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>",
+                   **common)
+    if arch in ("bert", "electra"):
+        tok = _wordpiece(texts, char_level=kind == "char")
+        _wrap(tok, "[CLS]", "[SEP]")
+        cls = tf.ElectraTokenizerFast if arch == "electra" else tf.BertTokenizerFast
+        return cls(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
+                   cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]", **common)
+    # Causal models: GPT-2's byte-level BPE, or a SentencePiece-style Unigram (rinna's).
+    if kind == "unigram":
+        tok = _unigram(texts, ["<pad>", "<s>", "</s>", "<unk>"])
+        return tf.PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>",
+                                          eos_token="</s>", unk_token="<unk>",
+                                          pad_token="<pad>", **common)
+    tok = _byte_bpe(texts, [ENDOFTEXT])
+    return tf.GPT2TokenizerFast(tokenizer_object=tok, bos_token=ENDOFTEXT, eos_token=ENDOFTEXT,
+                                unk_token=ENDOFTEXT, **common)
+
+
+def build_model(family: Family, tokenizer, seed: int):
+    import torch
+    import transformers as tf
+
+    vocab, layers = len(tokenizer), family.layers
+    encoder = dict(vocab_size=vocab, hidden_size=HIDDEN, num_hidden_layers=layers,
+                   num_attention_heads=HEADS, intermediate_size=4 * HIDDEN,
+                   pad_token_id=tokenizer.pad_token_id)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        arch = family.architecture
+        if arch == "bert":
+            return tf.BertForMaskedLM(tf.BertConfig(max_position_embeddings=POSITIONS, **encoder))
+        if arch in ("roberta", "xlm-roberta"):
+            config_cls = tf.XLMRobertaConfig if arch == "xlm-roberta" else tf.RobertaConfig
+            model_cls = (tf.XLMRobertaForMaskedLM if arch == "xlm-roberta"
+                         else tf.RobertaForMaskedLM)
+            return model_cls(config_cls(
+                max_position_embeddings=POSITIONS + 2, bos_token_id=tokenizer.bos_token_id,
+                eos_token_id=tokenizer.eos_token_id, **encoder))
+        if arch == "electra":
+            return tf.ElectraForPreTraining(tf.ElectraConfig(
+                embedding_size=HIDDEN, max_position_embeddings=POSITIONS, **encoder))
+        if arch == "gpt-neo":
+            return tf.GPTNeoForCausalLM(tf.GPTNeoConfig(
+                vocab_size=vocab, hidden_size=HIDDEN, num_layers=layers, num_heads=HEADS,
+                attention_types=[[["global", "local"], layers // 2]],
+                max_position_embeddings=POSITIONS, window_size=256,
+                bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id))
+        return tf.GPT2LMHeadModel(tf.GPT2Config(
+            vocab_size=vocab, n_embd=HIDDEN, n_layer=layers, n_head=HEADS,
+            n_inner=4 * HIDDEN, n_positions=POSITIONS, bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id))
+
+
+def add_tiny_model(cache: Path, hub_id: str, family: Family, texts: list[str],
+                   seed: int) -> str:
+    """Build the stand-in of `hub_id` and add it to the hub cache; returns the commit."""
+    tokenizer = build_tokenizer(family, texts)
+    model = build_model(family, tokenizer, seed).eval()
+    with tempfile.TemporaryDirectory(prefix="spudflow-tiny-") as tmp:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        return add_snapshot(cache, hub_id, Path(tmp))
