@@ -1,15 +1,19 @@
 # Ingestion: CoNLL-U -> Parquet (tokens + sentences), per-split statistics and training shares.
+# A split given as a list of files is ingested as one, the files in order.
 
 
 include: "plumbing/ingest.smk"
 
 
+# One downloaded file: a split's URL ({download} = the split), or the N-th URL of a split given
+# as a list ({download} = split.N; core/split_files.py).
 rule fetch_treebank:
     output:
-        "resources/downloads/{treebank}/{split}.{ext}",
+        "resources/downloads/{treebank}/{download}.{ext}",
     log:
-        "results/logs/fetch_treebank/{treebank}/{split}.{ext}.log",
+        "results/logs/fetch_treebank/{treebank}/{download}.{ext}.log",
     wildcard_constraints:
+        download=r"[A-Za-z0-9_-]+(?:\.[1-9][0-9]*)?",
         ext=r"conllu|conllu\.gz",
     conda:
         "../envs/core.yaml"
@@ -18,7 +22,7 @@ rule fetch_treebank:
         mem_mb=500,
         runtime=30,
     params:
-        url=lambda wc: split_location(wc.treebank, wc.split),
+        url=fetch_url,
     shell:
         "spudflow fetch {params.url:q} --out {output:q} 2> {log:q}"
 

@@ -1,19 +1,15 @@
 # Input functions and config lookups of the ingest stage's rules (rules/ingest.smk).
-def is_url(location):
-    return location.split(":", 1)[0] in ("http", "https", "ftp", "file")
-
-
-def split_location(treebank, split):
-    return config["treebanks"][treebank]["splits"][split]
+from spudflow.core.split_files import download_url, split_files
 
 
 def treebank_source(wildcards):
-    """The local CoNLL-U file of a split: the configured path, or where its URL is downloaded."""
-    location = split_location(wildcards.treebank, wildcards.split)
-    if not is_url(location):
-        return location
-    suffix = ".conllu.gz" if location.endswith(".gz") else ".conllu"
-    return f"resources/downloads/{wildcards.treebank}/{wildcards.split}{suffix}"
+    """The local CoNLL-U files of a split, in order: the configured paths, or where its URLs are
+    downloaded (core/split_files.py)."""
+    return split_files(config, wildcards.treebank, wildcards.split)
+
+
+def fetch_url(wildcards):
+    return download_url(config, wildcards.treebank, wildcards.download)
 
 
 def training_share_args(wildcards):
