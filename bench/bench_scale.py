@@ -1,6 +1,6 @@
 """How cost grows: every stage of the workflow on 1x, 4x (and 16x) EWT train.
 
-    python bench/bench_scale.py [--factors 1,4,16] [--cores 1] [--keep DIR]
+    python bench/bench_scale.py [--factors 1,4,16] [--cores 1] [--keep DIR] [--no-neural]
 
 EWT train (204k words) is written k times under new sent_ids (`-rK` appended; 3.3M words at
 16x) as the one split `ewt/train` of a config that runs every stage on it: ingest, the nonce
@@ -64,7 +64,7 @@ def scaled_treebank(dest: Path, factor: int) -> int:
     return words * factor
 
 
-def bench_config(workdir: Path, conllu: Path) -> dict:
+def bench_config(workdir: Path, conllu: Path, neural: bool = True) -> dict:
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
     config.update(
         treebanks={"ewt": {"lang": "en", "splits": {"train": str(conllu)}}},
@@ -91,10 +91,13 @@ def bench_config(workdir: Path, conllu: Path) -> dict:
                  tasks={"ewt": {"train": "train:train", "dev": None, "test": "train:heldout",
                                 "layers": {}}},
                  seeds=[1], sample={"n": None, "seed": 0}, max_epochs=2, rank=16)
+    if not neural:  # --no-neural: the stages whose cost is not a forward pass per sentence
+        config["models"].pop("tiny_causal")
+        probe["enabled"] = False
     return config
 
 
-def prepare(workdir: Path, conllu: Path) -> None:
+def prepare(workdir: Path, conllu: Path, neural: bool) -> None:
     for name in ("Snakefile", "rules", "config", "envs", "profiles", "workflow", "report"):
         source = REPO / name
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, workdir / name)
@@ -105,15 +108,19 @@ def prepare(workdir: Path, conllu: Path) -> None:
 
     save_tiny_model(workdir / "tiny", "causal", "bytebpe")
     save_tiny_encoder(workdir / "tiny" / "encoder")
-    config = bench_config(workdir, conllu)
+    config = bench_config(workdir, conllu, neural)
     (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
 
 
-def run(workdir: Path, cores: int) -> dict[str, list[dict]]:
+def run(workdir: Path, cores: int) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO / "workflow"),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     subprocess.run([sys.executable, "-m", "snakemake", "--cores", str(cores), "--quiet"],
                    cwd=workdir, env=env, check=True)
+
+
+def measured(workdir: Path) -> dict[str, list[dict]]:
+    """Stage -> its jobs' {s, cpu_time, max_rss} (Snakemake's benchmark files)."""
     jobs = defaultdict(list)
     for tsv in sorted((workdir / "results" / "benchmarks").rglob("*.tsv")):
         header, values = tsv.read_text().splitlines()[:2]
@@ -137,35 +144,59 @@ def main() -> None:
     parser.add_argument("--factors", default="1,4,16")
     parser.add_argument("--cores", type=int, default=1)
     parser.add_argument("--keep", type=Path, help="keep the work folders here")
+    parser.add_argument("--no-neural", action="store_true",
+                        help="above 1x, leave out the tiny transformer's scoring and the probes "
+                        "(a forward pass per sentence: the slow part on a CPU)")
+    parser.add_argument("--table-from", type=Path,
+                        help="only print the table of the runs kept in this folder")
     args = parser.parse_args()
     if not EWT_TRAIN.is_file():
         sys.exit(f"{EWT_TRAIN}: not found (the benchmark needs ../shared/data); skipped")
     factors = [int(f) for f in args.factors.split(",")]
     results, words = {}, {}
     root = Path(args.keep or tempfile.mkdtemp(prefix="spudflow-bench-scale-"))
+    root = args.table_from or root
     for factor in factors:
         workdir = root / f"x{factor}"
-        workdir.mkdir(parents=True)
         conllu = workdir / "ewt-train.conllu"
-        words[factor] = scaled_treebank(conllu, factor)
-        prepare(workdir, conllu)
-        results[factor] = run(workdir, args.cores)
-        print(f"{factor}x ({words[factor]:,} words) done", file=sys.stderr, flush=True)
-    order = list(dict.fromkeys(STAGES.values()))
-    head = " | ".join(f"{f}x wall s / CPU s / peak MB" for f in factors)
-    print(f"| stage | {head} | exponent |\n|---|{'---|' * len(factors)}---|")
-    for stage in order:
+        if args.table_from:
+            words[factor] = scaled_words(factor)
+        else:
+            workdir.mkdir(parents=True)
+            words[factor] = scaled_treebank(conllu, factor)
+            prepare(workdir, conllu, not args.no_neural or factor == 1)
+            run(workdir, args.cores)
+            print(f"{factor}x ({words[factor]:,} words) done", file=sys.stderr, flush=True)
+        results[factor] = measured(workdir)
+    print_table(factors, words, results)
+    if not (args.keep or args.table_from):
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def scaled_words(factor: int) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        return scaled_treebank(Path(tmp) / "x.conllu", 1) * factor
+
+
+def print_table(factors: list[int], words: dict[int, int],
+                results: dict[int, dict[str, list[dict]]]) -> None:
+    """Per stage and size: wall and CPU seconds summed over its jobs, the largest job's peak RSS;
+    the exponents of wall and CPU time against words."""
+    sizes = [words[f] for f in factors]
+    head = " | ".join(f"{f}x ({words[f] / 1e6:.2f}M words): wall s / CPU s / peak MB"
+                      for f in factors)
+    print(f"| stage | {head} | exponent wall | exponent CPU |")
+    print(f"|---|{'---|' * len(factors)}---|---|")
+    for stage in dict.fromkeys(STAGES.values()):
         rows = [results[f].get(stage, []) for f in factors]
         if not all(rows):
             continue
         walls = [sum(j["s"] for j in r) for r in rows]
-        cells = [f"{w:.1f} / {sum(j.get('cpu_time', 0) for j in r):.1f} / "
-                 f"{max(j.get('max_rss', 0) for j in r):.0f}" for w, r in zip(walls, rows,
-                                                                             strict=True)]
-        b = exponent([words[f] for f in factors], walls) if len(factors) > 1 else float("nan")
-        print(f"| {stage} | {' | '.join(cells)} | {b:.2f} |")
-    if not args.keep:
-        shutil.rmtree(root, ignore_errors=True)
+        cpus = [sum(j.get("cpu_time", 0) for j in r) for r in rows]
+        cells = [f"{w:.1f} / {c:.1f} / {max(j.get('max_rss', 0) for j in r):.0f}"
+                 for w, c, r in zip(walls, cpus, rows, strict=True)]
+        fits = [f"{exponent(sizes, t):.2f}" if len(sizes) > 1 else "-" for t in (walls, cpus)]
+        print(f"| {stage} | {' | '.join(cells)} | {' | '.join(fits)} |")
 
 
 if __name__ == "__main__":
