@@ -1,17 +1,21 @@
 # Ingestion: CoNLL-U -> Parquet (tokens + sentences), per-split statistics and training shares.
+# A split given as a list of files is ingested as one, the files in order.
 
 
 include: "plumbing/ingest.smk"
 
 
+# One downloaded file: a split's URL ({download} = the split), or the N-th URL of a split given
+# as a list ({download} = split.N; core/split_files.py).
 rule fetch_treebank:
     input:
         fetch_input,
     output:
-        "resources/downloads/{treebank}/{split}.{ext}",
+        "resources/downloads/{treebank}/{download}.{ext}",
     log:
-        "results/logs/fetch_treebank/{treebank}/{split}.{ext}.log",
+        "results/logs/fetch_treebank/{treebank}/{download}.{ext}.log",
     wildcard_constraints:
+        download=r"[A-Za-z0-9_-]+(?:\.[1-9][0-9]*)?",
         ext=r"conllu|conllu\.gz",
     conda:
         "../envs/core.yaml"

@@ -1,7 +1,9 @@
 # SPUD nonce treebanks: per split, method and seed, and the replacement tables (docs/nonce.md).
 # A split's nonce treebanks: results/nonce/{treebank}/{split}/{method}/seed{seed}/, one per method
-# and seed of the `nonce:` section (none without it). The lexicon of a split is built from every
-# configured split of its language.
+# and seed of the `nonce:` section that something reads (the SPUD items of a scored split, the
+# probes' test splits; none without the section). The lexicon of a split is built from every
+# configured split of its language. The tables' inputs are functions: what reads a nonce version
+# is known once the pairs and probe rules are included.
 
 
 include: "plumbing/nonce.smk"
@@ -44,7 +46,7 @@ rule nonce:
 # The two tables over every nonce treebank's replacement statistics: one rule, two commands.
 rule table_nonce_ratio:
     input:
-        stats=nonce_stats_files(),
+        stats=lambda wc: nonce_stats_files(),
     output:
         registry_files("table_nonce_ratio"),
     log:
@@ -69,8 +71,8 @@ rule table_nonce_ratio:
 
 use rule table_nonce_ratio as table_nonce_ttr with:
     input:
-        stats=nonce_stats_files(),
-        tokens=nonce_ttr_tokens(),
+        stats=lambda wc: nonce_stats_files(),
+        tokens=lambda wc: nonce_ttr_tokens(),
         tokenizer=nonce_ttr_tokenizer_inputs(),
     output:
         registry_files("table_nonce_ttr"),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from workflow_helpers import REPO, WORKFLOW_FILES, plan
+from workflow_helpers import REPO, WORKFLOW_FILES, Plan, job, plan
 
 from spudflow.core.config import config_errors
 
@@ -37,9 +37,13 @@ def _preset(name: str) -> dict:
 
 
 def _dry_run(tmp_path: Path, config: dict, user_files: list[str]) -> Counter:
-    """Planned jobs per rule of the whole DAG of `config` in a copy of the workflow. The config
-    becomes the copy's config/config.yaml, which is what `--configfile` does: it replaces the
-    default whole."""
+    """Planned jobs per rule of the whole DAG of `config` (see _plan)."""
+    return Counter(rule for rule, _ in _plan(tmp_path, config, user_files).jobs)
+
+
+def _plan(tmp_path: Path, config: dict, user_files: list[str]) -> Plan:
+    """The whole DAG of `config` in a copy of the workflow. The config becomes the copy's
+    config/config.yaml, which is what `--configfile` does: it replaces the default whole."""
     for name in WORKFLOW_FILES:
         source = REPO / name
         if source.is_dir():
@@ -53,7 +57,7 @@ def _dry_run(tmp_path: Path, config: dict, user_files: list[str]) -> Counter:
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_text("", encoding="utf-8")
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    return Counter(rule for rule, _ in plan(tmp_path, forceall=True).jobs)
+    return plan(tmp_path, forceall=True)
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -85,12 +89,36 @@ def test_spud_preset_without_its_probe_section_plans_the_papers_data_and_scores(
     config = _preset("spud")
     config.pop("probe")
     jobs = _dry_run(tmp_path, config, [])
-    # 5 treebanks x train, dev, test from UD 2.10 URLs.
-    assert jobs["fetch_treebank"] == 15
-    # Every split x {spud, pos} x 5 seeds.
-    assert jobs["nonce"] == 15 * 2 * 5
+    # 5 treebanks x train, dev, test from UD 2.10 URLs; HDT's training set is 4 files,
+    # SynTagRus's 3.
+    assert jobs["fetch_treebank"] == 15 + 3 + 2
+    # Without the probes only the scored versions: the test sets' SPUD version of seed 1.
+    assert jobs["nonce"] == 5
+    assert jobs["items_spud"] == 5
     # The test sets only: mBERT and mGPT on all five, the monolingual pairs on their language.
     assert jobs["score"] == 5 + 5 + 1 + 1 + 1 + 1
+
+
+def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path):
+    planned = _plan(tmp_path, _preset("spud"), [])
+    hdt_train = [f"resources/downloads/de_hdt/train.{n}.conllu" for n in range(1, 5)]
+    ingest = job("ingest", treebank="de_hdt", split="train")
+    assert planned.inputs[ingest] == frozenset(hdt_train)
+    # in the release's order: train-a-1, -a-2, -b-1, -b-2
+    assert planned.shell[ingest].index(hdt_train[0]) < planned.shell[ingest].index(hdt_train[3])
+    fetch = job("fetch_treebank", treebank="de_hdt", download="train.4", ext="conllu")
+    assert planned.params[fetch]["url"].endswith("/r2.10/de_hdt-ud-train-b-2.conllu")
+    # the probes read every version of the test sets (App. F.4: 5 seeds; F.5: the POS baseline),
+    # the train and dev splits none
+    nonce = [dict(w) for rule, w in planned.jobs if rule == "nonce"]
+    assert {w["split"] for w in nonce} == {"test"} and len(nonce) == 5 * 2 * 5
+    # each sentence is scored in one nonce version: SPUD, seed 1 (Sec. 4.3)
+    for treebank in ("ar_padt", "de_hdt", "en_ewt", "fr_gsd", "ru_syntagrus"):
+        items = job("items_spud", dataset=f"spud_{treebank}_test")
+        assert {f for f in planned.inputs[items] if f.startswith("results/nonce/")} == {
+            f"results/nonce/{treebank}/test/spud/seed1/tokens.parquet"}
+    spud_items = [dict(w)["dataset"] for rule, w in planned.jobs if rule == "items_spud"]
+    assert sorted(spud_items) == sorted(f"spud_{tb}_test" for tb in _preset("spud")["treebanks"])
 
 
 def test_japanese_preset_scores_every_variant_with_the_eight_models(tmp_path):

@@ -1,41 +1,27 @@
 # Input functions and config lookups of the ingest stage's rules (rules/ingest.smk).
-def is_url(location):
-    return location.split(":", 1)[0] in ("http", "https", "ftp", "file")
-
-
-def split_location(treebank, split):
-    return config["treebanks"][treebank]["splits"][split]
-
-
-def mirrored_file(treebank, split):
-    """The local copy of a split's URL under config fetch.mirror (URL prefix -> folder), or
-    None: how compute nodes without internet and `spudflow rehearse` get treebanks."""
-    location = split_location(treebank, split)
-    for prefix, folder in config["fetch"]["mirror"].items():
-        if location.startswith(prefix):
-            return str(Path(folder) / location[len(prefix):].lstrip("/"))
-    return None
+from spudflow.core.split_files import download_url, mirrored_file, split_files
 
 
 def fetch_url(wildcards):
-    local = mirrored_file(wildcards.treebank, wildcards.split)
-    if local is None:
-        return split_location(wildcards.treebank, wildcards.split)
-    return Path(local).resolve().as_uri()
+    """The URL of a download, or the file:// URI of its copy under config fetch.mirror (URL
+    prefix -> folder): how compute nodes without internet and `spudflow rehearse` get
+    treebanks."""
+    url = download_url(config, wildcards.treebank, wildcards.download)
+    local = mirrored_file(config["fetch"]["mirror"], url)
+    return url if local is None else Path(local).resolve().as_uri()
 
 
 def fetch_input(wildcards):
-    local = mirrored_file(wildcards.treebank, wildcards.split)
+    """The mirrored copy is an input, so replacing it reruns what depends on it."""
+    url = download_url(config, wildcards.treebank, wildcards.download)
+    local = mirrored_file(config["fetch"]["mirror"], url)
     return [] if local is None else [local]
 
 
 def treebank_source(wildcards):
-    """The local CoNLL-U file of a split: the configured path, or where its URL is downloaded."""
-    location = split_location(wildcards.treebank, wildcards.split)
-    if not is_url(location):
-        return location
-    suffix = ".conllu.gz" if location.endswith(".gz") else ".conllu"
-    return f"resources/downloads/{wildcards.treebank}/{wildcards.split}{suffix}"
+    """The local CoNLL-U files of a split, in order: the configured paths, or where its URLs are
+    downloaded (core/split_files.py)."""
+    return split_files(config, wildcards.treebank, wildcards.split)
 
 
 def training_share_args(wildcards):

@@ -3,26 +3,36 @@ def nonce_dir(treebank, split, method, seed):
     return f"results/nonce/{treebank}/{split}/{method}/seed{seed}"
 
 
-def nonce_tokens(treebank, split):
-    """tokens.parquet of every nonce version (methods x seeds of `nonce:`) of a split."""
+def nonce_versions():
+    """(method, seed) of every nonce version the `nonce:` section describes."""
     nonce = config["nonce"]
+    return [(method, seed) for method in nonce["methods"] for seed in nonce["seeds"]]
+
+
+def nonce_tokens(treebank, split, versions):
+    """tokens.parquet of these nonce versions ((method, seed) pairs) of a split."""
     return [
-        f"{nonce_dir(treebank, split, method, seed)}/tokens.parquet"
-        for method in nonce["methods"]
-        for seed in nonce["seeds"]
+        f"{nonce_dir(treebank, split, method, seed)}/tokens.parquet" for method, seed in versions
     ]
 
 
 def nonce_runs():
-    """(treebank, split, method, seed) of every configured nonce treebank."""
+    """(treebank, split, method, seed) of every nonce treebank something reads, in config order:
+    the versions the SPUD items of a scored split hold (pairs.spud.methods, seeds) and every
+    version of a probe task's test split (probe.nonce). A split that nothing reads gets none:
+    its versions would cost time and feed no table but the replacement statistics."""
     if "nonce" not in config:
         return []
-    nonce = config["nonce"]
+    read = set()
+    for treebank, split in spud_items_splits().values():
+        read |= {(treebank, split, *version) for version in spud_items_versions()}
+    for treebank, split in probe_nonce_splits():
+        read |= {(treebank, split, *version) for version in nonce_versions()}
     return [
-        (tb, split, method, seed)
+        (tb, split, *version)
         for tb, split in treebank_splits()
-        for method in nonce["methods"]
-        for seed in nonce["seeds"]
+        for version in nonce_versions()
+        if (tb, split, *version) in read
     ]
 
 

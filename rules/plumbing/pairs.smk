@@ -21,14 +21,17 @@ def pairs_enabled(name):
 
 
 def spud_items_splits():
-    """SPUD items dataset name -> (treebank, split). Needs the nonce stage: without a `nonce:`
-    config section there are no nonce treebanks, hence no SPUD items."""
+    """SPUD items dataset name -> (treebank, split), for the splits of pairs.spud.treebanks that
+    are scored: all of them, or those scoring.datasets names (no items, and no nonce versions
+    for them, of a split nothing reads). Needs the nonce stage: without a `nonce:` config section
+    there are no nonce treebanks, hence no SPUD items."""
     if not pairs_enabled("spud") or "nonce" not in config:
         return {}
     chosen = pairs_section("spud")["treebanks"] or list(config["treebanks"])
     unknown = [tb for tb in chosen if tb not in config["treebanks"]]
     if unknown:
         raise ValueError(f"config pairs.spud.treebanks: unknown treebank(s) {unknown}")
+    scored = config["scoring"].get("datasets")
     datasets = {}
     for tb, split in treebank_splits():
         if tb in chosen:
@@ -36,7 +39,24 @@ def spud_items_splits():
             if name in datasets:
                 raise ValueError(f"config treebanks: two splits give the dataset name {name}")
             datasets[name] = (tb, split)
-    return datasets
+    return {name: found for name, found in datasets.items() if scored is None or name in scored}
+
+
+def spud_items_versions():
+    """(method, seed) of the nonce versions a SPUD items dataset holds beside each original
+    sentence, and so the versions the models score: pairs.spud.methods x pairs.spud.seeds, in
+    the nonce section's order (null: every method or seed of `nonce:`)."""
+    nonce, spud = config["nonce"], pairs_section("spud")
+    chosen = {}
+    for key in ("methods", "seeds"):
+        wanted = nonce[key] if spud[key] is None else spud[key]
+        unknown = [value for value in wanted if value not in nonce[key]]
+        if unknown:
+            raise ValueError(
+                f"config key pairs.spud.{key}: {', '.join(map(str, unknown))} not in nonce.{key}"
+            )
+        chosen[key] = [value for value in nonce[key] if value in wanted]
+    return [(method, seed) for method in chosen["methods"] for seed in chosen["seeds"]]
 
 
 def japanese_variants():
@@ -90,7 +110,10 @@ def spud_items_input(wildcards):
             f"(known: {', '.join(datasets) or 'none'})"
         )
     treebank, split = datasets[wildcards.dataset]
-    return {"orig": ingested(treebank, split), "nonce": nonce_tokens(treebank, split)}
+    return {
+        "orig": ingested(treebank, split),
+        "nonce": nonce_tokens(treebank, split, spud_items_versions()),
+    }
 
 
 def spud_leave_out_args(wildcards):

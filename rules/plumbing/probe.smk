@@ -36,6 +36,14 @@ def probe_eval_sets():
     return ["orig", *(f"{m}/seed{s}" for m in nonce["methods"] for s in nonce["seeds"])]
 
 
+def probe_nonce_splits():
+    """(treebank, split) of every task's test split when the probes are tested on its nonce
+    versions (probe.nonce): the splits whose nonce versions the probe stage reads."""
+    if not probe_enabled() or probe_eval_sets() == ["orig"]:
+        return []
+    return [(task.test.treebank, task.test.split) for task in probe_tasks().values()]
+
+
 def probe_treebank_tokens(treebank, split, probe_set):
     if probe_set == "orig":
         return ingested(treebank, split)

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from spudflow.core.split_files import split_files
 from spudflow.core.training_share import sentence_key, training_share_keys
 
 NGRAM_SOURCE = re.compile(r"^results/ngram/(?P<name>[^/]+)\.parquet$")
@@ -33,7 +34,8 @@ class Sentences:
     `train`, or the `rest` without it), lines (one sentence per line), cola, blimp."""
 
     name: str                        # for messages: en_pud/test, en_pud/test:train, a path
-    path: str | None                 # the file; None when not on disk at planning time
+    path: str | tuple[str, ...] | None   # the file (a split's files, in order); None when
+                                         # not on disk at planning time
     form: str = "lines"
     split: str | None = None         # treebank/split of a conllu source
     part: str = "all"
@@ -57,13 +59,14 @@ def _open_text(path: str):
     return opener(path, "rt", encoding="utf-8-sig")
 
 
-def conllu_sentences(path: str) -> Iterator[ConllSentence]:
+def conllu_sentences(path: str, first_index: int = 0) -> Iterator[ConllSentence]:
     """Key, text and syntactic word count of each sentence of a CoNLL-U file: `# text`, or the
     surface forms joined by spaces when the sentence has none (a light reader: the ingest stage
-    validates the file)."""
+    validates the file). first_index: the position in its split of the file's first sentence
+    (the key of a sentence without sent_id)."""
     sent_id = text = None
     forms: list[str] = []
-    n_words = index = 0
+    n_words, index = 0, first_index
     covered_until = 0
     with _open_text(path) as lines:
         for line in (*lines, "\n"):
@@ -94,7 +97,9 @@ def conllu_sentences(path: str) -> Iterator[ConllSentence]:
 
 
 def _conllu_texts(source: Sentences) -> set[str]:
-    sentences = list(conllu_sentences(source.path))
+    sentences: list[ConllSentence] = []
+    for path in _files(source):  # a split's files are one split, in order
+        sentences += conllu_sentences(path, len(sentences))
     if source.part != "all":
         share = training_share_keys([s.key for s in sentences], *source.share)
         sentences = [s for s in sentences if (s.key in share) == (source.part == "train")]
@@ -113,9 +118,13 @@ def _file_texts(source: Sentences) -> set[str]:
     return {normalise(row) for row in rows}
 
 
+def _files(source: Sentences) -> tuple[str, ...]:
+    return source.path if isinstance(source.path, tuple) else (source.path,)
+
+
 def source_texts(source: Sentences) -> set[str] | None:
-    """The normalised sentence texts of a source; None when its file is not on disk."""
-    if source.path is None or not Path(source.path).is_file():
+    """The normalised sentence texts of a source; None when a file of it is not on disk."""
+    if source.path is None or not all(Path(p).is_file() for p in _files(source)):
         return None
     return _conllu_texts(source) if source.form == "conllu" else _file_texts(source)
 
@@ -165,15 +174,14 @@ def overlap_errors(jobs: Iterable[tuple[str, str]], training: dict[str, list[Sen
 
 
 # --- from the config ---
-def split_file(config: dict, treebank: str, split: str) -> str | None:
-    """The local CoNLL-U file of a split: its path, or where its URL is downloaded (None when not
-    downloaded yet); the same places as rules/common.smk's treebank_source."""
-    location = config["treebanks"][treebank]["splits"][split]
-    if location.split(":", 1)[0] not in ("http", "https", "ftp", "file"):
-        return location
-    suffix = ".conllu.gz" if location.endswith(".gz") else ".conllu"
-    download = f"resources/downloads/{treebank}/{split}{suffix}"
-    return download if Path(download).is_file() else None
+def split_file(config: dict, treebank: str, split: str) -> str | tuple[str, ...] | None:
+    """The local CoNLL-U file of a split (a tuple for a split of several files): its paths, or
+    where its URLs are downloaded (None while one is not downloaded yet); the files the ingest
+    rule reads (core/split_files.py)."""
+    files = split_files(config, treebank, split)
+    if not all(Path(f).is_file() for f in files if f.startswith("resources/downloads/")):
+        return None
+    return files[0] if len(files) == 1 else tuple(files)
 
 
 def treebank_part(config: dict, name: str, part: str, min_words: int = 0) -> Sentences:

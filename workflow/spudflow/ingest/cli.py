@@ -17,9 +17,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "ingest", help="CoNLL-U (.conllu or .conllu.gz) -> DIR/tokens.parquet + sentences.parquet",
         description="Validate a CoNLL-U file and write it as DIR/tokens.parquet (one row per token "
         "line: words, multiword-token ranges, empty nodes) and DIR/sentences.parquet (one row per "
-        "sentence, with every comment line). Bad input exits 2 with FILE:LINE: message and writes "
-        "nothing. CRLF line ends, a UTF-8 BOM and a missing final blank line are normalised.")
-    p.add_argument("src", type=Path, help="a .conllu or .conllu.gz file")
+        "sentence, with every comment line). Several files are read as one split, in the order "
+        "given (a training set shipped in parts). Bad input exits 2 with FILE:LINE: message and "
+        "writes nothing. CRLF line ends, a UTF-8 BOM and a missing final blank line are "
+        "normalised.")
+    p.add_argument("src", type=Path, nargs="+", help="a .conllu or .conllu.gz file, or several")
     p.add_argument("--out", type=Path, required=True, help="output directory")
     p.add_argument("--lenient", action="store_true",
                    help="skip bad sentences with a warning (counted) instead of failing")
@@ -70,8 +72,9 @@ def run_ingest(args: argparse.Namespace) -> None:
     from spudflow.core.treebank import write_treebank
     from spudflow.ingest.convert import read_conllu
 
-    if not args.src.is_file():
-        raise InputError(args.src, None, "no such file")
+    for src in args.src:
+        if not src.is_file():
+            raise InputError(src, None, "no such file")
     tokens, sentences = read_conllu(args.src, lenient=args.lenient)
     write_treebank(args.out, tokens, sentences)
 

@@ -1,7 +1,8 @@
-"""CoNLL-U file -> token and sentence tables (core.treebank columns)."""
+"""CoNLL-U files -> token and sentence tables (core.treebank columns)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
@@ -38,20 +39,32 @@ def _value(comments: list[str], prefix: str) -> str | None:
     return None
 
 
-def read_conllu(path: str | Path, lenient: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Validate and convert a CoNLL-U file. With `lenient`, bad sentences are skipped and counted;
-    file-level problems (encoding, gzip, empty file) always fail."""
-    path = Path(path)
+def _sentences(paths: list[Path]):
+    """(file, sentence) of every file in order: the files of a split read as one."""
+    for path in paths:
+        for sentence in progress(split_sentences(path), desc=f"ingest {path.name}", unit="sent"):
+            yield path, sentence
+
+
+def read_conllu(paths: str | Path | Sequence[str | Path], lenient: bool = False
+                ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Validate and convert a CoNLL-U file, or several read as one split in their order (a
+    sent_id is unique across all of them; `line` is the line in the sentence's own file). With
+    `lenient`, bad sentences are skipped and counted; file-level problems (encoding, gzip, empty
+    file) always fail."""
+    paths = [Path(paths)] if isinstance(paths, (str, Path)) else [Path(p) for p in paths]
     tok = {f.name: [] for f in TOKEN_SCHEMA}
     sen = {f.name: [] for f in SENTENCE_SCHEMA}
-    seen_ids: dict[str, int] = {}
+    seen_ids: dict[str, tuple[Path, int]] = {}
     skipped = 0
-    for sentence in progress(split_sentences(path), desc=f"ingest {path.name}", unit="sent"):
+    for path, sentence in _sentences(paths):
         sent_id = _value(sentence.comments, _SENT_ID)
         try:
             if sent_id is not None and sent_id in seen_ids:
+                first_path, first_line = seen_ids[sent_id]
+                where = "" if first_path == path else f"{first_path}:"
                 raise InputError(path, sentence.line, f"duplicate sent_id {sent_id!r} (first at "
-                                 f"line {seen_ids[sent_id]})")
+                                 f"{where or 'line '}{first_line})")
             tokens = parse_tokens(path, sentence)
         except InputError as error:
             if not lenient:
@@ -60,7 +73,7 @@ def read_conllu(path: str | Path, lenient: bool = False) -> tuple[pl.DataFrame, 
             log.warning("skipped sentence: %s", error.format())
             continue
         if sent_id is not None:
-            seen_ids[sent_id] = sentence.line
+            seen_ids[sent_id] = (path, sentence.line)
         index = len(sen["sent_index"])
         n_words = n_surface = 0
         covered_until = 0
@@ -97,8 +110,9 @@ def read_conllu(path: str | Path, lenient: bool = False) -> tuple[pl.DataFrame, 
         sen["n_words"].append(n_words)
         sen["n_tokens"].append(n_surface)
     if skipped:
-        log.warning("%s: skipped %d bad sentence(s) (--lenient)", path, skipped)
+        log.warning("%s: skipped %d bad sentence(s) (--lenient)",
+                    ", ".join(map(str, paths)), skipped)
     if not sen["sent_index"]:
-        raise InputError(path, 1, "no valid sentence in the file")
+        raise InputError(paths[0], 1, "no valid sentence in the file" + "s" * (len(paths) > 1))
     return (pl.DataFrame(tok, schema=pl.from_arrow(TOKEN_SCHEMA.empty_table()).schema),
             pl.DataFrame(sen, schema=pl.from_arrow(SENTENCE_SCHEMA.empty_table()).schema))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from spudflow.core.split_files import is_url, split_locations
 from spudflow.rehearse.conllu_blocks import block_text, read_blocks, renamed, write_if_changed
 
 # Sentences per split of a small rehearsal: enough to train a probe for an epoch and to give
@@ -46,10 +47,6 @@ class StandIn:
     sentences: int
     real: int | None    # the real split's sentences, where known
     note: str
-
-
-def is_url(location: str) -> bool:
-    return location.split(":", 1)[0] in ("http", "https", "ftp", "file")
 
 
 def source_files(repo: Path, lang: str) -> list[Path]:
@@ -116,7 +113,9 @@ def fill_mirror(config: dict, repo: Path, mirror: Path,
         if not sources:
             sources, note = source_files(repo, "en"), f"no {lang} treebank at hand: English; "
         blocks = _blocks(sources)
-        for index, (split, url) in enumerate(spec["splits"].items()):
+        locations = [(split, part, url) for split in spec["splits"]
+                     for part, url in enumerate(split_locations(config, treebank, split))]
+        for index, (split, part, url) in enumerate(locations):
             if not is_url(url):
                 local = repo / url
                 if local.is_file():
@@ -125,6 +124,8 @@ def fill_mirror(config: dict, repo: Path, mirror: Path,
             prefix, file = mirror_location(mirror, url)
             prefixes[prefix] = str(file.parent)
             chosen, how = _cut(blocks, size, file.name, index, split)
+            if part:  # the parts of a split given as a list are one split: sent_ids unique
+                chosen = [renamed(block, f"-part{part + 1}") for block in chosen]
             text = "".join(b + "\n\n" for b in chosen)
             if _edited(file, text):
                 how = "edited in the mirror by hand (kept)"

@@ -1,0 +1,75 @@
+"""Which nonce versions and SPUD items the workflow plans: only those something downstream reads
+(the SPUD items of a scored split, a probe task's test split), and for the items only the nonce
+versions pairs.spud.methods x pairs.spud.seeds choose, which the scoring jobs then score."""
+
+from __future__ import annotations
+
+import pytest
+from workflow_helpers import copy_workflow, job, plan, update_config
+
+TINY_DE = "resources/tiny/tiny_de.conllu"
+
+
+def _nonce_splits(planned) -> set[tuple[str, str]]:
+    return {(dict(w)["treebank"], dict(w)["split"]) for rule, w in planned.jobs if rule == "nonce"}
+
+
+def test_a_split_nothing_reads_gets_no_nonce_versions_or_items(tmp_path):
+    workdir = copy_workflow(tmp_path / "work")
+
+    def add_unread_split(config):
+        # a dev split that only trains (the controls' text: null): neither scored nor probed on
+        config["treebanks"]["tiny_de"]["splits"]["dev"] = TINY_DE
+        config["scoring"]["datasets"] = [
+            "spud_tiny_en_test", "spud_tiny_de_test", "german_case",
+            "japanese_transitivity_base", "blimp"]
+
+    update_config(workdir, add_unread_split)
+    planned = plan(workdir, forceall=True)
+    assert job("ingest", treebank="tiny_de", split="dev") in planned.jobs
+    assert _nonce_splits(planned) == {("tiny_en", "test"), ("tiny_de", "test")}
+    items = {dict(w)["dataset"] for rule, w in planned.jobs if rule == "items_spud"}
+    assert items == {"spud_tiny_en_test", "spud_tiny_de_test"}
+    # the replacement tables cover the versions made, nothing of the dev split
+    ratio = next(j for j in planned.jobs if j[0] == "table_nonce_ratio")
+    assert not [f for f in planned.inputs[ratio] if "/dev/" in f]
+    # scored, the same split gets its items and nonce versions
+    update_config(workdir, lambda c: c["scoring"]["datasets"].append("spud_tiny_de_dev"))
+    assert ("tiny_de", "dev") in _nonce_splits(plan(workdir, forceall=True))
+
+
+def test_scored_seeds_choose_the_nonce_versions_the_scoring_jobs_read(tmp_path):
+    workdir = copy_workflow(tmp_path / "work")
+
+    def two_seeds_one_scored(config):
+        config["nonce"]["seeds"] = [1, 2]
+        config["pairs"]["spud"].update(methods=["spud"], seeds=[2])
+
+    update_config(workdir, two_seeds_one_scored)
+    planned = plan(workdir, forceall=True)
+    items = job("items_spud", dataset="spud_tiny_de_test")
+    nonce_inputs = {f for f in planned.inputs[items] if f.startswith("results/nonce/")}
+    assert nonce_inputs == {"results/nonce/tiny_de/test/spud/seed2/tokens.parquet"}
+    assert "--nonce results/nonce/tiny_de/test/spud/seed2" in planned.shell[items]
+    assert " results/nonce/tiny_de/test/pos" not in planned.shell[items]
+    # the scoring jobs of the dataset read those items
+    scoring = {j for j in planned.downstream([items]) if j[0] in ("score", "score_shard")}
+    assert {dict(w)["dataset"] for _, w in scoring} == {"spud_tiny_de_test"}
+    # tiny_de is only scored: its one scored version; tiny_en is also the probe's test split:
+    # every version, for the probe
+    versions = {(dict(w)["treebank"], dict(w)["method"], dict(w)["seed"])
+                for rule, w in planned.jobs if rule == "nonce"}
+    assert {v for v in versions if v[0] == "tiny_de"} == {("tiny_de", "spud", "2")}
+    assert {v for v in versions if v[0] == "tiny_en" and v[1] != "posfree"} == {
+        ("tiny_en", method, seed) for method in ("spud", "pos") for seed in ("1", "2")}
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("seeds", [3], "config key pairs.spud.seeds: 3 not in nonce.seeds"),
+    ("methods", ["posfree"], "config key pairs.spud.methods: posfree not in nonce.methods"),
+])
+def test_scored_versions_outside_the_nonce_section_stop_planning(tmp_path, key, value, message):
+    workdir = copy_workflow(tmp_path / "work")
+    update_config(workdir, lambda c: c["pairs"]["spud"].update({key: value}))
+    with pytest.raises(Exception, match=message):
+        plan(workdir)
