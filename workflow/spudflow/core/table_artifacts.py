@@ -289,9 +289,10 @@ GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
 GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
     "per case order and position of the violation (FIGREF20)"), columns=(
     *SCORER,
-    col("comparison", STR, "`order_vs_orders`: the grammatical sentences in one case order "
-        "against the grammatical sentences in all six orders (the reference's 1-vs-6; 0.5 = no "
-        "preference); `order_vs_violations`: those in one case order against all violations; "
+    col("comparison", STR, "`order_vs_other_orders`: the grammatical sentences in one case "
+        "order against those in the other five orders (FIGREF20; 0.5 = no preference); "
+        "`order_vs_all_orders`: against those in all six (the reference's 1-vs-6, the order's "
+        "own sentences among the negatives: (5 · other_orders + 0.5) / 6); `order_vs_violations`: those in one case order against all violations; "
         "`violation_position`: all grammatical sentences against the violations whose doubled "
         "case is at these positions; `violation_order`: all grammatical sentences against the "
         "violations in one case order"),
@@ -303,7 +304,7 @@ GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
     col("n_negative", I64, "negatives, summed over templates"),
     col("auc_mean", F64, "mean template AUC"),
     col("auc_sd", F64, "sample sd over templates", True),
-))
+), version=2)
 
 GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
     "ROC curve points (data of the figure)"), columns=(
