@@ -292,7 +292,8 @@ GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
     col("comparison", STR, "`order_vs_other_orders`: the grammatical sentences in one case "
         "order against those in the other five orders (FIGREF20; 0.5 = no preference); "
         "`order_vs_all_orders`: against those in all six (the reference's 1-vs-6, the order's "
-        "own sentences among the negatives: (5 · other_orders + 0.5) / 6); `order_vs_violations`: those in one case order against all violations; "
+        "own sentences among the negatives: (5 · other_orders + 0.5) / 6); "
+        "`order_vs_violations`: those in one case order against all violations; "
         "`violation_position`: all grammatical sentences against the violations whose doubled "
         "case is at these positions; `violation_order`: all grammatical sentences against the "
         "violations in one case order"),
