@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
+from scipy.special import expit
 
 LAMBDA_CHOICES = ("lambda.1se", "lambda.min")
 # glmnet clips fitted probabilities away from 0 and 1 in the deviance (cv.glmnet's 1e-5) and
@@ -105,7 +106,7 @@ def fit_path(x, y: np.ndarray, lambdas: np.ndarray, alpha: float = 1.0, tol: flo
     for lam in lambdas:
         for _ in range(max_iter):
             eta = xs @ beta + intercept
-            prob = np.clip(1 / (1 + np.exp(-eta)), PROBABILITY_FLOOR, 1 - PROBABILITY_FLOOR)
+            prob = np.clip(expit(eta), PROBABILITY_FLOOR, 1 - PROBABILITY_FLOOR)
             weight = prob * (1 - prob)
             working = eta + (y - prob) / weight
             total = weight.sum()
@@ -131,7 +132,7 @@ def fit_path(x, y: np.ndarray, lambdas: np.ndarray, alpha: float = 1.0, tol: flo
 
 def binomial_deviance(y: np.ndarray, eta: np.ndarray) -> np.ndarray:
     """cv.glmnet's per-observation deviance, one column per lambda."""
-    prob = np.clip(1 / (1 + np.exp(-eta)), PROBABILITY_FLOOR, 1 - PROBABILITY_FLOOR)
+    prob = np.clip(expit(eta), PROBABILITY_FLOOR, 1 - PROBABILITY_FLOOR)
     y = y[:, None]
     return -2 * (y * np.log(prob) + (1 - y) * np.log(1 - prob))
 
