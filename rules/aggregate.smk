@@ -248,7 +248,7 @@ use rule table_blimp as table_japanese with:
         command="table-japanese",
         options=lambda wc, threads: quoted(
             cli_options(AGGREGATE, ("folds", "seed"))
-            + cli_options(AGGREGATE["regression"], ("c_grid", "l1_ratio", "top", "max_iter"))
+            + cli_options(AGGREGATE["regression"], ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"))
             + ["--jobs", threads, "--decision", AGGREGATE["japanese_decision"]]
         ),
         folds=AGGREGATE["folds"],

@@ -1,5 +1,5 @@
 """Japanese transitivity: accuracy, agreement and kappa; the thesis's decision rule and modes, the
-regression with C chosen by cross-validation (against sklearn at a fixed C), the sentence-length
+regression as cv.glmnet fits it on the thesis's predictors, the sentence-length
 correlation (against formulas by hand) and the agreement graph (against a maximum spanning tree),
 on items and scores made by the pairs and scoring stages."""
 
@@ -11,10 +11,9 @@ import polars as pl
 import pytest
 from artifact_files import artifact_of_file, rewrite
 from scipy import sparse, stats
-from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import cohen_kappa_score
-from sklearn.model_selection import StratifiedKFold, cross_val_score
 
+from spudflow.aggregate.glmnet import cv_glmnet
 from spudflow.aggregate.japanese import agreement_graph
 from spudflow.cli import main
 from spudflow.core.contract import read_artifact
@@ -223,51 +222,41 @@ def _mode_pairs(items, scores, method, region) -> pl.DataFrame:
 
 def _thesis_design(pairs: pl.DataFrame):
     """The predictors built by hand from the items: each level an indicator (sorted, constant
-    columns dropped, no `none` level for nouns); the markers from the items' `particles`."""
+    columns dropped, no `none` level for the arguments); the arguments as noun with marker only
+    (the order fixes the markers, the noun with marker the noun)."""
     values = {name: [] for name in ("verb_pair", "order", "adverbial", "relative_clause",
-                                    "relative_position", "arg1", "marker1", "arg1.marker1",
-                                    "arg2", "marker2", "arg2.marker2")}
+                                    "relative_position", "arg1.marker1", "arg2.marker2")}
     for row in pairs.iter_rows(named=True):
         for name, column in (("verb_pair", "verb_pair"), ("order", "order"),
                              ("adverbial", "adverbial"), ("relative_clause", "relative_clause"),
                              ("relative_position", "relative_argument")):
             values[name].append(row[column])
         for k in (1, 2):
-            if k <= len(row["arguments"]):
-                argument, particle = row["arguments"][k - 1], row["particles"][k - 1]
-                assert argument.endswith(particle)
-                parts = (argument[:-1], particle, argument)
-            else:
-                parts = (None, None, None)
-            for name, value in zip((f"arg{k}", f"marker{k}", f"arg{k}.marker{k}"), parts,
-                                   strict=True):
-                values[name].append(value)
+            arguments = row["arguments"]
+            values[f"arg{k}.marker{k}"].append(arguments[k - 1] if k <= len(arguments) else None)
     columns, names = [], []
     for name, column in values.items():
         column = ["none" if v is None else str(v) for v in column]
         for level in sorted(set(column)) if len(set(column)) > 1 else []:
             if not (level == "none" and name.startswith("arg")):
-                columns.append([float(v == level) for v in column])
-                names.append(f"{name}={level}")
+                indicator = [float(v == level) for v in column]
+                if indicator not in columns:  # an exact duplicate is an alias
+                    columns.append(indicator)
+                    names.append(f"{name}={level}")
     return sparse.csr_matrix(np.array(columns).T), names
 
 
-def _elastic_net(c):
-    return LogisticRegression(solver="saga", l1_ratio=0.5, C=c, max_iter=1000, random_state=1)
-
-
-C_GRID = (0.5, 5.0, 50.0)
-
-
-def test_regression_chooses_c_by_cross_validation(produced, tmp_path, run_cli):
-    """The relative set (every predictor varies): C is the grid's lowest cross-validated log
-    loss; at that C, sklearn on the hand-built design gives the fit's accuracy, intercept and the
-    largest positive and negative coefficients of the two tables."""
+@pytest.mark.parametrize("choice", ["lambda.1se", "lambda.min"])
+def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, run_cli, choice):
+    """The relative set (every predictor varies): cv.glmnet (spudflow.aggregate.glmnet, which
+    test_glmnet checks against R's glmnet) on the hand-built design without aliases gives the
+    fit's lambdas, deviance, accuracy, intercept and the largest positive and negative
+    coefficients, the intercept ranked among them (coef() lists it; the thesis's Table 6)."""
     items, scores = produced["relative"]
     out = tmp_path / "tables"
     code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores.values(),
                            "--out-dir", out, "--folds", 3, "--seed", 1, "--top", 5,
-                           "--c-grid", ",".join(map(str, C_GRID)))
+                           "--n-lambda", 20, "--lambda-choice", choice)
     assert code == 0, err
     fits = assert_table_files(out, "japanese_regression")
     largest = assert_table_files(out, "japanese_regression_max")
@@ -277,27 +266,26 @@ def test_regression_chooses_c_by_cross_validation(produced, tmp_path, run_cli):
     for fit in fits.iter_rows(named=True):
         pairs = _mode_pairs(items, scores[fit["model"]], fit["method"], fit["region"])
         features, names = _thesis_design(pairs)
-        assert {"marker1=を", "marker2=を", "relative_position=1"} <= set(names)
+        assert "relative_position=1" in names
+        assert not any(n.startswith(("marker1=", "arg1=", "marker2=", "arg2=")) for n in names)
         target = pairs["choice"].cast(pl.Int64).to_numpy()
-        minority = min(target.sum(), len(target) - target.sum())
-        cv = StratifiedKFold(n_splits=min(3, minority), shuffle=True, random_state=1)
-        loss = {c: -cross_val_score(_elastic_net(c), features, target, cv=cv,
-                                    scoring="neg_log_loss").mean() for c in C_GRID}
-        best = min(C_GRID, key=loss.get)
+        cv = cv_glmnet(features, target, folds=3, seed=1, n_lambda=20)
+        chosen = cv.index(choice)
         assert (fit["n_pairs"], fit["n_features"]) == (len(target), len(names))
-        assert fit["c"] == best
-        assert fit["cv_log_loss"] == pytest.approx(loss[best])
-        accuracy = cross_val_score(_elastic_net(best), features, target, cv=cv)
-        assert fit["cv_accuracy_mean"] == pytest.approx(accuracy.mean())
-        assert fit["cv_accuracy_sd"] == pytest.approx(accuracy.std(ddof=1))
-        model = _elastic_net(best).fit(features, target)
-        assert fit["intercept"] == pytest.approx(model.intercept_[0])
-        coefficients = dict(zip(names, model.coef_[0], strict=True))
+        assert fit["lambda_choice"] == choice
+        assert fit["lambda"] == pytest.approx(cv.path.lambdas[chosen])
+        assert (fit["lambda_min"], fit["lambda_1se"]) == pytest.approx(
+            (cv.lambda_min, cv.lambda_1se))
+        assert fit["cv_deviance"] == pytest.approx(cv.cv_mean[chosen])
+        assert fit["cv_accuracy_mean"] == pytest.approx(cv.cv_accuracy[:, chosen].mean())
+        assert fit["intercept"] == pytest.approx(cv.path.intercepts[chosen])
+        coefficients = {"(Intercept)": cv.path.intercepts[chosen],
+                        **dict(zip(names, cv.path.coefficients[chosen], strict=True))}
         mode = ((pl.col("model") == fit["model"]) & (pl.col("method") == fit["method"])
                 & pl.col("region").eq_missing(fit["region"]))
         for table, sign in ((largest, 1), (smallest, -1)):
             rows = table.filter(mode).sort("rank")
-            expected = sorted((n for n in names if sign * coefficients[n] > 0),
+            expected = sorted((n for n in coefficients if sign * coefficients[n] > 0),
                               key=lambda n: (-sign * coefficients[n], n))[:5]
             if not expected:
                 assert rows["feature"].to_list() == [None]
@@ -306,7 +294,7 @@ def test_regression_chooses_c_by_cross_validation(produced, tmp_path, run_cli):
             assert rows["rank"].to_list() == list(range(1, len(expected) + 1))
             assert rows["feature"].to_list() == expected
             assert rows["coefficient"].to_list() == pytest.approx(
-                [coefficients[n] for n in expected])
+                [coefficients[n] for n in expected], abs=1e-6)
     assert shown  # some fit has coefficients to compare
 
 

@@ -21,7 +21,7 @@ SCHEMA = REPO / "config" / "schema.yaml"
 # Files a preset reads that the user provides before the run (licensed or unpublished corpora).
 USER_FILES = {
     "spud": [],
-    "german_case": ["resources/corpora/dewiki.txt"],
+    "german_case": ["resources/corpora/dewiki.txt", "resources/templates/german_case_paper.tsv"],
     "cola": [
         "resources/corpora/bnc.txt",
         "resources/cola/cola_public/raw/in_domain_dev.tsv",
@@ -132,4 +132,24 @@ def test_missing_user_files_stop_planning(tmp_path):
     from snakemake.exceptions import MissingInputException
 
     with pytest.raises(MissingInputException, match="dewiki.txt"):
-        _dry_run(tmp_path, _preset("german_case"), [])
+        _dry_run(tmp_path, _preset("german_case"), USER_FILES["german_case"][1:])
+    # nor without the paper's templates
+    (tmp_path / "templates").mkdir()
+    with pytest.raises(MissingInputException, match="german_case_paper.tsv"):
+        _dry_run(tmp_path / "templates", _preset("german_case"), USER_FILES["german_case"][:1])
+
+
+def test_german_preset_reads_the_papers_templates_not_the_projects_own():
+    """The paper's templates all start "wir wissen, dass" with a past-tense verb (Section
+    "Templates"); config/templates/german_case.tsv is the project's own set, so the preset names
+    a file the user supplies, and "What differs" says so."""
+    templates = _preset("german_case")["pairs"]["german_case"]["templates"]
+    assert templates == "resources/templates/german_case_paper.tsv"
+    own = (REPO / "config" / "templates" / "german_case.tsv").read_text(encoding="utf-8")
+    principals = {line.split("\t")[1] for line in own.splitlines()[1:]
+                  if line and not line.startswith(("#", "id\t"))}
+    assert len(principals) > 1  # the project's set: not the paper's one matrix clause
+    differs = (PAPERS / "README.md").read_text(encoding="utf-8").split(
+        "## What differs from the papers")[1]
+    german = differs.split("**German case**")[1].split("**CoLA**")[0]
+    assert "config/templates/german_case.tsv" in german and templates in german

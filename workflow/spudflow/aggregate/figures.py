@@ -123,7 +123,8 @@ def german_roc(points: pl.DataFrame, stem: str | Path) -> None:
 
 # The panels of the word-order figure (FIGREF20), left to right: title and x values.
 ORDER_PANELS = {
-    "order_vs_orders": ("one case order vs all six (grammatical)", GRAMMATICAL_ORDERS),
+    "order_vs_other_orders": ("one case order vs the other five (grammatical)",
+                              GRAMMATICAL_ORDERS),
     "order_vs_violations": ("one case order vs violations", GRAMMATICAL_ORDERS),
     "violation_position": ("grammatical vs violations, doubled case at positions",
                            DOUBLED_POSITIONS),

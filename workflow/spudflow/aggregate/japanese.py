@@ -144,8 +144,8 @@ def decision_text(decision: str) -> str:
 
 
 def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
-                    c_grid: list[float], l1_ratio: float, top: int, max_iter: int,
-                    jobs: int = 1, decision: str = DEFAULT_DECISION) -> list[Table]:
+                    lambda_choice: str, l1_ratio: float, top: int, max_iter: int,
+                    n_lambda: int = 100, decision: str = DEFAULT_DECISION) -> list[Table]:
     if decision not in DECISIONS:
         raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
     check_pairs(items)
@@ -157,14 +157,15 @@ def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed:
              "and on the verb only (region `verb`); masked models' `pppl` is the masked, "
              "`unmasked` the unmasked mode.")
     rule = f"A mode prefers the transitive verb when {decision_text(decision)}; ties count as not."
-    fits, largest, smallest = regression_tables(pairs, folds, seed, c_grid, l1_ratio, top,
-                                                max_iter, jobs, decision)
-    grid = ", ".join(f"{c:g}" for c in sorted(c_grid))
-    regression = (f"Elastic-net logistic regression ({THESIS}, §5.7; l1_ratio={l1_ratio}) of each "
-                  "mode's preference for the transitive verb on verb pair, constituent order, "
-                  "adverbial, relative clause and the first and second argument (noun, marker, "
-                  f"noun with marker), C chosen from {{{grid}}} by {folds}-fold cross-validated "
-                  "log loss.")
+    fits, largest, smallest = regression_tables(pairs, folds, seed, lambda_choice, l1_ratio,
+                                                top, max_iter, n_lambda, decision)
+    regression = (f"Penalised logistic regression as R's glmnet fits it ({THESIS}, §5.7: "
+                  f"cv.glmnet, alpha={l1_ratio:g}) of each mode's preference for the transitive "
+                  "verb on verb pair, constituent order, adverbial, relative clause and the "
+                  "first and second argument (noun with marker; no aliased columns), "
+                  f"standardised; lambda from a {n_lambda}-value path by {folds}-fold "
+                  f"cross-validated binomial deviance, at {lambda_choice} (coef()'s default is "
+                  "lambda.1se).")
     return [
         Table("japanese_accuracy", accuracy_table(pairs, decision),
               "Japanese transitivity: accuracy on obligatory pairs (transitive preferred) and "
@@ -174,14 +175,17 @@ def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed:
               "Agreement between scoring modes: share of pairs on which two modes prefer the "
               f"same verb, and Cohen's kappa. {modes} {rule}"),
         Table("japanese_regression", fits,
-              f"{regression} Per mode: the chosen C, its cross-validated log loss and accuracy, "
-              f"and the intercept of the fit on all pairs. {modes} {rule}"),
+              f"{regression} Per mode: the chosen lambda (and both cv choices), its "
+              "cross-validated deviance and accuracy, and the intercept of the fit on all pairs. "
+              f"{modes} {rule}"),
         Table("japanese_regression_max", largest,
-              f"The {top} largest positive coefficients per mode (favouring the transitive verb; "
-              f"the thesis's Tables 4 and 6). {regression} {modes} {rule}"),
+              f"The {top} largest positive coefficients per mode, the intercept among them "
+              f"(favouring the transitive verb; the thesis's Tables 4 and 6). {regression} "
+              f"{modes} {rule}"),
         Table("japanese_regression_min", smallest,
-              f"The {top} largest negative coefficients per mode (favouring the intransitive "
-              f"verb; the thesis's Tables 5 and 7). {regression} {modes} {rule}"),
+              f"The {top} largest negative coefficients per mode, the intercept among them "
+              f"(favouring the intransitive verb; the thesis's Tables 5 and 7). {regression} "
+              f"{modes} {rule}"),
         Table("japanese_length_correlation", correlation_table(scored),
               f"Sentence length (the model's tokens) against perplexity ({THESIS}, §3.2 and "
               "§4.5: a negative correlation on the base dataset): Pearson's r and Spearman's "

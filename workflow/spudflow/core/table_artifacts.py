@@ -289,9 +289,11 @@ GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
 GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
     "per case order and position of the violation (FIGREF20)"), columns=(
     *SCORER,
-    col("comparison", STR, "`order_vs_orders`: the grammatical sentences in one case order "
-        "against the grammatical sentences in all six orders (the reference's 1-vs-6; 0.5 = no "
-        "preference); `order_vs_violations`: those in one case order against all violations; "
+    col("comparison", STR, "`order_vs_other_orders`: the grammatical sentences in one case "
+        "order against those in the other five orders (FIGREF20; 0.5 = no preference); "
+        "`order_vs_all_orders`: against those in all six (the reference's 1-vs-6, the order's "
+        "own sentences among the negatives: (5 · other_orders + 0.5) / 6); "
+        "`order_vs_violations`: those in one case order against all violations; "
         "`violation_position`: all grammatical sentences against the violations whose doubled "
         "case is at these positions; `violation_order`: all grammatical sentences against the "
         "violations in one case order"),
@@ -303,7 +305,7 @@ GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
     col("n_negative", I64, "negatives, summed over templates"),
     col("auc_mean", F64, "mean template AUC"),
     col("auc_sd", F64, "sample sd over templates", True),
-))
+), version=2)
 
 GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
     "ROC curve points (data of the figure)"), columns=(
@@ -435,18 +437,22 @@ JAPANESE_MODE = (
 )
 
 JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
-    "one elastic-net fit per mode (thesis §5.7)"), columns=(
+    "one glmnet fit per mode (thesis §5.7)"), columns=(
     *JAPANESE_MODE,
     col("n_pairs", I64, "pairs in the regression"),
-    col("n_features", I64, "one-hot predictors (constant ones left out)"),
-    col("c", F64, "the C of the grid (`aggregate.regression.c_grid`) with the lowest "
-        "cross-validated log loss"),
-    col("cv_log_loss", F64, "mean held-out log loss over the folds at that C"),
-    col("cv_accuracy_mean", F64, "mean held-out accuracy over the same folds at that C (the "
-        "folds also chose C)"),
+    col("n_features", I64, "one-hot predictors (constant and duplicate ones left out)"),
+    col("lambda_choice", STR, "`lambda.1se` (coef()'s default) or `lambda.min` "
+        "(`aggregate.regression.lambda_choice`)"),
+    col("lambda", F64, "the penalty of the coefficients: lambda_1se or lambda_min"),
+    col("lambda_min", F64, "the path's lambda with the lowest cross-validated deviance"),
+    col("lambda_1se", F64, "the largest lambda within one standard error of that deviance"),
+    col("cv_deviance", F64, "mean held-out binomial deviance over the folds at lambda"),
+    col("cv_deviance_se", F64, "its standard error (cv.glmnet's cvsd)"),
+    col("cv_accuracy_mean", F64, "mean held-out accuracy over the same folds at lambda (the "
+        "folds also chose lambda)"),
     col("cv_accuracy_sd", F64, "its sample sd over the folds"),
     col("intercept", F64, "intercept of the fit on all pairs"),
-), version=2)
+), version=3)
 
 
 def _coefficients(name: str, sign: str, tables: str) -> Artifact:
@@ -456,12 +462,12 @@ def _coefficients(name: str, sign: str, tables: str) -> Artifact:
         col("rank", I64, f"1 = the largest {sign} coefficient; null in the one row of a fit "
             f"without a {sign} coefficient", True),
         col("feature", STR, "`column=value`: `verb_pair=開ける/開く`, `order=が-adv-を`, "
-            "`adverbial=よく`, `relative_clause=…`, `relative_position=0`, and for the first "
-            "(second) argument in sentence order `arg1=猫` (noun), `marker1=を` (particle; "
-            "`none`: no such argument) and `arg1.marker1=猫を`", True),
-        col("coefficient", F64, "coefficient of the fit on all pairs at the chosen C (positive: "
-            "favours the transitive verb)", True),
-    ))
+            "`adverbial=よく`, `relative_clause=…`, `relative_position=0`, for the first "
+            "(second) argument in sentence order `arg1.marker1=猫を` (noun with marker), or "
+            "`(Intercept)`", True),
+        col("coefficient", F64, "coefficient of the fit on all pairs at the chosen lambda, "
+            "original scale (positive: favours the transitive verb)", True),
+    ), version=2)
 
 
 JAPANESE_REGRESSION_MAX = _coefficients("japanese_regression_max", "positive",

@@ -1,0 +1,126 @@
+"""spudflow.aggregate.glmnet against R's glmnet itself (skipped, with the reason, where R or its
+glmnet package is absent: Debian `r-base-core r-cran-glmnet`) and against scikit-learn's
+LogisticRegression (saga, L1) at a fixed lambda on the standardised design."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from scipy import sparse
+from sklearn.linear_model import LogisticRegression
+
+from spudflow.aggregate.glmnet import cv_glmnet, fit_path, fold_ids, lambda_path, scales
+
+
+def _design(n: int = 400, seed: int = 3):
+    """A one-hot design like the thesis's (three factors, all levels kept) and choices drawn
+    from a logistic model of it."""
+    rng = np.random.default_rng(seed)
+    levels = (5, 4, 3)
+    columns = []
+    for k in levels:
+        codes = rng.integers(0, k, n)
+        columns.append(np.eye(k)[codes])
+    x = np.hstack(columns)
+    effect = rng.normal(0, 1.2, x.shape[1])
+    y = (rng.random(n) < 1 / (1 + np.exp(-(x @ effect - 0.3)))).astype(float)
+    return x, y
+
+
+def _r_available() -> str | None:
+    if shutil.which("Rscript") is None:
+        return "Rscript is not installed (Debian: r-base-core)"
+    check = subprocess.run(["Rscript", "-e", "library(glmnet)"], capture_output=True)
+    return None if check.returncode == 0 else "R's glmnet package is absent (r-cran-glmnet)"
+
+
+needs_r = pytest.mark.skipif(_r_available() is not None, reason=str(_r_available()))
+
+
+def _r(tmp_path, x, y, script: str) -> np.ndarray:
+    np.savetxt(tmp_path / "x.csv", x, delimiter=",")
+    np.savetxt(tmp_path / "y.csv", y, delimiter=",")
+    program = (f'suppressMessages(library(glmnet)); x <- as.matrix(read.csv("{tmp_path}/x.csv", '
+               f'header = FALSE)); y <- read.csv("{tmp_path}/y.csv", header = FALSE)[, 1]; '
+               + script)
+    done = subprocess.run(["Rscript", "-e", program], capture_output=True, text=True, check=True)
+    return np.array([float(v) for v in done.stdout.split()])
+
+
+@needs_r
+def test_coefficients_match_r_glmnet_at_fixed_lambda(tmp_path):
+    x, y = _design()
+    for lam in (0.05, 0.01, 0.002):
+        reference = _r(tmp_path, x, y, (
+            f"fit <- glmnet(x, y, family = 'binomial', alpha = 1, lambda = {lam}, "
+            "standardize = TRUE, thresh = 1e-14, maxit = 1e6); "
+            "cat(sprintf('%.17g', as.numeric(coef(fit))), sep = '\\n')"))
+        ours = fit_path(x, y, np.array([lam]), tol=1e-14)
+        assert ours.intercepts[0] == pytest.approx(reference[0], abs=1e-4)
+        # with all levels kept the coefficients of a factor are identified by the penalty only;
+        # the fitted log odds are identified at any lambda
+        assert ours.predict(x)[:, 0] == pytest.approx(
+            reference[0] + x @ reference[1:], abs=1e-4)
+        assert ours.coefficients[0] == pytest.approx(reference[1:], abs=1e-4)
+
+
+@needs_r
+def test_lambda_path_and_cv_choice_match_cv_glmnet(tmp_path):
+    """Same design, same fold ids: glmnet's own lambda path, and cv.glmnet's lambda.min and
+    lambda.1se."""
+    x, y = _design()
+    ids = fold_ids(len(y), 10, seed=0) + 1
+    np.savetxt(tmp_path / "folds.csv", ids, delimiter=",", fmt="%d")
+    reference = _r(tmp_path, x, y, (
+        f'foldid <- read.csv("{tmp_path}/folds.csv", header = FALSE)[, 1]; '
+        "fit <- glmnet(x, y, family = 'binomial'); "
+        "cv <- cv.glmnet(x, y, family = 'binomial', foldid = foldid, lambda = fit$lambda, "
+        "thresh = 1e-12); cat(sprintf('%.17g', c(fit$lambda[1], length(fit$lambda), "
+        "cv$lambda.min, cv$lambda.1se)), sep = '\\n')"))
+    lambdas = lambda_path(x, y)
+    assert lambdas[0] == pytest.approx(reference[0], rel=1e-9)
+    # glmnet stops its path early once the deviance explained stops changing: a prefix of ours
+    n_r = int(reference[1])
+    assert n_r <= len(lambdas) == 100
+    cv = cv_glmnet(x, y, folds=10, seed=0, tol=1e-12)
+    assert cv.lambda_min == pytest.approx(reference[2], rel=1e-9)
+    assert cv.lambda_1se == pytest.approx(reference[3], rel=1e-9)
+
+
+def test_coefficients_match_sklearn_l1_at_fixed_lambda():
+    """glmnet's objective, -loglik/n + lambda |b|_1 on standardised predictors, is sklearn's
+    C sum(log loss) + |b|_1 with C = 1 / (n lambda); saga leaves the intercept unpenalised."""
+    x, y = _design()
+    sd = scales(x)
+    lam = 0.01
+    model = LogisticRegression(l1_ratio=1.0, C=1 / (len(y) * lam), solver="saga", tol=1e-12,
+                               max_iter=200000)
+    model.fit(x / sd, y)
+    ours = fit_path(sparse.csr_matrix(x), y, np.array([lam]), tol=1e-14)
+    assert ours.predict(x)[:, 0] == pytest.approx(model.decision_function(x / sd), abs=1e-4)
+    assert ours.coefficients[0] == pytest.approx(model.coef_[0] / sd, abs=1e-3)
+
+
+def test_lambda_max_zeroes_every_coefficient_and_the_path_is_glmnets():
+    x, y = _design()
+    lambdas = lambda_path(x, y)
+    assert len(lambdas) == 100 and lambdas[-1] == pytest.approx(lambdas[0] * 1e-4)
+    assert np.diff(np.log(lambdas)) == pytest.approx(np.full(99, np.log(1e-4) / 99))
+    path = fit_path(x, y, lambdas[:2])
+    assert not path.coefficients[0].any() and path.coefficients[1].any()
+    assert path.intercepts[0] == pytest.approx(np.log(y.mean() / (1 - y.mean())))
+    # n <= p: the path ends at 1 % of lambda_max
+    assert lambda_path(x[:10], y[:10])[-1] == pytest.approx(lambda_path(x[:10], y[:10])[0] / 100)
+
+
+def test_lambda_1se_is_the_largest_within_one_standard_error():
+    x, y = _design()
+    cv = cv_glmnet(x, y, folds=5, seed=1, n_lambda=30)
+    best = int(np.argmin(cv.cv_mean))
+    assert cv.lambda_min == cv.path.lambdas[best]
+    within = cv.path.lambdas[cv.cv_mean <= cv.cv_mean[best] + cv.cv_sd[best]]
+    assert cv.lambda_1se == within.max() >= cv.lambda_min
+    assert cv.index("lambda.1se") <= cv.index("lambda.min")
