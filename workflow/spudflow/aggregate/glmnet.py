@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 from scipy import sparse
 from scipy.special import expit
 
@@ -59,19 +60,21 @@ class Path:
         return sparse.csr_matrix(x) @ self.coefficients.T + self.intercepts
 
 
+@njit(cache=False)
 def _coordinate_descent(gram: np.ndarray, linear: np.ndarray, beta: np.ndarray, l1: float,
                         l2: float, tol: float, max_sweeps: int) -> np.ndarray:
     """argmin 1/2 b'Gb - c'b + l1 |b|_1 + l2/2 |b|^2 by cyclic coordinate descent; after a full
-    sweep, only the nonzero coordinates until they settle (glmnet's active set)."""
+    sweep, only the nonzero coordinates until they settle (glmnet's active set). Compiled with
+    numba: the loop over coordinates is the whole cost of a fit (pure Python took minutes per
+    dataset), and it runs the same operations in the same order."""
     beta = beta.copy()
     fitted = gram @ beta
-    diagonal = np.diag(gram)
+    diagonal = np.diag(gram).copy()
     everything = np.flatnonzero(diagonal > 0)
     for _ in range(max_sweeps):
         change = 0.0
-        for coordinates in (everything, None):
-            if coordinates is None:
-                coordinates = np.flatnonzero(beta)
+        for full_sweep in (True, False):
+            coordinates = everything if full_sweep else np.flatnonzero(beta)
             for _inner in range(max_sweeps):
                 inner_change = 0.0
                 for j in coordinates:
@@ -83,7 +86,7 @@ def _coordinate_descent(gram: np.ndarray, linear: np.ndarray, beta: np.ndarray, 
                         fitted += gram[:, j] * (new - old)
                         inner_change = max(inner_change, diagonal[j] * (new - old) ** 2)
                 change = max(change, inner_change)
-                if inner_change < tol or coordinates is everything:
+                if inner_change < tol or full_sweep:
                     break
         if change < tol:
             break
