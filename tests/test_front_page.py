@@ -96,6 +96,9 @@ def test_headlines_are_the_full_tables_numbers(tables, run_cli):
     cells = {(r[0], r[1], method): cell for r in body
              for method, cell in zip(header[2:], r[2:], strict=True)}
     assert len(body) == combined.select("language", "model").n_unique()
+    # the headline's `all` rows are spudflow's, not the paper's one instance (§4.3)
+    assert "spudflow's extension" in sections["spud_ratio_summary"]["text"]
+    assert "one SPUD instance per sentence (§4.3)" in sections["spud_ratio_summary"]["text"]
     for row in combined.iter_rows(named=True):
         assert cells[(row["language"], row["model"], row["method"])] == fmt(row["ratio_median"])
 

@@ -95,8 +95,9 @@ class Section:
 SECTIONS = (
     Section("SPUD: nonce vs original sentences", "SPUD paper, Tables 10–11", "spud_ratio_summary",
             spud_headline, "Median ratio r = PPL(nonce) / PPL(orig) of the SPUD pairs per "
-            "language, model and scoring method, every nonce seed combined (one ratio per "
-            "original, §4.3), outliers kept (§4.4).",
+            "language, model and scoring method, outliers kept (§4.4), every nonce seed combined "
+            "(one geometric-mean ratio per original): spudflow's extension; the paper reports "
+            "one SPUD instance per sentence (§4.3), the per-seed rows of the full table.",
             ("spud_log_ratios",)),
     Section("SPUD: DepProbe", "SPUD paper, Tables 3–4 and 14–16", "probe_languages",
             probe_headline, "Probe LAS on each treebank's original test sentences and its drop "
