@@ -323,10 +323,11 @@ COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
     col("n_acceptable", I64, "of which acceptable (label 1)"),
     col("folds", I64, "cross-validation folds used (min(folds, n_items))"),
     col("accuracy", F64, "accuracy of the held-out predictions"),
-    col("mcc", F64, "Matthews correlation of the held-out predictions"),
+    col("mcc", F64, "Matthews correlation of the held-out predictions; null when the split's "
+        "labels are of one class (as in cola_phenomena and cola_sources)", True),
     col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
         "is ±inf (it called every sentence one class)", True),
-), version=2)
+), version=3)
 
 COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     "per normalisation and phenomenon set (section 8, Table 5); each set cross-validated on "
