@@ -90,14 +90,16 @@ HUMAN_EVAL_AGREEMENT = (
 
 HUMAN_EVAL_GRAMMATICALITY = table("human_eval_grammaticality", "human-eval tables", (
     "grammaticality judgments of the SPUD and the rule-free POS-only (posfree) nonce sentences "
-    "(paper Table 1 layout): percent yes / no / unsure, the mean over annotators; kappa over "
-    "both nonce sentences of every triplet (the originals are judged but, as in the paper, left "
-    "out)."), columns=(
+    "(paper Table 1 layout): percent yes / no / unsure, the mean over annotators; kappa pooled "
+    "over both nonce sentences of every triplet (most likely the paper's single κ per language) "
+    "and per method (the originals are judged but, as in the paper, left out)."), columns=(
     *HUMAN_EVAL_HEAD,
     *[col(f"{method}_{answer}", F64, f"percent of {method} sentences judged `{answer}`")
       for method in ("spud", "posfree") for answer in ("yes", "no", "unsure")],
     *HUMAN_EVAL_AGREEMENT,
-))
+    *[col(f"kappa_{method}", F64, f"Cohen's kappa on the {method} sentences alone (mean over "
+          "pairs); null as kappa", null=True) for method in ("spud", "posfree")],
+), version=2)
 
 HUMAN_EVAL_PREFERENCE = table("human_eval_preference", "human-eval tables", (
     "which nonce sentence is syntactically closer to the original (paper Table 2 layout): "
