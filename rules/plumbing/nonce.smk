@@ -32,9 +32,8 @@ def nonce_stats_files():
 
 
 def nonce_ttr_tokens():
-    """With nonce.ttr_tokenizer, the TTR table tokenizes the words of every nonce treebank."""
-    if not config.get("nonce", {}).get("ttr_tokenizer"):
-        return []
+    """The TTR table counts the words of every nonce treebank (pooled over a treebank's splits
+    too), in word forms or, with nonce.ttr_tokenizer, in its tokens."""
     return [f"{nonce_dir(*run)}/tokens.parquet" for run in nonce_runs()]
 
 

@@ -59,7 +59,9 @@ NONCE_REPLACEMENT_RATIO = table("nonce_replacement_ratio", "table-nonce-ratio", 
 
 NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
     "type-token ratio of word forms (the default) or of a tokenizer's tokens in the original and "
-    "the nonce treebank (paper Table 8 layout; the paper counts mBERT tokens)."), columns=(
+    "the nonce treebank (paper Table 8 layout; the paper counts mBERT tokens), per split and "
+    "pooled over a treebank's splits (`split` = `all`: the distinct units of all its splits "
+    "together, the reading Table 8's values support, App. D)."), columns=(
     *TABLE_LABELS,
     col("words", I64, "words (kind `word`)"),
     col("unit", STR, "what is counted: `word forms`, or `tokens of SOURCE` (config "
@@ -70,7 +72,7 @@ NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
     col("types_nonce", I64, "distinct units after"),
     col("ttr_orig", F64, "types_orig / tokens_orig"),
     col("ttr_nonce", F64, "types_nonce / tokens_nonce"),
-), version=2)
+), version=3)
 
 # --- human evaluation kit (docs/nonce.md, "Human evaluation") ----------------------------------
 HUMAN_EVAL_HEAD = (
