@@ -286,7 +286,7 @@ CONTROL_LOSSES = Artifact("control_losses", "train-control", doc=(
 ))
 
 # --- probe ------------------------------------------------------------------------------------
-PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=2, doc=(
+PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=3, doc=(
     "`results/probe/runs/…/metrics.parquet`: one row per eval set of a probe run."), columns=(
     col("treebank", STR, "the test treebank"),
     col("model", STR, "the model's name in the config"),
@@ -303,7 +303,9 @@ PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=2, doc=(
     col("root_acc", F64, "root accuracy (0–1)"),
     col("n_words", I64, "words scored"),
     col("n_sentences", I64, "sentences scored"),
-    col("n_too_long", I64, "sentences of the split left out as longer than the model's limit"),
+    col("n_too_long", I64, "sentences left out because one of their versions (in any eval set "
+        "of the run: original or nonce) is longer than the model's limit; the same on every "
+        "eval set's row, so that every eval set has the same sentences"),
     col("n_short", I64, "sentences left out for fewer than `min_words` words"),
     col("n_train_sentences", I64, "sentences trained on"),
     col("n_train_short", I64, "sentences of the training split left out as short"),
