@@ -65,15 +65,18 @@ def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
 
 
 def blimp_headline(overall: pl.DataFrame) -> pl.DataFrame:
-    return overall.select("dataset", "model", "method", "n_pairs", "accuracy").sort(
+    """Accuracy with its ties beside it: a tie counts as wrong, so an accuracy far below 0.5
+    may mean "cannot tell" rather than "prefers the ungrammatical sentence"."""
+    return overall.select("dataset", "model", "method", "n_pairs", "accuracy", "n_ties").sort(
         "dataset", "model", "method")
 
 
 def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
     """Share of obligatory contexts where the whole-sentence score prefers the right verb, per
-    dataset (rows) and scorer (columns)."""
+    dataset and scorer, with the tied pairs beside it (they count as wrong)."""
     rows = accuracy.filter(pl.col("region").is_null()).with_columns(SCORER)
-    return _pivot(rows, "dataset", "scorer", "accuracy_obligatory")
+    return rows.select("dataset", "scorer", "n_obligatory", "accuracy_obligatory",
+                       pl.col("n_ties_obligatory").alias("n_ties")).sort("dataset", "scorer")
 
 
 def _pivot(rows: pl.DataFrame, index: str, on: str, values: str) -> pl.DataFrame:
@@ -112,10 +115,14 @@ SECTIONS = (
             "per split.", ()),
     Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,
             "Accuracy over the scored minimal pairs: the grammatical sentence gets the higher "
-            "log-probability.", ("blimp_fields",)),
+            "log-probability; n_ties pairs have equal scores and count as wrong (an accuracy "
+            "far below 0.5 with many ties means the scorer cannot tell the sentences apart).",
+            ("blimp_fields",)),
     Section("Japanese transitivity", "Japanese thesis, §4.5", "japanese_accuracy",
             japanese_headline, "Accuracy on obligatory contexts: the whole-sentence perplexity "
-            "prefers the verb of the right transitivity.", ("japanese_agreement",)),
+            "prefers the verb of the right transitivity; n_ties obligatory pairs have equal "
+            "scores and count as wrong (not preferring the transitive verb).",
+            ("japanese_agreement",)),
 )
 
 

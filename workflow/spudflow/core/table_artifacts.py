@@ -415,11 +415,14 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
     col("n_obligatory", I64, "obligatory pairs"),
     col("accuracy_obligatory", F64, "share of obligatory pairs preferring the transitive "
         "verb", True),
+    col("n_ties_obligatory", I64, "obligatory pairs with equal scores (count as not "
+        "preferring the transitive verb, i.e. wrong)"),
     col("n_ambiguous", I64, "ambiguous pairs"),
     col("transitive_rate_ambiguous", F64, "share of ambiguous pairs preferring the transitive "
         "verb", True),
-    col("n_ties", I64, "pairs with equal scores (count as intransitive)"),
-))
+    col("n_ties", I64, "pairs with equal scores, obligatory and ambiguous (count as "
+        "intransitive)"),
+), version=2)
 
 JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     "every ordered pair of modes"), columns=(
