@@ -560,8 +560,10 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
     col("n_probe_seeds", I64, "probe runs (seeds) averaged on the original set"),
     col("n_nonce_runs", I64, "rows averaged on the nonce sets (probe seeds × nonce seeds)",
         True),
+    col("n_too_long", I64, "test sentences left out of the original and every nonce set alike "
+        "because one of their versions is longer than the model's limit (most over the runs)"),
     *_probe_side_by_side(),
-))
+), version=2)
 
 
 PROBE_LAYERS = table("probe_layers", "table-probe", (
