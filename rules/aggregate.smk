@@ -171,6 +171,7 @@ use rule table_blimp as table_spud_scores with:
             + ["--outliers-above", AGGREGATE["spud_outliers_above"]]
             + ["--outliers-below", AGGREGATE["spud_outliers_below"]]
         ),
+        extremes=AGGREGATE["extremes"],
         outlier_threshold=AGGREGATE["spud_outlier_threshold"],
         outliers_above=AGGREGATE["spud_outliers_above"],
         outliers_below=AGGREGATE["spud_outliers_below"],
@@ -251,6 +252,7 @@ use rule table_blimp as table_japanese with:
             + cli_options(AGGREGATE["regression"], ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"))
             + ["--jobs", threads, "--decision", AGGREGATE["japanese_decision"]]
         ),
+        decision=AGGREGATE["japanese_decision"],
         folds=AGGREGATE["folds"],
         regression=AGGREGATE["regression"],
         datasets=aggregate_datasets("japanese_transitivity"),

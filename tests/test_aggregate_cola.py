@@ -201,3 +201,24 @@ def test_source_mcc_is_sklearns_on_the_splits_predictions(produced):
                     assert row["mcc"] == pytest.approx(matthews_corrcoef(labels, predictions))
                     checked += 1
     assert checked == 2 * (5 + 4)
+
+
+def test_a_split_of_one_class_has_no_mcc(tmp_path, run_cli):
+    # sklearn says 0 for labels of one class; cola_phenomena and cola_sources say null: one rule
+    items, scores = cola_inputs(tmp_path, n_per_split=20)
+    from spudflow.core.artifacts import ITEMS_COLA
+    from spudflow.core.contract import write_artifact
+
+    frame = pl.read_parquet(items)
+    write_artifact(frame.with_columns(
+        pl.when(pl.col("split") == "out_of_domain_dev").then(True).otherwise(pl.col("label"))
+        .cast(frame.schema["label"]).alias("label")), items, ITEMS_COLA)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-cola", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 0, err
+    table = assert_table_files(out, "cola_thresholds")
+    one_class = table.filter(pl.col("split") == "out_of_domain_dev")
+    assert one_class.height == len(NORMALISATIONS)
+    assert one_class["mcc"].is_null().all()
+    assert one_class["n_acceptable"].to_list() == one_class["n_items"].to_list()
+    assert table.filter(pl.col("split") == "in_domain_dev")["mcc"].is_not_null().all()

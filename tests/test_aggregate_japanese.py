@@ -60,6 +60,13 @@ def test_accuracy_and_transitive_preference(japanese):
         assert row["n_ambiguous"] == ambiguous.len() == 24
         assert row["accuracy_obligatory"] == pytest.approx(obligatory.mean())
         assert row["transitive_rate_ambiguous"] == pytest.approx(ambiguous.mean())
+        tied = mode.filter((pl.col("context_label") == "obligatory")
+                           & (pl.col("logprob_sum") == pl.col("other")))
+        assert row["n_ties_obligatory"] == tied.height
+    # a whole-sentence row's null region reads `--` in the Markdown table, never `nan`
+    markdown = (out / "japanese_accuracy.md").read_text(encoding="utf-8")
+    assert "nan" not in markdown
+    assert markdown.splitlines()[2].split("|")[4].strip() == "--"
 
 
 def test_agreement_and_kappa(japanese):

@@ -89,7 +89,7 @@ def test_a_missing_column_is_bad_input(tmp_path, run_cli):
     code, _, err = run_cli("table-probe", path, "--out-dir", tmp_path / "tables")
     assert code == 2
     assert err.strip() == (f"{path}: column 'relacc' missing; the probe-train stage writes it "
-                           "(probe_metrics v2)")
+                           "(probe_metrics v3)")
 
 
 def test_language_table_without_nonce_sets_has_null_nonce_columns(tmp_path, run_cli):
@@ -105,3 +105,18 @@ def test_language_table_without_nonce_sets_has_null_nonce_columns(tmp_path, run_
     assert table["delta_las_mean"].null_count() == table["nonce_uas_mean"].null_count() == 7
     assert table["n_probe_seeds"].to_list() == [3] * 7
     assert table["orig_las_mean"].null_count() == 0
+
+
+def test_language_table_reports_the_sentences_left_out_as_too_long(tmp_path, run_cli):
+    """probe/run.py leaves a sentence too long in any version out of every eval set of its run;
+    the language table says how many (issue 22, item 4)."""
+    path = probe_metrics(tmp_path)
+    rewrite(path, lambda f: f.with_columns(
+        pl.when(pl.col("model") == "bert").then(3).otherwise(0).cast(pl.Int64)
+        .alias("n_too_long")))
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-probe", path, "--out-dir", out)
+    assert code == 0, err
+    table = assert_table_files(out, "probe_languages")
+    for row in table.iter_rows(named=True):
+        assert row["n_too_long"] == (3 if row["model"] == "bert" else 0)

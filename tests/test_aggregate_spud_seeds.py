@@ -195,3 +195,17 @@ def test_wilcoxon_without_outliers(trimmed):
         assert row["statistic"] == pytest.approx(expected.statistic)
         assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
         assert row["median_ratio_difference"] == pytest.approx(np.median(x - y))
+
+
+def test_summary_orders_seeds_as_numbers_like_the_wilcoxon_table():
+    from spudflow.aggregate.spud_scores import ratio_summary
+
+    seeds = ["10", "2", "1"]
+    pairs = pl.DataFrame({
+        "dataset": "d", "language": "en", "nonce_method": "spud", "nonce_seed": seeds,
+        "model": "m", "method": "ppl", "group_id": 0, "ppl_orig": 10.0,
+        "ppl_nonce": [20.0, 30.0, 40.0], "ratio": [2.0, 3.0, 4.0]}).with_columns(
+        pl.col("ratio").log().alias("log_ratio"))
+    summary = ratio_summary(pairs, threshold=250.0).filter(pl.col("outliers") == "kept")
+    assert summary["nonce_seed"].to_list() == ["1", "2", "10", "all"]
+    assert summary["ratio_median"].to_list() == pytest.approx([4.0, 3.0, 2.0, 24 ** (1 / 3)])

@@ -96,14 +96,20 @@ def test_headlines_are_the_full_tables_numbers(tables, run_cli):
     cells = {(r[0], r[1], method): cell for r in body
              for method, cell in zip(header[2:], r[2:], strict=True)}
     assert len(body) == combined.select("language", "model").n_unique()
+    # the headline's `all` rows are spudflow's, not the paper's one instance (§4.3)
+    assert "spudflow's extension" in sections["spud_ratio_summary"]["text"]
+    assert "one SPUD instance per sentence (§4.3)" in sections["spud_ratio_summary"]["text"]
     for row in combined.iter_rows(named=True):
         assert cells[(row["language"], row["model"], row["method"])] == fmt(row["ratio_median"])
 
     blimp = pl.read_parquet(tables / "blimp_overall.parquet")
-    body = sections["blimp_overall"]["rows"][1:]
-    assert [(r[1], r[2], r[4]) for r in body] == [
-        (m, meth, fmt(a)) for m, meth, a in
-        blimp.sort("model", "method").select("model", "method", "accuracy").iter_rows()]
+    header, *body = sections["blimp_overall"]["rows"]
+    assert header[4:] == ["accuracy", "n_ties"]  # ties beside every accuracy
+    assert [(r[1], r[2], r[4], r[5]) for r in body] == [
+        (m, meth, fmt(a), str(t)) for m, meth, a, t in
+        blimp.sort("model", "method").select("model", "method", "accuracy", "n_ties")
+        .iter_rows()]
+    assert "count as wrong" in sections["blimp_overall"]["text"]
 
     # papers without tables in this run say so; every link but the report's leads to a file
     for absent in ("probe_languages", "german_case_auc", "cola_thresholds", "japanese_accuracy"):
@@ -141,3 +147,27 @@ def test_a_table_of_another_artifact_is_bad_input(tables, run_cli):
     assert code == 2
     assert len(err.strip().splitlines()) == 1
     assert not (tables.parent / "index.html").exists()
+
+
+def test_japanese_headline_shows_the_ties_beside_the_accuracy(tmp_path, run_cli):
+    """The default run's Japanese trigram: accuracy 0.026 with 189 of 194 obligatory pairs
+    tied. Without the ties it reads as "prefers the wrong verb"."""
+    from spudflow.core.table_artifacts import TABLES
+    from spudflow.core.tables import write_table
+
+    accuracy = pl.DataFrame({
+        "dataset": ["japanese_base"] * 2, "model": ["trigram"] * 2, "method": ["kn"] * 2,
+        "region": [None, "verb"], "decision": ["perplexity"] * 2, "n_obligatory": [194, 194],
+        "accuracy_obligatory": [5 / 194, 0.5], "n_ties_obligatory": [189, 0],
+        "n_ambiguous": [10, 10], "transitive_rate_ambiguous": [0.0, 0.5], "n_ties": [199, 0]})
+    write_table(accuracy, tmp_path / "japanese_accuracy", TABLES["japanese_accuracy"])
+    page = tmp_path / "index.html"
+    code, _, err = run_cli("front-page", "--table",
+                           f"japanese_accuracy={tmp_path / 'japanese_accuracy.parquet'}",
+                           "--out", page)
+    assert code == 0, err
+    section = read_page(page)["japanese_accuracy"]
+    header, *body = section["rows"]
+    assert header == ["dataset", "scorer", "n_obligatory", "accuracy_obligatory", "n_ties"]
+    assert body == [["japanese_base", "trigram · kn", "194", fmt(5 / 194), "189"]]
+    assert "count as wrong" in section["text"]

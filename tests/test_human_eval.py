@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from sklearn.metrics import cohen_kappa_score
 
 from spudflow.cli import main
 from spudflow.core.errors import EXIT_BAD_INPUT
@@ -133,6 +134,9 @@ def test_round_trip_tables_and_kappa(treebanks, tmp_path):
     assert (row1["treebank"], row1["split"], row1["language"]) == ("tiny_en", "test", "en")
     assert row1["annotators"] == 2 and row1["sentences"] == 3
     assert row1["kappa"] == pytest.approx(kappa(*g))
+    for k, method in enumerate(("spud", "posfree")):
+        per_method = [answers[k * 3:(k + 1) * 3] for answers in g]
+        assert row1[f"kappa_{method}"] == pytest.approx(cohen_kappa_score(*per_method))
     assert row2["kappa"] == pytest.approx(kappa(*p))
     assert row1["agreement"] == pytest.approx(sum(a == b for a, b in zip(*g, strict=True)) / 6)
     for method in ("spud", "posfree"):
@@ -167,6 +171,9 @@ def test_committed_filled_sheets_give_the_tables(treebanks, tmp_path):
     # Six answers each: p_o = 4/6, p_e = (3*2 + 2*3 + 1*1) / 36 = 13/36 -> kappa = 11/23.
     assert row1["kappa"] == pytest.approx(11 / 23)
     assert row1["agreement"] == pytest.approx(4 / 6)
+    # Per method the same answers agree no better than chance: spud yes yes yes / yes unsure yes,
+    # posfree no no unsure / no no no: p_o = 2/3 = p_e on each -> kappa 0; pooling gave 11/23.
+    assert (row1["kappa_spud"], row1["kappa_posfree"]) == pytest.approx((0, 0))
     # Preference: annotator1 always spud -> p_e = p_o = 2/3 -> kappa 0.
     assert (row2["equal"], row2["spud"], row2["posfree"], row2["unsure"]) == pytest.approx(
         (50 / 3, 250 / 3, 0, 0))

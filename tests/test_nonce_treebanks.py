@@ -123,7 +123,9 @@ def test_tables_from_statistics(tmp_path, run_cli):
     code, _, err = run_cli("table-nonce-ttr", *stats, "--out", tmp_path / "tables" / "ttr")
     assert code == 0, err
     ttr = pl.read_parquet(tmp_path / "tables" / "ttr.parquet")
-    assert ttr.get_column("ttr_orig").to_list() == [pytest.approx(8 / 12)] * 2
+    # one split: its row and the treebank's pooled row (split `all`) agree
+    assert ttr.get_column("split").to_list() == ["all", "all", "test", "test"]
+    assert ttr.get_column("ttr_orig").to_list() == [pytest.approx(8 / 12)] * 4
     for ext in ("csv", "md", "tex"):
         assert (tmp_path / "tables" / f"ttr.{ext}").is_file()
 

@@ -13,15 +13,19 @@ from nonce_helpers import ingest, nonce
 from conftest import VENDORED_UD
 
 N_SENTENCES = 30
+EWT_SENTENCES = 150
+
+
+def _first_sentences(name: str, n: int) -> str:
+    text = gzip.decompress((VENDORED_UD / f"{name}.conllu.gz").read_bytes()).decode("utf-8")
+    return "\n\n".join(text.split("\n\n")[:n]) + "\n\n"
 
 
 @pytest.fixture(scope="module")
 def treebanks(tmp_path_factory):
     """The replacement statistics of two nonce versions (spud, pos) of 30 PUD sentences."""
     root = tmp_path_factory.mktemp("ttr")
-    text = gzip.decompress((VENDORED_UD / "UD_English-PUD" / "en_pud-ud-test.conllu.gz")
-                           .read_bytes()).decode("utf-8")
-    directory = ingest(root, "\n\n".join(text.split("\n\n")[:N_SENTENCES]) + "\n\n")
+    directory = ingest(root, _first_sentences("UD_English-PUD/en_pud-ud-test", N_SENTENCES))
     stats = []
     for method in ("spud", "pos"):
         out = root / "nonce" / method
@@ -54,7 +58,7 @@ def test_ttr_of_tokens_matches_an_independent_count(treebanks, wordpiece, run_cl
     out = root / "tables" / "ttr_tokens"
     code, _, err = run_cli("table-nonce-ttr", *stats, "--out", out, "--tokenizer", directory)
     assert code == 0, err
-    table = pl.read_parquet(out.with_suffix(".parquet"))
+    table = pl.read_parquet(out.with_suffix(".parquet")).filter(pl.col("split") == "test")
     assert table["method"].to_list() == ["pos", "spud"]
     assert set(table["unit"]) == {f"tokens of {directory}"}
     for row in table.iter_rows(named=True):
@@ -77,7 +81,7 @@ def test_word_forms_remain_the_default(treebanks, run_cli):
     out = root / "tables" / "ttr_words"
     code, _, err = run_cli("table-nonce-ttr", *stats, "--out", out)
     assert code == 0, err
-    table = pl.read_parquet(out.with_suffix(".parquet"))
+    table = pl.read_parquet(out.with_suffix(".parquet")).filter(pl.col("split") == "test")
     for row in table.iter_rows(named=True):
         words = pl.read_parquet(root / "nonce" / row["method"] / "tokens.parquet").filter(
             pl.col("kind") == "word")
@@ -97,3 +101,33 @@ def test_a_tokenizer_that_cannot_be_loaded_is_bad_input(treebanks, run_cli):
     assert err.strip().startswith(f"{empty}: cannot load a tokenizer")
     assert len(err.strip().splitlines()) == 1
     assert not out.with_suffix(".parquet").exists()
+
+
+def test_pooled_rows_count_the_distinct_units_of_every_split(tmp_path, wordpiece, run_cli):
+    """Table 8 pools a treebank's splits (App. D): EWT dev and test (their first sentences), one
+    nonce version each; the `all` row counts the union of their types, not a mean of ratios."""
+    directory, raw = wordpiece
+    stats, words = [], []
+    for split in ("dev", "test"):
+        ingested = ingest(tmp_path / split, _first_sentences(f"UD_English-EWT/en_ewt-ud-{split}",
+                                                             EWT_SENTENCES), name=split)
+        out = tmp_path / "nonce" / split
+        nonce(ingested, "en", "--treebank", "en_ewt", "--split", split, out=out)
+        stats.append(out / "replacement_stats.parquet")
+        words.append(pl.read_parquet(out / "tokens.parquet").filter(pl.col("kind") == "word"))
+    for tokenizer, count in ((None, lambda forms: (len(forms), len(set(forms)))),
+                             (directory, lambda forms: _count(forms, raw))):
+        out = tmp_path / "tables" / ("words" if tokenizer is None else "tokens")
+        options = [] if tokenizer is None else ["--tokenizer", tokenizer]
+        code, _, err = run_cli("table-nonce-ttr", *stats, "--out", out, *options)
+        assert code == 0, err
+        table = pl.read_parquet(out.with_suffix(".parquet"))
+        assert table["split"].to_list() == ["all", "dev", "test"]
+        pooled = table.row(0, named=True)
+        for side, column in (("orig", "orig_form"), ("nonce", "form")):
+            tokens, types = count([f for w in words for f in w[column].to_list()])
+            assert (pooled[f"tokens_{side}"], pooled[f"types_{side}"]) == (tokens, types)
+            assert pooled[f"ttr_{side}"] == pytest.approx(types / tokens)
+            # more text, relatively fewer new types: below every split's own ratio
+            assert pooled[f"ttr_{side}"] < min(table[f"ttr_{side}"][1:])
+        assert pooled["words"] == sum(w.height for w in words)

@@ -153,3 +153,14 @@ def test_german_preset_reads_the_papers_templates_not_the_projects_own():
         "## What differs from the papers")[1]
     german = differs.split("**German case**")[1].split("**CoLA**")[0]
     assert "config/templates/german_case.tsv" in german and templates in german
+
+
+def test_spud_preset_takes_the_settings_the_papers_numbers_were_made_with():
+    config = _preset("spud")
+    # Sec. 5.2 took DepProbe's hyperparameters "to replicate their results": its code squares
+    # the distance (Eq. 5 writes the plain L2, the stage default).
+    assert config["probe"]["distance"] == "squared"
+    # App. D: "The TTR (when tokenized with mBERT)".
+    assert config["nonce"]["ttr_tokenizer"] == "bert-base-multilingual-cased"
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    assert schema["properties"]["probe"]["properties"]["distance"]["default"] == "l2"

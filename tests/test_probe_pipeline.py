@@ -208,3 +208,47 @@ def test_min_words_filters_training_selection_and_evaluation(probe_data, tmp_pat
     assert main(["probe", "train", *common, "--min-words", "1000",
                  "--out", str(tmp_path / "none")]) == EXIT_BAD_INPUT
     assert not (tmp_path / "none").exists()
+
+
+def test_a_sentence_too_long_in_one_version_leaves_every_eval_set(probe_data, tmp_path):
+    """A nonce version may have more tokens than its original: with a limit between the two,
+    the sentence is in one feature file only, and Δ would compare different sentences."""
+    from transformers import AutoTokenizer
+
+    from spudflow.probe.features import encode_sentence
+    from spudflow.probe.words import read_words
+
+    root, model = probe_data
+    tokenizer = AutoTokenizer.from_pretrained(model)
+    lengths = {}
+    for split in ("test", "spud1"):
+        words = read_words(root / split, need_trees=False)
+        lengths[split] = {int(s): len(encode_sentence(tokenizer, forms)[0])
+                          for s, forms in zip(words.sent_index, words.forms, strict=True)}
+    # the longest limit under which the two versions leave out different sentences
+    limit = next(n for n in sorted({*lengths["test"].values(), *lengths["spud1"].values()},
+                                   reverse=True)
+                 if {s for s, m in lengths["test"].items() if m > n}
+                 != {s for s, m in lengths["spud1"].items() if m > n})
+    too_long = {s for split in lengths for s, m in lengths[split].items() if m > limit}
+    for split in ("train", "test", "spud1"):
+        extra = [] if split == "train" else ["--max-length", str(limit)]
+        assert features(root, model, split, tmp_path / f"{split}.safetensors", *extra) == 0
+    assert set(read_features(tmp_path / "test.safetensors", [1]).too_long) != \
+        set(read_features(tmp_path / "spud1.safetensors", [1]).too_long)
+    out = tmp_path / "run"
+    assert main(["probe", "train", "--train", str(tmp_path / "train.safetensors"),
+                 str(root / "train"), "--eval", "orig", str(tmp_path / "test.safetensors"),
+                 str(root / "test"), "--eval", "spud/seed1", str(tmp_path / "spud1.safetensors"),
+                 str(root / "spud1"), "--dist-layer", "1", "--label-layer", "1", "--seed", "1",
+                 "--treebank", "ewt", "--model", "tiny", "--max-epochs", "2", "--min-words", "1",
+                 "--out", str(out)]) == 0
+    metrics = pl.read_parquet(out / "metrics.parquet")
+    assert metrics["n_too_long"].to_list() == [len(too_long)] * 2
+    assert metrics["n_sentences"].to_list() == [len(lengths["test"]) - len(too_long)] * 2
+    # the same sentences, by sent_id, in both predictions
+    ids = []
+    for name in ("orig", "spud/seed1"):
+        text = (out / "predictions" / f"{name}.conllu").read_text(encoding="utf-8")
+        ids.append([line for line in text.splitlines() if line.startswith("# sent_id")])
+    assert ids[0] == ids[1] and len(ids[0]) == len(lengths["test"]) - len(too_long)

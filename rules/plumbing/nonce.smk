@@ -48,9 +48,8 @@ def nonce_ttr_tokenizer():
 
 
 def nonce_ttr_tokens():
-    """With nonce.ttr_tokenizer, the TTR table tokenizes the words of every nonce treebank."""
-    if not nonce_ttr_tokenizer():
-        return []
+    """The TTR table counts the words of every nonce treebank (pooled over a treebank's splits
+    too), in word forms or, with nonce.ttr_tokenizer, in its tokens."""
     return [f"{nonce_dir(*run)}/tokens.parquet" for run in nonce_runs()]
 
 

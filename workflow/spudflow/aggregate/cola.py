@@ -145,7 +145,7 @@ def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str
             phenomena.append({**phenomenon, "phenomenon": key["split"], **counts,
                               "mcc": defined_mcc(labels, predictions), **folds_used})
             continue
-        splits.append({**key, **counts, "mcc": float(matthews_corrcoef(labels, predictions)),
+        splits.append({**key, **counts, "mcc": defined_mcc(labels, predictions),
                        **folds_used})
         by_source = frame.partition_by("source", as_dict=True)
         for (source,), part in sorted(by_source.items()):
@@ -166,8 +166,8 @@ def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int
               f"{folds}-fold cross-validation (maximising {criterion})")
     return [
         Table("cola_thresholds", frames["cola_thresholds"],
-              f"CoLA (Table 4): {method}; accuracy and Matthews correlation of the held-out "
-              "predictions, per split."),
+              f"CoLA (Table 4): {method}; accuracy and Matthews correlation (null when a "
+              "split's labels are of one class) of the held-out predictions, per split."),
         Table("cola_phenomena", frames["cola_phenomena"],
               f"CoLA phenomenon sets (section 8, Table 5): {method} within each set; accuracy "
               "and Matthews correlation (null when a set's labels are of one class) of the "

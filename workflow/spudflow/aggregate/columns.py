@@ -95,6 +95,7 @@ PROBE_METRICS = {
     "relacc": "relacc",
     "root_acc": "root_acc",
     "n_words": "n_words",
+    "n_too_long": "n_too_long",    # left out of every eval set of the run alike
     "dev_uas": "dev_uas",          # selection-data metrics of the run (same on each of its rows)
     "dev_las": "dev_las",
     "dev_relacc": "dev_relacc",

@@ -66,15 +66,18 @@ def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
 
 
 def blimp_headline(overall: pl.DataFrame) -> pl.DataFrame:
-    return overall.select("dataset", "model", "method", "n_pairs", "accuracy").sort(
+    """Accuracy with its ties beside it: a tie counts as wrong, so an accuracy far below 0.5
+    may mean "cannot tell" rather than "prefers the ungrammatical sentence"."""
+    return overall.select("dataset", "model", "method", "n_pairs", "accuracy", "n_ties").sort(
         "dataset", "model", "method")
 
 
 def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
     """Share of obligatory contexts where the whole-sentence score prefers the right verb, per
-    dataset (rows) and scorer (columns)."""
+    dataset and scorer, with the tied pairs beside it (they count as wrong)."""
     rows = accuracy.filter(pl.col("region").is_null()).with_columns(SCORER)
-    return _pivot(rows, "dataset", "scorer", "accuracy_obligatory")
+    return rows.select("dataset", "scorer", "n_obligatory", "accuracy_obligatory",
+                       pl.col("n_ties_obligatory").alias("n_ties")).sort("dataset", "scorer")
 
 
 def _pivot(rows: pl.DataFrame, index: str, on: str, values: str) -> pl.DataFrame:
@@ -102,8 +105,9 @@ class Section:
 SECTIONS = (
     Section("SPUD: nonce vs original sentences", "SPUD paper, Tables 10–11", "spud_ratio_summary",
             spud_headline, "Median ratio r = PPL(nonce) / PPL(orig) of the SPUD pairs per "
-            "language, model and scoring method, every nonce seed combined (one ratio per "
-            "original, §4.3), outliers kept (§4.4)."),
+            "language, model and scoring method, outliers kept (§4.4), every nonce seed combined "
+            "(one geometric-mean ratio per original): spudflow's extension; the paper reports "
+            "one SPUD instance per sentence (§4.3), the per-seed rows of the full table."),
     Section("SPUD: DepProbe", "SPUD paper, Tables 3–4 and 14–16", "probe_languages",
             probe_headline, "Probe LAS on each treebank's original test sentences and its drop "
             "Δ = orig − nonce on the nonce versions, means over probe seeds (and nonce seeds), "
@@ -116,10 +120,12 @@ SECTIONS = (
             "per split."),
     Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,
             "Accuracy over the scored minimal pairs: the grammatical sentence gets the higher "
-            "log-probability."),
+            "log-probability; n_ties pairs have equal scores and count as wrong (an accuracy "
+            "far below 0.5 with many ties means the scorer cannot tell the sentences apart)."),
     Section("Japanese transitivity", "Japanese thesis, §4.5", "japanese_accuracy",
             japanese_headline, "Accuracy on obligatory contexts: the whole-sentence perplexity "
-            "prefers the verb of the right transitivity."),
+            "prefers the verb of the right transitivity; n_ties obligatory pairs have equal "
+            "scores and count as wrong (not preferring the transitive verb)."),
 )
 
 

@@ -101,6 +101,7 @@ def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.
     return pairs.group_by(keys).agg(
         obligatory.sum().cast(pl.Int64).alias("n_obligatory"),
         prefers.filter(obligatory).mean().alias("accuracy_obligatory"),
+        (pl.col("tie") & obligatory).sum().cast(pl.Int64).alias("n_ties_obligatory"),
         ambiguous.sum().cast(pl.Int64).alias("n_ambiguous"),
         prefers.filter(ambiguous).mean().alias("transitive_rate_ambiguous"),
         pl.col("tie").sum().cast(pl.Int64).alias("n_ties"),

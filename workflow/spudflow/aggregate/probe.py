@@ -95,8 +95,11 @@ def language_table(metrics: pl.DataFrame) -> pl.DataFrame:
         pl.len().cast(pl.Int64).alias("n_nonce_runs"),
         *[e for m in DELTA_METRICS for e in _mean_sd(m, f"nonce_{m}")],
         *[e for m in DELTA_METRICS for e in _mean_sd(f"delta_{m}", f"delta_{m}")])
-    table = orig.join(nonce.rename({"eval": "nonce"}), on=RUN, how="left", nulls_equal=True)
-    order = ["n_probe_seeds", "n_nonce_runs"]
+    # Left out of every eval set of a run alike (probe/run.py): the most over the runs.
+    too_long = deltas.group_by(RUN).agg(pl.col("n_too_long").max().cast(pl.Int64))
+    table = (orig.join(nonce.rename({"eval": "nonce"}), on=RUN, how="left", nulls_equal=True)
+             .join(too_long, on=RUN, how="left", nulls_equal=True))
+    order = ["n_probe_seeds", "n_nonce_runs", "n_too_long"]
     for m in DELTA_METRICS:
         order += [f"{part}_{m}_{stat}" for part in ("orig", "nonce", "delta")
                   for stat in ("mean", "sd")]

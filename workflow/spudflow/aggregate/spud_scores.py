@@ -124,7 +124,7 @@ def ratio_summary(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
             parts.append(part.with_columns(
                 pl.lit(float(threshold)).alias("outlier_threshold")).select(columns))
     return pl.concat(parts).sort(
-        [*PAIR_SET, *SCORER, _seed_order(), "nonce_seed", _outliers_order()])
+        [*PAIR_SET, *SCORER, _seed_order(), _seed_number(), "nonce_seed", _outliers_order()])
 
 
 def _outliers_order() -> pl.Expr:
@@ -135,6 +135,11 @@ def _outliers_order() -> pl.Expr:
 def _seed_order() -> pl.Expr:
     """Per-seed rows first, then the combined row."""
     return (pl.col("nonce_seed") == ALL_SEEDS).alias("combined")
+
+
+def _seed_number() -> pl.Expr:
+    """Numeric seeds in numeric order (2 before 10), as _seed_key orders spud_wilcoxon's."""
+    return pl.col("nonce_seed").cast(pl.Int64, strict=False).alias("seed_number")
 
 
 def _wilcoxon(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None]:

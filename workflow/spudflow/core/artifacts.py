@@ -254,12 +254,14 @@ ITEM_SCORES = Artifact("item_scores", "score", doc=(
     col("ppl", F64, "exp(−logprob_sum / n_tokens) (the SPUD paper's Eq. 1–3); null when "
         "n_tokens = 0", True),
     col("mean_logprob", F64, "logprob_sum / n_tokens", True),
-    col("slor", F64, "(logprob_sum − Σ_w log P_u(w)) / n_words, with the unigram model of the "
-        "item's language (Lau et al. 2017); null without one", True),
+    col("slor", F64, "(Σ_w log P_m(w) − Σ_w log P_u(w)) / |W| over the row's words w with "
+        "scored tokens (the same tokens on both sides: a token of no word, with no unigram term, "
+        "is left out of the model side too), with the unigram model of the item's language "
+        "(Lau et al. 2017); null without one", True),
     col("word_lp_min1", F64, "min over the row's words with scored tokens of −log P_m(w) / "
         "log P_u(w), where log P_m(w) is the sum of the logprobs of w's tokens", True),
-    col("normlp", F64, "−logprob_sum / Σ_w log P_u(w) (Lau et al.'s NormLP, division form)",
-        True),
+    col("normlp", F64, "−Σ_w log P_m(w) / Σ_w log P_u(w) over the words of slor (Lau et al.'s "
+        "NormLP, division form)", True),
     col("skipped", STR, "null when scored; `too_long` (more input tokens than the model takes) "
         "or `no_tokens` (nothing to score) when left out; such rows have null figures", True),
 ))
@@ -284,7 +286,7 @@ CONTROL_LOSSES = Artifact("control_losses", "train-control", doc=(
 ))
 
 # --- probe ------------------------------------------------------------------------------------
-PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=2, doc=(
+PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=3, doc=(
     "`results/probe/runs/…/metrics.parquet`: one row per eval set of a probe run."), columns=(
     col("treebank", STR, "the test treebank"),
     col("model", STR, "the model's name in the config"),
@@ -301,7 +303,9 @@ PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=2, doc=(
     col("root_acc", F64, "root accuracy (0–1)"),
     col("n_words", I64, "words scored"),
     col("n_sentences", I64, "sentences scored"),
-    col("n_too_long", I64, "sentences of the split left out as longer than the model's limit"),
+    col("n_too_long", I64, "sentences left out because one of their versions (in any eval set "
+        "of the run: original or nonce) is longer than the model's limit; the same on every "
+        "eval set's row, so that every eval set has the same sentences"),
     col("n_short", I64, "sentences left out for fewer than `min_words` words"),
     col("n_train_sentences", I64, "sentences trained on"),
     col("n_train_short", I64, "sentences of the training split left out as short"),

@@ -59,7 +59,9 @@ NONCE_REPLACEMENT_RATIO = table("nonce_replacement_ratio", "table-nonce-ratio", 
 
 NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
     "type-token ratio of word forms (the default) or of a tokenizer's tokens in the original and "
-    "the nonce treebank (paper Table 8 layout; the paper counts mBERT tokens)."), columns=(
+    "the nonce treebank (paper Table 8 layout; the paper counts mBERT tokens), per split and "
+    "pooled over a treebank's splits (`split` = `all`: the distinct units of all its splits "
+    "together, the reading Table 8's values support, App. D)."), columns=(
     *TABLE_LABELS,
     col("words", I64, "words (kind `word`)"),
     col("unit", STR, "what is counted: `word forms`, or `tokens of SOURCE` (config "
@@ -70,7 +72,7 @@ NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
     col("types_nonce", I64, "distinct units after"),
     col("ttr_orig", F64, "types_orig / tokens_orig"),
     col("ttr_nonce", F64, "types_nonce / tokens_nonce"),
-), version=2)
+), version=3)
 
 # --- human evaluation kit (docs/nonce.md, "Human evaluation") ----------------------------------
 HUMAN_EVAL_HEAD = (
@@ -90,14 +92,16 @@ HUMAN_EVAL_AGREEMENT = (
 
 HUMAN_EVAL_GRAMMATICALITY = table("human_eval_grammaticality", "human-eval tables", (
     "grammaticality judgments of the SPUD and the rule-free POS-only (posfree) nonce sentences "
-    "(paper Table 1 layout): percent yes / no / unsure, the mean over annotators; kappa over "
-    "both nonce sentences of every triplet (the originals are judged but, as in the paper, left "
-    "out)."), columns=(
+    "(paper Table 1 layout): percent yes / no / unsure, the mean over annotators; kappa pooled "
+    "over both nonce sentences of every triplet (most likely the paper's single κ per language) "
+    "and per method (the originals are judged but, as in the paper, left out)."), columns=(
     *HUMAN_EVAL_HEAD,
     *[col(f"{method}_{answer}", F64, f"percent of {method} sentences judged `{answer}`")
       for method in ("spud", "posfree") for answer in ("yes", "no", "unsure")],
     *HUMAN_EVAL_AGREEMENT,
-))
+    *[col(f"kappa_{method}", F64, f"Cohen's kappa on the {method} sentences alone (mean over "
+          "pairs); null as kappa", null=True) for method in ("spud", "posfree")],
+), version=2)
 
 HUMAN_EVAL_PREFERENCE = table("human_eval_preference", "human-eval tables", (
     "which nonce sentence is syntactically closer to the original (paper Table 2 layout): "
@@ -325,10 +329,11 @@ COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
     col("n_acceptable", I64, "of which acceptable (label 1)"),
     col("folds", I64, "cross-validation folds used (min(folds, n_items))"),
     col("accuracy", F64, "accuracy of the held-out predictions"),
-    col("mcc", F64, "Matthews correlation of the held-out predictions"),
+    col("mcc", F64, "Matthews correlation of the held-out predictions; null when the split's "
+        "labels are of one class (as in cola_phenomena and cola_sources)", True),
     col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
         "is ±inf (it called every sentence one class)", True),
-), version=2)
+), version=3)
 
 COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     "per normalisation and phenomenon set (section 8, Table 5); each set cross-validated on "
@@ -412,11 +417,14 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
     col("n_obligatory", I64, "obligatory pairs"),
     col("accuracy_obligatory", F64, "share of obligatory pairs preferring the transitive "
         "verb", True),
+    col("n_ties_obligatory", I64, "obligatory pairs with equal scores (count as not "
+        "preferring the transitive verb, i.e. wrong)"),
     col("n_ambiguous", I64, "ambiguous pairs"),
     col("transitive_rate_ambiguous", F64, "share of ambiguous pairs preferring the transitive "
         "verb", True),
-    col("n_ties", I64, "pairs with equal scores (count as intransitive)"),
-))
+    col("n_ties", I64, "pairs with equal scores, obligatory and ambiguous (count as "
+        "intransitive)"),
+), version=2)
 
 JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     "every ordered pair of modes"), columns=(
@@ -558,8 +566,10 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
     col("n_probe_seeds", I64, "probe runs (seeds) averaged on the original set"),
     col("n_nonce_runs", I64, "rows averaged on the nonce sets (probe seeds × nonce seeds)",
         True),
+    col("n_too_long", I64, "test sentences left out of the original and every nonce set alike "
+        "because one of their versions is longer than the model's limit (most over the runs)"),
     *_probe_side_by_side(),
-))
+), version=2)
 
 
 PROBE_LAYERS = table("probe_layers", "table-probe", (

@@ -18,7 +18,11 @@ def table_paths(stem: str | Path) -> dict[str, Path]:
 
 
 def _markdown(df: pl.DataFrame) -> str:
-    return df.to_pandas().to_markdown(index=False, floatfmt=".4g") + "\n"
+    # Nulls as `--`, as in the LaTeX table: pandas would turn a null string (a whole-sentence
+    # row's region) into NaN and print `nan`.
+    frame = df.to_pandas().astype(object)
+    frame = frame.where(frame.notna(), None)
+    return frame.to_markdown(index=False, floatfmt=".4g", missingval="--") + "\n"
 
 
 def _latex(df: pl.DataFrame, caption: str | None) -> str:

@@ -55,8 +55,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for name, table, what in (
         ("table-nonce-ratio", "ratio", "replacement ratio per UPOS and in total, with unreplaced "
          "words by reason (the layout of Table 7 of Arps et al.)"),
-        ("table-nonce-ttr", "ttr", "type-token ratio of word forms, original vs nonce (Table 8 "
-         "of Arps et al.)"),
+        ("table-nonce-ttr", "ttr", "type-token ratio of word forms, original vs nonce, per split "
+         "and pooled over a treebank's splits (split `all`; Table 8 of Arps et al.); it reads "
+         "the tokens.parquet beside each statistics file"),
     ):
         p = subparsers.add_parser(
             name, help=f"nonce statistics -> table: {what.split(' (')[0]}",
@@ -111,25 +112,23 @@ def run_table(args: argparse.Namespace) -> None:
     from spudflow.core.contract import read_artifact
     from spudflow.core.table_artifacts import NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO
     from spudflow.core.tables import write_table
-    from spudflow.nonce.stats import LABELS, ratio_table, ttr_table
+    from spudflow.nonce.stats import LABELS, WORD_FORMS, ratio_table, ttr_table
 
     stats = pl.concat([read_artifact(p, NONCE_STATS) for p in args.inputs], how="vertical")
     if args.table == "ratio":
         write_table(ratio_table(stats), args.out, NONCE_REPLACEMENT_RATIO, caption=(
             "Nonce treebanks: share of words replaced per UPOS and in total (all words), and "
             "words of a replaced UPOS left unreplaced by reason."))
-    elif args.tokenizer is None:
-        write_table(ttr_table(stats), args.out, NONCE_TYPE_TOKEN_RATIO, caption=(
-            "Nonce treebanks: type-token ratio of word forms in the original and the nonce "
-            "treebank."))
-    else:
-        from spudflow.nonce.ttr_tokens import load_tokenizer, tokenized_counts
+        return
+    from spudflow.nonce.ttr_tokens import POOLED, load_tokenizer, ttr_counts
 
-        labels = [read_artifact(p, NONCE_STATS).select(LABELS).row(0, named=True)
-                  for p in args.inputs]
-        counts = tokenized_counts([p.parent / "tokens.parquet" for p in args.inputs], labels,
-                                  load_tokenizer(args.tokenizer))
-        unit = f"tokens of {args.tokenizer}"
-        write_table(ttr_table(stats, counts, unit), args.out, NONCE_TYPE_TOKEN_RATIO, caption=(
-            f"Nonce treebanks: type-token ratio of the {unit} (each word tokenized on its own) "
-            "in the original and the nonce treebank."))
+    labels = [read_artifact(p, NONCE_STATS).select(LABELS).row(0, named=True)
+              for p in args.inputs]
+    tokenizer = None if args.tokenizer is None else load_tokenizer(args.tokenizer)
+    unit = WORD_FORMS if tokenizer is None else f"tokens of {args.tokenizer}"
+    counts = ttr_counts([p.parent / "tokens.parquet" for p in args.inputs], labels, tokenizer)
+    write_table(ttr_table(counts, unit), args.out, NONCE_TYPE_TOKEN_RATIO, caption=(
+        f"Nonce treebanks: type-token ratio of the {unit}"
+        f"{'' if tokenizer is None else ' (each word tokenized on its own)'} in the original "
+        f"and the nonce treebank, per split and pooled over a treebank's splits (split "
+        f"`{POOLED}`; Table 8 of Arps et al. reports the pooled TTR of mBERT tokens)."))

@@ -66,18 +66,10 @@ def ratio_table(stats: pl.DataFrame) -> pl.DataFrame:
 WORD_FORMS = "word forms"
 
 
-def ttr_table(stats: pl.DataFrame, tokenized: pl.DataFrame | None = None,
-              unit: str = WORD_FORMS) -> pl.DataFrame:
-    """Table 8 layout: type-token ratio, original vs nonce; of word forms (types and words from
-    the statistics), or of a tokenizer's tokens (TOKENIZED: per LABELS, tokens_* and types_*)."""
-    total = stats.filter(pl.col("upos") == ALL)
-    if tokenized is None:
-        counts = total.select(*LABELS, pl.col("words").alias("tokens_orig"),
-                              pl.col("words").alias("tokens_nonce"), "types_orig", "types_nonce")
-    else:
-        counts = tokenized.with_columns(pl.col(c).cast(total.schema[c]) for c in LABELS)
-    table = total.select(*LABELS, "words").join(counts, on=LABELS, how="left", validate="1:1")
-    return (table.select(
+def ttr_table(counts: pl.DataFrame, unit: str = WORD_FORMS) -> pl.DataFrame:
+    """Table 8 layout: type-token ratio, original vs nonce, from the counts of
+    nonce/ttr_tokens.py (per split, and pooled over a treebank's splits)."""
+    return (counts.select(
         *LABELS, "words", pl.lit(unit).alias("unit"), "tokens_orig", "tokens_nonce",
         "types_orig", "types_nonce",
         (pl.col("types_orig") / pl.col("tokens_orig")).alias("ttr_orig"),

@@ -74,15 +74,20 @@ class ProbeSet:
 
 
 def load_set(name: str, features_path: Path, treebank_dir: Path, dist_layer: int,
-             label_layer: int, min_words: int) -> ProbeSet:
-    """Features and gold trees of one split; sentences with fewer than `min_words` words, and
-    those the feature file left out as too long, are dropped (and counted)."""
+             label_layer: int, min_words: int, too_long: frozenset[int] = frozenset()
+             ) -> ProbeSet:
+    """Features and gold trees of one split; sentences with fewer than `min_words` words, those
+    the feature file left out as too long and those of TOO_LONG (too long in another version of
+    the same sentences) are dropped (and counted)."""
     features = read_features(features_path, sorted({dist_layer, label_layer}))
+    too_long = too_long | set(features.too_long)
     words = read_words(treebank_dir, need_trees=True)
     position = {int(s): i for i, s in enumerate(words.sent_index)}
     kept, rows = [], []
     n_short = 0
     for k, sent in enumerate(features.sent_index.tolist()):
+        if sent in too_long:
+            continue
         i = position.get(sent)
         n = int(features.word_offsets[k + 1] - features.word_offsets[k])
         if i is None or len(words.forms[i]) != n:
@@ -102,7 +107,7 @@ def load_set(name: str, features_path: Path, treebank_dir: Path, dist_layer: int
     lengths = np.array([len(words.forms[i]) for i in kept], dtype=np.int64)
     return ProbeSet(name, words.subset(kept), flat(dist_layer), flat(label_layer),
                     np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), lengths,
-                    len(features.too_long), n_short)
+                    len(too_long), n_short)
 
 
 def split_off(data: ProbeSet, fraction: float, seed: int) -> tuple[ProbeSet, ProbeSet]:

@@ -52,10 +52,7 @@ def write_features(path: str | Path, features: Features) -> None:
                   metadata={METADATA_KEY: json.dumps(metadata, sort_keys=True)})
 
 
-def read_features(path: str | Path, layers: list[int] | None = None) -> Features:
-    """The file's index and the requested layers (all when None); a layer it lacks is bad
-    input."""
-    path = require_file(path, "a probe feature file")
+def _metadata(path: Path) -> dict:
     try:
         with safe_open(str(path), framework="numpy") as handle:
             metadata = handle.metadata() or {}
@@ -67,6 +64,19 @@ def read_features(path: str | Path, layers: list[int] | None = None) -> Features
         metadata = {}
     if metadata.get("format") != FORMAT:
         raise InputError(path, None, f"not a probe feature file ({FORMAT})")
+    return metadata
+
+
+def too_long_of(path: str | Path) -> list[int]:
+    """The sent_index values a feature file left out as too long (read from its metadata)."""
+    return json.loads(_metadata(require_file(path, "a probe feature file"))["too_long"])
+
+
+def read_features(path: str | Path, layers: list[int] | None = None) -> Features:
+    """The file's index and the requested layers (all when None); a layer it lacks is bad
+    input."""
+    path = require_file(path, "a probe feature file")
+    metadata = _metadata(path)
     available = [int(v) for v in metadata["layers"].split(",")]
     wanted = available if layers is None else layers
     missing = [layer for layer in wanted if layer not in available]

@@ -91,6 +91,7 @@ def resolved_layers(args: Namespace) -> dict[str, int]:
 
 def train_command(args: Namespace) -> int:
     from spudflow.probe.data import load_set, split_off
+    from spudflow.probe.feature_file import too_long_of
     from spudflow.probe.labels import label_set
     from spudflow.probe.outputs import (
         prediction_conllu,
@@ -105,11 +106,15 @@ def train_command(args: Namespace) -> int:
         raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
     layers = resolved_layers(args)
 
-    def load(name, features, treebank):
+    def load(name, features, treebank, too_long=frozenset()):
         # One --min-words for training, selection and evaluation: the paper drops sentences
         # shorter than 4 words "from the data in all experiments" (App. C).
         return load_set(name, features, treebank, layers["dist"], layers["label"],
-                        args.min_words)
+                        args.min_words, too_long)
+
+    # A sentence too long for the model in any version (a nonce version can have more tokens
+    # than its original) leaves every eval set: Δ = orig − nonce compares the same sentences.
+    too_long = frozenset(i for _, features, _ in args.eval for i in too_long_of(features))
 
     train = load("train", *args.train)
     n_train_short = train.n_short
@@ -142,7 +147,7 @@ def train_command(args: Namespace) -> int:
     training.update({f"dev_{m}": dev_scores[m] for m in ("uas", "las", "relacc", "root_acc")})
     rows, conllu = [], {}
     for name, features, treebank in args.eval:
-        data = load(name, features, treebank)
+        data = load(name, features, treebank, too_long)
         predictions = predict(trained.probe, data, settings)
         scores = evaluate(data, predictions, settings, punct=not args.no_punct)
         rows.append({**run, "eval_set": name, **scores, "n_too_long": data.n_too_long,

@@ -120,6 +120,9 @@ def human_eval_tables(key: pl.DataFrame, sheets: list[Path]) -> tuple[pl.DataFra
     # Originals are judged too but, as in the paper, left out of the table and of kappa.
     kappa, agreement = _kappa(frame, list(COMPARED))
     grammatical.update(kappa=kappa, agreement=agreement)
+    # Pooled, the method alone predicts most answers (SPUD yes, posfree no), which inflates
+    # kappa; per method it measures agreement on the sentences alone.
+    grammatical.update({f"kappa_{method}": _kappa(frame, [method])[0] for method in COMPARED})
     preference = dict(head)
     preference.update(_shares(frame, "preference", PREFERENCE))
     kappa, agreement = _kappa(frame, ["preference"])

@@ -1,0 +1,68 @@
+"""Every report caption renders with the names its rule gives it: Snakemake renders captions with
+jinja2's lenient Undefined, so a name the rule does not pass prints as nothing ("( of each)").
+Here undefined names are errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import jinja2
+import pytest
+from workflow_helpers import REPO, copy_workflow
+
+
+class _Names(SimpleNamespace):
+    """A rule's named inputs or params."""
+
+
+def _value(value):
+    """A param's value as the rule gives it; a function of the job (or an input) stands in as
+    a one-element list, which the filters the captions use (join, length) accept."""
+    return ["x"] if callable(value) or isinstance(value, str) and "{" in value else value
+
+
+def _captioned_outputs(workdir: Path):
+    """(rule, caption path) of every report output of the workflow at WORKDIR."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
+
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+        workflow_api = api.workflow(resource_settings=ResourceSettings(cores=1),
+                                    snakefile=workdir / "Snakefile", workdir=workdir)
+        workflow = workflow_api._workflow
+        found = []
+        for rule in workflow.rules:
+            for output in rule.output:
+                report = output.flags.get("report")
+                if report and report.caption:
+                    caption = Path(rule.snakefile).parent / str(report.caption)
+                    found.append((rule, caption.resolve(), workflow.config))
+        return found
+
+
+@pytest.fixture(scope="module")
+def captions(tmp_path_factory):
+    return _captioned_outputs(copy_workflow(tmp_path_factory.mktemp("captions") / "repo",
+                                            overlay="every_table.yaml"))
+
+
+def test_every_caption_is_used_by_a_rule(captions):
+    used = {caption.name for _, caption, _ in captions}
+    assert used == {p.name for p in (REPO / "report").glob("*.rst")} - {"workflow.rst"}
+
+
+def test_every_caption_renders_with_no_undefined_name(captions):
+    environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    failures = []
+    for rule, caption, config in captions:
+        params = _Names(**{name: _value(value) for name, value in rule.params.items()})
+        inputs = _Names(**{name: ["x"] for name, _ in rule.input.items()})
+        snakemake = SimpleNamespace(params=params, input=inputs, config=config,
+                                    wildcards=_Names(), output=_Names())
+        try:
+            environment.from_string(caption.read_text(encoding="utf-8")).render(
+                snakemake=snakemake)
+        except jinja2.UndefinedError as error:
+            failures.append(f"{caption.name} (rule {rule.name}): {error}")
+    assert not failures, failures
