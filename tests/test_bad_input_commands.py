@@ -18,7 +18,7 @@ from spudflow.core.errors import EXIT_BAD_INPUT
 MINI = Path(__file__).parent / "data" / "mini.conllu"
 
 # Arguments that name outputs; every output goes below tmp/out, which must stay empty.
-OUTPUTS = {"out", "out_dir", "conllu"}
+OUTPUTS = {"out", "out_dir", "conllu", "workdir"}
 
 # What each input argument reads, by (command, dest) or by dest alone:
 # treebank - an ingested or nonce treebank directory; parquet - a Parquet table; text - a text
@@ -53,6 +53,7 @@ INPUT_KINDS = {
     ("human-eval export", "posfree"): "treebank",
     ("human-eval tables", "sheets"): "csv",
     ("human-eval tables", "key"): "parquet",
+    ("rehearse", "config"): "yaml",
     "inputs": "parquet", "items": "parquet", "scores": "parquet", "metrics": "parquet",
     "table": "parquet",
 }
@@ -70,8 +71,8 @@ ANY_KIND = {"fetch": "copies bytes without reading them"}
 
 # File names of the bad inputs end as the real ones do (a score input is read by its suffix).
 SUFFIXES = {"conllu": ".conllu", "tsv": ".tsv", "csv": ".csv", "jsonl": ".jsonl", "text": ".txt",
-            "url": ".txt", "parquet": ".parquet", "features": ".safetensors"}
-TEXT_SUFFIXES = {".conllu", ".tsv", ".csv", ".jsonl", ".txt"}
+            "url": ".txt", "yaml": ".yaml", "parquet": ".parquet", "features": ".safetensors"}
+TEXT_SUFFIXES = {".conllu", ".tsv", ".csv", ".jsonl", ".txt", ".yaml"}
 
 CASES = ("missing", "empty", "garbage", "other_artifact")
 

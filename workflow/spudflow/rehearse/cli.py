@@ -163,7 +163,12 @@ def run_rehearse(args: argparse.Namespace) -> int:
     config_path = args.config.resolve()
     if not config_path.is_file():
         raise InputError(args.config, None, "no such config file")
-    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    try:
+        config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError) as error:
+        line = getattr(getattr(error, "problem_mark", None), "line", None)
+        raise InputError(args.config, None if line is None else line + 1,
+                         f"not a YAML config ({' '.join(str(error).split())[:200]})") from None
     if not isinstance(config, dict) or not isinstance(config.get("treebanks"), dict):
         raise InputError(args.config, None, "not a spudflow config (no treebanks: mapping)")
     workdir = args.workdir.resolve()
