@@ -10,6 +10,7 @@ from snakemake.utils import min_version, validate
 
 from spudflow.core.config import check_config
 from spudflow.core.workflow_paths import (
+    code_dir,
     local_workflow_file,
     remote_workflow_file,
     resolve_workflow_paths,
@@ -23,9 +24,11 @@ WORKFLOW_DIR = workflow.current_basedir
 if isinstance(WORKFLOW_DIR, LocalSourceFile):
     package_spec = WORKFLOW_DIR.get_path_or_uri(secret_free=True)
     workflow_file = local_workflow_file(Path(package_spec), Path.cwd())
+    SPUDFLOW_CODE = code_dir(Path(package_spec))
 else:
     package_spec = f"git+https://{WORKFLOW_DIR.host}/{WORKFLOW_DIR.repo}@{WORKFLOW_DIR.ref}"
     workflow_file = remote_workflow_file(WORKFLOW_DIR, workflow.sourcecache)
+    SPUDFLOW_CODE = code_dir(None)
 
 # What envs/*.post-deploy.sh install into per-rule conda envs: this checkout, or the release.
 os.environ.setdefault("SPUDFLOW_REPO", package_spec)

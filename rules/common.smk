@@ -9,7 +9,6 @@ from pathlib import Path
 from spudflow.core.model_source import is_local_path
 from spudflow.core.outputs_registry import rule_outputs
 from spudflow.core.rules_support import cli_options, code_version
-from spudflow.core.workflow_paths import package_dir
 
 
 wildcard_constraints:
@@ -35,9 +34,9 @@ wildcard_constraints:
 def stage_code(stage):
     """A fingerprint of the stage's code, core's and the CLI's, for a rule's `params:`: a change
     to that code reruns the stage's jobs (Snakemake's params rerun trigger) and so their
-    dependents. Taken from the installed package the rules run, wherever the workflow is
-    deployed; computed once per Snakemake run (spudflow.core.rules_support)."""
-    return code_version(package_dir(), stage)
+    dependents. Taken from the workflow's own sources wherever it is deployed (SPUDFLOW_CODE,
+    the Snakefile); computed once per Snakemake run (spudflow.core.rules_support)."""
+    return code_version(SPUDFLOW_CODE, stage)
 
 
 def quoted(args):

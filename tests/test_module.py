@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import polars as pl
+import pytest
 import yaml
 from workflow_helpers import REPO, TINY_DATA, WORKFLOW_FILES, plan
 
@@ -95,6 +96,7 @@ def test_the_module_under_a_prefix_plans_the_same_jobs_renamed(tmp_path):
     assert prefixed.jobs == {(f"spudflow_{rule}", wildcards) for rule, wildcards in plain.jobs}
 
 
+@pytest.mark.slow
 def test_the_tiny_config_runs_as_a_module_in_an_empty_directory(tmp_path):
     """The project's own config (the tiny one) names its own data relative to the project and
     the vendored templates, lexicon and BLiMP files as workflow:... paths."""
@@ -147,6 +149,14 @@ def test_workflow_paths_resolve_against_the_workflow_and_others_against_the_work
     in_repo = {"templates": "workflow:config/templates/german_case.tsv"}
     resolve_workflow_paths(in_repo, local_workflow_file(REPO, REPO))
     assert in_repo == {"templates": "config/templates/german_case.tsv"}
+
+
+def test_the_code_fingerprint_is_of_the_workflows_sources_else_the_installed_package(tmp_path):
+    from spudflow.core.workflow_paths import code_dir, package_dir
+
+    assert code_dir(REPO) == REPO / "workflow" / "spudflow"
+    assert code_dir(None) == code_dir(tmp_path) == package_dir()
+    assert (package_dir() / "cli.py").is_file()
 
 
 def test_a_workflow_path_outside_the_workflow_stops_planning(tmp_path):

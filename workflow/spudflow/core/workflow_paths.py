@@ -6,8 +6,9 @@ module from a researcher's own directory (docs/running.md, "Use spudflow in your
   is deployed. Any other relative path (results/, downloads, the score cache, the user's data) is
   relative to the working directory. The rule is explicit, not a guess from which file exists: a
   results/ path must never silently pick up another checkout's results.
-- The code the rules run is the installed `spudflow` package; its fingerprint (rules' `code`
-  param) is taken from there (package_dir), not from a checkout next to the working directory.
+- The code fingerprint of the rules' `code` param is taken from the workflow's own sources
+  (WORKFLOW/workflow/spudflow, which its conda envs install), never from the working directory;
+  a remote module has no local sources, so from the installed package the rules run (code_dir).
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ WORKFLOW_PREFIX = "workflow:"
 def package_dir() -> Path:
     """The directory of the `spudflow` package that is imported (and that the rules run)."""
     return Path(str(files("spudflow")))
+
+
+def code_dir(workflow_dir: Path | None) -> Path:
+    """The `spudflow` sources of a local workflow directory, or the installed package's for a
+    remote workflow (None) or a workflow without them."""
+    sources = Path(workflow_dir) / "workflow" / "spudflow" if workflow_dir is not None else None
+    return sources if sources is not None and sources.is_dir() else package_dir()
 
 
 def workflow_relative(value: str, key: str) -> str:
