@@ -3,21 +3,46 @@
 # rules/<stage>.smk with its input functions and config lookups in rules/plumbing/<stage>.smk
 # (included at its top), then the stage's code in workflow/spudflow/<stage>/.
 import os
+from pathlib import Path
 
+from snakemake.sourcecache import LocalSourceFile
 from snakemake.utils import min_version, validate
 
 from spudflow.core.config import check_config
+from spudflow.core.workflow_paths import (
+    code_dir,
+    local_workflow_file,
+    remote_workflow_file,
+    resolve_workflow_paths,
+)
 
 min_version("9.0")
 
-# Where envs/*.post-deploy.sh find the package to install into per-rule conda envs.
-os.environ.setdefault("SPUDFLOW_REPO", workflow.basedir)
+# This workflow's own directory: a local path, or (a module from github(...)) a remote one. Not
+# workflow.basedir, which is the deploying project's when spudflow runs as a module.
+WORKFLOW_DIR = workflow.current_basedir
+if isinstance(WORKFLOW_DIR, LocalSourceFile):
+    package_spec = WORKFLOW_DIR.get_path_or_uri(secret_free=True)
+    workflow_file = local_workflow_file(Path(package_spec), Path.cwd())
+    SPUDFLOW_CODE = code_dir(Path(package_spec))
+else:
+    package_spec = f"git+https://{WORKFLOW_DIR.host}/{WORKFLOW_DIR.repo}@{WORKFLOW_DIR.ref}"
+    workflow_file = remote_workflow_file(WORKFLOW_DIR, workflow.sourcecache)
+    SPUDFLOW_CODE = code_dir(None)
+
+# What envs/*.post-deploy.sh install into per-rule conda envs: this checkout, or the release.
+os.environ.setdefault("SPUDFLOW_REPO", package_spec)
 
 
-# The embedded default; a config file given with --configfile replaces it whole.
+# The config: a --configfile's, or (as a module) the `config:` the deploying Snakefile passes;
+# else config/config.yaml of the working directory (Snakemake's convention, as in .test/); else
+# the workflow's embedded default. Any of them is taken whole (docs/running.md).
+DEFAULT_CONFIG = "config/config.yaml"
+if not os.path.exists(DEFAULT_CONFIG):
+    DEFAULT_CONFIG = workflow.source_path(DEFAULT_CONFIG)
 if not workflow.overwrite_configfiles:
 
-    configfile: "config/config.yaml"
+    configfile: DEFAULT_CONFIG
 
 
 # Every problem of the config, one line per key; then the schema's defaults are filled in
@@ -25,6 +50,9 @@ if not workflow.overwrite_configfiles:
 # config default lives: the rules read config keys without defaults of their own.
 check_config(config, workflow.source_path("config/schema.yaml"))
 validate(config, "config/schema.yaml", set_default=True)
+# `workflow:REL` values name files shipped with spudflow; every other path is the run's, relative
+# to the working directory (spudflow.core.workflow_paths).
+resolve_workflow_paths(config, workflow_file)
 
 
 # `snakemake --report results/report.html`: this text, then every table and figure marked with

@@ -34,8 +34,9 @@ wildcard_constraints:
 def stage_code(stage):
     """A fingerprint of the stage's code, core's and the CLI's, for a rule's `params:`: a change
     to that code reruns the stage's jobs (Snakemake's params rerun trigger) and so their
-    dependents. Computed once per Snakemake run (spudflow.core.rules_support)."""
-    return code_version(Path(workflow.basedir) / "workflow" / "spudflow", stage)
+    dependents. Taken from the workflow's own sources wherever it is deployed (SPUDFLOW_CODE,
+    the Snakefile); computed once per Snakemake run (spudflow.core.rules_support)."""
+    return code_version(SPUDFLOW_CODE, stage)
 
 
 def quoted(args):

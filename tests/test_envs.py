@@ -252,13 +252,26 @@ def test_env_pins_are_the_tested_versions(path):
 
 
 @pytest.mark.parametrize("env", env_files(), ids=lambda p: p.name)
-def test_env_installs_the_package_after_deployment(env):
-    """Snakemake runs envs/NAME.post-deploy.sh in a new env; it must install spudflow from the
-    repository that the Snakefile exports as SPUDFLOW_REPO (a relative pip path would resolve
-    inside .snakemake/conda/)."""
+def test_env_installs_the_package_after_deployment(env, tmp_path):
+    """Snakemake runs envs/NAME.post-deploy.sh in a new env; it must install spudflow from what
+    the Snakefile exports as SPUDFLOW_REPO (a relative pip path would resolve inside
+    .snakemake/conda/): the workflow's directory (editable), or a module's release URL."""
+    import os
+    import subprocess
+
     script = env.with_name(env.name.rsplit(".", 1)[0] + ".post-deploy.sh")
     assert script.is_file(), f"{script.name} is missing"
-    text = script.read_text(encoding="utf-8")
-    assert "pip install --no-deps" in text and "SPUDFLOW_REPO" in text
-    assert 'os.environ.setdefault("SPUDFLOW_REPO", workflow.basedir)' in (
-        REPO / "Snakefile").read_text(encoding="utf-8")
+    # a `python` that records its arguments stands in for the env's
+    (tmp_path / "bin").mkdir()
+    fake = tmp_path / "bin" / "python"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "calls"}\n', encoding="utf-8")
+    fake.chmod(0o755)
+    url = "git+https://github.com/OWNER/spudflow@v1"
+    for repo in (str(REPO), url):
+        env_vars = {**os.environ, "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
+                    "SPUDFLOW_REPO": repo}
+        subprocess.run(["bash", str(script)], env=env_vars, cwd=tmp_path, check=True)
+    assert (tmp_path / "calls").read_text(encoding="utf-8").splitlines() == [
+        f"-m pip install --no-deps --no-build-isolation --editable {REPO}",
+        f"-m pip install --no-deps {url}",
+    ]

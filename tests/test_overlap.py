@@ -168,7 +168,10 @@ def test_spud_items_leave_out_the_training_share_the_share_command_writes(tmp_pa
 def test_the_default_config_names_only_existing_training_sources():
     import yaml
 
+    from spudflow.core.workflow_paths import local_workflow_file, resolve_workflow_paths
+
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    resolve_workflow_paths(config, local_workflow_file(REPO, REPO))  # as the Snakefile does
     for model in config["models"]:
         for source in model_training(config, model) or []:
             assert source.path is not None and (REPO / source.path).is_file(), source
