@@ -154,6 +154,7 @@ def run_snakemake(config_path: Path, overlay_path: Path, workdir: Path, cores: i
 def run_rehearse(args: argparse.Namespace) -> int:
     import yaml
 
+    from spudflow.core.workflow_paths import local_workflow_file, resolve_workflow_paths
     from spudflow.rehearse.conllu_blocks import write_if_changed
     from spudflow.rehearse.mirror import fill_mirror
     from spudflow.rehearse.overlay import build_overlay
@@ -171,6 +172,10 @@ def run_rehearse(args: argparse.Namespace) -> int:
                          f"not a YAML config ({' '.join(str(error).split())[:200]})") from None
     if not isinstance(config, dict) or not isinstance(config.get("treebanks"), dict):
         raise InputError(args.config, None, "not a spudflow config (no treebanks: mapping)")
+    try:  # the config's `workflow:` files, as paths of this repository (stand-ins avoid them)
+        config = resolve_workflow_paths(config, local_workflow_file(REPO, REPO))
+    except ValueError as error:
+        raise InputError(args.config, None, str(error)) from None
     workdir = args.workdir.resolve()
     prepare_workdir(workdir)
     mirror, stand_ins, taken = fill_mirror(config, REPO, workdir / "mirror", args.size)
