@@ -7,14 +7,11 @@ The statistics themselves are checked against scipy/sklearn in the test_aggregat
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
-from workflow_helpers import copy_workflow, run_workflow
+from workflow_helpers import copy_workflow, run_workflow, snakemake_cli
 
 from aggregate_inputs import assert_table_files
 
@@ -152,10 +149,7 @@ def test_every_table_and_figure_is_written(finished_run):
 
 @pytest.mark.slow
 def test_report_holds_the_tables_and_figures(finished_run):
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    result = subprocess.run([sys.executable, "-m", "snakemake", "--report", "results/report.html"],
-                            cwd=finished_run, capture_output=True, text=True, env=env)
+    result = snakemake_cli("--report", "results/report.html", cwd=finished_run)
     assert result.returncode == 0, result.stderr[-3000:]
     html = (finished_run / "results" / "report.html").read_text(encoding="utf-8")
     for text in ("treebank_stats.csv", "spud_log_ratios.svg", "german_case_auc.csv",
