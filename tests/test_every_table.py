@@ -11,7 +11,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from workflow_helpers import copy_workflow, run_workflow, snakemake_cli
+from workflow_helpers import finished_tiny_run, snakemake_cli
 
 from aggregate_inputs import assert_table_files
 
@@ -49,9 +49,7 @@ FIGURES = ("spud_log_ratios", "german_case_roc", "german_case_order_auc",
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory) -> Path:
-    workdir = copy_workflow(tmp_path_factory.mktemp("e2e") / "workflow", "every_table.yaml")
-    run_workflow(workdir)
-    return workdir
+    return finished_tiny_run(tmp_path_factory.mktemp("e2e") / "workflow", "every_table.yaml")
 
 
 def _numeric(dtype: pl.DataType) -> bool:

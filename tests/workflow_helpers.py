@@ -13,6 +13,7 @@ import argparse
 import atexit
 import functools
 import importlib
+import os
 import re
 import shutil
 import subprocess
@@ -105,6 +106,60 @@ def clone_run(source: Path, dest: Path) -> Path:
     """A copy of a workflow copy that has run: results and .snakemake metadata, mtimes kept."""
     shutil.copytree(source, dest, symlinks=True)
     return dest
+
+
+# Finished tiny runs, kept between test runs (never in the checkout); "off" rebuilds each time.
+RUN_CACHE = os.environ.get("SPUDFLOW_TEST_RUN_CACHE",
+                           str(Path(tempfile.gettempdir()) / "spudflow-test-runs"))
+
+
+def _run_key(overlay: str | None) -> str:
+    """Everything a finished tiny run depends on: the workflow files and the package, the tiny
+    data and the helpers that build the copy, the linked resources (content by size and mtime,
+    as Snakemake sees them), Python and every installed distribution's version."""
+    import hashlib
+    import importlib.metadata
+
+    digest = hashlib.sha256(f"{overlay}\n{sys.version}\n{REPO}\n".encode())
+    trees = [REPO / name for name in WORKFLOW_FILES] + [TINY_DATA]
+    trees += [Path(__file__), REPO / "tests" / "probe_support.py"]
+    for tree in trees:
+        for path in sorted([tree, *tree.rglob("*")] if tree.is_dir() else [tree]):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                digest.update(f"{path.relative_to(REPO)}\n".encode())
+                digest.update(path.read_bytes())
+    for path in sorted((REPO / "resources").rglob("*")):
+        if "downloads" not in path.relative_to(REPO / "resources").parts and path.is_file():
+            info = path.stat()
+            digest.update(f"{path.relative_to(REPO)} {info.st_size} {info.st_mtime_ns}\n".encode())
+    versions = sorted(f"{d.metadata['Name']}=={d.version}"
+                      for d in importlib.metadata.distributions())
+    digest.update("\n".join(versions).encode())
+    return digest.hexdigest()[:20]
+
+
+def finished_tiny_run(dest: Path, overlay: str | None = None) -> Path:
+    """copy_workflow(dest, overlay) after a full run_workflow(); returns `dest`.
+
+    The run is built once and then cloned (results and .snakemake metadata, mtimes kept; a moved
+    copy is no change to Snakemake) from RUN_CACHE, keyed by _run_key: any change to what made it
+    rebuilds it. With SPUDFLOW_TEST_RUN_CACHE=off every call runs the workflow."""
+    if RUN_CACHE == "off":
+        run_workflow(copy_workflow(dest, overlay))
+        return dest
+    name = (overlay or "tiny").removesuffix(".yaml")
+    cached = Path(RUN_CACHE) / f"{name}-{_run_key(overlay)}"
+    if not cached.is_dir():
+        Path(RUN_CACHE).mkdir(parents=True, exist_ok=True)
+        build = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=RUN_CACHE))
+        run_workflow(copy_workflow(build / "workflow", overlay))
+        for stale in Path(RUN_CACHE).glob(f"{name}-*"):
+            shutil.rmtree(stale, ignore_errors=True)  # older keys of the same run
+        try:
+            build.rename(cached)  # published whole or not at all
+        except OSError:  # another test process published it first
+            shutil.rmtree(build, ignore_errors=True)
+    return clone_run(cached / "workflow", dest)
 
 
 def update_config(workdir: Path, change: Callable[[dict], object]) -> None:
