@@ -22,8 +22,11 @@ run: venv
 	$(BIN)/snakemake --profile profiles/default --cores $(CORES)
 	$(BIN)/snakemake --profile profiles/default --report results/report.html
 
+# Test files run side by side in one worker per core (pytest-xdist); each file stays on one
+# worker, so a module's shared fixture (a finished tiny run) is built once. The 20 slowest tests
+# are listed at the end, so a slow one shows up in the log.
 test: venv
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile --durations=20
 
 lint: venv
 	$(BIN)/ruff check .

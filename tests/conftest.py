@@ -10,6 +10,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+_CHECKOUT_BEFORE = pytest.StashKey[dict]()
 VENDORED_UD = REPO / "resources" / "ud"
 
 
@@ -19,6 +20,46 @@ def pytest_configure(config):
     bin_dir = str(Path(sys.executable).parent)
     if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+
+
+# What a run of the workflow in the checkout leaves there. Tests work in copies and tmp dirs:
+# they must pass beside a finished run and leave it as it was (see checkout_state below).
+CHECKOUT_STATE = ("results", ".snakemake", "resources/downloads")
+
+
+def checkout_state(checkout: Path = REPO) -> dict[str, tuple[int, int]]:
+    """Every file and folder under CHECKOUT_STATE: relative path -> (size, mtime in ns)."""
+    state = {}
+    for name in CHECKOUT_STATE:
+        root = checkout / name
+        for path in [root, *root.rglob("*")] if root.exists() else []:
+            info = path.lstat()
+            state[str(path.relative_to(checkout))] = (info.st_size, info.st_mtime_ns)
+    return state
+
+
+def pytest_sessionstart(session):
+    session.config.stash[_CHECKOUT_BEFORE] = checkout_state()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Fail the run when a test wrote into the checkout's results/, .snakemake/ or downloads.
+    Only the main process checks (with pytest-xdist the workers share its checkout)."""
+    if hasattr(session.config, "workerinput"):
+        return
+    before = session.config.stash.get(_CHECKOUT_BEFORE, None)
+    if before is None:
+        return
+    after = checkout_state()
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    if changed:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = (f"tests changed the checkout's own run state ({len(changed)} paths), e.g. "
+                   + ", ".join(changed[:5]))
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(message, red=True, bold=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_collection_modifyitems(config, items):
@@ -41,3 +82,12 @@ def run_cli(capsys):
         return code, captured.out, captured.err
 
     return run
+
+
+@pytest.fixture(scope="session")
+def default_plan(tmp_path_factory):
+    """The whole DAG of the default config (plan(forceall=True)), planned once per test process
+    in a copy of the workflow: the checkout's own results/ and .snakemake/ are never read."""
+    from workflow_helpers import copy_checkout, plan
+
+    return plan(copy_checkout(tmp_path_factory.mktemp("default") / "workflow"), forceall=True)

@@ -7,14 +7,11 @@ The statistics themselves are checked against scipy/sklearn in the test_aggregat
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
-from workflow_helpers import copy_workflow, run_workflow
+from workflow_helpers import finished_tiny_run, snakemake_cli
 
 from spudflow.core import outputs_registry
 
@@ -49,9 +46,7 @@ FIGURES = tuple(outputs_registry.FIGURE_OUTPUTS)
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory) -> Path:
-    workdir = copy_workflow(tmp_path_factory.mktemp("e2e") / "workflow", "every_table.yaml")
-    run_workflow(workdir)
-    return workdir
+    return finished_tiny_run(tmp_path_factory.mktemp("e2e") / "workflow", "every_table.yaml")
 
 
 def _numeric(dtype: pl.DataType) -> bool:
@@ -149,10 +144,7 @@ def test_every_table_and_figure_is_written(finished_run):
 
 @pytest.mark.slow
 def test_report_holds_the_tables_and_figures(finished_run):
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    result = subprocess.run([sys.executable, "-m", "snakemake", "--report", "results/report.html"],
-                            cwd=finished_run, capture_output=True, text=True, env=env)
+    result = snakemake_cli("--report", "results/report.html", cwd=finished_run)
     assert result.returncode == 0, result.stderr[-3000:]
     html = (finished_run / "results" / "report.html").read_text(encoding="utf-8")
     for text in ("treebank_stats.csv", "spud_log_ratios.svg", "german_case_auc.csv",

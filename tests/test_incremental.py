@@ -13,8 +13,8 @@ import pytest
 from workflow_helpers import (
     REPO,
     clone_run,
-    copy_workflow,
     edit_file,
+    finished_tiny_run,
     job,
     plan,
     planned_jobs,
@@ -37,8 +37,7 @@ TINY_DE = {"treebank": "tiny_de", "split": "test"}
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
     """A workflow copy after a full run, and the plan of its whole DAG."""
-    workdir = copy_workflow(tmp_path_factory.mktemp("incremental") / "finished")
-    run_workflow(workdir)
+    workdir = finished_tiny_run(tmp_path_factory.mktemp("incremental") / "finished")
     return workdir, plan(workdir, forceall=True)
 
 

@@ -5,13 +5,12 @@ empty files, and config/papers/README.md must tell the user where to put them.""
 
 from __future__ import annotations
 
-import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import yaml
-from workflow_helpers import REPO, WORKFLOW_FILES, Plan, job, plan
+from workflow_helpers import REPO, Plan, copy_checkout, job, plan
 
 from spudflow.core.config import config_errors
 
@@ -44,20 +43,7 @@ def _dry_run(tmp_path: Path, config: dict, user_files: list[str]) -> Counter:
 def _plan(tmp_path: Path, config: dict, user_files: list[str]) -> Plan:
     """The whole DAG of `config` in a copy of the workflow. The config becomes the copy's
     config/config.yaml, which is what `--configfile` does: it replaces the default whole."""
-    for name in WORKFLOW_FILES:
-        source = REPO / name
-        if source.is_dir():
-            shutil.copytree(source, tmp_path / name)
-        else:
-            shutil.copy2(source, tmp_path / name)
-    (tmp_path / "resources").mkdir()
-    for entry in (REPO / "resources").iterdir():
-        (tmp_path / "resources" / entry.name).symlink_to(entry)
-    for relative in user_files:
-        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / relative).write_text("", encoding="utf-8")
-    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    return plan(tmp_path, forceall=True)
+    return plan(copy_checkout(tmp_path, config, user_files), forceall=True)
 
 
 @pytest.mark.parametrize("name", PRESETS)

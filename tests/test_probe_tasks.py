@@ -221,10 +221,8 @@ def test_language_table_against_numpy(two_languages, tmp_path, run_cli):
     assert trained.to_series().unique().to_list() == [40]  # the training share
 
 
-def test_default_config_probes_two_languages_on_disjoint_sentences():
-    from workflow_helpers import plan
-
-    planned = plan(REPO, forceall=True)
+def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan):
+    planned = default_plan
     runs = {(w["treebank"], w["probe_model"], w["variant"], w["probe_seed"])
             for rule, items in planned.jobs if rule == "probe_train" for w in [dict(items)]}
     assert {tb for tb, *_ in runs} == {"en_ewt", "de_pud"}
@@ -251,19 +249,9 @@ def test_default_config_probes_two_languages_on_disjoint_sentences():
      "training_shares has no entry 'en_ewt/dev'"),
 ])
 def test_a_bad_task_stops_planning(tmp_path, task, line):
-    import subprocess
-    import sys
+    from workflow_helpers import copy_checkout, default_config, planning_error
 
-    import yaml
-
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    config = default_config()
     config["probe"]["tasks"]["en_ewt"] = task
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(config), encoding="utf-8")
-    result = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile",
-                             str(REPO / "Snakefile"), "-n", "--configfile", str(path)],
-                            cwd=REPO, capture_output=True, text=True)
-    assert result.returncode != 0
-    output = result.stdout + result.stderr
-    assert [x for x in output.splitlines() if x.startswith("config key")] == [line], output
-    assert "Job stats" not in output
+    error = planning_error(copy_checkout(tmp_path, config))
+    assert [x for x in error.splitlines() if x.startswith("config key")] == [line], error

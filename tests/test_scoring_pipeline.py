@@ -4,10 +4,6 @@ tiny masked LM score a hand-made items dataset), and the config schema of the sc
 from __future__ import annotations
 
 import gzip
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -16,10 +12,9 @@ import yaml
 from scoring_models import tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
 from test_scoring_ngram import CONLLU
-from workflow_helpers import copy_workflow, plan, update_config
+from workflow_helpers import copy_checkout, copy_workflow, plan, run_workflow, update_config
 
 REPO = Path(__file__).resolve().parents[1]
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 def tiny_config(tmp_path: Path) -> dict:
     conllu = tmp_path / "tiny.conllu.gz"
@@ -41,18 +36,14 @@ def tiny_config(tmp_path: Path) -> dict:
 
 
 def run_snakemake(workdir: Path, config: dict, *targets: str):
-    (workdir / "config").mkdir(exist_ok=True)
+    """Run `targets` in the workflow copy at `workdir` on `config` (in-process, one core)."""
     (workdir / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
-    return subprocess.run(
-        [*SNAKEMAKE, *targets, "--snakefile", str(REPO / "Snakefile"), "--directory",
-         str(workdir), "--configfile", str(workdir / "config" / "config.yaml"), "--cores", "1"],
-        capture_output=True, text=True, check=True, cwd=workdir,
-        env={**os.environ, "PYTHONPATH": str(REPO / "workflow")})
+    run_workflow(workdir, cores=1, targets=targets)
 
 
 @pytest.mark.slow
 def test_scoring_rules_run_every_model_on_every_dataset(tmp_path):
-    shutil.copytree(REPO / "config", tmp_path / "config")  # the schema
+    copy_checkout(tmp_path)
     (tmp_path / "results" / "items").mkdir(parents=True)
     write_items(tmp_path / "results" / "items" / "tiny.parquet", ITEMS)
     config = tiny_config(tmp_path)

@@ -4,14 +4,12 @@ the list is downloaded to its own file first; the overlap check reads every file
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import yaml
+from workflow_helpers import snakemake_cli
 
 from spudflow.core.overlap import source_texts, split_file, treebank_part
 from spudflow.core.treebank import read_treebank
@@ -37,12 +35,9 @@ def test_a_split_given_as_two_files_ingests_as_one_split_in_order(run_cli, tmp_p
                                     "splits": {"train": [str(MINI), remote.as_uri()]}}},
               "ingest": {"lenient": False}}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     workdir = tmp_path / "work"
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", REPO / "Snakefile", "--cores", "1",
-         "--configfile", tmp_path / "config.yaml", "--directory", workdir],
-        cwd=REPO, capture_output=True, text=True, env=env)
+    result = snakemake_cli("--snakefile", REPO / "Snakefile", "--cores", "1", "--configfile",
+                           tmp_path / "config.yaml", "--directory", workdir, cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     # the URL went to the list's second download file
     assert (workdir / "resources/downloads/mix/train.2.conllu").read_bytes() == TINY_EN.read_bytes()

@@ -1,35 +1,35 @@
-"""The Snakemake workflow: lint, DAG of the default config, config validation, a tiny real run."""
+"""The Snakemake workflow: lint, DAG of the default config, config validation, a tiny real run.
+
+Everything plans in copies of the workflow (never in the checkout) and in-process through the
+Snakemake API; the tiny real run goes through the `snakemake` command line, as a user runs it."""
 
 from __future__ import annotations
 
-import os
+import functools
 import re
 import shutil
-import subprocess
-import sys
+from collections import Counter
 from pathlib import Path
 
 import polars as pl
 import pytest
 import yaml
+from workflow_helpers import (
+    copy_checkout,
+    copy_workflow,
+    default_config,
+    lint_findings,
+    plan,
+    planning_error,
+    snakemake_cli,
+    update_config,
+)
 
 from spudflow.core.config import config_errors
 
 from conftest import REPO
 
-SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
 MINI = REPO / "tests" / "data" / "mini.conllu"
-
-
-def _env():
-    env = dict(os.environ)
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    return env
-
-
-def _snakemake(*args, cwd=REPO):
-    return subprocess.run([*SNAKEMAKE, *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          env=_env())
 
 
 def _tiny_config(tmp_path: Path) -> Path:
@@ -48,24 +48,18 @@ def _tiny_config(tmp_path: Path) -> Path:
     return path
 
 
-def test_lint_is_clean():
-    result = _snakemake("--lint")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "Congratulations" in result.stdout + result.stderr
+def test_lint_is_clean(tmp_path):
+    assert not lint_findings(copy_checkout(tmp_path))
 
 
-def test_default_config_dry_run_shows_the_dag():
-    result = _snakemake("-n", "--forceall", "--quiet", "rules")
-    assert result.returncode == 0, result.stderr
-    out = result.stdout + result.stderr
+def test_default_config_dry_run_shows_the_dag(default_plan):
+    jobs = Counter(rule for rule, _ in default_plan.jobs)
     # eight vendored splits (six PUD test files, EWT dev and test)
-    assert "ingest" in out and " 8" in out.split("ingest", 1)[1].splitlines()[0]
+    assert jobs["ingest"] == 8
 
 
-def test_default_config_trains_its_own_models_on_sentences_nothing_scores():
-    from workflow_helpers import plan
-
-    planned = plan(REPO, forceall=True)
+def test_default_config_trains_its_own_models_on_sentences_nothing_scores(default_plan):
+    planned = default_plan
     pud = ["en_pud", "de_pud", "fr_pud", "ru_pud", "ar_pud", "ja_pud"]
     shares = {dict(w)["treebank"] for rule, w in planned.jobs if rule == "training_share"}
     # (en_pud keeps its share out of its SPUD pairs too, but English trains on EWT dev)
@@ -82,32 +76,25 @@ def test_default_config_trains_its_own_models_on_sentences_nothing_scores():
                          for tb in pud if tb != "en_pud"}}
 
 
-def _overlap_config(tmp_path, allow):
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+def _overlap_config(allow):
+    config = default_config()
     config["ngrams"]["de_pud_share"]["text"] = ["de_pud/test", "en_ewt/dev"]
     config["models"]["de_pud_trigram"]["allow_training_overlap"] = allow
-    path = tmp_path / f"overlap-{allow}.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
+    return config
 
 
 def test_a_model_scoring_its_training_text_stops_planning(tmp_path):
-    result = _snakemake("-n", "--configfile", _overlap_config(tmp_path, allow=False))
-    assert result.returncode != 0
-    lines = [line for line in (result.stdout + result.stderr).splitlines()
-             if line.startswith("config key models.")]
-    assert len(lines) == 1, result.stdout + result.stderr
+    error = planning_error(copy_checkout(tmp_path / "stopped", _overlap_config(allow=False)))
+    lines = [line for line in error.splitlines() if line.startswith("config key models.")]
+    assert len(lines) == 1, error
     assert re.fullmatch(r"config key models\.de_pud_trigram: trained on de_pud/test \((\d+) shared "
                         r"sentences\), which dataset spud_de_pud_test scores; set "
                         r"models\.de_pud_trigram\.allow_training_overlap: true to allow it",
                         lines[0])
-    allowed = _snakemake("-n", "--configfile", _overlap_config(tmp_path, allow=True))
-    assert allowed.returncode == 0, allowed.stderr
+    assert plan(copy_checkout(tmp_path / "allowed", _overlap_config(allow=True))).jobs
 
 
 def test_the_tiny_workflow_config_allows_its_overlap_explicitly(tmp_path):
-    from workflow_helpers import copy_workflow, plan, update_config
-
     workdir = copy_workflow(tmp_path / "work")
     assert plan(workdir).jobs
     update_config(workdir, lambda c: c["models"]["tiny_trigram"].pop("allow_training_overlap"))
@@ -129,21 +116,21 @@ def test_the_tiny_workflow_config_allows_its_overlap_explicitly(tmp_path):
      "unexpected)"),
 ])
 def test_config_errors_name_the_key(tmp_path, edit, message):
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config = default_config()
     assert config_errors(config, REPO / "config" / "schema.yaml") == []
     edit(config)
     assert message in config_errors(config, REPO / "config" / "schema.yaml")
-    path = tmp_path / "bad.yaml"
-    path.write_text(yaml.safe_dump(config))
-    result = _snakemake("-n", "--configfile", path)
-    assert result.returncode != 0
-    assert message in result.stdout + result.stderr
+    assert message in planning_error(copy_checkout(tmp_path, config)).splitlines()
 
 
 def test_tiny_pipeline_run_with_local_and_url_splits(tmp_path):
+    """The command-line smoke test: `snakemake --configfile` in a tmp dir, as a user runs it."""
     config = _tiny_config(tmp_path)
     workdir = tmp_path / "work"
-    result = _snakemake("--cores", "1", "--configfile", config, "--directory", workdir)
+    snakefile = copy_checkout(tmp_path / "checkout") / "Snakefile"
+    run = functools.partial(snakemake_cli, "--snakefile", snakefile, "--configfile", config,
+                            "--directory", workdir, cwd=tmp_path)
+    result = run("--cores", "1")
     assert result.returncode == 0, result.stdout + result.stderr
     # the URL split went through the download rule into resources/downloads/
     assert (workdir / "resources" / "downloads" / "mini" / "dev.conllu").read_bytes() == \
@@ -159,7 +146,7 @@ def test_tiny_pipeline_run_with_local_and_url_splits(tmp_path):
                                                                   ("mini", "test", 10)]
     assert "\\toprule" in stem.with_suffix(".tex").read_text()
     # a second invocation has nothing to do
-    again = _snakemake("--cores", "1", "--configfile", config, "--directory", workdir, "-n")
+    again = run("--cores", "1", "-n")
     assert "Nothing to be done" in again.stdout + again.stderr
 
 

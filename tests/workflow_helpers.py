@@ -10,9 +10,15 @@ for tests adds a tiny replacement there.
 from __future__ import annotations
 
 import argparse
+import atexit
+import functools
 import importlib
+import os
 import re
 import shutil
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,11 +39,12 @@ def job(rule: str, **wildcards: str) -> Job:
     return rule, tuple(sorted(wildcards.items()))
 
 
-def copy_workflow(dest: Path, overlay: str | None = None) -> Path:
-    """A runnable copy of the workflow at `dest`, on the tiny config; returns `dest`.
+def copy_checkout(dest: Path, config: dict | None = None, user_files: Iterable[str] = ()) -> Path:
+    """A copy of the workflow at `dest` on the default config, or on `config`, which replaces
+    config/config.yaml whole (what `--configfile` does); returns `dest`. Tests plan and run in
+    such copies, never in the checkout, whose results/ and .snakemake/ may hold a real run.
 
-    `overlay` names a further config in tests/data/workflow (such as "every_table.yaml") whose
-    top-level sections replace the tiny config's."""
+    `user_files` (relative paths) are created empty: corpora the user provides before a run."""
     dest.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
     for name in WORKFLOW_FILES:
@@ -51,6 +58,35 @@ def copy_workflow(dest: Path, overlay: str | None = None) -> Path:
     for entry in sorted((REPO / "resources").iterdir()):
         if entry.name != "downloads":
             (dest / "resources" / entry.name).symlink_to(entry)
+    for relative in user_files:
+        (dest / relative).parent.mkdir(parents=True, exist_ok=True)
+        (dest / relative).write_text("", encoding="utf-8")
+    if config is not None:
+        (dest / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    return dest
+
+
+def default_config() -> dict:
+    """The checkout's config/config.yaml, parsed (a fresh dict each call)."""
+    return yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _tiny_encoder() -> Path:
+    # Built once per test process; copy_workflow copies it (its bytes are seeded, so the same).
+    from probe_support import save_tiny_encoder
+
+    root = Path(tempfile.mkdtemp(prefix="spudflow-tiny-encoder-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return save_tiny_encoder(root / "tiny_bert")
+
+
+def copy_workflow(dest: Path, overlay: str | None = None) -> Path:
+    """A runnable copy of the workflow at `dest`, on the tiny config; returns `dest`.
+
+    `overlay` names a further config in tests/data/workflow (such as "every_table.yaml") whose
+    top-level sections replace the tiny config's."""
+    copy_checkout(dest)
     tiny = dest / "resources" / "tiny"
     tiny.mkdir()
     for treebank in sorted(TINY_DATA.glob("*.conllu")):
@@ -58,9 +94,7 @@ def copy_workflow(dest: Path, overlay: str | None = None) -> Path:
     shutil.copytree(TINY_DATA / "cola", tiny / "cola")
     shutil.copytree(TINY_DATA / "human_eval", tiny / "human_eval")
     # The probe section's encoder: a tiny random BERT built here (no download).
-    from probe_support import save_tiny_encoder
-
-    save_tiny_encoder(tiny / "tiny_bert")
+    shutil.copytree(_tiny_encoder(), tiny / "tiny_bert")
     overrides = yaml.safe_load((TINY_DATA / "config.yaml").read_text(encoding="utf-8"))
     if overlay:
         overrides.update(yaml.safe_load((TINY_DATA / overlay).read_text(encoding="utf-8")))
@@ -72,6 +106,60 @@ def clone_run(source: Path, dest: Path) -> Path:
     """A copy of a workflow copy that has run: results and .snakemake metadata, mtimes kept."""
     shutil.copytree(source, dest, symlinks=True)
     return dest
+
+
+# A folder (never in the checkout) to keep finished tiny runs between test runs in; opt-in, "off"
+# (the default) builds them each time: the cache key was seen to change between two runs.
+RUN_CACHE = os.environ.get("SPUDFLOW_TEST_RUN_CACHE", "off")
+
+
+def _run_key(overlay: str | None) -> str:
+    """Everything a finished tiny run depends on: the workflow files and the package, the tiny
+    data and the helpers that build the copy, the linked resources (content by size and mtime,
+    as Snakemake sees them), Python and every installed distribution's version."""
+    import hashlib
+    import importlib.metadata
+
+    digest = hashlib.sha256(f"{overlay}\n{sys.version}\n{REPO}\n".encode())
+    trees = [REPO / name for name in WORKFLOW_FILES] + [TINY_DATA]
+    trees += [Path(__file__), REPO / "tests" / "probe_support.py"]
+    for tree in trees:
+        for path in sorted([tree, *tree.rglob("*")] if tree.is_dir() else [tree]):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                digest.update(f"{path.relative_to(REPO)}\n".encode())
+                digest.update(path.read_bytes())
+    for path in sorted((REPO / "resources").rglob("*")):
+        if "downloads" not in path.relative_to(REPO / "resources").parts and path.is_file():
+            info = path.stat()
+            digest.update(f"{path.relative_to(REPO)} {info.st_size} {info.st_mtime_ns}\n".encode())
+    versions = sorted(f"{d.metadata['Name']}=={d.version}"
+                      for d in importlib.metadata.distributions())
+    digest.update("\n".join(versions).encode())
+    return digest.hexdigest()[:20]
+
+
+def finished_tiny_run(dest: Path, overlay: str | None = None) -> Path:
+    """copy_workflow(dest, overlay) after a full run_workflow(); returns `dest`.
+
+    The run is built once and then cloned (results and .snakemake metadata, mtimes kept; a moved
+    copy is no change to Snakemake) from RUN_CACHE, keyed by _run_key: any change to what made it
+    rebuilds it. With SPUDFLOW_TEST_RUN_CACHE=off every call runs the workflow."""
+    if RUN_CACHE == "off":
+        run_workflow(copy_workflow(dest, overlay))
+        return dest
+    name = (overlay or "tiny").removesuffix(".yaml")
+    cached = Path(RUN_CACHE) / f"{name}-{_run_key(overlay)}"
+    if not cached.is_dir():
+        Path(RUN_CACHE).mkdir(parents=True, exist_ok=True)
+        build = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=RUN_CACHE))
+        run_workflow(copy_workflow(build / "workflow", overlay))
+        for stale in Path(RUN_CACHE).glob(f"{name}-*"):
+            shutil.rmtree(stale, ignore_errors=True)  # older keys of the same run
+        try:
+            build.rename(cached)  # published whole or not at all
+        except OSError:  # another test process published it first
+            shutil.rmtree(build, ignore_errors=True)
+    return clone_run(cached / "workflow", dest)
 
 
 def update_config(workdir: Path, change: Callable[[dict], object]) -> None:
@@ -90,11 +178,13 @@ def edit_file(path: Path, text: str = "\n# edited by a test\n") -> None:
 
 @dataclass(frozen=True)
 class Plan:
-    """The jobs Snakemake plans: their input files, the planned jobs each one needs, their shell
-    command (None without one), their evaluated params and resources."""
+    """The jobs Snakemake plans: their input files, their output files (path, is a directory),
+    the planned jobs each one needs, their shell command (None without one), their evaluated
+    params and resources."""
 
     jobs: frozenset[Job]
     inputs: dict[Job, frozenset[str]]
+    outputs: dict[Job, frozenset[tuple[str, bool]]]
     dependencies: dict[Job, frozenset[Job]]
     shell: dict[Job, str | None]
     params: dict[Job, dict[str, object]]
@@ -122,6 +212,7 @@ def plan(workdir: Path, *, forceall: bool = False, targets: Iterable[str] = ()) 
 
     forceall=True plans every job (the whole DAG), otherwise only the jobs that need to run."""
     from snakemake.api import SnakemakeApi
+    from snakemake.io import is_flagged
     from snakemake.settings.types import (
         DAGSettings,
         OutputSettings,
@@ -143,6 +234,8 @@ def plan(workdir: Path, *, forceall: bool = False, targets: Iterable[str] = ()) 
         return Plan(
             jobs=frozenset(keys),
             inputs={_job_key(j): frozenset(map(str, j.input)) for j in planned},
+            outputs={_job_key(j): frozenset((str(f), is_flagged(f, "directory"))
+                                            for f in j.output) for j in planned},
             dependencies={
                 _job_key(j): frozenset(_job_key(d) for d in dag.dependencies[j]) & keys
                 for j in planned
@@ -178,6 +271,37 @@ def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = ()) -> 
         )
         dag_api = workflow_api.dag(DAGSettings(targets=frozenset(targets)))
         dag_api.execute_workflow(executor="local")
+
+
+def planning_error(workdir: Path) -> str:
+    """The message that stops planning the workflow at `workdir` (fails if it plans)."""
+    try:
+        plan(workdir)
+    except Exception as stopped:  # noqa: BLE001 - any error that stops Snakemake is the answer
+        return str(stopped)
+    raise AssertionError(f"the workflow at {workdir} planned without an error")
+
+
+def lint_findings(workdir: Path) -> bool:
+    """`snakemake --lint` in-process: True when Snakemake printed a lint."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import OutputSettings, ResourceSettings
+
+    with SnakemakeApi(OutputSettings()) as api:
+        workflow_api = api.workflow(
+            resource_settings=ResourceSettings(cores=1),
+            snakefile=workdir / "Snakefile",
+            workdir=workdir,
+        )
+        return workflow_api.lint()
+
+
+def snakemake_cli(*args, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """`snakemake ARGS` as a user types it, in `cwd` (a tmp dir, never the checkout). Most tests
+    use plan()/run_workflow() in-process; this keeps the command-line path honest. (The jobs
+    find `spudflow` on the PATH that tests/conftest.py extends, as in-process runs do.)"""
+    return subprocess.run([sys.executable, "-m", "snakemake", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout)
 
 
 def stage_of_subcommand() -> dict[str, str]:
