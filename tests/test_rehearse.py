@@ -152,3 +152,19 @@ def test_a_stand_in_has_the_layers_the_probe_reads_else_two():
     assert stand_in_layers(0) == 2      # scoring only: no layer is read
     assert stand_in_layers(12) == 12    # mBERT probed at layers 6, 7 and 12
     assert stand_in_layers(7) == 8      # even, for GPT-Neo's alternating attention
+
+
+def test_a_corpus_stand_in_repeats_no_sentence_of_a_treebank_that_holds_every_one(tmp_path):
+    """german_case reads the only vendored German treebank (PUD): its dewiki stand-in was empty
+    and ngram_train stopped on it; now it is PUD's sentences with their words shuffled."""
+    from spudflow.rehearse.conllu_blocks import block_text, read_blocks
+    from spudflow.rehearse.standins import make_user_files
+
+    preset = yaml.safe_load((REPO / "config/papers/german_case.yaml").read_text())
+    pud = REPO / preset["treebanks"]["de_pud"]["splits"]["test"]
+    taken = {block_text(b) for b in read_blocks(pud)}
+    made = make_user_files(preset, REPO, tmp_path, taken)
+    assert [m.path for m in made] == ["resources/corpora/dewiki.txt"] * 2
+    lines = (tmp_path / "resources/corpora/dewiki.txt").read_text().splitlines()
+    assert len(lines) > 200 and not set(lines) & taken
+    assert "words shuffled" in made[0].made
