@@ -168,3 +168,20 @@ def test_a_corpus_stand_in_repeats_no_sentence_of_a_treebank_that_holds_every_on
     lines = (tmp_path / "resources/corpora/dewiki.txt").read_text().splitlines()
     assert len(lines) > 200 and not set(lines) & taken
     assert "words shuffled" in made[0].made
+
+
+def test_a_probe_encoder_logs_its_hub_commit(tmp_path):
+    """A probe-only hub model (no scoring job logs it) says which snapshot it came from."""
+    from spudflow.rehearse.families import FAMILIES
+    from spudflow.rehearse.tiny_models import add_tiny_model
+
+    texts = ["a small text for a tiny tokenizer"] * 20
+    commit = add_tiny_model(tmp_path / "hub", "someorg/probe-bert", FAMILIES["bert"], texts, 0)
+    code = ("import logging; logging.basicConfig(level=logging.INFO)\n"
+            "from spudflow.probe.encoder import load_encoder\n"
+            "load_encoder('someorg/probe-bert', [1], None, 0, None, 'cpu')")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "workflow"), HF_HUB_OFFLINE="1",
+               HF_HUB_CACHE=str(tmp_path / "hub"))
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert f"hub model someorg/probe-bert at commit {commit}" in run.stderr
