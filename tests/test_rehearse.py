@@ -1,7 +1,8 @@
-"""`spudflow rehearse` on the SPUD preset cut to a few jobs (one treebank split by its UD URL,
-one nonce version, GPT-2 by its hub id, a hub id no table knows, an n-gram model on a
-user-supplied corpus): the models come from the offline hub cache, the treebank from the
-mirror, the corpus from a stand-in; a second rehearsal has nothing to do. About a minute."""
+"""`spudflow rehearse` on the SPUD preset cut to a few jobs (one treebank split given as a list
+of two URLs, one nonce version, no probe; GPT-2 by its hub id, a hub id no table knows, an
+n-gram model on a user-supplied corpus): the models come from the offline hub cache, the
+treebank from the mirror, the corpus from a stand-in; a second rehearsal has nothing to do, and
+after one mirror file is edited only what depends on it reruns. About a minute unloaded."""
 
 from __future__ import annotations
 
@@ -17,15 +18,20 @@ import yaml
 from spudflow.rehearse.families import choose_family
 from spudflow.rehearse.mirror import mirror_location
 from spudflow.rehearse.overlay import build_overlay, hub_models
+from spudflow.rehearse.report import job_stats
 
 REPO = Path(__file__).resolve().parents[1]
 SPUD = yaml.safe_load((REPO / "config" / "papers" / "spud.yaml").read_text(encoding="utf-8"))
 EWT_TEST = SPUD["treebanks"]["en_ewt"]["splits"]["test"]
 
 
+# A second file of the test split by a URL of another host: the split is a list of two files.
+OTHER_TEST = "https://example.org/ud/en_extra-ud-test.conllu"
+
+
 def cut_spud_preset() -> dict:
     return {
-        "treebanks": {"en_ewt": {"lang": "en", "splits": {"test": EWT_TEST}}},
+        "treebanks": {"en_ewt": {"lang": "en", "splits": {"test": [EWT_TEST, OTHER_TEST]}}},
         "ingest": {"lenient": False},
         "nonce": {**SPUD["nonce"], "methods": ["spud"], "seeds": [1]},
         "pairs": {"spud": {**SPUD["pairs"]["spud"], "treebanks": ["en_ewt"]}},
@@ -40,6 +46,24 @@ def cut_spud_preset() -> dict:
         },
         "scoring": {"datasets": ["spud_en_ewt_test"]},
     }
+
+
+def end_one_sentence_with_a_bang(conllu: Path) -> None:
+    """Edit the stand-in by hand as a user would: the last sentence ending in '.' ends in '!'
+    (its text and its token; no content word changes, so no other sentence's nonce version)."""
+    blocks = conllu.read_text(encoding="utf-8").rstrip("\n").split("\n\n")
+    for index in reversed(range(len(blocks))):
+        lines = blocks[index].split("\n")
+        text = next(i for i, line in enumerate(lines) if line.startswith("# text = "))
+        fields = lines[-1].split("\t")
+        if lines[text].endswith(".") and fields[1] == "." and fields[2] == ".":
+            lines[text] = lines[text][:-1] + "!"
+            fields[1] = fields[2] = "!"
+            lines[-1] = "\t".join(fields)
+            blocks[index] = "\n".join(lines)
+            conllu.write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
+            return
+    raise AssertionError(f"{conllu}: no sentence ends in '.'")
 
 
 def rehearse(config: Path, workdir: Path) -> subprocess.CompletedProcess:
@@ -87,10 +111,11 @@ def test_rehearsal_runs_offline_from_hub_cache_mirror_and_stand_ins(tmp_path):
         logs = list((workdir / "results" / "logs").rglob("*.log"))
         assert any(f"cache: hub model {hub_id} at commit {commit}" in p.read_text()
                    for p in logs), hub_id
-    # The treebank came from the mirror, the corpus from a stand-in.
-    _, mirrored = mirror_location(workdir / "mirror", EWT_TEST)
-    assert (workdir / "resources/downloads/en_ewt/test.conllu").read_bytes() == \
-        mirrored.read_bytes()
+    # The treebank's two files came from the mirror, the corpus from a stand-in.
+    for part, url in enumerate((EWT_TEST, OTHER_TEST), start=1):
+        _, mirrored = mirror_location(workdir / "mirror", url)
+        assert (workdir / f"resources/downloads/en_ewt/test.{part}.conllu").read_bytes() == \
+            mirrored.read_bytes()
     assert (workdir / "resources/corpora/user.txt").stat().st_size > 0
     scores = pl.read_parquet(workdir / "results/tables/spud_ratio_summary.parquet")
     assert scores.height > 0
@@ -103,3 +128,60 @@ def test_rehearsal_runs_offline_from_hub_cache_mirror_and_stand_ins(tmp_path):
     second = rehearse(config, workdir)
     assert second.returncode == 0, second.stderr[-3000:]
     assert "Nothing to be done" in second.stderr
+
+    # One sentence of the second file edited in the mirror: the rehearsal keeps the edit, that
+    # file is fetched again and what reads the split reruns, the corpus's n-gram model does not;
+    # every item but the sentence and its nonce version is a cache hit.
+    _, edited = mirror_location(workdir / "mirror", OTHER_TEST)
+    end_one_sentence_with_a_bang(edited)
+    third = rehearse(config, workdir)
+    assert third.returncode == 0, third.stderr[-3000:]
+    jobs = job_stats(third.stderr)
+    assert jobs["fetch_treebank"] == 1 and jobs["score"] == 3, jobs
+    assert "ngram_train" not in jobs, jobs
+    assert "edited in the mirror by hand (kept)" in (workdir / "rehearsal.md").read_text()
+    items = pl.read_parquet(workdir / "results/items/spud_en_ewt_test.parquet").height
+    for model in ("gpt2", "user_bert", "user_lm"):
+        log = (workdir / f"results/logs/score/spud_en_ewt_test/{model}.log").read_text()
+        assert f"cache: {items - 2} hits, 2 computed" in log, (model, log[-2000:])
+
+
+def test_a_stand_in_has_the_layers_the_probe_reads_else_two():
+    from spudflow.rehearse.cli import stand_in_layers
+
+    assert stand_in_layers(0) == 2      # scoring only: no layer is read
+    assert stand_in_layers(12) == 12    # mBERT probed at layers 6, 7 and 12
+    assert stand_in_layers(7) == 8      # even, for GPT-Neo's alternating attention
+
+
+def test_a_corpus_stand_in_repeats_no_sentence_of_a_treebank_that_holds_every_one(tmp_path):
+    """german_case reads the only vendored German treebank (PUD): its dewiki stand-in was empty
+    and ngram_train stopped on it; now it is PUD's sentences with their words shuffled."""
+    from spudflow.rehearse.conllu_blocks import block_text, read_blocks
+    from spudflow.rehearse.standins import make_user_files
+
+    preset = yaml.safe_load((REPO / "config/papers/german_case.yaml").read_text())
+    pud = REPO / preset["treebanks"]["de_pud"]["splits"]["test"]
+    taken = {block_text(b) for b in read_blocks(pud)}
+    made = make_user_files(preset, REPO, tmp_path, taken)
+    assert [m.path for m in made] == ["resources/corpora/dewiki.txt"] * 2
+    lines = (tmp_path / "resources/corpora/dewiki.txt").read_text().splitlines()
+    assert len(lines) > 200 and not set(lines) & taken
+    assert "words shuffled" in made[0].made
+
+
+def test_a_probe_encoder_logs_its_hub_commit(tmp_path):
+    """A probe-only hub model (no scoring job logs it) says which snapshot it came from."""
+    from spudflow.rehearse.families import FAMILIES
+    from spudflow.rehearse.tiny_models import add_tiny_model
+
+    texts = ["a small text for a tiny tokenizer"] * 20
+    commit = add_tiny_model(tmp_path / "hub", "someorg/probe-bert", FAMILIES["bert"], texts, 0)
+    code = ("import logging; logging.basicConfig(level=logging.INFO)\n"
+            "from spudflow.probe.encoder import load_encoder\n"
+            "load_encoder('someorg/probe-bert', [1], None, 0, None, 'cpu')")
+    env = dict(os.environ, PYTHONPATH=str(REPO / "workflow"), HF_HUB_OFFLINE="1",
+               HF_HUB_CACHE=str(tmp_path / "hub"))
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert f"hub model someorg/probe-bert at commit {commit}" in run.stderr

@@ -17,7 +17,10 @@ from transformers import AutoConfig, AutoModel, AutoTokenizer
 from transformers.utils import logging as transformers_logging
 
 from spudflow.core.errors import InputError
+from spudflow.core.logs import get_logger
 from spudflow.core.model_source import check_model_files, loading_errors, resolve_source
+
+log = get_logger(__name__)
 
 # Architectures whose hidden state k does not depend on the layers above k (no final norm on the
 # last state), so a model cut to the highest requested layer gives the same features, faster.
@@ -61,6 +64,16 @@ def embedding_layer(model: torch.nn.Module, source: str) -> torch.nn.Module:
     return model.get_submodule(parent)
 
 
+def log_hub_commit(repo_id: str) -> None:
+    """Which snapshot of the hub cache an encoder came from, as scoring jobs log theirs: a
+    rehearsal (and a reader of a real run's log) sees every hub model's commit."""
+    from spudflow.scoring.cache_setting import hub_snapshot
+
+    snapshot = hub_snapshot(repo_id)
+    if snapshot is not None:
+        log.info("hub model %s at commit %s", repo_id, snapshot.name)
+
+
 def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed: int,
                  max_length: int | None, device: str) -> Encoder:
     """The encoder for `baseline`, cut above the highest layer needed where that is exact.
@@ -74,6 +87,8 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
     with loading_errors(source, "an encoder"):
         config = AutoConfig.from_pretrained(location)
         tokenizer = AutoTokenizer.from_pretrained(location)
+    if not resolved.local:
+        log_hub_commit(location)
     if not getattr(tokenizer, "is_fast", False):
         raise InputError(source, None, "needs a fast tokenizer (character offsets)")
     n_layers = _n_layers(config)

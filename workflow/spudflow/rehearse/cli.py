@@ -19,6 +19,7 @@ REPO = Path(__file__).resolve().parents[3]
 # Repository resources a rehearsal reads as they are; the rest (downloads, the user's corpora
 # and CoLA files) are the rehearsal's own.
 OWN_RESOURCES = ("downloads", "corpora", "cola")
+MIN_LAYERS = 2
 
 
 def register(subparsers) -> None:
@@ -86,6 +87,14 @@ def prepare_workdir(workdir: Path) -> None:
             link.symlink_to(target)
 
 
+def stand_in_layers(probe_layers: int) -> int:
+    """A stand-in's depth: the most layers the config's probe reads (they must exist), else
+    MIN_LAYERS. Not the real model's: scoring reads no layer, and a scoring job of a 12-layer
+    stand-in costs six times one of 2 layers (PPPL on 2 cores: minutes). Even, for GPT-Neo's
+    alternating attention."""
+    return max(MIN_LAYERS, probe_layers + probe_layers % 2)
+
+
 def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[HubStandIn]:
     """A tiny model per hub id in DIR/hub; an unchanged one (same family, layers and text) is
     left alone so that a second rehearsal reruns nothing."""
@@ -109,8 +118,7 @@ def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[Hub
             choice = choose_family(model.hub_id, kind, families.get(model.hub_id))
         except ValueError as error:
             raise InputError("--family", None, str(error)) from None
-        family = dataclasses.replace(choice.family,
-                                     layers=max(choice.family.layers, model.layers))
+        family = dataclasses.replace(choice.family, layers=stand_in_layers(model.layers))
         how = choice.how if model.kind or choice.how != "generic for kind masked (unknown id)" \
             else "generic BERT (unknown id of a probe model)"
         key = {"family": family.name, "layers": family.layers, "text": text_sha}

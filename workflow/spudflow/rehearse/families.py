@@ -11,7 +11,7 @@ class Family:
     name: str
     architecture: str   # tiny_models.ARCHITECTURES key
     tokenizer: str      # tiny_models.TOKENIZERS key
-    layers: int         # of the real model: the probe's layer numbers must exist in the stand-in
+    layers: int         # of the real model (a stand-in has the probe's: cli.stand_in_layers)
     hidden: int         # of the real model: probe feature bytes in the estimate
     parameters: float   # of the real model, in millions
 

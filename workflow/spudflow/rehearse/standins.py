@@ -15,6 +15,8 @@ from spudflow.rehearse.mirror import source_files
 # Sentences of a language the tokenizers and the corpus stand-ins take (plenty for tiny models).
 TEXT_SENTENCES = 2000
 COLA_SENTENCES = 60
+# Fewer free sentences than this: the corpus stand-in is of shuffled words.
+MIN_CORPUS_SENTENCES = 200
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,20 @@ def _free(texts: list[str], taken: set[str], part: int) -> list[str]:
         :TEXT_SENTENCES]
 
 
+def corpus_sentences(repo: Path, lang: str, taken: set[str]) -> tuple[list[str], str]:
+    """A text corpus stand-in: the language's treebank sentences no treebank of the config
+    holds; where the config reads every one (German: PUD is the only vendored treebank), the
+    words of each shuffled, which keeps the vocabulary and repeats no treebank sentence."""
+    texts = language_text(repo, lang)
+    free = _free(texts, taken, 0)
+    if len(free) >= MIN_CORPUS_SENTENCES:
+        return free, "treebank sentences"
+    rng = random.Random(f"rehearse:corpus:{lang}")
+    shuffled = [_scrambled(t, rng) for t in texts]
+    return _free(free + shuffled, taken, 0), "treebank sentences, words shuffled (the config " \
+        "reads every treebank sentence at hand)"
+
+
 def cola_rows(repo: Path, name: str, taken: set[str]) -> str:
     """CoLA's raw TSV (source, label, original mark, sentence): treebank sentences labelled 1
     and their words shuffled labelled 0 (mark `*`)."""
@@ -90,9 +106,9 @@ def make_user_files(config: dict, repo: Path, workdir: Path,
     repeats."""
     made = []
     for key, entry, lang in _text_files(config):
-        text = "".join(s + "\n" for s in _free(language_text(repo, lang), taken, 0))
-        write_if_changed(_target(workdir, entry), text)
-        made.append(UserFile(entry, key, f"{text.count(chr(10))} {lang} treebank sentences"))
+        sentences, how = corpus_sentences(repo, lang, taken)
+        write_if_changed(_target(workdir, entry), "".join(s + "\n" for s in sentences))
+        made.append(UserFile(entry, key, f"{len(sentences)} {lang} {how}"))
     cola = (config.get("pairs") or {}).get("cola") or {}
     if cola.get("enabled"):
         for entry in cola.get("files", []):
