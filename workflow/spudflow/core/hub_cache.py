@@ -51,3 +51,16 @@ def point_ref(cache: Path, repo_id: str, commit: str, ref: str = "main") -> None
     refs = repo_folder(cache, repo_id) / "refs"
     refs.mkdir(parents=True, exist_ok=True)
     (refs / ref).write_text(commit)
+
+
+def loaded_snapshot(repo_id: str) -> Path:
+    """The snapshot folder `main` points at in huggingface_hub's cache: what transformers loaded
+    a hub id from (offline, or just downloaded). LookupError, with the reason, when there is
+    none. The scoring stage keys its score cache on it; the probe stage logs it."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(repo_id, local_files_only=True))
+    except (LocalEntryNotFoundError, HFValidationError, OSError) as error:
+        raise LookupError(" ".join(str(error).split())[:200]) from None

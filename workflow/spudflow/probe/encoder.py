@@ -67,11 +67,12 @@ def embedding_layer(model: torch.nn.Module, source: str) -> torch.nn.Module:
 def log_hub_commit(repo_id: str) -> None:
     """Which snapshot of the hub cache an encoder came from, as scoring jobs log theirs: a
     rehearsal (and a reader of a real run's log) sees every hub model's commit."""
-    from spudflow.scoring.cache_setting import hub_snapshot
+    from spudflow.core.hub_cache import loaded_snapshot
 
-    snapshot = hub_snapshot(repo_id)
-    if snapshot is not None:
-        log.info("hub model %s at commit %s", repo_id, snapshot.name)
+    try:
+        log.info("hub model %s at commit %s", repo_id, loaded_snapshot(repo_id).name)
+    except LookupError as error:
+        log.warning("hub model %s: no snapshot in the hub cache to name (%s)", repo_id, error)
 
 
 def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed: int,

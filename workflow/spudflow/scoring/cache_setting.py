@@ -114,14 +114,13 @@ def model_files(model: str, gguf_file: str | None) -> ModelFiles | None:
 def hub_snapshot(repo_id: str) -> Path | None:
     """The snapshot folder `main` points at in huggingface_hub's cache (what transformers just
     loaded), or None with a warning."""
-    from huggingface_hub import snapshot_download
-    from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError
+    from spudflow.core.hub_cache import loaded_snapshot
 
     try:
-        return Path(snapshot_download(repo_id, local_files_only=True))
-    except (LocalEntryNotFoundError, HFValidationError, OSError) as error:
+        return loaded_snapshot(repo_id)
+    except LookupError as error:
         log.warning("cache: off, hub model %s not found in the hub cache to fingerprint (%s)",
-                    repo_id, " ".join(str(error).split())[:200])
+                    repo_id, error)
         return None
 
 
