@@ -61,15 +61,18 @@ class Path:
 
 
 @njit(cache=False)
-def _coordinate_descent(gram: np.ndarray, linear: np.ndarray, beta: np.ndarray, l1: float,
-                        l2: float, tol: float, max_sweeps: int) -> np.ndarray:
-    """argmin 1/2 b'Gb - c'b + l1 |b|_1 + l2/2 |b|^2 by cyclic coordinate descent; after a full
-    sweep, only the nonzero coordinates until they settle (glmnet's active set). G is symmetric:
-    its rows are read, contiguous, in place of its columns."""
-    beta = beta.copy()
-    fitted = gram @ beta
-    diagonal = np.diag(gram).copy()
-    everything = np.flatnonzero(diagonal > 0)
+def _coordinate_descent(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+                        weight: np.ndarray, residual: np.ndarray, total: float, x_mean: np.ndarray,
+                        variance: np.ndarray, offset: float, beta: np.ndarray, l1: float,
+                        l2: float, tol: float, max_sweeps: int) -> None:
+    """One IRLS step's weighted quadratic (intercept profiled out: columns centred on their
+    weighted means m) by cyclic coordinate descent on beta in place; after a full sweep, only
+    the nonzero coordinates until they settle (glmnet's active set). glmnet's "naive" updates:
+    the weighted residual r = w (z - z_mean - (X - m) b) is kept as residual + w * offset, so
+    that a coordinate costs its column's nonzeros (sum(r) = 0 drops the centring from the
+    gradient, and a step d moves offset by m_j d)."""
+    n = len(weight)
+    everything = np.flatnonzero(variance > 0)
     for _ in range(max_sweeps):
         change = 0.0
         for full_sweep in (True, False):
@@ -77,99 +80,88 @@ def _coordinate_descent(gram: np.ndarray, linear: np.ndarray, beta: np.ndarray, 
             for _inner in range(max_sweeps):
                 inner_change = 0.0
                 for j in coordinates:
+                    start, stop = indptr[j], indptr[j + 1]
+                    gradient = 0.0
+                    for a in range(start, stop):
+                        gradient += data[a] * residual[indices[a]]
+                    gradient = (gradient + offset * total * x_mean[j]) / n
                     old = beta[j]
-                    r = linear[j] - fitted[j] + diagonal[j] * old
-                    new = np.sign(r) * max(abs(r) - l1, 0.0) / (diagonal[j] + l2)
+                    r = gradient + variance[j] * old
+                    new = np.sign(r) * max(abs(r) - l1, 0.0) / (variance[j] + l2)
                     if new != old:
                         beta[j] = new
                         step = new - old
-                        row = gram[j]
-                        for m in range(len(fitted)):
-                            fitted[m] += row[m] * step
-                        inner_change = max(inner_change, diagonal[j] * step ** 2)
+                        for a in range(start, stop):
+                            i = indices[a]
+                            residual[i] -= weight[i] * data[a] * step
+                        offset += x_mean[j] * step
+                        inner_change = max(inner_change, variance[j] * step ** 2)
                 change = max(change, inner_change)
                 if inner_change < tol or full_sweep:
                     break
         if change < tol:
             break
-    return beta
 
 
 @njit(cache=False)
-def _weighted_quadratic(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
-                        weight: np.ndarray, working: np.ndarray, gram: np.ndarray,
-                        linear: np.ndarray, x_mean: np.ndarray) -> float:
-    """IRLS's quadratic with the intercept profiled out (weighted centring): fills gram with
-    (X'WX - W m m') / n, linear with (X'Wz - m W z_mean) / n and x_mean with m = X'w / W, from
-    the rows of the CSR matrix X (O(nonzeros per row ^ 2) a row, never densified); returns
-    z_mean."""
-    n = len(weight)
-    gram[:] = 0.0
-    linear[:] = 0.0
-    x_mean[:] = 0.0
-    total = 0.0
-    weighted_z = 0.0
-    for i in range(n):
-        w = weight[i]
-        total += w
-        weighted_z += w * working[i]
-        for a in range(indptr[i], indptr[i + 1]):
-            wx = w * data[a]
-            ja = indices[a]
-            x_mean[ja] += wx
-            linear[ja] += wx * working[i]
-            for b in range(indptr[i], indptr[i + 1]):
-                gram[ja, indices[b]] += wx * data[b]
-    x_mean /= total
-    z_mean = weighted_z / total
-    p = len(linear)
-    for ja in range(p):
-        linear[ja] = linear[ja] / n - x_mean[ja] * (z_mean * total / n)
-        for jb in range(p):
-            gram[ja, jb] = gram[ja, jb] / n - x_mean[ja] * x_mean[jb] * total / n
-    return z_mean
-
-
-@njit(cache=False)
-def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, p: int,
-               y: np.ndarray, lambdas: np.ndarray, alpha: float, intercept: float, tol: float,
+def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.ndarray,
+               lambdas: np.ndarray, alpha: float, intercept: float, tol: float,
                max_iter: int) -> tuple[np.ndarray, np.ndarray]:
-    """(intercepts, coefficients on the standardised scale) at each lambda: iteratively
-    reweighted least squares, each quadratic solved by _coordinate_descent, warm-started along
-    the path. The whole path in one compiled call: per IRLS step the cost is the rows' nonzeros
-    (squared) and the coordinate sweeps, with no per-call overhead."""
+    """(intercepts, coefficients on the standardised scale) at each lambda, X given by its CSC
+    arrays: iteratively reweighted least squares, each quadratic solved by _coordinate_descent,
+    warm-started along the path. The whole path is one compiled call, and an IRLS step costs a
+    few passes over the nonzeros: no Gram matrix, no per-call overhead."""
     n = len(y)
+    p = len(indptr) - 1
     beta = np.zeros(p)
+    previous = np.zeros(p)
     eta = np.empty(n)
     weight = np.empty(n)
-    working = np.empty(n)
-    gram = np.empty((p, p))
-    linear = np.empty(p)
+    residual = np.empty(n)
     x_mean = np.empty(p)
+    variance = np.empty(p)
     intercepts = np.empty(len(lambdas))
     coefficients = np.zeros((len(lambdas), p))
     for k in range(len(lambdas)):
         lam = lambdas[k]
         for _ in range(max_iter):
+            eta[:] = intercept
+            for j in range(p):
+                if beta[j] != 0.0:
+                    for a in range(indptr[j], indptr[j + 1]):
+                        eta[indices[a]] += data[a] * beta[j]
+            total = 0.0
+            weighted_z = 0.0
             for i in range(n):
-                value = intercept
-                for a in range(indptr[i], indptr[i + 1]):
-                    value += data[a] * beta[indices[a]]
-                eta[i] = value
-                prob = min(max(1.0 / (1.0 + np.exp(-value)), PROBABILITY_FLOOR),
+                prob = min(max(1.0 / (1.0 + np.exp(-eta[i])), PROBABILITY_FLOOR),
                            1.0 - PROBABILITY_FLOOR)
                 weight[i] = prob * (1.0 - prob)
-                working[i] = value + (y[i] - prob) / weight[i]
-            z_mean = _weighted_quadratic(indptr, indices, data, weight, working, gram, linear,
-                                         x_mean)
-            total = weight.sum()
-            new = _coordinate_descent(gram, linear, beta, lam * alpha, lam * (1 - alpha), tol,
-                                      max_iter)
-            new_intercept = z_mean - x_mean @ new
+                residual[i] = eta[i] + (y[i] - prob) / weight[i]  # the working response z
+                total += weight[i]
+                weighted_z += weight[i] * residual[i]
+            z_mean = weighted_z / total
+            for i in range(n):
+                residual[i] = weight[i] * (residual[i] - z_mean - (eta[i] - intercept))
+            offset = 0.0
+            for j in range(p):
+                first = 0.0
+                second = 0.0
+                for a in range(indptr[j], indptr[j + 1]):
+                    wx = weight[indices[a]] * data[a]
+                    first += wx
+                    second += wx * data[a]
+                x_mean[j] = first / total
+                variance[j] = (second - total * x_mean[j] ** 2) / n
+                offset += x_mean[j] * beta[j]
+            previous[:] = beta
+            _coordinate_descent(indptr, indices, data, weight, residual, total, x_mean,
+                                variance, offset, beta, lam * alpha, lam * (1 - alpha), tol,
+                                max_iter)
+            new_intercept = z_mean - x_mean @ beta
             moved = total / n * (new_intercept - intercept) ** 2
             for j in range(p):
-                moved = max(moved, gram[j, j] * (new[j] - beta[j]) ** 2)
-            beta, intercept = new, new_intercept
+                moved = max(moved, variance[j] * (beta[j] - previous[j]) ** 2)
+            intercept = new_intercept
             if moved < tol:
                 break
         intercepts[k] = intercept
@@ -185,16 +177,15 @@ def fit_path(x, y: np.ndarray, lambdas: np.ndarray, alpha: float = 1.0, tol: flo
     n, p = x.shape
     sd = scales(x)
     kept = sd > 0
-    xs = sparse.csr_matrix(x[:, kept] @ sparse.diags(1.0 / sd[kept]))
+    xs = sparse.csc_matrix(x[:, kept] @ sparse.diags(1.0 / sd[kept]))
     xs.sum_duplicates()
     xs.sort_indices()
     mean_y = float(np.clip(y.mean(), PROBABILITY_FLOOR, 1 - PROBABILITY_FLOOR))
     lambdas = np.asarray(lambdas, dtype=float)
     # one dtype per argument, so numba compiles _irls_path once
     intercepts, standardised = _irls_path(
-        xs.indptr.astype(np.int64), xs.indices.astype(np.int64), xs.data.astype(np.float64),
-        int(kept.sum()), y, lambdas, float(alpha), float(np.log(mean_y / (1 - mean_y))),
-        float(tol), int(max_iter))
+        xs.indptr.astype(np.int64), xs.indices.astype(np.int64), xs.data.astype(np.float64), y,
+        lambdas, float(alpha), float(np.log(mean_y / (1 - mean_y))), float(tol), int(max_iter))
     coefficients = np.zeros((len(lambdas), p))
     coefficients[:, kept] = standardised / sd[kept]
     return Path(lambdas.copy(), intercepts, coefficients)
