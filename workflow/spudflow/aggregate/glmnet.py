@@ -12,7 +12,10 @@ lowest mean, lambda.1se the largest lambda whose mean is within one standard err
 defaults to lambda.1se.
 
 Centring does not change b (the intercept absorbs it), so the sparse one-hot design is only
-scaled; the quadratic's intercept is profiled out with weighted means, as glmnet does.
+scaled; the quadratic's intercept is profiled out with weighted means, as glmnet does. The path
+is one numba-compiled call over the CSC arrays of that design, with glmnet's "naive" updates (a
+working residual updated per coordinate over its column's nonzeros, the centring carried as one
+offset): no Gram matrix and no densified column, so the cost grows with the nonzeros.
 """
 
 from __future__ import annotations
@@ -62,16 +65,16 @@ class Path:
 
 @njit(cache=False)
 def _coordinate_descent(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
-                        weight: np.ndarray, residual: np.ndarray, total: float, x_mean: np.ndarray,
-                        variance: np.ndarray, offset: float, beta: np.ndarray, l1: float,
-                        l2: float, tol: float, max_sweeps: int) -> None:
+                        weighted: np.ndarray, residual: np.ndarray, total: float,
+                        x_mean: np.ndarray, variance: np.ndarray, offset: float, beta: np.ndarray,
+                        l1: float, l2: float, tol: float, max_sweeps: int) -> None:
     """One IRLS step's weighted quadratic (intercept profiled out: columns centred on their
     weighted means m) by cyclic coordinate descent on beta in place; after a full sweep, only
     the nonzero coordinates until they settle (glmnet's active set). glmnet's "naive" updates:
     the weighted residual r = w (z - z_mean - (X - m) b) is kept as residual + w * offset, so
     that a coordinate costs its column's nonzeros (sum(r) = 0 drops the centring from the
     gradient, and a step d moves offset by m_j d)."""
-    n = len(weight)
+    n = len(residual)
     everything = np.flatnonzero(variance > 0)
     for _ in range(max_sweeps):
         change = 0.0
@@ -92,8 +95,7 @@ def _coordinate_descent(indptr: np.ndarray, indices: np.ndarray, data: np.ndarra
                         beta[j] = new
                         step = new - old
                         for a in range(start, stop):
-                            i = indices[a]
-                            residual[i] -= weight[i] * data[a] * step
+                            residual[indices[a]] -= weighted[a] * step
                         offset += x_mean[j] * step
                         inner_change = max(inner_change, variance[j] * step ** 2)
                 change = max(change, inner_change)
@@ -118,6 +120,7 @@ def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.
     eta = np.empty(n)
     weight = np.empty(n)
     residual = np.empty(n)
+    weighted = np.empty(len(data))  # w_i x_ij, in data's order
     x_mean = np.empty(p)
     variance = np.empty(p)
     intercepts = np.empty(len(lambdas))
@@ -147,17 +150,19 @@ def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.
                 first = 0.0
                 second = 0.0
                 for a in range(indptr[j], indptr[j + 1]):
-                    wx = weight[indices[a]] * data[a]
-                    first += wx
-                    second += wx * data[a]
+                    weighted[a] = weight[indices[a]] * data[a]
+                    first += weighted[a]
+                    second += weighted[a] * data[a]
                 x_mean[j] = first / total
                 variance[j] = (second - total * x_mean[j] ** 2) / n
                 offset += x_mean[j] * beta[j]
             previous[:] = beta
-            _coordinate_descent(indptr, indices, data, weight, residual, total, x_mean,
+            _coordinate_descent(indptr, indices, data, weighted, residual, total, x_mean,
                                 variance, offset, beta, lam * alpha, lam * (1 - alpha), tol,
                                 max_iter)
-            new_intercept = z_mean - x_mean @ beta
+            new_intercept = z_mean
+            for j in range(p):  # a loop, not BLAS's dot: the same sums in the same order
+                new_intercept -= x_mean[j] * beta[j]
             moved = total / n * (new_intercept - intercept) ** 2
             for j in range(p):
                 moved = max(moved, variance[j] * (beta[j] - previous[j]) ** 2)
