@@ -87,13 +87,12 @@ def items_datasets(kind=None):
 
 
 def items_dataset_language(dataset):
-    """The language of an items dataset's sentences: its kind's, or its treebank's (SPUD)."""
+    """The language of an items dataset's sentences: its kind's, or its treebank's (SPUD); None
+    for an items file the pairs stage does not make (a user's own, whose items carry their
+    language: the score command's --languages filters them item by item)."""
     kinds = items_dataset_kinds()
     if dataset not in kinds:
-        raise ValueError(
-            f"config: {dataset!r} is not an items dataset the pairs section enables "
-            f"(enabled: {', '.join(kinds) or 'none'})"
-        )
+        return None
     language = DATASET_KINDS[kinds[dataset]].language
     return language or treebank_lang(spud_items_splits()[dataset][0])
 

@@ -64,7 +64,7 @@ def scoring_jobs():
             (d, model)
             for d in scoring_datasets()
             if (only is None or d in only)
-            and (languages is None or items_dataset_language(d) in languages)
+            and (languages is None or items_dataset_language(d) in (None, *languages))
         ]
     return jobs
 

