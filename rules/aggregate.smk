@@ -249,7 +249,10 @@ use rule table_blimp as table_japanese with:
         command="table-japanese",
         options=lambda wc, threads: quoted(
             cli_options(AGGREGATE, ("folds", "seed"))
-            + cli_options(AGGREGATE["regression"], ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"))
+            + cli_options(
+                AGGREGATE["regression"],
+                ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"),
+            )
             + ["--jobs", threads, "--decision", AGGREGATE["japanese_decision"]]
         ),
         decision=AGGREGATE["japanese_decision"],
