@@ -157,10 +157,13 @@ def test_a_stand_in_has_the_layers_the_probe_reads_else_two():
 def test_a_corpus_stand_in_repeats_no_sentence_of_a_treebank_that_holds_every_one(tmp_path):
     """german_case reads the only vendored German treebank (PUD): its dewiki stand-in was empty
     and ngram_train stopped on it; now it is PUD's sentences with their words shuffled."""
+    from spudflow.core.workflow_paths import local_workflow_file, resolve_workflow_paths
     from spudflow.rehearse.conllu_blocks import block_text, read_blocks
     from spudflow.rehearse.standins import make_user_files
 
-    preset = yaml.safe_load((REPO / "config/papers/german_case.yaml").read_text())
+    preset = resolve_workflow_paths(  # as `rehearse` reads it: workflow: files of this repo
+        yaml.safe_load((REPO / "config/papers/german_case.yaml").read_text()),
+        local_workflow_file(REPO, REPO))
     pud = REPO / preset["treebanks"]["de_pud"]["splits"]["test"]
     taken = {block_text(b) for b in read_blocks(pud)}
     made = make_user_files(preset, REPO, tmp_path, taken)
