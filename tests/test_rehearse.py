@@ -170,7 +170,8 @@ def test_a_corpus_stand_in_repeats_no_sentence_of_a_treebank_that_holds_every_on
     assert [m.path for m in made] == ["resources/corpora/dewiki.txt"] * 2
     lines = (tmp_path / "resources/corpora/dewiki.txt").read_text().splitlines()
     assert len(lines) > 200 and not set(lines) & taken
-    assert "words shuffled" in made[0].made
+    if not (REPO.parent / "shared" / "data" / "ud").is_dir():  # PUD: the only German at hand
+        assert "words shuffled" in made[0].made
 
 
 def test_a_probe_encoder_logs_its_hub_commit(tmp_path):
