@@ -182,3 +182,17 @@ EDGE_CASES = [
 
 def edge_case_items():
     return [make_item(name, sentence, words) for name, sentence, words in EDGE_CASES]
+
+
+def changed_weights(tmp_path: Path) -> Path:
+    """A copy of the tiny byte-BPE GPT-2 with its first weight matrix moved by 0.01: same files,
+    other scores (the score cache must miss)."""
+    from transformers import AutoModelForCausalLM
+
+    copy = tmp_path / "changed-weights"
+    shutil.copytree(tiny_model_dir("causal", "bytebpe"), copy)
+    model = AutoModelForCausalLM.from_pretrained(copy)
+    with torch.no_grad():
+        next(model.parameters()).add_(0.01)
+    model.save_pretrained(copy)
+    return copy

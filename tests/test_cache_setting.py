@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 from cache_scenario import COUNTS
-from scoring_models import tiny_model_dir
+from scoring_models import changed_weights, tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
 
 from spudflow.cli import main
@@ -80,18 +80,6 @@ def test_an_edited_scoring_module_computes_every_item_again(tmp_path, items):
     assert run(edited, "e") == (n, 0)
 
 
-def other_weights(tmp_path) -> Path:
-    from transformers import AutoModelForCausalLM
-
-    copy = tmp_path / "other-weights"
-    shutil.copytree(tiny_model_dir("causal", "bytebpe"), copy)
-    model = AutoModelForCausalLM.from_pretrained(copy)
-    with torch.no_grad():
-        next(model.parameters()).add_(0.01)
-    model.save_pretrained(copy)
-    return copy
-
-
 @pytest.mark.slow
 def test_a_hub_model_is_keyed_on_the_snapshot_it_was_loaded_from(tmp_path, items):
     hub = tmp_path / "hub"
@@ -109,7 +97,7 @@ def test_a_hub_model_is_keyed_on_the_snapshot_it_was_loaded_from(tmp_path, items
     assert f"cache: hub model org/tiny-gpt2 at commit {first}" in log
     assert run("b")[:2] == (N_SCORED, 0)
     # main re-pointed at a snapshot with other weights: nothing of the first may serve
-    second = add_snapshot(hub, "org/tiny-gpt2", other_weights(tmp_path))
+    second = add_snapshot(hub, "org/tiny-gpt2", changed_weights(tmp_path))
     assert second != first
     hits, computed, log = run("c")
     assert (hits, computed) == (0, N_SCORED) and f"at commit {second}" in log

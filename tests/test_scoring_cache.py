@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from cache_scenario import COUNTS
-from scoring_models import edge_case_items, make_item, tiny_model_dir
+from scoring_models import changed_weights, edge_case_items, make_item, tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
 
 from spudflow.cli import main
@@ -90,19 +90,6 @@ def test_only_changed_items_are_scored_again(tmp_path, items, caplog):
     assert same_tables(tmp_path / "edited", tmp_path / "edited-cold")
 
 
-def _changed_weights(tmp_path) -> Path:
-    import torch
-    from transformers import AutoModelForCausalLM
-
-    copy = tmp_path / "changed-weights"
-    shutil.copytree(tiny_model_dir("causal", "bytebpe"), copy)
-    model = AutoModelForCausalLM.from_pretrained(copy)
-    with torch.no_grad():
-        next(model.parameters()).add_(0.01)
-    model.save_pretrained(copy)
-    return copy
-
-
 def _changed_tokenizer(tmp_path) -> Path:
     copy = tmp_path / "changed-tokenizer"
     shutil.copytree(tiny_model_dir("causal", "bytebpe"), copy)
@@ -118,7 +105,7 @@ def test_a_change_that_can_change_scores_misses(tmp_path, items, caplog, change)
     score(items, tmp_path / "first", cache, caplog=caplog)
     n = n_scorable(tmp_path / "first")
     options = {
-        "weights": {"model": _changed_weights(tmp_path)},
+        "weights": {"model": changed_weights(tmp_path)},
         "tokenizer": {"model": _changed_tokenizer(tmp_path)},
         "dtype": {"extra": ("--dtype", "bfloat16")},
         "method": {"method": "ppl_region"},
