@@ -251,7 +251,9 @@ use rule table_blimp as table_japanese with:
             cli_options(AGGREGATE, ("folds", "seed"))
             + cli_options(AGGREGATE["regression"], ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"))
             + ["--jobs", threads, "--decision", AGGREGATE["japanese_decision"]]
+            + [a for m in AGGREGATE["japanese_agreement_modes"] for a in ("--agreement-mode", m)]
         ),
+        agreement_modes=AGGREGATE["japanese_agreement_modes"],
         decision=AGGREGATE["japanese_decision"],
         folds=AGGREGATE["folds"],
         regression=AGGREGATE["regression"],
@@ -373,6 +375,7 @@ use rule figure_probe_layers as figure_japanese_agreement with:
         command=figure_command("japanese_agreement"),
         datasets=aggregate_datasets("japanese_transitivity"),
         models=aggregate_models("japanese_transitivity"),
+        agreement_modes=AGGREGATE["japanese_agreement_modes"],
 
 
 # Its own rule: the figure command takes the pruning threshold (thesis §5.6) from the config.
@@ -394,6 +397,7 @@ rule figure_japanese_agreement_graph:
     params:
         stem=subpath(output[1], strip_suffix=".png"),
         threshold=AGGREGATE["japanese_graph_threshold"],
+        agreement_modes=AGGREGATE["japanese_agreement_modes"],
         options=quoted(
             cli_options({"threshold": AGGREGATE["japanese_graph_threshold"]}, ("threshold",))
         ),

@@ -127,6 +127,21 @@ def test_japanese_preset_scores_every_variant_with_the_eight_models(tmp_path):
     assert jobs["score"] == 8 * 4
 
 
+def test_japanese_preset_compares_the_thesis_s_fifteen_modes():
+    """App. A.1's agreement tables have 15 columns: no mBERT (dropped after §5) and, as Table 1
+    says, no verb-only mode of XLM-R, GPT-2 or GPTneo (nor of GPT-2 small)."""
+    preset = _preset("japanese_transitivity")
+    modes = preset["aggregate"]["japanese_agreement_modes"]
+    assert len(modes) == len(set(modes)) == 15
+    scored = {f"{name}/{method}{span}" for name, spec in preset["models"].items()
+              for method in spec["methods"] for span in ("", "@verb")}
+    assert len(scored) == 24 and set(modes) <= scored
+    left_out = sorted(scored - set(modes))
+    assert [m for m in left_out if not m.startswith("mbert/")] == [
+        "gpt2/ppl@verb", "gpt2_small/ppl@verb", "gptneo/ppl@verb", "xlm_r/pppl@verb",
+        "xlm_r/unmasked@verb"]
+
+
 def test_missing_user_files_stop_planning(tmp_path):
     # Without the German Wikipedia text the n-gram models cannot be planned: no silent skip.
     from snakemake.exceptions import MissingInputException
