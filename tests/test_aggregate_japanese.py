@@ -121,7 +121,8 @@ def produced(tmp_path_factory):
         dataset = f"japanese_transitivity_{variant}"
         items = root / "items" / f"{dataset}.parquet"
         assert main(["pairs", "japanese-transitivity", "--lexicon", str(LEXICON), "--variant",
-                     variant, "--out", str(items), "--sample", "20", "--seed", "3"]) == 0
+                     variant, "--n-verb-pairs", "20", "--out", str(items), "--sample", "20",
+                     "--seed", "3"]) == 0
         scores = {}
         for name, (kind, tokenizer, methods) in SCORERS.items():
             out = root / "scores" / dataset / name
