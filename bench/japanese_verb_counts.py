@@ -1,4 +1,5 @@
-"""Recount the frequencies in config/lexicons/japanese_verb_pairs.tsv on the Japanese UD treebanks.
+"""Recount the frequencies in config/lexicons/japanese_verb_pairs.tsv on the Japanese UD treebanks
+(the default lexicon's counts; a user's corpus is counted by `spudflow pairs count-verbs`).
 
     python bench/japanese_verb_counts.py            # print the counts, compare with the file
     python bench/japanese_verb_counts.py --write    # rewrite the file (rows ranked, note kept)
@@ -34,12 +35,15 @@ TREEBANKS = [
 ]
 NOTE = """\
 # Japanese transitive/intransitive verb pairs sharing a kanji stem (spudflow; CC0).
-# transitive_count / intransitive_count: VERB tokens whose LEMMA equals the verb as spelled here,
-# counted in UD_Japanese-PUD test (r2.5, resources/ud) plus UD_Japanese-GSD dev and test (r2.18;
-# ../shared/data/ud), 2,050 sentences in all. Other spellings (e.g. kana-only つく) are not counted.
-# Rows are ranked by transitive_count + intransitive_count, ties by code point order of the
-# verbs; the pipeline ranks the same way whatever the row order. Recompute with
-# `python bench/japanese_verb_counts.py --write`.
+# transitive_count / intransitive_count are NOT the thesis's Japanese Wikipedia counts: they are
+# VERB tokens whose LEMMA equals the verb as spelled here, counted in UD_Japanese-PUD test (r2.5,
+# resources/ud) plus UD_Japanese-GSD dev and test (r2.18; ../shared/data/ud), 2,050 sentences in
+# all. Other spellings (e.g. kana-only つく) are not counted. 98 of the 145 pairs have a verb
+# never seen there (43 both), so the thesis's rule (section 4.4.1: drop such pairs) leaves 47.
+# For the thesis's counts set pairs.japanese_transitivity.corpus to a Japanese Wikipedia text
+# (`spudflow pairs count-verbs`). Rows are ranked by the count of the less common verb, ties by
+# the sum, then code point order of the verbs; the pipeline ranks the same way whatever the row
+# order. Recompute with `python bench/japanese_verb_counts.py --write`.
 """
 
 

@@ -254,8 +254,15 @@ use rule table_blimp as table_japanese with:
                 ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"),
             )
             + ["--jobs", threads, "--decision", AGGREGATE["japanese_decision"]]
+            + [a for m in AGGREGATE["japanese_agreement_modes"] for a in ("--agreement-mode", m)]
         ),
+        agreement_modes=AGGREGATE["japanese_agreement_modes"],
         decision=AGGREGATE["japanese_decision"],
+        lexicon=lambda wc: pairs_section("japanese_transitivity").get("lexicon"),
+        corpus=lambda wc: pairs_section("japanese_transitivity").get("corpus"),
+        rank_by=lambda wc: pairs_section("japanese_transitivity").get("rank_by"),
+        min_count=lambda wc: pairs_section("japanese_transitivity").get("min_count"),
+        n_verb_pairs=lambda wc: pairs_section("japanese_transitivity").get("n_verb_pairs"),
         folds=AGGREGATE["folds"],
         regression=AGGREGATE["regression"],
         datasets=aggregate_datasets("japanese_transitivity"),
@@ -376,6 +383,7 @@ use rule figure_probe_layers as figure_japanese_agreement with:
         command=figure_command("japanese_agreement"),
         datasets=aggregate_datasets("japanese_transitivity"),
         models=aggregate_models("japanese_transitivity"),
+        agreement_modes=AGGREGATE["japanese_agreement_modes"],
 
 
 # Its own rule: the figure command takes the pruning threshold (thesis §5.6) from the config.
@@ -397,6 +405,7 @@ rule figure_japanese_agreement_graph:
     params:
         stem=subpath(output[1], strip_suffix=".png"),
         threshold=AGGREGATE["japanese_graph_threshold"],
+        agreement_modes=AGGREGATE["japanese_agreement_modes"],
         options=quoted(
             cli_options({"threshold": AGGREGATE["japanese_graph_threshold"]}, ("threshold",))
         ),

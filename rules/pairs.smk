@@ -60,9 +60,33 @@ rule items_german_case:
         " --out {output:q} 2> {log:q}"
 
 
+# Only when pairs.japanese_transitivity.corpus names a corpus (the thesis's Wikipedia counts).
+rule japanese_verb_counts:
+    input:
+        corpus=lambda wc: pairs_section("japanese_transitivity")["corpus"],
+        lexicon=lambda wc: pairs_section("japanese_transitivity")["lexicon"],
+    output:
+        JAPANESE_COUNTED_LEXICON,
+    log:
+        "results/logs/pairs/japanese_verb_counts.log",
+    benchmark:
+        "results/benchmarks/pairs/japanese_verb_counts.tsv"
+    conda:
+        "../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=720,
+    params:
+        code=stage_code("pairs"),
+    shell:
+        "spudflow pairs count-verbs {input.corpus:q} --lexicon {input.lexicon:q}"
+        " --out {output:q} 2> {log:q}"
+
+
 rule items_japanese_transitivity:
     input:
-        lexicon=lambda wc: pairs_section("japanese_transitivity")["lexicon"],
+        lexicon=lambda wc: japanese_lexicon(),
     output:
         "results/items/japanese_transitivity_{variant}.parquet",
     log:
@@ -79,13 +103,17 @@ rule items_japanese_transitivity:
         runtime=30,
     params:
         n_verb_pairs=lambda wc: pairs_section("japanese_transitivity")["n_verb_pairs"],
+        ranking=lambda wc: quoted(
+            cli_options(pairs_section("japanese_transitivity"), ("rank_by", "min_count"))
+        ),
         sample=lambda wc: sample_args(
             pairs_section("japanese_transitivity")["sample"].get(wc.variant)
         ),
         code=stage_code("pairs"),
     shell:
         "spudflow pairs japanese-transitivity --lexicon {input.lexicon:q}"
-        " --variant {wildcards.variant} --n-verb-pairs {params.n_verb_pairs} {params.sample}"
+        " --variant {wildcards.variant} --n-verb-pairs {params.n_verb_pairs} {params.ranking}"
+        " {params.sample}"
         " --out {output:q} 2> {log:q}"
 
 

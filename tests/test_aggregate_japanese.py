@@ -121,7 +121,8 @@ def produced(tmp_path_factory):
         dataset = f"japanese_transitivity_{variant}"
         items = root / "items" / f"{dataset}.parquet"
         assert main(["pairs", "japanese-transitivity", "--lexicon", str(LEXICON), "--variant",
-                     variant, "--out", str(items), "--sample", "20", "--seed", "3"]) == 0
+                     variant, "--n-verb-pairs", "20", "--out", str(items), "--sample", "20",
+                     "--seed", "3"]) == 0
         scores = {}
         for name, (kind, tokenizer, methods) in SCORERS.items():
             out = root / "scores" / dataset / name
@@ -413,3 +414,54 @@ def test_an_argument_without_its_particle_is_bad_input(produced, tmp_path, run_c
     assert err.strip().startswith("--items: argument ")
     assert "is not a noun followed by one of the particles が, は, を" in err
     assert not out.exists()
+
+
+# --- the modes the agreement analyses compare (thesis §5, App. A.1) -------------------------------
+
+def test_agreement_compares_only_the_configured_modes(japanese, tmp_path, run_cli):
+    """--agreement-mode narrows the agreement table (and so the heat map and graph) to the modes
+    named; the accuracy table keeps every mode. A mode never scored is bad input."""
+    pairs, _ = japanese
+    items, scores = japanese_inputs(tmp_path / "again")
+    out = tmp_path / "narrow"
+    code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores, "--out-dir",
+                           out, "--folds", 5, "--seed", 1, "--top", 4,
+                           "--agreement-mode", "gpt/ppl", "--agreement-mode", "bert/pppl@verb")
+    assert code == 0, err
+    agreement = assert_table_files(out, "japanese_agreement")
+    assert sorted(agreement.select("mode_a", "mode_b").rows()) == [
+        ("bert/pppl@verb", "bert/pppl@verb"), ("bert/pppl@verb", "gpt/ppl"),
+        ("gpt/ppl", "bert/pppl@verb"), ("gpt/ppl", "gpt/ppl")]
+    a = _mode(pairs, "bert", "pppl", "verb")["choice"].to_numpy()
+    b = _mode(pairs, "gpt", "ppl", None)["choice"].to_numpy()
+    across = agreement.filter(pl.col("mode_a") != pl.col("mode_b"))
+    assert across["agreement"].to_list() == [pytest.approx(np.mean(a == b))] * 2
+    assert assert_table_files(out, "japanese_accuracy").height == 3
+
+    code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores, "--out-dir",
+                           tmp_path / "bad", "--agreement-mode", "mbert/pppl")
+    assert code == 2
+    assert err.strip() == ("--agreement-mode: mbert/pppl: no such scoring mode (scored: "
+                           "bert/pppl, bert/pppl@verb, gpt/ppl)")
+    assert not (tmp_path / "bad").exists()
+
+
+def _panel(weights: dict) -> pl.DataFrame:
+    rows = [(a, b, w) for (a, b), w in weights.items()]
+    rows += [(b, a, w) for a, b, w in rows]
+    return pl.DataFrame(rows, schema=["mode_a", "mode_b", "agreement"], orient="row")
+
+
+def test_a_poorly_agreeing_mode_left_out_no_longer_sets_the_cut_off():
+    """By hand: with mBERT in, pruning must keep its best edge (0.55), so every edge of 0.55 and
+    more stays; without it, pruning stops at 0.85 (removing B-C next would cut C off)."""
+    weights = {("A", "B"): 0.9, ("B", "C"): 0.85, ("A", "C"): 0.8,
+               ("A", "mbert"): 0.5, ("B", "mbert"): 0.52, ("C", "mbert"): 0.55}
+    graph, cut = agreement_graph(_panel(weights))
+    assert cut == 0.55
+    assert _edges(graph) == {("A", "B"): 0.9, ("B", "C"): 0.85, ("A", "C"): 0.8,
+                             ("C", "mbert"): 0.55}
+    thesis = {pair: w for pair, w in weights.items() if "mbert" not in pair}
+    graph, cut = agreement_graph(_panel(thesis))
+    assert cut == 0.85
+    assert _edges(graph) == {("A", "B"): 0.9, ("B", "C"): 0.85}

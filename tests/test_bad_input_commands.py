@@ -35,6 +35,8 @@ INPUT_KINDS = {
     ("pairs spud", "orig"): "treebank",
     ("pairs german-case", "templates"): "tsv",
     ("pairs japanese-transitivity", "lexicon"): "tsv",
+    ("pairs count-verbs", "corpus"): "text",
+    ("pairs count-verbs", "lexicon"): "tsv",
     ("pairs cola", "files"): "tsv",
     ("pairs blimp", "paths"): "jsonl",
     ("train-control", "text"): "text",

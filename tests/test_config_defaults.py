@@ -29,6 +29,8 @@ SAME_AS_CLI = {
     "human_eval.annotators": ("human-eval export", "annotators"),
     "pairs.spud.min_words": ("pairs spud", "min_words"),
     "pairs.japanese_transitivity.n_verb_pairs": ("pairs japanese-transitivity", "n_verb_pairs"),
+    "pairs.japanese_transitivity.rank_by": ("pairs japanese-transitivity", "rank_by"),
+    "pairs.japanese_transitivity.min_count": ("pairs japanese-transitivity", "min_count"),
     "pairs.german_case.sample.seed": ("pairs german-case", "seed"),
     "pairs.cola.sample.seed": ("pairs cola", "seed"),
     "pairs.cola.phenomena": ("pairs cola", "phenomena"),

@@ -7,13 +7,20 @@ from collections import Counter
 import pytest
 from pairs_support import REPO, SHARED_DATA, assert_bad_input, needs_shared, read_items, run_cli
 
-from spudflow.pairs.japanese_lexicon import count_verb_lemmas, is_kanji, ranked, read_lexicon
+from spudflow.pairs.japanese_lexicon import (
+    count_verb_lemmas,
+    is_kanji,
+    ranked,
+    read_lexicon,
+    seen_pairs,
+)
 from spudflow.pairs.japanese_transitivity import (
     ADVERBIALS,
     NOUNS,
     PREFIX,
     RELATIVE_CLAUSES,
     enumerate_contexts,
+    select_pairs,
 )
 
 LEXICON = REPO / "config" / "lexicons" / "japanese_verb_pairs.tsv"
@@ -49,7 +56,14 @@ def test_context_labels():
 
 def test_lexicon_has_enough_pairs_sharing_a_kanji_stem():
     pairs = read_lexicon(LEXICON)
-    assert len(pairs) >= 100  # base (top 50) and rare (bottom 50) do not overlap
+    assert len(pairs) == 145
+    # The UD counts (the file's header): 98 pairs have a verb never seen, 43 both; the thesis's
+    # rule leaves 47, enough for the default config's 20 base and 20 rare pairs apart.
+    assert sum(p.rarer_count == 0 for p in pairs) == 98
+    assert sum(p.count == 0 for p in pairs) == 43
+    assert len(seen_pairs(pairs)) == 47
+    header = LEXICON.read_text(encoding="utf-8").split("\ntransitive\t")[0]
+    assert "NOT the thesis's Japanese Wikipedia counts" in header and "2,050 sentences" in header
     assert all(is_kanji(p.transitive[0]) and p.transitive[0] == p.intransitive[0] for p in pairs)
     assert len({p.transitive for p in pairs}) == len(pairs)
     # The file lists the pairs in rank order (ranking does not depend on it).
@@ -88,6 +102,9 @@ def test_shipped_counts_equal_a_recount_on_the_japanese_treebanks():
 
 
 def _build(capsys, tmp_path, variant, *extra):
+    """Items from the shipped lexicon; 20 pairs (47 have both verbs seen) unless `extra` says."""
+    if "--n-verb-pairs" not in extra:
+        extra = ("--n-verb-pairs", "20", *extra)
     out = tmp_path / f"{variant}.parquet"
     code, err = run_cli(capsys, "pairs", "japanese-transitivity", "--lexicon", LEXICON,
                         "--variant", variant, *extra, "--out", out)
@@ -116,14 +133,63 @@ def test_one_verb_pair_in_every_context(tmp_path, capsys):
 
 
 def test_base_and_rare_use_the_most_and_least_frequent_pairs(tmp_path, capsys):
-    ranking = ranked(read_lexicon(LEXICON))
-    base = read_items(_build(capsys, tmp_path, "base", "--sample", "300", "--seed", "1"))
-    rare = read_items(_build(capsys, tmp_path, "rare", "--sample", "300", "--seed", "1"))
+    ranking = ranked(seen_pairs(read_lexicon(LEXICON)))
+    n = ("--n-verb-pairs", "20")
+    base = read_items(_build(capsys, tmp_path, "base", "--sample", "300", "--seed", "1", *n))
+    rare = read_items(_build(capsys, tmp_path, "rare", "--sample", "300", "--seed", "1", *n))
     assert len(base) == len(rare) == 600
-    assert {r["verb_pair"] for r in base} <= {p.id for p in ranking[:50]}
-    assert {r["verb_pair"] for r in rare} <= {p.id for p in ranking[-50:]}
-    assert {r["pair_rank"] for r in rare} <= set(range(len(ranking) - 49, len(ranking) + 1))
+    assert {r["verb_pair"] for r in base} <= {p.id for p in ranking[:20]}
+    assert {r["verb_pair"] for r in rare} <= {p.id for p in ranking[-20:]}
+    assert {r["pair_rank"] for r in rare} <= set(range(47 - 19, 47 + 1))
     assert {r["dataset"] for r in rare} == {"japanese_transitivity_rare"}
+
+
+def test_pairs_rank_by_the_less_common_verb_and_unseen_pairs_are_dropped():
+    """Thesis §4.4.1, by hand on the shipped counts: 出す/出る (15, 13) ranks above 入れる/入る
+    (7, 21), which ties with 進める/進む (7, 8) on its rarer verb and wins on the sum. No pair with
+    a verb never counted is chosen, rare or not: the rare set is the least common seen pairs."""
+    pairs = read_lexicon(LEXICON)
+    top = [p.id for p in ranked(seen_pairs(pairs))[:4]]
+    assert top == ["始める/始まる", "出す/出る", "入れる/入る", "進める/進む"]
+    assert ranked(pairs, "sum")[0].id == "入れる/入る"  # the older reading, 28 in all
+    rare = select_pairs(pairs, "rare", 20, LEXICON)
+    assert [rank for rank, _ in rare] == list(range(28, 48))
+    assert all(p.rarer_count >= 1 for _, p in rare)
+    assert sum(p.rarer_count == 1 for _, p in rare) == 19
+    # --min-count 0 keeps the unseen pairs (then last, in code point order)
+    kept = select_pairs(pairs, "rare", 20, LEXICON, min_count=0)
+    assert len(kept) == 20 and all(p.count == 0 for _, p in kept)
+
+
+def test_count_verbs_counts_lemmas_in_a_text_corpus(tmp_path, capsys):
+    """`spudflow pairs count-verbs`: VERB tokens by their Sudachi lemma (開け→開ける, 入っ→入る),
+    the lexicon rewritten with those counts in the thesis's order, its header saying so."""
+    corpus = tmp_path / "jawiki.txt"
+    corpus.write_text("猫がドアを開けた。ドアが開いている。\n彼は部屋に入った。箱に入れる。箱に入れた。\n"
+                      "開けるという名詞。\n", encoding="utf-8")
+    lexicon = tmp_path / "lexicon.tsv"
+    lexicon.write_text("transitive\tintransitive\ttransitive_count\tintransitive_count\n"
+                       "閉める\t閉まる\t5\t5\n開ける\t開く\t0\t0\n入れる\t入る\t0\t0\n",
+                       encoding="utf-8")
+    out = tmp_path / "counts.tsv"
+    code, err = run_cli(capsys, "pairs", "count-verbs", corpus, "--lexicon", lexicon,
+                        "--out", out)
+    assert code == 0, err
+    counted = read_lexicon(out)
+    assert [(p.id, p.transitive_count, p.intransitive_count) for p in counted] == [
+        ("入れる/入る", 2, 1), ("開ける/開く", 2, 1), ("閉める/閉まる", 0, 0)]
+    assert "counts in jawiki.txt" in out.read_text(encoding="utf-8").splitlines()[0]
+    corpus.write_bytes("開けた\n".encode() + b"\xff\n")
+    assert_bad_input(capsys, tmp_path / "bad.tsv",
+                     ["pairs", "count-verbs", corpus, "--lexicon", lexicon],
+                     str(corpus), "not UTF-8 text")
+    # the counted lexicon feeds the items: 閉める/閉まる is never seen, so one pair is too few
+    items = tmp_path / "base.parquet"
+    code, err = run_cli(capsys, "pairs", "japanese-transitivity", "--lexicon", out, "--variant",
+                        "base", "--n-verb-pairs", "2", "--sample", "4", "--out", items)
+    assert code == 0, err
+    assert {r["verb_pair"]: r["pair_rank"] for r in read_items(items)}.keys() <= {
+        "入れる/入る", "開ける/開く"}
 
 
 def test_longer_and_relative_share_their_sample_of_base_pairs(tmp_path, capsys):
@@ -173,4 +239,5 @@ def test_bad_lexicon_exits_2(tmp_path, capsys):
     path.write_text(header + "開ける\t開く\tmany\t1\n", encoding="utf-8")
     assert_bad_input(capsys, tmp_path / "o.parquet", args, f"{path}:2", "is not a count")
     path.write_text(header + "開ける\t開く\t3\t1\n", encoding="utf-8")
-    assert_bad_input(capsys, tmp_path / "o.parquet", args, str(path), "1 verb pairs, 50 needed")
+    assert_bad_input(capsys, tmp_path / "o.parquet", args, str(path),
+                     "1 of 1 verb pairs have both verbs counted at least 1 times, 50 needed")

@@ -26,7 +26,7 @@ USER_FILES = {
         "resources/cola/cola_public/raw/in_domain_dev.tsv",
         "resources/cola/cola_public/raw/out_of_domain_dev.tsv",
     ],
-    "japanese_transitivity": [],
+    "japanese_transitivity": ["resources/corpora/jawiki.txt"],
 }
 PRESETS = sorted(USER_FILES)
 
@@ -108,9 +108,27 @@ def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path)
 
 
 def test_japanese_preset_scores_every_variant_with_the_eight_models(tmp_path):
-    jobs = _dry_run(tmp_path, _preset("japanese_transitivity"), [])
+    jobs = _dry_run(tmp_path, _preset("japanese_transitivity"),
+                    USER_FILES["japanese_transitivity"])
+    # the verb pairs counted in the user's Japanese Wikipedia text, once for the four variants
+    assert jobs["japanese_verb_counts"] == 1
     assert jobs["items_japanese_transitivity"] == 4
     assert jobs["score"] == 8 * 4
+
+
+def test_japanese_preset_compares_the_thesis_s_fifteen_modes():
+    """App. A.1's agreement tables have 15 columns: no mBERT (dropped after §5) and, as Table 1
+    says, no verb-only mode of XLM-R, GPT-2 or GPTneo (nor of GPT-2 small)."""
+    preset = _preset("japanese_transitivity")
+    modes = preset["aggregate"]["japanese_agreement_modes"]
+    assert len(modes) == len(set(modes)) == 15
+    scored = {f"{name}/{method}{span}" for name, spec in preset["models"].items()
+              for method in spec["methods"] for span in ("", "@verb")}
+    assert len(scored) == 24 and set(modes) <= scored
+    left_out = sorted(scored - set(modes))
+    assert [m for m in left_out if not m.startswith("mbert/")] == [
+        "gpt2/ppl@verb", "gpt2_small/ppl@verb", "gptneo/ppl@verb", "xlm_r/pppl@verb",
+        "xlm_r/unmasked@verb"]
 
 
 def test_missing_user_files_stop_planning(tmp_path):
@@ -123,6 +141,10 @@ def test_missing_user_files_stop_planning(tmp_path):
     (tmp_path / "templates").mkdir()
     with pytest.raises(MissingInputException, match="german_case_paper.tsv"):
         _dry_run(tmp_path / "templates", _preset("german_case"), USER_FILES["german_case"][:1])
+    # nor the Japanese verb pairs without the Japanese Wikipedia text they are counted in
+    (tmp_path / "jawiki").mkdir()
+    with pytest.raises(MissingInputException, match="jawiki.txt"):
+        _dry_run(tmp_path / "jawiki", _preset("japanese_transitivity"), [])
 
 
 def test_german_preset_reads_the_papers_templates_not_the_projects_own():

@@ -66,6 +66,17 @@ def japanese_variants():
     return [v for v in JAPANESE_VARIANTS if v in chosen]
 
 
+JAPANESE_COUNTED_LEXICON = "results/lexicons/japanese_verb_pairs.tsv"
+
+
+def japanese_lexicon():
+    """The verb pair lexicon the Japanese items rank by: counted in the configured corpus
+    (pairs.japanese_transitivity.corpus, rule japanese_verb_counts), or the lexicon file itself,
+    whose counts are those its header names."""
+    section = pairs_section("japanese_transitivity")
+    return JAPANESE_COUNTED_LEXICON if section.get("corpus") else section["lexicon"]
+
+
 def items_dataset_kinds():
     """Name -> kind (its `pairs:` section, core/dataset_kinds.py) of every items dataset the
     config enables (results/items/{name}.parquet), in config order. The kind is set here, where

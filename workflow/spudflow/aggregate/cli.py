@@ -108,6 +108,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--decision", choices=("perplexity", "logprob_sum"), default="perplexity",
                    help="which verb a mode prefers: the sentence with the lower perplexity (the "
                    "thesis's rule, §4.5; default) or the higher summed log probability")
+    p.add_argument("--agreement-mode", action="append", default=[], metavar="MODE",
+                   help="a mode (model/method, or model/method@verb) the agreement table, and so "
+                   "the heat map and the graph, compare (repeatable; default: every mode). The "
+                   "thesis compares 15 (App. A.1): no mBERT (§5) and no verb-only XLM-R or GPT")
 
     p = subparsers.add_parser(
         "table-probe", help="DepProbe metrics: mean ± sd over seeds, Δ on nonce sets",
@@ -315,7 +319,7 @@ def run_japanese(args: argparse.Namespace) -> None:
     items = read_items(args.items, artifacts.ITEMS_JAPANESE, columns.JAPANESE_ITEMS)
     tables = japanese_tables(items, read_scores(args.scores), args.folds, args.seed,
                              args.lambda_choice, args.l1_ratio, args.top, args.max_iter,
-                             args.n_lambda, args.decision)
+                             args.n_lambda, args.decision, args.agreement_mode)
     write_tables(tables, args.out_dir)
 
 

@@ -18,6 +18,7 @@ agreement_graph, which the figure draws.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
@@ -115,6 +116,19 @@ def _kappa(a: np.ndarray, b: np.ndarray) -> float | None:
     return float(cohen_kappa_score(a, b))
 
 
+def agreement_modes(pairs: pl.DataFrame, modes: Sequence[str]) -> pl.DataFrame:
+    """The pairs of the modes the agreement analyses compare (all when `modes` is empty); a mode
+    named but never scored is bad input, not a smaller matrix."""
+    if not modes:
+        return pairs
+    scored = set(pairs["mode"])
+    missing = [m for m in dict.fromkeys(modes) if m not in scored]
+    if missing:
+        raise InputError("--agreement-mode", None, f"{', '.join(missing)}: no such scoring mode "
+                         f"(scored: {', '.join(sorted(scored))})")
+    return pairs.filter(pl.col("mode").is_in(list(modes)))
+
+
 def agreement_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.DataFrame:
     """Every ordered pair of modes (the full matrix, diagonal included), per dataset."""
     rows = []
@@ -146,7 +160,9 @@ def decision_text(decision: str) -> str:
 
 def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
                     lambda_choice: str, l1_ratio: float, top: int, max_iter: int,
-                    n_lambda: int = 100, decision: str = DEFAULT_DECISION) -> list[Table]:
+                    n_lambda: int = 100, decision: str = DEFAULT_DECISION,
+                    agreement: Sequence[str] = ()) -> list[Table]:
+    """The tables; `agreement` lists the modes the agreement table compares (empty: all)."""
     if decision not in DECISIONS:
         raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
     check_pairs(items)
@@ -154,10 +170,13 @@ def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed:
     pairs = preferences(scored, decision)
     if pairs.is_empty():
         raise InputError("--scores", None, "no Japanese pair with both sentences scored")
+    compared = agreement_modes(pairs, agreement)
     modes = (f"Modes ({THESIS}, §4.5 and Table 1): each model and method on the whole sentence "
              "and on the verb only (region `verb`); masked models' `pppl` is the masked, "
              "`unmasked` the unmasked mode.")
     rule = f"A mode prefers the transitive verb when {decision_text(decision)}; ties count as not."
+    compared_text = (f"Modes compared: {', '.join(agreement)}." if agreement
+                     else "Modes compared: every scored mode.")
     fits, largest, smallest = regression_tables(pairs, folds, seed, lambda_choice, l1_ratio,
                                                 top, max_iter, n_lambda, decision)
     regression = (f"Penalised logistic regression as R's glmnet fits it ({THESIS}, §5.7: "
@@ -172,9 +191,9 @@ def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed:
               "Japanese transitivity: accuracy on obligatory pairs (transitive preferred) and "
               f"transitive-preference rate on ambiguous pairs, per dataset and scoring mode. "
               f"{modes} {rule}"),
-        Table("japanese_agreement", agreement_table(pairs, decision),
+        Table("japanese_agreement", agreement_table(compared, decision),
               "Agreement between scoring modes: share of pairs on which two modes prefer the "
-              f"same verb, and Cohen's kappa. {modes} {rule}"),
+              f"same verb, and Cohen's kappa. {compared_text} {modes} {rule}"),
         Table("japanese_regression", fits,
               f"{regression} Per mode: the chosen lambda (and both cv choices), its "
               "cross-validated deviance and accuracy, and the intercept of the fit on all pairs. "

@@ -76,9 +76,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--lexicon", type=Path, required=True, help="verb pair TSV with counts")
     p.add_argument("--variant", required=True, choices=("base", "rare", "longer", "relative"))
     p.add_argument("--n-verb-pairs", type=_positive, default=50,
-                   help="how many most (rare: least) frequent pairs (default: 50)")
+                   help="how many most (rare: least) common pairs (default: 50)")
+    p.add_argument("--rank-by", choices=("min", "sum"), default="min",
+                   help="how common a pair is: the count of its less common verb (the thesis, "
+                   "§4.4.1; default) or the sum of both counts")
+    p.add_argument("--min-count", type=int, default=1,
+                   help="pairs whose less common verb is counted fewer times are dropped "
+                   "(default 1: the thesis drops a pair with a verb never seen; 0 keeps all)")
     _add_common(p, None)
     p.set_defaults(handler=run_japanese)
+
+    p = datasets.add_parser(
+        "count-verbs", help="count the Japanese lexicon's verbs in a text corpus",
+        description="Writes the verb pair lexicon with each verb's count in the corpus (VERB "
+        "tokens whose lemma, by spaCy's blank ja tokenizer with SudachiPy, is the verb as "
+        "spelled), ranked as the thesis ranks (§4.4.1). Not an items table.")
+    p.add_argument("corpus", type=Path, nargs="+",
+                   help="UTF-8 text files (.gz allowed), e.g. Japanese Wikipedia")
+    p.add_argument("--lexicon", type=Path, required=True, help="verb pair TSV")
+    p.add_argument("--out", type=Path, required=True, help="the lexicon TSV with corpus counts")
+    p.set_defaults(handler=run_count_verbs)
 
     p = datasets.add_parser(
         "cola", help="CoLA TSVs (source, label, mark, sentence; no header)",
@@ -132,7 +149,13 @@ def run_japanese(args: argparse.Namespace) -> None:
 
     dataset = args.dataset or f"japanese_transitivity_{args.variant}"
     _write(build_japanese_items(args.lexicon, args.variant, dataset, args.n_verb_pairs,
-                                args.sample, args.seed), args.out)
+                                args.sample, args.seed, args.rank_by, args.min_count), args.out)
+
+
+def run_count_verbs(args: argparse.Namespace) -> None:
+    from spudflow.pairs.japanese_counts import count_lexicon
+
+    count_lexicon(args.corpus, args.lexicon, args.out)
 
 
 def run_cola(args: argparse.Namespace) -> None:

@@ -1,10 +1,13 @@
 """Japanese transitive/intransitive verb pairs with their corpus frequencies.
 
 The lexicon is a TSV (config/lexicons/japanese_verb_pairs.tsv) with columns transitive,
-intransitive, transitive_count, intransitive_count. A pair's frequency is the sum of its two
-counts; pairs are ranked by frequency, most frequent first, ties by the transitive verb's code
-points, so the ranking depends on the file's content only, not on its row order.
-Counts are VERB tokens whose LEMMA is the verb, exactly as spelled (`count_verb_lemmas`).
+intransitive, transitive_count, intransitive_count. The thesis (§4.4.1) drops a pair when either
+alternant never occurs (`min_count` 1) and ranks the rest by "the number of occurrences of its
+less common alternant" (`rank_by` min); ties by the sum of both counts, then the verbs' code
+points, so the ranking depends on the file's content only, not on its row order. `rank_by` sum
+(both counts added) is the older reading, kept as an option.
+Counts are VERB tokens whose LEMMA is the verb, exactly as spelled: in CoNLL-U treebanks
+(`count_verb_lemmas`, the default lexicon's counts) or in a raw-text corpus (japanese_counts).
 """
 
 from __future__ import annotations
@@ -35,6 +38,14 @@ class VerbPair:
     @property
     def count(self) -> int:
         return self.transitive_count + self.intransitive_count
+
+    @property
+    def rarer_count(self) -> int:
+        """The count of the less common alternant: the thesis's measure of how common a pair is."""
+        return min(self.transitive_count, self.intransitive_count)
+
+    def rank_count(self, rank_by: str) -> int:
+        return self.rarer_count if rank_by == "min" else self.count
 
     @property
     def id(self) -> str:
@@ -68,9 +79,22 @@ def read_lexicon(path: str | Path) -> list[VerbPair]:
     return pairs
 
 
-def ranked(pairs: Iterable[VerbPair]) -> list[VerbPair]:
-    """Most frequent first; ties in code point order of the transitive, then intransitive verb."""
-    return sorted(pairs, key=lambda p: (-p.count, p.transitive, p.intransitive))
+RANK_BY = ("min", "sum")
+
+
+def ranked(pairs: Iterable[VerbPair], rank_by: str = "min") -> list[VerbPair]:
+    """Most common first by `rank_by` (min: the rarer alternant's count; sum: both counts); ties
+    by the sum, then code point order of the transitive, then the intransitive verb."""
+    if rank_by not in RANK_BY:
+        raise ValueError(f"rank_by {rank_by!r} is not one of {RANK_BY}")
+    return sorted(pairs, key=lambda p: (-p.rank_count(rank_by), -p.count, p.transitive,
+                                        p.intransitive))
+
+
+def seen_pairs(pairs: Iterable[VerbPair], min_count: int = 1) -> list[VerbPair]:
+    """The pairs whose rarer alternant occurs at least `min_count` times (thesis §4.4.1, with 1:
+    a pair is dropped when either alternant never occurs)."""
+    return [p for p in pairs if p.rarer_count >= min_count]
 
 
 def count_verb_lemmas(conllu_paths: Iterable[str | Path], lemmas: Iterable[str]) -> Counter:

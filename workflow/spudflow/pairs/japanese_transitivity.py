@@ -11,8 +11,9 @@ repeat), 3 particles and 3 adverbials this gives
 7,495 contexts per verb pair. A context is `obligatory` (the transitive verb is required) when an
 argument carries を or there are two arguments, otherwise `ambiguous`.
 
-Variants: base (the most frequent pairs), rare (the least frequent), longer (base pairs with a
-prefix) and relative (base pairs with a relative clause before one argument).
+Variants: base (the most common pairs), rare (the least common; both by the rarer verb's count,
+among pairs with both verbs seen), longer (base pairs with a prefix) and relative (base pairs
+with a relative clause before one argument).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from spudflow.core.errors import InputError
 from spudflow.core.progress import progress
 from spudflow.core.sampling import sample_indices
 from spudflow.pairs.items import ItemsBuilder, Region
-from spudflow.pairs.japanese_lexicon import VerbPair, ranked, read_lexicon
+from spudflow.pairs.japanese_lexicon import VerbPair, ranked, read_lexicon, seen_pairs
 
 NOUNS = ("私", "彼", "人", "看護師", "猫", "鳥", "音楽", "自由", "椅子", "材料", "ドア")
 PARTICLES = JAPANESE_PARTICLES
@@ -110,11 +111,15 @@ def enumerate_contexts() -> tuple[Context, ...]:
 
 
 def select_pairs(pairs: list[VerbPair], variant: str, n_verb_pairs: int,
-                 lexicon: str | Path) -> list[tuple[int, VerbPair]]:
-    """(rank, pair) of the variant's pairs: the n most frequent, or for `rare` the n least."""
-    if len(pairs) < n_verb_pairs:
-        raise InputError(lexicon, None, f"{len(pairs)} verb pairs, {n_verb_pairs} needed")
-    ranking = list(enumerate(ranked(pairs), start=1))
+                 lexicon: str | Path, rank_by: str = "min",
+                 min_count: int = 1) -> list[tuple[int, VerbPair]]:
+    """(rank, pair) of the variant's pairs: of those seen `min_count` times, the n most common,
+    or for `rare` the n least (thesis §4.4.1; japanese_lexicon)."""
+    usable = seen_pairs(pairs, min_count)
+    if len(usable) < n_verb_pairs:
+        raise InputError(lexicon, None, f"{len(usable)} of {len(pairs)} verb pairs have both "
+                         f"verbs counted at least {min_count} times, {n_verb_pairs} needed")
+    ranking = list(enumerate(ranked(usable, rank_by), start=1))
     return ranking[-n_verb_pairs:] if variant == "rare" else ranking[:n_verb_pairs]
 
 
@@ -144,14 +149,15 @@ def _add_pair(builder: ItemsBuilder, group: str, rank: int, pair: VerbPair, cont
 
 def build_japanese_items(lexicon: str | Path, variant: str, dataset: str,
                          n_verb_pairs: int = 50, sample: int | None = None,
-                         seed: int = 0) -> pa.Table:
+                         seed: int = 0, rank_by: str = "min", min_count: int = 1) -> pa.Table:
     """Items of one variant. `sample` pairs (verb pair x context) are drawn, seeded, from the
     n_verb_pairs x 7,495 of the variant; longer and relative draw from the base pairs, so with
     the same (sample, seed) they share their pairs. relative turns each drawn pair into one pair
     per argument and clause."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}")
-    chosen = select_pairs(read_lexicon(lexicon), variant, n_verb_pairs, lexicon)
+    chosen = select_pairs(read_lexicon(lexicon), variant, n_verb_pairs, lexicon, rank_by,
+                          min_count)
     contexts = enumerate_contexts()
     builder = ItemsBuilder(dataset, "ja", ITEMS_JAPANESE)
     drawn = sample_indices(len(chosen) * len(contexts), sample, seed)
