@@ -228,6 +228,23 @@ def test_ngram_kind(tmp_path, items_file, unigram_file):
     assert items.filter(pl.col("method") == "addk_region")["region"].null_count() == 0
 
 
+
+def test_an_ngram_job_never_imports_torch(tmp_path, items_file, unigram_file):
+    """An n-gram score job (threads and cache given, as the rules pass them) runs without torch
+    or transformers: importing them is two of its three seconds on a CPU node."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from spudflow.cli import main; "
+            f"code = main(['score', {str(items_file)!r}, '--model', {str(unigram_file)!r}, "
+            "'--kind', 'ngram', '--method', 'kn', '--threads', '2', "
+            f"'--cache', {str(tmp_path / 'cache')!r}, '--out', {str(tmp_path / 'out')!r}]); "
+            "print(code, sorted(m for m in ('torch', 'transformers', 'tokenizers') "
+            "if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.split("\n")[-2] == "0 []"
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--kind", "rnn", "--method", "ppl"], "--kind: unknown model kind 'rnn'"),
     (["--kind", "masked", "--method", "bleu"], "--method: unknown method 'bleu'"),

@@ -261,7 +261,7 @@ def run_score(args: argparse.Namespace) -> None:
         log.info("no items to score: writing empty tables without loading %s", args.model)
         write_empty(args.out, metadata)
         return
-    if args.threads:
+    if args.threads and kind != "ngram":  # an n-gram job never imports torch (2 s per job)
         import torch
 
         torch.set_num_threads(args.threads)
