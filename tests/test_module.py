@@ -117,7 +117,9 @@ def test_the_tiny_config_runs_as_a_module_in_an_empty_directory(tmp_path):
     project_before = set(tree_state(project))
 
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    result = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2"], cwd=project,
+    # one thread a job, as run_workflow(): two tiny jobs at a time instead of one
+    result = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--max-threads",
+                             "1"], cwd=project,
                             env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
 

@@ -254,7 +254,9 @@ def planned_jobs(workdir: Path, **kwargs) -> set[Job]:
 def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = ()) -> None:
     """Run the workflow at `workdir` locally through the Snakemake API (raises on failure).
 
-    With `targets`, only the jobs those files need (default: rule all)."""
+    With `targets`, only the jobs those files need (default: rule all). Every job gets one thread
+    (`--max-threads 1`): the rules ask for 2-4, which on 2 cores would run the tiny jobs one at a
+    time although each keeps one core busy; the rules' own threads are checked by plan()."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
         DAGSettings,
@@ -265,7 +267,7 @@ def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = ()) -> 
 
     with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
         workflow_api = api.workflow(
-            resource_settings=ResourceSettings(cores=cores),
+            resource_settings=ResourceSettings(cores=cores, max_threads=1),
             snakefile=workdir / "Snakefile",
             workdir=workdir,
         )
