@@ -21,7 +21,7 @@ def _ratios(items_path, score_paths, model, method, nonce_method):
     ppl = dict(zip(scores["item_id"], scores["ppl"], strict=True))
     ratios = {}
     for group in items.partition_by("group_id"):
-        orig = group.filter(pl.col("method") == "original")["item_id"][0]
+        orig = group.filter(pl.col("method") == "orig")["item_id"][0]
         nonce = group.filter(pl.col("method") == nonce_method)["item_id"][0]
         ratios[group["group_id"][0]] = ppl[nonce] / ppl[orig]
     return ratios
@@ -145,7 +145,7 @@ def test_two_originals_in_a_group_is_bad_input(tmp_path, run_cli):
                            "--out-dir", out)
     assert code == 2
     assert err.strip() == f"{items}: group 'g0' has more than one original sentence (method " \
-        "'original')"
+        "'orig')"
     assert not out.exists()
 
 

@@ -63,7 +63,7 @@ def _ratios(items_path, scores_path, function) -> dict[tuple[str, str], float]:
     ppl = dict(zip(scores["item_id"], scores["ppl"], strict=True))
     ratios = {}
     for row in items.filter(pl.col("method") == "spud").iter_rows(named=True):
-        orig = f"{row['group_id']}:original"
+        orig = f"{row['group_id']}:orig"
         ratios[row["group_id"], str(row["seed"])] = ppl[row["item_id"]] / ppl[orig]
     return ratios
 
@@ -80,7 +80,7 @@ def test_inputs_have_one_nonce_version_per_seed(produced):
     items = pl.read_parquet(produced[0])
     nonce = items.filter(pl.col("method") == "spud")
     assert sorted(nonce["seed"].unique().to_list()) == list(SEEDS)
-    assert nonce.height == len(SEEDS) * items.filter(pl.col("method") == "original").height
+    assert nonce.height == len(SEEDS) * items.filter(pl.col("method") == "orig").height
 
 
 def test_wilcoxon_counts_each_original_once(produced):
