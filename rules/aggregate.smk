@@ -295,60 +295,60 @@ rule figure_probe_layers:
         "spudflow {params.command} {input.table:q} --out {params.stem:q} 2> {log:q}"
 
 
-use rule figure_probe_layers as figure_spud_ratios with:
+use rule figure_probe_layers as figure_spud_log_ratios with:
     input:
         table=figure_table("spud_log_ratios"),
     output:
-        registry_files("figure_spud_ratios"),
+        registry_files("figure_spud_log_ratios"),
     log:
-        "results/logs/aggregate/figure_spud_ratios.log",
+        "results/logs/aggregate/figure_spud_log_ratios.log",
     benchmark:
-        "results/benchmarks/aggregate/figure_spud_ratios.tsv"
+        "results/benchmarks/aggregate/figure_spud_log_ratios.tsv"
     params:
         command=figure_command("spud_log_ratios"),
         datasets=aggregate_datasets("spud"),
         models=aggregate_models("spud"),
 
 
-use rule figure_probe_layers as figure_german_roc with:
+use rule figure_probe_layers as figure_german_case_roc with:
     input:
         table=figure_table("german_case_roc"),
     output:
-        registry_files("figure_german_roc"),
+        registry_files("figure_german_case_roc"),
     log:
-        "results/logs/aggregate/figure_german_roc.log",
+        "results/logs/aggregate/figure_german_case_roc.log",
     benchmark:
-        "results/benchmarks/aggregate/figure_german_roc.tsv"
+        "results/benchmarks/aggregate/figure_german_case_roc.tsv"
     params:
         command=figure_command("german_case_roc"),
         datasets=aggregate_datasets("german_case"),
         models=aggregate_models("german_case"),
 
 
-use rule figure_probe_layers as figure_german_order with:
+use rule figure_probe_layers as figure_german_case_order_auc with:
     input:
         table=figure_table("german_case_order_auc"),
     output:
-        registry_files("figure_german_order"),
+        registry_files("figure_german_case_order_auc"),
     log:
-        "results/logs/aggregate/figure_german_order.log",
+        "results/logs/aggregate/figure_german_case_order_auc.log",
     benchmark:
-        "results/benchmarks/aggregate/figure_german_order.tsv"
+        "results/benchmarks/aggregate/figure_german_case_order_auc.tsv"
     params:
         command=figure_command("german_case_order_auc"),
         datasets=aggregate_datasets("german_case"),
         models=aggregate_models("german_case"),
 
 
-use rule figure_probe_layers as figure_german_templates with:
+use rule figure_probe_layers as figure_german_case_auc_templates with:
     input:
         table=figure_table("german_case_auc_templates"),
     output:
-        registry_files("figure_german_templates"),
+        registry_files("figure_german_case_auc_templates"),
     log:
-        "results/logs/aggregate/figure_german_templates.log",
+        "results/logs/aggregate/figure_german_case_auc_templates.log",
     benchmark:
-        "results/benchmarks/aggregate/figure_german_templates.tsv"
+        "results/benchmarks/aggregate/figure_german_case_auc_templates.tsv"
     params:
         command=figure_command("german_case_auc_templates"),
         datasets=aggregate_datasets("german_case"),

@@ -106,7 +106,7 @@ def score_path(root: Path, dataset: str, model: str) -> Path:
 
 # --- SPUD pairs: each original sentence with nonce versions by two methods -------------------
 
-SPUD_SCORERS = (("gpt", "ppl"), ("bert", "pppl"), ("bert", "pppl_l2r"))
+SPUD_SCORING_FUNCTIONS = (("gpt", "ppl"), ("bert", "pppl"), ("bert", "pppl_l2r"))
 
 
 def spud_inputs(root: Path, dataset: str = "spud_en", language: str = "en", n_groups: int = 30,
@@ -116,7 +116,7 @@ def spud_inputs(root: Path, dataset: str = "spud_en", language: str = "en", n_gr
     for g in range(n_groups):
         rows.append({"item_id": f"{g}-orig", "group_id": f"g{g}",
                      "sentence": f"the cat {g} sat on the mat", "label": None,
-                     "method": "original", "seed": None})
+                     "method": "orig", "seed": None})
         for method in ("spud", "pos"):
             rows.append({"item_id": f"{g}-{method}-1", "group_id": f"g{g}",
                          "sentence": f"the dax {g} blicked on the wug", "label": None,
@@ -126,10 +126,10 @@ def spud_inputs(root: Path, dataset: str = "spud_en", language: str = "en", n_gr
                        artifacts.ITEMS_SPUD)
     ids = items["item_id"].to_list()
     n_tokens = rng.integers(5, 12, len(ids))
-    is_nonce = (items["method"] != "original").to_numpy()
+    is_nonce = (items["method"] != "orig").to_numpy()
     score_paths = []
     by_model: dict[str, list[pl.DataFrame]] = {}
-    for k, (model, method) in enumerate(SPUD_SCORERS):
+    for k, (model, method) in enumerate(SPUD_SCORING_FUNCTIONS):
         logprob = -n_tokens * (3.0 + 0.8 * is_nonce + 0.1 * k + rng.normal(0, 0.4, len(ids)))
         by_model.setdefault(model, []).append(scores_frame(ids, model, method, logprob, n_tokens))
     for model, frames in by_model.items():

@@ -21,10 +21,11 @@ from aggregate_inputs import (
 )
 
 FIGURES = (
-    ("figure-spud-ratios", "spud_ratios", "table-spud-scores", spud_inputs),
-    ("figure-german-roc", "german_case_roc", "table-german-case", german_case_inputs),
-    ("figure-german-order", "german_case_order_auc", "table-german-case", german_case_inputs),
-    ("figure-german-templates", "german_case_auc_templates", "table-german-case",
+    ("figure-spud-log-ratios", "spud_ratios", "table-spud-scores", spud_inputs),
+    ("figure-german-case-roc", "german_case_roc", "table-german-case", german_case_inputs),
+    ("figure-german-case-order-auc", "german_case_order_auc", "table-german-case",
+     german_case_inputs),
+    ("figure-german-case-auc-templates", "german_case_auc_templates", "table-german-case",
      german_case_inputs),
     ("figure-blimp-fields", "blimp_field", "table-blimp", blimp_inputs),
     ("figure-japanese-agreement", "japanese_agreement", "table-japanese", japanese_inputs),
@@ -69,7 +70,8 @@ def test_empty_table_gives_a_placeholder(tmp_path, run_cli):
 
 
 def test_missing_table_is_bad_input(tmp_path, run_cli):
-    code, _, err = run_cli("figure-german-roc", tmp_path / "nope.parquet", "--out", tmp_path / "f")
+    code, _, err = run_cli("figure-german-case-roc", tmp_path / "nope.parquet", "--out",
+                           tmp_path / "f")
     assert code == 2
     assert err.strip() == f"{tmp_path / 'nope.parquet'}: no such file"
     assert not list(tmp_path.iterdir())
@@ -128,5 +130,5 @@ def test_blimp_bars_show_a_field_without_accuracy_as_missing(tmp_path, run_cli):
     assert code == 0, err
     svg = stem.with_name("blimp_field.svg").read_bytes()
     assert _svg_texts(svg).count("n/a") == 1
-    # one bar (the morphology field): bars are the axes' patches with the scorer's colour
+    # one bar (the morphology field): bars are the axes' patches with the scoring function's colour
     assert svg.count(b"fill: #1f77b4") == 2  # the bar and its legend patch

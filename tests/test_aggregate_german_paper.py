@@ -206,8 +206,8 @@ def test_order_figure_shows_an_order_without_sentences_as_missing(produced, tmp_
     assert aucs.filter(pl.col("subset") == "NAD").is_empty()
     assert aucs.filter(pl.col("comparison") == "order_vs_other_orders").height == 5
     stem = tmp_path / "figures" / "german_case_order_auc"
-    assert main(["figure-german-order", str(tables / "german_case_order_auc.parquet"), "--out",
-                 str(stem)]) == 0
+    assert main(["figure-german-case-order-auc", str(tables / "german_case_order_auc.parquet"),
+                 "--out", str(stem)]) == 0
     svg = stem.with_name("german_case_order_auc.svg").read_text(encoding="utf-8")
     texts = [t.strip() for t in re.findall(r"<!-- (.*?) -->", svg)]
     assert texts.count("n/a") == 2

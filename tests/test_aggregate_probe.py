@@ -32,8 +32,8 @@ def test_summary_means_sds_and_deltas(probe):
     assert summary.height == 7 * 3
     runs = _rows(metrics, "bert", None, (6, 7))
     orig = runs.filter(pl.col("eval_set") == "orig").sort("seed")
-    row = summary.filter((pl.col("model") == "bert") & (pl.col("baseline") == "none")
-                         & (pl.col("dist_layer") == 6) & (pl.col("eval") == "orig")).row(
+    row = summary.filter((pl.col("model") == "bert") & (pl.col("baseline") == "lm")
+                         & (pl.col("dist_layer") == 6) & (pl.col("eval_set") == "orig")).row(
         0, named=True)
     assert row["n_runs"] == 3
     for metric in ("uas", "las", "relacc", "root_acc"):
@@ -44,16 +44,16 @@ def test_summary_means_sds_and_deltas(probe):
     spud = runs.filter(pl.col("eval_set").str.starts_with("spud/"))
     by_seed = dict(zip(orig["seed"], orig["uas"], strict=True))
     deltas = np.array([by_seed[s] - u for s, u in zip(spud["seed"], spud["uas"], strict=True)])
-    row = summary.filter((pl.col("model") == "bert") & (pl.col("baseline") == "none")
-                         & (pl.col("dist_layer") == 6) & (pl.col("eval") == "spud")).row(
+    row = summary.filter((pl.col("model") == "bert") & (pl.col("baseline") == "lm")
+                         & (pl.col("dist_layer") == 6) & (pl.col("eval_set") == "spud")).row(
         0, named=True)
     assert row["n_runs"] == 6 == len(deltas)  # three probe seeds x two nonce seeds
     assert row["uas_mean"] == pytest.approx(spud["uas"].mean())
     assert row["delta_uas_mean"] == pytest.approx(deltas.mean())
     assert row["delta_uas_sd"] == pytest.approx(deltas.std(ddof=1))
     # SPUD nonce sentences hurt more than POS-only ones in the generated metrics
-    pos = summary.filter((pl.col("model") == "bert") & (pl.col("baseline") == "none")
-                         & (pl.col("dist_layer") == 6) & (pl.col("eval") == "pos"))
+    pos = summary.filter((pl.col("model") == "bert") & (pl.col("baseline") == "lm")
+                         & (pl.col("dist_layer") == 6) & (pl.col("eval_set") == "pos"))
     assert row["delta_las_mean"] > pos["delta_las_mean"][0] > 0
     baseline = summary.filter(pl.col("baseline") == "MR")
     assert baseline.height == 3
@@ -62,7 +62,7 @@ def test_summary_means_sds_and_deltas(probe):
 def test_layer_table(probe):
     metrics, out = probe
     layers = assert_table_files(out, "probe_layers")
-    sweep = layers.filter((pl.col("model") == "bert") & (pl.col("eval") == "orig"))
+    sweep = layers.filter((pl.col("model") == "bert") & (pl.col("eval_set") == "orig"))
     assert sweep["layer"].to_list() == [0, 1, 2, 3]
     for layer, value in zip(sweep["layer"], sweep["las_mean"], strict=True):
         runs = _rows(metrics, "bert", None, (layer, layer)).filter(pl.col("eval_set") == "orig")
@@ -77,7 +77,7 @@ def test_nonce_rows_without_their_original_are_bad_input(tmp_path, run_cli):
     out = tmp_path / "tables"
     code, _, err = run_cli("table-probe", path, "--out-dir", out)
     assert code == 2
-    assert err.strip() == (f"{path}: probe run treebank=en_ewt, model=gpt, baseline=none, "
+    assert err.strip() == (f"{path}: probe run treebank=en_ewt, model=gpt, baseline=lm, "
                            "dist_layer=6, label_layer=7, auto_layers=False, seed=2 has a "
                            "'spud/seed1' row but no original-set row")
     assert not out.exists()

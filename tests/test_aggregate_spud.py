@@ -10,7 +10,7 @@ from scipy.stats import wilcoxon
 
 from spudflow.aggregate.outputs import DATA_FORMATS
 
-from aggregate_inputs import SPUD_SCORERS, assert_table_files, spud_inputs
+from aggregate_inputs import SPUD_SCORING_FUNCTIONS, assert_table_files, spud_inputs
 
 
 def _ratios(items_path, score_paths, model, method, nonce_method):
@@ -21,7 +21,7 @@ def _ratios(items_path, score_paths, model, method, nonce_method):
     ppl = dict(zip(scores["item_id"], scores["ppl"], strict=True))
     ratios = {}
     for group in items.partition_by("group_id"):
-        orig = group.filter(pl.col("method") == "original")["item_id"][0]
+        orig = group.filter(pl.col("method") == "orig")["item_id"][0]
         nonce = group.filter(pl.col("method") == nonce_method)["item_id"][0]
         ratios[group["group_id"][0]] = ppl[nonce] / ppl[orig]
     return ratios
@@ -41,8 +41,8 @@ def spud_tables(tmp_path, run_cli):
 def test_summary_matches_numpy(spud_tables):
     en, de, out = spud_tables
     summary = assert_table_files(out, "spud_ratio_summary")
-    # datasets x nonce methods x scorers x (seed 1, all seeds) x (outliers kept, removed)
-    assert summary.height == 2 * 2 * len(SPUD_SCORERS) * 2 * 2
+    # datasets x nonce methods x scoring functions x (seed 1, all seeds) x (outliers kept, removed)
+    assert summary.height == 2 * 2 * len(SPUD_SCORING_FUNCTIONS) * 2 * 2
     summary = summary.filter(pl.col("outliers") == "kept")
     assert summary["n_dropped"].to_list() == [0] * summary.height
     # with one seed, the combined row is that seed's row
@@ -56,7 +56,7 @@ def test_summary_matches_numpy(spud_tables):
             assert combined[column].to_list() == per_seed[column].to_list()
     summary = summary.filter(pl.col("nonce_seed") == "1")
     for (items, scores), dataset in ((en, "spud_en"), (de, "spud_de")):
-        for model, method in SPUD_SCORERS:
+        for model, method in SPUD_SCORING_FUNCTIONS:
             for nonce_method in ("spud", "pos"):
                 r = np.array(list(_ratios(items, scores, model, method, nonce_method).values()))
                 row = summary.filter((pl.col("dataset") == dataset) & (pl.col("model") == model)
@@ -76,7 +76,7 @@ def test_summary_matches_numpy(spud_tables):
 def test_wilcoxon_matches_scipy(spud_tables):
     en, _, out = spud_tables
     tests = assert_table_files(out, "spud_wilcoxon")
-    # datasets x nonce methods x pairs of three scorers x (seed 1, all seeds) x outliers
+    # datasets x nonce methods x pairs of three scoring functions x (seed 1, all seeds) x outliers
     assert tests.height == 2 * 2 * 3 * 2 * 2
     tests = tests.filter(pl.col("outliers") == "kept")
     a = _ratios(*en, "bert", "pppl", "spud")
@@ -115,11 +115,11 @@ def test_extremes_and_pair_data(spud_tables):
     assert top["orig_sentence"].startswith("the cat")
     assert top["nonce_sentence"].startswith("the dax")
     pairs = assert_table_files(out, "spud_ratios", formats=DATA_FORMATS)
-    assert pairs.height == 2 * 2 * 30 * len(SPUD_SCORERS)
+    assert pairs.height == 2 * 2 * 30 * len(SPUD_SCORING_FUNCTIONS)
     assert pairs["log_ratio"].to_numpy() == pytest.approx(np.log(pairs["ratio"].to_numpy()))
 
 
-def test_identical_scorers_get_no_test(tmp_path, run_cli):
+def test_identical_scoring_functions_get_no_test(tmp_path, run_cli):
     items, scores = spud_inputs(tmp_path, n_groups=8)
     copy_path = tmp_path / "results" / "scores" / "spud_en" / "gpt_copy" / "item_scores.parquet"
     rewrite(scores[0], lambda f: f.filter(pl.col("method") == "ppl").with_columns(
@@ -145,7 +145,7 @@ def test_two_originals_in_a_group_is_bad_input(tmp_path, run_cli):
                            "--out-dir", out)
     assert code == 2
     assert err.strip() == f"{items}: group 'g0' has more than one original sentence (method " \
-        "'original')"
+        "'orig')"
     assert not out.exists()
 
 

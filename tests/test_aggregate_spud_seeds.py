@@ -16,7 +16,7 @@ from aggregate_inputs import REPO, assert_table_files
 PUD = REPO / "resources" / "ud" / "UD_English-PUD" / "en_pud-ud-test.conllu.gz"
 N_SENTENCES = 40
 SEEDS = (1, 2)
-SCORERS = (("trigram", "kn"), ("trigram", "addk"))
+SCORING_FUNCTIONS = (("trigram", "kn"), ("trigram", "addk"))
 
 
 def _first_sentences(path, n: int) -> str:
@@ -55,15 +55,15 @@ def produced(tmp_path_factory):
     return items, scores / "item_scores.parquet", tables
 
 
-def _ratios(items_path, scores_path, scorer) -> dict[tuple[str, str], float]:
+def _ratios(items_path, scores_path, function) -> dict[tuple[str, str], float]:
     """(group, seed) -> r of one scoring function, straight from the producers' files."""
     items = pl.read_parquet(items_path)
     scores = pl.read_parquet(scores_path).filter(
-        pl.col("model") == scorer[0], pl.col("method") == scorer[1], pl.col("region").is_null())
+        pl.col("model") == function[0], pl.col("method") == function[1], pl.col("region").is_null())
     ppl = dict(zip(scores["item_id"], scores["ppl"], strict=True))
     ratios = {}
     for row in items.filter(pl.col("method") == "spud").iter_rows(named=True):
-        orig = f"{row['group_id']}:original"
+        orig = f"{row['group_id']}:orig"
         ratios[row["group_id"], str(row["seed"])] = ppl[row["item_id"]] / ppl[orig]
     return ratios
 
@@ -80,12 +80,12 @@ def test_inputs_have_one_nonce_version_per_seed(produced):
     items = pl.read_parquet(produced[0])
     nonce = items.filter(pl.col("method") == "spud")
     assert sorted(nonce["seed"].unique().to_list()) == list(SEEDS)
-    assert nonce.height == len(SEEDS) * items.filter(pl.col("method") == "original").height
+    assert nonce.height == len(SEEDS) * items.filter(pl.col("method") == "orig").height
 
 
 def test_wilcoxon_counts_each_original_once(produced):
     items, scores, tables = produced
-    a, b = (_ratios(items, scores, s) for s in SCORERS)
+    a, b = (_ratios(items, scores, s) for s in SCORING_FUNCTIONS)
     tests = assert_table_files(tables, "spud_wilcoxon")
     rows = tests.filter(pl.col("model_a") == "trigram", pl.col("outliers") == "kept")
     assert rows.filter(pl.col("method_a") != "addk").height == 0  # sorted: (addk, kn)
@@ -113,9 +113,9 @@ def test_wilcoxon_counts_each_original_once(produced):
 def test_summary_per_seed_and_combined(produced):
     items, scores, tables = produced
     summary = assert_table_files(tables, "spud_ratio_summary")
-    for scorer in SCORERS:
-        ratios = _ratios(items, scores, scorer)
-        rows = summary.filter(pl.col("model") == scorer[0], pl.col("method") == scorer[1],
+    for function in SCORING_FUNCTIONS:
+        ratios = _ratios(items, scores, function)
+        rows = summary.filter(pl.col("model") == function[0], pl.col("method") == function[1],
                               pl.col("outliers") == "kept")
         assert rows["nonce_seed"].to_list() == ["1", "2", "all"]
         for row in rows.iter_rows(named=True):
@@ -157,9 +157,9 @@ def test_summary_without_outliers(trimmed):
     items, scores, tables = trimmed
     summary = assert_table_files(tables, "spud_ratio_summary")
     dropped = 0
-    for scorer in SCORERS:
-        ratios = _ratios(items, scores, scorer)
-        rows = summary.filter(pl.col("model") == scorer[0], pl.col("method") == scorer[1])
+    for function in SCORING_FUNCTIONS:
+        ratios = _ratios(items, scores, function)
+        rows = summary.filter(pl.col("model") == function[0], pl.col("method") == function[1])
         # side by side: every seed's row on all observations, then without the outliers
         assert rows.select("nonce_seed", "outliers").rows() == [
             (seed, outliers) for seed in ("1", "2", "all") for outliers in ("kept", "removed")]
@@ -179,7 +179,7 @@ def test_summary_without_outliers(trimmed):
 
 def test_wilcoxon_without_outliers(trimmed):
     items, scores, tables = trimmed
-    kn, addk = (_ratios(items, scores, s) for s in SCORERS)
+    kn, addk = (_ratios(items, scores, s) for s in SCORING_FUNCTIONS)
     tests = assert_table_files(tables, "spud_wilcoxon").filter(pl.col("outliers") == "removed")
     assert tests["nonce_seed"].to_list() == ["1", "2", "all"]
     for row in tests.iter_rows(named=True):

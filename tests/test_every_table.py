@@ -133,14 +133,14 @@ def test_every_table_and_figure_is_written(finished_run):
     # the tiny BERT and its three baselines were probed on the held-out halves of tiny_en and
     # tiny_de (trained on the other halves) and their nonce versions
     probe = pl.read_parquet(tables / "probe_summary.parquet")
-    assert set(zip(probe["treebank"], probe["baseline"], probe["eval"], strict=True)) == {
-        (t, b, e) for t in ("tiny_en", "tiny_de") for b in ("none", "M0", "MR", "MRC")
+    assert set(zip(probe["treebank"], probe["baseline"], probe["eval_set"], strict=True)) == {
+        (t, b, e) for t in ("tiny_en", "tiny_de") for b in ("lm", "M0", "MR", "MRC")
         for e in ("orig", "spud", "pos")}
-    assert probe.filter(pl.col("eval") != "orig")["delta_las_mean"].null_count() == 0
+    assert probe.filter(pl.col("eval_set") != "orig")["delta_las_mean"].null_count() == 0
     languages = pl.read_parquet(tables / "probe_languages.parquet")
     assert set(zip(languages["treebank"], languages["baseline"], languages["nonce"],
                    strict=True)) == {
-        (t, b, e) for t in ("tiny_en", "tiny_de") for b in ("none", "M0", "MR", "MRC")
+        (t, b, e) for t in ("tiny_en", "tiny_de") for b in ("lm", "M0", "MR", "MRC")
         for e in ("spud", "pos")}
     # per treebank: the LM at its configured pair (1, auto) and the sweep's (0,0), (1,1), (2,2)
     # (label_layer: auto runs the sweep), M0, MR and MRC (auto too): 7 x 2 nonce methods
@@ -217,9 +217,9 @@ def test_auto_label_layer_is_chosen_and_used(finished_run):
         assert task.filter(pl.col("label_chosen"))["layer"].n_unique() == 1
         assert task["dist_chosen"].sum() == 4  # the sweep's best distance layer, unused
     chosen = layers.filter(pl.col("label_chosen"))["layer"].unique().to_list()
-    assert set(layers["eval"]) == {"dev", "orig", "spud", "pos"}
+    assert set(layers["eval_set"]) == {"dev", "orig", "spud", "pos"}
     summary = pl.read_parquet(tables / "probe_summary.parquet").filter(pl.col("auto_layers"))
-    assert set(summary["baseline"]) == {"none", "MR", "MRC"}
+    assert set(summary["baseline"]) == {"lm", "MR", "MRC"}
     assert set(summary["label_layer"]) == set(chosen) and set(summary["dist_layer"]) == {1}
     edges = pl.read_parquet(tables / "probe_edges.parquet")
     assert set(edges["direction"]) == {"left", "right", "root"}

@@ -168,6 +168,7 @@ def test_japanese_headline_shows_the_ties_beside_the_accuracy(tmp_path, run_cli)
     assert code == 0, err
     section = read_page(page)["japanese_accuracy"]
     header, *body = section["rows"]
-    assert header == ["dataset", "scorer", "n_obligatory", "accuracy_obligatory", "n_ties"]
+    assert header == [
+        "dataset", "scoring_function", "n_obligatory", "accuracy_obligatory", "n_ties"]
     assert body == [["japanese_base", "trigram · kn", "194", fmt(5 / 194), "189"]]
     assert "count as wrong" in section["text"]

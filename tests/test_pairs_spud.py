@@ -99,11 +99,11 @@ def test_groups_hold_the_original_and_each_nonce_version(treebanks, tmp_path, ca
     rows = _build(capsys, tmp_path / "items.parquet", *treebanks)
     # s2 has 3 words (< 4) and is left out.
     assert [(r["group_id"], r["method"], r["seed"]) for r in rows] == [
-        ("spud_fr_test:s1", "original", None), ("spud_fr_test:s1", "spud", 1),
-        ("spud_fr_test:s1", "pos", 2), ("spud_fr_test:s3", "original", None),
+        ("spud_fr_test:s1", "orig", None), ("spud_fr_test:s1", "spud", 1),
+        ("spud_fr_test:s1", "pos", 2), ("spud_fr_test:s3", "orig", None),
         ("spud_fr_test:s3", "spud", 1), ("spud_fr_test:s3", "pos", 2)]
     assert [r["item_id"] for r in rows[:3]] == [
-        "spud_fr_test:s1:original", "spud_fr_test:s1:spud:seed1", "spud_fr_test:s1:pos:seed2"]
+        "spud_fr_test:s1:orig", "spud_fr_test:s1:spud:seed1", "spud_fr_test:s1:pos:seed2"]
     assert [r["label"] for r in rows] == [1, None, None] * 2
     assert [r["n_replaced"] for r in rows] == [None, 2, 1, None, 1, 0]
     assert {r["language"] for r in rows} == {"fr"}
@@ -136,7 +136,7 @@ def test_min_words_is_configurable(treebanks, tmp_path, capsys):
     rows = _build(capsys, tmp_path / "items.parquet", orig, spud, extra=["--min-words", "3"])
     assert [r["sent_id"] for r in rows] == ["s1", "s1", "s2", "s2", "s3", "s3"]
     rows = _build(capsys, tmp_path / "items.parquet", orig, extra=["--min-words", "8"])
-    assert [r["item_id"] for r in rows] == ["spud_fr_test:s3:original"]
+    assert [r["item_id"] for r in rows] == ["spud_fr_test:s3:orig"]
 
 
 def test_item_ids_and_bytes_are_stable(treebanks, tmp_path, capsys):

@@ -19,7 +19,7 @@ from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
 
-SCORER = ["dataset", "model", "method"]
+DATASET_SCORING = ["dataset", "model", "method"]
 PARADIGM = ["field", "linguistics_term", "uid"]
 
 
@@ -44,23 +44,23 @@ def pair_outcomes(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
     sides = {}
     for side, label in (("good", 1), ("bad", 0)):
         sides[side] = scored.filter(pl.col("label") == label).select(
-            *SCORER, "group_id", pl.col("logprob_sum").alias(f"logprob_{side}"),
+            *DATASET_SCORING, "group_id", pl.col("logprob_sum").alias(f"logprob_{side}"),
             pl.col("usable").alias(f"usable_{side}"))
     pair_items = items.filter(pl.col("label") == 1).select("dataset", "group_id", *PARADIGM,
                                                            "pair_id")
-    pairs = pl.concat([sides["good"].select(*SCORER, "group_id"),
-                       sides["bad"].select(*SCORER, "group_id")]).unique()
+    pairs = pl.concat([sides["good"].select(*DATASET_SCORING, "group_id"),
+                       sides["bad"].select(*DATASET_SCORING, "group_id")]).unique()
     pairs = pairs.join(pair_items, on=["dataset", "group_id"], how="inner")
     for side in ("good", "bad"):
-        pairs = pairs.join(sides[side], on=[*SCORER, "group_id"], how="left")
+        pairs = pairs.join(sides[side], on=[*DATASET_SCORING, "group_id"], how="left")
     both = pl.col("usable_good").fill_null(False) & pl.col("usable_bad").fill_null(False)
     pairs = pairs.with_columns(both.alias("scored"))
     return pairs.with_columns(
         (pl.col("scored") & (pl.col("logprob_good") > pl.col("logprob_bad"))).alias("correct"),
         (pl.col("scored") & (pl.col("logprob_good") == pl.col("logprob_bad"))).alias("tie"),
         (~pl.col("scored")).alias("skipped"),
-    ).select(*SCORER, "group_id", *PARADIGM, "pair_id", "logprob_good", "logprob_bad", "scored",
-             "correct", "tie", "skipped").sort([*SCORER, "group_id"])
+    ).select(*DATASET_SCORING, "group_id", *PARADIGM, "pair_id", "logprob_good", "logprob_bad",
+             "scored", "correct", "tie", "skipped").sort([*DATASET_SCORING, "group_id"])
 
 
 def _accuracy(keys: list[str], frame: pl.DataFrame) -> pl.DataFrame:
@@ -78,9 +78,9 @@ def _accuracy(keys: list[str], frame: pl.DataFrame) -> pl.DataFrame:
 
 def accuracy_tables(pairs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(per paradigm, per field, overall)."""
-    paradigm = _accuracy([*SCORER, *PARADIGM], pairs)
+    paradigm = _accuracy([*DATASET_SCORING, *PARADIGM], pairs)
     tables = [paradigm]
-    for keys in ([*SCORER, "field"], SCORER):
+    for keys in ([*DATASET_SCORING, "field"], DATASET_SCORING):
         # Paradigms with an accuracy: the mean's denominator.
         macro = paradigm.group_by(keys).agg(
             pl.col("accuracy").is_not_null().sum().cast(pl.Int64).alias("n_paradigms"),

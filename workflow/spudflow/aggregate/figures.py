@@ -70,19 +70,19 @@ def spud_log_ratios(pairs: pl.DataFrame, stem: str | Path) -> None:
     if pairs.is_empty():
         return _empty(stem, "sentence pairs")
     pairs = per_original(pairs).with_columns(
-        pl.concat_str("model", pl.lit("/"), "method").alias("scorer"))
-    scorer_names = sorted(pairs["scorer"].unique())
+        pl.concat_str("model", pl.lit("/"), "method").alias("function"))
+    function_names = sorted(pairs["function"].unique())
     methods = sorted(pairs["nonce_method"].unique())
     fig, axes = _panels(len(methods), width=max(5.0, 1.2 * pairs["language"].n_unique() + 2))
-    width = 0.8 / len(scorer_names)
+    width = 0.8 / len(function_names)
     for ax, method in zip(axes, methods, strict=False):
         panel = pairs.filter(pl.col("nonce_method") == method)
         languages = sorted(panel["language"].unique())
-        for j, scorer in enumerate(scorer_names):
+        for j, function in enumerate(function_names):
             data, positions = [], []
             for i, language in enumerate(languages):
                 values = panel.filter((pl.col("language") == language)
-                                      & (pl.col("scorer") == scorer))["log_ratio"]
+                                      & (pl.col("function") == function))["log_ratio"]
                 if values.len():
                     data.append(values.to_numpy())
                     positions.append(i - 0.4 + width * (j + 0.5))
@@ -96,12 +96,12 @@ def spud_log_ratios(pairs: pl.DataFrame, stem: str | Path) -> None:
         ax.set_ylabel("log ratio nonce / original")
         ax.set_title(f"nonce method: {method}")
     axes[0].legend(handles=[Patch(color=COLOURS[j % len(COLOURS)], label=s)
-                            for j, s in enumerate(scorer_names)], fontsize=7)
+                            for j, s in enumerate(function_names)], fontsize=7)
     save(fig, stem)
 
 
 @styled
-def german_roc(points: pl.DataFrame, stem: str | Path) -> None:
+def german_case_roc(points: pl.DataFrame, stem: str | Path) -> None:
     """ROC curves per scoring function, all templates pooled; one panel per dataset."""
     if points.is_empty():
         return _empty(stem, "ROC curves")
@@ -131,12 +131,12 @@ ORDER_PANELS = {
 }
 
 
-def _scorer_bars(ax, panel: pl.DataFrame, names: list[str], scorer_names: list[str]) -> None:
+def _function_bars(ax, panel: pl.DataFrame, names: list[str], function_names: list[str]) -> None:
     """Bars of auc_mean ± auc_sd per subset (x) and scoring function (colour); a missing mean
     gets no bar but n/a, a missing sd no error bar."""
-    width = 0.8 / len(scorer_names)
-    for j, scorer in enumerate(scorer_names):
-        rows = {r["subset"]: r for r in panel.filter(pl.col("scorer") == scorer).iter_rows(
+    width = 0.8 / len(function_names)
+    for j, function in enumerate(function_names):
+        rows = {r["subset"]: r for r in panel.filter(pl.col("function") == function).iter_rows(
             named=True)}
         for i, name in enumerate(names):
             x = i - 0.4 + width * (j + 0.5)
@@ -146,7 +146,7 @@ def _scorer_bars(ax, panel: pl.DataFrame, names: list[str], scorer_names: list[s
                         color="grey")
                 continue
             ax.bar(x, row["auc_mean"], width=width * 0.9, color=COLOURS[j % len(COLOURS)],
-                   label=scorer if i == 0 else None,
+                   label=function if i == 0 else None,
                    yerr=row["auc_sd"] if row["auc_sd"] is not None else None,
                    error_kw={"linewidth": 0.6, "capsize": 1.5})
     ax.axhline(0.5, color="grey", linewidth=0.5, linestyle=":")
@@ -155,22 +155,22 @@ def _scorer_bars(ax, panel: pl.DataFrame, names: list[str], scorer_names: list[s
 
 
 @styled
-def german_order(aucs: pl.DataFrame, stem: str | Path) -> None:
+def german_case_order_auc(aucs: pl.DataFrame, stem: str | Path) -> None:
     """FIGREF20: mean template AUC (± sd) per case order, one order against all six and against
     the violations, and by the positions of the doubled case; one row of panels per dataset."""
     aucs = aucs.filter(pl.col("comparison").is_in(list(ORDER_PANELS)))
     if aucs.is_empty():
         return _empty(stem, "case order AUCs")
-    aucs = aucs.with_columns(pl.concat_str("model", pl.lit("/"), "method").alias("scorer"))
+    aucs = aucs.with_columns(pl.concat_str("model", pl.lit("/"), "method").alias("function"))
     datasets = sorted(aucs["dataset"].unique())
-    scorer_names = sorted(aucs["scorer"].unique())
+    function_names = sorted(aucs["function"].unique())
     fig, axes = _panels(len(datasets) * len(ORDER_PANELS), width=4.0, height=3.0,
                         ncols=len(ORDER_PANELS))
     for d, dataset in enumerate(datasets):
         for c, (comparison, (title, names)) in enumerate(ORDER_PANELS.items()):
             ax = axes[d * len(ORDER_PANELS) + c]
             panel = aucs.filter(pl.col("dataset") == dataset, pl.col("comparison") == comparison)
-            _scorer_bars(ax, panel, list(names), scorer_names)
+            _function_bars(ax, panel, list(names), function_names)
             ax.set_title(f"{dataset}: {title}", fontsize=7)
             if c == 0:
                 ax.set_ylabel("ROC AUC (mean over templates)")
@@ -179,23 +179,23 @@ def german_order(aucs: pl.DataFrame, stem: str | Path) -> None:
 
 
 @styled
-def german_templates(per_template: pl.DataFrame, stem: str | Path) -> None:
+def german_case_auc_templates(per_template: pl.DataFrame, stem: str | Path) -> None:
     """FIGREF16: the distribution of the per-template AUCs per scoring function (box and every
     template as a dot, the mean as a diamond); one panel per dataset and analysis."""
     per_template = per_template.filter(pl.col("auc").is_not_null())
     if per_template.is_empty():
         return _empty(stem, "template AUCs")
     per_template = per_template.with_columns(
-        pl.concat_str("model", pl.lit("/"), "method").alias("scorer"))
+        pl.concat_str("model", pl.lit("/"), "method").alias("function"))
     panels = sorted(per_template.select("dataset", "analysis").unique().iter_rows())
-    scorer_names = sorted(per_template["scorer"].unique())
-    fig, axes = _panels(len(panels), width=max(4.0, 0.9 * len(scorer_names) + 2), height=3.2,
+    function_names = sorted(per_template["function"].unique())
+    fig, axes = _panels(len(panels), width=max(4.0, 0.9 * len(function_names) + 2), height=3.2,
                         ncols=min(2, len(panels)))
     for ax, (dataset, analysis) in zip(axes, panels, strict=False):
         panel = per_template.filter(pl.col("dataset") == dataset,
                                     pl.col("analysis") == analysis)
-        for j, scorer in enumerate(scorer_names):
-            values = panel.filter(pl.col("scorer") == scorer).sort("template")["auc"].to_numpy()
+        for j, function in enumerate(function_names):
+            values = panel.filter(pl.col("function") == function).sort("template")["auc"].to_numpy()
             if not len(values):
                 ax.text(j, 0.02, MISSING, ha="center", va="bottom", fontsize=6, color="grey")
                 continue
@@ -207,7 +207,7 @@ def german_templates(per_template: pl.DataFrame, stem: str | Path) -> None:
             ax.scatter(j + np.asarray(spread), values, s=6, color=colour, zorder=3)
             ax.scatter([j], [values.mean()], marker="D", s=18, color="black", zorder=4)
         ax.axhline(0.5, color="grey", linewidth=0.5, linestyle=":")
-        ax.set_xticks(range(len(scorer_names)), scorer_names, rotation=30, ha="right")
+        ax.set_xticks(range(len(function_names)), function_names, rotation=30, ha="right")
         ax.set_ylim(0, 1)
         ax.set_ylabel("ROC AUC per template")
         ax.set_title(f"{dataset} ({analysis})")
@@ -224,7 +224,7 @@ def probe_layers(layers: pl.DataFrame, stem: str | Path) -> None:
     and nonce sets; one row of panels per treebank (App. F.6, Fig. 8). The layers chosen for
     `auto` are marked by a vertical line in the model's colour: the label layer on the RelAcc
     panel, the distance layer on the UAS panel, both on the LAS panel."""
-    layers = layers.filter(pl.col("baseline") == "none")
+    layers = layers.filter(pl.col("baseline") == "lm")
     if layers.is_empty():
         return _empty(stem, "layer sweep")
     metrics = ("relacc_mean", "uas_mean", "las_mean")
@@ -236,7 +236,7 @@ def probe_layers(layers: pl.DataFrame, stem: str | Path) -> None:
             ax = axes[t * len(metrics) + m]
             panel = layers.filter(pl.col("treebank") == treebank)
             for (model, eval_set), curve in sorted(
-                    panel.partition_by("model", "eval", as_dict=True).items()):
+                    panel.partition_by("model", "eval_set", as_dict=True).items()):
                 curve = curve.sort("layer")
                 ax.plot(curve["layer"], curve[metric], marker="o", markersize=2,
                         color=COLOURS[models.index(model) % len(COLOURS)],
@@ -259,23 +259,23 @@ def blimp_fields(fields: pl.DataFrame, stem: str | Path) -> None:
     """BLiMP accuracy per field, one bar per scoring function; one panel per dataset."""
     if fields.is_empty():
         return _empty(stem, "BLiMP results")
-    fields = fields.with_columns(pl.concat_str("model", pl.lit("/"), "method").alias("scorer"))
+    fields = fields.with_columns(pl.concat_str("model", pl.lit("/"), "method").alias("function"))
     datasets = sorted(fields["dataset"].unique())
     fig, axes = _panels(len(datasets), width=max(5.0, 1.1 * fields["field"].n_unique() + 2))
     for ax, dataset in zip(axes, datasets, strict=False):
         panel = fields.filter(pl.col("dataset") == dataset)
         names = sorted(panel["field"].unique())
-        scorer_names = sorted(panel["scorer"].unique())
-        width = 0.8 / len(scorer_names)
-        for j, scorer in enumerate(scorer_names):
-            rows = dict(panel.filter(pl.col("scorer") == scorer).select("field", "accuracy")
+        function_names = sorted(panel["function"].unique())
+        width = 0.8 / len(function_names)
+        for j, function in enumerate(function_names):
+            rows = dict(panel.filter(pl.col("function") == function).select("field", "accuracy")
                         .iter_rows())
             x = [i - 0.4 + width * (j + 0.5) for i in range(len(names))]
             # A field without an accuracy (no row, or no pair scored) gets no bar but "n/a".
             shown = [(x_i, rows[n]) for x_i, n in zip(x, names, strict=True)
                      if rows.get(n) is not None]
             ax.bar([x_i for x_i, _ in shown], [v for _, v in shown], width=width * 0.9,
-                   label=scorer, color=COLOURS[j % len(COLOURS)])
+                   label=function, color=COLOURS[j % len(COLOURS)])
             for x_i, n in zip(x, names, strict=True):
                 if rows.get(n) is None:
                     ax.text(x_i, 0.02, MISSING, ha="center", va="bottom", rotation=90,

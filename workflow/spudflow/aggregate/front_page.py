@@ -18,7 +18,7 @@ from spudflow.core.contract import read_artifact
 from spudflow.core.outputs_registry import FIGURE_OUTPUTS, TABLE_OUTPUTS
 from spudflow.core.table_artifacts import TABLES
 
-SCORER = pl.concat_str("model", pl.lit(" · "), "method").alias("scorer")
+SCORING_FUNCTION = pl.concat_str("model", pl.lit(" · "), "method").alias("scoring_function")
 
 
 def spud_headline(summary: pl.DataFrame) -> pl.DataFrame:
@@ -58,11 +58,12 @@ def german_headline(auc: pl.DataFrame) -> pl.DataFrame:
 
 
 def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
-    """MCC of the cross-validated thresholds per split (rows) and scorer × normalisation."""
+    """MCC of the cross-validated thresholds per split (rows) and scoring function ×
+    normalisation."""
     rows = thresholds.with_columns(
         pl.concat_str("model", pl.lit(" · "), "method", pl.lit(" · "), "normalisation")
-        .alias("scorer"))
-    return _pivot(rows, "split", "scorer", "mcc")
+        .alias("scoring_function"))
+    return _pivot(rows, "split", "scoring_function", "mcc")
 
 
 def blimp_headline(overall: pl.DataFrame) -> pl.DataFrame:
@@ -74,10 +75,11 @@ def blimp_headline(overall: pl.DataFrame) -> pl.DataFrame:
 
 def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
     """Share of obligatory contexts where the whole-sentence score prefers the right verb, per
-    dataset and scorer, with the tied pairs beside it (they count as wrong)."""
-    rows = accuracy.filter(pl.col("region").is_null()).with_columns(SCORER)
-    return rows.select("dataset", "scorer", "n_obligatory", "accuracy_obligatory",
-                       pl.col("n_ties_obligatory").alias("n_ties")).sort("dataset", "scorer")
+    dataset and scoring function, with the tied pairs beside it (they count as wrong)."""
+    rows = accuracy.filter(pl.col("region").is_null()).with_columns(SCORING_FUNCTION)
+    return rows.select("dataset", "scoring_function", "n_obligatory", "accuracy_obligatory",
+                       pl.col("n_ties_obligatory").alias("n_ties")
+                       ).sort("dataset", "scoring_function")
 
 
 def _pivot(rows: pl.DataFrame, index: str, on: str, values: str) -> pl.DataFrame:
@@ -111,7 +113,7 @@ SECTIONS = (
     Section("SPUD: DepProbe", "SPUD paper, Tables 3–4 and 14–16", "probe_languages",
             probe_headline, "Probe LAS on each treebank's original test sentences and its drop "
             "Δ = orig − nonce on the nonce versions, means over probe seeds (and nonce seeds), "
-            "per treebank, model, baseline (none: the LM) and layers."),
+            "per treebank, model, baseline (`lm`: the LM itself) and layers."),
     Section("German case violations", "German case paper, TABREF18", "german_case_auc",
             german_headline, "ROC AUC of sentence log-probability, grammatical sentences against "
             "case violations: mean and sd over templates."),
@@ -121,7 +123,8 @@ SECTIONS = (
     Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,
             "Accuracy over the scored minimal pairs: the grammatical sentence gets the higher "
             "log-probability; n_ties pairs have equal scores and count as wrong (an accuracy "
-            "far below 0.5 with many ties means the scorer cannot tell the sentences apart)."),
+            "far below 0.5 with many ties means the scoring function cannot tell the sentences "
+            "apart)."),
     Section("Japanese transitivity", "Japanese thesis, §4.5", "japanese_accuracy",
             japanese_headline, "Accuracy on obligatory contexts: the whole-sentence perplexity "
             "prefers the verb of the right transitivity; n_ties obligatory pairs have equal "

@@ -14,7 +14,7 @@ from sklearn.metrics import roc_auc_score, roc_curve
 
 from spudflow.aggregate.german_case_groups import (
     CASES,
-    SCORER,
+    DATASET_SCORING,
     animacy_aucs,
     auc,
     mean_sd,
@@ -80,13 +80,13 @@ def template_aucs(scored: pl.DataFrame) -> pl.DataFrame:
     """AUC per scoring function and template: all sentences, and restricted to the original case
     assignment among the grammatical sentences (all violations kept)."""
     rows = []
-    groups = scored.partition_by([*SCORER, "template"], as_dict=True, maintain_order=True)
+    groups = scored.partition_by([*DATASET_SCORING, "template"], as_dict=True, maintain_order=True)
     for key in sorted(groups):
         group = groups[key]
         restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
         for analysis, frame in (("all", group), ("restricted", restricted)):
             labels = frame["grammatical"].cast(pl.Int8).to_numpy()
-            rows.append({**dict(zip([*SCORER, "template"], key, strict=True)),
+            rows.append({**dict(zip([*DATASET_SCORING, "template"], key, strict=True)),
                          "analysis": analysis, "n_grammatical": int(labels.sum()),
                          "n_violation": int(len(labels) - labels.sum()),
                          "auc": auc(labels, frame["logprob_sum"].to_numpy())})
@@ -100,7 +100,7 @@ def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
     """Per template, the grammatical sentences (all: TABREF18; restricted to the original case
     assignment: TABREF24) against the violations that double one case."""
     rows = []
-    groups = scored.partition_by([*SCORER, "template"], as_dict=True, maintain_order=True)
+    groups = scored.partition_by([*DATASET_SCORING, "template"], as_dict=True, maintain_order=True)
     for key in sorted(groups):
         group = groups[key]
         restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
@@ -109,20 +109,20 @@ def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
                 frame = sentences.filter(pl.col("grammatical")
                                          | (pl.col("violation") == violation))
                 labels = frame["grammatical"].cast(pl.Int8).to_numpy()
-                rows.append({**dict(zip([*SCORER, "template"], key, strict=True)),
+                rows.append({**dict(zip([*DATASET_SCORING, "template"], key, strict=True)),
                              "analysis": analysis, "violation": violation,
                              "auc": auc(labels, frame["logprob_sum"].to_numpy())})
-    frame = pl.DataFrame(rows, schema={**{k: pl.String for k in [*SCORER, "template"]},
+    frame = pl.DataFrame(rows, schema={**{k: pl.String for k in [*DATASET_SCORING, "template"]},
                                        "analysis": pl.String, "violation": pl.String,
                                        "auc": pl.Float64})
     rank = {v: i for i, v in enumerate(VIOLATIONS)}
-    return mean_sd(frame, [*SCORER, "analysis", "violation"]).sort(
-        [*SCORER, "analysis", pl.col("violation").replace_strict(rank)])
+    return mean_sd(frame, [*DATASET_SCORING, "analysis", "violation"]).sort(
+        [*DATASET_SCORING, "analysis", pl.col("violation").replace_strict(rank)])
 
 
 def order_means(scored: pl.DataFrame) -> pl.DataFrame:
     """Mean sentence log-probability per order of the cases in the sentence."""
-    keys = [*SCORER, "grammatical", "case_order"]
+    keys = [*DATASET_SCORING, "grammatical", "case_order"]
     return scored.group_by(keys).agg(
         pl.len().cast(pl.Int64).alias("n_items"),
         pl.col("logprob_sum").mean().alias("logprob_mean"),
@@ -133,7 +133,7 @@ def order_means(scored: pl.DataFrame) -> pl.DataFrame:
 def roc_points(scored: pl.DataFrame) -> pl.DataFrame:
     """sklearn.metrics.roc_curve over all templates pooled, per scoring function."""
     frames = []
-    groups = scored.partition_by(SCORER, as_dict=True, maintain_order=True)
+    groups = scored.partition_by(DATASET_SCORING, as_dict=True, maintain_order=True)
     for key in sorted(groups):
         group = groups[key]
         labels = group["grammatical"].cast(pl.Int8).to_numpy()
@@ -142,7 +142,7 @@ def roc_points(scored: pl.DataFrame) -> pl.DataFrame:
             continue
         fpr, tpr, thresholds = roc_curve(labels, scores)
         frames.append(pl.DataFrame({
-            **{k: [v] * len(fpr) for k, v in zip(SCORER, key, strict=True)},
+            **{k: [v] * len(fpr) for k, v in zip(DATASET_SCORING, key, strict=True)},
             "fpr": fpr, "tpr": tpr, "threshold": thresholds,
             "auc": [float(roc_auc_score(labels, scores))] * len(fpr),
         }))
@@ -162,7 +162,7 @@ def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]
               "ROC AUC of sentence log-probability, grammatical sentences against case "
               "violations, per template (restricted: only the original case assignment among "
               "the grammatical sentences)."),
-        Table("german_case_auc", mean_sd(per_template, [*SCORER, "analysis"]),
+        Table("german_case_auc", mean_sd(per_template, [*DATASET_SCORING, "analysis"]),
               "ROC AUC per scoring function: mean and sd over templates."),
         Table("german_case_auc_violation", violation_aucs(scored),
               "ROC AUC per violation type (the doubled case; TABREF18, and restricted to the "

@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 from sklearn.metrics import roc_auc_score
 
-SCORER = ["dataset", "model", "method"]
+DATASET_SCORING = ["dataset", "model", "method"]
 CASES = "NAD"
 # The cases in sentence order of the six grammatical sentences of each assignment.
 GRAMMATICAL_ORDERS = ("NAD", "NDA", "AND", "ADN", "DNA", "DAN")
@@ -55,18 +55,18 @@ def template_comparisons(scored: pl.DataFrame, comparisons: list[Comparison]) ->
     """One row per scoring function, template and comparison: the subsets' sizes and the AUC
     (null unless both subsets have sentences)."""
     rows = []
-    groups = scored.partition_by([*SCORER, "template"], as_dict=True, maintain_order=True)
+    groups = scored.partition_by([*DATASET_SCORING, "template"], as_dict=True, maintain_order=True)
     for key in sorted(groups):
         group = groups[key]
         for c in comparisons:
             positives = group.filter(c.positives)["logprob_sum"].to_numpy()
             negatives = group.filter(c.negatives)["logprob_sum"].to_numpy()
             labels = np.concatenate([np.ones(len(positives)), np.zeros(len(negatives))])
-            rows.append({**dict(zip([*SCORER, "template"], key, strict=True)),
+            rows.append({**dict(zip([*DATASET_SCORING, "template"], key, strict=True)),
                          "comparison": c.comparison, "subset": c.subset,
                          "n_positive": len(positives), "n_negative": len(negatives),
                          "auc": auc(labels, np.concatenate([positives, negatives]))})
-    schema = {**{k: pl.String for k in [*SCORER, "template", "comparison", "subset"]},
+    schema = {**{k: pl.String for k in [*DATASET_SCORING, "template", "comparison", "subset"]},
               "n_positive": pl.Int64, "n_negative": pl.Int64, "auc": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
 
@@ -107,10 +107,10 @@ def order_aucs(scored: pl.DataFrame) -> pl.DataFrame:
         doubled_positions, return_dtype=pl.String).alias("doubled_positions"))
     violation_orders = sorted(scored.filter(~pl.col("grammatical"))["case_order"].unique())
     per_template = template_comparisons(scored, order_comparisons(violation_orders))
-    summary = mean_sd(per_template, [*SCORER, "comparison", "subset"],
+    summary = mean_sd(per_template, [*DATASET_SCORING, "comparison", "subset"],
                       sums=("n_positive", "n_negative"))
     rank = {name: i for i, name in enumerate(COMPARISON_ORDER)}
-    return summary.sort([*SCORER, pl.col("comparison").replace_strict(rank), "subset"])
+    return summary.sort([*DATASET_SCORING, pl.col("comparison").replace_strict(rank), "subset"])
 
 
 COMPARISON_ORDER = ("order_vs_other_orders", "order_vs_all_orders", "order_vs_violations",
@@ -125,7 +125,7 @@ def animacy_aucs(scored: pl.DataFrame) -> pl.DataFrame:
                    for k, case in enumerate(CASES)]
     grammatical = scored.filter(pl.col("grammatical") & pl.col("case_animacy").is_not_null())
     per_template = template_comparisons(grammatical, comparisons)
-    summary = mean_sd(per_template, [*SCORER, "subset"], sums=("n_positive", "n_negative"))
+    summary = mean_sd(per_template, [*DATASET_SCORING, "subset"], sums=("n_positive", "n_negative"))
     return summary.rename({"subset": "case", "n_positive": "n_animate",
                            "n_negative": "n_inanimate"}).sort(
-        [*SCORER, pl.col("case").replace_strict({c: i for i, c in enumerate(CASES)})])
+        [*DATASET_SCORING, pl.col("case").replace_strict({c: i for i, c in enumerate(CASES)})])

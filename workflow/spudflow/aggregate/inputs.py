@@ -76,7 +76,8 @@ def scored_items(items: pl.DataFrame, scores: pl.DataFrame,
         row = unknown.row(0, named=True)
         raise InputError(row["source_file"], None, f"item {row['item_id']!r} of dataset "
                          f"{row['dataset']!r} is in no items file")
-    # Rows in items-file order within each scorer, so that seeded fold splits follow the file.
+    # Rows in items-file order within each scoring function, so that seeded fold splits follow
+    # the file.
     items = items.drop("source_file").with_row_index("item_order")
     joined = scores.drop("source_file").join(items, on=["dataset", "item_id"], how="inner")
     return joined.sort(["model", "method", "region", "item_order"], nulls_last=False).drop(
@@ -98,10 +99,10 @@ def read_layer_choices(paths: Iterable[str | Path]) -> pl.DataFrame | None:
     return pl.concat(frames) if frames else None
 
 
-def scorers(frame: pl.DataFrame) -> list[tuple[str, str]]:
+def scoring_functions(frame: pl.DataFrame) -> list[tuple[str, str]]:
     """(model, method) pairs in the frame, sorted."""
     return sorted(frame.select("model", "method").unique().iter_rows())
 
 
-def of_scorer(frame: pl.DataFrame, scorer: tuple[str, str]) -> pl.DataFrame:
-    return frame.filter((pl.col("model") == scorer[0]) & (pl.col("method") == scorer[1]))
+def of_scoring_function(frame: pl.DataFrame, function: tuple[str, str]) -> pl.DataFrame:
+    return frame.filter((pl.col("model") == function[0]) & (pl.col("method") == function[1]))

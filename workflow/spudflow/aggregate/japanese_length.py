@@ -21,7 +21,7 @@ CORRELATION_SCHEMA = TABLES["japanese_length_correlation"].polars_schema()
 
 
 def whole_sentences(scored: pl.DataFrame) -> pl.DataFrame:
-    """Whole-sentence rows with a perplexity (rows the scorer skipped have none)."""
+    """Whole-sentence rows with a perplexity (rows the scoring stage skipped have none)."""
     return scored.filter(pl.col("region").is_null() & pl.col("ppl").is_not_null()).select(
         *KEYS, "item_id", pl.col("n_tokens").cast(pl.Int64), "ppl")
 

@@ -18,21 +18,24 @@ from spudflow.core.errors import InputError
 RUN = ["treebank", "model", "baseline", "dist_layer", "label_layer", "auto_layers"]
 METRICS = ("relacc", "uas", "las", "root_acc")
 DELTA_METRICS = ("relacc", "uas", "las")
-# The LM itself, as opposed to the M0 / MR / MRC baselines (null in the metrics files).
-NO_BASELINE = "none"
+# The baseline that is the LM itself, as opposed to M0 / MR / MRC (docs/glossary.md); older
+# metrics files write it null.
+LM_BASELINE = "lm"
 
 
 def with_eval(metrics: pl.DataFrame) -> pl.DataFrame:
-    """eval: "orig" or the nonce method of eval_set ("spud/seed1" -> "spud")."""
+    """eval_set pooled over nonce seeds: `orig` or the nonce method ("spud/seed1" -> "spud");
+    the file's own name kept as eval_version (for messages)."""
     is_orig = pl.col("eval_set") == columns.PROBE_ORIG_EVAL_SET
     method = pl.col("eval_set").str.split(columns.PROBE_EVAL_SET_SEPARATOR).list.first()
     return metrics.with_columns(
-        pl.col("treebank", "model", "eval_set").cast(pl.String),
+        pl.col("treebank", "model").cast(pl.String),
+        pl.col("eval_set").cast(pl.String).alias("eval_version"),
         pl.col("dist_layer", "label_layer").cast(pl.Int64),
         pl.col(*METRICS).cast(pl.Float64),
         pl.col("auto_layers").cast(pl.Boolean),
-        pl.col("baseline").cast(pl.String).fill_null(NO_BASELINE),
-        pl.when(is_orig).then(pl.lit("orig")).otherwise(method).alias("eval"),
+        pl.col("baseline").cast(pl.String).fill_null(LM_BASELINE),
+        pl.when(is_orig).then(pl.lit("orig")).otherwise(method).alias("eval_set"),
     )
 
 
@@ -42,7 +45,7 @@ def _run(row: dict) -> str:
 
 def run_deltas(metrics: pl.DataFrame) -> pl.DataFrame:
     """Each row with its run's original-set metrics subtracted: delta_* (null on orig rows)."""
-    orig = metrics.filter(pl.col("eval") == "orig")
+    orig = metrics.filter(pl.col("eval_set") == "orig")
     twice = orig.filter(pl.struct(*RUN, "seed").is_duplicated())
     if twice.height:
         row = twice.row(0, named=True)
@@ -50,19 +53,19 @@ def run_deltas(metrics: pl.DataFrame) -> pl.DataFrame:
                          "original-set row")
     orig = orig.select(*RUN, "seed", *[pl.col(m).alias(f"orig_{m}") for m in DELTA_METRICS])
     joined = metrics.join(orig, on=[*RUN, "seed"], how="left", nulls_equal=True)
-    missing = joined.filter(pl.col("eval") != "orig").filter(pl.col("orig_uas").is_null())
+    missing = joined.filter(pl.col("eval_set") != "orig").filter(pl.col("orig_uas").is_null())
     if missing.height:
         row = missing.row(0, named=True)
         raise InputError(row["source_file"], None, f"probe run {_run(row)} has a "
-                         f"{row['eval_set']!r} row but no original-set row")
-    is_nonce = pl.col("eval") != "orig"
+                         f"{row['eval_version']!r} row but no original-set row")
+    is_nonce = pl.col("eval_set") != "orig"
     return joined.with_columns([
         pl.when(is_nonce).then(pl.col(f"orig_{m}") - pl.col(m)).alias(f"delta_{m}")
         for m in DELTA_METRICS])
 
 
 def summary_table(metrics: pl.DataFrame) -> pl.DataFrame:
-    keys = [*RUN, "eval"]
+    keys = [*RUN, "eval_set"]
     aggregations = [pl.len().cast(pl.Int64).alias("n_runs")]
     for m in METRICS:
         aggregations += [pl.col(m).mean().alias(f"{m}_mean"),
@@ -71,7 +74,7 @@ def summary_table(metrics: pl.DataFrame) -> pl.DataFrame:
         aggregations += [pl.col(f"delta_{m}").mean().alias(f"delta_{m}_mean"),
                          pl.col(f"delta_{m}").std(ddof=1).alias(f"delta_{m}_sd")]
     table = run_deltas(metrics).group_by(keys).agg(aggregations)
-    return table.sort([*RUN, pl.col("eval") != "orig", "eval"], nulls_last=False)
+    return table.sort([*RUN, pl.col("eval_set") != "orig", "eval_set"], nulls_last=False)
 
 
 LAYER_KEYS = ["treebank", "model", "baseline", "layer"]
@@ -88,23 +91,23 @@ def language_table(metrics: pl.DataFrame) -> pl.DataFrame:
     orig over the probe seeds, nonce and Δ over probe seeds x nonce seeds (as Tables 17–19).
     A run tested on no nonce set has one row with nonce and Δ null (probe.nonce false)."""
     deltas = run_deltas(metrics)
-    orig = deltas.filter(pl.col("eval") == "orig").group_by(RUN).agg(
+    orig = deltas.filter(pl.col("eval_set") == "orig").group_by(RUN).agg(
         pl.len().cast(pl.Int64).alias("n_probe_seeds"),
         *[e for m in DELTA_METRICS for e in _mean_sd(m, f"orig_{m}")])
-    nonce = deltas.filter(pl.col("eval") != "orig").group_by([*RUN, "eval"]).agg(
+    nonce = deltas.filter(pl.col("eval_set") != "orig").group_by([*RUN, "eval_set"]).agg(
         pl.len().cast(pl.Int64).alias("n_nonce_runs"),
         *[e for m in DELTA_METRICS for e in _mean_sd(m, f"nonce_{m}")],
         *[e for m in DELTA_METRICS for e in _mean_sd(f"delta_{m}", f"delta_{m}")])
     # Left out of every eval set of a run alike (probe/run.py): the most over the runs.
     too_long = deltas.group_by(RUN).agg(pl.col("n_too_long").max().cast(pl.Int64))
-    table = (orig.join(nonce.rename({"eval": "nonce"}), on=RUN, how="left", nulls_equal=True)
+    table = (orig.join(nonce.rename({"eval_set": "nonce"}), on=RUN, how="left", nulls_equal=True)
              .join(too_long, on=RUN, how="left", nulls_equal=True))
     order = ["n_probe_seeds", "n_nonce_runs", "n_too_long"]
     for m in DELTA_METRICS:
         order += [f"{part}_{m}_{stat}" for part in ("orig", "nonce", "delta")
                   for stat in ("mean", "sd")]
     baseline_order = pl.col("baseline").replace_strict(
-        {NO_BASELINE: 0, "M0": 1, "MRC": 2, "MR": 3}, default=4, return_dtype=pl.Int64)
+        {LM_BASELINE: 0, "M0": 1, "MRC": 2, "MR": 3}, default=4, return_dtype=pl.Int64)
     return (table.with_columns(baseline_order.alias("_order"))
             .sort(["model", "_order", "baseline", "treebank", "dist_layer", "label_layer",
                    "auto_layers", "nonce"], nulls_last=False)
@@ -123,17 +126,17 @@ def layer_table(metrics: pl.DataFrame, summary: pl.DataFrame,
     """Runs whose distance and label probes use the same configured layer (the layer sweep,
     App. F.6): the eval sets' means, plus `dev` rows (the selection data the layers are chosen
     on), and the layers a layer-choice file chose marked."""
-    dev = _same_layer(metrics.filter(pl.col("eval") == "orig")).group_by(LAYER_KEYS).agg(
-        pl.lit("dev").alias("eval"), pl.len().cast(pl.Int64).alias("n_runs"),
+    dev = _same_layer(metrics.filter(pl.col("eval_set") == "orig")).group_by(LAYER_KEYS).agg(
+        pl.lit("dev").alias("eval_set"), pl.len().cast(pl.Int64).alias("n_runs"),
         *[pl.col(f"dev_{m}").mean().alias(f"{m}_mean") for m in METRICS])
-    tested = _same_layer(summary).select(*LAYER_KEYS, "eval", "n_runs",
+    tested = _same_layer(summary).select(*LAYER_KEYS, "eval_set", "n_runs",
                                          *[f"{m}_mean" for m in METRICS])
     table = pl.concat([dev.select(tested.columns), tested])
     if choices is None:
         choices = pl.DataFrame(schema={"treebank": pl.String, "model": pl.String,
                                        "part": pl.String, "layer": pl.Int64,
                                        "source_file": pl.String})
-    unmatched = choices.join(table.filter(pl.col("eval") == "dev"),
+    unmatched = choices.join(table.filter(pl.col("eval_set") == "dev"),
                              on=["treebank", "model", "layer"], how="anti")
     if unmatched.height:
         row = unmatched.row(0, named=True)
@@ -142,12 +145,12 @@ def layer_table(metrics: pl.DataFrame, summary: pl.DataFrame,
                          "with that layer among the metrics")
     for part in ("dist", "label"):
         chosen = choices.filter(pl.col("part") == part).select(
-            "treebank", "model", "layer", pl.lit(NO_BASELINE).alias("baseline"),
+            "treebank", "model", "layer", pl.lit(LM_BASELINE).alias("baseline"),
             pl.lit(True).alias(f"{part}_chosen"))
         table = table.join(chosen, on=LAYER_KEYS, how="left").with_columns(
             pl.col(f"{part}_chosen").fill_null(False))
-    return table.sort(["treebank", "model", "baseline", pl.col("eval") != "dev",
-                       pl.col("eval") != "orig", "eval", "layer"])
+    return table.sort(["treebank", "model", "baseline", pl.col("eval_set") != "dev",
+                       pl.col("eval_set") != "orig", "eval_set", "layer"])
 
 
 def probe_tables(metrics: pl.DataFrame, choices: pl.DataFrame | None = None) -> list[Table]:

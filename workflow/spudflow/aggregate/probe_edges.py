@@ -25,7 +25,7 @@ import polars as pl
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.outputs import Table
-from spudflow.aggregate.probe import NO_BASELINE
+from spudflow.aggregate.probe import LM_BASELINE
 from spudflow.core.artifacts import PROBE_METRICS, TREEBANK_TOKENS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
@@ -185,13 +185,14 @@ def _sd(name: str) -> pl.Expr:
 
 
 def edge_table(runs: pl.DataFrame) -> pl.DataFrame:
-    """Mean and sd over probe seeds × nonce seeds per run configuration, eval and direction."""
+    """Mean and sd over probe seeds × nonce seeds per run configuration, eval set and direction."""
     is_orig = pl.col("eval_set") == columns.PROBE_ORIG_EVAL_SET
     method = pl.col("eval_set").str.split(columns.PROBE_EVAL_SET_SEPARATOR).list.first()
-    runs = runs.with_columns(pl.col("baseline").fill_null(NO_BASELINE),
-                             pl.when(is_orig).then(pl.lit("orig")).otherwise(method).alias("eval"))
+    runs = runs.with_columns(
+        pl.col("baseline").fill_null(LM_BASELINE), pl.col("eval_set").alias("eval_version"),
+        pl.when(is_orig).then(pl.lit("orig")).otherwise(method).alias("eval_set"))
     keys = [*RUN, "seed", "direction"]
-    orig = runs.filter(pl.col("eval") == "orig").select(
+    orig = runs.filter(pl.col("eval_set") == "orig").select(
         *keys, *[pl.col(s).alias(f"orig_{s}") for s in SCORES])
     twice = orig.filter(pl.struct(keys).is_duplicated())
     if twice.height:
@@ -200,16 +201,16 @@ def edge_table(runs: pl.DataFrame) -> pl.DataFrame:
     orphans = runs.join(orig, on=keys, how="anti")
     if orphans.height:
         raise InputError(orphans["source_file"][0], None,
-                         f"a {orphans['eval_set'][0]!r} row but no `orig` row for its run")
+                         f"a {orphans['eval_version'][0]!r} row but no `orig` row for its run")
     runs = runs.join(orig, on=keys, how="left").with_columns([
-        pl.when(pl.col("eval") != "orig").then(pl.col(f"orig_{s}") - pl.col(s)).alias(
+        pl.when(pl.col("eval_set") != "orig").then(pl.col(f"orig_{s}") - pl.col(s)).alias(
             f"delta_{s}") for s in SCORES])
     aggregations = [pl.len().cast(pl.Int64).alias("n_runs"),
                     pl.col("n_edges").cast(pl.Float64).mean().alias("n_edges_mean")]
     for name in ("share", *SCORES, *[f"delta_{s}" for s in SCORES]):
         aggregations += [_mean(name), _sd(name)]
-    table = runs.group_by([*RUN, "eval", "direction"]).agg(aggregations)
-    return table.sort([*RUN, pl.col("eval") != "orig", "eval", "direction"])
+    table = runs.group_by([*RUN, "eval_set", "direction"]).agg(aggregations)
+    return table.sort([*RUN, pl.col("eval_set") != "orig", "eval_set", "direction"])
 
 
 def edge_tables(runs: pl.DataFrame) -> list[Table]:

@@ -29,13 +29,13 @@ import polars as pl
 from scipy.stats import wilcoxon
 
 from spudflow.aggregate import columns
-from spudflow.aggregate.inputs import of_scorer, scored_items, scorers
+from spudflow.aggregate.inputs import of_scoring_function, scored_items, scoring_functions
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
 from spudflow.core.progress import progress
 from spudflow.core.table_artifacts import TABLES
 
-SCORER = ["model", "method"]
+SCORING_FUNCTION = ["model", "method"]
 PAIR_SET = ["dataset", "language", "nonce_method"]
 # `nonce_seed` of the rows that combine every seed (one observation per original sentence).
 ALL_SEEDS = "all"
@@ -53,37 +53,38 @@ def pair_ratios(scored: pl.DataFrame) -> pl.DataFrame:
     """One row per (nonce sentence, scoring function): both perplexities and their ratio."""
     scored = scored.filter(pl.col("ppl").is_not_null())
     orig = scored.filter(is_original()).select(
-        "dataset", "group_id", *SCORER, pl.col("item_id").alias("orig_item_id"),
+        "dataset", "group_id", *SCORING_FUNCTION, pl.col("item_id").alias("orig_item_id"),
         pl.col("sentence").alias("orig_sentence"), pl.col("ppl").alias("ppl_orig"))
     nonce = scored.filter(~is_original()).select(
-        "dataset", "language", "group_id", *SCORER, pl.col("nonce_method").cast(pl.String),
+        "dataset", "language", "group_id", *SCORING_FUNCTION,
+        pl.col("nonce_method").cast(pl.String),
         pl.col("nonce_seed").cast(pl.String), pl.col("item_id").alias("nonce_item_id"),
         pl.col("sentence").alias("nonce_sentence"), pl.col("ppl").alias("ppl_nonce"))
-    pairs = nonce.join(orig, on=["dataset", "group_id", *SCORER], how="inner")
+    pairs = nonce.join(orig, on=["dataset", "group_id", *SCORING_FUNCTION], how="inner")
     pairs = pairs.with_columns((pl.col("ppl_nonce") / pl.col("ppl_orig")).alias("ratio"))
     pairs = pairs.with_columns(pl.col("ratio").log().alias("log_ratio"))
     return pairs.select(
-        *PAIR_SET, "nonce_seed", *SCORER, "group_id", "orig_item_id", "nonce_item_id",
+        *PAIR_SET, "nonce_seed", *SCORING_FUNCTION, "group_id", "orig_item_id", "nonce_item_id",
         "ppl_orig", "ppl_nonce", "ratio", "log_ratio", "orig_sentence", "nonce_sentence",
-    ).sort([*PAIR_SET, *SCORER, "nonce_item_id"])
+    ).sort([*PAIR_SET, *SCORING_FUNCTION, "nonce_item_id"])
 
 
 def per_original(pairs: pl.DataFrame) -> pl.DataFrame:
     """One row per original sentence and scoring function: its nonce versions of every seed
     combined by geometric means (ppl_nonce = exp(mean log ppl_nonce), ratio = exp(mean log r)), with
     `nonce_seed` = ALL_SEEDS and `n_seeds` the versions combined."""
-    return pairs.group_by([*PAIR_SET, *SCORER, "group_id"]).agg(
+    return pairs.group_by([*PAIR_SET, *SCORING_FUNCTION, "group_id"]).agg(
         pl.len().cast(pl.Int64).alias("n_seeds"),
         pl.col("ppl_orig").first(),
         pl.col("ppl_nonce").log().mean().exp(),
         pl.col("log_ratio").mean(),
     ).with_columns(pl.col("log_ratio").exp().alias("ratio"), pl.lit(ALL_SEEDS).alias("nonce_seed")
-                   ).sort([*PAIR_SET, *SCORER, "group_id"])  # group_by's order is arbitrary
+                   ).sort([*PAIR_SET, *SCORING_FUNCTION, "group_id"])  # group_by: any order
 
 
 def _summary(frame: pl.DataFrame) -> pl.DataFrame:
     ratio = pl.col("ratio")
-    return frame.group_by([*SEED_SET, *SCORER]).agg(
+    return frame.group_by([*SEED_SET, *SCORING_FUNCTION]).agg(
         pl.len().cast(pl.Int64).alias("n_pairs"),
         pl.col("n_seeds").max().cast(pl.Int64),
         ratio.quantile(0.25, interpolation="linear").alias("ratio_q1"),
@@ -99,7 +100,7 @@ def _summary(frame: pl.DataFrame) -> pl.DataFrame:
 def _summary_without_outliers(frame: pl.DataFrame, threshold: float) -> pl.DataFrame:
     """The summary of the observations with r <= threshold; a group whose every observation is
     above it keeps its row (n_pairs 0, statistics null) rather than vanishing."""
-    keys = [*SEED_SET, *SCORER]
+    keys = [*SEED_SET, *SCORING_FUNCTION]
     dropped = frame.group_by(keys).agg(
         (pl.col("ratio") > threshold).sum().cast(pl.Int64).alias("n_dropped"),
         pl.col("n_seeds").max().cast(pl.Int64))
@@ -113,7 +114,7 @@ def ratio_summary(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
     over every seed with one (geometric-mean) ratio per original sentence; each on all
     observations and without those with r > threshold."""
     columns = [*PAIR_SET, "nonce_seed", "n_seeds", "outliers", "outlier_threshold", "n_dropped",
-               *SCORER, "n_pairs", "ratio_q1", "ratio_median", "ratio_q3", "ratio_mean",
+               *SCORING_FUNCTION, "n_pairs", "ratio_q1", "ratio_median", "ratio_q3", "ratio_mean",
                "share_ratio_gt1", "ppl_orig_median", "ppl_nonce_median"]
     parts = []
     for frame in (pairs.with_columns(pl.lit(1, dtype=pl.Int64).alias("n_seeds")),
@@ -124,7 +125,8 @@ def ratio_summary(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
             parts.append(part.with_columns(
                 pl.lit(float(threshold)).alias("outlier_threshold")).select(columns))
     return pl.concat(parts).sort(
-        [*PAIR_SET, *SCORER, _seed_order(), _seed_number(), "nonce_seed", _outliers_order()])
+        [*PAIR_SET, *SCORING_FUNCTION, _seed_order(), _seed_number(), "nonce_seed",
+         _outliers_order()])
 
 
 def _outliers_order() -> pl.Expr:
@@ -150,9 +152,9 @@ def _wilcoxon(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None]
     return float(result.statistic), float(result.pvalue)
 
 
-def _paired(group: pl.DataFrame, scorer_a, scorer_b) -> pl.DataFrame:
+def _paired(group: pl.DataFrame, function_a, function_b) -> pl.DataFrame:
     """The nonce sentences both scoring functions scored, with both log ratios."""
-    a, b = of_scorer(group, scorer_a), of_scorer(group, scorer_b)
+    a, b = of_scoring_function(group, function_a), of_scoring_function(group, function_b)
     return a.select("group_id", "nonce_seed", "nonce_item_id", "log_ratio").join(
         b.select("nonce_item_id", "log_ratio"), on="nonce_item_id", suffix="_b")
 
@@ -191,8 +193,8 @@ def wilcoxon_tests(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
     for key in progress(sorted(groups), desc="wilcoxon", unit="pair set"):
         group = groups[key]
         seeds = sorted(group["nonce_seed"].unique(), key=_seed_key)
-        for scorer_a, scorer_b in itertools.combinations(scorers(group), 2):
-            both = _paired(group, scorer_a, scorer_b)
+        for function_a, function_b in itertools.combinations(scoring_functions(group), 2):
+            both = _paired(group, function_a, function_b)
             for seed in [*seeds, ALL_SEEDS]:
                 ra, rb, n_seeds = _observations(both, seed)
                 inside = (ra <= threshold) & (rb <= threshold)
@@ -202,8 +204,8 @@ def wilcoxon_tests(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
                         "n_seeds": n_seeds, "outliers": outliers,
                         "outlier_threshold": float(threshold),
                         "n_dropped": int((~keep).sum()),
-                        "model_a": scorer_a[0], "method_a": scorer_a[1],
-                        "model_b": scorer_b[0], "method_b": scorer_b[1],
+                        "model_a": function_a[0], "method_a": function_a[1],
+                        "model_b": function_b[0], "method_b": function_b[1],
                         **_test_row(ra[keep], rb[keep]),
                     })
     return pl.DataFrame(rows, schema=WILCOXON_SCHEMA)
@@ -219,7 +221,7 @@ WILCOXON_SCHEMA = TABLES["spud_wilcoxon"].polars_schema()
 
 def extreme_pairs(pairs: pl.DataFrame, k: int) -> pl.DataFrame:
     """The k highest- and k lowest-ratio pairs per scoring function, with both sentences."""
-    keys = [*PAIR_SET, *SCORER]
+    keys = [*PAIR_SET, *SCORING_FUNCTION]
     parts = []
     for extreme, descending in (("highest", True), ("lowest", False)):
         top = pairs.sort(["ratio", "nonce_item_id"], descending=[descending, False])
@@ -302,7 +304,7 @@ def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
     pairs = pair_ratios(scored_items(items, scores))
     if pairs.is_empty():
         raise InputError("--scores", None, "no scored pair of an original and a nonce sentence")
-    models = ", ".join(sorted({m for m, _ in scorers(pairs)}))
+    models = ", ".join(sorted({m for m, _ in scoring_functions(pairs)}))
     return [
         Table("spud_ratio_summary", ratio_summary(pairs, outlier_threshold),
               "Perplexity ratio r = f(nonce) / f(orig) per sentence pair: quartiles, mean and "

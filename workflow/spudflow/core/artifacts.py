@@ -149,7 +149,7 @@ def items_kind(kind: str, conditions: tuple[Column, ...], doc: str,
 
 
 # `method` of a SPUD group's original sentence (never null: the nonce versions name theirs).
-SPUD_ORIGINAL = "original"
+SPUD_ORIGINAL = "orig"
 
 ITEMS_SPUD = items_kind("spud", (
     col("method", STR, f"`{SPUD_ORIGINAL}`, or the nonce method (`spud`, `pos`)"),
@@ -158,7 +158,8 @@ ITEMS_SPUD = items_kind("spud", (
     col("sent_id", STR, "the sentence's `sent_id`", True),
     col("n_words", I32, "syntactic words of the original sentence"),
     col("n_replaced", I32, "words the nonce method replaced; null for the original", True),
-), "SPUD pairs (`spud_{treebank}_{split}`): an original sentence and its nonce versions.")
+), "SPUD pairs (`spud_{treebank}_{split}`): an original sentence and its nonce versions.",
+    version=2)
 
 ITEMS_GERMAN_CASE = items_kind("german_case", (
     col("template", STR, "template id"),

@@ -69,11 +69,11 @@ def _tables(stage, rule, command, category, feed, *entries, data=()):
             *(Output(n, DATA, stage, rule, command, None, r, feed) for n, r in data))
 
 
-def _figure(name, table, rule, function, what, category, reproduces, feed, caption=None,
-            front_page=False):
-    command = rule.replace("_", "-")
-    return Output(name, FIGURE, "aggregate", rule, command, category, reproduces, feed, table,
-                  caption, function, front_page, what)
+def _figure(name, table, what, category, reproduces, feed, caption=None, front_page=False):
+    """A figure has one name (docs/glossary.md): its file NAME.svg, rule figure_NAME, command
+    figure-NAME and function figures.NAME all derive from it."""
+    return Output(name, FIGURE, "aggregate", f"figure_{name}", f"figure-{name.replace('_', '-')}",
+                  category, reproduces, feed, table, caption, name, front_page, what)
 
 
 SPUD = "SPUD scoring"
@@ -98,7 +98,7 @@ OUTPUTS: tuple[Output, ...] = (
              ("spud_extremes", "SPUD paper, App. E"),
              ("spud_outliers", "SPUD paper, App. E.3, Tables 12–13"),
              data=[("spud_ratios", "SPUD paper, Fig. 2")]),
-    _figure("spud_log_ratios", "spud_ratios", "figure_spud_ratios", "spud_log_ratios",
+    _figure("spud_log_ratios", "spud_ratios",
             "box plots of log nonce/original ratios per language and scoring function", SPUD,
             "SPUD paper, Fig. 2", "spud", "spud_log_ratios.rst", front_page=True),
     *_tables("aggregate", "table_german_case", "table-german-case", GERMAN, "german_case",
@@ -109,16 +109,14 @@ OUTPUTS: tuple[Output, ...] = (
              ("german_case_order", "German case paper, word order"),
              ("german_case_order_auc", "German case paper, FIGREF20"),
              data=[("german_case_roc", "German case paper, ROC curves")]),
-    _figure("german_case_roc", "german_case_roc", "figure_german_roc", "german_roc",
+    _figure("german_case_roc", "german_case_roc",
             "ROC curves per scoring function on the German case set", GERMAN,
             "German case paper, ROC curves", "german_case", "german_case_roc.rst",
             front_page=True),
-    _figure("german_case_order_auc", "german_case_order_auc", "figure_german_order",
-            "german_order",
+    _figure("german_case_order_auc", "german_case_order_auc",
             "German case AUC per case order and position of the violation (FIGREF20)", GERMAN,
             "German case paper, FIGREF20", "german_case"),
     _figure("german_case_auc_templates", "german_case_auc_templates",
-            "figure_german_templates", "german_templates",
             "distribution of the German case AUCs per template (FIGREF16)", GERMAN,
             "German case paper, FIGREF16", "german_case"),
     *_tables("aggregate", "table_cola", "table-cola", "CoLA", "cola",
@@ -129,7 +127,7 @@ OUTPUTS: tuple[Output, ...] = (
              ("blimp_overall", "BLiMP (Warstadt et al. 2020), Table 3"),
              ("blimp_field", "BLiMP, accuracy per field"),
              ("blimp_paradigm", "BLiMP, accuracy per paradigm")),
-    _figure("blimp_fields", "blimp_field", "figure_blimp_fields", "blimp_fields",
+    _figure("blimp_fields", "blimp_field",
             "BLiMP accuracy by field", "BLiMP", "BLiMP, accuracy per field", "blimp",
             "blimp_fields.rst", front_page=True),
     *_tables("aggregate", "table_japanese", "table-japanese", JAPANESE,
@@ -141,16 +139,15 @@ OUTPUTS: tuple[Output, ...] = (
              ("japanese_regression_min", "Japanese thesis, §5.7, Tables 5 and 7"),
              ("japanese_length_correlation", "Japanese thesis, §3.2, §4.5"),
              data=[("japanese_length_perplexity", "Japanese thesis, §3.2, §4.5")]),
-    _figure("japanese_agreement", "japanese_agreement", "figure_japanese_agreement",
-            "japanese_agreement", "heat map of agreement between Japanese scoring modes",
+    _figure("japanese_agreement", "japanese_agreement",
+            "heat map of agreement between Japanese scoring modes",
             JAPANESE, "Japanese thesis, §5.6", "japanese_transitivity", front_page=True),
-    _figure("japanese_agreement_graph", "japanese_agreement", "figure_japanese_agreement_graph",
-            "japanese_agreement_graph",
+    _figure("japanese_agreement_graph", "japanese_agreement",
             "graph of Japanese scoring modes joined by their agreement, weak edges pruned",
             JAPANESE, "Japanese thesis, §5.6, Figures 1, 2 and 7", "japanese_transitivity",
             "japanese_agreement_graph.rst"),
-    _figure("japanese_length", "japanese_length_perplexity", "figure_japanese_length",
-            "japanese_length", "perplexity by sentence length per Japanese scoring mode",
+    _figure("japanese_length", "japanese_length_perplexity",
+            "perplexity by sentence length per Japanese scoring mode",
             JAPANESE, "Japanese thesis, §3.2, §4.5", "japanese_transitivity"),
     *_tables("aggregate", "table_probe", "table-probe", "DepProbe", PROBE,
              ("probe_summary", "SPUD paper, Tables 3–5, 14–20"),
@@ -158,7 +155,7 @@ OUTPUTS: tuple[Output, ...] = (
              ("probe_layers", "SPUD paper, App. F.6")),
     *_tables("aggregate", "table_probe_edges", "table-probe-edges", "DepProbe", PROBE,
              ("probe_edges", "SPUD paper, App. F.7, Tables 21–22")),
-    _figure("probe_layers", "probe_layers", "figure_probe_layers", "probe_layers",
+    _figure("probe_layers", "probe_layers",
             "DepProbe metrics per layer", "DepProbe", "SPUD paper, App. F.6, Fig. 8", PROBE,
             front_page=True),
 )

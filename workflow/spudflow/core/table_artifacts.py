@@ -30,7 +30,7 @@ TABLE_LABELS = (
 
 
 # The dataset and scoring function a row of a scores table is about.
-SCORER = (
+DATASET_SCORING = (
     col("dataset", STR, "items dataset"),
     col("model", STR, "scoring model"),
     col("method", STR, "scoring method"),
@@ -233,7 +233,7 @@ SPUD_RATIOS = table("spud_ratios", "table-spud-scores", (
 
 GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     "per scoring function"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("analysis", STR, "`all`: 36 grammatical vs 108 violations per template; `restricted`: "
         "only the original assignment (NDA) among the grammatical sentences, all violations"),
     col("n_templates", I64, "templates with an AUC"),
@@ -243,7 +243,7 @@ GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
 
 GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-case", (
     "per template"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("template", STR, "template id"),
     col("analysis", STR, "`all` or `restricted` (as above)"),
     col("n_grammatical", I64, "grammatical sentences (positives)"),
@@ -254,7 +254,7 @@ GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-cas
 GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-case", (
     "per violation type (TABREF18; restricted to the original case assignment: TABREF24)"),
     columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("analysis", STR, "`all`: the 36 grammatical sentences of a template (TABREF18); "
         "`restricted`: only the 6 in the original assignment (NDA), the plausible ones (TABREF24)"),
     col("violation", STR, "the doubled case: `N`, `A` or `D`"),
@@ -266,7 +266,7 @@ GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-cas
 
 GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
     "per case (TABREF22)"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("case", STR, "`N`, `A` or `D`: the case whose NP's animacy splits the grammatical "
         "sentences"),
     col("n_templates", I64, "templates whose grammatical sentences put an animate and an "
@@ -281,7 +281,7 @@ GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
 
 GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
     "per case order"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("grammatical", BOOL, "grammatical sentences or violations"),
     col("case_order", STR, "the NPs' cases in sentence order, e.g. `DNA` (from `cases` and "
         "`positions`)"),
@@ -292,7 +292,7 @@ GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
 
 GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
     "per case order and position of the violation (FIGREF20)"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("comparison", STR, "`order_vs_other_orders`: the grammatical sentences in one case "
         "order against those in the other five orders (FIGREF20; 0.5 = no preference); "
         "`order_vs_all_orders`: against those in all six (the reference's 1-vs-6, the order's "
@@ -313,7 +313,7 @@ GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
 
 GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
     "ROC curve points (data of the figure)"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("fpr", F64, "false positive rate (violations scored ≥ threshold)"),
     col("tpr", F64, "true positive rate (grammatical scored ≥ threshold)"),
     col("threshold", F64, "logprob_sum threshold (the first is +inf)"),
@@ -322,7 +322,7 @@ GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
 
 COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
     "per normalisation and split (Table 4)"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("split", STR, "CoLA split (`in_domain_dev`, `out_of_domain_dev`, …)"),
     col("normalisation", STR, "`LogProb`, `MeanLP`, `NormLP`, `SLOR` or `Word-LP Min-1`"),
     col("n_items", I64, "labelled items with this score"),
@@ -338,7 +338,7 @@ COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
 COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     "per normalisation and phenomenon set (section 8, Table 5); each set cross-validated on "
     "its own"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("normalisation", STR, "`LogProb`, `MeanLP`, `NormLP`, `SLOR` or `Word-LP Min-1`"),
     col("phenomenon", STR, "the phenomenon set's file stem (`svo`, `wh_extraction`, "
         "`inchoative`, `singular_pl`, `reflexive`)"),
@@ -355,7 +355,7 @@ COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
 COLA_SOURCES = table("cola_sources", "table-cola", (
     "per normalisation, split and source (section 7): the split's held-out predictions "
     "grouped by the source column"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("split", STR, "CoLA split (`in_domain_dev`, `out_of_domain_dev`, …)"),
     col("normalisation", STR, "`LogProb`, `MeanLP`, `NormLP`, `SLOR` or `Word-LP Min-1`"),
     col("source", STR, "the publication code (`ad03`, `r-67`, …)"),
@@ -368,7 +368,7 @@ COLA_SOURCES = table("cola_sources", "table-cola", (
 
 BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
     "per scoring function"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("n_paradigms", I64, "paradigms (UIDs) with an accuracy (at least one pair scored)"),
     col("n_pairs", I64, "pairs with both sentences scored (ties included)"),
     col("n_correct", I64, "pairs with logprob(good) > logprob(bad)"),
@@ -382,7 +382,7 @@ BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
 
 BLIMP_FIELD = table("blimp_field", "table-blimp", (
     "per field"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("field", STR, "BLiMP field"),
     col("n_paradigms", I64, "paradigms in the field with an accuracy"),
     col("n_pairs", I64, "pairs with both sentences scored"),
@@ -395,7 +395,7 @@ BLIMP_FIELD = table("blimp_field", "table-blimp", (
 
 BLIMP_PARADIGM = table("blimp_paradigm", "table-blimp", (
     "per paradigm"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("field", STR, "BLiMP field"),
     col("linguistics_term", STR, "phenomenon"),
     col("uid", STR, "paradigm (BLiMP UID)"),
@@ -439,7 +439,7 @@ JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
 ))
 
 JAPANESE_MODE = (
-    *SCORER,
+    *DATASET_SCORING,
     col("region", STR, "null: whole sentence; `verb`: verb-only mode", True),
     col("decision", STR, "`perplexity` or `logprob_sum` (as in `japanese_accuracy`)"),
 )
@@ -485,7 +485,7 @@ JAPANESE_REGRESSION_MIN = _coefficients("japanese_regression_min", "negative",
 
 JAPANESE_LENGTH_CORRELATION = table("japanese_length_correlation", "table-japanese", (
     "sentence length against perplexity per dataset and mode (thesis §3.2, §4.5)"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("n_sentences", I64, "scored whole sentences (transitive and intransitive)"),
     col("min_tokens", I64, "shortest sentence, in the model's tokens"),
     col("max_tokens", I64, "longest sentence"),
@@ -499,7 +499,7 @@ JAPANESE_LENGTH_CORRELATION = table("japanese_length_correlation", "table-japane
 
 JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese", (
     "perplexity per sentence length (data of the length figure)"), columns=(
-    *SCORER,
+    *DATASET_SCORING,
     col("n_tokens", I64, "sentence length in the model's tokens"),
     col("n_sentences", I64, "scored whole sentences of that length"),
     col("ppl_q1", F64, "first quartile of perplexity (linear interpolation)"),
@@ -508,15 +508,16 @@ JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese
 ))
 
 PROBE_SUMMARY = table("probe_summary", "table-probe", (
-    "per probe configuration and eval set"), version=2, columns=(
+    "per probe configuration and eval set"), version=3, columns=(
     col("treebank", STR, "treebank probed"),
     col("model", STR, "LM"),
-    col("baseline", STR, "`none` (the LM), `M0`, `MR` or `MRC`"),
+    col("baseline", STR, "`lm` (the LM itself), `M0`, `MR` or `MRC`"),
     col("dist_layer", I64, "layer of the distance probe"),
     col("label_layer", I64, "layer of the label probe"),
     col("auto_layers", BOOL, "the layers were chosen by the layer sweep (config `auto`); such "
         "runs are apart from a sweep run on the same layers"),
-    col("eval", STR, "`orig` or the nonce method (`spud`, `pos`)"),
+    col("eval_set", STR, "`orig` or the nonce method (`spud`, `pos`): its eval sets pooled "
+        "over nonce seeds"),
     col("n_runs", I64, "rows averaged (probe seeds × nonce seeds)"),
     col("relacc_mean", F64, "relation accuracy"),
     col("relacc_sd", F64, "its sample sd", True),
@@ -557,7 +558,7 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
     "14–16)"), columns=(
     col("treebank", STR, "treebank probed (its task in probe.tasks; one per language)"),
     col("model", STR, "LM"),
-    col("baseline", STR, "`none` (the LM: Tables 3/4), `M0` (Table 14), `MRC` (Table 15) or "
+    col("baseline", STR, "`lm` (the LM itself: Tables 3/4), `M0` (Table 14), `MRC` (Table 15) or "
         "`MR` (Table 16)"),
     col("dist_layer", I64, "layer of the distance probe"),
     col("label_layer", I64, "layer of the label probe"),
@@ -569,16 +570,16 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
     col("n_too_long", I64, "test sentences left out of the original and every nonce set alike "
         "because one of their versions is longer than the model's limit (most over the runs)"),
     *_probe_side_by_side(),
-), version=2)
+), version=3)
 
 
 PROBE_LAYERS = table("probe_layers", "table-probe", (
-    "per layer (App. F.6)"), version=2, columns=(
+    "per layer (App. F.6)"), version=3, columns=(
     col("treebank", STR, "treebank probed"),
     col("model", STR, "LM"),
-    col("baseline", STR, "`none`, `M0`, `MR` or `MRC`"),
+    col("baseline", STR, "`lm`, `M0`, `MR` or `MRC`"),
     col("layer", I64, "the layer both probe parts read"),
-    col("eval", STR, "`dev` (the selection data the layers are chosen on), `orig`, `spud` or "
+    col("eval_set", STR, "`dev` (the selection data the layers are chosen on), `orig`, `spud` or "
         "`pos`"),
     col("n_runs", I64, "rows averaged"),
     col("relacc_mean", F64, "mean relation accuracy"),
@@ -595,11 +596,12 @@ PROBE_EDGES = table("probe_edges", "table-probe-edges", (
     "per probe configuration, eval set and edge direction (App. F.7, Tables 21–22)"), columns=(
     col("treebank", STR, "treebank probed"),
     col("model", STR, "LM"),
-    col("baseline", STR, "`none` (the LM), `M0`, `MR` or `MRC`"),
+    col("baseline", STR, "`lm` (the LM itself), `M0`, `MR` or `MRC`"),
     col("dist_layer", I64, "layer of the distance probe"),
     col("label_layer", I64, "layer of the label probe"),
     col("auto_layers", BOOL, "the layers were chosen by the layer sweep (config `auto`)"),
-    col("eval", STR, "`orig` or the nonce method (`spud`, `pos`)"),
+    col("eval_set", STR, "`orig` or the nonce method (`spud`, `pos`): its eval sets pooled "
+        "over nonce seeds"),
     col("direction", STR, "where the gold head stands: `left` (before the word), `right` "
         "(after it) or `root` (head 0)"),
     col("n_runs", I64, "rows averaged (probe seeds × nonce seeds)"),
@@ -612,7 +614,7 @@ PROBE_EDGES = table("probe_edges", "table-probe-edges", (
     *[c for m in ("relacc", "uas", "las")
       for c in (col(f"delta_{m}_mean", F64, f"Δ {m} = orig − nonce of the same run (null on "
                     "`orig` rows)", True), col(f"delta_{m}_sd", F64, "its sample sd", True))],
-))
+), version=2)
 
 AGGREGATE_TABLES = (
     SPUD_RATIO_SUMMARY, SPUD_WILCOXON, SPUD_EXTREMES, SPUD_OUTLIERS, SPUD_RATIOS, GERMAN_CASE_AUC,
