@@ -1,9 +1,11 @@
 # DepProbe: word features from frozen encoder layers (the only step that runs the LM), then one
-# probe per task (treebank) x model variant x layers x seed, tested on the task's original test
-# split (or share) and its nonce versions (docs/probe.md). Features: one file per (model, variant,
-# treebank, split, eval set) under results/probe/features/, variant = lm (the model itself) or a
-# baseline (M0, MR, MRC), split a split name or a share SPLIT@train / SPLIT@heldout;
-# runs: results/probe/runs/{treebank}/{model}/{variant}/dist{D}_label{L}/seed{S}/ (D, L a layer
+# probe per task (treebank) x model baseline x layers x seed, tested on the task's original test
+# split (or share) and its nonce versions (docs/probe.md). Features: one job per (model,
+# baseline, treebank, split) loads the model once and writes one file per eval set the split is
+# probed on (`orig`, and the nonce versions on a task's test split) into
+# results/probe/features/{model}/{baseline}/{treebank}/{split}/, baseline = lm (the model
+# itself), M0, MR or MRC, split a split name or a share SPLIT@train / SPLIT@heldout;
+# runs: results/probe/runs/{treebank}/{model}/{baseline}/dist{D}_label{L}/seed{S}/ (D, L a layer
 # or `auto`, the layer sweep's choice in results/probe/layers/{treebank}/{model}.parquet).
 # Nothing without an enabled `probe:` section.
 
@@ -21,11 +23,11 @@ rule probe_features:
         unpack(probe_feature_inputs),
         model=probe_model_inputs,
     output:
-        "results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.safetensors",
+        directory("results/probe/features/{probe_model}/{baseline}/{treebank}/{split}"),
     log:
-        "results/logs/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.log",
+        "results/logs/probe_features/{probe_model}/{baseline}/{treebank}/{split}.log",
     benchmark:
-        "results/benchmarks/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.tsv"
+        "results/benchmarks/probe_features/{probe_model}/{baseline}/{treebank}/{split}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=False),
         split=PROBE_SPLIT_DIR,
@@ -37,25 +39,28 @@ rule probe_features:
         runtime=60,
         gpu=1,
     params:
-        treebank=lambda wc, input: Path(input.tokens).parent,
+        treebanks=lambda wc, input: [Path(tokens).parent for tokens in input.tokens],
+        files=probe_eval_set_files,
         source=lambda wc: probe_model_config(wc.probe_model)["source"],
         shard="",
         args=probe_feature_args,
         code=stage_code("probe"),
     shell:
-        "spudflow probe features {params.treebank:q} --model {params.source:q}"
-        " {params.shard} {params.args} --threads {threads} --out {output:q} 2> {log:q}"
+        "spudflow probe features {params.treebanks:q} --model {params.source:q}"
+        " {params.shard} {params.args} --threads {threads} --out {params.files:q} 2> {log:q}"
 
 
 use rule probe_features as probe_features_shard with:
     output:
         temp(
-            "results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.safetensors"
+            directory(
+                "results/probe/features/{probe_model}/{baseline}/{treebank}/{split}.shard{shard}"
+            )
         ),
     log:
-        "results/logs/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.log",
+        "results/logs/probe_features/{probe_model}/{baseline}/{treebank}/{split}.shard{shard}.log",
     benchmark:
-        "results/benchmarks/probe_features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.shard{shard}.tsv"
+        "results/benchmarks/probe_features/{probe_model}/{baseline}/{treebank}/{split}.shard{shard}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=True),
         split=PROBE_SPLIT_DIR,
@@ -65,13 +70,13 @@ use rule probe_features as probe_features_shard with:
 
 rule probe_features_gather:
     input:
-        shards=probe_shard_files,
+        shards=probe_shard_dirs,
     output:
-        "results/probe/features/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.safetensors",
+        directory("results/probe/features/{probe_model}/{baseline}/{treebank}/{split}"),
     log:
-        "results/logs/probe_features_gather/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.log",
+        "results/logs/probe_features_gather/{probe_model}/{baseline}/{treebank}/{split}.log",
     benchmark:
-        "results/benchmarks/probe_features_gather/{probe_model}/{variant}/{treebank}/{split}/{probe_set}.tsv"
+        "results/benchmarks/probe_features_gather/{probe_model}/{baseline}/{treebank}/{split}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=True),
         split=PROBE_SPLIT_DIR,
@@ -93,11 +98,11 @@ rule probe_train:
     input:
         unpack(probe_train_inputs),
     output:
-        metrics="results/probe/runs/{treebank}/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}/metrics.parquet",
+        metrics="results/probe/runs/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}/seed{probe_seed}/metrics.parquet",
     log:
-        "results/logs/probe_train/{treebank}/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}.log",
+        "results/logs/probe_train/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}/seed{probe_seed}.log",
     benchmark:
-        "results/benchmarks/probe_train/{treebank}/{probe_model}/{variant}/dist{dist}_label{label}/seed{probe_seed}.tsv"
+        "results/benchmarks/probe_train/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}/seed{probe_seed}.tsv"
     conda:
         "../envs/lm.yaml"
     threads: 2

@@ -46,7 +46,7 @@ INPUT_KINDS = {
     ("cache stats", "dir"): "cache", ("cache prune", "dir"): "cache",
     ("cache verify", "dir"): "cache", ("cache compact", "dir"): "cache",
     ("ngram-train", "inputs"): "text",
-    ("probe features", "dir"): "treebank",
+    ("probe features", "dirs"): "treebank",
     ("probe features", "model"): "model",
     ("probe gather", "shards"): "features",
     ("probe train", "train"): ("features", "treebank"),

@@ -287,7 +287,7 @@ def test_auto_layer_plan(tmp_path):
     auto_train = [j for j in planned.jobs if j[0] == "probe_train"
                   and dict(j[1])["label"] == "auto"]
     # per task: the model and its MR and MRC baselines; M0 reads layer 0 only
-    assert sorted((dict(j[1])["treebank"], dict(j[1])["variant"]) for j in auto_train) == [
+    assert sorted((dict(j[1])["treebank"], dict(j[1])["baseline"]) for j in auto_train) == [
         (tb, v) for tb in ("tiny_de", "tiny_en") for v in ("MR", "MRC", "lm")]
     for train in auto_train:
         treebank = dict(train[1])["treebank"]
@@ -297,7 +297,7 @@ def test_auto_layer_plan(tmp_path):
             planned.shell[train]
         assert "--label-layer auto" in planned.shell[train]
     features = [j for j in planned.jobs if j[0] == "probe_features"
-                and dict(j[1])["variant"] == "MR"]
+                and dict(j[1])["baseline"] == "MR"]
     assert all("--layers 0,1,2" in planned.shell[j] for j in features)
     tables = {j[0]: j for j in planned.jobs if j[0] in ("table_probe", "table_probe_edges")}
     for treebank in ("tiny_en", "tiny_de"):

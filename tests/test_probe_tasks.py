@@ -223,22 +223,39 @@ def test_language_table_against_numpy(two_languages, tmp_path, run_cli):
 
 def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan):
     planned = default_plan
-    runs = {(w["treebank"], w["probe_model"], w["variant"], w["probe_seed"])
+    runs = {(w["treebank"], w["probe_model"], w["baseline"], w["probe_seed"])
             for rule, items in planned.jobs if rule == "probe_train" for w in [dict(items)]}
     assert {tb for tb, *_ in runs} == {"en_ewt", "de_pud"}
     german = next(j for j in planned.jobs if j[0] == "probe_train"
-                  and dict(j[1])["treebank"] == "de_pud" and dict(j[1])["variant"] == "lm")
-    features = sorted(f for f in planned.inputs[german] if f.endswith(".safetensors"))
-    assert features == [f"results/probe/features/minilm/lm/de_pud/test@{part}/{name}.safetensors"
-                        for part, name in [("heldout", "orig"), ("heldout", "pos/seed1"),
-                                           ("heldout", "pos/seed2"), ("heldout", "spud/seed1"),
-                                           ("heldout", "spud/seed2"), ("train", "orig")]]
-    # every feature job of the German test share reads the held-out share's sentences
+                  and dict(j[1])["treebank"] == "de_pud" and dict(j[1])["baseline"] == "lm")
+    features = sorted(f for f in planned.inputs[german] if "/features/" in f)
+    assert features == [f"results/probe/features/minilm/lm/de_pud/test@{part}"
+                        for part in ("heldout", "train")]
+    shell = planned.shell[german]
+    for name in ("orig", "pos/seed1", "pos/seed2", "spud/seed1", "spud/seed2"):
+        assert f"--eval {name} results/probe/features/minilm/lm/de_pud/test@heldout/" \
+            f"{name}.safetensors " in shell
+    assert "--train results/probe/features/minilm/lm/de_pud/test@train/orig.safetensors " in shell
+    # one feature job per baseline on the German test share, reading the held-out share's
+    # sentences and writing every eval set; the training share's job writes `orig` only
     share_jobs = [j for j in planned.jobs if j[0] == "probe_features"
                   and dict(j[1])["split"] == "test@heldout"]
-    assert len(share_jobs) == 15  # lm, M0, MR x orig and four nonce versions
+    assert len(share_jobs) == 3  # lm, M0, MR
     for job in share_jobs:
         assert "results/shares/de_pud/test/heldout/sentences.parquet" in planned.inputs[job]
+        words = planned.shell[job].split()
+        treebanks = words[3:words.index("--model")]
+        files = words[words.index("--out") + 1:words.index("2>")]
+        out = "results/probe/features/minilm/{}/de_pud/test@heldout".format(
+            dict(job[1])["baseline"])
+        assert list(zip(treebanks, files, strict=True)) == [
+            ("results/ingest/de_pud/test", f"{out}/orig.safetensors"),
+            *((f"results/nonce/de_pud/test/{m}/seed{s}", f"{out}/{m}/seed{s}.safetensors")
+              for m in ("spud", "pos") for s in (1, 2))]
+    train_job = next(j for j in planned.jobs if j[0] == "probe_features"
+                     and dict(j[1])["split"] == "test@train" and dict(j[1])["baseline"] == "lm")
+    assert "--out results/probe/features/minilm/lm/de_pud/test@train/orig.safetensors 2>" in \
+        planned.shell[train_job]
 
 
 @pytest.mark.parametrize(("task", "line"), [

@@ -1,5 +1,5 @@
 # Input functions and config lookups of the probe stage's rules (rules/probe.smk).
-# The split directory of a feature file: a split, or a share of one (SPLIT@train, SPLIT@heldout).
+# The feature directory of a split: a split, or a share of one (SPLIT@train, SPLIT@heldout).
 PROBE_SPLIT_DIR = r"[A-Za-z0-9_-]+(?:@train|@heldout)?"
 # `spudflow probe train` options with the same name as the probe section's keys, in this order.
 PROBE_TRAIN_OPTIONS = (
@@ -36,6 +36,13 @@ def probe_eval_sets():
     return ["orig", *(f"{m}/seed{s}" for m in nonce["methods"] for s in nonce["seeds"])]
 
 
+def probe_split_eval_sets(treebank, split_dir):
+    """The eval sets a split's feature job extracts: every one (probe_eval_sets) on a task's
+    test split (or share), `orig` on a split only trained or selected on."""
+    tested = {(task.test.treebank, task.test.dir_name) for task in probe_tasks().values()}
+    return probe_eval_sets() if (treebank, split_dir) in tested else ["orig"]
+
+
 def probe_nonce_splits():
     """(treebank, split) of every task's test split when the probes are tested on its nonce
     versions (probe.nonce): the splits whose nonce versions the probe stage reads."""
@@ -44,10 +51,10 @@ def probe_nonce_splits():
     return [(task.test.treebank, task.test.split) for task in probe_tasks().values()]
 
 
-def probe_treebank_tokens(treebank, split, probe_set):
-    if probe_set == "orig":
+def probe_treebank_tokens(treebank, split, eval_set):
+    if eval_set == "orig":
         return ingested(treebank, split)
-    method, seed_dir = probe_set.split("/")  # spud/seed1
+    method, seed_dir = eval_set.split("/")  # spud/seed1
     return f"{nonce_dir(treebank, split, method, seed_dir.removeprefix('seed'))}/tokens.parquet"
 
 
@@ -74,13 +81,13 @@ def probe_sweep_layers(model):
     return list(range(spec["layers"] + 1))
 
 
-def probe_layer_pairs(treebank, model, variant):
-    """(dist, label) layer pairs probed for a model variant in a treebank's task (a layer may
-    be `auto`); the sweep adds (l, l) for every layer of the model itself."""
-    if variant == "M0":
+def probe_layer_pairs(treebank, model, baseline):
+    """(dist, label) layer pairs probed for a model's baseline (`lm`: the model itself) in a
+    treebank's task (a layer may be `auto`); the sweep adds (l, l) for every layer of `lm`."""
+    if baseline == "M0":
         return [(0, 0)]
     pairs = [probe_task_layers(treebank, model)]
-    if variant == "lm" and (config["probe"]["layer_sweep"] or probe_auto_layers(treebank, model)):
+    if baseline == "lm" and (config["probe"]["layer_sweep"] or probe_auto_layers(treebank, model)):
         pairs += [(layer, layer) for layer in probe_sweep_layers(model)]
     return list(dict.fromkeys(pairs))
 
@@ -112,12 +119,27 @@ def probe_sweep_metrics(wildcards):
     ]
 
 
-def probe_features_file(model, variant, probe_split, probe_set):
-    """Features of a ProbeSplit; a share's split directory is SPLIT@train / SPLIT@heldout."""
+def probe_features_dir(model, baseline, probe_split):
+    """Feature files of a ProbeSplit's eval sets; a share's directory is SPLIT@train /
+    SPLIT@heldout."""
     return (
-        f"results/probe/features/{model}/{variant}/{probe_split.treebank}/"
-        f"{probe_split.dir_name}/{probe_set}.safetensors"
+        f"results/probe/features/{model}/{baseline}/{probe_split.treebank}/{probe_split.dir_name}"
     )
+
+
+def probe_eval_set_file(features_dir, eval_set):
+    """One eval set's file in a feature directory (spudflow.probe.feature_file)."""
+    from spudflow.probe.feature_file import eval_set_file
+
+    return eval_set_file(features_dir, eval_set)
+
+
+def probe_eval_set_files(wildcards, output):
+    """The files a feature job writes into its directory: one per eval set of its split."""
+    return [
+        probe_eval_set_file(output[0], s)
+        for s in probe_split_eval_sets(wildcards.treebank, wildcards.split)
+    ]
 
 
 def probe_wildcard_split(wildcards):
@@ -127,10 +149,15 @@ def probe_wildcard_split(wildcards):
 
 
 def probe_feature_inputs(wildcards):
-    """The treebank (original or nonce) of a feature job and, for a share, the share's
-    sentences, which restrict it (the same sentences in the original and every nonce version)."""
+    """The treebanks (original and nonce versions) of a feature job's eval sets and, for a
+    share, the share's sentences, which restrict them (the same sentences in every version)."""
     found = probe_wildcard_split(wildcards)
-    inputs = {"tokens": probe_treebank_tokens(found.treebank, found.split, wildcards.probe_set)}
+    inputs = {
+        "tokens": [
+            probe_treebank_tokens(found.treebank, found.split, s)
+            for s in probe_split_eval_sets(wildcards.treebank, wildcards.split)
+        ]
+    }
     if found.part:
         share = share_dir(found.treebank, found.split, found.part)
         inputs["share"] = f"{share}/sentences.parquet"
@@ -144,7 +171,7 @@ def probe_model_inputs(wildcards):
 def probe_feature_args(wildcards, input):
     """`spudflow probe features` options of one feature job (docs/probe.md)."""
     spec = probe_model_config(wildcards.probe_model)
-    pairs = probe_layer_pairs(wildcards.treebank, wildcards.probe_model, wildcards.variant)
+    pairs = probe_layer_pairs(wildcards.treebank, wildcards.probe_model, wildcards.baseline)
     layers = {layer for pair in pairs for layer in pair}
     if PROBE_AUTO in layers:  # whichever layer the sweep chooses
         layers = set(probe_sweep_layers(wildcards.probe_model))
@@ -152,15 +179,16 @@ def probe_feature_args(wildcards, input):
     args = ["--layers", ",".join(map(str, layers)), "--device", spec["device"]]
     if probe_wildcard_split(wildcards).part:
         args += ["--sentences", Path(input.share).parent]
-    if wildcards.variant != "lm":
-        args += ["--baseline", wildcards.variant, "--init-seed", spec["init_seed"]]
+    if wildcards.baseline != "lm":
+        args += ["--baseline", wildcards.baseline, "--init-seed", spec["init_seed"]]
     args = quoted(args + cli_options(spec, ("max_length",)))
     return " ".join(filter(None, [args, sample_args(config["probe"]["sample"], "--sample-seed")]))
 
 
 # With probe.feature_shards > 1, each split's features are scattered over shard jobs (contiguous
-# blocks of sentences) and gathered into the file one job would have written; each features file
-# is made by exactly one of probe_features and probe_features_gather (their wildcard constraints).
+# blocks of sentences, every eval set) and gathered into the directory one job would have
+# written; each feature directory is made by exactly one of probe_features and
+# probe_features_gather (their wildcard constraints).
 def probe_shards():
     return config["probe"]["feature_shards"] if probe_enabled() else 1
 
@@ -170,30 +198,26 @@ def probe_models_pattern(sharded):
     return r"[A-Za-z0-9][A-Za-z0-9_.-]*" if (probe_shards() > 1) == sharded else "(?!)"
 
 
-def probe_shard_files(wildcards):
-    stem = probe_features_file(
-        wildcards.probe_model,
-        wildcards.variant,
-        probe_wildcard_split(wildcards),
-        wildcards.probe_set,
-    ).removesuffix(".safetensors")
-    return [f"{stem}.shard{i}.safetensors" for i in range(1, probe_shards() + 1)]
+def probe_shard_dirs(wildcards):
+    stem = probe_features_dir(
+        wildcards.probe_model, wildcards.baseline, probe_wildcard_split(wildcards)
+    )
+    return [f"{stem}.shard{i}" for i in range(1, probe_shards() + 1)]
 
 
 def probe_train_inputs(wildcards):
-    """Feature files and treebanks of a probe run: train, dev (when configured), eval sets."""
-    model, variant = wildcards.probe_model, wildcards.variant
+    """Feature directories and treebanks of a probe run: train, dev (when configured), the
+    eval sets' (the test split's directory holds them all)."""
+    model, baseline = wildcards.probe_model, wildcards.baseline
     task = probe_tasks()[wildcards.treebank]
     inputs = {}
     for role in ("train", "dev"):
         found = getattr(task, role)
         if found:
-            inputs[f"{role}_features"] = probe_features_file(model, variant, found, "orig")
+            inputs[f"{role}_features"] = probe_features_dir(model, baseline, found)
             inputs[f"{role}_treebank"] = ingested(found.treebank, found.split)
     test = task.test
-    inputs["eval_features"] = [
-        probe_features_file(model, variant, test, s) for s in probe_eval_sets()
-    ]
+    inputs["eval_features"] = probe_features_dir(model, baseline, test)
     inputs["eval_treebanks"] = [
         probe_treebank_tokens(test.treebank, test.split, s) for s in probe_eval_sets()
     ]
@@ -206,35 +230,36 @@ def probe_train_args(wildcards, input):
     """`spudflow probe train` options of one run (docs/probe.md), shell-quoted."""
     probe = config["probe"]
     parent = lambda path: str(Path(path).parent)
-    args = ["--train", input.train_features, parent(input.train_treebank)]
+    orig = lambda features_dir: probe_eval_set_file(features_dir, "orig")
+    args = ["--train", orig(input.train_features), parent(input.train_treebank)]
     if "dev_features" in input.keys():
-        args += ["--dev", input.dev_features, parent(input.dev_treebank)]
+        args += ["--dev", orig(input.dev_features), parent(input.dev_treebank)]
     else:
         args += cli_options(probe, ("holdout", "holdout_seed"))
-    for name, features, tokens in zip(probe_eval_sets(), input.eval_features, input.eval_treebanks):
-        args += ["--eval", name, features, parent(tokens)]
+    for name, tokens in zip(probe_eval_sets(), input.eval_treebanks, strict=True):
+        args += ["--eval", name, probe_eval_set_file(input.eval_features, name), parent(tokens)]
     args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label]
     if "layer_choice" in input.keys():
         args += ["--layer-choice", input.layer_choice]
     args += ["--seed", wildcards.probe_seed, "--treebank", wildcards.treebank]
     args += ["--model", wildcards.probe_model, *cli_options(probe, PROBE_TRAIN_OPTIONS)]
-    if wildcards.variant != "lm":
-        args += ["--baseline", wildcards.variant]
+    if wildcards.baseline != "lm":
+        args += ["--baseline", wildcards.baseline]
     return quoted(args + probe_word_options())
 
 
-def probe_run_dir(treebank, model, variant, dist, label, seed):
-    return f"results/probe/runs/{treebank}/{model}/{variant}/dist{dist}_label{label}/seed{seed}"
+def probe_run_dir(treebank, model, baseline, dist, label, seed):
+    return f"results/probe/runs/{treebank}/{model}/{baseline}/dist{dist}_label{label}/seed{seed}"
 
 
 def probe_metrics_files():
     """metrics.parquet of every configured probe run; the aggregate stage reads them."""
     return [
-        f"{probe_run_dir(treebank, model, variant, dist, label, seed)}/metrics.parquet"
+        f"{probe_run_dir(treebank, model, baseline, dist, label, seed)}/metrics.parquet"
         for treebank in probe_tasks()
         for model in config["probe"]["models"]
-        for variant in ["lm", *probe_model_config(model)["baselines"]]
-        for dist, label in probe_layer_pairs(treebank, model, variant)
+        for baseline in ["lm", *probe_model_config(model)["baselines"]]
+        for dist, label in probe_layer_pairs(treebank, model, baseline)
         for seed in config["probe"]["seeds"]
     ]
 

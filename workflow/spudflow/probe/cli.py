@@ -43,14 +43,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     commands = probe.add_subparsers(dest="probe_command", metavar="STEP", required=True)
 
     p = commands.add_parser(
-        "features", help="word features of a treebank split from a frozen encoder",
+        "features", help="word features of a treebank split's eval sets from a frozen encoder",
         description="One vector per syntactic word and layer (mean of its subword vectors, "
-        "aligned by character offsets; layer 0 = embeddings), written as a safetensors file.")
-    p.add_argument("dir", type=Path, help="ingested or nonce treebank directory")
+        "aligned by character offsets; layer 0 = embeddings), written as a safetensors file "
+        "per treebank directory: the original split and its nonce versions (its eval sets) in "
+        "one job, loading the model once. Each file is written as soon as its set is extracted; "
+        "a failure removes those already written.")
+    p.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
+                   help="ingested or nonce treebank directory (one per eval set)")
     p.add_argument("--model", required=True,
                    help="local directory, hub id or pypi:PACKAGE[/SUBFOLDER]")
     p.add_argument("--layers", type=_layers, required=True, help="e.g. 0,3,4")
-    p.add_argument("--out", type=Path, required=True, help="output .safetensors file")
+    p.add_argument("--out", nargs="+", type=Path, required=True, metavar="FILE",
+                   help="output .safetensors file per DIR, in the same order")
     p.add_argument("--baseline", choices=BASELINE_CHOICES, default=None,
                    help="M0 (layer 0), MR (all weights random), MRC (random but the "
                    "embedding layer)")
@@ -75,9 +80,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = commands.add_parser("gather", help="concatenate feature shards",
                             description="Concatenate the shard files of `probe features "
-                            "--shard I/N`, in order, into the unsharded file.")
-    p.add_argument("shards", nargs="+", type=Path)
-    p.add_argument("--out", type=Path, required=True)
+                            "--shard I/N`, in order, into the unsharded file; or shard "
+                            "directories (one file per eval set, the same in each) into the "
+                            "unsharded directory, file by file.")
+    p.add_argument("shards", nargs="+", type=Path, help="shard files, or shard directories")
+    p.add_argument("--out", type=Path, required=True, help="output file, or directory")
     p.set_defaults(handler=run_gather)
 
     p = commands.add_parser(
@@ -141,10 +148,9 @@ def run_features(args: argparse.Namespace) -> int:
 
 
 def run_gather(args: argparse.Namespace) -> int:
-    from spudflow.probe.feature_file import concatenate, read_features, write_features
+    from spudflow.probe.run import gather_command
 
-    write_features(args.out, concatenate([read_features(p) for p in args.shards]))
-    return 0
+    return gather_command(args)
 
 
 def run_train(args: argparse.Namespace) -> int:

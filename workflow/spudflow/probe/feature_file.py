@@ -5,6 +5,10 @@ A safetensors file (docs/probe.md) holding
 - `sent_index`: int64 (n_sentences,) the treebank sentences it covers, in order,
 - `word_offsets`: int64 (n_sentences + 1,) sentence i's words are rows offsets[i]:offsets[i+1],
 and string metadata (model, baseline, layers, sentences left out as too long).
+
+One feature job writes the files of every eval set of a split (the original and its nonce
+versions) into one directory: `{eval set}.safetensors` (`orig.safetensors`,
+`spud/seed1.safetensors`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,18 @@ from spudflow.core.input_files import require_file
 
 FORMAT = "spudflow-probe-features/1"
 METADATA_KEY = "spudflow"
+SUFFIX = ".safetensors"
+
+
+def eval_set_file(directory: str | Path, eval_set: str) -> str:
+    """The file of one eval set (`orig`, `spud/seed1`) in a split's feature directory."""
+    return f"{directory}/{eval_set}{SUFFIX}"
+
+
+def eval_sets_in(directory: Path) -> list[str]:
+    """The eval sets whose files a feature directory holds, sorted."""
+    return sorted(p.relative_to(directory).as_posix().removesuffix(SUFFIX)
+                  for p in directory.rglob(f"*{SUFFIX}") if not p.name.startswith("."))
 
 
 @dataclass

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 from argparse import Namespace
+from collections.abc import Iterator
 from pathlib import Path
 
 import torch
@@ -41,36 +43,101 @@ def restrict_to_share(words, directory: Path, share_dir: Path):
                                   if s in keep], dtype=np.int64))
 
 
+@contextlib.contextmanager
+def all_or_none() -> Iterator[list[Path]]:
+    """Files appended to the yielded list are removed when the block fails: a command that
+    writes several files one by one (each atomically, to keep one set in memory) leaves none."""
+    written: list[Path] = []
+    try:
+        yield written
+    except BaseException:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
+
+
+def _words_of(directory: Path, args: Namespace):
+    from spudflow.probe.words import read_words
+
+    words = read_words(directory, need_trees=False)
+    if args.sentences is not None:
+        words = restrict_to_share(words, directory, args.sentences)
+    if args.sample is not None:
+        words = words.sample(args.sample, args.sample_seed)
+    return words
+
+
 def features_command(args: Namespace) -> int:
+    """Features of every treebank directory (a split's eval sets) with one model load."""
     from spudflow.core.shards import shard_range
     from spudflow.probe.encoder import load_encoder
     from spudflow.probe.feature_file import write_features
     from spudflow.probe.features import extract
-    from spudflow.probe.words import read_words
 
+    if len(args.out) != len(args.dirs):
+        raise InputError("--out", None, f"{len(args.out)} file(s) for {len(args.dirs)} "
+                         "treebank directories: one each, in the same order")
+    if len(set(args.out)) != len(args.out):
+        raise InputError("--out", None, "names a file twice")
     torch.set_num_threads(args.threads)
-    words = read_words(args.dir, need_trees=False)
-    if args.sentences is not None:
-        words = restrict_to_share(words, args.dir, args.sentences)
-    if args.sample is not None:
-        words = words.sample(args.sample, args.sample_seed)
+    # Every treebank is read (and checked) before the model loads and anything is written.
+    sets = [(directory, _words_of(directory, args), out)
+            for directory, out in zip(args.dirs, args.out, strict=True)]
     encoder = load_encoder(args.model, args.layers, args.baseline, args.init_seed,
                            args.max_length, _device(args.device))
-    positions = range(*shard_range(len(words), args.shard, args.block_size))
-    features = extract(encoder, words, positions, args.layers, args.block_size,
-                       args.batch_tokens)
-    features.info = {"model": args.model, "baseline": args.baseline or "",
-                     "init_seed": str(args.init_seed) if args.baseline in ("MR", "MRC") else "",
-                     "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
-                     "block_size": str(args.block_size)}
+    info = {"model": args.model, "baseline": args.baseline or "",
+            "init_seed": str(args.init_seed) if args.baseline in ("MR", "MRC") else "",
+            "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
+            "block_size": str(args.block_size)}
     if args.shard.count > 1:
-        features.info["shard"] = str(args.shard)
-    if features.too_long:
-        log.warning("%s: %d sentence(s) longer than %d tokens left out", args.dir,
-                    len(features.too_long), encoder.max_length)
-    write_features(args.out, features)
-    log.info("%d sentences, %d words, layers %s -> %s", len(features.sent_index),
-             int(features.word_offsets[-1]), args.layers, args.out)
+        info["shard"] = str(args.shard)
+    with all_or_none() as written:
+        for directory, words, out in sets:
+            positions = range(*shard_range(len(words), args.shard, args.block_size))
+            features = extract(encoder, words, positions, args.layers, args.block_size,
+                               args.batch_tokens)
+            features.info = dict(info)
+            if features.too_long:
+                log.warning("%s: %d sentence(s) longer than %d tokens left out", directory,
+                            len(features.too_long), encoder.max_length)
+            written.append(out)
+            write_features(out, features)
+            log.info("%d sentences, %d words, layers %s -> %s", len(features.sent_index),
+                     int(features.word_offsets[-1]), args.layers, out)
+            del features  # one set's features in memory at a time
+    return 0
+
+
+def gather_command(args: Namespace) -> int:
+    """Shard files -> the unsharded file; shard directories -> the unsharded directory, eval
+    set by eval set (each shard must hold the same eval sets)."""
+    from spudflow.core.input_files import require_file
+    from spudflow.probe.feature_file import (
+        concatenate,
+        eval_set_file,
+        eval_sets_in,
+        read_features,
+        write_features,
+    )
+
+    if not all(shard.is_dir() for shard in args.shards):
+        for shard in args.shards:
+            require_file(shard, "a probe feature file")
+        write_features(args.out, concatenate([read_features(p) for p in args.shards]))
+        return 0
+    names = eval_sets_in(args.shards[0])
+    if not names:
+        raise InputError(args.shards[0], None, "holds no probe feature file")
+    for shard in args.shards[1:]:
+        if eval_sets_in(shard) != names:
+            raise InputError(shard, None, f"holds eval sets {eval_sets_in(shard)}, "
+                             f"{args.shards[0]} {names}: shards of different jobs?")
+    with all_or_none() as written:
+        for name in names:
+            out = Path(eval_set_file(args.out, name))
+            written.append(out)
+            write_features(out, concatenate([read_features(eval_set_file(shard, name))
+                                             for shard in args.shards]))
     return 0
 
 
