@@ -286,10 +286,10 @@ def probe_metrics(root: Path, seed: int = 0) -> Path:
     every run evaluated on orig and on spud/pos nonce sets with two seeds each."""
     rng = np.random.default_rng(seed)
     rows = []
-    runs = [("bert", None, 6, 7), ("gpt", None, 6, 7), ("bert", "MR", 6, 7)]
-    runs += [("bert", None, layer, layer) for layer in range(4)]
+    runs = [("bert", "lm", 6, 7), ("gpt", "lm", 6, 7), ("bert", "MR", 6, 7)]
+    runs += [("bert", "lm", layer, layer) for layer in range(4)]
     for model, baseline, dist_layer, label_layer in runs:
-        quality = {"bert": 0.8, "gpt": 0.7}[model] - (0.4 if baseline else 0.0)
+        quality = {"bert": 0.8, "gpt": 0.7}[model] - (0.4 if baseline != "lm" else 0.0)
         for probe_seed in (1, 2, 3):
             # selection-data scores: one per run, on every row of it
             dev = quality + 0.02 * dist_layer + rng.normal(0, 0.01)

@@ -20,8 +20,7 @@ def probe(tmp_path, run_cli):
 
 
 def _rows(metrics, model, baseline, layers):
-    base = pl.col("baseline").is_null() if baseline is None else pl.col("baseline") == baseline
-    return metrics.filter((pl.col("model") == model) & base & (pl.col("dist_layer") == layers[0])
+    return metrics.filter((pl.col("model") == model) & (pl.col("baseline") == baseline) & (pl.col("dist_layer") == layers[0])
                           & (pl.col("label_layer") == layers[1]))
 
 
@@ -30,7 +29,7 @@ def test_summary_means_sds_and_deltas(probe):
     summary = assert_table_files(out, "probe_summary")
     # (bert, gpt, bert MR) at 6/7 and bert at layers 0-3; eval sets orig, spud, pos
     assert summary.height == 7 * 3
-    runs = _rows(metrics, "bert", None, (6, 7))
+    runs = _rows(metrics, "bert", "lm", (6, 7))
     orig = runs.filter(pl.col("eval_set") == "orig").sort("seed")
     row = summary.filter((pl.col("model") == "bert") & (pl.col("baseline") == "lm")
                          & (pl.col("dist_layer") == 6) & (pl.col("eval_set") == "orig")).row(
@@ -65,7 +64,7 @@ def test_layer_table(probe):
     sweep = layers.filter((pl.col("model") == "bert") & (pl.col("eval_set") == "orig"))
     assert sweep["layer"].to_list() == [0, 1, 2, 3]
     for layer, value in zip(sweep["layer"], sweep["las_mean"], strict=True):
-        runs = _rows(metrics, "bert", None, (layer, layer)).filter(pl.col("eval_set") == "orig")
+        runs = _rows(metrics, "bert", "lm", (layer, layer)).filter(pl.col("eval_set") == "orig")
         assert value == pytest.approx(runs["las"].mean())
     assert layers.filter(pl.col("model") == "gpt").is_empty()  # 6/7 probes are no sweep
 
@@ -89,7 +88,7 @@ def test_a_missing_column_is_bad_input(tmp_path, run_cli):
     code, _, err = run_cli("table-probe", path, "--out-dir", tmp_path / "tables")
     assert code == 2
     assert err.strip() == (f"{path}: column 'relacc' missing; the probe-train stage writes it "
-                           "(probe_metrics v3)")
+                           "(probe_metrics v4)")
 
 
 def test_language_table_without_nonce_sets_has_null_nonce_columns(tmp_path, run_cli):

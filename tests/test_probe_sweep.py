@@ -132,7 +132,7 @@ def test_layer_table_marks_the_choice_and_keeps_auto_runs_apart(sweep, auto_run,
                  str(tables)]) == 0
     layers = pl.read_parquet(tables / "probe_layers.parquet")
     chosen = dict(pl.read_parquet(choice).select("part", "layer").iter_rows())
-    dev = layers.filter(pl.col("eval") == "dev").sort("layer")
+    dev = layers.filter(pl.col("eval_set") == "dev").sort("layer")
     assert dev["layer"].to_list() == list(range(LAYERS + 1))
     assert dev["n_runs"].to_list() == [len(SEEDS)] * (LAYERS + 1)
     for layer in range(LAYERS + 1):
@@ -142,7 +142,7 @@ def test_layer_table_marks_the_choice_and_keeps_auto_runs_apart(sweep, auto_run,
     for part in ("dist", "label"):
         marked = layers.filter(pl.col(f"{part}_chosen"))
         assert set(marked["layer"]) == {chosen[part]}
-        assert set(marked["eval"]) == {"dev", "orig", "spud"}
+        assert set(marked["eval_set"]) == {"dev", "orig", "spud"}
     # the auto run is its own row of probe_summary, not merged with the sweep run
     summary = pl.read_parquet(tables / "probe_summary.parquet")
     auto_rows = summary.filter(pl.col("auto_layers"))
@@ -218,7 +218,7 @@ def test_edge_directions_match_a_hand_count(sweep, edges):
     for eval_name, eval_set in (("orig", "orig"), ("spud", "spud/seed1")):
         hand = [_hand_scores(sweep, layer, s, eval_set) for s in SEEDS]
         for side in ("left", "right", "root"):
-            row = edges.filter((pl.col("dist_layer") == layer) & (pl.col("eval") == eval_name)
+            row = edges.filter((pl.col("dist_layer") == layer) & (pl.col("eval_set") == eval_name)
                                & (pl.col("direction") == side)).row(0, named=True)
             assert row["n_runs"] == len(SEEDS)
             for m in ("share", "uas", "las", "relacc"):
@@ -226,7 +226,7 @@ def test_edge_directions_match_a_hand_count(sweep, edges):
                 assert row[f"{m}_mean"] == pytest.approx(values.mean()), (eval_name, side, m)
                 assert row[f"{m}_sd"] == pytest.approx(values.std(ddof=1), abs=1e-12)
     # Table 21's shape: left + right < 1, the rest being the roots (one per sentence)
-    orig = edges.filter((pl.col("dist_layer") == layer) & (pl.col("eval") == "orig"))
+    orig = edges.filter((pl.col("dist_layer") == layer) & (pl.col("eval_set") == "orig"))
     shares = dict(orig.select("direction", "share_mean").iter_rows())
     assert shares["left"] + shares["right"] < 1
     assert sum(shares.values()) == pytest.approx(1)
@@ -239,10 +239,10 @@ def test_edge_deltas_are_per_run(sweep, edges):
                        - _hand_scores(sweep, layer, s, "spud/seed1")[side, "uas"]
                        for s in SEEDS])
     rows = edges.filter((pl.col("dist_layer") == layer) & (pl.col("direction") == side))
-    spud = rows.filter(pl.col("eval") == "spud").row(0, named=True)
+    spud = rows.filter(pl.col("eval_set") == "spud").row(0, named=True)
     assert spud["delta_uas_mean"] == pytest.approx(deltas.mean())
     assert spud["delta_uas_sd"] == pytest.approx(deltas.std(ddof=1), abs=1e-12)
-    assert rows.filter(pl.col("eval") == "orig")["delta_uas_mean"].is_null().all()
+    assert rows.filter(pl.col("eval_set") == "orig")["delta_uas_mean"].is_null().all()
 
 
 def test_edges_refuse_predictions_that_do_not_reproduce_the_metrics(sweep, tmp_path, capsys):

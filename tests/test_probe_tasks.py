@@ -189,13 +189,11 @@ def test_language_table_against_numpy(two_languages, tmp_path, run_cli):
     metrics = pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed")
     # one row per language x model x baseline (x nonce method): LM rows first, then M0
     assert table.select("treebank", "baseline", "nonce").rows() == [
-        ("de_pud", "none", "spud"), ("en_ewt", "none", "spud"),
+        ("de_pud", "lm", "spud"), ("en_ewt", "lm", "spud"),
         ("de_pud", "M0", "spud"), ("en_ewt", "M0", "spud")]
     for row in table.iter_rows(named=True):
-        baseline = None if row["baseline"] == "none" else row["baseline"]
         runs = metrics.filter((pl.col("treebank") == row["treebank"])
-                              & (pl.col("baseline").is_null() if baseline is None
-                                 else pl.col("baseline") == baseline))
+                              & (pl.col("baseline") == row["baseline"]))
         orig = runs.filter(pl.col("eval_set") == "orig").sort("seed")
         nonce = runs.filter(pl.col("eval_set").str.starts_with("spud/")).sort("seed",
                                                                                "eval_set")

@@ -84,7 +84,7 @@ SCORES = {
 PROBE_METRICS = {
     "treebank": "treebank",
     "model": "model",
-    "baseline": "baseline",        # null (the LM itself) | M0 | MR | MRC
+    "baseline": "baseline",        # lm (the LM itself) | M0 | MR | MRC
     "seed": "seed",
     "dist_layer": "dist_layer",    # layer of the distance probe
     "label_layer": "label_layer",  # layer of the label probe

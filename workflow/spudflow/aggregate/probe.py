@@ -13,14 +13,12 @@ import polars as pl
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.outputs import Table
+from spudflow.core.artifacts import LM_BASELINE
 from spudflow.core.errors import InputError
 
 RUN = ["treebank", "model", "baseline", "dist_layer", "label_layer", "auto_layers"]
 METRICS = ("relacc", "uas", "las", "root_acc")
 DELTA_METRICS = ("relacc", "uas", "las")
-# The baseline that is the LM itself, as opposed to M0 / MR / MRC (docs/glossary.md); older
-# metrics files write it null.
-LM_BASELINE = "lm"
 
 
 def with_eval(metrics: pl.DataFrame) -> pl.DataFrame:
@@ -34,7 +32,7 @@ def with_eval(metrics: pl.DataFrame) -> pl.DataFrame:
         pl.col("dist_layer", "label_layer").cast(pl.Int64),
         pl.col(*METRICS).cast(pl.Float64),
         pl.col("auto_layers").cast(pl.Boolean),
-        pl.col("baseline").cast(pl.String).fill_null(LM_BASELINE),
+        pl.col("baseline").cast(pl.String),
         pl.when(is_orig).then(pl.lit("orig")).otherwise(method).alias("eval_set"),
     )
 

@@ -25,7 +25,6 @@ import polars as pl
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.outputs import Table
-from spudflow.aggregate.probe import LM_BASELINE
 from spudflow.core.artifacts import PROBE_METRICS, TREEBANK_TOKENS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
@@ -189,7 +188,7 @@ def edge_table(runs: pl.DataFrame) -> pl.DataFrame:
     is_orig = pl.col("eval_set") == columns.PROBE_ORIG_EVAL_SET
     method = pl.col("eval_set").str.split(columns.PROBE_EVAL_SET_SEPARATOR).list.first()
     runs = runs.with_columns(
-        pl.col("baseline").fill_null(LM_BASELINE), pl.col("eval_set").alias("eval_version"),
+        pl.col("eval_set").alias("eval_version"),
         pl.when(is_orig).then(pl.lit("orig")).otherwise(method).alias("eval_set"))
     keys = [*RUN, "seed", "direction"]
     orig = runs.filter(pl.col("eval_set") == "orig").select(

@@ -287,11 +287,14 @@ CONTROL_LOSSES = Artifact("control_losses", "train-control", doc=(
 ))
 
 # --- probe ------------------------------------------------------------------------------------
-PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=3, doc=(
+# The `baseline` of a probe on the language model itself (docs/glossary.md), beside M0, MR, MRC.
+LM_BASELINE = "lm"
+
+PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=4, doc=(
     "`results/probe/runs/…/metrics.parquet`: one row per eval set of a probe run."), columns=(
     col("treebank", STR, "the test treebank"),
     col("model", STR, "the model's name in the config"),
-    col("baseline", STR, "null (the model itself), `M0`, `MR` or `MRC`", True),
+    col("baseline", STR, "`lm` (the model itself), `M0`, `MR` or `MRC`"),
     col("seed", I64, "probe seed"),
     col("dist_layer", I64, "layer of the distance probe"),
     col("label_layer", I64, "layer of the label probe"),

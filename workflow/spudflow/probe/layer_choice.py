@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from spudflow.core.artifacts import PROBE_LAYER_CHOICE, PROBE_METRICS
+from spudflow.core.artifacts import LM_BASELINE, PROBE_LAYER_CHOICE, PROBE_METRICS
 from spudflow.core.contract import read_artifact, write_artifact
 from spudflow.core.errors import InputError
 
@@ -31,7 +31,7 @@ def read_sweep(paths: list[Path]) -> pl.DataFrame:
         if orig.height != 1:
             raise InputError(path, None, f"{orig.height} `orig` rows; a probe run has one")
         row = orig.row(0, named=True)
-        if row["baseline"] is not None or row["auto_layers"] \
+        if row["baseline"] != LM_BASELINE or row["auto_layers"] \
                 or row["dist_layer"] != row["label_layer"]:
             raise InputError(path, None, "not a layer-sweep run (the model itself, distance "
                              "and label on the same configured layer)")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import torch
 
+from spudflow.core.artifacts import LM_BASELINE
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
@@ -85,7 +86,7 @@ def features_command(args: Namespace) -> int:
             for directory, out in zip(args.dirs, args.out, strict=True)]
     encoder = load_encoder(args.model, args.layers, args.baseline, args.init_seed,
                            args.max_length, _device(args.device))
-    info = {"model": args.model, "baseline": args.baseline or "",
+    info = {"model": args.model, "baseline": args.baseline or LM_BASELINE,
             "init_seed": str(args.init_seed) if args.baseline in ("MR", "MRC") else "",
             "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
             "block_size": str(args.block_size)}
@@ -201,7 +202,7 @@ def train_command(args: Namespace) -> int:
                              max_epochs=args.max_epochs, patience=args.patience, seed=args.seed)
     log.info("training on %d sentences, selecting on %d", len(train), len(dev))
     trained = train_probe(train, dev, settings)
-    run = {"treebank": args.treebank, "model": args.model, "baseline": args.baseline,
+    run = {"treebank": args.treebank, "model": args.model, "baseline": args.baseline or LM_BASELINE,
            "seed": args.seed, "dist_layer": layers["dist"], "label_layer": layers["label"],
            "auto_layers": AUTO in (args.dist_layer, args.label_layer)}
     # The training data, per metrics row; with --holdout, dev is drawn from the training split
