@@ -20,7 +20,8 @@ def probe(tmp_path, run_cli):
 
 
 def _rows(metrics, model, baseline, layers):
-    return metrics.filter((pl.col("model") == model) & (pl.col("baseline") == baseline) & (pl.col("dist_layer") == layers[0])
+    return metrics.filter((pl.col("model") == model) & (pl.col("baseline") == baseline)
+                          & (pl.col("dist_layer") == layers[0])
                           & (pl.col("label_layer") == layers[1]))
 
 
