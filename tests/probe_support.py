@@ -39,6 +39,11 @@ def save_tiny_encoder(directory: Path, corpus: list[str] | None = None,
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.train_from_iterator(corpus, trainer=trainers.WordPieceTrainer(
         vocab_size=600, special_tokens=SPECIALS))
+    # tokenizers' WordPiece trainer numbers tied tokens in hash-map order (a new order in every
+    # process): renumber the same vocabulary in a fixed order, so one corpus is one encoder
+    learned = sorted(set(tok.get_vocab()) - set(SPECIALS))
+    tok.model = models.WordPiece({t: i for i, t in enumerate([*SPECIALS, *learned])},
+                                 unk_token="[UNK]")
     cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)])
