@@ -255,13 +255,15 @@ ITEM_SCORES = Artifact("item_scores", "score", doc=(
     col("ppl", F64, "exp(−logprob_sum / n_tokens) (the SPUD paper's Eq. 1–3); null when "
         "n_tokens = 0", True),
     col("mean_logprob", F64, "logprob_sum / n_tokens", True),
-    col("slor", F64, "(Σ_w log P_m(w) − Σ_w log P_u(w)) / |W| over the row's words w with "
-        "scored tokens (the same tokens on both sides: a token of no word, with no unigram term, "
-        "is left out of the model side too), with the unigram model of the item's language "
-        "(Lau et al. 2017); null without one", True),
-    col("word_lp_min1", F64, "min over the row's words with scored tokens of −log P_m(w) / "
-        "log P_u(w), where log P_m(w) is the sum of the logprobs of w's tokens", True),
-    col("normlp", F64, "−Σ_w log P_m(w) / Σ_w log P_u(w) over the words of slor (Lau et al.'s "
+    col("slor", F64, "(Σ_w log P_m(w) − Σ_v log P_u(v)) / |V|: w the row's words with scored "
+        "tokens (a token's word: the one it overlaps most), V those words and the row's words "
+        "inside their tokens (CoLA's `can` `not` in `cannot`); the same text on both sides: a "
+        "token of no word, with no unigram term, is left out of the model side too, with the "
+        "unigram model of the item's language (Lau et al. 2017); null without one", True),
+    col("word_lp_min1", F64, "min over the row's words w with scored tokens of −log P_m(w) / "
+        "Σ_v log P_u(v), v: w and the words inside w's tokens only (as slor), where log P_m(w) "
+        "is the sum of the logprobs of w's tokens", True),
+    col("normlp", F64, "−Σ_w log P_m(w) / Σ_v log P_u(v) over the words of slor (Lau et al.'s "
         "NormLP, division form)", True),
     col("skipped", STR, "null when scored; `too_long` (more input tokens than the model takes) "
         "or `no_tokens` (nothing to score) when left out; such rows have null figures", True),

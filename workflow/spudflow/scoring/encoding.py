@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spudflow.core.alignment import anchor_span, overlaps, word_of_span
+from spudflow.core.alignment import anchor_span, overlaps, word_of_span, words_in_span
 from spudflow.scoring.items import Item, Region
 
 # Reasons an item is left out, as written in item_scores.parquet's `skipped` column.
@@ -32,6 +32,10 @@ class EncodedItem:
     @property
     def n_tokens(self) -> int:
         return len(self.positions)
+
+    def words_of_token(self, token: int) -> list[int]:
+        """Every word token `token` overlaps (its `word_index` is the one it overlaps most)."""
+        return words_in_span(*self.anchors[token], self.item.word_starts, self.item.word_ends)
 
     def region_tokens(self, region: Region) -> list[int]:
         return [i for i, a in enumerate(self.anchors) if overlaps(a, region.start, region.end)]

@@ -199,7 +199,7 @@ def _add_item_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
     for region, token_set, word_set in _row_spans(sentence, region_only):
         row = item_statistics([logprob_of[t] for t in token_set],
                               [sentence.word_index[t] for t in token_set], item.words, word_set,
-                              unigram)
+                              unigram, [sentence.words_of_token(t) for t in token_set])
         _append_row(columns, item.item_id, job.model_name, method, region, row, None)
 
 
