@@ -34,8 +34,8 @@ def design(n: int, seed: int = 0) -> tuple[sparse.csr_matrix, np.ndarray]:
     rng = np.random.default_rng(seed)
     blocks, offset = [], 0
     for k in LEVELS:
-        share = rng.dirichlet(np.full(k, 0.7))
-        blocks.append(offset + rng.choice(k, size=n, p=share))
+        fractions = rng.dirichlet(np.full(k, 0.7))
+        blocks.append(offset + rng.choice(k, size=n, p=fractions))
         offset += k
     columns = np.stack(blocks, axis=1).ravel()
     rows = np.repeat(np.arange(n), len(LEVELS))

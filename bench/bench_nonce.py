@@ -58,7 +58,7 @@ def main() -> None:
         import polars as pl
 
         words = pl.read_parquet(ingested / "tokens.parquet").filter(
-            pl.col("kind") == "word").height
+            pl.col("token_type") == "word").height
         runs = []
         for repeat in range(args.repeats):
             out = Path(tmp) / f"nonce{repeat}"

@@ -2,8 +2,8 @@
 # report's entries. Every table and figure, its rule, caption and report category is an entry of
 # core/outputs_registry.py (registry_files(rule) gives a rule's files); rule all asks for those
 # whose input the config produces (aggregate_outputs()). What it reads of the other stages (their rules files, included before this one):
-#   items_datasets(kind) -> [dataset, ...]        pairs: the items datasets of a kind the config
-#                                                 enables (core/dataset_kinds.py)
+#   items_datasets(family) -> [dataset, ...]      pairs: the items datasets of a family the config
+#                                                 enables (core/dataset_families.py)
 #   scoring_jobs() -> [(dataset, model), ...]     scoring: each makes
 #                                                 results/scores/{dataset}/{model}/item_scores.parquet
 #   probe_metrics_files() -> [path, ...]          probe: metrics.parquet files
@@ -116,8 +116,8 @@ rule table_probe_edges:
         " --out-dir {params.out_dir:q} 2> {log:q}"
 
 
-# The tables of one dataset kind: its items and their scores -> tables in results/tables. The
-# other kinds' rules reuse its input names and shell; each states its own env, threads, resources
+# The tables of one dataset family: its items and their scores -> tables in results/tables. The
+# other families' rules reuse its input names and shell; each states its own env, threads, resources
 # and options (the Japanese regression is the one that needs more).
 rule table_blimp:
     input:

@@ -128,10 +128,10 @@ def registry_files(rule):
     figure's SVG go into the report, with the entry's caption (report/) and category."""
     files = []
     for entry in rule_outputs(rule):
-        if entry.kind == "figure":
+        if entry.output_type == "figure":
             stem = f"results/figures/{entry.name}"
             files += [report_entry(f"{stem}.svg", entry), f"{stem}.png"]
-        elif entry.kind == "data":
+        elif entry.output_type == "data":
             files += [f"results/tables/{entry.name}.parquet", f"results/tables/{entry.name}.csv"]
         else:
             stem = f"results/tables/{entry.name}"

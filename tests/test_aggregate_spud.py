@@ -68,7 +68,7 @@ def test_summary_matches_numpy(spud_tables):
                 assert row["ratio_median"] == pytest.approx(median, rel=1e-12)
                 assert row["ratio_q3"] == pytest.approx(q3, rel=1e-12)
                 assert row["ratio_mean"] == pytest.approx(r.mean(), rel=1e-12)
-                assert row["share_ratio_gt1"] == pytest.approx(np.mean(r > 1))
+                assert row["fraction_ratio_gt1"] == pytest.approx(np.mean(r > 1))
     # the generator makes nonce sentences more perplexing
     assert summary["ratio_median"].min() > 1
 
@@ -96,7 +96,7 @@ def test_wilcoxon_matches_scipy(spud_tables):
     assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
     differences = np.array([a[g] - b[g] for g in groups])
     assert row["median_ratio_difference"] == pytest.approx(np.median(differences))
-    assert row["share_a_greater"] == pytest.approx(np.mean(differences > 0))
+    assert row["fraction_a_greater"] == pytest.approx(np.mean(differences > 0))
 
 
 def test_extremes_and_pair_data(spud_tables):

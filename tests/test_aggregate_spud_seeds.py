@@ -107,7 +107,7 @@ def test_wilcoxon_counts_each_original_once(produced):
         assert row["statistic"] == pytest.approx(expected.statistic)
         assert row["p_value"] == pytest.approx(expected.pvalue, rel=1e-9)
         assert row["median_ratio_difference"] == pytest.approx(np.median(x - y))
-        assert row["share_a_greater"] == pytest.approx(np.mean(x > y))
+        assert row["fraction_a_greater"] == pytest.approx(np.mean(x > y))
 
 
 def test_summary_per_seed_and_combined(produced):
@@ -128,7 +128,7 @@ def test_summary_per_seed_and_combined(produced):
             assert [row["ratio_q1"], row["ratio_median"], row["ratio_q3"]] == pytest.approx(
                 [q1, median, q3], rel=1e-12)
             assert row["ratio_mean"] == pytest.approx(r.mean(), rel=1e-12)
-            assert row["share_ratio_gt1"] == pytest.approx(np.mean(r > 1))
+            assert row["fraction_ratio_gt1"] == pytest.approx(np.mean(r > 1))
 
 
 # --- outliers (§4.4): the same statistics without observations above a threshold ------------
@@ -172,7 +172,7 @@ def test_summary_without_outliers(trimmed):
             assert [row["ratio_q1"], row["ratio_median"], row["ratio_q3"]] == pytest.approx(
                 np.quantile(r, [0.25, 0.5, 0.75]), rel=1e-12)
             assert row["ratio_mean"] == pytest.approx(r.mean(), rel=1e-12)
-            assert row["share_ratio_gt1"] == pytest.approx(np.mean(r > 1))
+            assert row["fraction_ratio_gt1"] == pytest.approx(np.mean(r > 1))
             dropped += row["n_dropped"]
     assert dropped > 0  # the threshold bites
 

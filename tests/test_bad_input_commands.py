@@ -60,7 +60,7 @@ INPUT_KINDS = {
     "table": "parquet",
 }
 # Required arguments that are not inputs, with a valid value.
-VALUES = {"lang": "en", "seed": "0", "share": "0.5", "treebank": "t", "split": "train",
+VALUES = {"lang": "en", "seed": "0", "fraction": "0.5", "treebank": "t", "split": "train",
           "variant": "base",
           "layers": "0", "dist_layer": "0", "label_layer": "0", "method": "ppl",
           ("train-control", "kind"): "causal", ("score", "kind"): "causal",

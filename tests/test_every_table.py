@@ -1,5 +1,5 @@
 """The whole pipeline on the every-table config (tests/data/workflow/every_table.yaml), end to
-end through Snakemake: every dataset kind (CoLA from test files in its format), every model kind
+end through Snakemake: every dataset family (CoLA from test files in its format), every model kind
 (an n-gram model, causal, masked and ELECTRA controls the pipeline trains), scoring shards, the
 probe with nonce test sets and its three baselines. Every consumer reads what its producer really
 wrote; every table must have rows and no number column that should hold numbers may be all null.
@@ -22,10 +22,11 @@ from aggregate_inputs import assert_table_files
 # evaluation): all four formats, columns checked there.
 OTHER_STAGES = (outputs_registry.TREEBANKS, outputs_registry.NONCE, outputs_registry.HUMAN_EVAL)
 OTHER_STAGES_TABLES = tuple(o.name for o in outputs_registry.OUTPUTS
-                            if o.kind == outputs_registry.TABLE and o.feed in OTHER_STAGES)
+                            if o.output_type == outputs_registry.TABLE and o.feed in OTHER_STAGES)
 TABLES = tuple(o.name for o in outputs_registry.OUTPUTS
-               if o.kind == outputs_registry.TABLE and o.feed not in OTHER_STAGES)
-DATA_TABLES = tuple(o.name for o in outputs_registry.OUTPUTS if o.kind == outputs_registry.DATA)
+               if o.output_type == outputs_registry.TABLE and o.feed not in OTHER_STAGES)
+DATA_TABLES = tuple(o.name for o in outputs_registry.OUTPUTS
+                    if o.output_type == outputs_registry.DATA)
 
 # Number columns that may be null throughout on the tiny data, and why.
 MAY_BE_ALL_NULL = {
@@ -43,7 +44,7 @@ MAY_BE_ALL_NULL = {
     **{("japanese_regression_max", column): "lambda.1se keeps only the (negative) intercept"
        for column in ("rank", "coefficient")},
     **{("probe_edges", f"{figure}_sd"): "one probe seed (a sample sd needs two)"
-       for figure in ("share", "uas", "las", "relacc", "delta_uas", "delta_las",
+       for figure in ("fraction", "uas", "las", "relacc", "delta_uas", "delta_las",
                       "delta_relacc")},
 }
 FIGURES = tuple(outputs_registry.FIGURE_OUTPUTS)

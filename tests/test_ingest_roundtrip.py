@@ -37,11 +37,11 @@ def test_mini_round_trip_and_columns(run_cli, tmp_path):
     assert sentences.get_column("n_words").to_list() == [6, 4]
     assert sentences.get_column("n_tokens").to_list() == [5, 4]  # zum counts once
     assert sentences.row(1, named=True)["comments"][-1] == "# a comment without equals sign"
-    kinds = tokens.group_by("kind").len().sort("kind").rows()
-    assert kinds == [("empty", 1), ("mwt", 1), ("word", 10)]
-    mwt = tokens.filter(pl.col("kind") == "mwt").row(0, named=True)
+    token_types = tokens.group_by("token_type").len().sort("token_type").rows()
+    assert token_types == [("empty", 1), ("mwt", 1), ("word", 10)]
+    mwt = tokens.filter(pl.col("token_type") == "mwt").row(0, named=True)
     assert (mwt["id"], mwt["word_index"], mwt["mwt_end"], mwt["head"]) == ("3-4", 3, 4, None)
-    empty = tokens.filter(pl.col("kind") == "empty").row(0, named=True)
+    empty = tokens.filter(pl.col("token_type") == "empty").row(0, named=True)
     assert (empty["word_index"], empty["empty_minor"], empty["head"]) == (4, 1, None)
     assert tokens.schema["head"] == pl.Int32
     assert tokens.filter(feature("Case") == "Dat").get_column("form").to_list() == ["dem", "Markt"]
@@ -51,7 +51,7 @@ def test_fields_agree_with_the_conllu_library(run_cli, tmp_path):
     """An independent parser (the `conllu` package) reads the same words, heads and features."""
     _round_trip(run_cli, MINI, tmp_path)
     tokens, _ = read_treebank(tmp_path / "mini")
-    words = tokens.filter(pl.col("kind") == "word")
+    words = tokens.filter(pl.col("token_type") == "word")
     ours = [(r["form"], r["head"], parse_feats(r["feats"])) for r in words.iter_rows(named=True)]
     theirs = []
     for sentence in conllu.parse(MINI.read_text(encoding="utf-8")):

@@ -148,7 +148,7 @@ def test_du_becomes_de_l_and_de_l_never_needs_du(tmp_path):
     tokens, sentences = nonce(directory, "fr")
     # `du chien` takes `arbre`: the parts become de + l', the token `de l'`, glued to the noun.
     assert texts(sentences) == ["Il parle de l'arbre.", "Il parle de l'arbre."]
-    mwt = tokens.filter(pl.col("kind") == "mwt").row(0, named=True)
+    mwt = tokens.filter(pl.col("token_type") == "mwt").row(0, named=True)
     assert (mwt["form"], mwt["orig_form"], mwt["misc"]) == ("de l'", "du", "SpaceAfter=No")
     # `de l'arbre` cannot take `chien` (it would need a new `du` token): kept, reason `rule`.
     stats = pl.read_parquet(tmp_path / "nonce" / "tb-fr-spud-1" / "replacement_stats.parquet")

@@ -15,8 +15,8 @@ from spudflow.nonce.surface import sentence_text
 
 from conftest import VENDORED_UD
 
-INVARIANT = ["sent_index", "token_index", "kind", "id", "word_index", "mwt_end", "empty_minor",
-             "upos", "xpos", "feats", "head", "deprel", "deps"]
+INVARIANT = ["sent_index", "token_index", "token_type", "id", "word_index", "mwt_end",
+             "empty_minor", "upos", "xpos", "feats", "head", "deprel", "deps"]
 TARGETS = ["NOUN", "PROPN", "ADJ", "ADV", "VERB"]
 
 
@@ -45,7 +45,7 @@ def test_trees_are_untouched_and_the_export_is_valid(tmp_path, language, lang):
     # tokens around them change; lemmas change only on replaced words.
     assert changed.filter(pl.col("replaced")).get_column("upos").is_in(TARGETS).all()
     assert tokens.filter(pl.col("lemma") != pl.col("orig_lemma")).get_column("replaced").all()
-    assert tokens.filter(pl.col("kind") != "word").get_column("replaced").not_().all()
+    assert tokens.filter(pl.col("token_type") != "word").get_column("replaced").not_().all()
     assert tokens.get_column("replaced").sum() > 0.3 * tokens.filter(
         pl.col("upos").is_in(TARGETS)).height
     # The CoNLL-U export ingests again to the same table.

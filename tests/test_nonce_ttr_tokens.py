@@ -63,7 +63,7 @@ def test_ttr_of_tokens_matches_an_independent_count(treebanks, wordpiece, run_cl
     assert set(table["unit"]) == {f"tokens of {directory}"}
     for row in table.iter_rows(named=True):
         words = pl.read_parquet(root / "nonce" / row["method"] / "tokens.parquet").filter(
-            pl.col("kind") == "word")
+            pl.col("token_type") == "word")
         tokens_orig, types_orig = _count(words["orig_form"].to_list(), raw)
         tokens_nonce, types_nonce = _count(words["form"].to_list(), raw)
         assert (row["tokens_orig"], row["types_orig"]) == (tokens_orig, types_orig)
@@ -84,7 +84,7 @@ def test_word_forms_remain_the_default(treebanks, run_cli):
     table = pl.read_parquet(out.with_suffix(".parquet")).filter(pl.col("split") == "test")
     for row in table.iter_rows(named=True):
         words = pl.read_parquet(root / "nonce" / row["method"] / "tokens.parquet").filter(
-            pl.col("kind") == "word")
+            pl.col("token_type") == "word")
         assert row["unit"] == "word forms"
         assert row["tokens_orig"] == row["tokens_nonce"] == row["words"] == words.height
         assert row["types_orig"] == words["orig_form"].n_unique()
@@ -114,7 +114,7 @@ def test_pooled_rows_count_the_distinct_units_of_every_split(tmp_path, wordpiece
         out = tmp_path / "nonce" / split
         nonce(ingested, "en", "--treebank", "en_ewt", "--split", split, out=out)
         stats.append(out / "replacement_stats.parquet")
-        words.append(pl.read_parquet(out / "tokens.parquet").filter(pl.col("kind") == "word"))
+        words.append(pl.read_parquet(out / "tokens.parquet").filter(pl.col("token_type") == "word"))
     for tokenizer, count in ((None, lambda forms: (len(forms), len(set(forms)))),
                              (directory, lambda forms: _count(forms, raw))):
         out = tmp_path / "tables" / ("words" if tokenizer is None else "tokens")

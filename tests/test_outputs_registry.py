@@ -1,7 +1,7 @@
 """The registry of tables and figures (core/outputs_registry.py) against everything that names an
 output: the table contracts, the report's captions, the rules' output files, the figure commands,
 the front page and the docs. An output without its entry, or an entry without its output, fails
-here; so does a table rule fed by datasets of another kind."""
+here; so does a table rule fed by datasets of another family."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from spudflow.aggregate import cli as aggregate_cli
 from spudflow.aggregate import figures
 from spudflow.aggregate.front_page import SECTIONS
 from spudflow.core import outputs_registry
-from spudflow.core.dataset_kinds import DATASET_KINDS
+from spudflow.core.dataset_families import DATASET_FAMILIES
 from spudflow.core.outputs_registry import (
     FIGURE,
     FIGURE_OUTPUTS,
@@ -43,23 +43,23 @@ def test_every_caption_has_an_entry_and_every_entry_a_caption():
 
 
 def test_names_are_unique_within_tables_and_within_figures():
-    for kind_of in (lambda o: o.kind != FIGURE, lambda o: o.kind == FIGURE):
-        names = [o.name for o in OUTPUTS if kind_of(o)]
+    for type_of in (lambda o: o.output_type != FIGURE, lambda o: o.output_type == FIGURE):
+        names = [o.name for o in OUTPUTS if type_of(o)]
         assert len(names) == len(set(names))
 
 
-def test_every_feed_is_a_dataset_kind_or_a_stage_input():
+def test_every_feed_is_a_dataset_family_or_a_stage_input():
     special = {outputs_registry.TREEBANKS, outputs_registry.NONCE, outputs_registry.HUMAN_EVAL,
                outputs_registry.PROBE}
     for o in OUTPUTS:
-        assert o.feed in set(DATASET_KINDS) | special, o.name
-    # every dataset kind feeds at least one table
-    assert set(DATASET_KINDS) <= {o.feed for o in OUTPUTS}
+        assert o.feed in set(DATASET_FAMILIES) | special, o.name
+    # every dataset family feeds at least one table
+    assert set(DATASET_FAMILIES) <= {o.feed for o in OUTPUTS}
 
 
-def test_dataset_kinds_are_the_config_pairs_sections():
+def test_dataset_families_are_the_config_pairs_sections():
     schema = yaml.safe_load((REPO / "config" / "schema.yaml").read_text(encoding="utf-8"))
-    assert set(DATASET_KINDS) == set(schema["properties"]["pairs"]["properties"])
+    assert set(DATASET_FAMILIES) == set(schema["properties"]["pairs"]["properties"])
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,8 @@ def _rule_output_files(workdir: Path) -> dict[tuple[str, str], str]:
 
 def test_every_rule_output_has_its_entry_and_every_entry_its_rule(workflow_copy):
     written = _rule_output_files(workflow_copy)
-    registered = {("figures" if o.kind == FIGURE else "tables", o.name): o.rule for o in OUTPUTS}
+    registered = {("figures" if o.output_type == FIGURE else "tables", o.name): o.rule
+                  for o in OUTPUTS}
     assert written == registered
 
 
@@ -106,7 +107,7 @@ def test_front_page_reads_the_registry():
     shown = {f for s in SECTIONS for f in s.figures}
     assert shown == {o.name for o in FIGURE_OUTPUTS.values() if o.front_page}
     for section in SECTIONS:
-        assert TABLE_OUTPUTS[section.table].kind == "table"
+        assert TABLE_OUTPUTS[section.table].output_type == "table"
 
 
 def test_docs_list_is_rendered_from_the_registry():
@@ -124,8 +125,8 @@ def _table_inputs(workdir: Path) -> dict[str, set[str]]:
             for job in planned.jobs for rule in [job[0]] if rule.startswith("table_")}
 
 
-def test_each_table_rule_reads_the_datasets_of_its_kind(workflow_copy):
-    """A dataset's kind is its config section, whatever its name: the Japanese tables read the
+def test_each_table_rule_reads_the_datasets_of_its_family(workflow_copy):
+    """A dataset's family is its config section, whatever its name: the Japanese tables read the
     japanese_transitivity datasets and nothing else, and so on."""
     inputs = _table_inputs(workflow_copy)
     assert inputs["table_spud_scores"] == {"spud_tiny_en_test", "spud_tiny_de_test"}

@@ -147,7 +147,7 @@ def test_training_share_keys_are_seeded_exact_and_independent_of_order():
 def test_spud_items_leave_out_the_training_share_the_share_command_writes(tmp_path, run_cli):
     ingested, share = tmp_path / "ingest", tmp_path / "share"
     assert run_cli("ingest", TINY_EN, "--out", ingested)[0] == 0
-    assert run_cli("training-share", ingested, "--share", "0.5", "--seed", "0",
+    assert run_cli("training-share", ingested, "--fraction", "0.5", "--seed", "0",
                    "--out", share)[0] == 0
     items = tmp_path / "items.parquet"
     assert run_cli("pairs", "spud", "--orig", ingested, "--lang", "en", "--min-words", "0",
@@ -162,7 +162,7 @@ def test_spud_items_leave_out_the_training_share_the_share_command_writes(tmp_pa
     tokens = pl.read_parquet(share / "tokens.parquet")
     assert set(tokens.get_column("sent_id")) == trained
     with pytest.raises(SystemExit):  # argparse: a share must be between 0 and 1
-        run_cli("training-share", ingested, "--share", "1.5", "--out", tmp_path / "x")
+        run_cli("training-share", ingested, "--fraction", "1.5", "--out", tmp_path / "x")
 
 
 def test_the_default_config_names_only_existing_training_sources():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from spudflow.core.artifacts import items_kind
+from spudflow.core.artifacts import items_family
 from spudflow.core.contract import Column, ContractError
 from spudflow.core.errors import InputError
 from spudflow.pairs.items import BASE_COLUMNS, ItemsBuilder, Region, spacy_words
@@ -24,20 +24,20 @@ def test_spacy_words_have_offsets_into_the_sentence(language, sentence, words):
     assert [sentence[s:e] for s, e in zip(starts, ends, strict=True)] == words
 
 
-def toy_kind(*columns):
-    return items_kind("toy", tuple(Column(n, t, null) for n, t, null in columns), "toy items")
+def toy_family(*columns):
+    return items_family("toy", tuple(Column(n, t, null) for n, t, null in columns), "toy items")
 
 
 def test_builder_writes_the_base_schema_then_conditions():
-    builder = ItemsBuilder("toy", "en", toy_kind(("kind", pa.string(), False),
+    builder = ItemsBuilder("toy", "en", toy_family(("side", pa.string(), False),
                                                   ("n", pa.int32(), True)))
     builder.add("toy:1:good", "toy:1", "Dogs bark.", 1, regions=[Region("verb", 5, 9)],
-                kind="good", n=1)
-    builder.add("toy:1:bad", "toy:1", "Dogs barks.", 0, kind="bad", n=None)
+                side="good", n=1)
+    builder.add("toy:1:bad", "toy:1", "Dogs barks.", 0, side="bad", n=None)
     builder.add("toy:2", "toy:2", "Cats?", None, words=(["Cats", "?"], [0, 4], [4, 5]),
-                kind="x", n=2)
+                side="x", n=2)
     table = builder.table()
-    assert tuple(table.column_names) == BASE_COLUMNS + ("kind", "n")
+    assert tuple(table.column_names) == BASE_COLUMNS + ("side", "n")
     assert table.schema.field("label").type == pa.int8()
     # Offsets are never null, nor any value inside them (the contract says so in the type).
     assert table.schema.field("word_starts").type == pa.list_(pa.field("item", pa.int32(),
@@ -51,23 +51,23 @@ def test_builder_writes_the_base_schema_then_conditions():
 
 
 def test_builder_rejects_duplicate_ids_bad_offsets_and_wrong_conditions():
-    builder = ItemsBuilder("toy", "en", toy_kind(("kind", pa.string(), False)))
-    builder.add("a", "g", "Hi.", 1, kind="x")
-    builder.add("a", "g", "Ho.", 1, kind="x")
+    builder = ItemsBuilder("toy", "en", toy_family(("side", pa.string(), False)))
+    builder.add("a", "g", "Hi.", 1, side="x")
+    builder.add("a", "g", "Ho.", 1, side="x")
     with pytest.raises(ValueError, match="duplicate item_id"):
         builder.table()
-    builder = ItemsBuilder("toy", "en", toy_kind(("kind", pa.string(), False)))
-    builder.add("a", "g", "Hi.", 1, words=(["Ho"], [0], [2]), kind="x")
+    builder = ItemsBuilder("toy", "en", toy_family(("side", pa.string(), False)))
+    builder.add("a", "g", "Hi.", 1, words=(["Ho"], [0], [2]), side="x")
     with pytest.raises(ValueError, match="is not at"):
         builder.table()
     with pytest.raises(ValueError, match="missing"):
         builder.add("b", "g", "Hi.", 1)
     with pytest.raises(ValueError, match="label.*twice"):
-        toy_kind(("label", pa.string(), False))
+        toy_family(("label", pa.string(), False))
     # A condition declared not nullable may not be null (checked before anything is written).
-    builder = ItemsBuilder("toy", "en", toy_kind(("kind", pa.string(), False)))
-    builder.add("a", "g", "Hi.", 1, kind=None)
-    with pytest.raises(ContractError, match="kind has 1 null"):
+    builder = ItemsBuilder("toy", "en", toy_family(("side", pa.string(), False)))
+    builder.add("a", "g", "Hi.", 1, side=None)
+    with pytest.raises(ContractError, match="side has 1 null"):
         builder.table()
 
 

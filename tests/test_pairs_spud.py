@@ -47,9 +47,10 @@ def _surface_text(tokens: pl.DataFrame, sent_index: int) -> str:
     rows = tokens.filter(pl.col("sent_index") == sent_index).sort("token_index").to_dicts()
     text, inside = "", 0
     for row in rows:
-        if row["kind"] == "empty" or (row["kind"] == "word" and row["word_index"] <= inside):
+        token_type = row["token_type"]
+        if token_type == "empty" or (token_type == "word" and row["word_index"] <= inside):
             continue
-        if row["kind"] == "mwt":
+        if row["token_type"] == "mwt":
             inside = row["mwt_end"]
         text += row["form"] + ("" if "SpaceAfter=No" in row["misc"] else " ")
     return text.rstrip()
@@ -58,8 +59,8 @@ def _surface_text(tokens: pl.DataFrame, sent_index: int) -> str:
 def make_nonce(orig: Path, out: Path, replacements: dict[tuple[int, int], str]) -> Path:
     """A nonce treebank in the agreed format: forms replaced at (sent_index, word_index)."""
     tokens, sentences = read_treebank(orig)
-    keys = list(zip(tokens["sent_index"], tokens["word_index"], tokens["kind"], strict=True))
-    replaced = [kind == "word" and (s, w) in replacements for s, w, kind in keys]
+    keys = list(zip(tokens["sent_index"], tokens["word_index"], tokens["token_type"], strict=True))
+    replaced = [token_type == "word" and (s, w) in replacements for s, w, token_type in keys]
     forms = [replacements[s, w] if r else f
              for (s, w, _), r, f in zip(keys, replaced, tokens["form"], strict=True)]
     tokens = tokens.with_columns(orig_form=pl.col("form"), orig_lemma=pl.col("lemma"),

@@ -107,7 +107,7 @@ def test_train_evaluates_orig_and_nonce(probe_data):
     predicted = out / "predictions" / "spud" / "seed1.conllu"
     assert main(["ingest", str(predicted), "--out", str(root / "reingested")]) == 0
     words = pl.read_parquet(root / "reingested" / "tokens.parquet").filter(
-        pl.col("kind") == "word")
+        pl.col("token_type") == "word")
     assert words.height == metrics.row(1, named=True)["n_words"]
     assert words.get_column("head").null_count() == 0
 
@@ -162,7 +162,7 @@ def test_more_shards_than_blocks_gives_empty_shards(probe_data, tmp_path):
 
 def _short_sentences(treebank, min_words=4) -> tuple[int, int]:
     """(sentences, those with fewer than min_words syntactic words) of an ingested split."""
-    counts = (pl.read_parquet(treebank / "tokens.parquet").filter(pl.col("kind") == "word")
+    counts = (pl.read_parquet(treebank / "tokens.parquet").filter(pl.col("token_type") == "word")
               .group_by("sent_index").len())
     return counts.height, counts.filter(pl.col("len") < min_words).height
 

@@ -193,14 +193,14 @@ def _hand_counts(gold_text: str, predicted_text: str) -> dict[str, Counter]:
 
 
 def _hand_scores(sweep, layer, seed, eval_set) -> dict[str, float]:
-    """Share, UAS, LAS and RelAcc per direction, from the text files alone. A SPUD treebank
+    """Fraction, UAS, LAS and RelAcc per direction, from the text files alone. A SPUD treebank
     keeps the original trees, so the original CoNLL-U is its gold tree too."""
     predicted = (sweep["runs"][layer, seed] / "predictions" / f"{eval_set}.conllu").read_text(
         encoding="utf-8")
     counts = _hand_counts(sweep["conllu"]["test"], predicted)
     total = sum(c["n"] for c in counts.values())
-    return {(side, m): (c["n"] / total if m == "share" else c[m] / c["n"])
-            for side, c in counts.items() for m in ("share", "uas", "las", "relacc")}
+    return {(side, m): (c["n"] / total if m == "fraction" else c[m] / c["n"])
+            for side, c in counts.items() for m in ("fraction", "uas", "las", "relacc")}
 
 
 @pytest.fixture(scope="module")
@@ -221,16 +221,16 @@ def test_edge_directions_match_a_hand_count(sweep, edges):
             row = edges.filter((pl.col("dist_layer") == layer) & (pl.col("eval_set") == eval_name)
                                & (pl.col("direction") == side)).row(0, named=True)
             assert row["n_runs"] == len(SEEDS)
-            for m in ("share", "uas", "las", "relacc"):
+            for m in ("fraction", "uas", "las", "relacc"):
                 values = np.array([h[side, m] for h in hand])
                 assert row[f"{m}_mean"] == pytest.approx(values.mean()), (eval_name, side, m)
                 assert row[f"{m}_sd"] == pytest.approx(values.std(ddof=1), abs=1e-12)
     # Table 21's shape: left + right < 1, the rest being the roots (one per sentence)
     orig = edges.filter((pl.col("dist_layer") == layer) & (pl.col("eval_set") == "orig"))
-    shares = dict(orig.select("direction", "share_mean").iter_rows())
-    assert shares["left"] + shares["right"] < 1
-    assert sum(shares.values()) == pytest.approx(1)
-    assert 0.3 < shares["left"] < shares["right"] < 0.7  # English: more heads to the right
+    fractions = dict(orig.select("direction", "fraction_mean").iter_rows())
+    assert fractions["left"] + fractions["right"] < 1
+    assert sum(fractions.values()) == pytest.approx(1)
+    assert 0.3 < fractions["left"] < fractions["right"] < 0.7  # English: more heads to the right
 
 
 def test_edge_deltas_are_per_run(sweep, edges):

@@ -96,7 +96,7 @@ def two_languages(tmp_path_factory):
         assert main(["ingest", str(root / f"{name}.conllu"), "--out", str(root / name)]) == 0
     for part in ("train", "heldout"):
         rest = ["--rest"] if part == "heldout" else []
-        assert main(["training-share", str(root / "de_test"), "--share", "0.5", "--seed", "0",
+        assert main(["training-share", str(root / "de_test"), "--fraction", "0.5", "--seed", "0",
                      *rest, "--out", str(root / f"de_test@{part}")]) == 0
     for name, lang in (("en_test", "en"), ("de_test", "de")):
         for seed in (1, 2):
@@ -212,7 +212,7 @@ def test_language_table_against_numpy(two_languages, tmp_path, run_cli):
     # the German test set is the held-out half: 40 sentences in orig and both nonce versions
     german = metrics.filter(pl.col("treebank") == "de_pud")
     held = pl.read_parquet(root / "de_test@heldout" / "tokens.parquet").filter(
-        pl.col("kind") == "word").group_by("sent_index").len().filter(pl.col("len") >= 4)
+        pl.col("token_type") == "word").group_by("sent_index").len().filter(pl.col("len") >= 4)
     assert german["n_words"].unique().to_list() == [held["len"].sum()]
     trained = german.select(pl.col("n_train_sentences") + pl.col("n_dev_sentences")
                             + pl.col("n_train_short"))

@@ -5,28 +5,28 @@ from spudflow.core.outputs_registry import FIGURE_OUTPUTS, OUTPUTS
 AGGREGATE = config["aggregate"]
 
 
-def aggregate_datasets(kind):
-    """The items datasets of one kind (core/dataset_kinds.py) the config enables, in config
+def aggregate_datasets(family):
+    """The items datasets of one family (core/dataset_families.py) the config enables, in config
     order."""
-    return items_datasets(kind)
+    return items_datasets(family)
 
 
-def aggregate_items(kind):
-    return [items_file(d) for d in aggregate_datasets(kind)]
+def aggregate_items(family):
+    return [items_file(d) for d in aggregate_datasets(family)]
 
 
-def aggregate_jobs(kind):
-    datasets = set(aggregate_datasets(kind))
+def aggregate_jobs(family):
+    datasets = set(aggregate_datasets(family))
     return [(d, m) for d, m in scoring_jobs() if d in datasets]
 
 
-def aggregate_scores(kind):
-    return [f"results/scores/{d}/{m}/item_scores.parquet" for d, m in aggregate_jobs(kind)]
+def aggregate_scores(family):
+    return [f"results/scores/{d}/{m}/item_scores.parquet" for d, m in aggregate_jobs(family)]
 
 
-def aggregate_models(kind):
-    """Models scored on datasets of this kind (for report captions)."""
-    return sorted({m for _, m in aggregate_jobs(kind)})
+def aggregate_models(family):
+    """Models scored on datasets of this family (for report captions)."""
+    return sorted({m for _, m in aggregate_jobs(family)})
 
 
 def aggregate_fed(feed):
@@ -37,7 +37,7 @@ def aggregate_fed(feed):
         return bool(nonce_stats_files())
     if feed == "treebanks":
         return bool(treebank_splits())
-    return bool(aggregate_scores(feed))  # a dataset kind
+    return bool(aggregate_scores(feed))  # a dataset family
 
 
 def aggregate_outputs():

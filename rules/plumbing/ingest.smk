@@ -27,7 +27,7 @@ def treebank_source(wildcards):
 def training_share_args(wildcards):
     share = training_shares()[f"{wildcards.treebank}/{wildcards.split}"]
     rest = " --rest" if wildcards.part == "heldout" else ""
-    return f"--share {share['share']} --seed {share['seed']}{rest}"
+    return f"--fraction {share['share']} --seed {share['seed']}{rest}"
 
 
 def ingest_outputs():

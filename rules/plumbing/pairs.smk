@@ -1,11 +1,11 @@
 # Input functions and config lookups of the pairs stage's rules (rules/pairs.smk).
-from spudflow.core.dataset_kinds import DATASET_KINDS
+from spudflow.core.dataset_families import DATASET_FAMILIES
 
 JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")
 
 
 def pairs_section(name):
-    """The config of one dataset kind under `pairs:` ({} when the config leaves it out: not
+    """The config of one dataset family under `pairs:` ({} when the config leaves it out: not
     built)."""
     return config["pairs"].get(name, {})
 
@@ -77,34 +77,34 @@ def japanese_lexicon():
     return JAPANESE_COUNTED_LEXICON if section.get("corpus") else section["lexicon"]
 
 
-def items_dataset_kinds():
-    """Name -> kind (its `pairs:` section, core/dataset_kinds.py) of every items dataset the
-    config enables (results/items/{name}.parquet), in config order. The kind is set here, where
-    the name is made: no rule reads a kind off a name."""
-    kinds = dict.fromkeys(spud_items_splits(), "spud")
+def items_dataset_families():
+    """Name -> family (its `pairs:` section, core/dataset_families.py) of every items dataset
+    the config enables (results/items/{name}.parquet), in config order. The family is set here,
+    where the name is made: no rule reads a family off a name."""
+    families = dict.fromkeys(spud_items_splits(), "spud")
     if pairs_enabled("german_case"):
-        kinds["german_case"] = "german_case"
+        families["german_case"] = "german_case"
     for variant in japanese_variants():
-        kinds[f"japanese_transitivity_{variant}"] = "japanese_transitivity"
+        families[f"japanese_transitivity_{variant}"] = "japanese_transitivity"
     for name in ("cola", "blimp"):
         if pairs_enabled(name):
-            kinds[name] = name
-    return kinds
+            families[name] = name
+    return families
 
 
-def items_datasets(kind=None):
-    """Names of the items datasets the config enables (of one kind, or all), in config order."""
-    return [d for d, k in items_dataset_kinds().items() if kind in (None, k)]
+def items_datasets(family=None):
+    """Names of the items datasets the config enables (of one family, or all), in config order."""
+    return [d for d, f in items_dataset_families().items() if family in (None, f)]
 
 
 def items_dataset_language(dataset):
-    """The language of an items dataset's sentences: its kind's, or its treebank's (SPUD); None
+    """The language of an items dataset's sentences: its family's, or its treebank's (SPUD); None
     for an items file the pairs stage does not make (a user's own, whose items carry their
     language: the score command's --languages filters them item by item)."""
-    kinds = items_dataset_kinds()
-    if dataset not in kinds:
+    families = items_dataset_families()
+    if dataset not in families:
         return None
-    language = DATASET_KINDS[kinds[dataset]].language
+    language = DATASET_FAMILIES[families[dataset]].language
     return language or treebank_lang(spud_items_splits()[dataset][0])
 
 

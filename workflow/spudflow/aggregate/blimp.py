@@ -99,7 +99,7 @@ def blimp_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:
     paradigm, field, overall = accuracy_tables(pairs)
     return [
         Table("blimp_paradigm", paradigm,
-              "BLiMP accuracy per paradigm: share of the pairs with both sentences scored that "
+              "BLiMP accuracy per paradigm: fraction of the pairs with both sentences scored that "
               "have log P(good) > log P(bad); ties count as wrong; skipped pairs (a sentence "
               "not scored, e.g. too long) are counted apart and left out of the accuracy."),
         Table("blimp_field", field, "BLiMP accuracy per field."),

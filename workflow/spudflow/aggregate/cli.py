@@ -33,10 +33,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "Per pair of an original and a nonce sentence and per scoring function, "
                       "r = ppl(nonce) / ppl(orig), per nonce seed and over the seeds with one "
                       "ratio per original sentence. Writes spud_ratio_summary (quartiles, mean, "
-                      "share r > 1), spud_wilcoxon (signed-rank tests between scoring functions on "
-                      "the same pairs), each also without ratios above --outlier-threshold (§4.4), "
-                      "spud_extremes (highest and lowest ratios), spud_outliers (r_PPL above / "
-                      "below two thresholds, Tables 12-13) as "
+                      "fraction r > 1), spud_wilcoxon (signed-rank tests between scoring functions "
+                      "on the same pairs), each also without ratios above --outlier-threshold "
+                      "(§4.4), spud_extremes (highest and lowest ratios), spud_outliers (r_PPL "
+                      "above / below two thresholds, Tables 12-13) as "
                       f"{TABLE_FILES}, and spud_ratios (every pair; .parquet and .csv).")
     p.add_argument("--extremes", type=int, default=5,
                    help="highest and lowest pairs listed per scoring function (default 5)")
@@ -95,7 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--n-lambda", type=int, default=100,
                    help="lambdas on glmnet's path (default 100)")
     p.add_argument("--l1-ratio", type=float, default=1.0,
-                   help="glmnet's alpha, the L1 share of the elastic-net penalty, between 0 and "
+                   help="glmnet's alpha, the L1 fraction of the elastic-net penalty, between 0 and "
                    "1 (default 1, glmnet's)")
     p.add_argument("--top", type=int, default=10,
                    help="largest positive and largest negative coefficients listed per mode "
@@ -129,7 +129,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "table-probe-edges", help="DepProbe by edge direction (App. F.7, Tables 21-22)",
         description="Score each probe run's predictions/{eval set}.conllu (next to its "
         "metrics.parquet) against the gold treebank of the eval set, per edge direction: left "
-        "(the gold head precedes the word), right (it follows) or root. Share of edges, "
+        "(the gold head precedes the word), right (it follows) or root. Fraction of edges, "
         "RelAcc, UAS and LAS per direction, mean ± sd over seeds, Δ = original − nonce per "
         "run; the directions together must reproduce each metrics row. Writes probe_edges as "
         f"{TABLE_FILES}.")
@@ -156,8 +156,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.set_defaults(handler=run_figure, figure=figure.function, contract=figure.contract,
                        figure_options=())
         if figure.function == "japanese_agreement_graph":
-            p.add_argument("--threshold", type=_share, default=None,
-                           help="drop edges whose agreement is below this share (0-1); default: "
+            p.add_argument("--threshold", type=_fraction, default=None,
+                           help="drop edges whose agreement is below this fraction (0-1); default: "
                            "the thesis's rule (§5.6), the weakest edges removed while the graph "
                            "stays connected")
             p.set_defaults(figure_options=("threshold",))
@@ -216,7 +216,7 @@ def _cv_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the fold split (default 0)")
 
 
-def _share(text: str) -> float:
+def _fraction(text: str) -> float:
     value = float(text)
     if not 0 <= value <= 1:
         raise argparse.ArgumentTypeError(f"{value} is not between 0 and 1")

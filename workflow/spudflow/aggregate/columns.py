@@ -17,8 +17,8 @@ ITEMS = {
     "language": "language",
 }
 
-# Condition columns per kind of dataset. Items of a kind must have these columns; values may be null
-# where the kind says so (SPUD originals have no nonce seed).
+# Condition columns per dataset family. Items of a family must have these columns; values may be
+# null where the family says so (SPUD originals have no nonce seed).
 SPUD_ITEMS = {
     "nonce_method": "method",  # spud | pos; SPUD_ORIGINAL_METHOD for the original of a group
     "nonce_seed": "seed",      # seed of the nonce treebank; null for the original

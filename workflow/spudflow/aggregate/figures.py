@@ -291,7 +291,7 @@ def blimp_fields(fields: pl.DataFrame, stem: str | Path) -> None:
 
 @styled
 def japanese_agreement(agreement: pl.DataFrame, stem: str | Path) -> None:
-    """Heat map of the share of pairs on which two scoring modes choose the same verb."""
+    """Heat map of the fraction of pairs on which two scoring modes choose the same verb."""
     if agreement.is_empty():
         return _empty(stem, "agreement matrix")
     datasets = sorted(agreement["dataset"].unique())

@@ -74,7 +74,7 @@ def blimp_headline(overall: pl.DataFrame) -> pl.DataFrame:
 
 
 def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
-    """Share of obligatory contexts where the whole-sentence score prefers the right verb, per
+    """Fraction of obligatory contexts where the whole-sentence score prefers the right verb, per
     dataset and scoring function, with the tied pairs beside it (they count as wrong)."""
     rows = accuracy.filter(pl.col("region").is_null()).with_columns(SCORING_FUNCTION)
     return rows.select("dataset", "scoring_function", "n_obligatory", "accuracy_obligatory",

@@ -23,8 +23,8 @@ def read_columns(path: str | Path, artifact: Artifact,
 
 def read_items(paths: Iterable[str | Path], artifact: Artifact,
                condition: Mapping[str, str] | None = None) -> pl.DataFrame:
-    """Items files (one per dataset) of one kind: the shared columns and the kind's condition
-    columns."""
+    """Items files (one per dataset) of one family: the shared columns and the family's
+    condition columns."""
     wanted = {**columns.ITEMS, **(condition or {})}
     frames = []
     for path in paths:

@@ -192,7 +192,7 @@ def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed:
               f"transitive-preference rate on ambiguous pairs, per dataset and scoring mode. "
               f"{modes} {rule}"),
         Table("japanese_agreement", agreement_table(compared, decision),
-              "Agreement between scoring modes: share of pairs on which two modes prefer the "
+              "Agreement between scoring modes: fraction of pairs on which two modes prefer the "
               f"same verb, and Cohen's kappa. {compared_text} {modes} {rule}"),
         Table("japanese_regression", fits,
               f"{regression} Per mode: the chosen lambda (and both cv choices), its "

@@ -5,10 +5,10 @@ the head precedes the dependent (head index < word index), `right` when it follo
 what reproduces Table 21 (UD English-EWT test: 0.36 left, 0.55 right; the paper: 0.37, 0.56),
 although the paper's text words it the other way round ("the dependent has a lower index than
 the head" for left). Root words (head 0) are neither: they form the direction `root`, and count
-in the share's denominator, so that left + right < 1 as in Table 21.
+in the fraction's denominator, so that left + right < 1 as in Table 21.
 
 Per probe run and eval set, the predictions/{eval set}.conllu next to metrics.parquet are scored
-against the gold treebank of that eval set: share of edges, RelAcc, UAS and LAS per direction;
+against the gold treebank of that eval set: fraction of edges, RelAcc, UAS and LAS per direction;
 the words counted are those of the run's own metrics (all or all but PUNCT), and the sums over
 the directions must reproduce the run's metrics row. Then mean and sd over probe seeds (and nonce
 seeds), and Δ = original − nonce per run, as in probe_summary.
@@ -55,9 +55,9 @@ def _label(deprel: str, subtypes: bool) -> str:
 def read_tree_words(directory: Path, subtypes: bool) -> Words:
     """The words of a gold treebank directory (its tokens.parquet), per sentence."""
     words = (read_artifact(Path(directory) / TOKENS_FILE, TREEBANK_TOKENS,
-                           ["sent_index", "token_index", "kind", "form", "upos", "head",
+                           ["sent_index", "token_index", "token_type", "form", "upos", "head",
                             "deprel"])
-             .filter(pl.col("kind") == "word").sort(["sent_index", "token_index"])
+             .filter(pl.col("token_type") == "word").sort(["sent_index", "token_index"])
              .group_by("sent_index", maintain_order=True).agg("form", "head", "deprel", "upos"))
     if words.explode("head")["head"].null_count():
         raise InputError(Path(directory) / TOKENS_FILE, None, "a word without HEAD: gold trees "
@@ -163,7 +163,7 @@ def run_edges(metrics_paths: list[Path], gold_dirs: dict[tuple[str, str], Path],
             for direction, c in counts.items():
                 rows.append({**{k: row[k] for k in RUN}, "seed": row["seed"],
                              "eval_set": row["eval_set"], "direction": direction,
-                             "n_edges": c["n"], "share": c["n"] / total if total else None,
+                             "n_edges": c["n"], "fraction": c["n"] / total if total else None,
                              **{s: c[s] / c["n"] if c["n"] else None for s in SCORES},
                              "source_file": str(path)})
     if not rows:
@@ -206,7 +206,7 @@ def edge_table(runs: pl.DataFrame) -> pl.DataFrame:
             f"delta_{s}") for s in SCORES])
     aggregations = [pl.len().cast(pl.Int64).alias("n_runs"),
                     pl.col("n_edges").cast(pl.Float64).mean().alias("n_edges_mean")]
-    for name in ("share", *SCORES, *[f"delta_{s}" for s in SCORES]):
+    for name in ("fraction", *SCORES, *[f"delta_{s}" for s in SCORES]):
         aggregations += [_mean(name), _sd(name)]
     table = runs.group_by([*RUN, "eval_set", "direction"]).agg(aggregations)
     return table.sort([*RUN, pl.col("eval_set") != "orig", "eval_set", "direction"])
@@ -216,6 +216,6 @@ def edge_tables(runs: pl.DataFrame) -> list[Table]:
     """The probe_edges table with its caption."""
     return [Table("probe_edges", edge_table(runs),
                   "DepProbe by edge direction (left: the gold head precedes the word; right: it "
-                  "follows; root: head 0): share of edges (Table 21) and RelAcc, UAS, LAS "
+                  "follows; root: head 0): fraction of edges (Table 21) and RelAcc, UAS, LAS "
                   "(Table 22) on the original test set and nonce versions (Δ = original − nonce "
                   "per run); mean and sd over probe seeds and nonce seeds.")]

@@ -91,7 +91,7 @@ def _summary(frame: pl.DataFrame) -> pl.DataFrame:
         ratio.quantile(0.5, interpolation="linear").alias("ratio_median"),
         ratio.quantile(0.75, interpolation="linear").alias("ratio_q3"),
         ratio.mean().alias("ratio_mean"),
-        (ratio > 1).mean().alias("share_ratio_gt1"),
+        (ratio > 1).mean().alias("fraction_ratio_gt1"),
         pl.col("ppl_orig").median().alias("ppl_orig_median"),
         pl.col("ppl_nonce").median().alias("ppl_nonce_median"),
     )
@@ -110,12 +110,12 @@ def _summary_without_outliers(frame: pl.DataFrame, threshold: float) -> pl.DataF
 
 
 def ratio_summary(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
-    """Quartiles (linear interpolation, as numpy.quantile), mean and share of r > 1: per seed, and
-    over every seed with one (geometric-mean) ratio per original sentence; each on all
+    """Quartiles (linear interpolation, as numpy.quantile), mean and fraction of r > 1: per seed,
+    and over every seed with one (geometric-mean) ratio per original sentence; each on all
     observations and without those with r > threshold."""
     columns = [*PAIR_SET, "nonce_seed", "n_seeds", "outliers", "outlier_threshold", "n_dropped",
                *SCORING_FUNCTION, "n_pairs", "ratio_q1", "ratio_median", "ratio_q3", "ratio_mean",
-               "share_ratio_gt1", "ppl_orig_median", "ppl_nonce_median"]
+               "fraction_ratio_gt1", "ppl_orig_median", "ppl_nonce_median"]
     parts = []
     for frame in (pairs.with_columns(pl.lit(1, dtype=pl.Int64).alias("n_seeds")),
                   per_original(pairs)):
@@ -179,7 +179,7 @@ def _test_row(ra: np.ndarray, rb: np.ndarray) -> dict:
     return {
         "n_pairs": len(ra),
         "median_ratio_difference": float(np.median(ra - rb)) if len(ra) else None,
-        "share_a_greater": float(np.mean(ra > rb)) if len(ra) else None,
+        "fraction_a_greater": float(np.mean(ra > rb)) if len(ra) else None,
         "statistic": statistic, "p_value": p_value,
     }
 
@@ -308,7 +308,7 @@ def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
     return [
         Table("spud_ratio_summary", ratio_summary(pairs, outlier_threshold),
               "Perplexity ratio r = f(nonce) / f(orig) per sentence pair: quartiles, mean and "
-              f"share with r > 1, per language, nonce method, nonce seed and scoring function "
+              f"fraction with r > 1, per language, nonce method, nonce seed and scoring function "
               f"({models}); seed `{ALL_SEEDS}`: one geometric-mean ratio per original sentence "
               f"over the seeds. Outliers `kept`: all observations; `removed`: without those "
               f"with r > {outlier_threshold:g} (§4.4), n_dropped of them."),

@@ -24,7 +24,7 @@ log = get_logger(__name__)
 
 MASK_PROBABILITY = 0.15
 DISCRIMINATOR_WEIGHT = 50.0
-WARMUP_SHARE = 0.06
+WARMUP_FRACTION = 0.06
 MAX_GRAD_NORM = 1.0
 # Sentences of similar length are batched together within pools of this many batches.
 POOL_BATCHES = 50
@@ -111,7 +111,7 @@ def train(kind: str, texts: list[str], tokenizer, size: architectures.Size,
                                   weight_decay=0.01)
     steps_per_epoch = -(-len(rows) // schedule.batch_size)
     total = schedule.epochs * steps_per_epoch
-    warmup = max(1, round(WARMUP_SHARE * total))
+    warmup = max(1, round(WARMUP_FRACTION * total))
     scheduler = get_linear_schedule_with_warmup(optimizer, warmup, total)
     n_params = sum(p.numel() for p in objective.model.parameters())
     log.info("training a %s control (%d parameters) on %d sentences, %d tokens: %d epochs of "

@@ -48,11 +48,11 @@ def render(artifact: Artifact) -> str:
     if artifact.inherited:
         lines[0] += f" The first {artifact.inherited} columns are the items columns above; then:"
     for column in artifact.columns[artifact.inherited:] + artifact.extra:
-        kind = _cell(type_name(column.type)) + (", null" if column.nullable else "")
+        type_cell = _cell(type_name(column.type)) + (", null" if column.nullable else "")
         inside = [path for path, nullable in column.nested_paths() if nullable]
-        kind += f", null in {_cell(', '.join(inside))}" if inside else ""
+        type_cell += f", null in {_cell(', '.join(inside))}" if inside else ""
         extra = " (only some files have it)" if column in artifact.extra else ""
-        lines.append(f"| {column.name} | {kind} | {_cell(column.doc)}{extra} |")
+        lines.append(f"| {column.name} | {type_cell} | {_cell(column.doc)}{extra} |")
     return "\n".join(lines) + "\n"
 
 

@@ -25,15 +25,16 @@ def col(name: str, dtype: pa.DataType, doc: str, null: bool = False) -> Column:
 
 
 # --- ingest -----------------------------------------------------------------------------------
-TREEBANK_TOKENS = Artifact("treebank_tokens", "ingest", open=True, doc=(
+# v2: column token_type (docs/glossary.md)
+TREEBANK_TOKENS = Artifact("treebank_tokens", "ingest", open=True, version=2, doc=(
     "`results/ingest/{treebank}/{split}/tokens.parquet`: one row per CoNLL-U token line."),
     columns=(
     col("sent_index", I32, "0-based position of the sentence in the file"),
     col("sent_id", STR, "from `# sent_id = …`", True),
     col("token_index", I32, "0-based position of the line within its sentence"),
     col("line", I32, "1-based line number in the source file"),
-    col("kind", STR, "`word`, `mwt` (multiword-token range such as `3-4`) or `empty` (empty node "
-        "such as `8.1`)"),
+    col("token_type", STR, "`word`, `mwt` (multiword-token range such as `3-4`) or `empty` "
+        "(empty node such as `8.1`)"),
     col("id", STR, "the ID field as written"),
     col("word_index", I32, "word: its ID; mwt: first ID of the range; empty: the integer part"),
     col("mwt_end", I32, "mwt: last ID of the range", True),
@@ -107,7 +108,7 @@ NONCE_STATS = Artifact("nonce_stats", "nonce", doc=(
     col("method", STR, "nonce method (`spud`, `pos`, `posfree`)"),
     col("seed", I32, "nonce seed"),
     col("upos", STR, "a UPOS tag, or `ALL`"),
-    col("words", I64, "words (kind `word`)"),
+    col("words", I64, "words (token_type `word`)"),
     col("targeted", I64, "words of a replaced UPOS"),
     col("replaced", I64, "words replaced"),
     col("adjusted", I64, "words whose form a language rule changed (a → an, le → l')"),
@@ -124,7 +125,7 @@ REGION_TYPE = pa.struct([("name", pa.string()), ("start", pa.int32()), ("end", p
 
 ITEMS = Artifact("items", "pairs", open=True, doc=(
     "`results/items/{dataset}.parquet`: one row per sentence; the base columns every dataset "
-    "has, then its kind's condition columns."), columns=(
+    "has, then its family's condition columns."), columns=(
     col("dataset", STR, "the dataset name (the file's stem)"),
     col("item_id", STR, "unique in the file and stable across runs: built from the input's own "
         "ids and the item's position in the dataset's design, never from random state"),
@@ -140,18 +141,18 @@ ITEMS = Artifact("items", "pairs", open=True, doc=(
 ))
 
 
-def items_kind(kind: str, conditions: tuple[Column, ...], doc: str,
-               version: int = 1) -> Artifact:
-    """The items of one dataset kind: the base columns, then exactly these condition columns.
-    Its name `items.KIND` also satisfies a reader of plain `items` (contract.check_schema).
-    VERSION is the kind's own: bump it when its condition columns change."""
-    return ITEMS.extend(f"items.{kind}", conditions, doc, version)
+def items_family(family: str, conditions: tuple[Column, ...], doc: str,
+                 version: int = 1) -> Artifact:
+    """The items of one dataset family: the base columns, then exactly these condition columns.
+    Its name `items.FAMILY` also satisfies a reader of plain `items` (contract.check_schema).
+    VERSION is the family's own: bump it when its condition columns change."""
+    return ITEMS.extend(f"items.{family}", conditions, doc, version)
 
 
 # `method` of a SPUD group's original sentence (never null: the nonce versions name theirs).
 SPUD_ORIGINAL = "orig"
 
-ITEMS_SPUD = items_kind("spud", (
+ITEMS_SPUD = items_family("spud", (
     col("method", STR, f"`{SPUD_ORIGINAL}`, or the nonce method (`spud`, `pos`)"),
     col("seed", I32, "nonce seed; null for the original", True),
     col("sent_index", I32, "0-based sentence position in the treebank split"),
@@ -161,7 +162,7 @@ ITEMS_SPUD = items_kind("spud", (
 ), "SPUD pairs (`spud_{treebank}_{split}`): an original sentence and its nonce versions.",
     version=2)
 
-ITEMS_GERMAN_CASE = items_kind("german_case", (
+ITEMS_GERMAN_CASE = items_family("german_case", (
     col("template", STR, "template id"),
     col("cases", STR, "the case of np1, np2, np3, e.g. `NDA` (the template's own) or `NNA`"),
     col("positions", STR, "the NP indices in sentence order, e.g. `213`"),
@@ -174,7 +175,7 @@ ITEMS_GERMAN_CASE = items_kind("german_case", (
 # The case particles an argument of a Japanese transitivity item ends in (its `arguments`).
 JAPANESE_PARTICLES = ("が", "は", "を")
 
-ITEMS_JAPANESE = items_kind("japanese_transitivity", (
+ITEMS_JAPANESE = items_family("japanese_transitivity", (
     col("verb_pair", STR, "`transitive/intransitive`, e.g. `開ける/開く`"),
     col("pair_rank", I32, "the pair's frequency rank in the lexicon (1 = most frequent)"),
     col("pair_count", I32, "the pair's frequency (transitive + intransitive count)"),
@@ -195,7 +196,7 @@ ITEMS_JAPANESE = items_kind("japanese_transitivity", (
         "precedes", True),
 ), "Japanese transitivity pairs (`japanese_{dataset}`).")
 
-ITEMS_COLA = items_kind("cola", (
+ITEMS_COLA = items_family("cola", (
     col("split", STR, "the file's stem (`in_domain_train`, `in_domain_dev`, ...; in a "
         "phenomenon set the phenomenon: `svo`, `wh_extraction`, ...)"),
     col("source", STR, "the code of the publication the sentence comes from; null in a "
@@ -208,7 +209,7 @@ ITEMS_COLA = items_kind("cola", (
 
 BLIMP_FLAGS = ("simple_LM_method", "one_prefix_method", "two_prefix_method", "lexically_identical")
 
-ITEMS_BLIMP = items_kind("blimp", (
+ITEMS_BLIMP = items_family("blimp", (
     col("field", STR, "morphology, syntax, syntax-semantics, semantics"),
     col("linguistics_term", STR, "the phenomenon (12 values)"),
     col("UID", STR, "the paradigm"),
@@ -218,8 +219,8 @@ ITEMS_BLIMP = items_kind("blimp", (
       for flag in BLIMP_FLAGS],
 ), "BLiMP (`blimp`).")
 
-ITEMS_KINDS = {a.name: a for a in (ITEMS_SPUD, ITEMS_GERMAN_CASE, ITEMS_JAPANESE, ITEMS_COLA,
-                                   ITEMS_BLIMP)}
+ITEMS_FAMILIES = {a.name: a for a in (ITEMS_SPUD, ITEMS_GERMAN_CASE, ITEMS_JAPANESE,
+                                      ITEMS_COLA, ITEMS_BLIMP)}
 
 # --- scoring ----------------------------------------------------------------------------------
 TOKEN_SCORES = Artifact("token_scores", "score", doc=(
@@ -303,7 +304,7 @@ PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=4, doc=(
     col("auto_layers", BOOL, "the layers were chosen on the selection data by the layer sweep "
         "(config `auto`, `--layer-choice`), not configured"),
     col("eval_set", STR, "`orig` or `{method}/seed{N}` (`spud/seed1`)"),
-    col("uas", F64, "unlabelled attachment score (share of words, 0–1)"),
+    col("uas", F64, "unlabelled attachment score (fraction of words, 0–1)"),
     col("las", F64, "labelled attachment score (0–1)"),
     col("relacc", F64, "relation (label) accuracy (0–1)"),
     col("root_acc", F64, "root accuracy (0–1)"),
@@ -374,5 +375,5 @@ HUMAN_EVAL_KEY = Artifact("human_eval_key", "human-eval export", doc=(
 ))
 
 STAGE_ARTIFACTS = (TREEBANK_TOKENS, TREEBANK_SENTENCES, TREEBANK_STATS, NONCE_STATS, ITEMS,
-                   *ITEMS_KINDS.values(), TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
+                   *ITEMS_FAMILIES.values(), TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
                    PROBE_METRICS, PROBE_HISTORY, HUMAN_EVAL_KEY, PROBE_LAYER_CHOICE)

@@ -46,14 +46,14 @@ def _resolve(node: dict, schema: dict) -> dict:
 def _type(node: dict) -> str:
     if "enum" in node:
         return "one of " + ", ".join(f"`{v}`" for v in node["enum"])
-    kind = node.get("type", "")
-    kind = " or ".join(kind) if isinstance(kind, list) else kind
+    type_name = node.get("type", "")
+    type_name = " or ".join(type_name) if isinstance(type_name, list) else type_name
     items = node.get("items")
-    if kind == "array" and isinstance(items, dict) and "enum" in items:
+    if type_name == "array" and isinstance(items, dict) and "enum" in items:
         return "list of " + ", ".join(f"`{v}`" for v in items["enum"])
-    if kind == "array" and isinstance(items, dict) and isinstance(items.get("type"), str):
+    if type_name == "array" and isinstance(items, dict) and isinstance(items.get("type"), str):
         return f"list of {items['type']}"
-    return kind
+    return type_name
 
 
 def _cell(text: str) -> str:

@@ -26,8 +26,8 @@ from spudflow.core.input_files import parquet_schema
 
 ARTIFACT_KEY = b"spudflow.artifact"
 VERSION_KEY = b"spudflow.schema_version"
-# A kind's file (`items.cola`) also carries the version of the artifact it extends (`items`), for
-# readers of that general artifact; the kind's own version is under VERSION_KEY.
+# An extension's file (`items.cola`) also carries the version of the artifact it extends
+# (`items`), for readers of that general artifact; the extension's own version is under VERSION_KEY.
 BASE_VERSION_KEY = b"spudflow.base_schema_version"
 
 
@@ -93,7 +93,7 @@ def _nested_nullability(dtype: pa.DataType, path: str, allowed: set[str]) -> pa.
 
 @dataclass(frozen=True)
 class Artifact:
-    """One kind of file a stage writes and others read."""
+    """One sort of file a stage writes and others read."""
 
     name: str                      # e.g. "item_scores"; written into the file's metadata
     producer: str                  # the stage (spudflow command) that writes it
@@ -135,7 +135,7 @@ class Artifact:
 
     def extend(self, name: str, columns: Iterable[Column], doc: str = "",
                version: int = 1) -> Artifact:
-        """A closed artifact of these columns followed by `columns` (items of one kind), with its
+        """A closed artifact of these columns followed by `columns` (items of one family), with its
         own version (bump it when `columns` change; this artifact's version covers the rest)."""
         return Artifact(name=name, producer=self.producer, columns=self.columns + tuple(columns),
                         version=version, doc=doc or self.doc, inherited=len(self.columns),
@@ -272,13 +272,13 @@ def check_schema(path: str | Path, schema: pa.Schema, artifact: Artifact,
     """Bad input unless the file's schema is the artifact's (the named columns at least)."""
     metadata = schema.metadata or {}
     found = metadata.get(ARTIFACT_KEY, b"").decode() or None
-    # `items.spud` is a kind of `items`: a reader of the general artifact takes it.
+    # `items.spud` extends `items`: a reader of the general artifact takes it.
     if found != artifact.name and not (found or "").startswith(artifact.name + "."):
-        kind = f"a {found} file" if found else "not a spudflow artifact (no schema metadata)"
-        raise InputError(path, None, f"{kind}; expected {artifact.name}: {_where(artifact)}")
+        what = f"a {found} file" if found else "not a spudflow artifact (no schema metadata)"
+        raise InputError(path, None, f"{what}; expected {artifact.name}: {_where(artifact)}")
     version = metadata.get(VERSION_KEY, b"").decode()
     if found != artifact.name:
-        # A kind's file read as its general artifact: the version of the general part counts.
+        # An extension's file read as its general artifact: the version of the general part counts.
         version = metadata.get(BASE_VERSION_KEY, b"").decode()
     if version != str(artifact.version):
         raise InputError(path, None, f"{artifact.name} schema version {version or '?'}, this "

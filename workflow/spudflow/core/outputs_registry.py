@@ -17,25 +17,25 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-# What an output is: a table (results/tables/NAME.{parquet,csv,md,tex}, its CSV in the report),
+# An output's type: a table (results/tables/NAME.{parquet,csv,md,tex}, its CSV in the report),
 # per-item data behind a figure (NAME.{parquet,csv}, not in the report) or a figure
 # (results/figures/NAME.{png,svg}, its SVG in the report).
 TABLE, DATA, FIGURE = "table", "data", "figure"
-# What feeds an output besides the dataset kinds (core/dataset_kinds.py): the ingested treebanks,
-# the nonce treebanks, the human evaluation's filled sheets, the probe runs.
+# What feeds an output besides the dataset families (core/dataset_families.py): the ingested
+# treebanks, the nonce treebanks, the human evaluation's filled sheets, the probe runs.
 TREEBANKS, NONCE, HUMAN_EVAL, PROBE = "treebanks", "nonce", "human_eval", "probe"
 
 
 @dataclass(frozen=True)
 class Output:
     name: str
-    kind: str  # TABLE, DATA or FIGURE
+    output_type: str  # TABLE, DATA or FIGURE
     stage: str  # the stage whose rules make it (rules/<stage>.smk)
     rule: str
     command: str  # the `spudflow` subcommand the rule runs
     category: str | None  # report category; None: not in the report (DATA)
     reproduces: str  # the paper's table, figure or section
-    feed: str  # a dataset kind or TREEBANKS, NONCE, HUMAN_EVAL, PROBE
+    feed: str  # a dataset family or TREEBANKS, NONCE, HUMAN_EVAL, PROBE
     table: str | None = None  # a figure: the table it draws (its contract)
     caption_file: str | None = None  # report/…; default NAME.rst, a figure's NAME_figure.rst
     function: str | None = None  # a figure: its function in aggregate/figures.py
@@ -45,20 +45,21 @@ class Output:
     @property
     def caption(self) -> str | None:
         """The caption file under report/ (None for DATA)."""
-        if self.kind == DATA:
+        if self.output_type == DATA:
             return None
-        return self.caption_file or f"{self.name}{'_figure' if self.kind == FIGURE else ''}.rst"
+        suffix = "_figure" if self.output_type == FIGURE else ""
+        return self.caption_file or f"{self.name}{suffix}.rst"
 
     @property
     def contract(self) -> str:
         """The table artifact (core/table_artifacts.TABLES) of the output or, for a figure, of
         the table it draws."""
-        return self.table if self.kind == FIGURE else self.name
+        return self.table if self.output_type == FIGURE else self.name
 
     @property
     def target(self) -> str:
         """The one file of the output that rule all asks for."""
-        if self.kind == FIGURE:
+        if self.output_type == FIGURE:
             return f"results/figures/{self.name}.svg"
         return f"results/tables/{self.name}.parquet"
 
@@ -160,10 +161,10 @@ OUTPUTS: tuple[Output, ...] = (
             front_page=True),
 )
 
-# In the order of the rules' and the front page's file lists: each kind's tables, then its figures.
+# In the order of the rules' and the front page's file lists: each feed's tables, then its figures.
 # A table and a figure may share a name (probe_layers): look them up apart.
-TABLE_OUTPUTS: dict[str, Output] = {o.name: o for o in OUTPUTS if o.kind != FIGURE}
-FIGURE_OUTPUTS: dict[str, Output] = {o.name: o for o in OUTPUTS if o.kind == FIGURE}
+TABLE_OUTPUTS: dict[str, Output] = {o.name: o for o in OUTPUTS if o.output_type != FIGURE}
+FIGURE_OUTPUTS: dict[str, Output] = {o.name: o for o in OUTPUTS if o.output_type == FIGURE}
 FIGURE_COMMANDS: dict[str, Output] = {o.command: o for o in FIGURE_OUTPUTS.values()}
 
 
@@ -178,11 +179,11 @@ BLOCK = re.compile(r"(<!-- outputs -->\n)(?P<body>.*?)(<!-- /outputs -->)", re.S
 
 def render() -> str:
     """The Markdown list of every output, as docs/aggregate.md shows it."""
-    lines = ["| output | kind | rule (`spudflow` command) | fed by | report category | "
+    lines = ["| output | output_type | rule (`spudflow` command) | fed by | report category | "
              "reproduces |", "|---|---|---|---|---|---|"]
     for o in OUTPUTS:
-        name = f"`{o.name}`" + (f" (draws `{o.table}`)" if o.kind == FIGURE else "")
-        lines.append(f"| {name} | {o.kind} | `{o.rule}` (`{o.command}`) | {o.feed} | "
+        name = f"`{o.name}`" + (f" (draws `{o.table}`)" if o.output_type == FIGURE else "")
+        lines.append(f"| {name} | {o.output_type} | `{o.rule}` (`{o.command}`) | {o.feed} | "
                      f"{o.category or '–'} | {o.reproduces} |")
     return "\n".join(lines) + "\n"
 

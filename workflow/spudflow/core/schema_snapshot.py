@@ -27,7 +27,7 @@ def _column(column: Column) -> list:
 
 
 def schema_of(artifact: Artifact) -> dict:
-    """What the artifact's version stands for. A kind (`items.cola`) records its own columns
+    """What the artifact's version stands for. An extension (`items.cola`) records its own columns
     and the version of the artifact it extends, which stands for the rest."""
     schema: dict = {"version": artifact.version}
     if artifact.base_version is not None:

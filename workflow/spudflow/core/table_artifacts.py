@@ -46,9 +46,9 @@ def table(name: str, producer: str, doc: str, columns: tuple[Column, ...], **opt
 NONCE_REPLACEMENT_RATIO = table("nonce_replacement_ratio", "table-nonce-ratio", (
     "one row per treebank, split, method and seed (paper Table 7 layout); after `targeted`, "
     "one float64 column per replaced UPOS present (`ADJ`, `ADV`, `NOUN`, `PROPN`, `VERB`): the "
-    "share of the words of that UPOS replaced."), columns=(
+    "fraction of the words of that UPOS replaced."), columns=(
     *TABLE_LABELS,
-    col("words", I64, "words (kind `word`)"),
+    col("words", I64, "words (token_type `word`)"),
     col("targeted", I64, "words of a replaced UPOS"),
     col("replaced", I64, "words replaced"),
     col("total", F64, "replaced / all words, function words included"),
@@ -63,7 +63,7 @@ NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
     "pooled over a treebank's splits (`split` = `all`: the distinct units of all its splits "
     "together, the reading Table 8's values support, App. D)."), columns=(
     *TABLE_LABELS,
-    col("words", I64, "words (kind `word`)"),
+    col("words", I64, "words (token_type `word`)"),
     col("unit", STR, "what is counted: `word forms`, or `tokens of SOURCE` (config "
         "`nonce.ttr_tokenizer`, each word tokenized on its own)"),
     col("tokens_orig", I64, "units in the original words (word forms: = words)"),
@@ -86,7 +86,7 @@ HUMAN_EVAL_AGREEMENT = (
     col("kappa", F64, "Cohen's kappa between the annotators (mean over pairs); null with one "
         "annotator or where undefined (both gave one and the same answer throughout)",
         null=True),
-    col("agreement", F64, "share of equal answers between the annotators (mean over pairs); "
+    col("agreement", F64, "fraction of equal answers between the annotators (mean over pairs); "
         "null with one annotator", null=True),
 )
 
@@ -138,13 +138,13 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
     col("ratio_median", F64, "median of r (null as above)", True),
     col("ratio_q3", F64, "third quartile of r (null as above)", True),
     col("ratio_mean", F64, "mean of r (null as above)", True),
-    col("share_ratio_gt1", F64, "share of pairs with r > 1 (nonce more perplexing; null as "
+    col("fraction_ratio_gt1", F64, "fraction of pairs with r > 1 (nonce more perplexing; null as "
         "above)", True),
     col("ppl_orig_median", F64, "median perplexity of the original sentences (null as above)",
         True),
     col("ppl_nonce_median", F64, "median perplexity of the nonce sentences (`all`: of their "
         "per-original geometric means; null as above)", True),
-), version=2)
+), version=3)
 
 SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
     "one row per two scoring functions, seed and outlier handling"), columns=(
@@ -167,10 +167,10 @@ SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
     col("n_pairs", I64, "pairs both functions scored and kept (on `all` rows: original "
         "sentences)"),
     col("median_ratio_difference", F64, "median of r_a − r_b; null without pairs", True),
-    col("share_a_greater", F64, "share of pairs with r_a > r_b; null without pairs", True),
+    col("fraction_a_greater", F64, "fraction of pairs with r_a > r_b; null without pairs", True),
     col("statistic", F64, "Wilcoxon signed-rank statistic (scipy)", True),
     col("p_value", F64, "its two-sided p-value", True),
-), version=2)
+), version=3)
 
 SPUD_EXTREMES = table("spud_extremes", "table-spud-scores", (
     "highest and lowest ratios (Tables 12–13)"), columns=(
@@ -415,12 +415,12 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
     col("decision", STR, "`perplexity` (lower perplexity preferred; the thesis's rule, §4.5) or "
         "`logprob_sum`"),
     col("n_obligatory", I64, "obligatory pairs"),
-    col("accuracy_obligatory", F64, "share of obligatory pairs preferring the transitive "
+    col("accuracy_obligatory", F64, "fraction of obligatory pairs preferring the transitive "
         "verb", True),
     col("n_ties_obligatory", I64, "obligatory pairs with equal scores (count as not "
         "preferring the transitive verb, i.e. wrong)"),
     col("n_ambiguous", I64, "ambiguous pairs"),
-    col("transitive_rate_ambiguous", F64, "share of ambiguous pairs preferring the transitive "
+    col("transitive_rate_ambiguous", F64, "fraction of ambiguous pairs preferring the transitive "
         "verb", True),
     col("n_ties", I64, "pairs with equal scores, obligatory and ambiguous (count as "
         "intransitive)"),
@@ -433,7 +433,7 @@ JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     col("mode_b", STR, "likewise (the full matrix, diagonal included)"),
     col("decision", STR, "`perplexity` or `logprob_sum` (as in `japanese_accuracy`)"),
     col("n_pairs", I64, "pairs both modes scored"),
-    col("agreement", F64, "share of pairs with the same preferred verb; null when the two modes "
+    col("agreement", F64, "fraction of pairs with the same preferred verb; null when the two modes "
         "share no pair", True),
     col("kappa", F64, "Cohen's kappa (null when both modes always choose the same verb)", True),
 ))
@@ -606,15 +606,15 @@ PROBE_EDGES = table("probe_edges", "table-probe-edges", (
         "(after it) or `root` (head 0)"),
     col("n_runs", I64, "rows averaged (probe seeds × nonce seeds)"),
     col("n_edges_mean", F64, "words of this direction scored, mean over the runs"),
-    col("share_mean", F64, "share of the scored words with this direction (Table 21)", True),
-    col("share_sd", F64, "its sample sd", True),
+    col("fraction_mean", F64, "fraction of the scored words with this direction (Table 21)", True),
+    col("fraction_sd", F64, "its sample sd", True),
     *[c for m, what in (("relacc", "relation accuracy"), ("uas", "UAS"), ("las", "LAS"))
       for c in (col(f"{m}_mean", F64, f"{what} on these edges (Table 22); null when a run has "
                     "none", True), col(f"{m}_sd", F64, "its sample sd", True))],
     *[c for m in ("relacc", "uas", "las")
       for c in (col(f"delta_{m}_mean", F64, f"Δ {m} = orig − nonce of the same run (null on "
                     "`orig` rows)", True), col(f"delta_{m}_sd", F64, "its sample sd", True))],
-), version=2)
+), version=3)
 
 AGGREGATE_TABLES = (
     SPUD_RATIO_SUMMARY, SPUD_WILCOXON, SPUD_EXTREMES, SPUD_OUTLIERS, SPUD_RATIOS, GERMAN_CASE_AUC,

@@ -11,7 +11,7 @@ import polars as pl
 
 
 def share_fraction(value: str) -> float:
-    """argparse type of a --share option: a number strictly between 0 and 1."""
+    """argparse type of a --fraction option: a number strictly between 0 and 1."""
     share = float(value)
     if not 0 < share < 1:
         raise argparse.ArgumentTypeError("must be between 0 and 1")

@@ -18,18 +18,18 @@ def treebank_sentences(directory: Path) -> list[list[str]]:
     """The surface tokens of each sentence of an ingested split: multiword tokens as written
     (`du`, not `de le`), the same units as the sentence text; empty nodes left out."""
     path = directory / TOKENS_FILE
-    tokens = read_artifact(path, TREEBANK_TOKENS, ["sent_index", "token_index", "kind",
+    tokens = read_artifact(path, TREEBANK_TOKENS, ["sent_index", "token_index", "token_type",
                                                    "word_index", "mwt_end", "form"])
-    ranges = tokens.filter(pl.col("kind") == "mwt").select(
+    ranges = tokens.filter(pl.col("token_type") == "mwt").select(
         "sent_index", first=pl.col("word_index"), last=pl.col("mwt_end"))
-    inside = (tokens.filter(pl.col("kind") == "word")
+    inside = (tokens.filter(pl.col("token_type") == "word")
               .join(ranges, on="sent_index")
               .filter(pl.col("word_index").is_between(pl.col("first"), pl.col("last")))
               .select("sent_index", "word_index"))
-    surface = (tokens.filter(pl.col("kind").is_in(["word", "mwt"]))
+    surface = (tokens.filter(pl.col("token_type").is_in(["word", "mwt"]))
                .join(inside.with_columns(inside=pl.lit(True)), on=["sent_index", "word_index"],
                      how="left")
-               .filter(pl.col("inside").is_null() | (pl.col("kind") == "mwt"))
+               .filter(pl.col("inside").is_null() | (pl.col("token_type") == "mwt"))
                .sort("sent_index", "token_index"))
     grouped = surface.group_by("sent_index", maintain_order=True).agg("form")
     return grouped.get_column("form").to_list()

@@ -55,11 +55,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "training-share", help="an ingested split's seeded training share, as an ingested split",
-        description="Keep round(SHARE x n) sentences of an ingested split, chosen by SHA-256 of "
+        description="Keep round(FRACTION x n) sentences of an ingested split, chosen by SHA-256 of "
         "the seed and each sentence's sent_id (or position): the text the pipeline's own models "
         "train on. `pairs spud --leave-out-share` leaves the same sentences out of the items.")
     p.add_argument("dir", type=Path, help="ingested split (tokens.parquet + sentences.parquet)")
-    p.add_argument("--share", type=share_fraction, required=True, help="share, 0 < SHARE < 1")
+    p.add_argument("--fraction", type=share_fraction, required=True,
+                   help="the fraction of the split in the share, 0 < FRACTION < 1")
     p.add_argument("--seed", type=int, default=0, help="seed of the share (default: 0)")
     p.add_argument("--rest", action="store_true",
                    help="keep the sentences NOT in the share instead (what the items keep; the "
@@ -86,7 +87,7 @@ def run_training_share(args: argparse.Namespace) -> None:
     for name in ("tokens.parquet", "sentences.parquet"):
         if not (args.dir / name).is_file():
             raise InputError(args.dir / name, None, "no such file (not an ingested split)")
-    tokens, sentences = training_share(*read_treebank(args.dir), args.share, args.seed,
+    tokens, sentences = training_share(*read_treebank(args.dir), args.fraction, args.seed,
                                        rest=args.rest)
     write_treebank(args.out, tokens, sentences)
 

@@ -83,7 +83,7 @@ def read_conllu(paths: str | Path | Sequence[str | Path], lenient: bool = False
             tok["sent_id"].append(sent_id)
             tok["token_index"].append(position)
             tok["line"].append(token.line)
-            tok["kind"].append(token.kind)
+            tok["token_type"].append(token.token_type)
             tok["id"].append(f[0])
             tok["word_index"].append(token.word_index)
             tok["mwt_end"].append(token.mwt_end)
@@ -94,10 +94,10 @@ def read_conllu(paths: str | Path | Sequence[str | Path], lenient: bool = False
             tok["deprel"].append(f[7])
             tok["deps"].append(f[8])
             tok["misc"].append(f[9])
-            if token.kind == "word":
+            if token.token_type == "word":
                 n_words += 1
                 n_surface += token.word_index > covered_until
-            elif token.kind == "mwt":
+            elif token.token_type == "mwt":
                 n_surface += 1
                 covered_until = token.mwt_end
         sen["sent_index"].append(index)

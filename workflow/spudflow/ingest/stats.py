@@ -10,7 +10,7 @@ from spudflow.core.artifacts import UPOS_TAGS
 
 def treebank_statistics(tokens: pl.DataFrame, sentences: pl.DataFrame, treebank: str, split: str,
                         lang: str) -> pl.DataFrame:
-    words = tokens.filter(pl.col("kind") == "word")
+    words = tokens.filter(pl.col("token_type") == "word")
     upos = dict(words.group_by("upos").len().iter_rows())
     forms = words.get_column("form")
     n_words = words.height
@@ -21,8 +21,8 @@ def treebank_statistics(tokens: pl.DataFrame, sentences: pl.DataFrame, treebank:
         "sentences": sentences.height,
         "words": n_words,
         "tokens": int(sentences.get_column("n_tokens").sum()),
-        "mwts": tokens.filter(pl.col("kind") == "mwt").height,
-        "empty_nodes": tokens.filter(pl.col("kind") == "empty").height,
+        "mwts": tokens.filter(pl.col("token_type") == "mwt").height,
+        "empty_nodes": tokens.filter(pl.col("token_type") == "empty").height,
         "word_types": forms.n_unique(),
         # Types over tokens on word forms, case-sensitive (as written in the treebank).
         "type_token_ratio": forms.n_unique() / n_words if n_words else None,

@@ -12,7 +12,7 @@ from spudflow.ingest.reader import EMPTY_ID, HEAD, MWT_ID, WORD_ID, Sentence
 @dataclass(frozen=True)
 class Token:
     line: int
-    kind: str  # word | mwt | empty
+    token_type: str  # word | mwt | empty
     word_index: int
     mwt_end: int | None
     empty_minor: int | None
@@ -59,7 +59,7 @@ def parse_tokens(path: Path, sentence: Sentence) -> list[Token]:
     if mwt_until > n_words:
         raise InputError(path, sentence.rows[-1][0], f"multiword token range ends at {mwt_until} "
                          f"but the sentence has {n_words} words")
-    _check_tree(path, [t for t in tokens if t.kind == "word"], sentence)
+    _check_tree(path, [t for t in tokens if t.token_type == "word"], sentence)
     return tokens
 
 

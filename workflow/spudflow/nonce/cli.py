@@ -117,7 +117,7 @@ def run_table(args: argparse.Namespace) -> None:
     stats = pl.concat([read_artifact(p, NONCE_STATS) for p in args.inputs], how="vertical")
     if args.table == "ratio":
         write_table(ratio_table(stats), args.out, NONCE_REPLACEMENT_RATIO, caption=(
-            "Nonce treebanks: share of words replaced per UPOS and in total (all words), and "
+            "Nonce treebanks: fraction of words replaced per UPOS and in total (all words), and "
             "words of a replaced UPOS left unreplaced by reason."))
         return
     from spudflow.nonce.ttr_tokens import POOLED, load_tokenizer, ttr_counts

@@ -62,7 +62,7 @@ def without_stale(misc: str | None) -> str:
 class TokenColumns:
     """The token table as Python lists (row order: sent_index, token_index)."""
 
-    kind: list[str]
+    token_type: list[str]
     word_index: list[int]
     mwt_end: list[int | None]
     form: list[str]
@@ -82,7 +82,7 @@ class TokenColumns:
         form = get("form").to_list()
         lemma = get("lemma").to_list()
         return cls(
-            kind=get("kind").to_list(), word_index=get("word_index").to_list(),
+            token_type=get("token_type").to_list(), word_index=get("word_index").to_list(),
             mwt_end=get("mwt_end").to_list(), form=form, lemma=lemma,
             upos=get("upos").to_list(), feats=get("feats").to_list(),
             head=get("head").to_list(), deprel=get("deprel").to_list(),
@@ -100,10 +100,10 @@ class SentenceView:
         self.mwts: list[tuple[int, int, int]] = []  # (token row, first word, last word), 0-based
         self._mwt_of: dict[int, int] = {}     # word -> position in self.mwts
         for row in range(start, stop):
-            kind = columns.kind[row]
-            if kind == "word":
+            token_type = columns.token_type[row]
+            if token_type == "word":
                 self.rows.append(row)
-            elif kind == "mwt":
+            elif token_type == "mwt":
                 first, last = columns.word_index[row] - 1, columns.mwt_end[row] - 1
                 for word in range(first, last + 1):
                     self._mwt_of[word] = len(self.mwts)

@@ -30,7 +30,7 @@ def _counts(words: pl.DataFrame, upos: list[str]) -> list[pl.Expr]:
 def replacement_statistics(tokens: pl.DataFrame, outcomes: pl.Series, upos: list[str],
                            labels: dict[str, object]) -> pl.DataFrame:
     """TOKENS: the nonce token table; OUTCOMES: per token row, REPLACED, a reason or null."""
-    words = tokens.with_columns(outcomes).filter(pl.col("kind") == "word")
+    words = tokens.with_columns(outcomes).filter(pl.col("token_type") == "word")
     per_upos = words.group_by("upos").agg(_counts(words, upos)).sort("upos")
     total = words.select(pl.lit(ALL).alias("upos"), *_counts(words, upos))
     table = pl.concat([per_upos, total], how="vertical_relaxed")

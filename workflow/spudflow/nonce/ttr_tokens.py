@@ -59,7 +59,7 @@ def ttr_counts(tokens_files: list[Path], labels: list[dict], tokenizer=None) -> 
 
     rows, pooled = [], {}
     for path, label in zip(tokens_files, labels, strict=True):
-        words = read_artifact(path, TREEBANK_TOKENS).filter(pl.col("kind") == "word")
+        words = read_artifact(path, TREEBANK_TOKENS).filter(pl.col("token_type") == "word")
         tokens_orig, types_orig = unit_counts(words["orig_form"], tokenizer)
         tokens_nonce, types_nonce = unit_counts(words["form"], tokenizer)
         rows.append({**label, "words": words.height, "tokens_orig": tokens_orig,

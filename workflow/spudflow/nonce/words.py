@@ -32,7 +32,7 @@ def _has_values(words: pl.DataFrame, column: str) -> bool:
 
 def detect_mode(tokens: pl.DataFrame, upos: list[str], source: str = "") -> WordMode:
     """Lemma + FEATS when the treebank has them on its replaceable words; fall back otherwise."""
-    words = tokens.filter((pl.col("kind") == "word") & pl.col("upos").is_in(upos))
+    words = tokens.filter((pl.col("token_type") == "word") & pl.col("upos").is_in(upos))
     if words.is_empty():
         log.warning("%s: no words of %s to replace", source or "treebank", ",".join(upos))
         return WordMode(unit="lemma", morph="feats")
@@ -72,7 +72,7 @@ def word_frame(tokens: pl.DataFrame, rules: LanguageRules, mode: WordMode) -> pl
     """Words of an ingested treebank with unit, morph, form_class, lex_form, lex_lemma; `row` is
     the token row (tokens in sent_index, token_index order)."""
     frame = (tokens.with_row_index("row")
-             .filter(pl.col("kind") == "word")
+             .filter(pl.col("token_type") == "word")
              .select("row", "sent_index", "word_index", "head", "form", "lemma", "upos", "xpos",
                      "feats", "deprel"))
     form = rules.normalise(pl.col("form"))

@@ -40,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "group_id, sentence, words with character offsets, label, language, regions, then the "
         "dataset's condition columns). Bad input exits 2 with FILE:LINE: message and writes "
         "nothing.")
-    datasets = pairs.add_subparsers(dest="dataset_kind", metavar="DATASET", required=True)
+    datasets = pairs.add_subparsers(dest="dataset_family", metavar="DATASET", required=True)
 
     p = datasets.add_parser(
         "spud", help="original treebank sentences with their nonce versions",
@@ -53,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--lang", required=True, help="ISO 639-1 code of the treebank's language")
     p.add_argument("--min-words", type=_non_negative, default=4,
                    help="leave out sentences with fewer syntactic words (default: 4)")
-    p.add_argument("--leave-out-share", type=share_fraction, metavar="SHARE",
+    p.add_argument("--leave-out-share", type=share_fraction, metavar="FRACTION",
                    help="leave out the split's training share (`spudflow training-share`)")
     p.add_argument("--share-seed", type=_non_negative, default=0,
                    help="seed of the training share (default: 0)")

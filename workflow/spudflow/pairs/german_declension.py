@@ -162,8 +162,8 @@ def decline_noun(noun: str, case: str, determiner: str, animate: bool | None = N
     """The noun's form in `case` after the determiner lemma `determiner`."""
     if determiner not in DETERMINERS:
         raise DeclensionError(f"unknown determiner {determiner!r}")
-    kind = noun_class(noun, animate)
-    if kind == "adjectival":
+    declension = noun_class(noun, animate)
+    if declension == "adjectival":
         stem = adjectival_stem(noun)
         if case != "N":
             return stem + "en"
@@ -171,10 +171,10 @@ def decline_noun(noun: str, case: str, determiner: str, animate: bool | None = N
         return stem + ("e" if determiner in _DER_WORDS else "er")
     if case == "N":
         return noun
-    if kind == "strong":
+    if declension == "strong":
         return _strong_genitive(noun) if case == "G" else noun
     oblique = noun + ("n" if noun.endswith("e") or _listed_head(noun) in _WEAK_N else "en")
-    return oblique + "s" if kind == "mixed" and case == "G" else oblique
+    return oblique + "s" if declension == "mixed" and case == "G" else oblique
 
 
 def noun_phrase(determiner: str, noun: str, case: str, animate: bool | None = None) -> str:

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from spudflow.core.artifacts import ITEMS, ITEMS_KINDS
+from spudflow.core.artifacts import ITEMS, ITEMS_FAMILIES
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import ARTIFACT_KEY, Artifact, conform, write_artifact
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
 
-# Base columns and each kind's condition columns: core/artifacts.py (ITEMS, ITEMS_KINDS).
+# Base columns and each family's condition columns: core/artifacts.py (ITEMS, ITEMS_FAMILIES).
 BASE_SCHEMA = ITEMS.schema()
 BASE_COLUMNS = tuple(BASE_SCHEMA.names)
 
@@ -137,11 +137,11 @@ def check_items(table: pa.Table) -> None:
 
 
 def write_items(table: pa.Table, path: str | Path) -> None:
-    """Write an ItemsBuilder's table, checked again against its kind's definition."""
-    kind = (table.schema.metadata or {}).get(ARTIFACT_KEY, b"").decode()
-    if kind not in ITEMS_KINDS:
-        raise ValueError(f"items table of unknown kind {kind!r}")
+    """Write an ItemsBuilder's table, checked again against its family's definition."""
+    artifact = (table.schema.metadata or {}).get(ARTIFACT_KEY, b"").decode()
+    if artifact not in ITEMS_FAMILIES:
+        raise ValueError(f"items table of unknown family {artifact!r}")
     with atomic_outputs() as out:
-        write_artifact(table, out.path(path), ITEMS_KINDS[kind])
+        write_artifact(table, out.path(path), ITEMS_FAMILIES[artifact])
     n_groups = len(set(table.column("group_id").to_pylist()))
     log.info("wrote %d items in %d groups to %s", table.num_rows, n_groups, path)

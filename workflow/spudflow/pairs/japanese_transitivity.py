@@ -59,7 +59,7 @@ class Context:
         return "".join(p for _, p in self.arguments)
 
     def parts(self, clause: tuple[int, str] | None = None) -> list[tuple[str, str]]:
-        """(kind, text) constituents: "argument", "adverbial" and, before argument k of
+        """(role, text) constituents: "argument", "adverbial" and, before argument k of
         `clause = (k, text)`, "relative_clause"."""
         parts = []
         for k, (noun, particle) in enumerate(self.arguments):
@@ -75,7 +75,7 @@ class Context:
     @property
     def order(self) -> str:
         """Constituent order: each argument by its particle, the adverbial as `adv`."""
-        return "-".join("adv" if kind == "adverbial" else text[-1] for kind, text in self.parts())
+        return "-".join("adv" if role == "adverbial" else text[-1] for role, text in self.parts())
 
     @property
     def text(self) -> str:
@@ -127,8 +127,8 @@ def _add_pair(builder: ItemsBuilder, group: str, rank: int, pair: VerbPair, cont
               prefix: str | None, clause: tuple[int, str] | None) -> None:
     head = prefix or ""
     regions = [Region("prefix", 0, len(prefix))] if prefix else []
-    for kind, text in context.parts(clause):
-        if kind == "relative_clause":
+    for role, text in context.parts(clause):
+        if role == "relative_clause":
             regions.append(Region("relative_clause", len(head), len(head) + len(text)))
         head += text
     # Obligatory contexts need the transitive verb; ambiguous ones take either, so no label.

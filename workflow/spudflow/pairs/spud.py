@@ -65,10 +65,10 @@ def surface_tokens(rows: list[dict]) -> list[Surface]:
     out: list[Surface] = []
     covered_until = 0
     for row in rows:
-        kind = row["kind"]
-        if kind == "empty":
+        token_type = row["token_type"]
+        if token_type == "empty":
             continue
-        if kind == "mwt":
+        if token_type == "mwt":
             out.append(Surface(row["form"], row["word_index"], row["mwt_end"],
                                _space_after(row["misc"])))
             covered_until = row["mwt_end"]
@@ -112,7 +112,7 @@ def sentence_words(text: str | None, tokens: list[Surface]) -> tuple[str, Words,
 
 
 def _sentence_rows(tokens: pl.DataFrame) -> dict[int, list[dict]]:
-    columns = ["sent_index", "token_index", "kind", "word_index", "mwt_end", "form", "misc"]
+    columns = ["sent_index", "token_index", "token_type", "word_index", "mwt_end", "form", "misc"]
     extra = [c for c in ("replaced",) if c in tokens.columns]
     rows: dict[int, list[dict]] = {}
     for row in tokens.select(columns + extra).sort(["sent_index", "token_index"]).iter_rows(
@@ -181,7 +181,7 @@ def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, langu
             surface = surface_tokens(rows)
             text, words, aligned = sentence_words(texts[index], surface)
             counts["rebuilt_text"] += not aligned
-            replaced_words = {r["word_index"] for r in rows if r["kind"] == "word"
+            replaced_words = {r["word_index"] for r in rows if r["token_type"] == "word"
                               and r["replaced"]}
             regions = [Region("replaced", start, end) for token, start, end in
                        zip(surface, words[1], words[2], strict=True)

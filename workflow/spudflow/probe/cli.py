@@ -97,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dev", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
                    help="selection split (default: hold out --holdout of the training split)")
     p.add_argument("--holdout", type=float, default=0.1,
-                   help="share of training sentences held out for selection without --dev")
+                   help="fraction of the training sentences held out for selection without --dev")
     p.add_argument("--holdout-seed", type=int, default=0)
     p.add_argument("--eval", nargs=3, action="append", default=[],
                    metavar=("NAME", "FEATURES", "TREEBANK_DIR"),

@@ -1,5 +1,5 @@
 """Attachment scores, micro-averaged over words: UAS, LAS, RelAcc (label right, head regardless)
-and root accuracy (share of sentences whose predicted root is the gold root)."""
+and root accuracy (fraction of sentences whose predicted root is the gold root)."""
 
 from __future__ import annotations
 

@@ -29,12 +29,12 @@ def prediction_conllu(treebank_dir: Path, data: ProbeSet, predictions: Predictio
         "word_index": [k + 1 for h in predictions.heads for k in range(len(h))],
         "pred_head": [int(x) for h in predictions.heads for x in h],
         "pred_deprel": [x for labels in predictions.labels for x in labels],
-        "kind": "word",
+        "token_type": "word",
     }, schema_overrides={"sent_index": pl.Int32, "word_index": pl.Int32, "pred_head": pl.Int32})
     kept = pl.Series(data.words.sent_index.tolist(), dtype=pl.Int32)
     tokens = tokens.filter(pl.col("sent_index").is_in(kept.implode()))
-    tokens = tokens.join(predicted, on=["sent_index", "word_index", "kind"], how="left")
-    is_word = pl.col("kind") == "word"
+    tokens = tokens.join(predicted, on=["sent_index", "word_index", "token_type"], how="left")
+    is_word = pl.col("token_type") == "word"
     tokens = tokens.with_columns(
         pl.when(is_word).then(pl.col("pred_head")).otherwise(pl.col("head")).alias("head"),
         pl.when(is_word).then(pl.col("pred_deprel")).otherwise(pl.col("deprel")).alias("deprel"),

@@ -52,9 +52,9 @@ class SentenceWords:
 def read_words(directory: str | Path, need_trees: bool) -> SentenceWords:
     """Words of DIR/tokens.parquet; need_trees=True requires HEAD and DEPREL on every word."""
     path = Path(directory) / TOKENS_FILE
-    words = (read_artifact(path, TREEBANK_TOKENS, ["sent_index", "token_index", "line", "kind",
-                                                   "form", "upos", "head", "deprel"])
-             .filter(pl.col("kind") == "word").sort(["sent_index", "token_index"]))
+    words = (read_artifact(path, TREEBANK_TOKENS, ["sent_index", "token_index", "line",
+                                                   "token_type", "form", "upos", "head", "deprel"])
+             .filter(pl.col("token_type") == "word").sort(["sent_index", "token_index"]))
     if need_trees:
         bad = words.filter(pl.col("head").is_null() | pl.col("deprel").is_in(["_", ""])
                            | pl.col("deprel").is_null())

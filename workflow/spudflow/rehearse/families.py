@@ -1,5 +1,5 @@
 """Known hub ids -> the model family a tiny stand-in imitates: the architecture class, the
-tokenizer kind and the real model's shape (for the rehearsal's estimate of the real run)."""
+tokenizer type and the real model's shape (for the rehearsal's estimate of the real run)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tiny random models of a family, with a tokenizer of the family's kind built with `tokenizers`
+"""Tiny random models of a family, with a tokenizer of the family's type built with `tokenizers`
 from the rehearsal's text, saved as a snapshot of the hub id in an offline hub cache.
 
 BPE is trained by `tokenizers`' trainer (deterministic). WordPiece and Unigram vocabularies are
@@ -93,13 +93,13 @@ def _wrap(tok, first: str, last: str) -> None:
 
 
 def build_tokenizer(family: Family, texts: list[str]):
-    """The family's fast tokenizer class around a `tokenizers` tokenizer of its kind."""
+    """The family's fast tokenizer class around a `tokenizers` tokenizer of its type."""
     import transformers as tf
 
-    arch, kind = family.architecture, family.tokenizer
+    arch, tokenizer_type = family.architecture, family.tokenizer
     common = {"model_max_length": POSITIONS}
     if arch in ("roberta", "xlm-roberta"):
-        tok = (_unigram(texts, ROBERTA_SPECIALS) if kind == "unigram"
+        tok = (_unigram(texts, ROBERTA_SPECIALS) if tokenizer_type == "unigram"
                else _byte_bpe(texts, ROBERTA_SPECIALS))
         _wrap(tok, "<s>", "</s>")
         cls = tf.XLMRobertaTokenizerFast if arch == "xlm-roberta" else tf.RobertaTokenizerFast
@@ -107,13 +107,13 @@ def build_tokenizer(family: Family, texts: list[str]):
                    cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>",
                    **common)
     if arch in ("bert", "electra"):
-        tok = _wordpiece(texts, char_level=kind == "char")
+        tok = _wordpiece(texts, char_level=tokenizer_type == "char")
         _wrap(tok, "[CLS]", "[SEP]")
         cls = tf.ElectraTokenizerFast if arch == "electra" else tf.BertTokenizerFast
         return cls(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
                    cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]", **common)
     # Causal models: GPT-2's byte-level BPE, or a SentencePiece-style Unigram (rinna's).
-    if kind == "unigram":
+    if tokenizer_type == "unigram":
         tok = _unigram(texts, ["<pad>", "<s>", "</s>", "<unk>"])
         return tf.PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>",
                                           eos_token="</s>", unk_token="<unk>",

@@ -39,8 +39,8 @@ GATHER_ROWS = 1 << 18
 FENCE = 256
 
 
-def new_name(kind: str, suffix: str = "") -> str:
-    return f"{kind}-{time.time_ns():020d}-{uuid.uuid4().hex}{suffix}"
+def new_name(prefix: str, suffix: str = "") -> str:
+    return f"{prefix}-{time.time_ns():020d}-{uuid.uuid4().hex}{suffix}"
 
 
 def sequence(name: str) -> int:

@@ -78,7 +78,7 @@ def _judgment(path: Path, line: int, fields: dict[str, str], annotator: str,
 
 
 def _kappa(frame: pl.DataFrame, columns: list[str]) -> tuple[float | None, float | None]:
-    """Mean Cohen's kappa and mean share of equal answers over annotator pairs, on the answers
+    """Mean Cohen's kappa and mean fraction of equal answers over annotator pairs, on the answers
     in COLUMNS (stacked) per sentence; None with one annotator, kappa None where it is undefined
     (both annotators gave one and the same answer throughout)."""
     answers = {a: g.sort("sent_index").select(columns).to_numpy().ravel(order="F")
@@ -98,7 +98,7 @@ def _kappa(frame: pl.DataFrame, columns: list[str]) -> tuple[float | None, float
     return kappa, sum(agreements) / len(agreements)
 
 
-def _shares(frame: pl.DataFrame, column: str, values: tuple[str, ...]) -> dict[str, float]:
+def _percentages(frame: pl.DataFrame, column: str, values: tuple[str, ...]) -> dict[str, float]:
     """Per value: the percentage of answers in COLUMN, per annotator, then the mean."""
     per_annotator = [
         {v: 100.0 * (g[column] == v).sum() / g.height for v in values}
@@ -115,8 +115,8 @@ def human_eval_tables(key: pl.DataFrame, sheets: list[Path]) -> tuple[pl.DataFra
             "sentences": key["sent_index"].n_unique()}
     grammatical = dict(head)
     for method in COMPARED:
-        shares = _shares(frame, method, GRAMMATICAL)
-        grammatical.update({f"{method}_{v}": shares[v] for v in GRAMMATICAL})
+        percentages = _percentages(frame, method, GRAMMATICAL)
+        grammatical.update({f"{method}_{v}": percentages[v] for v in GRAMMATICAL})
     # Originals are judged too but, as in the paper, left out of the table and of kappa.
     kappa, agreement = _kappa(frame, list(COMPARED))
     grammatical.update(kappa=kappa, agreement=agreement)
@@ -124,7 +124,7 @@ def human_eval_tables(key: pl.DataFrame, sheets: list[Path]) -> tuple[pl.DataFra
     # kappa; per method it measures agreement on the sentences alone.
     grammatical.update({f"kappa_{method}": _kappa(frame, [method])[0] for method in COMPARED})
     preference = dict(head)
-    preference.update(_shares(frame, "preference", PREFERENCE))
+    preference.update(_percentages(frame, "preference", PREFERENCE))
     kappa, agreement = _kappa(frame, ["preference"])
     preference.update(kappa=kappa, agreement=agreement)
     return pl.DataFrame([grammatical]), pl.DataFrame([preference])

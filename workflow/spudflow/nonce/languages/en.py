@@ -79,11 +79,11 @@ def _pronounceable(letters: str) -> bool:
     if len(letters) < 4:
         return False
     # Y is a vowel except first (NIMBY).
-    kinds = "".join("v" if c in "AEIOU" or (c == "Y" and i) else "c"
+    shape = "".join("v" if c in "AEIOU" or (c == "Y" and i) else "c"
                     for i, c in enumerate(letters))
-    if "cccc" in kinds or "vvv" in kinds or "v" not in kinds:
+    if "cccc" in shape or "vvv" in shape or "v" not in shape:
         return False
-    onset = kinds.index("v")
+    onset = shape.index("v")
     return onset <= 1 or letters[:onset] in _ONSETS
 
 
