@@ -140,12 +140,16 @@ def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[Hub
 
 
 def run_snakemake(config_path: Path, overlay_path: Path, workdir: Path, cores: int,
-                  extra: str) -> RunResult:
+                  extra: str, size: str) -> RunResult:
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(workdir / "hub"),
                TRANSFORMERS_OFFLINE="1")
+    # A small rehearsal's models are tiny and keep one core busy at most: one thread a job runs
+    # `cores` jobs side by side where the rules' 2-4 threads would run them one at a time.
+    # (--snakemake-args comes after, so a user's --max-threads wins.)
+    threads = ["--max-threads", "1"] if size == "small" else []
     command = ["snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
                "--configfile", str(config_path), str(overlay_path), "--cores", str(cores),
-               *extra.split()]
+               *threads, *extra.split()]
     started = time.perf_counter()
     log_path = workdir / "rehearsal" / "snakemake.log"
     with log_path.open("w", encoding="utf-8") as log:
@@ -195,7 +199,8 @@ def run_rehearse(args: argparse.Namespace) -> int:
     overlay = build_overlay(config, mirror, args.size)
     overlay_path = workdir / "rehearsal" / "overlay.yaml"
     write_if_changed(overlay_path, yaml.safe_dump(overlay, sort_keys=True, allow_unicode=True))
-    run = run_snakemake(config_path, overlay_path, workdir, args.cores, args.snakemake_args)
+    run = run_snakemake(config_path, overlay_path, workdir, args.cores, args.snakemake_args,
+                        args.size)
     write_report(workdir / "rehearsal.md", config_path=config_path, size=args.size, run=run,
                  hub=hub, stand_ins=stand_ins, user_files=user_files, overlay=overlay)
     print(f"rehearse: {workdir / 'rehearsal.md'}", file=sys.stderr)
