@@ -8,7 +8,7 @@ from pathlib import Path
 from snakemake.sourcecache import LocalSourceFile
 from snakemake.utils import min_version, validate
 
-from spudflow.core.config import check_config
+from spudflow.core.config import check_config, fill_named_entries
 from spudflow.core.workflow_paths import (
     code_dir,
     local_workflow_file,
@@ -50,6 +50,9 @@ if not workflow.overwrite_configfiles:
 # config default lives: the rules read config keys without defaults of their own.
 check_config(config, workflow.source_path("config/schema.yaml"))
 validate(config, "config/schema.yaml", set_default=True)
+# Maps keyed by a treebank or language get an entry for each configured one (none: its meaning
+# when left out), so the rules index them without a fallback.
+fill_named_entries(config)
 # `workflow:REL` values name files shipped with spudflow; every other path is the run's, relative
 # to the working directory (spudflow.core.workflow_paths).
 resolve_workflow_paths(config, workflow_file)

@@ -107,7 +107,7 @@ rule items_japanese_transitivity:
             cli_options(pairs_section("japanese_transitivity"), ("rank_by", "min_count"))
         ),
         sample=lambda wc: sample_args(
-            pairs_section("japanese_transitivity")["sample"].get(wc.variant)
+            pairs_section("japanese_transitivity")["sample"][wc.variant]
         ),
         code=stage_code("pairs"),
     shell:

@@ -73,3 +73,27 @@ def test_scored_versions_outside_the_nonce_section_stop_planning(tmp_path, key, 
     update_config(workdir, lambda c: c["pairs"]["spud"].update({key: value}))
     with pytest.raises(Exception, match=message):
         plan(workdir)
+
+
+def test_a_pool_for_an_unconfigured_treebank_stops_planning(tmp_path):
+    """A pool keyed by a misspelt treebank name would silently add no candidates."""
+    workdir = copy_workflow(tmp_path / "work")
+    update_config(workdir, lambda c: c["nonce"]["pools"].update(tiny_xx=["tiny_en/test"]))
+    with pytest.raises(Exception, match="config key nonce.pools.tiny_xx: no treebank 'tiny_xx' "
+                                        "is configured"):
+        plan(workdir)
+
+
+def test_language_options_left_out_of_the_config_are_the_schemas(tmp_path):
+    """nonce.languages without `ar`: the Arabic runs still get the schema's strip_diacritics
+    (one home for the default, passed explicitly); a language without options gets none."""
+    from workflow_helpers import copy_checkout, default_config
+
+    config = default_config()
+    del config["nonce"]["languages"]["ar"]
+    planned = plan(copy_checkout(tmp_path / "work", config), forceall=True)
+    arabic = [j for j in planned.jobs if j[0] == "nonce" and dict(j[1])["treebank"] == "ar_pud"]
+    english = [j for j in planned.jobs if j[0] == "nonce" and dict(j[1])["treebank"] == "en_pud"]
+    assert arabic and english
+    assert all("--option strip_diacritics=true" in planned.shell[j] for j in arabic)
+    assert not any("--option" in planned.shell[j] for j in english)

@@ -77,7 +77,7 @@ def nonce_outputs():
 
 def nonce_pool_inputs(wildcards):
     """Ingested splits named in config nonce.pools for this treebank."""
-    names = config["nonce"]["pools"].get(wildcards.treebank, [])
+    names = config["nonce"]["pools"][wildcards.treebank]
     key = f"nonce.pools.{wildcards.treebank}"
     return [ingested(*configured_split(name, key)) for name in names]
 
@@ -93,13 +93,13 @@ def nonce_lexicon_inputs(wildcards):
 
 
 def nonce_lexicon_files(wildcards):
-    return config["nonce"]["lexicons"].get(treebank_lang(wildcards.treebank), [])
+    return config["nonce"]["lexicons"][treebank_lang(wildcards.treebank)]
 
 
 def nonce_options(wildcards, input):
     """The optional arguments of `spudflow nonce` for one run, shell-quoted."""
     nonce = config["nonce"]
-    options = nonce["languages"].get(treebank_lang(wildcards.treebank), {})
+    options = nonce["languages"][treebank_lang(wildcards.treebank)]
     dirs = lambda files: quoted(Path(f).parent for f in files)
     return " ".join(
         filter(

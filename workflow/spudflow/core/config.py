@@ -27,3 +27,23 @@ def check_config(config: dict, schema_path: str | Path) -> None:
     errors = config_errors(config, schema_path)
     if errors:
         raise ConfigError("\n".join(errors))
+
+
+def fill_named_entries(config: dict) -> None:
+    """Give the nonce section's maps keyed by a treebank (`pools`) or a language (`lexicons`,
+    `languages`) an entry for every configured one: none, the meaning of a name left out. After
+    this the rules index them and need no fallback of their own; a pool keyed by a treebank the
+    config does not have is a typo that would silently do nothing, so it is an error."""
+    nonce = config.get("nonce")
+    if nonce is None:
+        return
+    treebanks = config["treebanks"]
+    unknown = sorted(set(nonce["pools"]) - set(treebanks))
+    if unknown:
+        raise ConfigError("\n".join(f"config key nonce.pools.{name}: no treebank {name!r} is "
+                                     "configured" for name in unknown))
+    for name in treebanks:
+        nonce["pools"].setdefault(name, [])
+    for lang in sorted({spec["lang"] for spec in treebanks.values()}):
+        nonce["lexicons"].setdefault(lang, [])
+        nonce["languages"].setdefault(lang, {})
