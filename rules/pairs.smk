@@ -106,9 +106,7 @@ rule items_japanese_transitivity:
         ranking=lambda wc: quoted(
             cli_options(pairs_section("japanese_transitivity"), ("rank_by", "min_count"))
         ),
-        sample=lambda wc: sample_args(
-            pairs_section("japanese_transitivity")["sample"][wc.variant]
-        ),
+        sample=lambda wc: sample_args(pairs_section("japanese_transitivity")["sample"][wc.variant]),
         code=stage_code("pairs"),
     shell:
         "spudflow pairs japanese-transitivity --lexicon {input.lexicon:q}"
