@@ -108,9 +108,14 @@ def clone_run(source: Path, dest: Path) -> Path:
     return dest
 
 
-# A folder (never in the checkout) to keep finished tiny runs between test runs in; opt-in, "off"
-# (the default) builds them each time: the cache key was seen to change between two runs.
-RUN_CACHE = os.environ.get("SPUDFLOW_TEST_RUN_CACHE", "off")
+# Where finished tiny runs are kept, keyed by everything that made them (_run_key), so that test
+# files and test processes (pytest-xdist workers, later `make test`s) share one build of each:
+# a folder outside the checkout; SPUDFLOW_TEST_RUN_CACHE=DIR puts it elsewhere, `off` builds every
+# run afresh in its test.
+RUN_CACHE = os.environ.get("SPUDFLOW_TEST_RUN_CACHE") or str(
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "spudflow" / "test-runs")
+# Finished runs of one name (tiny, every_table) kept for other checkouts and commits.
+KEPT_PER_NAME = 4
 
 
 def _run_key(overlay: str | None) -> str:
@@ -141,25 +146,54 @@ def _run_key(overlay: str | None) -> str:
 def finished_tiny_run(dest: Path, overlay: str | None = None) -> Path:
     """copy_workflow(dest, overlay) after a full run_workflow(); returns `dest`.
 
-    The run is built once and then cloned (results and .snakemake metadata, mtimes kept; a moved
-    copy is no change to Snakemake) from RUN_CACHE, keyed by _run_key: any change to what made it
-    rebuilds it. With SPUDFLOW_TEST_RUN_CACHE=off every call runs the workflow."""
+    The run is built once into RUN_CACHE under its _run_key, then cloned (results and .snakemake
+    metadata, mtimes kept; a moved copy is no change to Snakemake). A file lock makes the test
+    processes that need the same run wait for one build. A cached run that Snakemake would not
+    leave as it is (something the key missed) is built again. With RUN_CACHE `off` every call
+    runs the workflow."""
+    from filelock import FileLock
+
     if RUN_CACHE == "off":
         run_workflow(copy_workflow(dest, overlay))
         return dest
     name = (overlay or "tiny").removesuffix(".yaml")
-    cached = Path(RUN_CACHE) / f"{name}-{_run_key(overlay)}"
-    if not cached.is_dir():
-        Path(RUN_CACHE).mkdir(parents=True, exist_ok=True)
-        build = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=RUN_CACHE))
-        run_workflow(copy_workflow(build / "workflow", overlay))
-        for stale in Path(RUN_CACHE).glob(f"{name}-*"):
-            shutil.rmtree(stale, ignore_errors=True)  # older keys of the same run
+    root = Path(RUN_CACHE)
+    root.mkdir(parents=True, exist_ok=True)
+    cached = root / f"{name}-{_run_key(overlay)}"
+    with FileLock(f"{cached}.lock"):
+        if cached.is_dir():
+            clone_run(cached / "workflow", dest)
+            if not planned_jobs(dest):
+                os.utime(cached)  # most recently used, for _drop_old_runs
+                _drop_old_runs(root, name)
+                return dest
+            shutil.rmtree(dest)
+            shutil.rmtree(cached)
+        build = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=root))
         try:
-            build.rename(cached)  # published whole or not at all
-        except OSError:  # another test process published it first
+            run_workflow(copy_workflow(build / "workflow", overlay))
+        except BaseException:
             shutil.rmtree(build, ignore_errors=True)
-    return clone_run(cached / "workflow", dest)
+            raise
+        build.rename(cached)  # published whole or not at all
+        clone_run(cached / "workflow", dest)
+    _drop_old_runs(root, name)
+    return dest
+
+
+def _drop_old_runs(root: Path, name: str) -> None:
+    """Keep the KEPT_PER_NAME most recently used runs of `name` (other commits and checkouts
+    have their own keys); a run is only dropped under its lock, never while being cloned."""
+    from filelock import FileLock, Timeout
+
+    runs = sorted((p for p in root.glob(f"{name}-*") if p.is_dir()),
+                  key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in runs[KEPT_PER_NAME:]:
+        try:
+            with FileLock(f"{old}.lock", timeout=0):
+                shutil.rmtree(old, ignore_errors=True)
+        except Timeout:
+            continue
 
 
 def update_config(workdir: Path, change: Callable[[dict], object]) -> None:
