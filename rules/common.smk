@@ -22,7 +22,6 @@ wildcard_constraints:
     seed=r"[0-9]+",
     probe_model=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
     baseline=r"lm|M0|MR|MRC",
-    probe_seed=r"[0-9]+",
     dist=r"[0-9]+|auto",
     label=r"[0-9]+|auto",
     shard=r"[1-9][0-9]*",

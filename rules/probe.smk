@@ -6,7 +6,8 @@
 # results/probe/features/{model}/{baseline}/{treebank}/{split}/, baseline = lm (the model
 # itself), M0, MR or MRC, split a split name or a share SPLIT@train / SPLIT@heldout;
 # runs: results/probe/runs/{treebank}/{model}/{baseline}/dist{D}_label{L}/seed{S}/ (D, L a layer
-# or `auto`, the layer sweep's choice in results/probe/layers/{treebank}/{model}.parquet).
+# or `auto`, the layer sweep's choice in results/probe/layers/{treebank}/{model}.parquet), every
+# seed of a layer pair in one probe_train job.
 # Nothing without an enabled `probe:` section.
 
 
@@ -92,25 +93,30 @@ rule probe_features_gather:
         "spudflow probe gather {input.shards:q} --out {output:q} 2> {log:q}"
 
 
-# One probe run: trains on the train split's features, selects on dev (or a held-out share),
-# writes the probe, its history, metrics.parquet and predictions/{eval set}.conllu.
+# The probe runs of one layer pair, one per seed (probe.seeds), in one job: the features are
+# loaded once and each seed trains from its own seed (the files of a seed trained alone).
+# Each trains on the train split's features, selects on dev (or a held-out share) and writes
+# seed{S}/: the probe, its history, metrics.parquet and predictions/{eval set}.conllu.
 rule probe_train:
     input:
         unpack(probe_train_inputs),
     output:
-        metrics="results/probe/runs/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}/seed{probe_seed}/metrics.parquet",
+        metrics=expand(
+            "results/probe/runs/{{treebank}}/{{probe_model}}/{{baseline}}/dist{{dist}}_label{{label}}/seed{seed}/metrics.parquet",
+            seed=probe_seeds(),
+        ),
     log:
-        "results/logs/probe_train/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}/seed{probe_seed}.log",
+        "results/logs/probe_train/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}.log",
     benchmark:
-        "results/benchmarks/probe_train/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}/seed{probe_seed}.tsv"
+        "results/benchmarks/probe_train/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}.tsv"
     conda:
         "../envs/lm.yaml"
     threads: 2
     resources:
         mem_mb=4000,
-        runtime=60,
+        runtime=60 * len(probe_seeds()),
     params:
-        outdir=subpath(output.metrics, parent=True),
+        outdir=probe_pair_dir_of,
         args=probe_train_args,
         code=stage_code("probe"),
     shell:

@@ -66,10 +66,25 @@ def save_tiny_encoder(directory: Path, corpus: list[str] | None = None,
 
 
 def probe_sweep(root: Path, seeds=(1, 2), max_epochs: int = 3) -> dict:
-    """Real probe runs on EWT slices with the tiny encoder: a train split (EWT dev, 80
-    sentences), a test split (EWT test, 30) and its SPUD version; features of every layer; one
-    sweep run (distance and label on layer l) per layer and seed, tested on orig and
-    spud/seed1. Returns the paths: conllu texts, treebank dirs, features, run dirs by (l, seed)."""
+    """Real probe runs on probe_inputs: one sweep job (distance and label on layer l) per
+    layer, training every seed, tested on orig and spud/seed1. Returns the paths: conllu texts,
+    treebank dirs, features, run dirs by (l, seed)."""
+    from spudflow.cli import main
+
+    conllu = probe_inputs(root)
+    runs = {}
+    for layer in range(LAYERS + 1):
+        pair = root / "runs" / f"dist{layer}_label{layer}"  # one job: every seed
+        assert main([*train_args(root, seeds, max_epochs), "--dist-layer", str(layer),
+                     "--label-layer", str(layer), "--out", str(pair)]) == 0
+        runs.update({(layer, seed): pair / f"seed{seed}" for seed in seeds})
+    return {"root": root, "conllu": conllu, "runs": runs}
+
+
+def probe_inputs(root: Path) -> dict[str, str]:
+    """What `probe train` reads, from EWT slices and the tiny encoder: a train split (EWT dev,
+    80 sentences), a test split (EWT test, 30) and its SPUD version, features of every layer
+    (ROOT/{train,test,spud1}.safetensors). Returns the splits' CoNLL-U texts."""
     from spudflow.cli import main
 
     root.mkdir(parents=True, exist_ok=True)
@@ -84,19 +99,14 @@ def probe_sweep(root: Path, seeds=(1, 2), max_epochs: int = 3) -> dict:
     for split in ("train", "test", "spud1"):
         assert main(["probe", "features", str(root / split), "--model", str(model), "--layers",
                      layers, "--out", str(root / f"{split}.safetensors")]) == 0
-    runs = {}
-    for layer in range(LAYERS + 1):
-        for seed in seeds:
-            runs[layer, seed] = root / "runs" / f"dist{layer}_label{layer}" / f"seed{seed}"
-            assert main([*train_args(root, seed, max_epochs), "--dist-layer", str(layer),
-                         "--label-layer", str(layer), "--out", str(runs[layer, seed])]) == 0
-    return {"root": root, "conllu": conllu, "runs": runs}
+    return conllu
 
 
-def train_args(root: Path, seed: int, max_epochs: int) -> list[str]:
-    """`probe train` on probe_sweep's data, without layers and --out."""
+def train_args(root: Path, seeds, max_epochs: int) -> list[str]:
+    """`probe train` on probe_sweep's data, without layers and --out (the parent of one folder
+    seed{S} per seed of `seeds`)."""
     return ["probe", "train", "--train", str(root / "train.safetensors"), str(root / "train"),
             "--eval", "orig", str(root / "test.safetensors"), str(root / "test"),
             "--eval", "spud/seed1", str(root / "spud1.safetensors"), str(root / "spud1"),
-            "--seed", str(seed), "--treebank", "ewt", "--model", "tiny",
+            "--seeds", *map(str, seeds), "--treebank", "ewt", "--model", "tiny",
             "--max-epochs", str(max_epochs), "--rank", "16", "--holdout", "0.25"]

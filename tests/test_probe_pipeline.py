@@ -79,13 +79,14 @@ def test_train_evaluates_orig_and_nonce(probe_data):
     root, model = probe_data
     for split in ("train", "test", "spud1"):
         assert features(root, model, split, root / f"{split}.safetensors") == 0
-    out = root / "run"
     args = ["probe", "train", "--train", str(root / "train.safetensors"), str(root / "train"),
             "--eval", "orig", str(root / "test.safetensors"), str(root / "test"),
             "--eval", "spud/seed1", str(root / "spud1.safetensors"), str(root / "spud1"),
-            "--dist-layer", "1", "--label-layer", str(LAYERS), "--seed", "1",
-            "--treebank", "ewt", "--model", "tiny", "--max-epochs", "8", "--out", str(out)]
+            "--dist-layer", "1", "--label-layer", str(LAYERS), "--seeds", "1",
+            "--treebank", "ewt", "--model", "tiny", "--max-epochs", "8", "--out",
+            str(root / "run")]
     assert main(args) == 0
+    out = root / "run" / "seed1"
     history = pl.read_parquet(out / "history.parquet")
     assert history.get_column("train_loss")[-1] < 0.8 * history.get_column("train_loss")[0]
     metrics = pl.read_parquet(out / "metrics.parquet")
@@ -98,8 +99,8 @@ def test_train_evaluates_orig_and_nonce(probe_data):
     assert row["las"] <= row["uas"] and row["las"] <= row["relacc"]
     assert row["n_words"] > 0 and row["n_short"] >= 0
     # Same inputs and seed: byte-identical outputs.
-    again = root / "again"
-    assert main([*args[:-1], str(again)]) == 0
+    again = root / "again" / "seed1"
+    assert main([*args[:-1], str(again.parent)]) == 0
     for name in ("metrics.parquet", "history.parquet", "probe.safetensors",
                  "predictions/orig.conllu"):
         assert (again / name).read_bytes() == (out / name).read_bytes()
@@ -187,7 +188,7 @@ def test_min_words_filters_training_selection_and_evaluation(probe_data, tmp_pat
     # Selection on a dev split: each split drops its own short sentences.
     assert main(["probe", "train", *common, "--dev", *data["dev"],
                  "--out", str(tmp_path / "with_dev")]) == 0
-    row = pl.read_parquet(tmp_path / "with_dev" / "metrics.parquet").row(0, named=True)
+    row = pl.read_parquet(tmp_path / "with_dev" / "seed1" / "metrics.parquet").row(0, named=True)
     assert (row["n_train_sentences"], row["n_train_short"]) == (n_train - short_train,
                                                                 short_train)
     assert (row["n_dev_sentences"], row["n_dev_short"]) == (n_dev - short_dev, short_dev)
@@ -196,7 +197,7 @@ def test_min_words_filters_training_selection_and_evaluation(probe_data, tmp_pat
     # Selection on a held-out share: drawn from the training sentences that are kept.
     assert main(["probe", "train", *common, "--min-words", "6",
                  "--out", str(tmp_path / "holdout")]) == 0
-    row = pl.read_parquet(tmp_path / "holdout" / "metrics.parquet").row(0, named=True)
+    row = pl.read_parquet(tmp_path / "holdout" / "seed1" / "metrics.parquet").row(0, named=True)
     _, short6 = _short_sentences(splits["train"], 6)
     assert short6 > short_train
     assert row["n_train_short"] == short6 and row["n_dev_short"] == 0
@@ -236,13 +237,13 @@ def test_a_sentence_too_long_in_one_version_leaves_every_eval_set(probe_data, tm
         assert features(root, model, split, tmp_path / f"{split}.safetensors", *extra) == 0
     assert set(read_features(tmp_path / "test.safetensors", [1]).too_long) != \
         set(read_features(tmp_path / "spud1.safetensors", [1]).too_long)
-    out = tmp_path / "run"
     assert main(["probe", "train", "--train", str(tmp_path / "train.safetensors"),
                  str(root / "train"), "--eval", "orig", str(tmp_path / "test.safetensors"),
                  str(root / "test"), "--eval", "spud/seed1", str(tmp_path / "spud1.safetensors"),
-                 str(root / "spud1"), "--dist-layer", "1", "--label-layer", "1", "--seed", "1",
+                 str(root / "spud1"), "--dist-layer", "1", "--label-layer", "1", "--seeds", "1",
                  "--treebank", "ewt", "--model", "tiny", "--max-epochs", "2", "--min-words", "1",
-                 "--out", str(out)]) == 0
+                 "--out", str(tmp_path / "run")]) == 0
+    out = tmp_path / "run" / "seed1"
     metrics = pl.read_parquet(out / "metrics.parquet")
     assert metrics["n_too_long"].to_list() == [len(too_long)] * 2
     assert metrics["n_sentences"].to_list() == [len(lengths["test"]) - len(too_long)] * 2

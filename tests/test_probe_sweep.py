@@ -77,10 +77,10 @@ def auto_run(sweep):
     root = sweep["root"]
     choice = root / "choice.parquet"
     assert main(["probe", "select-layers", *_metrics(sweep), "--out", str(choice)]) == 0
-    out = root / "runs" / "distauto_labelauto" / "seed1"
-    assert main([*train_args(root, 1, 6), "--dist-layer", "auto", "--label-layer", "auto",
+    out = root / "runs" / "distauto_labelauto"
+    assert main([*train_args(root, [1], 6), "--dist-layer", "auto", "--label-layer", "auto",
                  "--layer-choice", str(choice), "--out", str(out)]) == 0
-    return choice, out
+    return choice, out / "seed1"
 
 
 def test_auto_trains_on_the_chosen_layers(sweep, auto_run):
@@ -98,7 +98,7 @@ def test_auto_trains_on_the_chosen_layers(sweep, auto_run):
 def test_auto_without_a_choice_or_for_another_model_is_bad_input(sweep, auto_run, tmp_path,
                                                                  capsys):
     root, (choice, _) = sweep["root"], auto_run
-    base = [*train_args(root, 1, 1), "--dist-layer", "1", "--label-layer", "auto"]
+    base = [*train_args(root, [1], 1), "--dist-layer", "1", "--label-layer", "auto"]
     assert main([*base, "--out", str(tmp_path / "a")]) == EXIT_BAD_INPUT
     assert "--layer-choice: needed" in capsys.readouterr().err
     other = [a if a != "tiny" else "other" for a in base]

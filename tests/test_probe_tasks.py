@@ -169,14 +169,13 @@ def _probe_runs(root, model, out):
                 _features(root, model, tb, path, *test_extra, *extra)
                 evals += ["--eval", name, str(path), str(root / tb)]
             layers = ["0", "0"] if variant == "M0" else ["1", str(LAYERS)]
-            for seed in (1, 2):
-                run = out / "runs" / treebank / variant / f"seed{seed}"
-                assert main(["probe", "train", "--train", str(feats / "train.safetensors"),
-                             str(root / train), *evals, "--dist-layer", layers[0],
-                             "--label-layer", layers[1], "--seed", str(seed), "--treebank",
-                             treebank, "--model", "tiny", "--max-epochs", "3", "--rank", "8",
-                             *extra, "--out", str(run)]) == 0
-                files.append(run / "metrics.parquet")
+            runs = out / "runs" / treebank / variant
+            assert main(["probe", "train", "--train", str(feats / "train.safetensors"),
+                         str(root / train), *evals, "--dist-layer", layers[0],
+                         "--label-layer", layers[1], "--seeds", "1", "2", "--treebank",
+                         treebank, "--model", "tiny", "--max-epochs", "3", "--rank", "8",
+                         *extra, "--out", str(runs)]) == 0
+            files += [runs / f"seed{seed}" / "metrics.parquet" for seed in (1, 2)]
     return files
 
 
@@ -221,11 +220,18 @@ def test_language_table_against_numpy(two_languages, tmp_path, run_cli):
 
 def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan):
     planned = default_plan
-    runs = {(w["treebank"], w["probe_model"], w["baseline"], w["probe_seed"])
-            for rule, items in planned.jobs if rule == "probe_train" for w in [dict(items)]}
+    train_jobs = [j for j in planned.jobs if j[0] == "probe_train"]
+    runs = {(w["treebank"], w["probe_model"], w["baseline"])
+            for w in (dict(items) for _, items in train_jobs)}
     assert {tb for tb, *_ in runs} == {"en_ewt", "de_pud"}
-    german = next(j for j in planned.jobs if j[0] == "probe_train"
-                  and dict(j[1])["treebank"] == "de_pud" and dict(j[1])["baseline"] == "lm")
+    # one job per layer pair trains every seed (probe.seeds: 1, 2, 3) into its seed folder
+    assert len(train_jobs) == len(runs) == 6
+    german = next(j for j in train_jobs
+                  if dict(j[1])["treebank"] == "de_pud" and dict(j[1])["baseline"] == "lm")
+    layers = dict(german[1])
+    pair = f"results/probe/runs/de_pud/minilm/lm/dist{layers['dist']}_label{layers['label']}"
+    assert planned.outputs[german] == {(f"{pair}/seed{s}/metrics.parquet", False)
+                                       for s in (1, 2, 3)}
     features = sorted(f for f in planned.inputs[german] if "/features/" in f)
     assert features == [f"results/probe/features/minilm/lm/de_pud/test@{part}"
                         for part in ("heldout", "train")]
@@ -234,6 +240,8 @@ def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan)
         assert f"--eval {name} results/probe/features/minilm/lm/de_pud/test@heldout/" \
             f"{name}.safetensors " in shell
     assert "--train results/probe/features/minilm/lm/de_pud/test@train/orig.safetensors " in shell
+    assert " --seeds 1 2 3 " in shell and shell.endswith(
+        f"--out {pair} 2> {pair.replace('probe/runs', 'logs/probe_train')}.log")
     # one feature job per baseline on the German test share, reading the held-out share's
     # sentences and writing every eval set; the training share's job writes `orig` only
     share_jobs = [j for j in planned.jobs if j[0] == "probe_features"

@@ -17,6 +17,12 @@ def probe_enabled():
     return "probe" in config and config["probe"]["enabled"]
 
 
+def probe_seeds():
+    """One probe run per seed; one probe_train job trains them all (any list outside a probe
+    section: the rule's outputs are defined, and never asked for)."""
+    return config["probe"]["seeds"] if "probe" in config else [1]
+
+
 def probe_model_config(model):
     return config["probe"]["models"][model]
 
@@ -227,7 +233,7 @@ def probe_train_inputs(wildcards):
 
 
 def probe_train_args(wildcards, input):
-    """`spudflow probe train` options of one run (docs/probe.md), shell-quoted."""
+    """`spudflow probe train` options of one job, every seed (docs/probe.md), shell-quoted."""
     probe = config["probe"]
     parent = lambda path: str(Path(path).parent)
     orig = lambda features_dir: probe_eval_set_file(features_dir, "orig")
@@ -241,15 +247,25 @@ def probe_train_args(wildcards, input):
     args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label]
     if "layer_choice" in input.keys():
         args += ["--layer-choice", input.layer_choice]
-    args += ["--seed", wildcards.probe_seed, "--treebank", wildcards.treebank]
+    args += ["--seeds", *map(str, probe_seeds()), "--treebank", wildcards.treebank]
     args += ["--model", wildcards.probe_model, *cli_options(probe, PROBE_TRAIN_OPTIONS)]
     if wildcards.baseline != "lm":
         args += ["--baseline", wildcards.baseline]
     return quoted(args + probe_word_options())
 
 
+def probe_pair_dir(treebank, model, baseline, dist, label):
+    """The seed{S} folders of one probe_train job."""
+    return f"results/probe/runs/{treebank}/{model}/{baseline}/dist{dist}_label{label}"
+
+
+def probe_pair_dir_of(wildcards):
+    w = wildcards
+    return probe_pair_dir(w.treebank, w.probe_model, w.baseline, w.dist, w.label)
+
+
 def probe_run_dir(treebank, model, baseline, dist, label, seed):
-    return f"results/probe/runs/{treebank}/{model}/{baseline}/dist{dist}_label{label}/seed{seed}"
+    return f"{probe_pair_dir(treebank, model, baseline, dist, label)}/seed{seed}"
 
 
 def probe_metrics_files():

@@ -88,10 +88,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_gather)
 
     p = commands.add_parser(
-        "train", help="train one probe, select on dev, evaluate on orig and nonce sets",
-        description="Train DepProbe on FEATURES of a treebank split, select the best epoch on "
-        "a dev split (or a held-out share of the training sentences), and write the probe, "
-        "its training history, metrics.parquet and one predictions CoNLL-U per eval set.")
+        "train", help="train a probe per seed, select on dev, evaluate on orig and nonce sets",
+        description="Train DepProbe on FEATURES of a treebank split once per seed, select the "
+        "best epoch on a dev split (or a held-out share of the training sentences), and write "
+        "each seed's probe, training history, metrics.parquet and one predictions CoNLL-U per "
+        "eval set into OUT/seed{S}/. The features are loaded once; each seed's folder is "
+        "written under a temporary name and renamed when complete.")
     p.add_argument("--train", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
                    required=True)
     p.add_argument("--dev", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
@@ -108,8 +110,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="layer of the label probe, or `auto` (from --layer-choice)")
     p.add_argument("--layer-choice", type=Path, default=None,
                    help="`probe select-layers` output: the layers `auto` stands for")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--seeds", type=int, nargs="+", default=[1], metavar="SEED",
+                   help="one probe run per seed, one after the other (default: 1)")
+    p.add_argument("--out", type=Path, required=True,
+                   help="output directory: one folder seed{S} per seed")
     p.add_argument("--treebank", required=True, help="treebank column of the metrics")
     p.add_argument("--model", required=True, help="model column of the metrics")
     p.add_argument("--baseline", choices=BASELINE_CHOICES, default=None)
@@ -154,7 +158,7 @@ def run_gather(args: argparse.Namespace) -> int:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from spudflow.probe.run import train_command
+    from spudflow.probe.seed_runs import train_command
 
     return train_command(args)
 

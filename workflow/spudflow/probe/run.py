@@ -1,4 +1,5 @@
-"""The probe commands' work: argument checks, loading, writing (atomically)."""
+"""The feature commands' work: argument checks, loading, writing (atomically); `probe train`'s
+is in seed_runs.py."""
 
 from __future__ import annotations
 
@@ -10,10 +11,8 @@ from pathlib import Path
 import torch
 
 from spudflow.core.artifacts import LM_BASELINE
-from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
-from spudflow.probe.cli import AUTO
 
 log = get_logger("spudflow.probe")
 
@@ -139,96 +138,4 @@ def gather_command(args: Namespace) -> int:
             written.append(out)
             write_features(out, concatenate([read_features(eval_set_file(shard, name))
                                              for shard in args.shards]))
-    return 0
-
-
-def resolved_layers(args: Namespace) -> dict[str, int]:
-    """dist and label layers, `auto` replaced by the layer sweep's choice (--layer-choice)."""
-    from spudflow.probe.layer_choice import chosen_layer
-
-    layers = {"dist": args.dist_layer, "label": args.label_layer}
-    if AUTO not in layers.values():
-        if args.layer_choice is not None:
-            raise InputError("--layer-choice", None, "given, but no layer is `auto`")
-        return layers
-    if args.layer_choice is None:
-        raise InputError("--layer-choice", None, "needed for a layer `auto`")
-    return {part: chosen_layer(args.layer_choice, args.treebank, args.model, part)
-            if layer == AUTO else layer for part, layer in layers.items()}
-
-
-def train_command(args: Namespace) -> int:
-    from spudflow.probe.data import load_set, split_off
-    from spudflow.probe.feature_file import too_long_of
-    from spudflow.probe.labels import label_set
-    from spudflow.probe.outputs import (
-        prediction_conllu,
-        write_history,
-        write_metrics,
-        write_probe,
-    )
-    from spudflow.probe.train import TrainSettings, evaluate, predict, train_probe
-
-    torch.set_num_threads(args.threads)
-    if not args.eval:
-        raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
-    layers = resolved_layers(args)
-
-    def load(name, features, treebank, too_long=frozenset()):
-        # One --min-words for training, selection and evaluation: the paper drops sentences
-        # shorter than 4 words "from the data in all experiments" (App. C).
-        return load_set(name, features, treebank, layers["dist"], layers["label"],
-                        args.min_words, too_long)
-
-    # A sentence too long for the model in any version (a nonce version can have more tokens
-    # than its original) leaves every eval set: Δ = orig − nonce compares the same sentences.
-    too_long = frozenset(i for _, features, _ in args.eval for i in too_long_of(features))
-
-    train = load("train", *args.train)
-    n_train_short = train.n_short
-    if args.dev:
-        dev = load("dev", *args.dev)
-    else:
-        if not 0 < args.holdout < 1:
-            raise InputError("--holdout", None, "must be between 0 and 1 without --dev")
-        if len(train) == 0:
-            raise InputError(args.train[1], None, "no sentences to train or select on")
-        train, dev = split_off(train, args.holdout, args.holdout_seed)
-    if len(train) == 0 or len(dev) == 0:
-        raise InputError(args.train[1], None, "no sentences to train or select on")
-    settings = TrainSettings(labels=label_set(train.words.deprels, args.subtypes),
-                             subtypes=args.subtypes, squared=args.distance == "squared",
-                             rank=args.rank, lr=args.lr, batch_size=args.batch_size,
-                             max_epochs=args.max_epochs, patience=args.patience, seed=args.seed)
-    log.info("training on %d sentences, selecting on %d", len(train), len(dev))
-    trained = train_probe(train, dev, settings)
-    run = {"treebank": args.treebank, "model": args.model, "baseline": args.baseline or LM_BASELINE,
-           "seed": args.seed, "dist_layer": layers["dist"], "label_layer": layers["label"],
-           "auto_layers": AUTO in (args.dist_layer, args.label_layer)}
-    # The training data, per metrics row; with --holdout, dev is drawn from the training split
-    # after the filter, so all its short sentences count in n_train_short.
-    training = {"n_train_sentences": len(train), "n_train_short": n_train_short,
-                "n_dev_sentences": len(dev), "n_dev_short": dev.n_short if args.dev else 0}
-    # The selected probe on the selection data: what the layer sweep chooses by (App. F.6).
-    dev_scores = evaluate(dev, predict(trained.probe, dev, settings), settings,
-                          punct=not args.no_punct)
-    training.update({f"dev_{m}": dev_scores[m] for m in ("uas", "las", "relacc", "root_acc")})
-    rows, conllu = [], {}
-    for name, features, treebank in args.eval:
-        data = load(name, features, treebank, too_long)
-        predictions = predict(trained.probe, data, settings)
-        scores = evaluate(data, predictions, settings, punct=not args.no_punct)
-        rows.append({**run, "eval_set": name, **scores, "n_too_long": data.n_too_long,
-                     "n_short": data.n_short, **training, "best_epoch": trained.best_epoch})
-        conllu[name] = prediction_conllu(treebank, data, predictions)
-        log.info("%s: UAS %.3f LAS %.3f RelAcc %.3f (%d words)", name, scores["uas"],
-                 scores["las"], scores["relacc"], scores["n_words"])
-    with atomic_outputs() as out:
-        write_metrics(out.path(args.out / "metrics.parquet"), rows)
-        write_history(out.path(args.out / "history.parquet"), trained.history)
-        write_probe(out.path(args.out / "probe.safetensors"), trained.probe, settings.labels,
-                    {k: str(v) for k, v in run.items()})
-        for name, text in conllu.items():
-            out.path(args.out / "predictions" / f"{name}.conllu").write_text(
-                text, encoding="utf-8", newline="\n")
     return 0

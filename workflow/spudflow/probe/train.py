@@ -84,7 +84,8 @@ def train_probe(train: ProbeSet, dev: ProbeSet, settings: TrainSettings) -> Trai
     optimizer = torch.optim.AdamW(probe.parameters(), lr=settings.lr)
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.1, patience=0)
     best_loss, best_state, best_epoch, stale, history = float("inf"), None, 0, 0, []
-    for epoch in progress(range(1, settings.max_epochs + 1), "probe epochs", unit="epoch"):
+    for epoch in progress(range(1, settings.max_epochs + 1),
+                          f"probe epochs, seed {settings.seed}", unit="epoch"):
         probe.train()
         total, weight = 0.0, 0
         for picks in _batches(train.lengths, settings.batch_size, generator):

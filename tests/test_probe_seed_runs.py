@@ -1,0 +1,84 @@
+"""One `probe train` call trains every seed (one probe_train job per layer pair): each seed's
+folder is byte for byte what a call for that seed alone writes, appears whole or not at all,
+and a seed given twice is bad input (on the command line and in the config)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from probe_support import REPO, probe_inputs, train_args
+
+from spudflow.cli import main
+from spudflow.core.config import config_errors
+from spudflow.core.errors import EXIT_BAD_INPUT
+
+LAYERS = ["--dist-layer", "1", "--label-layer", "2"]
+RUN_FILES = ["history.parquet", "metrics.parquet", "predictions/orig.conllu",
+             "predictions/spud/seed1.conllu", "probe.safetensors"]
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("seeds")
+    probe_inputs(root)
+    return root
+
+
+def _files(run: Path) -> list[str]:
+    return sorted(str(p.relative_to(run)) for p in run.rglob("*") if p.is_file())
+
+
+def _train(root: Path, seeds: list[int], out: Path, *extra: str) -> int:
+    return main([*train_args(root, seeds, 3), *LAYERS, *extra, "--out", str(out)])
+
+
+def test_seeds_in_one_call_equal_each_seed_alone(root, tmp_path):
+    assert _train(root, [1, 2], tmp_path / "both") == 0
+    assert _train(root, [2], tmp_path / "alone") == 0
+    assert sorted(p.name for p in (tmp_path / "both").iterdir()) == ["seed1", "seed2"]
+    both, alone = tmp_path / "both" / "seed2", tmp_path / "alone" / "seed2"
+    assert _files(both) == _files(alone) == RUN_FILES
+    for name in RUN_FILES:
+        assert (both / name).read_bytes() == (alone / name).read_bytes(), name
+    # not vacuous: the seeds train different probes
+    seed1 = tmp_path / "both" / "seed1"
+    assert (seed1 / "probe.safetensors").read_bytes() != (both / "probe.safetensors").read_bytes()
+
+
+def test_a_failing_seed_keeps_the_seeds_before_it_and_nothing_of_itself(root, tmp_path,
+                                                                         monkeypatch):
+    import spudflow.probe.train as train
+
+    real = train.train_probe
+
+    def stop_at_seed_3(data, dev, settings):
+        if settings.seed == 3:
+            raise KeyboardInterrupt  # as a job stopped half-way
+        return real(data, dev, settings)
+
+    monkeypatch.setattr(train, "train_probe", stop_at_seed_3)
+    out = tmp_path / "run"
+    with pytest.raises(KeyboardInterrupt):
+        _train(root, [1, 2, 3], out)
+    assert sorted(p.name for p in out.iterdir()) == ["seed1", "seed2"]  # no temp folder either
+    for seed in (1, 2):
+        assert _files(out / f"seed{seed}") == RUN_FILES
+
+
+def test_a_seed_given_twice_is_bad_input(root, tmp_path, capsys):
+    assert _train(root, [1, 2, 1], tmp_path / "run") == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == "--seeds: names seed 1 twice\n"
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_config_rejects_a_probe_seed_given_twice():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    schema = REPO / "config" / "schema.yaml"
+    assert config_errors(config, schema) == []
+    config["probe"]["seeds"] = [1, 2, 1]
+    assert config_errors(config, schema) == [
+        "config key probe.seeds: [1, 2, 1] has non-unique elements"]
+    config["probe"]["seeds"] = []
+    assert config_errors(config, schema) == ["config key probe.seeds: [] should be non-empty"]

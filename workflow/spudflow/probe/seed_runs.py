@@ -1,0 +1,159 @@
+"""`spudflow probe train`: every seed's probe run of one (treebank, model, baseline, layer
+pair), the features loaded once; each seed's folder OUT/seed{S}/ appears whole or not at all."""
+
+from __future__ import annotations
+
+from argparse import Namespace
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import torch
+
+from spudflow.core.artifacts import LM_BASELINE
+from spudflow.core.atomic import atomic_outputs
+from spudflow.core.errors import InputError
+from spudflow.core.logs import get_logger
+from spudflow.core.progress import progress
+from spudflow.probe.cli import AUTO
+from spudflow.probe.data import ProbeSet
+
+log = get_logger("spudflow.probe")
+
+
+def seed_dir(out: Path, seed: int) -> Path:
+    return out / f"seed{seed}"
+
+
+def resolved_layers(args: Namespace) -> dict[str, int]:
+    """dist and label layers, `auto` replaced by the layer sweep's choice (--layer-choice)."""
+    from spudflow.probe.layer_choice import chosen_layer
+
+    layers = {"dist": args.dist_layer, "label": args.label_layer}
+    if AUTO not in layers.values():
+        if args.layer_choice is not None:
+            raise InputError("--layer-choice", None, "given, but no layer is `auto`")
+        return layers
+    if args.layer_choice is None:
+        raise InputError("--layer-choice", None, "needed for a layer `auto`")
+    return {part: chosen_layer(args.layer_choice, args.treebank, args.model, part)
+            if layer == AUTO else layer for part, layer in layers.items()}
+
+
+@dataclass
+class ProbeData:
+    """What every seed's run reads: selection and training sets, the eval sets (name, set,
+    treebank directory) and the metrics columns that do not depend on the seed."""
+
+    train: ProbeSet
+    dev: ProbeSet
+    evals: list[tuple[str, ProbeSet, Path]]
+    run: dict                   # its seed filled in per seed
+    training: dict
+
+
+def _checked_seeds(seeds: list[int]) -> list[int]:
+    twice = sorted({seed for seed in seeds if seeds.count(seed) > 1})
+    if twice:
+        raise InputError("--seeds", None, f"names seed {twice[0]} twice")
+    return seeds
+
+
+def load_probe_data(args: Namespace) -> ProbeData:
+    """Every input read and checked before the first seed trains (bad input writes nothing)."""
+    from spudflow.probe.data import load_set, split_off
+    from spudflow.probe.feature_file import too_long_of
+
+    if not args.eval:
+        raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
+    layers = resolved_layers(args)
+
+    def load(name, features, treebank, too_long=frozenset()):
+        # One --min-words for training, selection and evaluation: the paper drops sentences
+        # shorter than 4 words "from the data in all experiments" (App. C).
+        return load_set(name, features, treebank, layers["dist"], layers["label"],
+                        args.min_words, too_long)
+
+    # A sentence too long for the model in any version (a nonce version can have more tokens
+    # than its original) leaves every eval set: Δ = orig − nonce compares the same sentences.
+    too_long = frozenset(i for _, features, _ in args.eval for i in too_long_of(features))
+
+    train = load("train", *args.train)
+    n_train_short = train.n_short
+    if args.dev:
+        dev = load("dev", *args.dev)
+    else:
+        if not 0 < args.holdout < 1:
+            raise InputError("--holdout", None, "must be between 0 and 1 without --dev")
+        if len(train) == 0:
+            raise InputError(args.train[1], None, "no sentences to train or select on")
+        train, dev = split_off(train, args.holdout, args.holdout_seed)
+    if len(train) == 0 or len(dev) == 0:
+        raise InputError(args.train[1], None, "no sentences to train or select on")
+    evals = [(name, load(name, features, treebank, too_long), treebank)
+             for name, features, treebank in args.eval]
+    run = {"treebank": args.treebank, "model": args.model, "baseline": args.baseline or LM_BASELINE,
+           "seed": None, "dist_layer": layers["dist"], "label_layer": layers["label"],
+           "auto_layers": AUTO in (args.dist_layer, args.label_layer)}
+    # The training data, per metrics row; with --holdout, dev is drawn from the training split
+    # after the filter, so all its short sentences count in n_train_short.
+    training = {"n_train_sentences": len(train), "n_train_short": n_train_short,
+                "n_dev_sentences": len(dev), "n_dev_short": dev.n_short if args.dev else 0}
+    return ProbeData(train, dev, evals, run, training)
+
+
+def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:
+    """One seed's run into the folder `out` (a temporary one, renamed by the caller): the probe,
+    its history, metrics.parquet and predictions/{eval set}.conllu. train_probe reseeds every
+    RNG from settings.seed, so a seed's files do not depend on the seeds trained before it."""
+    from spudflow.probe.outputs import (
+        prediction_conllu,
+        write_history,
+        write_metrics,
+        write_probe,
+    )
+    from spudflow.probe.train import evaluate, predict, train_probe
+
+    trained = train_probe(data.train, data.dev, settings)
+    run = {**data.run, "seed": settings.seed}
+    # The selected probe on the selection data: what the layer sweep chooses by (App. F.6).
+    dev_scores = evaluate(data.dev, predict(trained.probe, data.dev, settings), settings,
+                          punct=punct)
+    training = {**data.training,
+                **{f"dev_{m}": dev_scores[m] for m in ("uas", "las", "relacc", "root_acc")}}
+    rows = []
+    for name, eval_set, treebank in data.evals:
+        predictions = predict(trained.probe, eval_set, settings)
+        scores = evaluate(eval_set, predictions, settings, punct=punct)
+        rows.append({**run, "eval_set": name, **scores, "n_too_long": eval_set.n_too_long,
+                     "n_short": eval_set.n_short, **training, "best_epoch": trained.best_epoch})
+        path = out / "predictions" / f"{name}.conllu"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(prediction_conllu(treebank, eval_set, predictions), encoding="utf-8",
+                        newline="\n")
+        log.info("seed %d, %s: UAS %.3f LAS %.3f RelAcc %.3f (%d words)", settings.seed, name,
+                 scores["uas"], scores["las"], scores["relacc"], scores["n_words"])
+    write_metrics(out / "metrics.parquet", rows)
+    write_history(out / "history.parquet", trained.history)
+    write_probe(out / "probe.safetensors", trained.probe, settings.labels,
+                {k: str(v) for k, v in run.items()})
+
+
+def train_command(args: Namespace) -> int:
+    from spudflow.probe.labels import label_set
+    from spudflow.probe.train import TrainSettings
+
+    torch.set_num_threads(args.threads)
+    seeds = _checked_seeds(args.seeds)
+    data = load_probe_data(args)
+    settings = TrainSettings(labels=label_set(data.train.words.deprels, args.subtypes),
+                             subtypes=args.subtypes, squared=args.distance == "squared",
+                             rank=args.rank, lr=args.lr, batch_size=args.batch_size,
+                             max_epochs=args.max_epochs, patience=args.patience)
+    log.info("training on %d sentences, selecting on %d; seeds %s", len(data.train),
+             len(data.dev), " ".join(map(str, seeds)))
+    for seed in progress(seeds, "probe seeds", unit="seed"):
+        # One rename per seed: a job stopped during seed 3 keeps seeds 1-2 and no part of 3.
+        with atomic_outputs() as out:
+            train_seed(data, replace(settings, seed=seed), not args.no_punct,
+                       out.dir(seed_dir(args.out, seed)))
+    return 0
