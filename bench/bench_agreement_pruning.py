@@ -6,7 +6,7 @@ Issue 22, item 7: `aggregate.japanese_agreement_modes` (--agreement-mode) narrow
 table, and so the graph and its pruning, to the thesis's 15 modes (App. A.1). For each
 `spudflow table-japanese` output folder (e.g. one run with every mode, one with the preset's 15)
 this prints, per dataset, the modes, the edges with an agreement, the edges the pruning keeps
-(aggregate/japanese.py, agreement_graph: lowest edges removed until the next would disconnect
+(aggregate/agreement_graph.py: lowest edges removed until the next would disconnect
 the graph) and the cut-off, the lowest agreement kept.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from spudflow.aggregate.japanese import agreement_graph
+from spudflow.aggregate.agreement_graph import agreement_graph
 
 
 def main() -> int:

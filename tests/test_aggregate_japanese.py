@@ -13,8 +13,8 @@ from artifact_files import artifact_of_file, rewrite
 from scipy import sparse, stats
 from sklearn.metrics import cohen_kappa_score
 
+from spudflow.aggregate.agreement_graph import agreement_graph
 from spudflow.aggregate.glmnet import cv_glmnet
-from spudflow.aggregate.japanese import agreement_graph
 from spudflow.cli import main
 from spudflow.core.contract import read_artifact
 from spudflow.core.table_artifacts import TABLES

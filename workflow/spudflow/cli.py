@@ -10,7 +10,8 @@ from spudflow import __version__
 from spudflow.core.errors import EXIT_BAD_INPUT, InputError
 
 # Each stage package has a `cli` module with `register(subparsers)`; handlers import heavy
-# libraries (torch, transformers) lazily so that `spudflow --help` stays fast.
+# libraries (torch, transformers, sklearn, scipy, matplotlib) lazily: every Snakemake job is a
+# fresh Python, and a command should load only what it runs (tests/test_cli_imports.py).
 STAGES = ("ingest", "nonce", "pairs", "controls", "scoring", "probe", "aggregate", "rehearse")
 
 

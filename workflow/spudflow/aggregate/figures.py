@@ -17,7 +17,6 @@ from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
 from spudflow.aggregate.german_case_groups import DOUBLED_POSITIONS, GRAMMATICAL_ORDERS
-from spudflow.aggregate.japanese import agreement_graph
 from spudflow.aggregate.spud_scores import per_original
 from spudflow.core.atomic import atomic_outputs
 
@@ -328,9 +327,12 @@ def japanese_agreement(agreement: pl.DataFrame, stem: str | Path) -> None:
 def japanese_agreement_graph(agreement: pl.DataFrame, stem: str | Path,
                              threshold: float | None = None) -> None:
     """The agreement graph (thesis §5.6, Figures 1, 2 and 7): modes as nodes, agreements as
-    edges, pruned (aggregate/japanese.py, agreement_graph); nodes placed by ForceAtlas2
-    (networkx, seeded), edge width and label the agreement."""
+    edges, pruned (aggregate/agreement_graph.py); nodes placed by ForceAtlas2 (networkx,
+    seeded), edge width and label the agreement."""
+    # Imported here: networkx is this figure's alone.
     import networkx as nx
+
+    from spudflow.aggregate.agreement_graph import agreement_graph
 
     if agreement.is_empty():
         return _empty(stem, "agreement matrix")

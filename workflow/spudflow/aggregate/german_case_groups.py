@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from sklearn.metrics import roc_auc_score
 
 DATASET_SCORING = ["dataset", "model", "method"]
 CASES = "NAD"
@@ -27,6 +26,9 @@ DOUBLED_POSITIONS = ("12", "13", "23")
 
 def auc(labels: np.ndarray, scores: np.ndarray) -> float | None:
     """roc_auc_score, or None when only one class is present."""
+    # Imported here: the figures need only the constants above, and sklearn takes seconds to load.
+    from sklearn.metrics import roc_auc_score
+
     if len(set(labels.tolist())) < 2:
         return None
     return float(roc_auc_score(labels, scores))

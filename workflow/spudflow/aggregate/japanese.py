@@ -11,8 +11,8 @@ decision, the higher summed log probability; ties count as not preferring it and
 Accuracy on obligatory pairs (the transitive verb is the grammatical one) and the
 transitive-preference rate on ambiguous pairs; how often two modes choose the same verb
 (agreement and sklearn's Cohen's kappa). The regression (§5.7) is in japanese_regression, the
-sentence-length check (§3.2, §4.5) in japanese_length. The agreement graph's pruning (§5.6) is
-agreement_graph, which the figure draws.
+sentence-length check (§3.2, §4.5) in japanese_length. The agreement graph's pruning (§5.6), which
+only the figure needs, is in agreement_graph.
 """
 
 from __future__ import annotations
@@ -214,30 +214,3 @@ def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed:
               "Perplexity by sentence length (the model's tokens): median and quartiles per "
               "dataset, mode and length, over every scored whole sentence.", formats=DATA_FORMATS),
     ]
-
-
-def agreement_graph(panel: pl.DataFrame, threshold: float | None = None):
-    """(graph, threshold used) of one dataset's agreement: modes as nodes, agreement as edge
-    weights (missing agreements are no edge). With a threshold, edges below it are dropped;
-    without, the thesis's rule (§5.6): starting with the lowest weight, edges are removed until
-    the next removal would disconnect the graph."""
-    import networkx as nx
-
-    graph = nx.Graph()
-    graph.add_nodes_from(sorted(set(panel["mode_a"]) | set(panel["mode_b"])))
-    edges = panel.filter((pl.col("mode_a") < pl.col("mode_b")) & pl.col("agreement").is_not_null())
-    graph.add_weighted_edges_from(edges.select("mode_a", "mode_b", "agreement").iter_rows())
-    ascending = sorted(graph.edges(data="weight"), key=lambda e: (e[2], e[0], e[1]))
-    if threshold is not None:
-        graph.remove_edges_from([(a, b) for a, b, w in ascending if w < threshold])
-        return graph, threshold
-    # "Disconnect": more components than before (a graph with missing agreements may start with
-    # several).
-    components = nx.number_connected_components(graph)
-    for a, b, weight in ascending:
-        graph.remove_edge(a, b)
-        if nx.number_connected_components(graph) > components:
-            graph.add_edge(a, b, weight=weight)
-            break
-    weights = [w for _, _, w in graph.edges(data="weight")]
-    return graph, min(weights) if weights else None

@@ -26,7 +26,6 @@ import itertools
 
 import numpy as np
 import polars as pl
-from scipy.stats import wilcoxon
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.inputs import of_scoring_function, scored_items, scoring_functions
@@ -146,6 +145,9 @@ def _seed_number() -> pl.Expr:
 
 def _wilcoxon(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None]:
     """scipy's two-sided signed-rank test; undefined (None) without a non-zero difference."""
+    # Imported here: the figure needs per_original only, and scipy.stats takes seconds to load.
+    from scipy.stats import wilcoxon
+
     if len(a) == 0 or np.all(a == b):
         return None, None
     result = wilcoxon(a, b)

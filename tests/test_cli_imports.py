@@ -1,0 +1,111 @@
+"""Each `spudflow` job starts a fresh Python: a command imports only the libraries it uses
+(issue 23). Building the parser imports no analysis or model library, and a figure or a light
+table command does not load sklearn, scipy or numba, which take seconds and which it never calls.
+
+Each check runs the command in a subprocess (the test process has them all loaded) on real small
+tables and reads the child's sys.modules.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from spudflow.cli import main
+from spudflow.core.contract import write_artifact
+from spudflow.core.table_artifacts import TABLES
+
+from aggregate_inputs import blimp_inputs, german_case_inputs, probe_metrics, spud_inputs
+
+MODELS = ("torch", "transformers", "tokenizers", "spacy")
+ANALYSIS = ("sklearn", "scipy", "statsmodels", "numba")
+PLOTS = ("matplotlib", "networkx")
+HEAVY = (*MODELS, *ANALYSIS, *PLOTS)
+
+
+def _loaded(code: str) -> tuple[object, list[str]]:
+    """Run `code` (which sets `result`) in a fresh Python: (result, the HEAVY top-level
+    packages it left in sys.modules)."""
+    script = (f"import json, sys\n{code}\n"
+              f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))\n"
+              "print(json.dumps([result, heavy]))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    result, heavy = json.loads(done.stdout.strip().splitlines()[-1])
+    return result, heavy
+
+
+def _command(*args) -> tuple[int, list[str]]:
+    return _loaded(f"from spudflow.cli import main\nresult = main({[str(a) for a in args]!r})")
+
+
+def test_building_the_parser_imports_no_heavy_library():
+    result, heavy = _loaded("from spudflow.cli import build_parser\n"
+                            "result = len(build_parser()._actions)")
+    assert result > 0
+    assert heavy == []
+
+
+def test_help_imports_no_heavy_library():
+    result, heavy = _loaded("from spudflow.cli import main\n"
+                            "try:\n    main(['--help'])\nexcept SystemExit as e:\n"
+                            "    result = e.code")
+    assert result == 0
+    assert heavy == []
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory) -> Path:
+    """Real tables of the BLiMP, SPUD, German case and probe commands, and a Japanese agreement
+    table by hand (table-japanese fits glmnet: seconds)."""
+    root = tmp_path_factory.mktemp("imports")
+    out = root / "tables"
+    for command, inputs in (("table-blimp", blimp_inputs), ("table-spud-scores", spud_inputs),
+                            ("table-german-case", german_case_inputs)):
+        items, scores = inputs(root / command)
+        assert main([command, "--items", str(items), "--scores", *map(str, scores),
+                     "--out-dir", str(out)]) == 0
+    assert main(["table-probe", str(probe_metrics(root)), "--out-dir", str(out)]) == 0
+    modes = ("bert/pppl", "gpt/ppl", "bert/pppl@verb")
+    agreement = pl.DataFrame(
+        [("ja", a, b, "perplexity", 10, 1.0 if a == b else 0.7, None) for a in modes
+         for b in modes], schema=TABLES["japanese_agreement"].polars_schema(), orient="row")
+    write_artifact(agreement, out / "japanese_agreement.parquet", TABLES["japanese_agreement"])
+    return out
+
+
+@pytest.mark.parametrize(("figure", "table", "allowed"), [
+    ("figure-blimp-fields", "blimp_field", ("matplotlib",)),
+    ("figure-spud-log-ratios", "spud_ratios", ("matplotlib",)),
+    ("figure-german-case-order-auc", "german_case_order_auc", ("matplotlib",)),
+    ("figure-german-case-roc", "german_case_roc", ("matplotlib",)),
+    ("figure-probe-layers", "probe_layers", ("matplotlib",)),
+    ("figure-japanese-agreement-graph", "japanese_agreement", ("matplotlib", "networkx")),
+])
+def test_a_figure_imports_only_its_plotting_libraries(tables, tmp_path, figure, table, allowed):
+    """A figure needs matplotlib (and the graph networkx), never the statistics its table was
+    computed with: before issue 23 every figure loaded sklearn, scipy.stats and numba through
+    the analysis modules figures.py imported for a constant or a helper."""
+    code, heavy = _command(figure, tables / f"{table}.parquet", "--out", tmp_path / table)
+    assert code == 0
+    assert (tmp_path / f"{table}.svg").stat().st_size > 0
+    assert heavy == sorted(allowed)
+
+
+@pytest.mark.parametrize("command", ["table-blimp", "table-probe"])
+def test_a_counting_table_imports_no_statistics_library(tmp_path, command):
+    if command == "table-probe":
+        args = [probe_metrics(tmp_path)]
+    else:
+        items, scores = blimp_inputs(tmp_path)
+        args = ["--items", items, "--scores", *scores]
+    code, heavy = _command(command, *args, "--out-dir", tmp_path / "out")
+    assert code == 0
+    assert list((tmp_path / "out").glob("*.parquet"))
+    assert heavy == []
