@@ -53,11 +53,7 @@ rule probe_features:
 
 use rule probe_features as probe_features_shard with:
     output:
-        temp(
-            directory(
-                "results/probe/features/{probe_model}/{treebank}/{split}.shard{shard}"
-            )
-        ),
+        temp(directory("results/probe/features/{probe_model}/{treebank}/{split}.shard{shard}")),
     log:
         "results/logs/probe_features/{probe_model}/{treebank}/{split}.shard{shard}.log",
     benchmark:
