@@ -77,16 +77,16 @@ def main() -> int:
         dist, label = (0, 0) if variant == "M0" else (DIST_LAYER, LABEL_LAYER)
         wall = cpu = 0.0
         for split in ("train", "dev", "test", *nonce_sets.values()):
-            w, c = spudflow("probe", "features", str(work / split), "--model", MODEL, "--layers",
-                            layers, "--threads", str(t), "--out",
-                            str(work / variant / f"{split}.safetensors"), *extra, threads=t)
+            w, c = spudflow("probe", "features", str(work / split), "--model", MODEL,
+                            "--baselines", f"{variant}={layers}", "--threads", str(t), "--out",
+                            str(work / variant / split), threads=t)
             wall, cpu = wall + w, cpu + c
         timings.append({"variant": variant, "step": "features (5 splits)", "wall_s": wall,
                         "cpu_s": cpu})
         print(timings[-1], flush=True)
         for seed in args.seeds.split(","):
             run = work / variant / f"run{seed}"
-            feats = lambda split, v=variant: str(work / v / f"{split}.safetensors")  # noqa: E731
+            feats = lambda split, v=variant: str(work / v / split / v / "orig.safetensors")  # noqa: E731
             evals = ["--eval", "orig", feats("test"), str(work / "test")]
             for name, split in nonce_sets.items():
                 evals += ["--eval", name, feats(split), str(work / split)]

@@ -58,13 +58,14 @@ def main() -> int:
         spudflow("nonce", str(work / "test"), "--lang", "en", "--seed", "1", "--method", "spud",
                  "--lexicon-from", str(work / "train"), str(work / "dev"),
                  "--out", str(work / "spud1"), threads=t)
-    feats = {split: work / f"{split}.safetensors" for split in ("train", "dev", "test", "spud1")}
+    feats = {split: work / f"{split}.features" / "lm" / "orig.safetensors"
+             for split in ("train", "dev", "test", "spud1")}
     for split, path in feats.items():
         if not path.exists():
             sample = ["--sample", str(args.train_sample)] if split == "train" else []
-            spudflow("probe", "features", str(work / split), "--model", MODEL, "--layers",
-                     f"{DIST_LAYER},{LABEL_LAYER}", "--threads", str(t), *sample,
-                     "--out", str(path), threads=t)
+            spudflow("probe", "features", str(work / split), "--model", MODEL, "--baselines",
+                     f"lm={DIST_LAYER},{LABEL_LAYER}", "--threads", str(t), *sample,
+                     "--out", str(path.parents[1]), threads=t)
     metrics = []
     for distance in ("l2", "squared"):
         for seed in args.seeds.split(","):

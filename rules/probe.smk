@@ -1,10 +1,10 @@
 # DepProbe: word features from frozen encoder layers (the only step that runs the LM), then one
 # probe per task (treebank) x model baseline x layers x seed, tested on the task's original test
 # split (or share) and its nonce versions (docs/probe.md). Features: one job per (model,
-# baseline, treebank, split) loads the model once and writes one file per eval set the split is
-# probed on (`orig`, and the nonce versions on a task's test split) into
-# results/probe/features/{model}/{baseline}/{treebank}/{split}/, baseline = lm (the model
-# itself), M0, MR or MRC, split a split name or a share SPLIT@train / SPLIT@heldout;
+# treebank, split) reads the split's eval sets once (`orig`, and the nonce versions on a task's
+# test split) and builds each baseline's encoder in turn (lm, the model itself, and the model's
+# M0, MR, MRC), writing results/probe/features/{model}/{treebank}/{split}/{baseline}/{eval
+# set}.safetensors; split a split name or a share SPLIT@train / SPLIT@heldout;
 # runs: results/probe/runs/{treebank}/{model}/{baseline}/dist{D}_label{L}/seed{S}/ (D, L a layer
 # or `auto`, the layer sweep's choice in results/probe/layers/{treebank}/{model}.parquet), every
 # seed of a layer pair in one probe_train job.
@@ -24,44 +24,40 @@ rule probe_features:
         unpack(probe_feature_inputs),
         model=probe_model_inputs,
     output:
-        directory("results/probe/features/{probe_model}/{baseline}/{treebank}/{split}"),
+        directory("results/probe/features/{probe_model}/{treebank}/{split}"),
     log:
-        "results/logs/probe_features/{probe_model}/{baseline}/{treebank}/{split}.log",
+        "results/logs/probe_features/{probe_model}/{treebank}/{split}.log",
     benchmark:
-        "results/benchmarks/probe_features/{probe_model}/{baseline}/{treebank}/{split}.tsv"
+        "results/benchmarks/probe_features/{probe_model}/{treebank}/{split}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=False),
         split=PROBE_SPLIT_DIR,
     conda:
         "../envs/lm.yaml"
     threads: 2
+    # one encoder in memory at a time; an hour per baseline
     resources:
         mem_mb=6000,
-        runtime=60,
+        runtime=lambda wc: 60 * len(probe_baselines(wc.probe_model)),
         gpu=1,
     params:
         treebanks=lambda wc, input: [Path(tokens).parent for tokens in input.tokens],
-        files=probe_eval_set_files,
         source=lambda wc: probe_model_config(wc.probe_model)["source"],
         shard="",
         args=probe_feature_args,
         code=stage_code("probe"),
     shell:
         "spudflow probe features {params.treebanks:q} --model {params.source:q}"
-        " {params.shard} {params.args} --threads {threads} --out {params.files:q} 2> {log:q}"
+        " {params.shard} {params.args} --threads {threads} --out {output:q} 2> {log:q}"
 
 
 use rule probe_features as probe_features_shard with:
     output:
-        temp(
-            directory(
-                "results/probe/features/{probe_model}/{baseline}/{treebank}/{split}.shard{shard}"
-            )
-        ),
+        temp(directory("results/probe/features/{probe_model}/{treebank}/{split}.shard{shard}")),
     log:
-        "results/logs/probe_features/{probe_model}/{baseline}/{treebank}/{split}.shard{shard}.log",
+        "results/logs/probe_features/{probe_model}/{treebank}/{split}.shard{shard}.log",
     benchmark:
-        "results/benchmarks/probe_features/{probe_model}/{baseline}/{treebank}/{split}.shard{shard}.tsv"
+        "results/benchmarks/probe_features/{probe_model}/{treebank}/{split}.shard{shard}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=True),
         split=PROBE_SPLIT_DIR,
@@ -73,11 +69,11 @@ rule probe_features_gather:
     input:
         shards=probe_shard_dirs,
     output:
-        directory("results/probe/features/{probe_model}/{baseline}/{treebank}/{split}"),
+        directory("results/probe/features/{probe_model}/{treebank}/{split}"),
     log:
-        "results/logs/probe_features_gather/{probe_model}/{baseline}/{treebank}/{split}.log",
+        "results/logs/probe_features_gather/{probe_model}/{treebank}/{split}.log",
     benchmark:
-        "results/benchmarks/probe_features_gather/{probe_model}/{baseline}/{treebank}/{split}.tsv"
+        "results/benchmarks/probe_features_gather/{probe_model}/{treebank}/{split}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=True),
         split=PROBE_SPLIT_DIR,

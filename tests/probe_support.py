@@ -4,6 +4,7 @@ and the tiny workflow config, and small slices of the vendored EWT treebank."""
 from __future__ import annotations
 
 import gzip
+import shutil
 from pathlib import Path
 
 import torch
@@ -65,6 +66,22 @@ def save_tiny_encoder(directory: Path, corpus: list[str] | None = None,
     return directory
 
 
+def feature_file(directory: Path, model: Path, layers: str, out: Path, *extra,
+                 baseline: str = "lm") -> int:
+    """`probe features` of one treebank directory for one baseline, its one file
+    (OUT/{baseline}/orig.safetensors of a call into a folder beside `out`) moved to `out`.
+    Returns the exit status; nothing is moved on failure."""
+    from spudflow.cli import main
+
+    folder = out.with_name(f"{out.name}.features")
+    code = main(["probe", "features", str(directory), "--model", str(model), "--baselines",
+                 f"{baseline}={layers}", "--out", str(folder), *map(str, extra)])
+    if code == 0:
+        (folder / baseline / "orig.safetensors").replace(out)
+        shutil.rmtree(folder)
+    return code
+
+
 def probe_sweep(root: Path, seeds=(1, 2), max_epochs: int = 3) -> dict:
     """Real probe runs on probe_inputs: one sweep job (distance and label on layer l) per
     layer, training every seed, tested on orig and spud/seed1. Returns the paths: conllu texts,
@@ -97,8 +114,7 @@ def probe_inputs(root: Path) -> dict[str, str]:
     model = save_tiny_encoder(root / "encoder")
     layers = ",".join(str(layer) for layer in range(LAYERS + 1))
     for split in ("train", "test", "spud1"):
-        assert main(["probe", "features", str(root / split), "--model", str(model), "--layers",
-                     layers, "--out", str(root / f"{split}.safetensors")]) == 0
+        assert feature_file(root / split, model, layers, root / f"{split}.safetensors") == 0
     return conllu
 
 

@@ -63,6 +63,7 @@ INPUT_KINDS = {
 VALUES = {"lang": "en", "seed": "0", "fraction": "0.5", "treebank": "t", "split": "train",
           "variant": "base",
           "layers": "0", "dist_layer": "0", "label_layer": "0", "method": "ppl",
+          ("probe features", "baselines"): "lm=0",
           ("train-control", "kind"): "causal", ("score", "kind"): "causal",
           ("probe train", "model"): "m", "keep_models": "m"}
 # Inputs that argparse cannot mark required (append actions), added by hand.
@@ -238,7 +239,7 @@ VALID_ARGV = {
     "pairs spud": lambda a: ["pairs", "spud", "--orig", a["treebank"], "--lang", "de"],
     # the share is read before the model is loaded
     "probe features": lambda a: ["probe", "features", a["treebank"], "--model", "not-loaded",
-                                 "--layers", "0"],
+                                 "--baselines", "lm=0"],
     "score": lambda a: ["score", a["text"], "--model", a["ngram"], "--kind", "ngram",
                         "--method", "kn", "--lang", "de"],
     "table-probe": lambda a: ["table-probe", a["probe_metrics"]],

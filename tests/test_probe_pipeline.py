@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
-from probe_support import LAYERS, ewt_sentences, save_tiny_encoder
+from probe_support import LAYERS, ewt_sentences, feature_file, save_tiny_encoder
 
 from spudflow.cli import main
 from spudflow.core.errors import EXIT_BAD_INPUT
@@ -30,9 +30,8 @@ def probe_data(tmp_path_factory):
     return root, model
 
 
-def features(root, model, split, out, *extra):
-    return main(["probe", "features", str(root / split), "--model", str(model), "--layers",
-                 f"0,1,{LAYERS}", "--out", str(out), *extra])
+def features(root, model, split, out, *extra, baseline="lm"):
+    return feature_file(root / split, model, f"0,1,{LAYERS}", out, *extra, baseline=baseline)
 
 
 def test_sharded_features_equal_unsharded(probe_data):
@@ -59,19 +58,18 @@ def test_sharded_features_equal_unsharded(probe_data):
 def test_baselines_differ_from_the_model(probe_data):
     root, model = probe_data
     files = {}
-    for name, extra in (("lm", []), ("MR", ["--baseline", "MR"]),
-                        ("MRC", ["--baseline", "MRC"])):
+    for name in ("lm", "MR", "MRC"):
         files[name] = root / f"base_{name}.safetensors"
-        assert features(root, model, "test", files[name], *extra) == 0
-    assert main(["probe", "features", str(root / "test"), "--model", str(model), "--layers", "0",
-                 "--baseline", "M0", "--out", str(root / "base_M0.safetensors")]) == 0
+        assert features(root, model, "test", files[name], baseline=name) == 0
+    assert feature_file(root / "test", model, "0", root / "base_M0.safetensors",
+                        baseline="M0") == 0
     lm, mr, mrc = (read_features(files[n]) for n in ("lm", "MR", "MRC"))
     m0 = read_features(root / "base_M0.safetensors")
     assert np.array_equal(m0.layers[0], lm.layers[0])
     assert not np.allclose(mr.layers[0], lm.layers[0], atol=1e-2)
     assert not np.allclose(mrc.layers[1], lm.layers[1], atol=1e-2)
     # Same seed, same random model.
-    assert features(root, model, "test", root / "again.safetensors", "--baseline", "MR") == 0
+    assert features(root, model, "test", root / "again.safetensors", baseline="MR") == 0
     assert (root / "again.safetensors").read_bytes() == files["MR"].read_bytes()
 
 
@@ -115,10 +113,10 @@ def test_train_evaluates_orig_and_nonce(probe_data):
 
 def test_bad_input_exits_2(probe_data, tmp_path, capsys):
     root, model = probe_data
-    assert main(["probe", "features", str(root / "test"), "--model", str(model), "--layers",
-                 "1,9", "--out", str(tmp_path / "f.safetensors")]) == EXIT_BAD_INPUT
+    assert main(["probe", "features", str(root / "test"), "--model", str(model), "--baselines",
+                 "lm=1", "MR=1,9", "--out", str(tmp_path / "f")]) == EXIT_BAD_INPUT
     assert "layer 9 is outside the model (layers 0..2" in capsys.readouterr().err
-    assert not (tmp_path / "f.safetensors").exists()
+    assert not list(tmp_path.iterdir())  # not even the lm baseline, built first
 
     # A split without HEAD/DEPREL cannot train a probe.
     tokens, sentences = read_treebank(root / "test")
@@ -175,8 +173,7 @@ def test_min_words_filters_training_selection_and_evaluation(probe_data, tmp_pat
     assert main(["ingest", str(tmp_path / "dev.conllu"), "--out", str(tmp_path / "dev")]) == 0
     splits = {"train": root / "train", "dev": tmp_path / "dev"}
     for name, treebank in splits.items():
-        assert main(["probe", "features", str(treebank), "--model", str(model), "--layers",
-                     "1", "--out", str(tmp_path / f"{name}.safetensors")]) == 0
+        assert feature_file(treebank, model, "1", tmp_path / f"{name}.safetensors") == 0
     data = {name: [str(tmp_path / f"{name}.safetensors"), str(treebank)]
             for name, treebank in splits.items()}
     n_train, short_train = _short_sentences(splits["train"])

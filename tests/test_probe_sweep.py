@@ -296,9 +296,11 @@ def test_auto_layer_plan(tmp_path):
         assert f"--layer-choice results/probe/layers/{treebank}/tiny_bert.parquet" in \
             planned.shell[train]
         assert "--label-layer auto" in planned.shell[train]
-    features = [j for j in planned.jobs if j[0] == "probe_features"
-                and dict(j[1])["baseline"] == "MR"]
-    assert all("--layers 0,1,2" in planned.shell[j] for j in features)
+    # each feature job builds every baseline; MR's `auto` layer: every layer the sweep may choose
+    features = [j for j in planned.jobs if j[0] == "probe_features"]
+    assert len(features) == 4  # per task, its training and test share
+    assert all(" --baselines lm=0,1,2 M0=0 MR=0,1,2 MRC=0,1,2 " in planned.shell[j]
+               for j in features)
     tables = {j[0]: j for j in planned.jobs if j[0] in ("table_probe", "table_probe_edges")}
     for treebank in ("tiny_en", "tiny_de"):
         assert f"results/probe/layers/{treebank}/tiny_bert.parquet" in planned.inputs[

@@ -9,7 +9,7 @@ import gzip
 import numpy as np
 import polars as pl
 import pytest
-from probe_support import LAYERS, REPO, ewt_sentences, save_tiny_encoder
+from probe_support import LAYERS, REPO, ewt_sentences, feature_file, save_tiny_encoder
 
 from spudflow.cli import main
 from spudflow.core.config import ConfigError
@@ -105,10 +105,9 @@ def two_languages(tmp_path_factory):
     return root, save_tiny_encoder(root / "encoder")
 
 
-def _features(root, model, treebank, out, *extra):
-    layers = "0" if "M0" in extra else f"0,1,{LAYERS}"
-    assert main(["probe", "features", str(root / treebank), "--model", str(model), "--layers",
-                 layers, "--out", str(out), *map(str, extra)]) == 0
+def _features(root, model, treebank, out, *extra, baseline="lm"):
+    layers = "0" if baseline == "M0" else f"0,1,{LAYERS}"
+    assert feature_file(root / treebank, model, layers, out, *extra, baseline=baseline) == 0
     return read_features(out)
 
 
@@ -141,13 +140,13 @@ def test_share_features_hold_the_same_sentences_in_orig_and_nonce(two_languages,
 def test_a_share_of_another_split_is_bad_input(two_languages, tmp_path, capsys):
     root, model = two_languages
     held = root / "de_test@heldout"
-    code = main(["probe", "features", str(root / "en_test"), "--model", str(model), "--layers",
-                 "0", "--sentences", str(held), "--out", str(tmp_path / "x.safetensors")])
+    code = main(["probe", "features", str(root / "en_test"), "--model", str(model),
+                 "--baselines", "lm=0", "--sentences", str(held), "--out", str(tmp_path / "x")])
     assert code == EXIT_BAD_INPUT
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"{held / 'sentences.parquet'}: sentence ")
     assert "a share of another split?" in err and "\n" not in err
-    assert not (tmp_path / "x.safetensors").exists()
+    assert not (tmp_path / "x").exists()
 
 
 def _probe_runs(root, model, out):
@@ -161,12 +160,13 @@ def _probe_runs(root, model, out):
         for variant in ("lm", "M0"):
             extra = ["--baseline", "M0"] if variant == "M0" else []
             feats = out / treebank / variant
-            _features(root, model, train, feats / "train.safetensors", *train_extra, *extra)
+            _features(root, model, train, feats / "train.safetensors", *train_extra,
+                      baseline=variant)
             evals = []
             for name, tb in (("orig", test), ("spud/seed1", f"{test}_spud1"),
                              ("spud/seed2", f"{test}_spud2")):
                 path = feats / f"{name.replace('/', '_')}.safetensors"
-                _features(root, model, tb, path, *test_extra, *extra)
+                _features(root, model, tb, path, *test_extra, baseline=variant)
                 evals += ["--eval", name, str(path), str(root / tb)]
             layers = ["0", "0"] if variant == "M0" else ["1", str(LAYERS)]
             runs = out / "runs" / treebank / variant
@@ -233,35 +233,38 @@ def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan)
     assert planned.outputs[german] == {(f"{pair}/seed{s}/metrics.parquet", False)
                                        for s in (1, 2, 3)}
     features = sorted(f for f in planned.inputs[german] if "/features/" in f)
-    assert features == [f"results/probe/features/minilm/lm/de_pud/test@{part}"
+    assert features == [f"results/probe/features/minilm/de_pud/test@{part}"
                         for part in ("heldout", "train")]
     shell = planned.shell[german]
     for name in ("orig", "pos/seed1", "pos/seed2", "spud/seed1", "spud/seed2"):
-        assert f"--eval {name} results/probe/features/minilm/lm/de_pud/test@heldout/" \
+        assert f"--eval {name} results/probe/features/minilm/de_pud/test@heldout/lm/" \
             f"{name}.safetensors " in shell
-    assert "--train results/probe/features/minilm/lm/de_pud/test@train/orig.safetensors " in shell
+    assert "--train results/probe/features/minilm/de_pud/test@train/lm/orig.safetensors " in shell
     assert " --seeds 1 2 3 " in shell and shell.endswith(
         f"--out {pair} 2> {pair.replace('probe/runs', 'logs/probe_train')}.log")
-    # one feature job per baseline on the German test share, reading the held-out share's
-    # sentences and writing every eval set; the training share's job writes `orig` only
+    # one feature job on the German test share builds every baseline (lm, M0, MR), reading
+    # the held-out share's sentences and writing every eval set; the training share's job
+    # writes `orig` only
     share_jobs = [j for j in planned.jobs if j[0] == "probe_features"
                   and dict(j[1])["split"] == "test@heldout"]
-    assert len(share_jobs) == 3  # lm, M0, MR
-    for job in share_jobs:
-        assert "results/shares/de_pud/test/heldout/sentences.parquet" in planned.inputs[job]
-        words = planned.shell[job].split()
-        treebanks = words[3:words.index("--model")]
-        files = words[words.index("--out") + 1:words.index("2>")]
-        out = "results/probe/features/minilm/{}/de_pud/test@heldout".format(
-            dict(job[1])["baseline"])
-        assert list(zip(treebanks, files, strict=True)) == [
-            ("results/ingest/de_pud/test", f"{out}/orig.safetensors"),
-            *((f"results/nonce/de_pud/test/{m}/seed{s}", f"{out}/{m}/seed{s}.safetensors")
-              for m in ("spud", "pos") for s in (1, 2))]
+    assert len(share_jobs) == 1
+    job = share_jobs[0]
+    assert "results/shares/de_pud/test/heldout/sentences.parquet" in planned.inputs[job]
+    words = planned.shell[job].split()
+    treebanks = words[3:words.index("--model")]
+    baselines = words[words.index("--baselines") + 1:words.index("--eval-sets")]
+    eval_sets = words[words.index("--eval-sets") + 1:words.index("--device")]
+    assert [b.split("=")[0] for b in baselines] == ["lm", "M0", "MR"]
+    assert "M0=0" in baselines
+    assert list(zip(treebanks, eval_sets, strict=True)) == [
+        ("results/ingest/de_pud/test", "orig"),
+        *((f"results/nonce/de_pud/test/{m}/seed{s}", f"{m}/seed{s}")
+          for m in ("spud", "pos") for s in (1, 2))]
+    assert words[words.index("--out") + 1] == "results/probe/features/minilm/de_pud/test@heldout"
     train_job = next(j for j in planned.jobs if j[0] == "probe_features"
-                     and dict(j[1])["split"] == "test@train" and dict(j[1])["baseline"] == "lm")
-    assert "--out results/probe/features/minilm/lm/de_pud/test@train/orig.safetensors 2>" in \
-        planned.shell[train_job]
+                     and dict(j[1])["split"] == "test@train")
+    assert " --eval-sets orig --device " in planned.shell[train_job]
+    assert "--out results/probe/features/minilm/de_pud/test@train 2>" in planned.shell[train_job]
 
 
 @pytest.mark.parametrize(("task", "line"), [

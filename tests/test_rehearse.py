@@ -18,7 +18,7 @@ import yaml
 from spudflow.rehearse.families import choose_family
 from spudflow.rehearse.mirror import mirror_location
 from spudflow.rehearse.overlay import build_overlay, hub_models
-from spudflow.rehearse.report import job_stats
+from spudflow.rehearse.report import job_stats, probe_feature_loads
 
 REPO = Path(__file__).resolve().parents[1]
 SPUD = yaml.safe_load((REPO / "config" / "papers" / "spud.yaml").read_text(encoding="utf-8"))
@@ -172,6 +172,20 @@ def test_a_corpus_stand_in_repeats_no_sentence_of_a_treebank_that_holds_every_on
     assert len(lines) > 200 and not set(lines) & taken
     if not (REPO.parent / "shared" / "data" / "ud").is_dir():  # PUD: the only German at hand
         assert "words shuffled" in made[0].made
+
+
+def test_probe_feature_jobs_count_one_encoder_per_baseline(tmp_path):
+    """A feature job builds every baseline's encoder: the report counts jobs and encoders, a
+    shard job as many as its gathered directory has baselines."""
+    benchmarks = tmp_path / "results" / "benchmarks" / "probe_features" / "bert" / "en_ewt"
+    benchmarks.mkdir(parents=True)
+    for name in ("train", "test@heldout.shard1", "test@heldout.shard2"):
+        (benchmarks / f"{name}.tsv").write_text("s\n1\n", encoding="utf-8")
+    features = tmp_path / "results" / "probe" / "features" / "bert" / "en_ewt"
+    for split, baselines in (("train", ("lm", "M0", "MR")), ("test@heldout", ("lm", "M0"))):
+        for baseline in baselines:
+            (features / split / baseline).mkdir(parents=True)
+    assert probe_feature_loads(tmp_path) == (3, 3 + 2 * 2)
 
 
 def test_a_probe_encoder_logs_its_hub_commit(tmp_path):

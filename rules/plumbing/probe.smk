@@ -125,27 +125,23 @@ def probe_sweep_metrics(wildcards):
     ]
 
 
-def probe_features_dir(model, baseline, probe_split):
-    """Feature files of a ProbeSplit's eval sets; a share's directory is SPLIT@train /
-    SPLIT@heldout."""
-    return (
-        f"results/probe/features/{model}/{baseline}/{probe_split.treebank}/{probe_split.dir_name}"
-    )
+def probe_baselines(model):
+    """Every baseline a model is probed as: `lm` (the model itself) and its configured ones;
+    one feature job builds them all."""
+    return ["lm", *probe_model_config(model)["baselines"]]
 
 
-def probe_eval_set_file(features_dir, eval_set):
-    """One eval set's file in a feature directory (spudflow.probe.feature_file)."""
+def probe_features_dir(model, probe_split):
+    """The feature job's directory of a ProbeSplit (a share's is SPLIT@train / SPLIT@heldout):
+    {baseline}/{eval set}.safetensors for each of the model's baselines."""
+    return f"results/probe/features/{model}/{probe_split.treebank}/{probe_split.dir_name}"
+
+
+def probe_eval_set_file(features_dir, baseline, eval_set):
+    """One baseline's file of one eval set in a feature directory (spudflow.probe.feature_file)."""
     from spudflow.probe.feature_file import eval_set_file
 
-    return eval_set_file(features_dir, eval_set)
-
-
-def probe_eval_set_files(wildcards, output):
-    """The files a feature job writes into its directory: one per eval set of its split."""
-    return [
-        probe_eval_set_file(output[0], s)
-        for s in probe_split_eval_sets(wildcards.treebank, wildcards.split)
-    ]
+    return eval_set_file(f"{features_dir}/{baseline}", eval_set)
 
 
 def probe_wildcard_split(wildcards):
@@ -174,19 +170,26 @@ def probe_model_inputs(wildcards):
     return model_path_inputs(probe_model_config(wildcards.probe_model)["source"])
 
 
-def probe_feature_args(wildcards, input):
-    """`spudflow probe features` options of one feature job (docs/probe.md)."""
-    spec = probe_model_config(wildcards.probe_model)
-    pairs = probe_layer_pairs(wildcards.treebank, wildcards.probe_model, wildcards.baseline)
+def probe_feature_layers(treebank, model, baseline):
+    """The layers a baseline's features hold: those of its layer pairs, every layer where one
+    is `auto` (whichever the sweep chooses)."""
+    pairs = probe_layer_pairs(treebank, model, baseline)
     layers = {layer for pair in pairs for layer in pair}
-    if PROBE_AUTO in layers:  # whichever layer the sweep chooses
-        layers = set(probe_sweep_layers(wildcards.probe_model))
-    layers = sorted(layers)
-    args = ["--layers", ",".join(map(str, layers)), "--device", spec["device"]]
+    if PROBE_AUTO in layers:
+        layers = set(probe_sweep_layers(model))
+    return ",".join(map(str, sorted(layers)))
+
+
+def probe_feature_args(wildcards, input):
+    """`spudflow probe features` options of one feature job, every baseline (docs/probe.md)."""
+    model, treebank = wildcards.probe_model, wildcards.treebank
+    spec = probe_model_config(model)
+    args = ["--baselines"]
+    args += [f"{b}={probe_feature_layers(treebank, model, b)}" for b in probe_baselines(model)]
+    args += ["--eval-sets", *probe_split_eval_sets(treebank, wildcards.split)]
+    args += ["--device", spec["device"], "--init-seed", spec["init_seed"]]
     if probe_wildcard_split(wildcards).part:
         args += ["--sentences", Path(input.share).parent]
-    if wildcards.baseline != "lm":
-        args += ["--baseline", wildcards.baseline, "--init-seed", spec["init_seed"]]
     args = quoted(args + cli_options(spec, ("max_length",)))
     return " ".join(filter(None, [args, sample_args(config["probe"]["sample"], "--sample-seed")]))
 
@@ -205,25 +208,23 @@ def probe_models_pattern(sharded):
 
 
 def probe_shard_dirs(wildcards):
-    stem = probe_features_dir(
-        wildcards.probe_model, wildcards.baseline, probe_wildcard_split(wildcards)
-    )
+    stem = probe_features_dir(wildcards.probe_model, probe_wildcard_split(wildcards))
     return [f"{stem}.shard{i}" for i in range(1, probe_shards() + 1)]
 
 
 def probe_train_inputs(wildcards):
     """Feature directories and treebanks of a probe run: train, dev (when configured), the
-    eval sets' (the test split's directory holds them all)."""
-    model, baseline = wildcards.probe_model, wildcards.baseline
+    eval sets' (the test split's directory holds them all, of every baseline)."""
+    model = wildcards.probe_model
     task = probe_tasks()[wildcards.treebank]
     inputs = {}
     for role in ("train", "dev"):
         found = getattr(task, role)
         if found:
-            inputs[f"{role}_features"] = probe_features_dir(model, baseline, found)
+            inputs[f"{role}_features"] = probe_features_dir(model, found)
             inputs[f"{role}_treebank"] = ingested(found.treebank, found.split)
     test = task.test
-    inputs["eval_features"] = probe_features_dir(model, baseline, test)
+    inputs["eval_features"] = probe_features_dir(model, test)
     inputs["eval_treebanks"] = [
         probe_treebank_tokens(test.treebank, test.split, s) for s in probe_eval_sets()
     ]
@@ -236,14 +237,15 @@ def probe_train_args(wildcards, input):
     """`spudflow probe train` options of one job, every seed (docs/probe.md), shell-quoted."""
     probe = config["probe"]
     parent = lambda path: str(Path(path).parent)
-    orig = lambda features_dir: probe_eval_set_file(features_dir, "orig")
+    file = lambda features_dir, name: probe_eval_set_file(features_dir, wildcards.baseline, name)
+    orig = lambda features_dir: file(features_dir, "orig")
     args = ["--train", orig(input.train_features), parent(input.train_treebank)]
     if "dev_features" in input.keys():
         args += ["--dev", orig(input.dev_features), parent(input.dev_treebank)]
     else:
         args += cli_options(probe, ("holdout", "holdout_seed"))
     for name, tokens in zip(probe_eval_sets(), input.eval_treebanks, strict=True):
-        args += ["--eval", name, probe_eval_set_file(input.eval_features, name), parent(tokens)]
+        args += ["--eval", name, file(input.eval_features, name), parent(tokens)]
     args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label]
     if "layer_choice" in input.keys():
         args += ["--layer-choice", input.layer_choice]
@@ -274,7 +276,7 @@ def probe_metrics_files():
         f"{probe_run_dir(treebank, model, baseline, dist, label, seed)}/metrics.parquet"
         for treebank in probe_tasks()
         for model in config["probe"]["models"]
-        for baseline in ["lm", *probe_model_config(model)["baselines"]]
+        for baseline in probe_baselines(model)
         for dist, label in probe_layer_pairs(treebank, model, baseline)
         for seed in config["probe"]["seeds"]
     ]

@@ -9,6 +9,7 @@ from spudflow.core.errors import InputError
 from spudflow.core.shards import WHOLE, Shard, parse_shard
 
 BASELINE_CHOICES = ("M0", "MR", "MRC")
+FEATURE_BASELINES = ("lm", *BASELINE_CHOICES)  # lm: the model itself
 AUTO = "auto"
 
 
@@ -17,6 +18,15 @@ def _layers(text: str) -> list[int]:
         return sorted({int(v) for v in text.split(",") if v.strip()})
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a list of layer numbers: {text!r}") from None
+
+
+def _baseline_layers(text: str) -> tuple[str, list[int]]:
+    """NAME=LAYERS: a baseline of `probe features` and the layers it extracts."""
+    name, sep, layers = text.partition("=")
+    if not sep or name not in FEATURE_BASELINES or not layers.strip():
+        raise argparse.ArgumentTypeError(
+            f"not NAME=LAYERS with NAME one of {', '.join(FEATURE_BASELINES)}: {text!r}")
+    return name, _layers(layers)
 
 
 def _layer(text: str) -> int | str:
@@ -43,23 +53,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     commands = probe.add_subparsers(dest="probe_command", metavar="STEP", required=True)
 
     p = commands.add_parser(
-        "features", help="word features of a treebank split's eval sets from a frozen encoder",
+        "features", help="word features of a treebank split's eval sets, for each baseline",
         description="One vector per syntactic word and layer (mean of its subword vectors, "
         "aligned by character offsets; layer 0 = embeddings), written as a safetensors file "
-        "per treebank directory: the original split and its nonce versions (its eval sets) in "
-        "one job, loading the model once. Each file is written as soon as its set is extracted; "
-        "a failure removes those already written.")
+        "per baseline and treebank directory (the original split and its nonce versions, its "
+        "eval sets): OUT/{baseline}/{eval set}.safetensors. The baselines' encoders are built "
+        "one after the other, one in memory at a time; each baseline's files are those of a "
+        "call with that baseline alone. OUT is written under a temporary name and renamed "
+        "when every file is written: a failure leaves no output.")
     p.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
                    help="ingested or nonce treebank directory (one per eval set)")
     p.add_argument("--model", required=True,
                    help="local directory, hub id or pypi:PACKAGE[/SUBFOLDER]")
-    p.add_argument("--layers", type=_layers, required=True, help="e.g. 0,3,4")
-    p.add_argument("--out", nargs="+", type=Path, required=True, metavar="FILE",
-                   help="output .safetensors file per DIR, in the same order")
-    p.add_argument("--baseline", choices=BASELINE_CHOICES, default=None,
-                   help="M0 (layer 0), MR (all weights random), MRC (random but the "
-                   "embedding layer)")
+    p.add_argument("--baselines", nargs="+", type=_baseline_layers, required=True,
+                   metavar="NAME=LAYERS",
+                   help="each baseline to build and its layers, e.g. lm=0,3,4 M0=0 MR=3,4: "
+                   "lm (the model itself), M0 (layer 0), MR (all weights random), MRC (random "
+                   "but the embedding layer)")
     p.add_argument("--init-seed", type=int, default=0, help="seed of MR/MRC weights")
+    p.add_argument("--eval-sets", nargs="+", default=None, metavar="NAME",
+                   help="the eval set of each DIR, in the same order: `orig` or METHOD/seedN "
+                   "(default: `orig`, for a single DIR)")
+    p.add_argument("--out", type=Path, required=True, metavar="OUT",
+                   help="output directory: one folder per baseline (replaced if present)")
     p.add_argument("--sentences", type=Path, default=None, metavar="SHARE_DIR",
                    help="keep only the sentences of this share of the split (a `training-share` "
                    "output: its sentences.parquet, by sent_index), before --sample")
@@ -81,8 +97,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = commands.add_parser("gather", help="concatenate feature shards",
                             description="Concatenate the shard files of `probe features "
                             "--shard I/N`, in order, into the unsharded file; or shard "
-                            "directories (one file per eval set, the same in each) into the "
-                            "unsharded directory, file by file.")
+                            "directories (one file per baseline and eval set, the same in "
+                            "each) into the unsharded directory, file by file.")
     p.add_argument("shards", nargs="+", type=Path, help="shard files, or shard directories")
     p.add_argument("--out", type=Path, required=True, help="output file, or directory")
     p.set_defaults(handler=run_gather)

@@ -6,9 +6,9 @@ A safetensors file (docs/probe.md) holding
 - `word_offsets`: int64 (n_sentences + 1,) sentence i's words are rows offsets[i]:offsets[i+1],
 and string metadata (model, baseline, layers, sentences left out as too long).
 
-One feature job writes the files of every eval set of a split (the original and its nonce
-versions) into one directory: `{eval set}.safetensors` (`orig.safetensors`,
-`spud/seed1.safetensors`).
+One feature job writes the files of every baseline and eval set of a split (the original and
+its nonce versions) into one directory: `{baseline}/{eval set}.safetensors`
+(`lm/orig.safetensors`, `MR/spud/seed1.safetensors`).
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ SUFFIX = ".safetensors"
 
 
 def eval_set_file(directory: str | Path, eval_set: str) -> str:
-    """The file of one eval set (`orig`, `spud/seed1`) in a split's feature directory."""
+    """The file of one eval set (`orig`, `spud/seed1`) in a baseline's feature folder."""
     return f"{directory}/{eval_set}{SUFFIX}"
 
 
 def eval_sets_in(directory: Path) -> list[str]:
-    """The eval sets whose files a feature directory holds, sorted."""
+    """The files a feature directory holds, without the suffix, sorted: eval sets in a
+    baseline's folder, `{baseline}/{eval set}` in a job's directory."""
     return sorted(p.relative_to(directory).as_posix().removesuffix(SUFFIX)
                   for p in directory.rglob(f"*{SUFFIX}") if not p.name.startswith("."))
 

@@ -13,6 +13,7 @@ import torch
 from spudflow.core.artifacts import LM_BASELINE
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
+from spudflow.probe.feature_file import eval_set_file, write_features
 
 log = get_logger("spudflow.probe")
 
@@ -67,58 +68,88 @@ def _words_of(directory: Path, args: Namespace):
     return words
 
 
-def features_command(args: Namespace) -> int:
-    """Features of every treebank directory (a split's eval sets) with one model load."""
-    from spudflow.core.shards import shard_range
-    from spudflow.probe.encoder import load_encoder
-    from spudflow.probe.feature_file import write_features
-    from spudflow.probe.features import extract
-
-    if len(args.out) != len(args.dirs):
-        raise InputError("--out", None, f"{len(args.out)} file(s) for {len(args.dirs)} "
+def _eval_sets(args: Namespace) -> list[str]:
+    """The eval set name of each DIR: given, or `orig` for a single one; each a relative path
+    (its file is OUT/{baseline}/{name}.safetensors), named once."""
+    names = args.eval_sets if args.eval_sets is not None else ["orig"]
+    if len(names) != len(args.dirs):
+        raise InputError("--eval-sets", None, f"{len(names)} name(s) for {len(args.dirs)} "
                          "treebank directories: one each, in the same order")
-    if len(set(args.out)) != len(args.out):
-        raise InputError("--out", None, "names a file twice")
+    for name in names:
+        parts = Path(name).parts
+        if not parts or Path(name).is_absolute() or ".." in parts or name.startswith("."):
+            raise InputError("--eval-sets", None, f"not an eval set name: {name!r}")
+    if len(set(names)) != len(names):
+        raise InputError("--eval-sets", None, "names an eval set twice")
+    return names
+
+
+def features_command(args: Namespace) -> int:
+    """Features of every treebank directory (a split's eval sets) for every baseline, one
+    encoder in memory at a time, into OUT/{baseline}/ (OUT renamed into place when complete)."""
+    from spudflow.core.atomic import atomic_outputs
+    from spudflow.core.progress import progress
+
+    names = _eval_sets(args)
+    baselines = [name for name, _ in args.baselines]
+    if len(set(baselines)) != len(baselines):
+        raise InputError("--baselines", None, "names a baseline twice")
     torch.set_num_threads(args.threads)
-    # Every treebank is read (and checked) before the model loads and anything is written.
-    sets = [(directory, _words_of(directory, args), out)
-            for directory, out in zip(args.dirs, args.out, strict=True)]
-    encoder = load_encoder(args.model, args.layers, args.baseline, args.init_seed,
-                           args.max_length, _device(args.device))
-    info = {"model": args.model, "baseline": args.baseline or LM_BASELINE,
-            "init_seed": str(args.init_seed) if args.baseline in ("MR", "MRC") else "",
-            "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
-            "block_size": str(args.block_size)}
-    if args.shard.count > 1:
-        info["shard"] = str(args.shard)
-    with all_or_none() as written:
-        for directory, words, out in sets:
-            positions = range(*shard_range(len(words), args.shard, args.block_size))
-            features = extract(encoder, words, positions, args.layers, args.block_size,
-                               args.batch_tokens)
-            features.info = dict(info)
-            if features.too_long:
-                log.warning("%s: %d sentence(s) longer than %d tokens left out", directory,
-                            len(features.too_long), encoder.max_length)
-            written.append(out)
-            write_features(out, features)
-            log.info("%d sentences, %d words, layers %s -> %s", len(features.sent_index),
-                     int(features.word_offsets[-1]), args.layers, out)
+    # Every treebank is read (and checked) before a model loads and anything is written.
+    sets = [(name, directory, _words_of(directory, args))
+            for name, directory in zip(names, args.dirs, strict=True)]
+    steps = [(baseline, layers, *found) for baseline, layers in args.baselines for found in sets]
+    built = None  # (baseline, its encoder): the encoders are built one after the other
+    with atomic_outputs() as out:
+        folder = out.dir(args.out)
+        for baseline, layers, name, directory, words in progress(
+                steps, "probe features (baseline x eval set)", unit="set"):
+            if built is None or built[0] != baseline:
+                built = None  # the previous encoder is freed before the next one is built
+                built = (baseline, _baseline_encoder(args, baseline, layers))
+            features = _extract(args, built[1], baseline, layers, directory, words)
+            write_features(eval_set_file(folder / baseline, name), features)
+            log.info("%s: %d sentences, %d words, layers %s -> %s/%s", baseline,
+                     len(features.sent_index), int(features.word_offsets[-1]), layers,
+                     baseline, name)
             del features  # one set's features in memory at a time
     return 0
 
 
+def _baseline_encoder(args: Namespace, baseline: str, layers: list[int]):
+    from spudflow.probe.encoder import load_encoder
+
+    # MR/MRC weights come from --init-seed alone (load_encoder forks the RNG): a baseline's
+    # encoder is the same whichever baselines were built before it.
+    return load_encoder(args.model, layers, None if baseline == LM_BASELINE else baseline,
+                        args.init_seed, args.max_length, _device(args.device))
+
+
+def _extract(args: Namespace, encoder, baseline: str, layers: list[int], directory: Path,
+             words):
+    """One eval set's features for one baseline; its metadata names the baseline."""
+    from spudflow.core.shards import shard_range
+    from spudflow.probe.features import extract
+
+    positions = range(*shard_range(len(words), args.shard, args.block_size))
+    features = extract(encoder, words, positions, layers, args.block_size, args.batch_tokens)
+    features.info = {"model": args.model, "baseline": baseline,
+                     "init_seed": str(args.init_seed) if baseline in ("MR", "MRC") else "",
+                     "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
+                     "block_size": str(args.block_size)}
+    if args.shard.count > 1:
+        features.info["shard"] = str(args.shard)
+    if features.too_long:
+        log.warning("%s: %d sentence(s) longer than %d tokens left out", directory,
+                    len(features.too_long), encoder.max_length)
+    return features
+
+
 def gather_command(args: Namespace) -> int:
-    """Shard files -> the unsharded file; shard directories -> the unsharded directory, eval
-    set by eval set (each shard must hold the same eval sets)."""
+    """Shard files -> the unsharded file; shard directories -> the unsharded directory, file by
+    file ({baseline}/{eval set}; each shard must hold the same files)."""
     from spudflow.core.input_files import require_file
-    from spudflow.probe.feature_file import (
-        concatenate,
-        eval_set_file,
-        eval_sets_in,
-        read_features,
-        write_features,
-    )
+    from spudflow.probe.feature_file import concatenate, eval_sets_in, read_features
 
     if not all(shard.is_dir() for shard in args.shards):
         for shard in args.shards:

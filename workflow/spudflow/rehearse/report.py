@@ -90,6 +90,20 @@ def scored_words(workdir: Path, dataset: str) -> int:
     return int(pl.read_parquet(path, columns=["words"])["words"].list.len().sum())
 
 
+def probe_feature_loads(workdir: Path) -> tuple[int, int]:
+    """(probe feature jobs, encoders they built): a job (benchmark
+    probe_features/{model}/{treebank}/{split}[.shardN].tsv) builds one encoder per baseline
+    folder of its features directory, results/probe/features/{model}/{treebank}/{split}/."""
+    root = workdir / BENCHMARKS / "probe_features"
+    jobs = sorted(root.rglob("*.tsv"))
+    encoders = 0
+    for job in jobs:
+        split = job.relative_to(root).with_suffix("").as_posix().partition(".shard")[0]
+        features = workdir / "results" / "probe" / "features" / split
+        encoders += sum(1 for p in features.glob("*") if p.is_dir()) if features.is_dir() else 0
+    return len(jobs), encoders
+
+
 def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
     """The real run's work per stage, scaled from the rehearsal by the real splits' sizes
     (treebank datasets) and the real models' widths (probe features)."""
@@ -115,14 +129,15 @@ def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
     widths = [h.family.hidden for h in hub if h.layers]
     ratio = (sum(scale.values()) / len(scale)) if scale else 1.0
     width = (sum(widths) / len(widths) / 32) if widths else 1.0
-    probe_loads = len(list((workdir / BENCHMARKS / "probe_features").rglob("*.tsv")))
+    probe_jobs, probe_loads = probe_feature_loads(workdir)
     lines += ["", "### Probe features", "",
               f"{_mb(feature_bytes)} in the rehearsal; the real run about "
               f"{_mb(feature_bytes * ratio * width)} (x {ratio:.0f} sentences, x {width:.0f} "
               "hidden width of the real models over the stand-ins' 32)."]
     lines += ["", "### Model loads", "",
-              f"{loads} scoring jobs and {probe_loads} probe feature jobs each load one model "
-              "(the same count in the real run, each loading the full-size weights)."]
+              f"{loads} scoring jobs each load one model; {probe_jobs} probe feature jobs build "
+              f"{probe_loads} encoders (one per baseline, one after the other). The same counts "
+              "in the real run, each loading the full-size weights."]
     return lines
 
 
