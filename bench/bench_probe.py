@@ -85,21 +85,21 @@ def main() -> int:
                         "cpu_s": cpu})
         print(timings[-1], flush=True)
         for seed in args.seeds.split(","):
-            run = work / variant / f"run{seed}"
+            run = work / variant / "runs"  # gets seed{S}/
             feats = lambda split, v=variant: str(work / v / split / v / "orig.safetensors")  # noqa: E731
             evals = ["--eval", "orig", feats("test"), str(work / "test")]
             for name, split in nonce_sets.items():
                 evals += ["--eval", name, feats(split), str(work / split)]
             w, c = spudflow("probe", "train", "--train", feats("train"), str(work / "train"),
                             "--dev", feats("dev"), str(work / "dev"), *evals,
-                            "--dist-layer", str(dist), "--label-layer", str(label), "--seed",
+                            "--dist-layer", str(dist), "--label-layer", str(label), "--seeds",
                             seed, "--treebank", "en_ewt", "--model", "minilm",
                             "--threads", str(t), "--out", str(run),
                             *(extra[:2] if variant != "lm" else []), threads=t)
             timings.append({"variant": variant, "step": f"train seed {seed}", "wall_s": w,
                             "cpu_s": c})
             print(timings[-1], flush=True)
-            metrics.append(pl.read_parquet(run / "metrics.parquet").with_columns(
+            metrics.append(pl.read_parquet(run / f"seed{seed}" / "metrics.parquet").with_columns(
                 pl.lit(variant).alias("variant")))
     table = pl.concat(metrics)
     orig = table.filter(pl.col("eval_set") == "orig").select(
