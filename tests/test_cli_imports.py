@@ -109,3 +109,25 @@ def test_a_counting_table_imports_no_statistics_library(tmp_path, command):
     assert code == 0
     assert list((tmp_path / "out").glob("*.parquet"))
     assert heavy == []
+
+
+def test_gathering_probe_feature_shards_imports_no_torch(tmp_path):
+    """`probe gather` concatenates safetensors files with numpy: a gather job starts no torch."""
+    import numpy as np
+
+    from spudflow.probe.feature_file import Features, eval_set_file, read_features, write_features
+
+    shards = []
+    for i, n_words in enumerate((3, 2)):
+        shard = tmp_path / f"test.shard{i + 1}"
+        features = Features(layers={0: np.full((n_words, 4), i, dtype=np.float16)},
+                            sent_index=np.array([i]), word_offsets=np.array([0, n_words]),
+                            info={"model": "tiny", "baseline": "lm"})
+        write_features(eval_set_file(shard / "lm", "orig"), features)
+        shards.append(shard)
+    code, heavy = _command("probe", "gather", *shards, "--out", tmp_path / "test")
+    assert code == 0
+    gathered = read_features(eval_set_file(tmp_path / "test" / "lm", "orig"))
+    assert gathered.sent_index.tolist() == [0, 1]
+    assert gathered.layers[0].shape == (5, 4)
+    assert heavy == []

@@ -8,8 +8,6 @@ from argparse import Namespace
 from collections.abc import Iterator
 from pathlib import Path
 
-import torch
-
 from spudflow.core.artifacts import LM_BASELINE
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
@@ -20,6 +18,8 @@ log = get_logger("spudflow.probe")
 
 def _device(name: str) -> str:
     if name == "auto":
+        import torch
+
         return "cuda" if torch.cuda.is_available() else "cpu"
     return name
 
@@ -94,6 +94,8 @@ def features_command(args: Namespace) -> int:
     baselines = [name for name, _ in args.baselines]
     if len(set(baselines)) != len(baselines):
         raise InputError("--baselines", None, "names a baseline twice")
+    import torch  # here, not at the top: `probe gather` needs no torch
+
     torch.set_num_threads(args.threads)
     # Every treebank is read (and checked) before a model loads and anything is written.
     sets = [(name, directory, _words_of(directory, args))
