@@ -66,12 +66,22 @@ def end_one_sentence_with_a_bang(conllu: Path) -> None:
     raise AssertionError(f"{conllu}: no sentence ends in '.'")
 
 
-def rehearse(config: Path, workdir: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO / "workflow"))
-    env.pop("HF_HUB_CACHE", None)
-    return subprocess.run(
-        [sys.executable, "-m", "spudflow", "rehearse", str(config), "--workdir", str(workdir),
-         "--cores", "2"], cwd=workdir.parent, env=env, capture_output=True, text=True)
+def rehearse(config: Path, workdir: Path, monkeypatch, capfd) -> tuple[int, str]:
+    """`spudflow rehearse` in-process (coverage sees it), run from workdir's parent with no
+    HF_HUB_CACHE of the caller's; (exit status, stderr: ours and the Snakemake subprocess's).
+    The rehearsal leaves the environment and the working directory as it found them."""
+    from spudflow.cli import main
+
+    monkeypatch.chdir(workdir.parent)
+    monkeypatch.setenv("PYTHONPATH", str(REPO / "workflow"))
+    monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    environment = dict(os.environ)
+    code = main(["rehearse", str(config), "--workdir", str(workdir), "--cores", "2"])
+    # torch writes its compile cache folder (its default) into os.environ on first use
+    after = {k: v for k, v in os.environ.items() if k != "TORCHINDUCTOR_CACHE_DIR"}
+    assert after == {k: v for k, v in environment.items() if k != "TORCHINDUCTOR_CACHE_DIR"}
+    assert Path.cwd() == workdir.parent
+    return code, capfd.readouterr().err
 
 
 def test_unknown_hub_id_takes_its_kinds_generic_family():
@@ -96,12 +106,13 @@ def test_overlay_points_at_the_mirror_and_narrows_only_sizes(tmp_path):
 
 
 @pytest.mark.slow
-def test_rehearsal_runs_offline_from_hub_cache_mirror_and_stand_ins(tmp_path):
+def test_rehearsal_runs_offline_from_hub_cache_mirror_and_stand_ins(tmp_path, monkeypatch,
+                                                                    capfd):
     config = tmp_path / "cut_spud.yaml"
     config.write_text(yaml.safe_dump(cut_spud_preset()), encoding="utf-8")
     workdir = tmp_path / "rehearsal"
-    first = rehearse(config, workdir)
-    assert first.returncode == 0, first.stderr[-3000:]
+    code, log = rehearse(config, workdir, monkeypatch, capfd)
+    assert code == 0, log[-3000:]
 
     # Every hub id is a snapshot of the offline cache, loaded by id from it.
     for hub_id in ("gpt2", "someorg/new-bert"):
@@ -125,18 +136,18 @@ def test_rehearsal_runs_offline_from_hub_cache_mirror_and_stand_ins(tmp_path):
     assert "resources/corpora/user.txt" in report
     assert "| score |" in report
 
-    second = rehearse(config, workdir)
-    assert second.returncode == 0, second.stderr[-3000:]
-    assert "Nothing to be done" in second.stderr
+    code, log = rehearse(config, workdir, monkeypatch, capfd)
+    assert code == 0, log[-3000:]
+    assert "Nothing to be done" in log
 
     # One sentence of the second file edited in the mirror: the rehearsal keeps the edit, that
     # file is fetched again and what reads the split reruns, the corpus's n-gram model does not;
     # every item but the sentence and its nonce version is a cache hit.
     _, edited = mirror_location(workdir / "mirror", OTHER_TEST)
     end_one_sentence_with_a_bang(edited)
-    third = rehearse(config, workdir)
-    assert third.returncode == 0, third.stderr[-3000:]
-    jobs = job_stats(third.stderr)
+    code, log = rehearse(config, workdir, monkeypatch, capfd)
+    assert code == 0, log[-3000:]
+    jobs = job_stats(log)
     assert jobs["fetch_treebank"] == 1 and jobs["score"] == 3, jobs
     assert "ngram_train" not in jobs, jobs
     assert "edited in the mirror by hand (kept)" in (workdir / "rehearsal.md").read_text()
