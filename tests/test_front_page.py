@@ -172,3 +172,70 @@ def test_japanese_headline_shows_the_ties_beside_the_accuracy(tmp_path, run_cli)
         "dataset", "scoring_function", "n_obligatory", "accuracy_obligatory", "n_ties"]
     assert body == [["japanese_base", "trigram · kn", "194", fmt(5 / 194), "189"]]
     assert "count as wrong" in section["text"]
+
+
+def test_probe_headline_puts_each_nonce_methods_drop_beside_the_original_las():
+    from spudflow.aggregate.front_page import probe_headline
+
+    keys = {"treebank": ["en_ewt"] * 3, "model": ["bert"] * 3, "baseline": ["lm"] * 3,
+            "dist_layer": [6] * 3, "label_layer": [7] * 3, "auto_layers": [True] * 3,
+            "orig_las_mean": [0.8] * 3}
+    languages = pl.DataFrame({**keys, "nonce": ["spud", "random", None],
+                              "delta_las_mean": [0.1, 0.3, None]})
+    headline = probe_headline(languages)
+    assert headline.columns == ["treebank", "model", "baseline", "layers", "LAS orig",
+                                "Δ LAS random", "Δ LAS spud"]
+    assert headline.rows() == [("en_ewt", "bert", "lm", "6/7 (auto)", 0.8, 0.3, 0.1)]
+    # no nonce rows (a probe of the original sentences only): the original LAS alone
+    alone = probe_headline(languages.filter(pl.col("nonce").is_null())
+                           .with_columns(pl.lit(False).alias("auto_layers")))
+    assert alone.rows() == [("en_ewt", "bert", "lm", "6/7", 0.8)]
+
+
+def test_cola_and_german_headlines_cut_their_tables_as_captioned():
+    from spudflow.aggregate.front_page import cola_headline, german_headline
+
+    thresholds = pl.DataFrame({"split": ["dev", "dev", "test"], "model": ["gpt2"] * 3,
+                               "method": ["sum"] * 3, "normalisation": ["raw", "slor", "raw"],
+                               "mcc": [0.1, 0.2, 0.3]})
+    assert cola_headline(thresholds).rows(named=True) == [
+        {"split": "dev", "gpt2 · sum · raw": 0.1, "gpt2 · sum · slor": 0.2},
+        {"split": "test", "gpt2 · sum · raw": 0.3, "gpt2 · sum · slor": None}]
+    assert cola_headline(thresholds.clear()).columns == ["split"]
+    auc = pl.DataFrame({"analysis": ["all", "template", "all"], "dataset": ["dc"] * 3,
+                        "model": ["m2", "m1", "m1"], "method": ["sum"] * 3,
+                        "n_templates": [4, 4, 4], "auc_mean": [0.7, 0.9, 0.6],
+                        "auc_sd": [0.1, 0.0, 0.2]})
+    assert german_headline(auc).rows() == [("dc", "m1", "sum", 4, 0.6, 0.2),
+                                           ("dc", "m2", "sum", 4, 0.7, 0.1)]
+
+
+def test_a_cell_is_na_when_missing_and_large_numbers_keep_three_digits():
+    from spudflow.aggregate.front_page import _cell
+
+    assert (_cell(None), _cell(0.12345), _cell(123456.0), _cell("<b>")) == (
+        "n/a", "0.123", "1.23e+05", "&lt;b&gt;")
+
+
+def test_a_table_with_no_headline_rows_says_so(tables, tmp_path):
+    """A SPUD summary without the combined-seed rows (one nonce seed): a line, not a table."""
+    from spudflow.aggregate.front_page import front_page
+    from spudflow.core.table_artifacts import TABLES
+    from spudflow.core.tables import write_table
+
+    summary = pl.read_parquet(tables / "spud_ratio_summary.parquet")
+    write_table(summary.filter(pl.col("nonce_seed") != "all"), tmp_path / "spud_ratio_summary",
+                TABLES["spud_ratio_summary"])
+    page = front_page({"spud_ratio_summary": tmp_path / "spud_ratio_summary.parquet"}, {},
+                      tmp_path)
+    section = page[page.index('<section id="spud_ratio_summary">'):]
+    section = section[:section.index("</section>")]
+    assert "The full table has no rows for this headline." in section
+    assert "<table>" not in section and 'href="spud_ratio_summary.csv"' in section
+
+
+def test_front_page_refuses_a_figure_no_section_links():
+    from spudflow.aggregate.front_page import front_page
+
+    with pytest.raises(ValueError, match="no front-page section for 'german_case_order_auc'"):
+        front_page({}, {"german_case_order_auc": Path("x.svg")}, Path("."))

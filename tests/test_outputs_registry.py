@@ -118,6 +118,23 @@ def test_docs_list_is_rendered_from_the_registry():
         "stale: python -m spudflow.core.outputs_registry docs/aggregate.md")
 
 
+
+def test_the_docs_command_checks_then_rewrites_a_stale_list(tmp_path, capsys):
+    """`python -m spudflow.core.outputs_registry [--check] PAGES`: --check names the stale page
+    and exits 1 leaving it alone; without it the block is rewritten (the text around it kept),
+    and a fresh page passes --check."""
+    page = tmp_path / "page.md"
+    stale = "intro\n<!-- outputs -->\n| old |\n<!-- /outputs -->\nafter\n"
+    page.write_text(stale, encoding="utf-8")
+    assert outputs_registry.main(["--check", str(page)]) == 1
+    assert f"stale outputs list: {page}" in capsys.readouterr().err
+    assert page.read_text(encoding="utf-8") == stale
+    assert outputs_registry.main([str(page)]) == 0
+    assert page.read_text(encoding="utf-8") == (
+        "intro\n<!-- outputs -->\n" + outputs_registry.render() + "<!-- /outputs -->\nafter\n")
+    assert outputs_registry.main(["--check", str(page)]) == 0
+    assert capsys.readouterr().err == ""
+
 def _table_inputs(workdir: Path) -> dict[str, set[str]]:
     """Table rule -> the items datasets whose files its job reads."""
     planned = plan(workdir, forceall=True)

@@ -317,3 +317,69 @@ def test_a_store_finds_keys_that_share_a_prefix_across_fence_blocks(tmp_path, mo
     found = a_cache(tmp_path).lookup([*stored, *absent])
     assert found.keys() == stored.keys()
     assert all(np.array_equal(found[k], v) for k, v in stored.items())
+
+
+# 11. Upkeep beside broken files and racing upkeep.
+
+def _break_store(store):
+    """A store whose arrays disagree in length (its contents.json still reads)."""
+    keys = np.load(store / "keys.npy")
+    np.save(store / "keys.npy", keys[:-1])
+
+
+def test_compaction_leaves_a_torn_segment_and_a_broken_store_to_verify(tmp_path, caplog):
+    cache = a_cache(tmp_path, compact_after=0)
+    kept = entries(3, 0)
+    cache.store(entries(2, 1))
+    assert compact(cache.folder)
+    (broken,) = list_folder(cache.folder).stores
+    _break_store(broken)
+    cache.store(entries(2, 2))
+    (torn,) = cache.folder.glob(SEGMENT_GLOB)
+    torn.write_bytes(torn.read_bytes()[:60])
+    cache.store(kept)
+    done = compact(cache.folder)
+    # only the whole segment is merged; the others are warned about and left alone
+    assert (done.segments, done.stores, done.entries) == (1, 0, 3)
+    assert f"unreadable segment {torn}" in caplog.text
+    assert f"unreadable store {broken}" in caplog.text
+    assert torn.exists() and broken.exists()
+    assert cache_upkeep.is_torn(torn)
+    assert sorted(cache_upkeep.verify(cache.folder)) == sorted([torn, broken])
+    assert not torn.exists() and not broken.exists()
+    assert list_folder(cache.folder).stores == [done.store]
+    found = a_cache(tmp_path).lookup(list(kept))
+    assert all(np.array_equal(found[k], v) for k, v in kept.items())
+
+
+def test_an_automatic_compaction_removes_what_a_killed_one_left(tmp_path):
+    """A compaction killed after its store was renamed into place, before it removed the
+    segments merged: the next job's compaction (a large store is not rewritten for nothing)
+    removes them and writes nothing."""
+    cache = a_cache(tmp_path, compact_after=0)
+    for seed in range(2):
+        cache.store(entries(2, seed))
+    segments = list_folder(cache.folder).segments
+    store = write_store(cache.folder, [read_segment(p) for p in segments],
+                        {"segments": [p.name for p in segments], "stores": []})
+    assert sorted(list_folder(cache.folder).contained) == segments
+    assert compact(cache.folder, everything=False) is None
+    assert not any(p.exists() for p in segments)
+    assert list_folder(cache.folder).stores == [store] and not list_folder(cache.folder).contained
+
+
+def test_upkeep_skips_what_another_compaction_removed_after_the_listing(tmp_path, monkeypatch):
+    cache = a_cache(tmp_path, compact_after=0)
+    part = entries(4, 0)
+    cache.store(part)
+    assert compact(cache.folder)
+    cache.store(entries(2, 1))
+    stale = list_folder(cache.folder)
+    (segment,) = stale.segments
+    assert compact(cache.folder)  # the other compaction, between our listing and our reads
+    monkeypatch.setattr(cache_upkeep, "list_folder", lambda folder: stale)
+    assert cache_upkeep.verify(cache.folder) == []
+    assert compact(cache.folder) is None
+    assert not cache_upkeep.is_torn(segment)  # gone is not torn
+    found = a_cache(tmp_path).lookup(list(part))
+    assert all(np.array_equal(found[k], v) for k, v in part.items())
