@@ -214,3 +214,24 @@ def test_a_probe_encoder_logs_its_hub_commit(tmp_path):
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
     assert f"hub model someorg/probe-bert at commit {commit}" in run.stderr
+
+
+@pytest.mark.parametrize(("text", "extra", "error"), [
+    (None, [], "cut_spud.yaml: no such config file"),
+    ("treebanks: [unclosed\n", [], "cut_spud.yaml:2: not a YAML config"),
+    ("models: {}\n", [], "cut_spud.yaml: not a spudflow config (no treebanks: mapping)"),
+    ("treebanks: {}\n", ["--family", "gpt2"], "--family: 'gpt2' is not HUB_ID=FAMILY"),
+    ("treebanks: {}\n", ["--family", "x/y=gpt5"], "--family: unknown family 'gpt5' for x/y"),
+])
+def test_bad_rehearsal_input_is_one_line_and_writes_nothing(tmp_path, capsys, text, extra,
+                                                            error):
+    from spudflow.cli import main
+
+    config = tmp_path / "cut_spud.yaml"
+    if text is not None:
+        config.write_text(text, encoding="utf-8")
+    workdir = tmp_path / "rehearsal"
+    assert main(["rehearse", str(config), "--workdir", str(workdir), *extra]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and error in err, err
+    assert not workdir.exists()

@@ -66,11 +66,17 @@ class RunResult:
 
 
 def _families(pairs: list[str]) -> dict[str, str]:
+    """--family HUB_ID=FAMILY pairs, checked before the rehearsal writes anything."""
+    from spudflow.rehearse.families import FAMILIES
+
     families = {}
     for pair in pairs:
         hub_id, sep, family = pair.partition("=")
         if not sep:
             raise InputError("--family", None, f"{pair!r} is not HUB_ID=FAMILY")
+        if family not in FAMILIES:
+            raise InputError("--family", None, f"unknown family {family!r} for {hub_id} "
+                             f"(known: {', '.join(sorted(FAMILIES))})")
         families[hub_id] = family
     return families
 
@@ -114,10 +120,8 @@ def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[Hub
     built = []
     for model in models:
         kind = model.kind or "masked"
-        try:
-            choice = choose_family(model.hub_id, kind, families.get(model.hub_id))
-        except ValueError as error:
-            raise InputError("--family", None, str(error)) from None
+        # --family names: checked by _families before the rehearsal wrote anything
+        choice = choose_family(model.hub_id, kind, families.get(model.hub_id))
         family = dataclasses.replace(choice.family, layers=stand_in_layers(model.layers))
         how = choice.how if model.kind or choice.how != "generic for kind masked (unknown id)" \
             else "generic BERT (unknown id of a probe model)"
@@ -188,6 +192,7 @@ def run_rehearse(args: argparse.Namespace) -> int:
         config = resolve_workflow_paths(config, local_workflow_file(REPO, REPO))
     except ValueError as error:
         raise InputError(args.config, None, str(error)) from None
+    families = _families(args.family)
     workdir = args.workdir.resolve()
     prepare_workdir(workdir)
     mirror, stand_ins, taken = fill_mirror(config, REPO, workdir / "mirror", args.size)
@@ -195,7 +200,7 @@ def run_rehearse(args: argparse.Namespace) -> int:
         user_files = make_user_files(config, REPO, workdir, taken)
     except ValueError as error:
         raise InputError(args.config, None, str(error)) from None
-    hub = build_hub(config, workdir, _families(args.family))
+    hub = build_hub(config, workdir, families)
     overlay = build_overlay(config, mirror, args.size)
     overlay_path = workdir / "rehearsal" / "overlay.yaml"
     write_if_changed(overlay_path, yaml.safe_dump(overlay, sort_keys=True, allow_unicode=True))
