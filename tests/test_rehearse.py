@@ -235,3 +235,32 @@ def test_bad_rehearsal_input_is_one_line_and_writes_nothing(tmp_path, capsys, te
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and error in err, err
     assert not workdir.exists()
+
+
+@pytest.mark.parametrize("name", ["bert-japanese-char", "roberta", "xlm-roberta", "electra",
+                                  "gpt2-medium-sentencepiece", "gpt-neo"])
+def test_a_tiny_model_of_each_architecture_and_tokenizer_reads_its_text(tmp_path, name):
+    """Every tokenizer type knows every character of the text it was built from (no unknown
+    token), the model takes its ids, and the same text gives the same snapshot commit (or a
+    second rehearsal would rerun every scoring job)."""
+    import dataclasses
+
+    import torch
+
+    from spudflow.rehearse.families import FAMILIES
+    from spudflow.rehearse.tiny_models import add_tiny_model, build_model, build_tokenizer
+
+    family = dataclasses.replace(FAMILIES[name], layers=2)
+    texts = ["The cat sat on the mat .", "猫が座った。", "A dog, a cat and a bird!"] * 5
+    tokenizer = build_tokenizer(family, texts)
+    for text in texts[:3]:
+        ids = tokenizer(text)["input_ids"]
+        assert ids and tokenizer.unk_token_id not in ids, (text, ids)
+    model = build_model(family, tokenizer, seed=0).eval()
+    with torch.no_grad():
+        logits = model(torch.tensor([tokenizer(texts[0])["input_ids"]])).logits
+    n = len(tokenizer(texts[0])["input_ids"])
+    assert logits.shape == ((1, n) if family.architecture == "electra"
+                            else (1, n, len(tokenizer)))
+    commits = {add_tiny_model(tmp_path / f"hub{k}", "x/y", family, texts, 0) for k in range(2)}
+    assert len(commits) == 1
