@@ -264,3 +264,51 @@ def test_a_tiny_model_of_each_architecture_and_tokenizer_reads_its_text(tmp_path
                             else (1, n, len(tokenizer)))
     commits = {add_tiny_model(tmp_path / f"hub{k}", "x/y", family, texts, 0) for k in range(2)}
     assert len(commits) == 1
+
+
+def test_cola_stand_in_is_labelled_pairs_and_an_absolute_corpus_path_is_refused(tmp_path):
+    """CoLA's raw TSV: each treebank sentence (label 1) followed by its words shuffled (label 0,
+    mark *), none a sentence of the treebanks; a stand-in is never written outside DIR."""
+    from spudflow.rehearse.standins import COLA_SENTENCES, make_user_files
+
+    config = {"treebanks": {}, "pairs": {"cola": {"enabled": True, "files": [
+        "resources/cola/raw/in_domain_train.tsv"]}}}
+    (made,) = make_user_files(config, REPO, tmp_path, set())
+    assert (made.path, made.what) == ("resources/cola/raw/in_domain_train.tsv", "pairs.cola.files")
+    rows = [line.split("\t") for line in
+            (tmp_path / made.path).read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 2 * COLA_SENTENCES
+    for good, bad in zip(rows[::2], rows[1::2], strict=True):
+        assert good[:3] == ["standin", "1", ""] and bad[:3] == ["standin", "0", "*"]
+        assert sorted(good[3].split()) == sorted(bad[3].split()) and good[3] != bad[3]
+    taken = {rows[0][3]}  # a sentence a treebank holds is not taken again
+    (again,) = make_user_files(config, REPO, tmp_path / "again", taken)
+    assert rows[0][3] not in (tmp_path / "again" / again.path).read_text(encoding="utf-8")
+
+    corpus = {"treebanks": {}, "ngrams": {"lm": {"lang": "en", "text": ["/abs/corpus.txt"]}}}
+    with pytest.raises(ValueError, match="only made for a path relative to the working"):
+        make_user_files(corpus, REPO, tmp_path, set())
+
+
+def test_a_full_size_mirror_grows_a_split_to_the_real_count_under_new_sent_ids(tmp_path):
+    """--size full: en_ewt's test file repeated up to UD's 2,077 sentences with unique sent_ids;
+    a language with no treebank at hand gets English, said so; a local split is read, not
+    mirrored."""
+    from spudflow.rehearse.conllu_blocks import block_text, read_blocks
+    from spudflow.rehearse.mirror import fill_mirror
+
+    local = "resources/ud/UD_English-PUD/en_pud-ud-test.conllu.gz"
+    config = {"treebanks": {
+        "en_ewt": {"lang": "en", "splits": {"test": EWT_TEST}},
+        "xx_none": {"lang": "xx", "splits": {"test": "https://example.org/xx-ud-test.conllu"}},
+        "en_pud": {"lang": "en", "splits": {"test": local}}}}
+    mirror, stand_ins, taken = fill_mirror(config, REPO, tmp_path / "mirror", "full")
+    ewt, other = stand_ins
+    assert (ewt.sentences, ewt.real) == (2077, 2077) and "grown to the real" in ewt.note
+    ids = [line for block in read_blocks(ewt.file) for line in block.splitlines()
+           if line.startswith("# sent_id")]
+    assert len(ids) == len(set(ids)) == 2077
+    assert other.note.startswith("no xx treebank at hand: English; all ")
+    assert other.real is None and "real size unknown" in other.note
+    assert len(mirror) == 2 and local not in {s.url for s in stand_ins}
+    assert {block_text(b) for b in read_blocks(REPO / local)} <= taken
