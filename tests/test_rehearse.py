@@ -222,6 +222,8 @@ def test_a_probe_encoder_logs_its_hub_commit(tmp_path):
     ("models: {}\n", [], "cut_spud.yaml: not a spudflow config (no treebanks: mapping)"),
     ("treebanks: {}\n", ["--family", "gpt2"], "--family: 'gpt2' is not HUB_ID=FAMILY"),
     ("treebanks: {}\n", ["--family", "x/y=gpt5"], "--family: unknown family 'gpt5' for x/y"),
+    ("treebanks: {}\nngrams: {lm: {lang: en, text: [/abs/corpus.txt]}}\n", [],
+     "cut_spud.yaml: /abs/corpus.txt: missing, and a stand-in is only made for a path relative"),
 ])
 def test_bad_rehearsal_input_is_one_line_and_writes_nothing(tmp_path, capsys, text, extra,
                                                             error):

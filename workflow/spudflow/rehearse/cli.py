@@ -175,7 +175,7 @@ def run_rehearse(args: argparse.Namespace) -> int:
     from spudflow.rehearse.mirror import fill_mirror
     from spudflow.rehearse.overlay import build_overlay
     from spudflow.rehearse.report import write_report
-    from spudflow.rehearse.standins import make_user_files
+    from spudflow.rehearse.standins import check_user_files, make_user_files
 
     config_path = args.config.resolve()
     if not config_path.is_file():
@@ -193,6 +193,10 @@ def run_rehearse(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise InputError(args.config, None, str(error)) from None
     families = _families(args.family)
+    try:  # every check before the first file is written
+        check_user_files(config)
+    except ValueError as error:
+        raise InputError(args.config, None, str(error)) from None
     workdir = args.workdir.resolve()
     prepare_workdir(workdir)
     mirror, stand_ins, taken = fill_mirror(config, REPO, workdir / "mirror", args.size)

@@ -118,8 +118,21 @@ def make_user_files(config: dict, repo: Path, workdir: Path,
     return made
 
 
-def _target(workdir: Path, entry: str) -> Path:
+def check_user_files(config: dict) -> None:
+    """Refuse, before anything is written, a user-supplied file no stand-in can be made for."""
+    cola = (config.get("pairs") or {}).get("cola") or {}
+    entries = [entry for _, entry, _ in _text_files(config)]
+    entries += cola.get("files", []) if cola.get("enabled") else []
+    for entry in entries:
+        _relative(entry)
+
+
+def _relative(entry: str) -> str:
     if Path(entry).is_absolute():
         raise ValueError(f"{entry}: missing, and a stand-in is only made for a path relative to "
                          "the working directory")
-    return workdir / entry
+    return entry
+
+
+def _target(workdir: Path, entry: str) -> Path:
+    return workdir / _relative(entry)
