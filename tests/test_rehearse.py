@@ -314,3 +314,32 @@ def test_a_full_size_mirror_grows_a_split_to_the_real_count_under_new_sent_ids(t
     assert other.real is None and "real size unknown" in other.note
     assert len(mirror) == 2 and local not in {s.url for s in stand_ins}
     assert {block_text(b) for b in read_blocks(REPO / local)} <= taken
+
+
+def test_a_treebank_vendored_and_in_shared_is_one_pool_of_unique_sent_ids(tmp_path):
+    """A vendored treebank is a subset of ../shared's copy: each sentence is cut once, and a
+    different sentence that only shares a sent_id is kept under a new one (the CI clone has
+    ../shared beside it; a fresh clone does not)."""
+    from spudflow.rehearse.conllu_blocks import read_blocks
+    from spudflow.rehearse.mirror import fill_mirror
+
+    def block(sent_id: str, word: str) -> str:
+        return (f"# sent_id = {sent_id}\n# text = {word} .\n1\t{word}\t{word}\tNOUN\t_\t_\t0\troot"
+                "\t_\t_\n2\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n")
+
+    repo = tmp_path / "repo"
+    vendored = repo / "resources/ud/UD_English-EWT/en_ewt-ud-test.conllu"
+    shared = tmp_path / "shared/data/ud/UD_English-EWT/en_ewt-ud-train.conllu"
+    for path in (vendored, shared):
+        path.parent.mkdir(parents=True)
+    vendored.write_text("".join(block(f"s{i}", f"w{i}") for i in range(3)), encoding="utf-8")
+    shared.write_text("".join(block(f"s{i}", f"w{i}") for i in range(5)) + block("s0", "other"),
+                      encoding="utf-8")
+    config = {"treebanks": {"en_ewt": {"lang": "en", "splits": {"test": EWT_TEST}}}}
+    _, (ewt,), taken = fill_mirror(config, repo, tmp_path / "mirror", "full")
+    ids = [line for b in read_blocks(ewt.file) for line in b.splitlines()
+           if line.startswith("# sent_id")]
+    assert len(ids) == len(set(ids)) == 2077
+    assert {"w0 .", "w4 .", "other ."} <= taken
+    first_round = {i.split("= ")[1] for i in ids if "-r" not in i}
+    assert first_round == {"s0", "s1", "s2", "s3", "s4", "s0-en_ewt-ud-train"}

@@ -68,7 +68,31 @@ def mirror_location(mirror: Path, url: str) -> tuple[str, Path]:
 
 
 def _blocks(paths: list[Path]) -> list[str]:
-    return [block for path in paths for block in read_blocks(path)]
+    """Every sentence of `paths` once, under a sent_id of its own: a vendored treebank is a
+    subset of ../shared's copy, so the same block is read twice; a block that only shares its
+    sent_id with another treebank's is renamed."""
+    seen: dict[str, str] = {}
+    unique: list[str] = []
+    for path in paths:
+        for block in read_blocks(path):
+            sent_id = _sent_id(block)
+            if sent_id in seen:
+                if seen[sent_id] == block:
+                    continue
+                block = renamed(block, f"-{path.name.split('.')[0]}")
+                sent_id = _sent_id(block)
+                if sent_id in seen:
+                    continue
+            seen[sent_id] = block
+            unique.append(block)
+    return unique
+
+
+def _sent_id(block: str) -> str:
+    for line in block.splitlines():
+        if line.startswith("# sent_id ="):
+            return line.split("=", 1)[1].strip()
+    return block  # no sent_id: the block itself is what must not repeat
 
 
 def _cut(blocks: list[str], size: str, name: str, index: int, split: str) -> tuple[list[str], str]:
