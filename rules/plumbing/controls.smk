@@ -19,10 +19,10 @@ def control_outputs():
 
 def control_text_inputs(wildcards):
     """Training text: `treebank/split` entries are ingested splits, anything else a text file;
-    null: every configured split."""
+    null: every configured split, sorted (the config's key order is not a setting)."""
     entries = config["controls"][wildcards.control]["text"]
     if entries is None:
-        return [ingested(tb, split) for tb, split in treebank_splits()]
+        return [ingested(tb, split) for tb, split in sorted(treebank_splits())]
     return training_text_inputs(entries)
 
 
