@@ -26,7 +26,7 @@ run: venv
 # worker, so a module's shared fixture (a finished tiny run) is built once. The 20 slowest tests
 # are listed at the end, so a slow one shows up in the log.
 test: venv
-	$(BIN)/python -m pytest -n auto --dist loadfile --durations=20
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=20
 
 lint: venv
 	$(BIN)/ruff check .

@@ -63,6 +63,11 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_collection_modifyitems(config, items):
+    """Files with a slow test first (`make test` hands out whole files in collection order,
+    --dist loadfile --no-loadscope-reorder): a long run that starts last ends the suite alone.
+    Without ../shared, its tests are skipped with the reason."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: file order kept
     if SHARED_DATA.is_dir():
         return
     skip = pytest.mark.skip(reason=f"needs {SHARED_DATA} (the shared corpora beside the repo)")

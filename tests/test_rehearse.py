@@ -48,22 +48,26 @@ def cut_spud_preset() -> dict:
     }
 
 
-def end_one_sentence_with_a_bang(conllu: Path) -> None:
-    """Edit the stand-in by hand as a user would: the last sentence ending in '.' ends in '!'
-    (its text and its token; no content word changes, so no other sentence's nonce version)."""
+def end_one_sentence_with_a_bang(conllu: Path, among: set[str]) -> None:
+    """Edit the stand-in by hand as a user would: the last sentence of `among` (sent_ids) ending
+    in '.' ends in '!' (its text and its token; no content word changes, so no other sentence's
+    nonce version)."""
     blocks = conllu.read_text(encoding="utf-8").rstrip("\n").split("\n\n")
     for index in reversed(range(len(blocks))):
         lines = blocks[index].split("\n")
         text = next(i for i, line in enumerate(lines) if line.startswith("# text = "))
+        sent_id = next(line.split("=", 1)[1].strip() for line in lines
+                       if line.startswith("# sent_id ="))
         fields = lines[-1].split("\t")
-        if lines[text].endswith(".") and fields[1] == "." and fields[2] == ".":
+        if (sent_id in among and lines[text].endswith(".") and fields[1] == "."
+                and fields[2] == "."):
             lines[text] = lines[text][:-1] + "!"
             fields[1] = fields[2] = "!"
             lines[-1] = "\t".join(fields)
             blocks[index] = "\n".join(lines)
             conllu.write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
             return
-    raise AssertionError(f"{conllu}: no sentence ends in '.'")
+    raise AssertionError(f"{conllu}: no sentence of {len(among)} sent_ids ends in '.'")
 
 
 def rehearse(config: Path, workdir: Path, monkeypatch, capfd) -> tuple[int, str]:
@@ -144,7 +148,8 @@ def test_rehearsal_runs_offline_from_hub_cache_mirror_and_stand_ins(tmp_path, mo
     # file is fetched again and what reads the split reruns, the corpus's n-gram model does not;
     # every item but the sentence and its nonce version is a cache hit.
     _, edited = mirror_location(workdir / "mirror", OTHER_TEST)
-    end_one_sentence_with_a_bang(edited)
+    scored = pl.read_parquet(workdir / "results/items/spud_en_ewt_test.parquet")["sent_id"]
+    end_one_sentence_with_a_bang(edited, set(scored.drop_nulls()))
     code, log = rehearse(config, workdir, monkeypatch, capfd)
     assert code == 0, log[-3000:]
     jobs = job_stats(log)
