@@ -43,7 +43,8 @@ rule ingest:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
+        # peak RSS grows with the split's CoNLL-U (bench/bench_scale.py: 2.0 GB at 218 MB)
+        mem_mb=memory_for_input(2000, 500, 10, "conllu"),
         runtime=10,
     params:
         outdir=subpath(output.tokens, parent=True),

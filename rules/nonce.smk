@@ -28,7 +28,8 @@ rule nonce:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=3000,
+        # peak RSS grows with the split (bench/bench_scale.py: 4.6 GB at a 41 MB tokens.parquet)
+        mem_mb=memory_for_input(3000, 500, 130, "tokens"),
         runtime=10,
     params:
         indir=subpath(input.tokens, parent=True),

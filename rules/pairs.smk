@@ -21,7 +21,9 @@ rule items_spud:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
+        # peak RSS grows with the split and its nonce versions (bench/bench_scale.py: 5.4 GB
+        # at 94 MB of tokens.parquet)
+        mem_mb=memory_for_input(2000, 500, 70),
         runtime=10,
     params:
         orig=lambda wc, input: Path(input.orig).parent,

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import gzip
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
-from spudflow.core.rules_support import cli_options, code_files, code_version
+from spudflow.core.rules_support import (
+    cli_options,
+    code_files,
+    code_version,
+    input_mb,
+    memory_for_input,
+)
 
 PACKAGE = Path(__file__).resolve().parents[1] / "workflow" / "spudflow"
 
@@ -49,3 +57,29 @@ def test_code_version_follows_the_stage_and_core_code_only(tmp_path):
 def test_code_files_are_the_cli_the_stage_and_core():
     files = [f.relative_to(PACKAGE).parts[0] for f in code_files(PACKAGE, "nonce")]
     assert files[0] == "cli.py" and set(files) == {"cli.py", "nonce", "core"}
+
+
+def test_a_gzip_input_counts_at_its_uncompressed_size_and_a_missing_one_as_nothing(tmp_path):
+    text = "1\tword\t_\n" * 250_000  # 2.25 MB, compresses to a few kB
+    (tmp_path / "a.conllu").write_text(text)
+    (tmp_path / "a.conllu.gz").write_bytes(gzip.compress(text.encode(), mtime=0))
+    assert input_mb([tmp_path / "a.conllu.gz"]) == input_mb([tmp_path / "a.conllu"]) == 2.25
+    assert input_mb([tmp_path / "a.conllu", str(tmp_path / "not-yet.parquet")]) == 2.25
+    (tmp_path / "tiny.gz").write_bytes(b"x")  # not gzip: its own size
+    assert input_mb([tmp_path / "tiny.gz"]) == 1e-6
+
+
+def test_memory_grows_with_the_named_inputs_above_its_floor(tmp_path):
+    big = tmp_path / "big.parquet"
+    with big.open("wb") as f:  # 50 MB without writing them: a sparse file
+        f.truncate(50_000_000)
+    small = tmp_path / "small.parquet"
+    small.write_bytes(b"x" * 1000)
+    mem = memory_for_input(3000, 500, 130, "tokens")
+    assert mem(None, SimpleNamespace(tokens=str(small), pools=[str(big)])) == 3000
+    assert mem(None, SimpleNamespace(tokens=str(big), pools=[])) == 500 + 130 * 50
+    every = memory_for_input(2000, 500, 70)
+    assert every(None, [str(big), str(small)]) == 500 + 3500 + 1  # ceil of 0.07 MB
+    # a split given as a list of files: all of them
+    assert memory_for_input(2000, 500, 10, "conllu")(
+        None, SimpleNamespace(conllu=[str(big)] * 4)) == 500 + 10 * 200

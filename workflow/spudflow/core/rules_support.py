@@ -4,12 +4,14 @@
 - code_version: a fingerprint of a stage's code that a rule lists under `params:`, so that a code
   change reruns the stage's jobs through Snakemake's params rerun trigger. Listing every source
   file as an input did the same, at the cost of the scheduler checking each file of each job.
+- memory_for_input: the `mem_mb` of a job whose peak RSS grows with the split it holds.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -56,3 +58,37 @@ def code_version(package: Path, stage: str) -> str:
         digest.update(path.relative_to(package).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def input_mb(paths: Iterable[str | Path]) -> float:
+    """Megabytes of `paths` as a job reads them: a gzip file by its uncompressed size (the
+    trailer's ISIZE, never less than the file); a path not there yet counts 0 (Snakemake
+    evaluates a job's resources again once its inputs exist, before it runs the job)."""
+    total = 0
+    for path in map(Path, paths):
+        if not path.is_file():
+            continue
+        size = path.stat().st_size
+        if path.suffix == ".gz" and size >= 18:  # header (10) + trailer (8)
+            with path.open("rb") as f:
+                f.seek(-4, 2)
+                size = max(size, int.from_bytes(f.read(4), "little"))
+        total += size
+    return total / 1e6
+
+
+def memory_for_input(floor_mb: int, base_mb: int, mb_per_input_mb: float,
+                     *names: str) -> Callable:
+    """A rule's `mem_mb`: `base_mb` plus `mb_per_input_mb` per megabyte of its inputs `names`
+    (all of them when none is named), at least `floor_mb`. For the jobs that hold one split in
+    memory; the rates are measured by bench/bench_scale.py (docs/running.md, "What a full run
+    costs") with about a quarter of headroom."""
+
+    def mem_mb(wildcards, input) -> int:
+        paths = []
+        for name in names or (None,):
+            files = input if name is None else getattr(input, name)
+            paths += [files] if isinstance(files, (str, Path)) else list(files)
+        return max(floor_mb, math.ceil(base_mb + mb_per_input_mb * input_mb(paths)))
+
+    return mem_mb
