@@ -239,3 +239,24 @@ def test_every_observation_an_outlier_keeps_its_rows(tmp_path, run_cli):
     assert tests["n_pairs"].to_list() == [0] * tests.height
     assert tests["p_value"].null_count() == tests.height
 
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_small_samples_with_ties_or_zeros_get_scipys_exact_permutation_p(seed):
+    """Up to 13 differences with ties or zeros: scipy.stats.wilcoxon's own (slow) exact
+    permutation test and the table's (all sign flips at once) give the same statistic and p,
+    bit for bit; other samples go to scipy as they are."""
+    from scipy.stats import wilcoxon
+
+    from spudflow.aggregate.spud_scores import _wilcoxon
+
+    rng = np.random.default_rng(seed)
+    for n in (1, 3, 6, 9, 10, 20):
+        a = rng.choice([0.5, 1.0, 1.5, 2.0], size=n)  # ties and zeros
+        b = np.where(rng.random(n) < 0.3, a, rng.choice([0.5, 1.0, 1.5], size=n))
+        untied = rng.normal(size=n)
+        for x, y in ((a, b), (untied, untied + 0.5 * rng.normal(size=n))):
+            if np.all(x == y):
+                continue
+            expected = wilcoxon(x, y)
+            assert _wilcoxon(x, y) == (float(expected.statistic), float(expected.pvalue))

@@ -143,6 +143,13 @@ def _seed_number() -> pl.Expr:
     return pl.col("nonce_seed").cast(pl.Int64, strict=False).alias("seed_number")
 
 
+# scipy.stats.wilcoxon (method="auto") takes the exact permutation test, all 2**n sign flips,
+# for n <= 13 differences with ties or zeros. It runs its statistic once per flip in Python (a
+# second each, minutes for a table of small samples); _permutation_p runs the same test on all
+# flips at once, with the same p-value.
+PERMUTATION_MAX_N = 13
+
+
 def _wilcoxon(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None]:
     """scipy's two-sided signed-rank test; undefined (None) without a non-zero difference."""
     # Imported here: the figure needs per_original only, and scipy.stats takes seconds to load.
@@ -150,8 +157,31 @@ def _wilcoxon(a: np.ndarray, b: np.ndarray) -> tuple[float | None, float | None]
 
     if len(a) == 0 or np.all(a == b):
         return None, None
+    d = a - b
+    nonzero = np.abs(d[d != 0])
+    if len(d) <= PERMUTATION_MAX_N and (len(nonzero) < len(d)
+                                        or len(np.unique(nonzero)) < len(nonzero)):
+        statistic = wilcoxon(a, b, method="asymptotic").statistic  # the same for every method
+        return float(statistic), _permutation_p(d)
     result = wilcoxon(a, b)
     return float(result.statistic), float(result.pvalue)
+
+
+def _signed_rank_sum(d: np.ndarray, axis: int = -1) -> np.ndarray:
+    """R+, the sum of the ranks of |d| where d > 0 (zeros ranked last and left out, as scipy's
+    zero_method="wilcox"), along `axis`: every sign flip at once."""
+    from scipy.stats import rankdata
+
+    d = np.moveaxis(d, axis, -1)
+    ranks = rankdata(np.where(d == 0, np.inf, np.abs(d)), axis=-1)
+    return np.sum((d > 0) * ranks, axis=-1)
+
+
+def _permutation_p(d: np.ndarray) -> float:
+    from scipy.stats import permutation_test
+
+    return float(permutation_test((d,), _signed_rank_sum, permutation_type="samples",
+                                  vectorized=True, alternative="two-sided").pvalue)
 
 
 def _paired(group: pl.DataFrame, function_a, function_b) -> pl.DataFrame:
