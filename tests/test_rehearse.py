@@ -183,7 +183,8 @@ def test_a_corpus_stand_in_repeats_no_sentence_of_a_treebank_that_holds_every_on
     pud = REPO / preset["treebanks"]["de_pud"]["splits"]["test"]
     taken = {block_text(b) for b in read_blocks(pud)}
     made = make_user_files(preset, REPO, tmp_path, taken)
-    assert [m.path for m in made] == ["resources/corpora/dewiki.txt"] * 2
+    assert [m.path for m in made] == ["resources/corpora/dewiki.txt"] * 2 + [
+        "resources/templates/german_case_paper.tsv"]
     lines = (tmp_path / "resources/corpora/dewiki.txt").read_text().splitlines()
     assert len(lines) > 200 and not set(lines) & taken
     if not (REPO.parent / "shared" / "data" / "ud").is_dir():  # PUD: the only German at hand
@@ -348,3 +349,23 @@ def test_a_treebank_vendored_and_in_shared_is_one_pool_of_unique_sent_ids(tmp_pa
     assert {"w0 .", "w4 .", "other ."} <= taken
     first_round = {i.split("= ")[1] for i in ids if "-r" not in i}
     assert first_round == {"s0", "s1", "s2", "s3", "s4", "s0-en_ewt-ud-train"}
+
+
+@pytest.mark.parametrize(("preset", "key", "path"), [
+    ("german_case", "pairs.german_case.templates", "resources/templates/german_case_paper.tsv"),
+    ("japanese_transitivity", "pairs.japanese_transitivity.corpus",
+     "resources/corpora/jawiki.txt"),
+])
+def test_every_file_a_preset_asks_the_user_for_gets_a_stand_in(tmp_path, preset, key, path):
+    """The paper's German templates and the Japanese verb-count corpus: without a stand-in the
+    rehearsal of these presets stops at planning (a missing input)."""
+    from spudflow.rehearse.standins import GERMAN_TEMPLATES, make_user_files
+
+    config = yaml.safe_load((REPO / "config/papers" / f"{preset}.yaml").read_text())
+    made = {m.what: m for m in make_user_files(config, REPO, tmp_path, set())}
+    assert made[key].path == path
+    text = (tmp_path / path).read_text(encoding="utf-8")
+    if preset == "german_case":
+        assert text == (REPO / GERMAN_TEMPLATES).read_text(encoding="utf-8")
+    else:
+        assert len(text.splitlines()) > 100 and any("\u3040" <= c <= "\u30ff" for c in text)

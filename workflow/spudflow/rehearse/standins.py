@@ -17,6 +17,8 @@ TEXT_SENTENCES = 2000
 COLA_SENTENCES = 60
 # Fewer free sentences than this: the corpus stand-in is of shuffled words.
 MIN_CORPUS_SENTENCES = 200
+# What stands in for a user's German case templates: the project's own set.
+GERMAN_TEMPLATES = "config/templates/german_case.tsv"
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,8 @@ def config_languages(config: dict) -> list[str]:
 
 
 def _text_files(config: dict):
-    """(config key, path, language) of every text file an n-gram model or control trains on."""
+    """(config key, path, language) of every text file an n-gram model or control trains on,
+    and of the corpus the Japanese verb pairs are counted in."""
     for section in ("ngrams", "controls"):
         for name, spec in (config.get(section) or {}).items():
             entries = spec.get("text") or []
@@ -49,6 +52,21 @@ def _text_files(config: dict):
                 if entry.split("/", 1)[0] in config["treebanks"]:
                     continue  # treebank/split, not a file
                 yield f"{section}.{name}.text", entry, spec.get("lang", "en")
+    japanese = (config.get("pairs") or {}).get("japanese_transitivity") or {}
+    corpus = japanese.get("corpus") if japanese.get("enabled") else None
+    for entry in [corpus] if isinstance(corpus, str) else corpus or []:
+        if not entry.startswith("workflow:"):
+            yield "pairs.japanese_transitivity.corpus", entry, "ja"
+
+
+def _german_templates(config: dict, repo: Path) -> list[str]:
+    """The German case templates file, where the config names one the user supplies (the
+    paper's 50, config/papers/german_case.yaml), not a file of the workflow."""
+    german = (config.get("pairs") or {}).get("german_case") or {}
+    entry = german.get("templates") if german.get("enabled") else None
+    if not entry or entry.startswith("workflow:") or (repo / entry).is_file():
+        return []
+    return [entry]
 
 
 def _scrambled(sentence: str, rng: random.Random) -> str:
@@ -109,6 +127,11 @@ def make_user_files(config: dict, repo: Path, workdir: Path,
         sentences, how = corpus_sentences(repo, lang, taken)
         write_if_changed(_target(workdir, entry), "".join(s + "\n" for s in sentences))
         made.append(UserFile(entry, key, f"{len(sentences)} {lang} {how}"))
+    for entry in _german_templates(config, repo):
+        own = repo / GERMAN_TEMPLATES
+        write_if_changed(_target(workdir, entry), own.read_text(encoding="utf-8"))
+        made.append(UserFile(entry, "pairs.german_case.templates", f"the project's own templates "
+                             f"({GERMAN_TEMPLATES}, the same format; not the paper's 50)"))
     cola = (config.get("pairs") or {}).get("cola") or {}
     if cola.get("enabled"):
         for entry in cola.get("files", []):
