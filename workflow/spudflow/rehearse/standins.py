@@ -59,6 +59,18 @@ def _text_files(config: dict):
             yield "pairs.japanese_transitivity.corpus", entry, "ja"
 
 
+def _lexicon_verbs(config: dict, repo: Path) -> list[str]:
+    """Both verbs of every pair of the Japanese lexicon: the treebank text holds too few of them
+    for the preset's pairs to be counted (n_verb_pairs of them, each at least min_count)."""
+    entry = config["pairs"]["japanese_transitivity"].get("lexicon") or ""
+    path = repo / entry.removeprefix("workflow:")
+    if not entry or not path.is_file():
+        return []  # a lexicon of the user's own: the treebank text alone
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()
+            if line and not line.startswith("#")]
+    return [verb for row in rows[1:] for verb in row[:2]]
+
+
 def _german_templates(config: dict, repo: Path) -> list[str]:
     """The German case templates file, where the config names one the user supplies (the
     paper's 50, config/papers/german_case.yaml), not a file of the workflow."""
@@ -125,6 +137,10 @@ def make_user_files(config: dict, repo: Path, workdir: Path,
     made = []
     for key, entry, lang in _text_files(config):
         sentences, how = corpus_sentences(repo, lang, taken)
+        if key == "pairs.japanese_transitivity.corpus":
+            verbs = _lexicon_verbs(config, repo)
+            sentences = sentences + [f"{verb}。" for verb in verbs]
+            how += f", and each of the lexicon's {len(verbs)} verbs on a line of its own"
         write_if_changed(_target(workdir, entry), "".join(s + "\n" for s in sentences))
         made.append(UserFile(entry, key, f"{len(sentences)} {lang} {how}"))
     for entry in _german_templates(config, repo):
