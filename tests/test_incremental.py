@@ -157,9 +157,10 @@ def result_files(workdir):
 
 
 def test_changed_shard_count_reruns_only_scoring_and_changes_no_result(rerun):
-    """The tiny config scores tiny_trigram in 2 scatter/gather shards. In one job, then in 3
-    shards, only its scoring jobs rerun (and the tables that read them), and every result is
-    byte-identical to the 2-shard run's."""
+    """The tiny config scores tiny_trigram in 2 scatter/gather shards. In one job or in 3
+    shards, only its scoring jobs are planned again (and the tables that read them); the 3-shard
+    run's results are byte-identical to the 2-shard run's. (Gathered shards against one job, byte
+    for byte: tests/test_scoring_shards.py.)"""
     workdir, _ = rerun
     before = result_files(workdir)
     assert any(name.startswith("scores/") for name in before)
@@ -170,8 +171,8 @@ def test_changed_shard_count_reruns_only_scoring_and_changes_no_result(rerun):
         scoring = {j for j in full.jobs if ("model", "tiny_trigram") in j[1]}
         assert {j[0] for j in scoring} == rules
         assert planned_jobs(workdir) == full.downstream(scoring)
-        run_workflow(workdir)
-        assert result_files(workdir) == before
+    run_workflow(workdir)
+    assert result_files(workdir) == before
     assert (workdir / "results/scores/blimp/tiny_trigram/shards/3-of-3").is_dir()
 
 

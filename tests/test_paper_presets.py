@@ -105,6 +105,15 @@ def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path)
             f"results/nonce/{treebank}/test/spud/seed1/tokens.parquet"}
     spud_items = [dict(w)["dataset"] for rule, w in planned.jobs if rule == "items_spud"]
     assert sorted(spud_items) == sorted(f"spud_{tb}_test" for tb in _preset("spud")["treebanks"])
+    # mBERT and mGPT are probed in all five languages, RoBERTa and GPT-2 in English (App. B)
+    probed = {(w["treebank"], w["probe_model"]) for rule, w in map(
+        lambda j: (j[0], dict(j[1])), planned.jobs) if rule == "probe_train"}
+    assert probed == {(tb, model) for tb in _preset("spud")["treebanks"]
+                      for model in ("mbert", "mgpt")} | {("en_ewt", "roberta_base"),
+                                                         ("en_ewt", "gpt2")}
+    features = {(w["treebank"], w["probe_model"]) for rule, w in map(
+        lambda j: (j[0], dict(j[1])), planned.jobs) if rule == "probe_features"}
+    assert features == probed
 
 
 def test_japanese_preset_scores_every_variant_with_the_eight_models(tmp_path):

@@ -78,6 +78,42 @@ def test_bad_tasks_are_config_errors(tasks, shares, message):
     assert str(error.value) == message
 
 
+TWO_TASKS = {"en_ewt": {"train": "dev", "test": "test"},
+             "de_pud": {"train": "test:train", "test": "test:heldout"}}
+
+
+def _with_models(models, tasks=TWO_TASKS):
+    config = _config(tasks)
+    config["probe"]["models"] = {name: {"dist_layer": 3, "label_layer": 4, **spec}
+                                 for name, spec in models.items()}
+    return config
+
+
+def test_a_model_with_tasks_is_probed_in_those_only():
+    """The SPUD preset's English models (App. B): probed in en_ewt, not in the other tasks."""
+    tasks = probe_tasks(_with_models({"m": {}, "en": {"tasks": ["en_ewt"]},
+                                      "all": {"tasks": None}}))
+    assert tasks["en_ewt"].models == ("m", "en", "all")
+    assert tasks["de_pud"].models == ("m", "all")
+
+
+@pytest.mark.parametrize(("models", "tasks", "message"), [
+    ({"m": {"tasks": ["en_pud"]}}, TWO_TASKS,
+     "config key probe.models.m.tasks: 'en_pud' is not a task of probe.tasks"),
+    ({"m": {"tasks": ["en_ewt"]}}, TWO_TASKS,
+     "config key probe.tasks.de_pud: no model of probe.models is probed in it (their `tasks`)"),
+    ({"m": {}, "en": {"tasks": ["en_ewt"]}},
+     {**TWO_TASKS, "de_pud": {**TWO_TASKS["de_pud"],
+                              "layers": {"en": {"dist_layer": 1, "label_layer": 1}}}},
+     "config key probe.tasks.de_pud.layers.en: the model is not probed in de_pud "
+     "(probe.models.en.tasks)"),
+])
+def test_bad_model_tasks_are_config_errors(models, tasks, message):
+    with pytest.raises(ConfigError) as error:
+        probe_tasks(_with_models(models, tasks))
+    assert str(error.value) == message
+
+
 def _slice(path, first, count):
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         blocks = [b for b in handle.read().split("\n\n") if b.strip()]

@@ -4,8 +4,12 @@ table and score file equals a cold run's."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import cache_scenario
 import polars as pl
 import pytest
+import scoring_models
 from cache_scenario import (
     DATASET,
     MODELS,
@@ -14,7 +18,7 @@ from cache_scenario import (
     edit_sentences,
     scenario_workflow,
 )
-from workflow_helpers import run_workflow
+from workflow_helpers import finished_run, run_workflow
 
 pytestmark = pytest.mark.slow
 
@@ -28,8 +32,9 @@ def scorable_items(workdir, model) -> pl.DataFrame:
 
 
 def test_five_edited_sentences_rescore_only_their_items(tmp_path):
-    workdir = scenario_workflow(tmp_path / "run")
-    run_workflow(workdir)
+    # the first run is built once (and kept across test runs) like the tiny runs
+    workdir = finished_run(tmp_path / "run", "score_cache_scenario", scenario_workflow,
+                           helpers=[Path(cache_scenario.__file__), Path(scoring_models.__file__)])
     for model, methods in MODELS.items():
         n = scorable_items(workdir, model).height
         assert n > 0

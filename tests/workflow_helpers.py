@@ -118,16 +118,17 @@ RUN_CACHE = os.environ.get("SPUDFLOW_TEST_RUN_CACHE") or str(
 KEPT_PER_NAME = 4
 
 
-def _run_key(overlay: str | None) -> str:
-    """Everything a finished tiny run depends on: the workflow files and the package, the tiny
-    data and the helpers that build the copy, the linked resources (content by size and mtime,
-    as Snakemake sees them), Python and every installed distribution's version."""
+def _run_key(label: str, helpers: Iterable[Path] = ()) -> str:
+    """Everything a finished run depends on: its label, the workflow files and the package, the
+    tiny data and the helpers that build the copy (with `helpers`, the test's own builders), the
+    linked resources (content by size and mtime, as Snakemake sees them), Python and every
+    installed distribution's version."""
     import hashlib
     import importlib.metadata
 
-    digest = hashlib.sha256(f"{overlay}\n{sys.version}\n{REPO}\n".encode())
+    digest = hashlib.sha256(f"{label}\n{sys.version}\n{REPO}\n".encode())
     trees = [REPO / name for name in WORKFLOW_FILES] + [TINY_DATA]
-    trees += [Path(__file__), REPO / "tests" / "probe_support.py"]
+    trees += [Path(__file__), REPO / "tests" / "probe_support.py", *helpers]
     for tree in trees:
         for path in sorted([tree, *tree.rglob("*")] if tree.is_dir() else [tree]):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
@@ -144,22 +145,29 @@ def _run_key(overlay: str | None) -> str:
 
 
 def finished_tiny_run(dest: Path, overlay: str | None = None) -> Path:
-    """copy_workflow(dest, overlay) after a full run_workflow(); returns `dest`.
+    """copy_workflow(dest, overlay) after a full run_workflow(); returns `dest` (finished_run)."""
+    name = (overlay or "tiny").removesuffix(".yaml")
+    return finished_run(dest, name, lambda copy: copy_workflow(copy, overlay))
 
-    The run is built once into RUN_CACHE under its _run_key, then cloned (results and .snakemake
-    metadata, mtimes kept; a moved copy is no change to Snakemake). A file lock makes the test
-    processes that need the same run wait for one build. A cached run that Snakemake would not
-    leave as it is (something the key missed) is built again. With RUN_CACHE `off` every call
-    runs the workflow."""
+
+def finished_run(dest: Path, name: str, build: Callable[[Path], Path],
+                 helpers: Iterable[Path] = ()) -> Path:
+    """`build(dest)` (a workflow copy) after a full run_workflow(); returns `dest`.
+
+    The run is built once into RUN_CACHE under `name` and its _run_key (`helpers`: the files
+    that define `build` beyond this module), then cloned (results and .snakemake metadata,
+    mtimes kept; a moved copy is no change to Snakemake). A file lock makes the test processes
+    that need the same run wait for one build. A cached run that Snakemake would not leave as it
+    is (something the key missed) is built again. With RUN_CACHE `off` every call runs the
+    workflow."""
     from filelock import FileLock
 
     if RUN_CACHE == "off":
-        run_workflow(copy_workflow(dest, overlay))
+        run_workflow(build(dest))
         return dest
-    name = (overlay or "tiny").removesuffix(".yaml")
     root = Path(RUN_CACHE)
     root.mkdir(parents=True, exist_ok=True)
-    cached = root / f"{name}-{_run_key(overlay)}"
+    cached = root / f"{name}-{_run_key(name, helpers)}"
     with FileLock(f"{cached}.lock"):
         if cached.is_dir():
             clone_run(cached / "workflow", dest)
@@ -169,13 +177,13 @@ def finished_tiny_run(dest: Path, overlay: str | None = None) -> Path:
                 return dest
             shutil.rmtree(dest)
             shutil.rmtree(cached)
-        build = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=root))
+        staging = Path(tempfile.mkdtemp(prefix=f".build-{name}-", dir=root))
         try:
-            run_workflow(copy_workflow(build / "workflow", overlay))
+            run_workflow(build(staging / "workflow"))
         except BaseException:
-            shutil.rmtree(build, ignore_errors=True)
+            shutil.rmtree(staging, ignore_errors=True)
             raise
-        build.rename(cached)  # published whole or not at all
+        staging.rename(cached)  # published whole or not at all
         clone_run(cached / "workflow", dest)
     _drop_old_runs(root, name)
     return dest

@@ -107,8 +107,8 @@ def probe_layer_choice_files():
     """Layer choices of the tasks' models with an `auto` layer (read by the aggregate stage)."""
     return [
         probe_layer_choice_file(treebank, model)
-        for treebank in probe_tasks()
-        for model in config["probe"]["models"]
+        for treebank, task in probe_tasks().items()
+        for model in task.models
         if probe_auto_layers(treebank, model)
     ]
 
@@ -271,11 +271,12 @@ def probe_run_dir(treebank, model, baseline, dist, label, seed):
 
 
 def probe_metrics_files():
-    """metrics.parquet of every configured probe run; the aggregate stage reads them."""
+    """metrics.parquet of every configured probe run (each task's models); the aggregate stage
+    reads them."""
     return [
         f"{probe_run_dir(treebank, model, baseline, dist, label, seed)}/metrics.parquet"
-        for treebank in probe_tasks()
-        for model in config["probe"]["models"]
+        for treebank, task in probe_tasks().items()
+        for model in task.models
         for baseline in probe_baselines(model)
         for dist, label in probe_layer_pairs(treebank, model, baseline)
         for seed in config["probe"]["seeds"]

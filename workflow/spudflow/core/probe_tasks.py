@@ -47,6 +47,8 @@ class ProbeTask:
     dev: ProbeSplit | None
     test: ProbeSplit
     layers: dict[str, dict[str, int]]
+    # the probe models probed in this task (probe.models.MODEL.tasks), in probe.models' order
+    models: tuple[str, ...]
 
     def layer_pair(self, model: str, models: dict) -> tuple[int, int]:
         """(dist, label) layers of a probe model in this task: the task's own, else the model's."""
@@ -76,9 +78,15 @@ def _parse(config: dict, treebank: str, role: str, value: str) -> ProbeSplit:
 
 def probe_tasks(config: dict) -> dict[str, ProbeTask]:
     """The probe section's tasks by treebank; a ConfigError for a treebank, split or share that
-    is not configured, a layer override of a model that is not probed, or two sets of a task
-    that can share sentences (training and testing on the same sentences)."""
+    is not configured, a layer override of a model that is not probed, two sets of a task
+    that can share sentences (training and testing on the same sentences), a model's `tasks`
+    naming no task, or a task no model is probed in."""
     probe = config["probe"]
+    for model, model_spec in probe["models"].items():
+        for name in model_spec.get("tasks") or ():
+            if name not in probe["tasks"]:
+                raise ConfigError(f"config key probe.models.{model}.tasks: {name!r} is not a "
+                                  "task of probe.tasks")
     tasks = {}
     for treebank, spec in probe["tasks"].items():
         if treebank not in config["treebanks"]:
@@ -96,6 +104,15 @@ def probe_tasks(config: dict) -> dict[str, ProbeTask]:
             if model not in probe["models"]:
                 raise ConfigError(f"config key probe.tasks.{treebank}.layers.{model}: not a "
                                   "model of probe.models")
+        models = tuple(model for model, model_spec in probe["models"].items()
+                       if model_spec.get("tasks") is None or treebank in model_spec["tasks"])
+        if not models:
+            raise ConfigError(f"config key probe.tasks.{treebank}: no model of probe.models is "
+                              "probed in it (their `tasks`)")
+        for model in layers:
+            if model not in models:
+                raise ConfigError(f"config key probe.tasks.{treebank}.layers.{model}: the model "
+                                  f"is not probed in {treebank} (probe.models.{model}.tasks)")
         tasks[treebank] = ProbeTask(treebank, sets["train"], sets.get("dev"), sets["test"],
-                                    layers)
+                                    layers, models)
     return tasks
