@@ -349,6 +349,9 @@ def test_a_treebank_vendored_and_in_shared_is_one_pool_of_unique_sent_ids(tmp_pa
     assert {"w0 .", "w4 .", "other ."} <= taken
     first_round = {i.split("= ")[1] for i in ids if "-r" not in i}
     assert first_round == {"s0", "s1", "s2", "s3", "s4", "s0-en_ewt-ud-train"}
+    # rehearsal.md names the files by where they are, the vendored one apart from ../shared's
+    assert ewt.sources == ("resources/ud/UD_English-EWT/en_ewt-ud-test.conllu",
+                           "../shared/data/ud/UD_English-EWT/en_ewt-ud-train.conllu")
 
 
 @pytest.mark.parametrize(("preset", "key", "path"), [

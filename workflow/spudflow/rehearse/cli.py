@@ -145,13 +145,15 @@ def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[Hub
 
 def run_snakemake(config_path: Path, overlay_path: Path, workdir: Path, cores: int,
                   extra: str, size: str) -> RunResult:
+    # Snakemake and the jobs' `spudflow` of this interpreter, activated or not (.venv/bin/...)
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(workdir / "hub"),
-               TRANSFORMERS_OFFLINE="1")
+               TRANSFORMERS_OFFLINE="1", PATH=path)
     # A small rehearsal's models are tiny and keep one core busy at most: one thread a job runs
     # `cores` jobs side by side where the rules' 2-4 threads would run them one at a time.
     # (--snakemake-args comes after, so a user's --max-threads wins.)
     threads = ["--max-threads", "1"] if size == "small" else []
-    command = ["snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
                "--configfile", str(config_path), str(overlay_path), "--cores", str(cores),
                *threads, *extra.split()]
     started = time.perf_counter()

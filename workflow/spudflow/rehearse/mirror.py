@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,7 +159,7 @@ def fill_mirror(config: dict, repo: Path, mirror: Path,
             written[str(file)] = _digest(text)
             taken.update(block_text(b) for b in chosen)
             stand_ins.append(StandIn(treebank, split, url, file,
-                                     tuple(str(p.relative_to(p.parents[2])) for p in sources),
+                                     tuple(os.path.relpath(p, repo) for p in sources),
                                      len(chosen), REAL_SENTENCES.get(file.name), note + how))
     manifest.parent.mkdir(parents=True, exist_ok=True)
     manifest.write_text(json.dumps(written, indent=2, sort_keys=True) + "\n")
