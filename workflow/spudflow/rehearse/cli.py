@@ -153,9 +153,9 @@ def run_snakemake(config_path: Path, overlay_path: Path, workdir: Path, cores: i
     # `cores` jobs side by side where the rules' 2-4 threads would run them one at a time.
     # (--snakemake-args comes after, so a user's --max-threads wins.)
     threads = ["--max-threads", "1"] if size == "small" else []
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-               "--configfile", str(config_path), str(overlay_path), "--cores", str(cores),
-               *threads, *extra.split()]
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+               "--directory", str(workdir), "--configfile", str(config_path), str(overlay_path),
+               "--cores", str(cores), *threads, *extra.split()]
     started = time.perf_counter()
     log_path = workdir / "rehearsal" / "snakemake.log"
     with log_path.open("w", encoding="utf-8") as log:
