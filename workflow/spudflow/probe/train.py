@@ -7,11 +7,11 @@ selection loss, at most 30 epochs, stop after 3 epochs without improvement, keep
 from __future__ import annotations
 
 import copy
+import random
 from dataclasses import dataclass
 
 import numpy as np
 import torch
-from transformers import set_seed
 
 from spudflow.core.batching import length_bucketed_batches
 from spudflow.core.progress import progress
@@ -75,8 +75,16 @@ def _mean_loss(probe: DepProbe, data: ProbeSet, settings: TrainSettings, index) 
     return total / max(weight, 1)
 
 
+def seed_everything(seed: int) -> None:
+    """What transformers' set_seed does on any device (torch.manual_seed seeds every device),
+    without importing transformers: 0.8 s of a probe job that needs none of it."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
 def train_probe(train: ProbeSet, dev: ProbeSet, settings: TrainSettings) -> Trained:
-    set_seed(settings.seed)
+    seed_everything(settings.seed)
     generator = torch.Generator().manual_seed(settings.seed)
     index = {label: i for i, label in enumerate(settings.labels)}
     probe = DepProbe(train.dist.shape[1], train.label.shape[1], len(settings.labels),
