@@ -298,6 +298,34 @@ def test_cola_stand_in_is_labelled_pairs_and_an_absolute_corpus_path_is_refused(
         make_user_files(corpus, REPO, tmp_path, set())
 
 
+def test_a_full_size_cola_stand_in_has_the_real_files_rows(tmp_path):
+    """--size full: each CoLA file of the release has its real number of rows (the dev sets'
+    1,043 sentences the preset scores); too few free sentences are used again, and said."""
+    from spudflow.rehearse.standins import REAL_COLA_ROWS, language_text, make_user_files
+
+    files = ["resources/cola/raw/in_domain_dev.tsv", "resources/cola/raw/out_of_domain_dev.tsv",
+             "resources/cola/raw/mine.tsv"]
+    config = {"treebanks": {}, "pairs": {"cola": {"enabled": True, "files": files}}}
+    made = make_user_files(config, REPO, tmp_path, set(), "full")
+    rows = [len((tmp_path / m.path).read_text(encoding="utf-8").splitlines()) for m in made]
+    assert rows == [527, 516, 120]  # a file the release does not have: the small stand-in's
+    assert REAL_COLA_ROWS["in_domain_dev.tsv"] == 527
+    assert [m.made.split(" ")[0] for m in made] == ["527", "516", "120"]
+    assert not any("used up to" in m.made for m in made)
+
+    english = [s for s in language_text(REPO, "en") if 3 <= len(s.split()) <= 20]
+    # the treebanks hold all but 40 (about half of them on CoLA's side; vendored and shared
+    # treebanks share sentences, so by content)
+    few = set(english) - set(english[:40])
+    (dev,) = make_user_files({"treebanks": {}, "pairs": {"cola": {"enabled": True, "files": [
+        files[0]]}}}, REPO, tmp_path / "few", few, "full")
+    lines = (tmp_path / "few" / dev.path).read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 527
+    good = [line.split("\t")[3] for line in lines[::2]]
+    assert len(set(good)) < 40 and not set(good) & few
+    assert "times" in dev.made
+
+
 def test_a_full_size_mirror_grows_a_split_to_the_real_count_under_new_sent_ids(tmp_path):
     """--size full: en_ewt's test file repeated up to UD's 2,077 sentences with unique sent_ids;
     a language with no treebank at hand gets English, said so; a local split is read, not

@@ -203,7 +203,7 @@ def run_rehearse(args: argparse.Namespace) -> int:
     prepare_workdir(workdir)
     mirror, stand_ins, taken = fill_mirror(config, REPO, workdir / "mirror", args.size)
     try:
-        user_files = make_user_files(config, REPO, workdir, taken)
+        user_files = make_user_files(config, REPO, workdir, taken, args.size)
     except ValueError as error:
         raise InputError(args.config, None, str(error)) from None
     hub = build_hub(config, workdir, families)

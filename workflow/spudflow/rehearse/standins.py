@@ -14,7 +14,11 @@ from spudflow.rehearse.mirror import source_files
 
 # Sentences of a language the tokenizers and the corpus stand-ins take (plenty for tiny models).
 TEXT_SENTENCES = 2000
+# A CoLA stand-in's pairs (a sentence and its words shuffled) in a small rehearsal; a full one
+# has the rows of the real file of that name (the public CoLA release, raw/*.tsv).
 COLA_SENTENCES = 60
+REAL_COLA_ROWS = {"in_domain_train.tsv": 8551, "in_domain_dev.tsv": 527,
+                  "out_of_domain_dev.tsv": 516}
 # Fewer free sentences than this: the corpus stand-in is of shuffled words.
 MIN_CORPUS_SENTENCES = 200
 # What stands in for a user's German case templates: the project's own set.
@@ -114,26 +118,36 @@ def corpus_sentences(repo: Path, lang: str, taken: set[str]) -> tuple[list[str],
         "reads every treebank sentence at hand)"
 
 
-def cola_rows(repo: Path, name: str, taken: set[str]) -> str:
-    """CoLA's raw TSV (source, label, original mark, sentence): treebank sentences labelled 1
-    and their words shuffled labelled 0 (mark `*`)."""
+def cola_rows(repo: Path, name: str, taken: set[str], n_rows: int) -> tuple[str, str]:
+    """CoLA's raw TSV (source, label, original mark, sentence) of `n_rows` rows: treebank
+    sentences labelled 1, each followed by its words shuffled labelled 0 (mark `*`); and what
+    stands in. Where the free sentences are too few for the rows, they are used again (with
+    other shuffles), and the label says so."""
     rng = random.Random(f"rehearse:cola:{name}")
     sentences = [s for s in _free(language_text(repo, "en"), taken, 1)
                  if 3 <= len(s.split()) <= 20]
     rng.shuffle(sentences)
+    pairs = (n_rows + 1) // 2
     rows = []
-    for sentence in sentences[:COLA_SENTENCES]:
+    for k in range(pairs):
+        sentence = sentences[k % len(sentences)]
         rows.append(f"standin\t1\t\t{sentence}")
         rows.append(f"standin\t0\t*\t{_scrambled(sentence, rng)}")
-    return "".join(row + "\n" for row in rows)
+    made = (f"{n_rows} rows: English treebank sentences (label 1) and their words shuffled "
+            "(label 0)")
+    if pairs > len(sentences):
+        made += f", each of the {len(sentences)} sentences used up to " \
+                f"{-(-pairs // len(sentences))} times"
+    return "".join(row + "\n" for row in rows[:n_rows]), made
 
 
-def make_user_files(config: dict, repo: Path, workdir: Path,
-                    taken: set[str]) -> list[UserFile]:
+def make_user_files(config: dict, repo: Path, workdir: Path, taken: set[str],
+                    size: str = "small") -> list[UserFile]:
     """Write a stand-in for every user-supplied file of `config` (also where the checkout has
     the real one: a rehearsal never reads a corpus), at the place the config names, relative to
     the rehearsal's working directory. `taken`: the treebanks' sentences, which no stand-in
-    repeats."""
+    repeats. `size` full: a CoLA file has the real file's rows (REAL_COLA_ROWS; a file of
+    another name, the small stand-in's)."""
     made = []
     for key, entry, lang in _text_files(config):
         sentences, how = corpus_sentences(repo, lang, taken)
@@ -151,9 +165,12 @@ def make_user_files(config: dict, repo: Path, workdir: Path,
     cola = (config.get("pairs") or {}).get("cola") or {}
     if cola.get("enabled"):
         for entry in cola.get("files", []):
-            write_if_changed(_target(workdir, entry), cola_rows(repo, Path(entry).name, taken))
-            made.append(UserFile(entry, "pairs.cola.files", f"{COLA_SENTENCES} English treebank "
-                                 "sentences (label 1) and their words shuffled (label 0)"))
+            name = Path(entry).name
+            n_rows = REAL_COLA_ROWS.get(name, 2 * COLA_SENTENCES) if size == "full" \
+                else 2 * COLA_SENTENCES
+            rows, what = cola_rows(repo, name, taken, n_rows)
+            write_if_changed(_target(workdir, entry), rows)
+            made.append(UserFile(entry, "pairs.cola.files", what))
     return made
 
 
