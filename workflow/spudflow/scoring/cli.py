@@ -210,9 +210,10 @@ def default_model_name(model: str, gguf_file: str | None) -> str:
 
 def run_score(args: argparse.Namespace) -> None:
     from spudflow.core.logs import get_logger
-    from spudflow.core.shards import parse_shard, shard_range
-    from spudflow.scoring.items import load_items
+    from spudflow.core.shards import parse_shard
+    from spudflow.scoring.job_items import ItemSelection, job_items
     from spudflow.scoring.methods import check_kind, parse_methods
+    from spudflow.scoring.ngram import unigram_lookup
     from spudflow.scoring.run import Job, run_job, write_empty
     from spudflow.scoring.run_key import job_content_key, resume_key
     from spudflow.scoring.shards import shard_metadata
@@ -231,32 +232,13 @@ def run_score(args: argparse.Namespace) -> None:
     if args.cache and args.cache.exists() and not args.cache.is_dir():
         raise InputError(args.cache, None, "is a file, not a directory (a score cache folder "
                          "expected)")
-    items = load_items(args.input, args.lang)
-    if args.languages:
-        wanted = {lang.strip() for lang in args.languages.split(",")}
-        kept = [item for item in items if item.language is None or item.language in wanted]
-        if len(kept) < len(items):
-            log.info("left out %d of %d items not in languages %s", len(items) - len(kept),
-                     len(items), ",".join(sorted(wanted)))
-        items = kept
-    if args.sample is not None:
-        from spudflow.scoring.items import sample_groups
-
-        if args.sample < 1:
-            raise InputError("--sample", None, f"must be at least 1, not {args.sample}")
-        kept = sample_groups(items, args.input, args.sample, args.sample_seed)
-        log.info("scoring a sample of %d groups: %d of %d items", args.sample, len(kept),
-                 len(items))
-        items = kept
-    unigram_for = load_unigrams(args.unigram)
+    languages = (frozenset(lang.strip() for lang in args.languages.split(","))
+                 if args.languages else None)
+    items = job_items(args.input, args.lang, ItemSelection(
+        languages, args.sample, args.sample_seed, shard, args.block_size))
+    unigram_for = unigram_lookup(args.unigram)
     name = args.name or default_model_name(args.model, args.gguf_file)
-    metadata = None
-    if shard:
-        start, stop = shard_range(len(items), shard, args.block_size)
-        log.info("shard %s: %d of the %d items, from item %d on", shard, stop - start,
-                 len(items), start + 1)
-        items = items[start:stop]
-        metadata = shard_metadata(shard, job_content_key(args, name, methods))
+    metadata = shard_metadata(shard, job_content_key(args, name, methods)) if shard else None
     if not items:
         log.info("no items to score: writing empty tables without loading %s", args.model)
         write_empty(args.out, metadata)
@@ -290,29 +272,6 @@ def run_score_gather(args: argparse.Namespace) -> None:
     n_items = gather(args.shard_dirs, args.out)
     get_logger("spudflow.scoring").info("gathered %d shards, %d items, into %s",
                                         len(args.shard_dirs), n_items, args.out)
-
-
-def load_unigrams(paths: list[Path]):
-    """item language -> unigram log-probability function (None when there is none)."""
-    from spudflow.scoring.ngram import NgramModel
-
-    by_lang = {}
-    for path in paths:
-        model = NgramModel.load(path)
-        if model.lang in by_lang:
-            raise InputError(path, None, f"a second unigram model for language {model.lang!r}")
-        by_lang[model.lang] = model.unigram_logprob
-
-    def unigram_for(language: str | None):
-        if language in by_lang:
-            return by_lang[language]
-        if None in by_lang:  # a model trained without a language applies to every item
-            return by_lang[None]
-        if language is None and len(by_lang) == 1:
-            return next(iter(by_lang.values()))
-        return None
-
-    return unigram_for
 
 
 def run_ngram_train(args: argparse.Namespace) -> None:

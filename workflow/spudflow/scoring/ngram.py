@@ -161,3 +161,26 @@ class _Totals:
         self.counts[gram] = count
         self.context[gram[:-1]] += count
         self.types[gram[:-1]] += 1
+
+
+def unigram_lookup(paths: Sequence[Path]):
+    """item language -> unigram log-probability function (None when there is none), from the
+    n-gram model files `paths` (their unigram parts; one model per language, a model trained
+    without a language applies to every item)."""
+    by_lang = {}
+    for path in paths:
+        model = NgramModel.load(path)
+        if model.lang in by_lang:
+            raise InputError(path, None, f"a second unigram model for language {model.lang!r}")
+        by_lang[model.lang] = model.unigram_logprob
+
+    def unigram_for(language: str | None):
+        if language in by_lang:
+            return by_lang[language]
+        if None in by_lang:
+            return by_lang[None]
+        if language is None and len(by_lang) == 1:
+            return next(iter(by_lang.values()))
+        return None
+
+    return unigram_for
