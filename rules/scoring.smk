@@ -48,7 +48,7 @@ rule score:
         "../envs/lm.yaml"
     threads: 4
     resources:
-        mem_mb=lambda wc: 8000 if is_transformer(wc.model) else 4000,
+        mem_mb=score_memory,
         runtime=lambda wc: 240 if is_transformer(wc.model) else 30,
         gpu=lambda wc: 1 if is_transformer(wc.model) else 0,
     params:
@@ -95,7 +95,7 @@ rule score_gather:
         "../envs/lm.yaml"
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=score_memory,
         runtime=30,
     params:
         shard_dirs=score_shard_dirs,

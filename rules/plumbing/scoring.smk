@@ -1,4 +1,5 @@
 # Input functions and config lookups of the scoring stage's rules (rules/scoring.smk).
+import math
 import re
 
 # `spudflow score` options with the same name as a model's config keys, in this order.
@@ -18,6 +19,24 @@ def model_config(model):
 
 def is_transformer(model):
     return model_config(model)["kind"] != "ngram"
+
+
+# A scoring job holds its token and item score rows until it writes them: about 280 MB per MB
+# of items file and method (peak RSS scoring the Japanese preset's 749,500-item datasets in a
+# full rehearsal, docs/running.md), asked for with a quarter of headroom on top of the model's.
+SCORE_MB_PER_ITEMS_MB = 350
+
+
+def score_memory(wildcards):
+    """`mem_mb` of a score, score_shard or score_gather job: the model's (8000 a transformer,
+    4000 an n-gram model) plus the score rows of the items it holds (a shard's share; a sampled
+    model's are counted whole). The items file is read when Snakemake evaluates resources again
+    before the job runs."""
+    floor = 8000 if is_transformer(wildcards.model) else 4000
+    methods = len(model_config(wildcards.model)["methods"])
+    share = 1 / int(wildcards.shards) if "shards" in wildcards.keys() else 1
+    items = input_mb([f"results/items/{wildcards.dataset}.parquet"])
+    return math.ceil(floor + SCORE_MB_PER_ITEMS_MB * methods * items * share)
 
 
 def model_source_inputs(wildcards):
