@@ -267,6 +267,33 @@ def test_edges_refuse_predictions_that_do_not_reproduce_the_metrics(sweep, tmp_p
     assert not any(tmp_path.rglob("*.parquet"))
 
 
+def test_predictions_meet_their_gold_sentence_by_sent_id_where_words_repeat(tmp_path):
+    """A treebank may repeat a sentence's words with another tree (EWT's short replies; every
+    sentence of bench_scale's repeated treebank, where matching on words first failed the totals
+    check at 16x). The probe writes sent_ids: the evaluated sentence is the one of its sent_id,
+    not the first of the same words; without sent_ids the match is greedy on the words."""
+    import numpy as np
+
+    from spudflow.aggregate.probe_edges import Words, matched_gold
+    from spudflow.core.errors import InputError
+
+    def words(sent_ids, heads):
+        return Words([("Thanks", "!")] * len(heads), [np.array(h) for h in heads],
+                     [["root", "punct"]] * len(heads), [["INTJ", "PUNCT"]] * len(heads),
+                     sent_ids)
+
+    gold = words(["a", "b", "c"], [[0, 1], [2, 0], [0, 1]])
+    assert matched_gold(words(["b", "c"], [[2, 0], [0, 1]]), gold, tmp_path, tmp_path) == [1, 2]
+    # no sent_ids: greedy on the words
+    assert matched_gold(words([None, None], [[2, 0], [0, 1]]), gold, tmp_path, tmp_path) == [0, 1]
+    with pytest.raises(InputError, match=r"sentence 1 \(z\) is not in"):
+        matched_gold(words(["z"], [[0, 1]]), gold, tmp_path, tmp_path)
+    other = Words([("Thanks", ".")], [np.array([0, 1])], [["root", "punct"]],
+                  [["INTJ", "PUNCT"]], ["b"])
+    with pytest.raises(InputError, match="with the same words"):
+        matched_gold(other, gold, tmp_path, tmp_path)
+
+
 # --- the workflow's plan with an `auto` layer -----------------------------------------------
 
 def test_auto_layer_plan(tmp_path):

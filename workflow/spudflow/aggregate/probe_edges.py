@@ -44,6 +44,7 @@ class Words:
     heads: list[np.ndarray]
     labels: list[list[str]]
     upos: list[list[str]]
+    sent_ids: list[str | None]
 
 
 def _label(deprel: str, subtypes: bool) -> str:
@@ -55,17 +56,18 @@ def _label(deprel: str, subtypes: bool) -> str:
 def read_tree_words(directory: Path, subtypes: bool) -> Words:
     """The words of a gold treebank directory (its tokens.parquet), per sentence."""
     words = (read_artifact(Path(directory) / TOKENS_FILE, TREEBANK_TOKENS,
-                           ["sent_index", "token_index", "token_type", "form", "upos", "head",
-                            "deprel"])
+                           ["sent_index", "sent_id", "token_index", "token_type", "form", "upos",
+                            "head", "deprel"])
              .filter(pl.col("token_type") == "word").sort(["sent_index", "token_index"])
-             .group_by("sent_index", maintain_order=True).agg("form", "head", "deprel", "upos"))
+             .group_by("sent_index", maintain_order=True)
+             .agg("form", "head", "deprel", "upos", pl.col("sent_id").first()))
     if words.explode("head")["head"].null_count():
         raise InputError(Path(directory) / TOKENS_FILE, None, "a word without HEAD: gold trees "
                          "are needed")
     return Words([tuple(f) for f in words["form"].to_list()],
                  [np.asarray(h, dtype=np.int64) for h in words["head"].to_list()],
                  [[_label(d, subtypes) for d in s] for s in words["deprel"].to_list()],
-                 words["upos"].to_list())
+                 words["upos"].to_list(), words["sent_id"].to_list())
 
 
 def read_predictions(path: Path) -> Words:
@@ -80,20 +82,38 @@ def read_predictions(path: Path) -> Words:
         raise InputError(path, None, "not UTF-8 text") from None
     except conllu.exceptions.ParseException as error:
         raise InputError(path, None, " ".join(str(error).split())) from None
-    words = [[t for t in sentence if isinstance(t["id"], int)] for sentence in sentences]
-    words = [s for s in words if s]
+    kept = [s for s in sentences if any(isinstance(t["id"], int) for t in s)]
+    words = [[t for t in sentence if isinstance(t["id"], int)] for sentence in kept]
     if not words:
         raise InputError(path, None, "no sentences")
     if any(not isinstance(t["head"], int) for s in words for t in s):
         raise InputError(path, None, "a word without a numeric HEAD")
     return Words([tuple(t["form"] for t in s) for s in words],
                  [np.array([t["head"] for t in s], dtype=np.int64) for s in words],
-                 [[t["deprel"] for t in s] for s in words], [[t["upos"] for t in s] for s in words])
+                 [[t["deprel"] for t in s] for s in words], [[t["upos"] for t in s] for s in words],
+                 [s.metadata.get("sent_id") for s in kept])
 
 
 def matched_gold(predicted: Words, gold: Words, path: Path, gold_dir: Path) -> list[int]:
-    """For each predicted sentence, its gold sentence: the predictions hold the evaluated
-    sentences of the treebank in order (a subsequence), so the match is greedy on the words."""
+    """For each predicted sentence, its gold sentence: by sent_id where every sentence of both
+    has one and the gold ones are unique (the probe writes the treebank's sent_ids), its words
+    checked; else greedy on the words, the predictions being the evaluated sentences of the
+    treebank in order (a subsequence). Greedy matching takes the first gold sentence of the same
+    words, which need not be the one evaluated where a treebank repeats a sentence (with
+    another tree), so it is the fallback only."""
+    index = {sent_id: g for g, sent_id in enumerate(gold.sent_ids)}
+    if (None not in index and len(index) == len(gold.sent_ids)
+            and None not in predicted.sent_ids):
+        picks = []
+        for i, (sent_id, forms) in enumerate(zip(predicted.sent_ids, predicted.forms,
+                                                  strict=True)):
+            g = index.get(sent_id)
+            if g is None or gold.forms[g] != forms:
+                raise InputError(path, None, f"sentence {i + 1} ({sent_id}) is not in "
+                                 f"{gold_dir} with the same words: predictions of another "
+                                 "treebank?")
+            picks.append(g)
+        return picks
     picks, g = [], 0
     for i, forms in enumerate(predicted.forms):
         while g < len(gold.forms) and gold.forms[g] != forms:
