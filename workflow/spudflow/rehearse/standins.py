@@ -127,6 +127,8 @@ def cola_rows(repo: Path, name: str, taken: set[str], n_rows: int) -> tuple[str,
     sentences = [s for s in _free(language_text(repo, "en"), taken, 1)
                  if 3 <= len(s.split()) <= 20]
     rng.shuffle(sentences)
+    if not sentences:
+        raise ValueError(f"{name}: no English treebank sentence is free for a CoLA stand-in")
     pairs = (n_rows + 1) // 2
     rows = []
     for k in range(pairs):
