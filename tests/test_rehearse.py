@@ -350,6 +350,27 @@ def test_a_full_size_mirror_grows_a_split_to_the_real_count_under_new_sent_ids(t
     assert {block_text(b) for b in read_blocks(REPO / local)} <= taken
 
 
+def test_a_full_size_rehearsal_knows_the_real_size_of_every_file_of_the_presets():
+    """Every file of every URL split of the presets has its real sentence count: a split given
+    as a list of files (HDT's four training files, SynTagRus's three) grows in every part, not
+    only in its first (a full SPUD rehearsal had HDT train at 46,587 sentences of 153,035)."""
+    from spudflow.core.split_files import split_locations
+    from spudflow.rehearse.mirror import REAL_SENTENCES
+
+    files = {}
+    for preset in sorted((REPO / "config" / "papers").glob("*.yaml")):
+        config = yaml.safe_load(preset.read_text(encoding="utf-8"))
+        for name, spec in config["treebanks"].items():
+            for split in spec["splits"]:
+                for url in split_locations(config, name, split):
+                    if url.startswith("https://"):
+                        files[url.rsplit("/", 1)[1]] = (preset.name, name, split)
+    assert any(split == "train" and name == "de_hdt" for _, name, split in files.values())
+    assert {f: where for f, where in files.items() if f not in REAL_SENTENCES} == {}
+    hdt_train = sum(n for f, n in REAL_SENTENCES.items() if f.startswith("de_hdt-ud-train-"))
+    assert hdt_train == 153035   # UD 2.10 (2,754K tokens, the SPUD paper's Table 6)
+
+
 def test_a_treebank_vendored_and_in_shared_is_one_pool_of_unique_sent_ids(tmp_path):
     """A vendored treebank is a subset of ../shared's copy: each sentence is cut once, and a
     different sentence that only shares a sent_id is kept under a new one (the CI clone has

@@ -23,17 +23,21 @@ SMALL_OTHER = 12
 
 # --size full: the real splits' sentence counts (UD 2.10 stats.xml; the SPUD paper's Table 6
 # treebanks). HDT's and SynTagRus's training files are estimated as a quarter and a third of
-# their training sets (the release splits them into four and three files).
+# their training sets (the release splits them into four and three files): every file has its
+# entry, or a full rehearsal would grow only the first and leave a split at a fraction of its
+# size.
 REAL_SENTENCES = {
     "ar_padt-ud-train.conllu": 6075, "ar_padt-ud-dev.conllu": 909,
     "ar_padt-ud-test.conllu": 680,
-    "de_hdt-ud-train-a-1.conllu": 38259, "de_hdt-ud-dev.conllu": 18434,
-    "de_hdt-ud-test.conllu": 18459,
+    "de_hdt-ud-train-a-1.conllu": 38259, "de_hdt-ud-train-a-2.conllu": 38259,
+    "de_hdt-ud-train-b-1.conllu": 38259, "de_hdt-ud-train-b-2.conllu": 38258,
+    "de_hdt-ud-dev.conllu": 18434, "de_hdt-ud-test.conllu": 18459,
     "en_ewt-ud-train.conllu": 12543, "en_ewt-ud-dev.conllu": 2001,
     "en_ewt-ud-test.conllu": 2077,
     "fr_gsd-ud-train.conllu": 14450, "fr_gsd-ud-dev.conllu": 1476,
     "fr_gsd-ud-test.conllu": 416,
-    "ru_syntagrus-ud-train-a.conllu": 16271, "ru_syntagrus-ud-dev.conllu": 6584,
+    "ru_syntagrus-ud-train-a.conllu": 16271, "ru_syntagrus-ud-train-b.conllu": 16271,
+    "ru_syntagrus-ud-train-c.conllu": 16271, "ru_syntagrus-ud-dev.conllu": 6584,
     "ru_syntagrus-ud-test.conllu": 6491,
 }
 
