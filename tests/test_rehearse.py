@@ -421,3 +421,28 @@ def test_every_file_a_preset_asks_the_user_for_gets_a_stand_in(tmp_path, preset,
         assert text == (REPO / GERMAN_TEMPLATES).read_text(encoding="utf-8")
     else:
         assert len(text.splitlines()) > 100 and any("\u3040" <= c <= "\u30ff" for c in text)
+
+
+def test_the_feature_estimate_widens_each_probe_models_files_by_its_own_width(tmp_path):
+    """rehearsal.md's real-run feature bytes: each probe model's files times its real model's
+    hidden width over the stand-in's (a mean width over all models put mBERT-only features at
+    42.6 GB instead of 30 GB); a model with no hub stand-in (a local encoder) stays as it is."""
+    from types import SimpleNamespace
+
+    from spudflow.rehearse.families import FAMILIES
+    from spudflow.rehearse.report import feature_sizes
+    from spudflow.rehearse.tiny_models import HIDDEN
+
+    root = tmp_path / "results" / "probe" / "features"
+    for model, size in (("mbert", 1000), ("mgpt", 300), ("local", 50)):
+        (root / model / "de_hdt" / "train" / "lm").mkdir(parents=True)
+        (root / model / "de_hdt" / "train" / "lm" / "orig.safetensors").write_bytes(b"x" * size)
+    config = {"probe": {"models": {"mbert": {"source": "bert-base-multilingual-cased"},
+                                   "mgpt": {"source": "ai-forever/mGPT"},
+                                   "local": {"source": "resources/my_encoder"}}}}
+    hub = [SimpleNamespace(hub_id="bert-base-multilingual-cased",
+                           family=FAMILIES["bert-multilingual"]),
+           SimpleNamespace(hub_id="ai-forever/mGPT", family=FAMILIES["mgpt"])]
+    total, widened = feature_sizes(tmp_path, config, hub)
+    assert total == 1350
+    assert widened == pytest.approx(1000 * 768 / HIDDEN + 300 * 2048 / HIDDEN + 50)

@@ -9,6 +9,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from spudflow.rehearse.tiny_models import HIDDEN
+
 BENCHMARKS = Path("results") / "benchmarks"
 
 
@@ -104,6 +106,21 @@ def probe_feature_loads(workdir: Path) -> tuple[int, int]:
     return len(jobs), encoders
 
 
+def feature_sizes(workdir: Path, config: dict, hub) -> tuple[int, float]:
+    """Bytes of the rehearsal's probe features, and the same with each probe model's files
+    (results/probe/features/{model}/) scaled by its real model's width over the stand-in's."""
+    sources = {name: spec.get("source") for name, spec
+               in ((config.get("probe") or {}).get("models") or {}).items()}
+    hidden = {h.hub_id: h.family.hidden for h in hub}
+    root = workdir / "results" / "probe" / "features"
+    total, widened = 0, 0.0
+    for model in sorted(root.iterdir()) if root.is_dir() else []:
+        size = sum(p.stat().st_size for p in model.rglob("*") if p.is_file())
+        total += size
+        widened += size * hidden.get(sources.get(model.name), HIDDEN) / HIDDEN
+    return total, widened
+
+
 def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
     """The real run's work per stage, scaled from the rehearsal by the real splits' sizes
     (treebank datasets) and the real models' widths (probe features)."""
@@ -123,17 +140,13 @@ def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
     lines = ["### Scoring: words scored x methods", ""]
     lines += _table(["dataset", "model", "rehearsal", "real run (est.)"], rows) if rows else \
         ["(no scoring jobs)"]
-    features = [p for p in (workdir / "results").rglob("*") if p.is_file()
-                and "probe" in p.parts and "features" in "/".join(p.parts)]
-    feature_bytes = sum(p.stat().st_size for p in features)
-    widths = [h.family.hidden for h in hub if h.layers]
+    feature_bytes, widened = feature_sizes(workdir, config, hub)
     ratio = (sum(scale.values()) / len(scale)) if scale else 1.0
-    width = (sum(widths) / len(widths) / 32) if widths else 1.0
     probe_jobs, probe_loads = probe_feature_loads(workdir)
     lines += ["", "### Probe features", "",
               f"{_mb(feature_bytes)} in the rehearsal; the real run about "
-              f"{_mb(feature_bytes * ratio * width)} (x {ratio:.0f} sentences, x {width:.0f} "
-              "hidden width of the real models over the stand-ins' 32)."]
+              f"{_mb(widened * ratio)} (x {ratio:.0f} sentences, and each probe model's files x "
+              f"its real model's hidden width over the stand-ins' {HIDDEN})."]
     lines += ["", "### Model loads", "",
               f"{loads} scoring jobs each load one model; {probe_jobs} probe feature jobs build "
               f"{probe_loads} encoders (one per baseline, one after the other). The same counts "
