@@ -219,7 +219,8 @@ def probe_features(data: Path, work: Path, device: str) -> dict:
                 wall_s={k: round(v, 2) for k, v in walls.items()})
 
 
-def real_size_model(hub_snapshot: Path, grow: dict, kind: str, device: str, dest: Path) -> Path:
+def real_size_model(hub_snapshot: Path, grow: dict, kind: str, device: str,
+                    dest: Path) -> tuple[Path, int]:
     """The tiny model's config grown to the real sizes, random weights (seed 0), its tokenizer."""
     import torch
     from transformers import (
@@ -241,7 +242,7 @@ def real_size_model(hub_snapshot: Path, grow: dict, kind: str, device: str, dest
         model = auto.from_config(config)
     model.save_pretrained(dest)
     for file in hub_snapshot.iterdir():
-        if "token" in file.name or file.suffix in (".model", ".txt") and file.name != "config.json":
+        if "token" in file.name or file.suffix in (".model", ".txt"):
             shutil.copy(file, dest / file.name)
     n_params = sum(p.numel() for p in model.parameters())
     del model
@@ -250,14 +251,10 @@ def real_size_model(hub_snapshot: Path, grow: dict, kind: str, device: str, dest
     return dest, n_params
 
 
-def snapshot(hub: Path, model_id: str) -> Path:
-    folder = hub / ("models--" + model_id.replace("/", "--"))
-    commit = (folder / "refs" / "main").read_text().strip()
-    return folder / "snapshots" / commit
-
-
 def throughput(data: Path, work: Path, device: str, sample: int, full_items: int,
                quick: bool) -> list[dict]:
+    from spudflow.core.hub_cache import loaded_snapshot
+
     items = data / "items" / "japanese_transitivity_base.parquet"
     rows = []
     for model_id, kind, methods, grow in REAL:
@@ -267,7 +264,7 @@ def throughput(data: Path, work: Path, device: str, sample: int, full_items: int
             if "attention_types" in grow:
                 grow["attention_types"] = [[["global", "local"], 1]]
         start = time.perf_counter()
-        path, n_params = real_size_model(snapshot(data / "hub", model_id), grow, kind, device,
+        path, n_params = real_size_model(loaded_snapshot(model_id), grow, kind, device,
                                          work / "real" / model_id.replace("/", "--"))
         build = time.perf_counter() - start
         for dtype in ("float32", "bfloat16"):
