@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import functools
 import importlib
 import os
@@ -19,7 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,7 +129,8 @@ def _run_key(label: str, helpers: Iterable[Path] = ()) -> str:
 
     digest = hashlib.sha256(f"{label}\n{sys.version}\n{REPO}\n".encode())
     trees = [REPO / name for name in WORKFLOW_FILES] + [TINY_DATA]
-    trees += [Path(__file__), REPO / "tests" / "probe_support.py", *helpers]
+    trees += [Path(__file__), REPO / "tests" / "probe_support.py",
+              REPO / "tests" / "preloaded_jobs.py", *helpers]
     for tree in trees:
         for path in sorted([tree, *tree.rglob("*")] if tree.is_dir() else [tree]):
             if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
@@ -293,12 +295,15 @@ def planned_jobs(workdir: Path, **kwargs) -> set[Job]:
     return set(plan(workdir, **kwargs).jobs)
 
 
-def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = ()) -> None:
+def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = (),
+                 preloaded: bool = True) -> None:
     """Run the workflow at `workdir` locally through the Snakemake API (raises on failure).
 
     With `targets`, only the jobs those files need (default: rule all). Every job gets one thread
     (`--max-threads 1`): the rules ask for 2-4, which on 2 cores would run the tiny jobs one at a
-    time although each keeps one core busy; the rules' own threads are checked by plan()."""
+    time although each keeps one core busy; the rules' own threads are checked by plan().
+    `preloaded`: the jobs' `spudflow` starts with the heavy libraries imported
+    (tests/preloaded_jobs.py); False runs each job as a fresh process."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
         DAGSettings,
@@ -307,7 +312,7 @@ def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = ()) -> 
         ResourceSettings,
     )
 
-    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api:
+    with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api, _jobs_path(preloaded):
         workflow_api = api.workflow(
             resource_settings=ResourceSettings(cores=cores, max_threads=1),
             snakefile=workdir / "Snakefile",
@@ -315,6 +320,23 @@ def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = ()) -> 
         )
         dag_api = workflow_api.dag(DAGSettings(targets=frozenset(targets)))
         dag_api.execute_workflow(executor="local")
+
+
+@contextlib.contextmanager
+def _jobs_path(preloaded: bool) -> Iterator[None]:
+    """PATH with the preloaded `spudflow` first while a run lasts (when `preloaded`)."""
+    from preloaded_jobs import client_dir
+
+    found = client_dir() if preloaded else None
+    if found is None:
+        yield
+        return
+    before = os.environ["PATH"]
+    os.environ["PATH"] = f"{found}{os.pathsep}{before}"
+    try:
+        yield
+    finally:
+        os.environ["PATH"] = before
 
 
 def planning_error(workdir: Path) -> str:

@@ -1,0 +1,223 @@
+"""A `spudflow` for the tests' workflow runs whose jobs start with the heavy libraries imported.
+
+Every Snakemake job is a fresh Python that imports torch, transformers, polars and the rest
+before it does a second of work: a tiny score job spends 5.5 of its 6 s importing (issue 23).
+The tests run a few hundred such jobs. Here one server process per test process imports them
+once; a job's `spudflow ARGS` (a small client script put first on PATH by run_workflow) hands
+its arguments, working directory, environment and stdin/stdout/stderr to the server, which
+forks a child that runs `spudflow.cli.main(ARGS)` as the console script would and sends back
+its exit status. The command's code path is the real one; only interpreter start-up is shared.
+
+Where sharing could change what a job sees, the client runs the real `spudflow` instead: when
+its environment differs from the server's in a variable a library reads at import time (the
+Hugging Face hub cache and offline switch, thread counts, PYTHONPATH, ...), when the server is
+not running, or when SPUDFLOW_PRELOADED_JOBS=off. Tests that measure a job's own process (its
+benchmark, a kill) or the command line itself use real processes (run_workflow(preloaded=False),
+snakemake_cli, the SLURM test).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import importlib
+import json
+import os
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+# Imported once by the server. A child imports anything else itself, as a fresh job would.
+PRELOAD = (
+    "numpy", "polars", "pyarrow.parquet", "yaml", "conllu", "tqdm", "filelock",
+    "torch", "torch.optim", "torch._dynamo",
+    "transformers", "transformers.modeling_utils", "transformers.models.auto.modeling_auto",
+    "transformers.models.auto.tokenization_auto", "transformers.models.gpt2.modeling_gpt2",
+    "transformers.models.bert.modeling_bert", "transformers.models.electra.modeling_electra",
+    "tokenizers", "safetensors.torch",
+    "scipy.stats", "sklearn.linear_model", "sklearn.metrics", "statsmodels.api", "numba",
+    "matplotlib.pyplot", "networkx", "spacy",
+    "spudflow.cli",
+)
+# Environment variables some library reads once, at import: a job whose value differs from the
+# server's runs as a real process.
+IMPORT_TIME_ENV = ("HF_", "HUGGINGFACE", "TRANSFORMERS", "TOKENIZERS", "TORCH", "PYTORCH",
+                   "CUDA", "OMP_", "MKL_", "OPENBLAS", "GOTO", "VECLIB", "NUMEXPR", "NUMBA",
+                   "MPL", "POLARS", "SPACY", "PYTHON", "XDG_", "HOME", "LD_",
+                   "SPUDFLOW_PRELOADED_JOBS")
+# What Snakemake sets for a job of one thread (snakemake/shell.py), as run_workflow's jobs are
+# (max_threads=1): the server imports the libraries under the same thread settings.
+ONE_THREAD_JOB = dict.fromkeys(("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                                "NUMEXPR_NUM_THREADS"), "1")
+_LENGTH = struct.Struct("!Q")
+
+CLIENT = """#!{python} -S
+# `spudflow` for the tests' workflow runs: see tests/preloaded_jobs.py.
+import json, os, signal, socket, struct, sys
+REAL = {real!r}
+def real():
+    os.execv(REAL, [REAL, *sys.argv[1:]])
+if os.environ.get("SPUDFLOW_PRELOADED_JOBS") == "off":
+    real()
+try:
+    server = socket.socket(socket.AF_UNIX)
+    server.connect({socket_path!r})
+except OSError:
+    real()
+request = json.dumps({{"program": REAL, "argv": sys.argv[1:], "cwd": os.getcwd(),
+                      "env": dict(os.environ)}}).encode()
+socket.send_fds(server, [struct.pack("!Q", len(request)) + request], [0, 1, 2])
+replies = server.makefile("r", encoding="utf-8")
+first = json.loads(replies.readline() or '{{"fallback": true}}')
+if first.get("fallback"):
+    real()
+for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(sig, lambda number, frame: os.kill(first["pid"], number))
+last = replies.readline()
+sys.exit(json.loads(last)["status"] if last else 1)
+"""
+
+
+def _import_time_env(env: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in env.items() if k.startswith(IMPORT_TIME_ENV)}
+
+
+def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
+    data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
+    while len(data) < _LENGTH.size or len(data) < _LENGTH.size + _LENGTH.unpack_from(data)[0]:
+        more = conn.recv(1 << 16)
+        if not more:
+            raise ConnectionError("the client hung up mid-request")
+        data += more
+    return json.loads(data[_LENGTH.size:]), fds
+
+
+def _exit_status(code: object) -> int:
+    """What sys.exit(code) makes the process's exit status."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _run_job(conn: socket.socket, request: dict, fds: list[int]) -> None:
+    """In the forked child: become the job, run the command, report its status; never returns."""
+    status = 1
+    try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        tempfile.tempdir = None  # TMPDIR is the job's (Snakemake sets it per job)
+        sys.argv = [request["program"], *request["argv"]]
+        conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+        from spudflow.cli import main
+
+        try:
+            status = _exit_status(main(request["argv"]))
+        except SystemExit as stop:
+            status = _exit_status(stop.code)
+        except BaseException:  # noqa: BLE001 - the console script prints it and exits 1
+            traceback.print_exc()
+            status = 1
+        atexit._run_exitfuncs()
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            conn.sendall(json.dumps({"status": status}).encode() + b"\n")
+        finally:
+            os._exit(status)
+
+
+def serve(socket_path: str) -> None:
+    """Import PRELOAD, then fork one child per request on `socket_path` until killed."""
+    started_with = dict(os.environ)
+    own_env = _import_time_env(started_with)
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+    # What the imports put in the environment (torch's inductor cache dir, ...): a fresh job
+    # would have set them too, so each child gets them beside its own environment.
+    set_by_imports = {k: v for k, v in os.environ.items() if started_with.get(k) != v}
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(socket_path + ".tmp")
+    listener.listen(64)
+    listener.settimeout(5)
+    os.rename(socket_path + ".tmp", socket_path)  # clients connect only once it is ready
+    parent = os.getppid()
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            if os.getppid() != parent:  # the test process is gone (killed): so is the server
+                return
+            continue
+        conn.setblocking(True)
+        try:
+            request, fds = _receive(conn)
+        except (OSError, ValueError):
+            conn.close()
+            continue
+        differs = sorted(k for k in own_env.keys() | _import_time_env(request["env"]).keys()
+                         if own_env.get(k) != request["env"].get(k))
+        with open(socket_path + ".log", "a", encoding="utf-8") as log:  # what ran how
+            print(" ".join(request["argv"][:1]), "real:" if differs else "forked", *differs,
+                  file=log)
+        if differs or len(fds) != 3:
+            conn.sendall(b'{"fallback": true}\n')
+        elif os.fork() == 0:
+            listener.close()
+            _run_job(conn, {**request, "env": {**set_by_imports, **request["env"]}}, fds)
+        for fd in fds:
+            os.close(fd)
+        conn.close()
+
+
+@functools.cache
+def client_dir() -> Path | None:
+    """A folder holding the client `spudflow`, with its server started (once per test process,
+    stopped at exit); None when SPUDFLOW_PRELOADED_JOBS=off."""
+    if os.environ.get("SPUDFLOW_PRELOADED_JOBS") == "off":
+        return None
+    root = Path(tempfile.mkdtemp(prefix="sf-jobs-"))
+    socket_path = str(root / "server.sock")
+    with open(root / "server.err", "wb") as errors:
+        server = subprocess.Popen([sys.executable, __file__, socket_path],
+                                  stdin=subprocess.DEVNULL, stdout=errors, stderr=errors,
+                                  env={**os.environ, **ONE_THREAD_JOB})
+
+    def stop() -> None:
+        server.terminate()
+        server.wait()
+        shutil.rmtree(root, ignore_errors=True)
+
+    atexit.register(stop)
+    real = shutil.which("spudflow", path=str(Path(sys.executable).parent))
+    if real is None:
+        raise FileNotFoundError(f"no spudflow beside {sys.executable}")
+    client = root / "bin" / "spudflow"
+    client.parent.mkdir()
+    client.write_text(CLIENT.format(python=sys.executable, real=real, socket_path=socket_path),
+                      encoding="utf-8")
+    client.chmod(0o755)
+    return client.parent
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1])
