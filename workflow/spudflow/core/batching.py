@@ -4,25 +4,26 @@ training (shared by the control models and the probes)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 import torch
-from torch.nn.utils.rnn import pad_sequence
 
 
 def pad_rows(rows: Sequence[Sequence[int]], pad_id: int,
              length: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     """(ids, attention_mask) of int64 rows right-padded with pad_id to the longest row, or to
-    `length` when that is longer."""
-    tensors = [torch.as_tensor(row, dtype=torch.long) for row in rows]
-    ids = pad_sequence(tensors, batch_first=True, padding_value=pad_id)
-    attention = pad_sequence([torch.ones(len(t), dtype=torch.long) for t in tensors],
-                             batch_first=True, padding_value=0)
-    extra = length - ids.shape[1]
-    if extra > 0:
-        ids = torch.nn.functional.pad(ids, (0, extra), value=pad_id)
-        attention = torch.nn.functional.pad(attention, (0, extra), value=0)
-    return ids, attention
+    `length` when that is longer. Filled in one numpy step, not a tensor per row: a PPPL job
+    pads millions of rows (one masked copy per token)."""
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+    width = max(int(lengths.max(initial=0)), length)
+    attention = np.arange(width) < lengths[:, None]
+    ids = np.full((len(rows), width), pad_id, dtype=np.int64)
+    if len(rows):
+        ids[attention] = (
+            np.concatenate(rows) if isinstance(rows[0], np.ndarray)
+            else np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(lengths.sum())))
+    return torch.from_numpy(ids), torch.from_numpy(attention.astype(np.int64))
 
 
 def length_bucketed_batches(lengths: Sequence[int] | np.ndarray, batch_size: int,

@@ -19,6 +19,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import torch
@@ -84,12 +85,17 @@ class BatchRunner:
     def run(self, rows: list[Row], results: list[np.ndarray], bar=None) -> None:
         """Fill results[row.owner][row.slots] with each row's values; `bar` counts items
         (owners) whose rows are all done."""
-        order = sorted(range(len(rows)), key=lambda i: (-len(rows[i].input_ids), i))
+        lengths = np.fromiter((len(row.input_ids) for row in rows), dtype=np.int64,
+                              count=len(rows))
+        order = np.argsort(-lengths, kind="stable").tolist()  # longest first, ties in order
+        # One flat array of every result, written a batch at a time, copied back at the end.
+        offsets = np.cumsum([0] + [len(r) for r in results])
+        flat = np.concatenate(results) if results else np.empty(0)
         remaining = Counter(row.owner for row in rows)
         start = 0
         while start < len(order):
             batch = self._next_batch(rows, order, start)
-            self._run_halving(batch, results)
+            self._run_halving(batch, flat, offsets)
             finished = 0
             for row in batch:
                 remaining[row.owner] -= 1
@@ -97,6 +103,8 @@ class BatchRunner:
             if bar is not None and finished:
                 bar.update(finished)
             start += len(batch)
+        for i, result in enumerate(results):
+            result[:] = flat[offsets[i]:offsets[i + 1]]
 
     def _next_batch(self, rows: list[Row], order: list[int], start: int) -> list[Row]:
         """Rows from order[start:] (longest first) of the first row's padded length, as many
@@ -110,7 +118,7 @@ class BatchRunner:
             batch.append(rows[i])
         return batch
 
-    def _run_halving(self, batch: list[Row], results: list[np.ndarray]) -> None:
+    def _run_halving(self, batch: list[Row], flat: np.ndarray, offsets: np.ndarray) -> None:
         try:
             values = self._forward(batch)
         except torch.cuda.OutOfMemoryError:
@@ -123,25 +131,27 @@ class BatchRunner:
             log.warning("CUDA out of memory on %d rows x %d tokens: halving the batch; token "
                         "budget now %d", len(batch), longest, self.batch_tokens)
             half = len(batch) // 2
-            self._run_halving(batch[:half], results)
-            self._run_halving(batch[half:], results)
+            self._run_halving(batch[:half], flat, offsets)
+            self._run_halving(batch[half:], flat, offsets)
             return
-        position = 0
-        for row in batch:
-            n = len(row.gather)
-            results[row.owner][list(row.slots)] = values[position:position + n]
-            position += n
+        counts = _counts(row.gather for row in batch)
+        owners = np.repeat(np.fromiter((row.owner for row in batch), dtype=np.int64,
+                                       count=len(batch)), counts)
+        flat[offsets[owners] + _joined((row.slots for row in batch), counts)] = values
 
     def _forward(self, batch: list[Row]) -> np.ndarray:
         ids, attention = pad_rows([row.input_ids for row in batch], self.pad_id,
                                   padded_length(len(batch[0].input_ids)))
         longest = ids.shape[1]
-        flat, targets = [], []
-        for b, row in enumerate(batch):
-            if row.masked:
-                ids[b, list(row.masked)] = self.mask_id
-            flat.extend(b * longest + p for p in row.gather)
-            targets.extend(row.targets)
+        row_numbers = np.arange(len(batch))
+        masked = _counts(row.masked for row in batch)
+        if masked.any():
+            ids.numpy()[np.repeat(row_numbers, masked),
+                        _joined((row.masked for row in batch), masked)] = self.mask_id
+        gathered = _counts(row.gather for row in batch)
+        flat = (np.repeat(row_numbers * longest, gathered)
+                + _joined((row.gather for row in batch), gathered))
+        targets = _joined((row.targets for row in batch), gathered)
         self.stats.batches += 1
         self.stats.rows += len(batch)
         self.stats.padded_tokens += ids.numel()
@@ -149,6 +159,16 @@ class BatchRunner:
         device = self.device
         with torch.inference_mode():
             values = self.forward(ids.to(device), attention.to(device),
-                                  torch.tensor(flat, dtype=torch.long, device=device),
-                                  torch.tensor(targets, dtype=torch.long, device=device))
+                                  torch.from_numpy(flat).to(device),
+                                  torch.from_numpy(targets).to(device))
         return values.double().cpu().numpy()
+
+
+def _counts(parts) -> np.ndarray:
+    """How many entries each of `parts` (sequences) has."""
+    return np.fromiter(map(len, parts), dtype=np.int64)
+
+
+def _joined(parts, counts: np.ndarray) -> np.ndarray:
+    """`parts` (sequences of ints) end to end, as one int64 array of counts.sum() entries."""
+    return np.fromiter(chain.from_iterable(parts), dtype=np.int64, count=int(counts.sum()))
