@@ -109,7 +109,7 @@ rule probe_train:
         "../envs/lm.yaml"
     threads: 2
     resources:
-        mem_mb=4000,
+        mem_mb=probe_train_memory,
         runtime=60 * len(probe_seeds()),
     params:
         outdir=probe_pair_dir_of,

@@ -1,11 +1,12 @@
 """The memory a job asks for (its `mem_mb`, what SLURM enforces) grows with the split it holds:
 ingest, nonce and the SPUD items (bench/bench_scale.py measured their peak RSS at 1x-16x EWT
-train), and the scoring jobs with the items they score (a full rehearsal of the Japanese preset).
+train), the scoring jobs with the items they score (a full rehearsal of the Japanese preset), and
+a probe's training with its baseline's feature files and its treebanks.
 Planned through Snakemake on a copy of the tiny workflow, after a first run of ingest."""
 
 from __future__ import annotations
 
-from workflow_helpers import copy_workflow, plan, run_workflow
+from workflow_helpers import copy_workflow, finished_tiny_run, plan, run_workflow
 
 TOKENS = "results/ingest/tiny_en/test/tokens.parquet"
 BLIMP = "results/items/blimp.parquet"
@@ -58,3 +59,28 @@ def test_a_scoring_job_asks_for_memory_by_its_items_and_methods(tmp_path):
     assert mem_of(big, "score_gather", dataset="blimp", model="tiny_trigram") == \
         4000 + 350 * 2 * 4
     assert mem_of(big, "score", dataset="spud_tiny_en_test", model="tiny_bert") == 8000
+
+
+def _grow(path, megabytes: int) -> None:
+    with path.open("r+b") as f:  # sparse: its size is what counts
+        f.truncate(megabytes * 1_000_000)
+
+
+def test_a_probe_training_job_asks_for_memory_by_its_baselines_features_and_treebanks(tmp_path):
+    """The lm job of tiny_en (a held-out share split off its training split; three eval sets)
+    holds its training features twice, each eval set's features once and its treebanks' words;
+    the M0 job's features are not the lm job's."""
+    workdir = finished_tiny_run(tmp_path / "workflow")
+    features = workdir / "results" / "probe" / "features" / "tiny_bert" / "tiny_en"
+    _grow(features / "test@train" / "lm" / "orig.safetensors", 800)
+    for name in ("orig", "spud/seed1", "pos/seed1"):
+        _grow(features / "test@heldout" / "lm" / f"{name}.safetensors", 200)
+    _grow(workdir / "results" / "ingest" / "tiny_en" / "test" / "tokens.parquet", 20)
+    for method in ("spud", "pos"):
+        _grow(workdir / "results" / "nonce" / "tiny_en" / "test" / method / "seed1" /
+              "tokens.parquet", 10)
+    planned = plan(workdir, forceall=True)
+    # features: 800 twice + 3 x 200; treebanks: the training split, and orig, spud and pos
+    assert mem_of(planned, "probe_train", baseline="lm") == \
+        1000 + 1.25 * (2 * 800 + 3 * 200) + 36 * (20 + 20 + 10 + 10)
+    assert mem_of(planned, "probe_train", baseline="M0") == 4000

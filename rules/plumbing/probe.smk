@@ -1,4 +1,6 @@
 # Input functions and config lookups of the probe stage's rules (rules/probe.smk).
+import math
+
 # The feature directory of a split: a split, or a share of one (SPLIT@train, SPLIT@heldout).
 PROBE_SPLIT_DIR = r"[A-Za-z0-9_-]+(?:@train|@heldout)?"
 # `spudflow probe train` options with the same name as the probe section's keys, in this order.
@@ -254,6 +256,24 @@ def probe_train_args(wildcards, input):
     if wildcards.baseline != "lm":
         args += ["--baseline", wildcards.baseline]
     return quoted(args + probe_word_options())
+
+
+def probe_train_memory(wildcards, input):
+    """A probe_train job's mem_mb (what SLURM enforces). It holds its baseline's feature files
+    as read (float16; the training split once more when a held-out share is split off it) and
+    its treebanks' words and gold trees, about 36 MB per MB of tokens.parquet. Rates from
+    `/usr/bin/time` peaks at 1x and 16x EWT train, 32 and 768 wide, with about a quarter of
+    headroom (docs/running.md, "What a full run costs"); 4000 MB at least."""
+    file = lambda features_dir, name: probe_eval_set_file(features_dir, wildcards.baseline, name)
+    train = file(input.train_features, "orig")
+    features = [
+        train,
+        file(input.dev_features, "orig") if "dev_features" in input.keys() else train,
+    ]
+    features += [file(input.eval_features, name) for name in probe_eval_sets()]
+    dev = [input.dev_treebank] if "dev_treebank" in input.keys() else []
+    treebanks = [input.train_treebank, *dev, *input.eval_treebanks]
+    return max(4000, math.ceil(1000 + 1.25 * input_mb(features) + 36 * input_mb(treebanks)))
 
 
 def probe_pair_dir(treebank, model, baseline, dist, label):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 from safetensors import SafetensorError, safe_open
-from safetensors.numpy import load_file, save_file
+from safetensors.numpy import save_file
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
@@ -99,11 +99,12 @@ def read_features(path: str | Path, layers: list[int] | None = None) -> Features
     missing = [layer for layer in wanted if layer not in available]
     if missing:
         raise InputError(path, None, f"has no layer {missing[0]} (layers {available})")
-    tensors = load_file(str(path))
+    # Only the wanted layers are read: a layer sweep's file holds every layer of the model.
+    with safe_open(str(path), framework="numpy") as f:
+        layers = {layer: f.get_tensor(f"layer{layer}") for layer in wanted}
+        sent_index, word_offsets = f.get_tensor("sent_index"), f.get_tensor("word_offsets")
     info = {k: v for k, v in metadata.items() if k not in ("format", "layers", "too_long")}
-    return Features({layer: tensors[f"layer{layer}"] for layer in wanted},
-                    tensors["sent_index"], tensors["word_offsets"],
-                    json.loads(metadata["too_long"]), info)
+    return Features(layers, sent_index, word_offsets, json.loads(metadata["too_long"]), info)
 
 
 def concatenate(parts: list[Features]) -> Features:
