@@ -37,7 +37,7 @@ rule probe_features:
     threads: 2
     # one encoder in memory at a time; an hour per baseline
     resources:
-        mem_mb=6000,
+        mem_mb=probe_features_memory,
         runtime=lambda wc: 60 * len(probe_baselines(wc.probe_model)),
         gpu=1,
     params:

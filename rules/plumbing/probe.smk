@@ -182,6 +182,31 @@ def probe_feature_layers(treebank, model, baseline):
     return ",".join(map(str, sorted(layers)))
 
 
+# A feature job's memory: its encoder's weights (counted twice: stored float16 ones are loaded
+# float32) and, per token row of the treebanks it reads (about 78,000 rows per MB of
+# tokens.parquet), about 170 bytes of words plus 2 bytes per hidden unit and layer of its widest
+# baseline's float16 features (measured on bench_scale.py's 1x and 16x EWT train,
+# docs/running.md); a quarter of headroom, 6000 MB at least. A hub model not yet in the local
+# cache when Snakemake plans gets the 6000.
+PROBE_FEATURES_FLOOR_MB = 6000
+TOKEN_ROWS_PER_MB = 78_000
+
+
+def probe_features_memory(wildcards, input):
+    model, treebank = wildcards.probe_model, wildcards.treebank
+    shape = model_shape(probe_model_config(model)["source"])
+    if shape is None:
+        return PROBE_FEATURES_FLOOR_MB
+    width, weights_mb = shape
+    layers = max(
+        len(probe_feature_layers(treebank, model, b).split(",")) for b in probe_baselines(model)
+    )
+    share = 1 / probe_shards() if "shard" in wildcards.keys() else 1
+    rows = input_mb(input.tokens) * TOKEN_ROWS_PER_MB * share
+    held_mb = rows * (170 + 2 * width * layers) / 1e6
+    return max(PROBE_FEATURES_FLOOR_MB, math.ceil(1000 + 2 * weights_mb + 1.25 * held_mb))
+
+
 def probe_feature_args(wildcards, input):
     """`spudflow probe features` options of one feature job, every baseline (docs/probe.md)."""
     model, treebank = wildcards.probe_model, wildcards.treebank
