@@ -8,13 +8,8 @@ from pathlib import Path
 
 from spudflow.core.model_source import is_local_path
 from spudflow.core.outputs_registry import rule_outputs
-from spudflow.core.rules_support import (
-    cli_options,
-    code_version,
-    input_mb,
-    memory_for_input,
-    model_shape,
-)
+from spudflow.core.rules_support import cli_options, code_version, input_mb, memory_for_input
+from spudflow.probe.model_shape import model_shape
 
 
 wildcard_constraints:

@@ -12,7 +12,7 @@ import math
 
 from workflow_helpers import copy_workflow, finished_tiny_run, plan, run_workflow
 
-from spudflow.core.rules_support import model_shape
+from spudflow.probe.model_shape import model_shape
 
 TOKENS = "results/ingest/tiny_en/test/tokens.parquet"
 BLIMP = "results/items/blimp.parquet"

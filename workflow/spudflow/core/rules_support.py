@@ -5,7 +5,6 @@
   change reruns the stage's jobs through Snakemake's params rerun trigger. Listing every source
   file as an input did the same, at the cost of the scheduler checking each file of each job.
 - memory_for_input: the `mem_mb` of a job whose peak RSS grows with the split it holds.
-- model_shape: the width and weights of a probe feature job's encoder, for its `mem_mb`.
 """
 
 from __future__ import annotations
@@ -93,39 +92,3 @@ def memory_for_input(floor_mb: int, base_mb: int, mb_per_input_mb: float,
         return max(floor_mb, math.ceil(base_mb + mb_per_input_mb * input_mb(paths)))
 
     return mem_mb
-
-
-# Weight files of a model folder (a local model, or a hub snapshot).
-WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.pt", "*.pth")
-
-
-def model_shape(source: str) -> tuple[int, float] | None:
-    """(hidden width, MB of weight files) of a local model folder or of a hub id's snapshot in
-    the local Hugging Face cache, read from its config.json (`hidden_size`, GPT-2's `n_embd` or
-    `d_model`); None where planning cannot know (a hub id not downloaded yet, a `pypi:`
-    package, a config without a width)."""
-    import json
-
-    from spudflow.core.hub_cache import loaded_snapshot
-    from spudflow.core.model_source import PACKAGE_PREFIX, is_local_path
-
-    if is_local_path(source):
-        folder = Path(source).expanduser()
-    elif source.startswith(PACKAGE_PREFIX):
-        return None
-    else:
-        try:
-            folder = loaded_snapshot(source)
-        except LookupError:
-            return None
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    width = next((config[k] for k in ("hidden_size", "n_embd", "d_model")
-                  if isinstance(config.get(k), int)), None)
-    if width is None:
-        return None
-    weights = sum(f.stat().st_size for pattern in WEIGHT_PATTERNS for f in folder.glob(pattern))
-    return width, weights / 1e6
-
