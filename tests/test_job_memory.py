@@ -73,7 +73,7 @@ def _grow(path, megabytes: int) -> None:
 
 
 def test_a_probe_training_job_asks_for_memory_by_its_baselines_features_and_treebanks(tmp_path):
-    """The lm job of tiny_en (a held-out share split off its training split; three eval sets)
+    """The lm job of tiny_en (part of its training split held out, probe.holdout; three eval sets)
     holds its training features twice, each eval set's features once and its treebanks' words;
     the M0 job's features are not the lm job's."""
     workdir = finished_tiny_run(tmp_path / "workflow")

@@ -285,10 +285,11 @@ def probe_train_args(wildcards, input):
 
 def probe_train_memory(wildcards, input):
     """A probe_train job's mem_mb (what SLURM enforces). It holds its baseline's feature files
-    as read (float16; the training split once more when a held-out share is split off it) and
-    its treebanks' words and gold trees, about 36 MB per MB of tokens.parquet. Rates from
-    `/usr/bin/time` peaks at 1x and 16x EWT train, 32 and 768 wide, with about a quarter of
-    headroom (docs/running.md, "What a full run costs"); 4000 MB at least."""
+    as read (float16; the training split's once more when part of it is held out,
+    probe.holdout) and its treebanks' words and gold trees, about 36 MB per MB of
+    tokens.parquet. Rates from `/usr/bin/time` peaks at 1x and 16x EWT train, 32 and 768 wide,
+    with about a quarter of headroom (docs/running.md, "What a full run costs"); 4000 MB at
+    least."""
     file = lambda features_dir, name: probe_eval_set_file(features_dir, wildcards.baseline, name)
     train = file(input.train_features, "orig")
     features = [
