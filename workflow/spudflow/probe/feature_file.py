@@ -101,10 +101,10 @@ def read_features(path: str | Path, layers: list[int] | None = None) -> Features
         raise InputError(path, None, f"has no layer {missing[0]} (layers {available})")
     # Only the wanted layers are read: a layer sweep's file holds every layer of the model.
     with safe_open(str(path), framework="numpy") as f:
-        layers = {layer: f.get_tensor(f"layer{layer}") for layer in wanted}
+        arrays = {layer: f.get_tensor(f"layer{layer}") for layer in wanted}
         sent_index, word_offsets = f.get_tensor("sent_index"), f.get_tensor("word_offsets")
     info = {k: v for k, v in metadata.items() if k not in ("format", "layers", "too_long")}
-    return Features(layers, sent_index, word_offsets, json.loads(metadata["too_long"]), info)
+    return Features(arrays, sent_index, word_offsets, json.loads(metadata["too_long"]), info)
 
 
 def concatenate(parts: list[Features]) -> Features:
