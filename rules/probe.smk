@@ -81,7 +81,7 @@ rule probe_features_gather:
         "../envs/lm.yaml"
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=probe_gather_memory,
         runtime=10,
     params:
         code=stage_code("probe"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 
-from workflow_helpers import copy_workflow, finished_tiny_run, plan, run_workflow
+from workflow_helpers import copy_workflow, finished_tiny_run, plan, run_workflow, update_config
 
 from spudflow.probe.model_shape import model_shape
 
@@ -114,6 +114,27 @@ def test_a_probe_feature_job_asks_for_memory_by_its_encoder_and_treebanks(tmp_pa
     assert planned.resources[features_job]["mem_mb"] == \
         math.ceil(1000 + 2 * 3000 + 1.25 * 30 * 78_000 * (170 + 2 * 4096 * 2) / 1e6)
     assert weights < 1_000_000  # the real tiny encoder would have asked for the floor
+
+
+def test_a_feature_gather_job_asks_for_memory_by_its_largest_gathered_file(tmp_path):
+    """With probe.feature_shards 2, the gather of tiny_en's test@heldout features holds one
+    file at a time from both shards: twice lm/orig's 900 + 1300 MB, with a quarter of headroom
+    (M0's and the other eval sets' files are smaller)."""
+    workdir = copy_workflow(tmp_path / "workflow")
+    update_config(workdir, lambda config: config["probe"].update(feature_shards=2))
+    target = "results/probe/features/tiny_bert/tiny_en/test@heldout"
+    (gather,) = [j for j in plan(workdir, targets=[target]).jobs
+                 if j[0] == "probe_features_gather"]
+    assert plan(workdir, targets=[target]).resources[gather]["mem_mb"] == 4000
+    sizes = {"lm/orig": (900, 1300), "lm/spud/seed1": (1000, 1000), "M0/orig": (2100, 0)}
+    for name, per_shard in sizes.items():
+        for shard, megabytes in enumerate(per_shard, start=1):
+            path = workdir / f"{target}.shard{shard}" / f"{name}.safetensors"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+            _grow(path, megabytes)
+    planned = plan(workdir, forceall=True, targets=[target])
+    assert planned.resources[gather]["mem_mb"] == 1000 + 2.5 * 2200
 
 
 def test_a_models_shape_comes_from_its_config_json(tmp_path):

@@ -239,6 +239,19 @@ def probe_shard_dirs(wildcards):
     return [f"{stem}.shard{i}" for i in range(1, probe_shards() + 1)]
 
 
+def probe_gather_memory(wildcards, input):
+    """A probe_features_gather job's mem_mb: it holds one gathered file at a time, read from
+    its shards and concatenated (twice its bytes: 1.84 GB file, 3.71 GB peak by
+    `/usr/bin/time`), with a quarter of headroom; 4000 MB at least. The shard directories are
+    there when Snakemake evaluates it again before running the job."""
+    gathered = {}  # file name in a shard -> MB over all shards
+    for shard in map(Path, input.shards):
+        for path in filter(Path.is_file, shard.rglob("*")):
+            name = path.relative_to(shard)
+            gathered[name] = gathered.get(name, 0) + input_mb([path])
+    return max(4000, math.ceil(1000 + 2.5 * max(gathered.values(), default=0)))
+
+
 def probe_train_inputs(wildcards):
     """Feature directories and treebanks of a probe run: train, dev (when configured), the
     eval sets' (the test split's directory holds them all, of every baseline)."""
