@@ -243,7 +243,7 @@ use rule table_blimp as table_japanese with:
         "../envs/stats.yaml"
     threads: 4
     resources:
-        mem_mb=4000,
+        mem_mb=japanese_table_memory,
         runtime=60,
     params:
         command="table-japanese",

@@ -1,4 +1,6 @@
 # Input functions and config lookups of the aggregate stage's rules (rules/aggregate.smk).
+import math
+
 from spudflow.aggregate.front_page import shown_outputs as front_page_shown
 from spudflow.core.outputs_registry import FIGURE_OUTPUTS, OUTPUTS
 
@@ -22,6 +24,17 @@ def aggregate_jobs(family):
 
 def aggregate_scores(family):
     return [f"results/scores/{d}/{m}/item_scores.parquet" for d, m in aggregate_jobs(family)]
+
+
+def japanese_table_memory(wildcards, input):
+    """table_japanese's mem_mb: it holds every items file (about 125 MB per MB of Parquet) and
+    one dataset's scores of one model at a time (about 60 MB per MB of the largest score file);
+    the full-size Japanese preset (20.7 MB of items, 47.7 MB of one model's `base` scores)
+    peaked at 4.0 GB for one model before its regressions. With about a quarter of headroom,
+    4000 MB at least."""
+    largest = max((input_mb([path]) for path in input.score_files), default=0)
+    held = 125 * input_mb(input.item_files) + 60 * largest
+    return max(4000, math.ceil(1000 + 1.25 * held))
 
 
 def aggregate_models(family):

@@ -308,7 +308,7 @@ def run_blimp(args: argparse.Namespace) -> None:
 
 def run_japanese(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
-    from spudflow.aggregate.inputs import read_items, read_scores
+    from spudflow.aggregate.inputs import read_items, scores_by_model
     from spudflow.aggregate.japanese import japanese_tables
     from spudflow.aggregate.outputs import write_tables
     from spudflow.core import artifacts
@@ -317,7 +317,7 @@ def run_japanese(args: argparse.Namespace) -> None:
     if not 0 <= args.l1_ratio <= 1:
         raise InputError("--l1-ratio", None, f"{args.l1_ratio} is not between 0 and 1")
     items = read_items(args.items, artifacts.ITEMS_JAPANESE, columns.JAPANESE_ITEMS)
-    tables = japanese_tables(items, read_scores(args.scores), args.folds, args.seed,
+    tables = japanese_tables(items, scores_by_model(args.scores), args.folds, args.seed,
                              args.lambda_choice, args.l1_ratio, args.top, args.max_iter,
                              args.n_lambda, args.decision, args.agreement_mode)
     write_tables(tables, args.out_dir)

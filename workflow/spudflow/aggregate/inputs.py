@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import polars as pl
@@ -62,6 +62,25 @@ def read_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
     if not frames:
         raise InputError("--scores", None, "no score files given")
     return pl.concat(frames, how="vertical")
+
+
+def scores_by_model(paths: Iterable[str | Path]) -> Iterator[tuple[str, pl.DataFrame]]:
+    """read_scores(paths) one dataset and model at a time (both sorted): (dataset, its rows of
+    that model). For the tables computed per dataset and model: the whole of a large stage's
+    scores need not fit in memory (the Japanese preset's 36 files: 41M rows, more than 24 GB
+    joined with their items)."""
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise InputError("--scores", None, "no score files given")
+    files: dict[str, list[Path]] = {}
+    for path in paths:
+        files.setdefault(dataset_of_scores(path), []).append(path)
+    for dataset in sorted(files):
+        models = {path: set(read_columns(path, ITEM_SCORES, {"model": "model"})["model"])
+                  for path in files[dataset]}
+        for model in sorted(set().union(*models.values())):
+            yield dataset, pl.concat([read_scores([path]).filter(pl.col("model") == model)
+                                      for path in files[dataset] if model in models[path]])
 
 
 def scored_items(items: pl.DataFrame, scores: pl.DataFrame,

@@ -18,7 +18,7 @@ only the figure needs, is in agreement_graph.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import polars as pl
@@ -116,17 +116,13 @@ def _kappa(a: np.ndarray, b: np.ndarray) -> float | None:
     return float(cohen_kappa_score(a, b))
 
 
-def agreement_modes(pairs: pl.DataFrame, modes: Sequence[str]) -> pl.DataFrame:
-    """The pairs of the modes the agreement analyses compare (all when `modes` is empty); a mode
-    named but never scored is bad input, not a smaller matrix."""
-    if not modes:
-        return pairs
-    scored = set(pairs["mode"])
+def check_agreement_modes(scored: set[str], modes: Sequence[str]) -> None:
+    """A mode the agreement analyses name but nothing scored is bad input, not a smaller
+    matrix."""
     missing = [m for m in dict.fromkeys(modes) if m not in scored]
     if missing:
         raise InputError("--agreement-mode", None, f"{', '.join(missing)}: no such scoring mode "
                          f"(scored: {', '.join(sorted(scored))})")
-    return pairs.filter(pl.col("mode").is_in(list(modes)))
 
 
 def agreement_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.DataFrame:
@@ -158,27 +154,58 @@ def decision_text(decision: str) -> str:
             "rule, §4.5: it favours the verb with fewer tokens)")
 
 
-def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
-                    lambda_choice: str, l1_ratio: float, top: int, max_iter: int,
-                    n_lambda: int = 100, decision: str = DEFAULT_DECISION,
+def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]],
+                    folds: int, seed: int, lambda_choice: str, l1_ratio: float, top: int,
+                    max_iter: int, n_lambda: int = 100, decision: str = DEFAULT_DECISION,
                     agreement: Sequence[str] = ()) -> list[Table]:
-    """The tables; `agreement` lists the modes the agreement table compares (empty: all)."""
+    """The tables of `scores`, (dataset, score rows) per dataset and model in sorted order
+    (inputs.scores_by_model): every table is computed per dataset and mode, so one model's
+    rows of one dataset are held at a time. `agreement` lists the modes the agreement table
+    compares (empty: all)."""
     if decision not in DECISIONS:
         raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
     check_pairs(items)
-    scored = thesis_modes(scored_items(items, scores, all_regions=True))
-    pairs = preferences(scored, decision)
-    if pairs.is_empty():
+    parts: dict[str, list[pl.DataFrame]] = {name: [] for name in (
+        "accuracy", "agreement", "fits", "largest", "smallest", "correlation", "length")}
+    scored_modes: set[str] = set()
+    for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
+        # the columns the tables read: the sentence and its words would be joined to each of
+        # the dataset's score rows
+        own_items = items.filter(pl.col("dataset") == dataset).select(
+            "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file")
+        choices = []
+        for _, model_scores in chunks:
+            scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))
+            del model_scores
+            pairs = preferences(scored, decision)
+            scored_modes.update(pairs["mode"])
+            parts["accuracy"].append(accuracy_table(pairs, decision))
+            fits, largest, smallest = regression_tables(
+                pairs, folds, seed, lambda_choice, l1_ratio, top, max_iter, n_lambda, decision)
+            parts["fits"].append(fits)
+            parts["largest"].append(largest)
+            parts["smallest"].append(smallest)
+            parts["correlation"].append(correlation_table(scored))
+            parts["length"].append(length_perplexity_table(scored))
+            compared = pairs.filter(pl.col("mode").is_in(list(agreement))) if agreement else pairs
+            choices.append(compared.select("dataset", "group_id", *MODE, "mode",
+                                           "prefers_transitive"))
+        parts["agreement"].append(agreement_table(pl.concat(choices), decision))
+    if not scored_modes:
         raise InputError("--scores", None, "no Japanese pair with both sentences scored")
-    compared = agreement_modes(pairs, agreement)
+    check_agreement_modes(scored_modes, agreement)
+    accuracy_keys = ["dataset", *MODE]
+    coefficient_keys = [*accuracy_keys, "rank"]
+    length_keys = ["dataset", "model", "method"]
+    fits = pl.concat(parts["fits"]).sort(accuracy_keys, nulls_last=False)
+    largest = pl.concat(parts["largest"]).sort(coefficient_keys, nulls_last=False)
+    smallest = pl.concat(parts["smallest"]).sort(coefficient_keys, nulls_last=False)
     modes = (f"Modes ({THESIS}, §4.5 and Table 1): each model and method on the whole sentence "
              "and on the verb only (region `verb`); masked models' `pppl` is the masked, "
              "`unmasked` the unmasked mode.")
     rule = f"A mode prefers the transitive verb when {decision_text(decision)}; ties count as not."
     compared_text = (f"Modes compared: {', '.join(agreement)}." if agreement
                      else "Modes compared: every scored mode.")
-    fits, largest, smallest = regression_tables(pairs, folds, seed, lambda_choice, l1_ratio,
-                                                top, max_iter, n_lambda, decision)
     regression = (f"Penalised logistic regression as R's glmnet fits it ({THESIS}, §5.7: "
                   f"cv.glmnet, alpha={l1_ratio:g}) of each mode's preference for the transitive "
                   "verb on verb pair, constituent order, adverbial, relative clause and the "
@@ -187,11 +214,12 @@ def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed:
                   f"cross-validated binomial deviance, at {lambda_choice} (coef()'s default is "
                   "lambda.1se).")
     return [
-        Table("japanese_accuracy", accuracy_table(pairs, decision),
+        Table("japanese_accuracy",
+              pl.concat(parts["accuracy"]).sort(accuracy_keys, nulls_last=False),
               "Japanese transitivity: accuracy on obligatory pairs (transitive preferred) and "
               f"transitive-preference rate on ambiguous pairs, per dataset and scoring mode. "
               f"{modes} {rule}"),
-        Table("japanese_agreement", agreement_table(compared, decision),
+        Table("japanese_agreement", pl.concat(parts["agreement"]),
               "Agreement between scoring modes: fraction of pairs on which two modes prefer the "
               f"same verb, and Cohen's kappa. {compared_text} {modes} {rule}"),
         Table("japanese_regression", fits,
@@ -206,11 +234,13 @@ def japanese_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed:
               f"The {top} largest negative coefficients per mode, the intercept among them "
               f"(favouring the intransitive verb; the thesis's Tables 5 and 7). {regression} "
               f"{modes} {rule}"),
-        Table("japanese_length_correlation", correlation_table(scored),
+        Table("japanese_length_correlation",
+              pl.concat(parts["correlation"]).sort(length_keys),
               f"Sentence length (the model's tokens) against perplexity ({THESIS}, §3.2 and "
               "§4.5: a negative correlation on the base dataset): Pearson's r and Spearman's "
               "rho (scipy.stats) over every scored whole sentence, per dataset and mode."),
-        Table("japanese_length_perplexity", length_perplexity_table(scored),
+        Table("japanese_length_perplexity",
+              pl.concat(parts["length"]).sort(*length_keys, "n_tokens"),
               "Perplexity by sentence length (the model's tokens): median and quartiles per "
               "dataset, mode and length, over every scored whole sentence.", formats=DATA_FORMATS),
     ]
