@@ -244,7 +244,7 @@ use rule table_blimp as table_japanese with:
     threads: 4
     resources:
         mem_mb=japanese_table_memory,
-        runtime=60,
+        runtime=japanese_table_runtime,
     params:
         command="table-japanese",
         options=lambda wc, threads: quoted(

@@ -173,6 +173,18 @@ def test_same_inputs_give_the_same_bytes_whatever_the_matrix_format():
     assert (first.lambda_min, first.lambda_1se) == (again.lambda_min, again.lambda_1se)
 
 
+def test_folds_fitted_in_threads_give_the_same_bytes_as_one_after_the_other():
+    x, y = _design()
+    alone = cv_glmnet(x, y, folds=5, seed=3, n_lambda=25)
+    threaded = cv_glmnet(x, y, folds=5, seed=3, n_lambda=25, jobs=3)
+    for a, b in ((alone.path.coefficients, threaded.path.coefficients),
+                 (alone.path.intercepts, threaded.path.intercepts),
+                 (alone.cv_mean, threaded.cv_mean), (alone.cv_sd, threaded.cv_sd),
+                 (alone.cv_accuracy, threaded.cv_accuracy)):
+        assert a.tobytes() == b.tobytes()
+    assert (alone.lambda_min, alone.lambda_1se) == (threaded.lambda_min, threaded.lambda_1se)
+
+
 def test_the_compiled_path_is_the_python_code_it_was_compiled_from(monkeypatch):
     """numba keeps each jitted function's Python as `.py_func`: the fit with both swapped for
     it (the Python _irls_path then calls the Python _coordinate_descent) gives the compiled

@@ -140,21 +140,22 @@ def test_a_feature_gather_job_asks_for_memory_by_its_largest_gathered_file(tmp_p
 def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_file(tmp_path):
     """table_japanese holds every items file and one dataset's scores of one model at a time:
     125 MB per MB of items and 60 per MB of the largest score file, with a quarter of
-    headroom."""
+    headroom; its time grows with all its scores."""
     workdir = copy_workflow(tmp_path / "workflow")
     planned = plan(workdir, forceall=True)
     (job,) = [j for j in planned.jobs if j[0] == "table_japanese"]
-    assert planned.resources[job]["mem_mb"] == 4000
+    assert (planned.resources[job]["mem_mb"], planned.resources[job]["runtime"]) == (4000, 60)
     inputs = planned.inputs[job]
     scores = sorted(p for p in inputs if p.endswith("item_scores.parquet"))
     items = [p for p in inputs if p.startswith("results/items/")]
     assert scores and items
-    for path, megabytes in [(items[0], 20), (scores[0], 48)]:
+    for path, megabytes in [(items[0], 20), (scores[0], 480)]:
         (workdir / path).parent.mkdir(parents=True, exist_ok=True)
         (workdir / path).touch()
         _grow(workdir / path, megabytes)
     planned = plan(workdir, forceall=True)
-    assert planned.resources[job]["mem_mb"] == 1000 + 1.25 * (125 * 20 + 60 * 48)
+    assert planned.resources[job]["mem_mb"] == 1000 + 1.25 * (125 * 20 + 60 * 480)
+    assert planned.resources[job]["runtime"] == 0.3 * 480  # minutes: its regressions
 
 
 def test_a_models_shape_comes_from_its_config_json(tmp_path):

@@ -103,8 +103,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-iter", type=int, default=1000,
                    help="IRLS and coordinate-descent iterations per lambda (default 1000)")
     p.add_argument("--jobs", type=int, default=1,
-                   help="accepted for the rule's threads; the glmnet fits run in one process "
-                   "(default 1)")
+                   help="threads of each regression's cross-validation: its folds' fits run side "
+                   "by side, with the same results (default 1)")
     p.add_argument("--decision", choices=("perplexity", "logprob_sum"), default="perplexity",
                    help="which verb a mode prefers: the sentence with the lower perplexity (the "
                    "thesis's rule, §4.5; default) or the higher summed log probability")
@@ -319,7 +319,7 @@ def run_japanese(args: argparse.Namespace) -> None:
     items = read_items(args.items, artifacts.ITEMS_JAPANESE, columns.JAPANESE_ITEMS)
     tables = japanese_tables(items, scores_by_model(args.scores), args.folds, args.seed,
                              args.lambda_choice, args.l1_ratio, args.top, args.max_iter,
-                             args.n_lambda, args.decision, args.agreement_mode)
+                             args.n_lambda, args.decision, args.agreement_mode, args.jobs)
     write_tables(tables, args.out_dir)
 
 

@@ -20,6 +20,7 @@ offset): no Gram matrix and no densified column, so the cost grows with the nonz
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,8 +66,9 @@ class Path:
 
 # cache=True: compiled once per machine, not in every table-japanese job (8.5 s each). numba keys
 # the cache on this file's stamp and the CPU, so an edit recompiles; where the package folder is
-# read-only it uses its user-wide cache folder (NUMBA_CACHE_DIR).
-@njit(cache=True)
+# read-only it uses its user-wide cache folder (NUMBA_CACHE_DIR). nogil: cv_glmnet's folds run in
+# threads.
+@njit(cache=True, nogil=True)
 def _coordinate_descent(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
                         weighted: np.ndarray, residual: np.ndarray, total: float,
                         x_mean: np.ndarray, variance: np.ndarray, offset: float, beta: np.ndarray,
@@ -108,7 +110,7 @@ def _coordinate_descent(indptr: np.ndarray, indices: np.ndarray, data: np.ndarra
             break
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.ndarray,
                lambdas: np.ndarray, alpha: float, intercept: float, tol: float,
                max_iter: int) -> tuple[np.ndarray, np.ndarray]:
@@ -226,18 +228,21 @@ class CrossValidated:
 
 
 def cv_glmnet(x, y: np.ndarray, folds: int = 10, seed: int = 0, alpha: float = 1.0,
-              n_lambda: int = 100, tol: float = 1e-10, max_iter: int = 1000) -> CrossValidated:
+              n_lambda: int = 100, tol: float = 1e-10, max_iter: int = 1000,
+              jobs: int = 1) -> CrossValidated:
     """cv.glmnet with grouped (per-fold) deviance: the path on all pairs, each fold's fit on the
-    others at the same lambdas."""
+    others at the same lambdas. The fits run in `jobs` threads; each is the same computation
+    alone, so the result does not depend on `jobs`."""
     x = sparse.csr_matrix(x, dtype=float)
     y = np.asarray(y, dtype=float)
     lambdas = lambda_path(x, y, alpha, n_lambda)
-    path = fit_path(x, y, lambdas, alpha, tol, max_iter)
     ids = fold_ids(len(y), folds, seed)
+    data = [(x, y)] + [(x[ids != k], y[ids != k]) for k in range(folds)]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        path, *fits = pool.map(lambda xy: fit_path(*xy, lambdas, alpha, tol, max_iter), data)
     per_fold, weights, accuracy = [], [], []
-    for k in range(folds):
+    for k, fold in enumerate(fits):
         held = ids == k
-        fold = fit_path(x[~held], y[~held], lambdas, alpha, tol, max_iter)
         eta = fold.predict(x[held])
         per_fold.append(binomial_deviance(y[held], eta).mean(axis=0))
         weights.append(held.sum())

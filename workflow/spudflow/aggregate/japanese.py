@@ -157,11 +157,11 @@ def decision_text(decision: str) -> str:
 def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]],
                     folds: int, seed: int, lambda_choice: str, l1_ratio: float, top: int,
                     max_iter: int, n_lambda: int = 100, decision: str = DEFAULT_DECISION,
-                    agreement: Sequence[str] = ()) -> list[Table]:
+                    agreement: Sequence[str] = (), jobs: int = 1) -> list[Table]:
     """The tables of `scores`, (dataset, score rows) per dataset and model in sorted order
     (inputs.scores_by_model): every table is computed per dataset and mode, so one model's
     rows of one dataset are held at a time. `agreement` lists the modes the agreement table
-    compares (empty: all)."""
+    compares (empty: all); `jobs` the threads of each regression's cross-validation."""
     if decision not in DECISIONS:
         raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
     check_pairs(items)
@@ -181,7 +181,8 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
             scored_modes.update(pairs["mode"])
             parts["accuracy"].append(accuracy_table(pairs, decision))
             fits, largest, smallest = regression_tables(
-                pairs, folds, seed, lambda_choice, l1_ratio, top, max_iter, n_lambda, decision)
+                pairs, folds, seed, lambda_choice, l1_ratio, top, max_iter, n_lambda, decision,
+                jobs)
             parts["fits"].append(fits)
             parts["largest"].append(largest)
             parts["smallest"].append(smallest)

@@ -121,11 +121,11 @@ def _ranked(coefficients: np.ndarray, names: list[str], sign: int, top: int) -> 
 
 def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice: str,
                       l1_ratio: float, top: int, max_iter: int, n_lambda: int = 100,
-                      decision: str = "perplexity"
+                      decision: str = "perplexity", jobs: int = 1
                       ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(fits, largest positive coefficients, largest negative coefficients): one fit per
-    (dataset, mode). A fit without a coefficient of a sign has one row with null rank, feature
-    and coefficient in that sign's table."""
+    (dataset, mode), its cross-validation folds in `jobs` threads. A fit without a coefficient
+    of a sign has one row with null rank, feature and coefficient in that sign's table."""
     if lambda_choice not in LAMBDA_CHOICES:
         raise InputError("--lambda-choice", None,
                          f"{lambda_choice!r} is not one of {', '.join(LAMBDA_CHOICES)}")
@@ -140,7 +140,8 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
             log.warning("%s: no regression (%d pairs, %d in the smaller class, %d features)",
                         "/".join(map(str, key)), len(target), minority, len(names))
             continue
-        cv = cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda, max_iter=max_iter)
+        cv = cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda, max_iter=max_iter,
+                        jobs=jobs)
         chosen = cv.index(lambda_choice)
         accuracy = cv.cv_accuracy[:, chosen]
         labels = {**dict(zip(KEYS, key, strict=True)), "decision": decision}
