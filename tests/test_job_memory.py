@@ -139,8 +139,9 @@ def test_a_feature_gather_job_asks_for_memory_by_its_largest_gathered_file(tmp_p
 
 def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_file(tmp_path):
     """table_japanese holds every items file and one dataset's scores of one model at a time:
-    125 MB per MB of items and 60 per MB of the largest score file, with a quarter of
-    headroom; its time grows with all its scores."""
+    125 MB per MB of items, 60 per MB of the largest score file and 10 per MB of the largest
+    dataset's score files (its choices in every mode), with a quarter of headroom; its time
+    grows with all its scores."""
     workdir = copy_workflow(tmp_path / "workflow")
     planned = plan(workdir, forceall=True)
     (job,) = [j for j in planned.jobs if j[0] == "table_japanese"]
@@ -154,7 +155,7 @@ def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_f
         (workdir / path).touch()
         _grow(workdir / path, megabytes)
     planned = plan(workdir, forceall=True)
-    assert planned.resources[job]["mem_mb"] == 1000 + 1.25 * (125 * 20 + 60 * 480)
+    assert planned.resources[job]["mem_mb"] == 1000 + 1.25 * (125 * 20 + 60 * 480 + 10 * 480)
     assert planned.resources[job]["runtime"] == 0.3 * 480  # minutes: its regressions
 
 

@@ -27,13 +27,18 @@ def aggregate_scores(family):
 
 
 def japanese_table_memory(wildcards, input):
-    """table_japanese's mem_mb: it holds every items file (about 125 MB per MB of Parquet) and
-    one dataset's scores of one model at a time (about 60 MB per MB of the largest score file);
-    the full-size Japanese preset (20.7 MB of items, 47.7 MB of one model's `base` scores)
-    peaked at 4.0 GB for one model before its regressions. With about a quarter of headroom,
-    4000 MB at least."""
+    """table_japanese's mem_mb: it holds every items file (about 125 MB per MB of Parquet), one
+    dataset's scores of one model at a time (about 60 MB per MB of that score file) and each
+    pair's choice in every mode of that dataset (about 10 MB per MB of the dataset's score
+    files). The full-size Japanese preset (20.7 MB of items; `base`: 47.7 MB of one model's
+    scores, 291 MB of all eight) peaked at 6.6 GB without its regressions. With about a quarter
+    of headroom, 4000 MB at least."""
+    by_dataset = {}  # results/scores/{dataset}/{model}/item_scores.parquet
+    for path in input.score_files:
+        by_dataset.setdefault(Path(path).parent.parent.name, []).append(path)
     largest = max((input_mb([path]) for path in input.score_files), default=0)
-    held = 125 * input_mb(input.item_files) + 60 * largest
+    dataset = max((input_mb(paths) for paths in by_dataset.values()), default=0)
+    held = 125 * input_mb(input.item_files) + 60 * largest + 10 * dataset
     return max(4000, math.ceil(1000 + 1.25 * held))
 
 
