@@ -2,6 +2,7 @@
 import math
 
 from spudflow.aggregate.front_page import shown_outputs as front_page_shown
+from spudflow.aggregate.inputs import dataset_of_scores
 from spudflow.core.outputs_registry import FIGURE_OUTPUTS, OUTPUTS
 
 AGGREGATE = config["aggregate"]
@@ -33,9 +34,9 @@ def japanese_table_memory(wildcards, input):
     files). The full-size Japanese preset (20.7 MB of items; `base`: 47.7 MB of one model's
     scores, 291 MB of all eight) peaked at 6.6 GB without its regressions. With about a quarter
     of headroom, 4000 MB at least."""
-    by_dataset = {}  # results/scores/{dataset}/{model}/item_scores.parquet
+    by_dataset = {}
     for path in input.score_files:
-        by_dataset.setdefault(Path(path).parent.parent.name, []).append(path)
+        by_dataset.setdefault(dataset_of_scores(Path(path)), []).append(path)
     largest = max((input_mb([path]) for path in input.score_files), default=0)
     dataset = max((input_mb(paths) for paths in by_dataset.values()), default=0)
     held = 125 * input_mb(input.item_files) + 60 * largest + 10 * dataset
