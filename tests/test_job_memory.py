@@ -156,7 +156,7 @@ def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_f
         _grow(workdir / path, megabytes)
     planned = plan(workdir, forceall=True)
     assert planned.resources[job]["mem_mb"] == 1000 + 1.25 * (125 * 20 + 60 * 480 + 10 * 480)
-    assert planned.resources[job]["runtime"] == 0.3 * 480  # minutes: its regressions
+    assert planned.resources[job]["runtime"] == 0.15 * 480  # minutes: its regressions
 
 
 def test_a_models_shape_comes_from_its_config_json(tmp_path):

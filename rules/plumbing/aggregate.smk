@@ -46,9 +46,9 @@ def japanese_table_memory(wildcards, input):
 def japanese_table_runtime(wildcards, input):
     """table_japanese's runtime (minutes): its regressions (a 10-fold cv.glmnet per dataset and
     mode) grow with the pairs; the full-size Japanese preset (670 MB of item scores, 24 modes
-    on four datasets) takes about 0.25 minutes per MB on one thread. 0.3 per MB, whatever the
-    threads (its folds share them), at least 60."""
-    return max(60, math.ceil(0.3 * input_mb(input.score_files)))
+    on four datasets) took 58 CPU minutes, 0.09 per MB (35 minutes' wall on two threads).
+    0.15 per MB, whatever the threads (its folds share them), at least 60."""
+    return max(60, math.ceil(0.15 * input_mb(input.score_files)))
 
 
 def aggregate_models(family):
