@@ -140,6 +140,86 @@ def test_lambda_1se_is_the_largest_within_one_standard_error():
     assert cv.index("lambda.1se") <= cv.index("lambda.min")
 
 
+def _separated_design():
+    """The one-hot design with a rare level (8 of 400 pairs) whose pairs all choose 1: its
+    coefficient grows along the path, and its fitted log odds pass 11.5 (probability 1 - 1e-5)
+    before the path ends."""
+    x, y = _design(seed=1)
+    rng = np.random.default_rng(1)
+    rare = np.zeros((len(y), 1))
+    chosen = rng.choice(len(y), 8, replace=False)
+    rare[chosen] = 1
+    y[chosen] = 1
+    return np.hstack([x, rare]), y
+
+
+def test_a_separated_levels_fit_meets_the_optimality_conditions_along_the_path():
+    """glmnet's IRLS counts a fitted probability as 0 or 1 only within pmin (1e-9); clipping
+    it at 1e-5 instead moved the fit off the optimum of the penalised likelihood once a
+    separated level's log odds passed 11.5 (a gradient 3 % of lambda off at the path's end).
+    Here every nonzero coefficient's gradient is lambda to 1e-4, the intercept's 0."""
+    x, y = _separated_design()
+    lambdas = lambda_path(x, y)
+    path = fit_path(x, y, lambdas, thresh=1e-14)
+    eta = path.predict(x)
+    assert eta[:, -1].max() > 11.5  # beyond the old clip
+    sd = scales(x)
+    for k, lam in enumerate(lambdas):
+        residual = y - 1 / (1 + np.exp(-eta[:, k]))
+        gradient = x.T @ residual / len(y) / sd  # of the log-likelihood / n, standardised
+        b = path.coefficients[k]
+        assert abs(residual.mean()) < 1e-9
+        assert np.abs(gradient[b != 0] - lam * np.sign(b[b != 0])) == pytest.approx(
+            0, abs=1e-4 * lam)
+        assert np.all(np.abs(gradient[b == 0]) <= lam * (1 + 1e-4))
+
+
+@needs_r
+def test_a_separated_levels_path_matches_r_glmnet(tmp_path):
+    """The whole default path on the separated design: log odds agree with R's to 1e-3 (2e-4
+    here, at the path's end, where the objective is flattest); with the old clip at 1e-5
+    they were 3.2e-2 apart."""
+    x, y = _separated_design()
+    lambdas = lambda_path(x, y)
+    listed = ", ".join(f"{lam:.17g}" for lam in lambdas)
+    reference = _r(tmp_path, x, y, (
+        f"fit <- glmnet(x, y, family = 'binomial', lambda = c({listed}), thresh = 1e-14, "
+        "maxit = 1e6); "
+        "cat(sprintf('%.17g', as.numeric(predict(fit, x, type = 'link'))), sep = '\\n')"))
+    ours = fit_path(x, y, lambdas, thresh=1e-14)
+    assert ours.predict(x) == pytest.approx(reference.reshape(len(lambdas), -1).T, abs=1e-3)
+
+
+def test_a_response_of_one_class_is_an_error_as_in_glmnet():
+    x, y = _design()
+    for constant in (np.zeros_like(y), np.ones_like(y)):
+        with pytest.raises(ValueError, match="within 1e-09 of 0 or 1"):
+            fit_path(x, constant, np.array([0.01]))
+
+
+def test_a_level_fitted_at_probability_one_keeps_its_coefficient():
+    """Far below glmnet's default path (1e-12 of lambda_max), the separated level's log odds
+    pass log(1/pmin - 1) = 20.7: its rows get IRLS weight 0, as in glmnet, and its column no
+    curvature; it keeps its coefficient (no division by that zero, no fall back to 0). With
+    the old clip at 1e-5 it grew without bound (to 24,000)."""
+    x, y = _separated_design()
+    lambdas = lambda_path(x, y, n_lambda=60, min_ratio=1e-12)
+    path = fit_path(x, y, lambdas, thresh=1e-14)
+    rare = path.coefficients[:, -1]
+    assert path.predict(x)[:, -1].max() > 20.7
+    assert np.all(np.diff(rare) >= -1e-6) and 15 < rare[-1] < 40
+
+
+def test_a_saturated_fit_is_an_error_not_a_number():
+    """Choices that one indicator separates, fitted far below the default path: every fitted
+    probability reaches 0 or 1, where glmnet ends its path (vmin); here that is an error."""
+    x = np.repeat(np.eye(2), 50, axis=0)
+    y = x[:, 0].copy()
+    assert fit_path(x, y, lambda_path(x, y)).predict(x)[:, -1].max() < 20.7  # the default path
+    with pytest.raises(ValueError, match="saturated"):
+        fit_path(x, y, lambda_path(x, y, n_lambda=40, min_ratio=1e-14))
+
+
 def _continuous_design(n: int = 300, p: int = 15, seed: int = 5):
     """Sparse predictors with real values of differing scales (not one-hot), and choices drawn
     from a logistic model of them."""

@@ -7,7 +7,10 @@ unpenalised, and reports b on the original scale. Its path: 100 lambdas, log-spa
 lambda_max (the smallest lambda with every b = 0, max_j |x_j' (y - mean y)| / (n alpha)) down to
 1e-4 lambda_max when n > p, else 1e-2 lambda_max. Each lambda is solved by iteratively reweighted
 least squares, the weighted quadratic by cyclic coordinate descent, warm-started along the path,
-each to glmnet's `thresh` (1e-7) times the null deviance.
+each to glmnet's `thresh` (1e-7) times the null deviance. As glmnet (`glmnet.control()$pmin`,
+1e-9), a linear predictor beyond +-log(1/pmin - 1) counts as a fitted probability of exactly 1
+or 0, with IRLS weight 0, so that a separated level's coefficient stops growing there; and a
+response whose mean is within pmin of 0 or 1 is an error, as is a fit whose weights all vanish.
 cv.glmnet: `nfolds` folds, the binomial deviance averaged per fold, lambda.min the lambda with the
 lowest mean, lambda.1se the largest lambda whose mean is within one standard error of it; coef()
 defaults to lambda.1se.
@@ -30,9 +33,14 @@ from scipy import sparse
 from scipy.special import expit
 
 LAMBDA_CHOICES = ("lambda.1se", "lambda.min")
-# glmnet clips fitted probabilities away from 0 and 1 in the deviance (cv.glmnet's 1e-5) and
-# the IRLS weights (its `pmin`).
-PROBABILITY_FLOOR = 1e-5
+# cv.glmnet clips held-out probabilities at 1e-5 in the deviance; glmnet's IRLS treats a fitted
+# probability within `pmin` (glmnet.control(), 1e-9) of 0 or 1 as 0 or 1.
+DEVIANCE_FLOOR = 1e-5
+PMIN = 1e-9
+LINEAR_PREDICTOR_MAX = float(np.log(1.0 / PMIN - 1.0))
+# glmnet's vmin: where the IRLS weights' mean falls to it (a saturated fit), glmnet ends the
+# path early; a path shorter than asked is an error here
+WEIGHT_FLOOR = (1.0 + PMIN) * PMIN * (1.0 - PMIN)
 
 
 def scales(x) -> np.ndarray:
@@ -85,7 +93,9 @@ def _coordinate_descent(indptr: np.ndarray, indices: np.ndarray, data: np.ndarra
     for _ in range(max_sweeps):
         change = 0.0
         for full_sweep in (True, False):
-            coordinates = everything if full_sweep else np.flatnonzero(beta)
+            # a column whose rows all have IRLS weight 0 (fitted probability 0 or 1) has no
+            # curvature: it keeps its coefficient, in the active set as in the full sweep
+            coordinates = everything if full_sweep else np.flatnonzero((beta != 0) & (variance > 0))
             for _inner in range(max_sweeps):
                 inner_change = 0.0
                 for j in coordinates:
@@ -142,15 +152,23 @@ def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.
             total = 0.0
             weighted_z = 0.0
             for i in range(n):
-                prob = min(max(1.0 / (1.0 + np.exp(-eta[i])), PROBABILITY_FLOOR),
-                           1.0 - PROBABILITY_FLOOR)
+                if eta[i] > LINEAR_PREDICTOR_MAX:
+                    prob = 1.0
+                elif eta[i] < -LINEAR_PREDICTOR_MAX:
+                    prob = 0.0
+                else:
+                    prob = 1.0 / (1.0 + np.exp(-eta[i]))
                 weight[i] = prob * (1.0 - prob)
-                residual[i] = eta[i] + (y[i] - prob) / weight[i]  # the working response z
+                # w z for the working response z = eta + (y - prob) / w, which a weight of 0
+                # leaves undefined: only w z and w (z - z_mean - (eta - intercept)) are used
+                residual[i] = y[i] - prob
                 total += weight[i]
-                weighted_z += weight[i] * residual[i]
+                weighted_z += weight[i] * eta[i] + residual[i]
+            if total / n <= WEIGHT_FLOOR:
+                raise ValueError("glmnet: saturated fit, every fitted probability is 0 or 1")
             z_mean = weighted_z / total
             for i in range(n):
-                residual[i] = weight[i] * (residual[i] - z_mean - (eta[i] - intercept))
+                residual[i] += weight[i] * (intercept - z_mean)
             offset = 0.0
             for j in range(p):
                 first = 0.0
@@ -180,9 +198,17 @@ def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.
     return intercepts, coefficients
 
 
-def null_deviance(y: np.ndarray) -> float:
-    """glmnet's dev0 with weights 1/n: minus the mean log-likelihood of the intercept-only fit."""
-    q = float(np.clip(np.mean(y), PROBABILITY_FLOOR, 1 - PROBABILITY_FLOOR))
+def response_mean(y: np.ndarray) -> float:
+    """The intercept-only fit's probability; as glmnet, an error within pmin of 0 or 1."""
+    q = float(np.mean(y))
+    if not PMIN < q < 1 - PMIN:
+        raise ValueError(f"glmnet: the response's mean {q} is within {PMIN} of 0 or 1")
+    return q
+
+
+def null_deviance(q: float) -> float:
+    """glmnet's dev0 with weights 1/n: minus the mean log-likelihood of the intercept-only fit
+    (`q` its probability, `response_mean`)."""
     return -(q * np.log(q) + (1 - q) * np.log(1 - q))
 
 
@@ -200,13 +226,13 @@ def fit_path(x, y: np.ndarray, lambdas: np.ndarray, alpha: float = 1.0, thresh: 
     xs = sparse.csc_matrix(x[:, kept] @ sparse.diags(1.0 / sd[kept]))
     xs.sum_duplicates()
     xs.sort_indices()
-    mean_y = float(np.clip(y.mean(), PROBABILITY_FLOOR, 1 - PROBABILITY_FLOOR))
+    mean_y = response_mean(y)
     lambdas = np.asarray(lambdas, dtype=float)
     # one dtype per argument, so numba compiles _irls_path once
     intercepts, standardised = _irls_path(
         xs.indptr.astype(np.int64), xs.indices.astype(np.int64), xs.data.astype(np.float64), y,
         lambdas, float(alpha), float(np.log(mean_y / (1 - mean_y))),
-        float(thresh * null_deviance(y)), int(max_iter))
+        float(thresh * null_deviance(mean_y)), int(max_iter))
     coefficients = np.zeros((len(lambdas), p))
     coefficients[:, kept] = standardised / sd[kept]
     return Path(lambdas.copy(), intercepts, coefficients)
@@ -214,7 +240,7 @@ def fit_path(x, y: np.ndarray, lambdas: np.ndarray, alpha: float = 1.0, thresh: 
 
 def binomial_deviance(y: np.ndarray, eta: np.ndarray) -> np.ndarray:
     """cv.glmnet's per-observation deviance, one column per lambda."""
-    prob = np.clip(expit(eta), PROBABILITY_FLOOR, 1 - PROBABILITY_FLOOR)
+    prob = np.clip(expit(eta), DEVIANCE_FLOOR, 1 - DEVIANCE_FLOOR)
     y = y[:, None]
     return -2 * (y * np.log(prob) + (1 - y) * np.log(1 - prob))
 
