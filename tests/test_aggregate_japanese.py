@@ -14,7 +14,8 @@ from scipy import sparse, stats
 from sklearn.metrics import cohen_kappa_score
 
 from spudflow.aggregate.agreement_graph import agreement_graph
-from spudflow.aggregate.glmnet import cv_glmnet
+from spudflow.aggregate.glmnet import cv_glmnet, fold_ids
+from spudflow.aggregate.japanese_regression import regression_tables, smaller_class
 from spudflow.cli import main
 from spudflow.core.contract import read_artifact
 from spudflow.core.table_artifacts import TABLES
@@ -269,15 +270,18 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
     fits = assert_table_files(out, "japanese_regression")
     largest = assert_table_files(out, "japanese_regression_max")
     smallest = assert_table_files(out, "japanese_regression_min")
-    # every mode is fitted exactly when both choices occur at least twice in 2 * folds pairs
+    # every mode is fitted exactly when both choices occur at least twice in all pairs and in
+    # every fold's training pairs, and there are 2 * folds pairs
     modes = [(model, method, region) for model, methods in (("gpt", ["ppl"]),
                                                             ("bert", ["pppl", "unmasked"]))
              for method in methods for region in (None, "verb")]
     fittable = []
     for model, method, region in modes:
-        choice_counts = _mode_pairs(items, scores[model], method, region)["choice"]
-        minority = min(int(choice_counts.sum()), len(choice_counts) - int(choice_counts.sum()))
-        if minority >= 2 and len(choice_counts) >= 6:
+        choices = _mode_pairs(items, scores[model], method, region)["choice"].to_numpy()
+        ids = fold_ids(len(choices), 3, seed=1)  # glmnet needs 2 of each class in every fit
+        minority = min(int(min(t.sum(), len(t) - t.sum()))
+                       for t in [choices, *(choices[ids != k] for k in range(3))])
+        if minority >= 2 and len(choices) >= 6:
             fittable.append((model, method, region))
     assert sorted(fits.select("model", "method", "region").rows(), key=str) == sorted(
         fittable, key=str)
@@ -319,6 +323,35 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
 
 
 # --- sentence length against perplexity (thesis §3.2, §4.5) ---------------------------------------
+
+def test_a_mode_whose_fold_holds_every_pair_of_one_choice_is_not_fitted(caplog):
+    """glmnet refuses a fit with fewer than 2 pairs of a class: when the only two transitive
+    choices fall in one fold, that fold's training pairs have none, and the mode gets the
+    "no regression" warning instead of an error or a fit on one class."""
+    n, folds, seed = 40, 10, 0
+    ids = fold_ids(n, folds, seed)
+    target = np.zeros(n, dtype=bool)
+    target[np.flatnonzero(ids == 3)[:2]] = True
+    assert smaller_class(target.astype(int), folds, seed) == 0
+    nouns = ["猫", "犬", "鳥", "魚"]
+    pairs = pl.DataFrame({
+        "dataset": "relative", "model": "gpt", "method": "ppl", "region": None,
+        "group_id": [f"g{i:02d}" for i in range(n)],
+        "verb_pair": [f"v{i % 4}" for i in range(n)], "order": [f"o{i % 2}" for i in range(n)],
+        "adverbial": [f"a{i % 3}" for i in range(n)], "relative_clause": None,
+        "relative_position": None, "args": [f"{nouns[i % 4]}が" for i in range(n)],
+        "prefers_transitive": target}, schema_overrides={"region": pl.String,
+                                                          "relative_clause": pl.String,
+                                                          "relative_position": pl.String})
+    with caplog.at_level("WARNING"):
+        fits, largest, smallest = regression_tables(pairs, folds, seed, "lambda.1se", 1.0, 5,
+                                                    1000, n_lambda=10)
+    assert fits.height == 0 and "no regression (40 pairs, 0 in the smaller class" in caplog.text
+    target[np.flatnonzero(ids == 5)[:2]] = True  # two more, in another fold: every fit has 2
+    fits, _, _ = regression_tables(pairs.with_columns(prefers_transitive=target), folds, seed,
+                                   "lambda.1se", 1.0, 5, 1000, n_lambda=10)
+    assert fits.height == 1
+
 
 def test_sentence_length_against_perplexity(produced, tmp_path, run_cli):
     """Pearson's r and Spearman's rho with their p-values by hand (t-distribution, n - 2 degrees

@@ -26,7 +26,7 @@ import polars as pl
 from scipy import sparse
 from sklearn.preprocessing import OneHotEncoder
 
-from spudflow.aggregate.glmnet import LAMBDA_CHOICES, cv_glmnet
+from spudflow.aggregate.glmnet import LAMBDA_CHOICES, cv_glmnet, fold_ids
 from spudflow.core.artifacts import JAPANESE_PARTICLES
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
@@ -119,6 +119,14 @@ def _ranked(coefficients: np.ndarray, names: list[str], sign: int, top: int) -> 
     return sorted(chosen, key=lambda i: (-sign * coefficients[i], names[i]))[:top]
 
 
+def smaller_class(target: np.ndarray, folds: int, seed: int) -> int:
+    """The fewest pairs of one choice among all pairs and each fold's training pairs (the same
+    folds as cv_glmnet's): glmnet refuses a fit with fewer than 2 of a class."""
+    ids = fold_ids(len(target), folds, seed)
+    sets = [target, *(target[ids != k] for k in range(folds))]
+    return min(int(min(t.sum(), len(t) - t.sum())) for t in sets)
+
+
 def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice: str,
                       l1_ratio: float, top: int, max_iter: int, n_lambda: int = 100,
                       decision: str = "perplexity", jobs: int = 1
@@ -135,9 +143,10 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
         group = groups[key].sort("group_id")
         features, names = design_matrix(group)
         target = group["prefers_transitive"].cast(pl.Int64).to_numpy()
-        minority = int(min(target.sum(), len(target) - target.sum()))
+        minority = smaller_class(target, folds, seed)
         if minority < 2 or not names or len(target) < 2 * folds:
-            log.warning("%s: no regression (%d pairs, %d in the smaller class, %d features)",
+            log.warning("%s: no regression (%d pairs, %d in the smaller class of all pairs or "
+                        "of a fold's training pairs, %d features)",
                         "/".join(map(str, key)), len(target), minority, len(names))
             continue
         cv = cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda, max_iter=max_iter,
