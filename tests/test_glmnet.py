@@ -130,6 +130,19 @@ def test_lambda_max_zeroes_every_coefficient_and_the_path_is_glmnets():
     assert lambda_path(x[:10], y[:10])[-1] == pytest.approx(lambda_path(x[:10], y[:10])[0] / 100)
 
 
+def test_the_paths_first_point_is_the_intercept_only_model_as_glmnets():
+    """glmnet fits the first lambda of its own path at an infinite penalty. Solved at
+    lambda_max, this design keeps coefficients of 5e-15 from rounding; cv_glmnet's path has
+    none there, so lambda.1se = lambda_max ranks no coefficient but the intercept."""
+    x, y = _design(seed=2)
+    lambdas = lambda_path(x, y)
+    assert 0 < np.abs(fit_path(x, y, lambdas[:1]).coefficients).max() < 1e-13
+    cv = cv_glmnet(x, y, folds=5, seed=0, n_lambda=10)
+    assert not cv.path.coefficients[0].any()
+    assert cv.path.intercepts[0] == np.log(y.mean() / (1 - y.mean()))
+    assert cv.path.coefficients[1].any()
+
+
 def test_lambda_1se_is_the_largest_within_one_standard_error():
     x, y = _design()
     cv = cv_glmnet(x, y, folds=5, seed=1, n_lambda=30)

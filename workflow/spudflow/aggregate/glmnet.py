@@ -277,6 +277,12 @@ def cv_glmnet(x, y: np.ndarray, folds: int = 10, seed: int = 0, alpha: float = 1
     data = [(x, y)] + [(x[ids != k], y[ids != k]) for k in range(folds)]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         path, *fits = pool.map(lambda xy: fit_path(*xy, lambdas, alpha, thresh, max_iter), data)
+    # glmnet solves the first lambda of the path it makes at an infinite penalty (`big`): the
+    # intercept-only model. Solved at lambda_max itself, a third of fits keep coefficients of
+    # 1e-15 from rounding, which lambda.1se = lambda_max (common on a few dozen pairs) would rank.
+    mean_y = response_mean(y)
+    path.coefficients[0] = 0.0
+    path.intercepts[0] = np.log(mean_y / (1 - mean_y))
     per_fold, weights, accuracy = [], [], []
     for k, fold in enumerate(fits):
         held = ids == k
