@@ -24,7 +24,11 @@ log = get_logger(__name__)
 
 # Architectures whose hidden state k does not depend on the layers above k (no final norm on the
 # last state), so a model cut to the highest requested layer gives the same features, faster.
-TRUNCATABLE = {"bert", "roberta", "xlm-roberta", "electra", "camembert"}
+# hidden_states[L] is layer L's output and nothing follows the last layer: keep L layers.
+CUT_AT_LAYER = {"bert", "roberta", "xlm-roberta", "electra", "camembert"}
+# hidden_states[L] is the input of block L, but the last one has passed the final LayerNorm
+# (ln_f): keep one block above L, so that hidden_states[L] stays that input.
+CUT_ABOVE_LAYER = {"gpt2", "gpt_neo"}
 
 
 @dataclass
@@ -75,6 +79,16 @@ def log_hub_commit(repo_id: str) -> None:
         log.warning("hub model %s: no snapshot in the hub cache to name (%s)", repo_id, error)
 
 
+def _cut(config, top: int, n_layers: int) -> None:
+    """Build only the layers that hidden_states[top] depends on (the same vectors, faster:
+    mGPT's layer 12 of 24 needs 13 blocks). A model without any layer reports no hidden
+    states at all, so at least one stays."""
+    if config.model_type in CUT_AT_LAYER:
+        config.num_hidden_layers = max(1, top)
+    elif config.model_type in CUT_ABOVE_LAYER and top < n_layers:
+        config.num_hidden_layers = top + 1
+
+
 def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed: int,
                  max_length: int | None, device: str) -> Encoder:
     """The encoder for `baseline`, cut above the highest layer needed where that is exact.
@@ -99,9 +113,7 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
                          f"(layers 0..{n_layers}, 0 = embeddings)")
     if baseline == "M0" and layers != [0]:
         raise InputError(source, None, "baseline M0 is layer 0 only (--layers 0)")
-    if config.model_type in TRUNCATABLE and hasattr(config, "num_hidden_layers"):
-        # at least one layer: a model without any reports no hidden states at all
-        config.num_hidden_layers = max(1, *layers)
+    _cut(config, max(layers), n_layers)
     if baseline in (None, "M0"):
         with loading_errors(source, "an encoder"):
             model = AutoModel.from_pretrained(location, config=config)
