@@ -39,6 +39,7 @@ def test_the_cut_encoder_gives_the_full_models_vectors(saved, top):
     assert encoder.n_layers == N_LAYERS
     expected_blocks = BLOCKS[name](top) if top < N_LAYERS else N_LAYERS
     assert encoder.model.config.num_hidden_layers == expected_blocks
+    assert encoder.model.config.use_cache is False  # no key/value cache: features never read it
     for text in TEXTS[:3]:
         ids = torch.tensor([tokenizer(text)["input_ids"]])
         with torch.no_grad():
