@@ -446,3 +446,21 @@ def test_the_feature_estimate_widens_each_probe_models_files_by_its_own_width(tm
     total, widened = feature_sizes(tmp_path, config, hub)
     assert total == 1350
     assert widened == pytest.approx(1000 * 768 / HIDDEN + 300 * 2048 / HIDDEN + 50)
+
+
+@pytest.mark.parametrize("name", ["bert-multilingual", "mgpt"])
+def test_a_stand_in_tokenizer_splits_unseen_text_like_a_real_one(name):
+    """Learned subwords: words the tokenizer never saw cost a few pieces, not one per character
+    (the SPUD rehearsal's stand-ins were at 3-4.6 tokens per word, a real mBERT at 1.2-2)."""
+    from spudflow.rehearse.families import FAMILIES
+    from spudflow.rehearse.standins import language_text
+    from spudflow.rehearse.tiny_models import build_tokenizer
+
+    texts = {lang: language_text(REPO, lang) for lang in ("de", "en", "ru")}
+    seen = [t for lang in texts for t in texts[lang][:800]]
+    tokenizer = build_tokenizer(FAMILIES[name], seen)
+    for lang, sentences in texts.items():
+        unseen = sentences[800:1000]
+        pieces = sum(len(tokenizer(t, add_special_tokens=False)["input_ids"]) for t in unseen)
+        per_word = pieces / sum(len(t.split()) for t in unseen)
+        assert 1.0 < per_word < 2.6, (lang, per_word)

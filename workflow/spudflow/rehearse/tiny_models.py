@@ -16,7 +16,15 @@ from pathlib import Path
 from spudflow.core.hub_cache import add_snapshot
 from spudflow.rehearse.families import Family
 
-HIDDEN, HEADS, POSITIONS, VOCAB_WORDS = 32, 2, 512, 600
+HIDDEN, HEADS, POSITIONS = 32, 2, 512
+VOCAB_WORDS = 600  # whole words of the Unigram stand-in (beside its single characters)
+# Learned subword vocabularies (WordPiece, byte-level BPE) of a real model's size: their tokens
+# per word on the stand-in treebanks (1.3-1.8 for de, en, fr, ar, ru) are near a real model's,
+# so a rehearsal's token counts, its cost and its "longer than the model" sentences are too.
+# With 600 whole words and single characters (the Unigram stand-in still), a word outside them
+# was spelt out (3-4.6 tokens per word): PPPL, quadratic in tokens, cost 6-8 times a real
+# tokenizer's.
+SUBWORD_VOCAB = 30_000
 BERT_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 ROBERTA_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
 ENDOFTEXT = "<|endoftext|>"
@@ -34,13 +42,25 @@ def _frequent(counts: Counter) -> list[str]:
     return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:VOCAB_WORDS]]
 
 
+def _learned_wordpieces(texts: list[str]) -> list[str]:
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=False)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.train_from_iterator(texts, trainer=trainers.WordPieceTrainer(
+        vocab_size=SUBWORD_VOCAB, special_tokens=BERT_SPECIALS, show_progress=False))
+    return [t for t, _ in sorted(tok.get_vocab().items(), key=lambda kv: kv[1])]
+
+
 def _wordpiece(texts: list[str], char_level: bool):
     from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
 
     chars = _characters(texts)
+    # every character, alone and inside a word: no word of the text is [UNK]
     vocab = list(BERT_SPECIALS) + chars + [f"##{c}" for c in chars]
     if not char_level:
-        vocab += [w for w in _frequent(_words(texts)) if w not in set(vocab)]
+        vocab += _learned_wordpieces(texts)
     tok = Tokenizer(models.WordPiece({t: i for i, t in enumerate(dict.fromkeys(vocab))},
                                      unk_token="[UNK]", max_input_chars_per_word=200))
     tok.normalizer = normalizers.BertNormalizer(lowercase=False)
@@ -79,7 +99,7 @@ def _byte_bpe(texts: list[str], specials: list[str]):
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     tok.train_from_iterator(texts, trainer=trainers.BpeTrainer(
-        vocab_size=1000, special_tokens=specials, show_progress=False,
+        vocab_size=SUBWORD_VOCAB, special_tokens=specials, show_progress=False,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     return tok
 
