@@ -464,3 +464,30 @@ def test_a_stand_in_tokenizer_splits_unseen_text_like_a_real_one(name):
         pieces = sum(len(tokenizer(t, add_special_tokens=False)["input_ids"]) for t in unseen)
         per_word = pieces / sum(len(t.split()) for t in unseen)
         assert 1.0 < per_word < 2.6, (lang, per_word)
+
+
+def test_a_stand_in_is_built_again_when_the_code_that_builds_it_changes(tmp_path, monkeypatch):
+    """The hub manifest keys a stand-in on its builder's code as well: the first full-size SPUD
+    rehearsal after the tokenizers changed kept the old stand-ins (same family, layers, text)."""
+    import spudflow.rehearse.cli as rehearse_cli
+    import spudflow.rehearse.standins as standins
+    import spudflow.rehearse.tiny_models as tiny_models
+
+    monkeypatch.setattr(standins, "language_text",
+                        lambda repo, lang: ["The cat sat on the mat .", "A dog barked ."] * 5)
+    built = []
+    real_add = tiny_models.add_tiny_model
+
+    def counting_add(*args, **kwargs):
+        built.append(args[1])
+        return real_add(*args, **kwargs)
+
+    monkeypatch.setattr(tiny_models, "add_tiny_model", counting_add)
+    config = {"treebanks": {"en_ewt": {"lang": "en"}},
+              "models": {"gpt2": {"source": "gpt2", "kind": "causal"}}}
+    first = rehearse_cli.build_hub(config, tmp_path, {})
+    assert built == ["gpt2"]
+    assert rehearse_cli.build_hub(config, tmp_path, {}) == first and built == ["gpt2"]
+    monkeypatch.setattr(rehearse_cli, "builder_version", lambda: "other code")
+    rehearse_cli.build_hub(config, tmp_path, {})
+    assert built == ["gpt2", "gpt2"]

@@ -101,9 +101,18 @@ def stand_in_layers(probe_layers: int) -> int:
     return max(MIN_LAYERS, probe_layers + probe_layers % 2)
 
 
+def builder_version() -> str:
+    """SHA-256 of the code that builds a stand-in (its families, tokenizer and model): a
+    stand-in built by other code is built again, never reused."""
+    digest = hashlib.sha256()
+    for name in ("families.py", "tiny_models.py"):
+        digest.update(hashlib.sha256((Path(__file__).parent / name).read_bytes()).digest())
+    return digest.hexdigest()
+
+
 def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[HubStandIn]:
-    """A tiny model per hub id in DIR/hub; an unchanged one (same family, layers and text) is
-    left alone so that a second rehearsal reruns nothing."""
+    """A tiny model per hub id in DIR/hub; an unchanged one (same family, layers, text and
+    builder code) is left alone so that a second rehearsal reruns nothing."""
     from spudflow.rehearse.families import choose_family
     from spudflow.rehearse.overlay import hub_models
     from spudflow.rehearse.standins import TEXT_SENTENCES, config_languages, language_text
@@ -125,7 +134,8 @@ def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[Hub
         family = dataclasses.replace(choice.family, layers=stand_in_layers(model.layers))
         how = choice.how if model.kind or choice.how != "generic for kind masked (unknown id)" \
             else "generic BERT (unknown id of a probe model)"
-        key = {"family": family.name, "layers": family.layers, "text": text_sha}
+        key = {"family": family.name, "layers": family.layers, "text": text_sha,
+               "builder": builder_version()}
         known = manifest.get(model.hub_id, {})
         snapshot = workdir / "hub" / ("models--" + model.hub_id.replace("/", "--")) / \
             "snapshots" / known.get("commit", "-")
