@@ -126,6 +126,7 @@ def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[Hub
     text_sha = hashlib.sha256("\n".join(texts).encode()).hexdigest()
     manifest_path = workdir / "rehearsal" / "hub.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    builder = builder_version()
     built = []
     for model in models:
         kind = model.kind or "masked"
@@ -135,7 +136,7 @@ def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[Hub
         how = choice.how if model.kind or choice.how != "generic for kind masked (unknown id)" \
             else "generic BERT (unknown id of a probe model)"
         key = {"family": family.name, "layers": family.layers, "text": text_sha,
-               "builder": builder_version()}
+               "builder": builder}
         known = manifest.get(model.hub_id, {})
         snapshot = workdir / "hub" / ("models--" + model.hub_id.replace("/", "--")) / \
             "snapshots" / known.get("commit", "-")
