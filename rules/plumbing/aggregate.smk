@@ -51,6 +51,31 @@ def japanese_table_runtime(wildcards, input):
     return max(60, math.ceil(0.15 * input_mb(input.score_files)))
 
 
+def probe_edges_work_mb():
+    """What table_probe_edges parses: each probe run's predictions of every eval set, about
+    the size of that eval set's gold CoNLL-U, so the MB of each gold tokens.parquet times the
+    runs of its treebank."""
+    return sum(
+        len(probe_metrics_files(treebank)) * input_mb([tokens])
+        for treebank, _, tokens in probe_gold_sets()
+    )
+
+
+def probe_edges_runtime(wildcards, input):
+    """table_probe_edges's runtime (minutes): `conllu` parses every run's predictions on one
+    thread. The full-size SPUD preset (1,528 MB of probe_edges_work_mb(): 81 runs, 7.1 GB of
+    predictions) took 27.4 minutes, 0.018 per MB; 0.03 per MB, at least 10."""
+    return max(10, math.ceil(0.03 * probe_edges_work_mb()))
+
+
+def probe_edges_memory(wildcards, input):
+    """table_probe_edges's mem_mb: it keeps every gold treebank's words and trees as Python
+    objects and parses one predictions file at a time; the full-size SPUD preset (98.7 MB of
+    gold tokens.parquet, 55 eval sets) peaked at 1,892 MB, about 16 MB per MB of them. With
+    about a quarter of headroom, 2000 MB at least."""
+    return max(2000, math.ceil(1000 + 1.25 * 16 * input_mb(input.gold)))
+
+
 def aggregate_models(family):
     """Models scored on datasets of this family (for report captions)."""
     return sorted({m for _, m in aggregate_jobs(family)})
