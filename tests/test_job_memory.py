@@ -72,6 +72,25 @@ def _grow(path, megabytes: int) -> None:
         f.truncate(megabytes * 1_000_000)
 
 
+def _grow_inputs(workdir, sizes) -> None:
+    """Make each (input path, MB) that size, creating it where the plan has not made it yet."""
+    for path, megabytes in sizes:
+        (workdir / path).parent.mkdir(parents=True, exist_ok=True)
+        (workdir / path).touch()
+        _grow(workdir / path, megabytes)
+
+
+def _planned_job(workdir, rule):
+    """The whole workflow planned, and the one job of `rule` in it."""
+    planned = plan(workdir, forceall=True)
+    (job,) = [j for j in planned.jobs if j[0] == rule]
+    return planned, job
+
+
+def _memory_and_time(planned, job):
+    return planned.resources[job]["mem_mb"], planned.resources[job]["runtime"]
+
+
 def test_a_probe_training_job_asks_for_memory_by_its_baselines_features_and_treebanks(tmp_path):
     """The lm job of tiny_en (part of its training split held out, probe.holdout; three eval sets)
     holds its training features twice, each eval set's features once and its treebanks' words;
@@ -143,18 +162,14 @@ def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_f
     dataset's score files (its choices in every mode), with a quarter of headroom; its time
     grows with all its scores."""
     workdir = copy_workflow(tmp_path / "workflow")
-    planned = plan(workdir, forceall=True)
-    (job,) = [j for j in planned.jobs if j[0] == "table_japanese"]
-    assert (planned.resources[job]["mem_mb"], planned.resources[job]["runtime"]) == (4000, 60)
+    planned, job = _planned_job(workdir, "table_japanese")
+    assert _memory_and_time(planned, job) == (4000, 60)
     inputs = planned.inputs[job]
     scores = sorted(p for p in inputs if p.endswith("item_scores.parquet"))
     items = [p for p in inputs if p.startswith("results/items/")]
     assert scores and items
-    for path, megabytes in [(items[0], 20), (scores[0], 480)]:
-        (workdir / path).parent.mkdir(parents=True, exist_ok=True)
-        (workdir / path).touch()
-        _grow(workdir / path, megabytes)
-    planned = plan(workdir, forceall=True)
+    _grow_inputs(workdir, [(items[0], 20), (scores[0], 480)])
+    planned, job = _planned_job(workdir, "table_japanese")
     assert planned.resources[job]["mem_mb"] == 1000 + 1.25 * (125 * 20 + 60 * 480 + 10 * 480)
     assert planned.resources[job]["runtime"] == 0.15 * 480  # minutes: its regressions
 
@@ -164,20 +179,15 @@ def test_the_probe_edges_table_asks_for_time_and_memory_by_the_predictions_it_pa
     size of that eval set's gold treebank) and keeps every gold treebank's words: its runtime
     grows with the runs times their gold treebanks' MB, its memory with the gold treebanks."""
     workdir = copy_workflow(tmp_path / "workflow")
-    planned = plan(workdir, forceall=True)
-    (job,) = [j for j in planned.jobs if j[0] == "table_probe_edges"]
-    assert (planned.resources[job]["mem_mb"], planned.resources[job]["runtime"]) == (2000, 10)
-    inputs = planned.inputs[job]
-    gold = sorted(p for p in inputs if p.endswith("tokens.parquet"))
-    runs = [p for p in inputs if p.endswith("metrics.parquet")]
+    planned, job = _planned_job(workdir, "table_probe_edges")
+    assert _memory_and_time(planned, job) == (2000, 10)
+    gold, runs = (sorted(p for p in planned.inputs[job] if p.endswith(name))
+                  for name in ("/tokens.parquet", "/metrics.parquet"))
     assert len(gold) >= 2 and runs
     treebanks = {p.split("/")[3] for p in runs}
     assert len(treebanks) == 1  # the default config probes one treebank: every run reads them all
-    for path in gold:
-        (workdir / path).parent.mkdir(parents=True, exist_ok=True)
-        (workdir / path).touch()
-        _grow(workdir / path, 200)
-    planned = plan(workdir, forceall=True)
+    _grow_inputs(workdir, [(path, 200) for path in gold])
+    planned, job = _planned_job(workdir, "table_probe_edges")
     work = len(runs) * 200 * len(gold)
     assert planned.resources[job]["runtime"] == math.ceil(0.03 * work) > 10
     assert planned.resources[job]["mem_mb"] == math.ceil(1000 + 1.25 * 16 * 200 * len(gold))
