@@ -9,8 +9,8 @@
 #   probe_metrics_files() -> [path, ...]          probe: metrics.parquet files
 #   probe_layer_choice_files() -> [path, ...]     probe: the layers chosen for `auto`
 #   probe_gold_treebanks() -> [tokens.parquet, ...]  probe: the eval sets' gold treebanks
-#   probe_gold_sets() -> [(treebank, eval set, tokens.parquet), ...]  probe: the same, by task
-#   probe_metrics_files(treebank) -> [path, ...]  probe: one treebank's metrics.parquet files
+#   probe_eval_sets() -> [name, ...]              probe: orig and the nonce eval sets, each a
+#                                                 run's predictions/{name}.conllu
 #   probe_edge_args(wildcards, input) -> str      probe: table-probe-edges options
 #   nonce_stats_files() -> [path, ...]            nonce: per-split replacement statistics
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 from workflow_helpers import copy_workflow, finished_tiny_run, plan, run_workflow, update_config
 
@@ -175,22 +176,23 @@ def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_f
 
 
 def test_the_probe_edges_table_asks_for_time_and_memory_by_the_predictions_it_parses(tmp_path):
-    """table_probe_edges parses every probe run's predictions of every eval set (each about the
-    size of that eval set's gold treebank) and keeps every gold treebank's words: its runtime
-    grows with the runs times their gold treebanks' MB, its memory with the gold treebanks."""
+    """table_probe_edges parses each probe run's predictions of every eval set, one file at a
+    time, and keeps the gold treebanks' words: its time grows with all the predictions, its
+    memory with the largest of them (60 MB per MB) and the gold treebanks (5 per MB)."""
     workdir = copy_workflow(tmp_path / "workflow")
     planned, job = _planned_job(workdir, "table_probe_edges")
     assert _memory_and_time(planned, job) == (2000, 10)
     gold, runs = (sorted(p for p in planned.inputs[job] if p.endswith(name))
                   for name in ("/tokens.parquet", "/metrics.parquet"))
     assert len(gold) >= 2 and runs
-    treebanks = {p.split("/")[3] for p in runs}
-    assert len(treebanks) == 1  # the default config probes one treebank: every run reads them all
-    _grow_inputs(workdir, [(path, 200) for path in gold])
+    predictions = [str(Path(run).parent / "predictions" / "orig.conllu") for run in runs]
+    _grow_inputs(workdir, [(path, 2000) for path in predictions] + [(gold[0], 100)])
     planned, job = _planned_job(workdir, "table_probe_edges")
-    work = len(runs) * 200 * len(gold)
-    assert planned.resources[job]["runtime"] == math.ceil(0.03 * work) > 10
-    assert planned.resources[job]["mem_mb"] == math.ceil(1000 + 1.25 * 16 * 200 * len(gold))
+    asked = (1000 + 1.25 * (60 * 2000 + 5 * 100), math.ceil(0.008 * 2000 * len(runs)))
+    assert _memory_and_time(planned, job) == asked
+    # a predictions file of no eval set the config has is not parsed
+    _grow_inputs(workdir, [(str(Path(runs[0]).parent / "predictions" / "other.conllu"), 9000)])
+    assert _memory_and_time(*_planned_job(workdir, "table_probe_edges")) == asked
 
 
 def test_a_models_shape_comes_from_its_config_json(tmp_path):

@@ -1,5 +1,6 @@
 # Input functions and config lookups of the aggregate stage's rules (rules/aggregate.smk).
 import math
+from pathlib import Path
 
 from spudflow.aggregate.front_page import shown_outputs as front_page_shown
 from spudflow.aggregate.inputs import dataset_of_scores
@@ -51,29 +52,32 @@ def japanese_table_runtime(wildcards, input):
     return max(60, math.ceil(0.15 * input_mb(input.score_files)))
 
 
-def probe_edges_work_mb():
-    """What table_probe_edges parses: each probe run's predictions of every eval set, about
-    the size of that eval set's gold CoNLL-U, so the MB of each gold tokens.parquet times the
-    runs of its treebank."""
-    return sum(
-        len(probe_metrics_files(treebank)) * input_mb([tokens])
-        for treebank, _, tokens in probe_gold_sets()
-    )
+def probe_edges_predictions(input):
+    """The predictions CoNLL-U files table_probe_edges parses: each run's (next to its
+    metrics.parquet, written by the same probe_train job) of every eval set."""
+    return [
+        Path(metrics).parent / "predictions" / f"{eval_set}.conllu"
+        for metrics in input.metrics
+        for eval_set in probe_eval_sets()
+    ]
 
 
 def probe_edges_runtime(wildcards, input):
-    """table_probe_edges's runtime (minutes): `conllu` parses every run's predictions on one
-    thread. The full-size SPUD preset (1,528 MB of probe_edges_work_mb(): 81 runs, 7.1 GB of
-    predictions) took 27.4 minutes, 0.018 per MB; 0.03 per MB, at least 10."""
-    return max(10, math.ceil(0.03 * probe_edges_work_mb()))
+    """table_probe_edges's runtime (minutes): `conllu` parses every predictions file on one
+    thread: the full-size SPUD preset's 7,130 MB took 27.4 minutes, bench_scale.py's 16x 207 MB
+    1.4 minutes (0.004-0.007 per MB); 0.008 per MB, at least 10."""
+    return max(10, math.ceil(0.008 * input_mb(probe_edges_predictions(input))))
 
 
 def probe_edges_memory(wildcards, input):
-    """table_probe_edges's mem_mb: it keeps every gold treebank's words and trees as Python
-    objects and parses one predictions file at a time; the full-size SPUD preset (98.7 MB of
-    gold tokens.parquet, 55 eval sets) peaked at 1,892 MB, about 16 MB per MB of them. With
-    about a quarter of headroom, 2000 MB at least."""
-    return max(2000, math.ceil(1000 + 1.25 * 16 * input_mb(input.gold)))
+    """table_probe_edges's mem_mb: it parses one predictions file at a time into Python objects
+    (about 60 MB per MB of the largest) and keeps every gold treebank's words (a few MB per MB
+    of their tokens.parquet): peaks 1,892 MB in the full-size SPUD preset (largest file 27 MB,
+    98.7 MB of gold), 7,279 MB in bench_scale.py's 16x (109 MB, 97 MB). With about a quarter of
+    headroom, 2000 MB at least."""
+    largest = max((input_mb([p]) for p in probe_edges_predictions(input)), default=0)
+    held = 60 * largest + 5 * input_mb(input.gold)
+    return max(2000, math.ceil(1000 + 1.25 * held))
 
 
 def aggregate_models(family):

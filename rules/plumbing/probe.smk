@@ -329,13 +329,12 @@ def probe_run_dir(treebank, model, baseline, dist, label, seed):
     return f"{probe_pair_dir(treebank, model, baseline, dist, label)}/seed{seed}"
 
 
-def probe_metrics_files(of_treebank=None):
-    """metrics.parquet of every configured probe run (each task's models), or of one treebank's
-    task; the aggregate stage reads them."""
+def probe_metrics_files():
+    """metrics.parquet of every configured probe run (each task's models); the aggregate stage
+    reads them."""
     return [
         f"{probe_run_dir(treebank, model, baseline, dist, label, seed)}/metrics.parquet"
         for treebank, task in probe_tasks().items()
-        if of_treebank in (None, treebank)
         for model in task.models
         for baseline in probe_baselines(model)
         for dist, label in probe_layer_pairs(treebank, model, baseline)
