@@ -41,6 +41,8 @@ class Output:
     function: str | None = None  # a figure: its function in aggregate/figures.py
     front_page: bool = False  # a figure linked from its paper's front-page section
     what: str = ""  # a figure: what it shows (its command's help)
+    # a table that may rightly have no rows: why (empty: it must have rows after a run)
+    may_be_empty: str = ""
 
     @property
     def caption(self) -> str | None:
@@ -65,8 +67,10 @@ class Output:
 
 
 def _tables(stage, rule, command, category, feed, *entries, data=()):
-    """Tables (name, reproduces) and data tables (name, reproduces) of one rule."""
-    return (*(Output(n, TABLE, stage, rule, command, category, r, feed) for n, r in entries),
+    """Tables (name, reproduces[, why it may be empty]) and data tables (name, reproduces) of
+    one rule."""
+    return (*(Output(n, TABLE, stage, rule, command, category, r, feed, may_be_empty=e)
+              for n, r, e in (entry + ("",) * (3 - len(entry)) for entry in entries)),
             *(Output(n, DATA, stage, rule, command, None, r, feed) for n, r in data))
 
 
@@ -97,7 +101,9 @@ OUTPUTS: tuple[Output, ...] = (
              ("spud_ratio_summary", "SPUD paper, §4, Tables 10–11"),
              ("spud_wilcoxon", "SPUD paper, §4"),
              ("spud_extremes", "SPUD paper, App. E"),
-             ("spud_outliers", "SPUD paper, App. E.3, Tables 12–13"),
+             ("spud_outliers", "SPUD paper, App. E.3, Tables 12–13",
+              "lists only pairs past the paper's thresholds (r_PPL > 500 or < 0.5), which a "
+              "run may have none of"),
              data=[("spud_ratios", "SPUD paper, Fig. 2")]),
     _figure("spud_log_ratios", "spud_ratios",
             "box plots of log nonce/original ratios per language and scoring function", SPUD,
