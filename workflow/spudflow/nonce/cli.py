@@ -56,7 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ("table-nonce-ratio", "ratio", "replacement ratio per UPOS and in total, with unreplaced "
          "words by reason (the layout of Table 7 of Arps et al.)"),
         ("table-nonce-ttr", "ttr", "type-token ratio of word forms, original vs nonce, per split "
-         "and pooled over a treebank's splits (split `all`; Table 8 of Arps et al.); it reads "
+         "and pooled over a treebank's splits where it has two or more (split `train+dev+test`: "
+         "the splits pooled; Table 8 of Arps et al.); it reads "
          "the tokens.parquet beside each statistics file"),
     ):
         p = subparsers.add_parser(
@@ -120,7 +121,7 @@ def run_table(args: argparse.Namespace) -> None:
             "Nonce treebanks: fraction of words replaced per UPOS and in total (all words), and "
             "words of a replaced UPOS left unreplaced by reason."))
         return
-    from spudflow.nonce.ttr_tokens import POOLED, load_tokenizer, ttr_counts
+    from spudflow.nonce.ttr_tokens import load_tokenizer, ttr_counts
 
     labels = [read_artifact(p, NONCE_STATS).select(LABELS).row(0, named=True)
               for p in args.inputs]
@@ -130,5 +131,6 @@ def run_table(args: argparse.Namespace) -> None:
     write_table(ttr_table(counts, unit), args.out, NONCE_TYPE_TOKEN_RATIO, caption=(
         f"Nonce treebanks: type-token ratio of the {unit}"
         f"{'' if tokenizer is None else ' (each word tokenized on its own)'} in the original "
-        f"and the nonce treebank, per split and pooled over a treebank's splits (split "
-        f"`{POOLED}`; Table 8 of Arps et al. reports the pooled TTR of mBERT tokens)."))
+        f"and the nonce treebank, per split and pooled over a treebank's splits where it has "
+        f"two or more (`split` names the splits pooled; Table 8 of Arps et al. reports the "
+        f"pooled TTR of mBERT tokens)."))

@@ -68,9 +68,10 @@ WORD_FORMS = "word forms"
 
 def ttr_table(counts: pl.DataFrame, unit: str = WORD_FORMS) -> pl.DataFrame:
     """Table 8 layout: type-token ratio, original vs nonce, from the counts of
-    nonce/ttr_tokens.py (per split, and pooled over a treebank's splits)."""
+    nonce/ttr_tokens.py (per split, and pooled over a treebank's splits where it has two or
+    more)."""
     return (counts.select(
-        *LABELS, "words", pl.lit(unit).alias("unit"), "tokens_orig", "tokens_nonce",
+        *LABELS, "splits", "words", pl.lit(unit).alias("unit"), "tokens_orig", "tokens_nonce",
         "types_orig", "types_nonce",
         (pl.col("types_orig") / pl.col("tokens_orig")).alias("ttr_orig"),
         (pl.col("types_nonce") / pl.col("tokens_nonce")).alias("ttr_nonce"))
