@@ -89,7 +89,8 @@ def make_nonce(directory: Path, settings: NonceSettings
     lexicon_frames = [own] + [words_of(p) for p in
                               _others(directory, settings.pools + settings.lexicon_from)]
     external = [read_lexicon_tsv(p, rules, mode) for p in check_external(mode, settings.lexicons)]
-    lexicon = build_lexicon(lexicon_frames, upos, external)
+    lexicon = build_lexicon(lexicon_frames, upos, external,
+                            class_fallback=rules.form_class_fallback)
 
     # Contexts need every word (dependents of any UPOS); only targets of the UPOS list remain.
     # Protected words (French `ne`) are neither replaced nor candidates.
