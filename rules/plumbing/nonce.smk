@@ -129,6 +129,7 @@ def nonce_options(wildcards, input):
             None,
             [
                 f"--upos {','.join(nonce['upos'])}",
+                f"--case {nonce['case']} --multiword-tokens {nonce['multiword_tokens']}",
                 f"--pool {dirs(input.pools)}" if input.pools else "",
                 f"--lexicon-from {dirs(input.lexicon_from)}" if input.lexicon_from else "",
                 f"--lexicon {quoted(input.lexicons)}" if input.lexicons else "",
