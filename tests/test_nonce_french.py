@@ -185,30 +185,53 @@ def test_beau_becomes_bel_before_a_vowel(tmp_path):
         ["un bel arbre", "un beau chien"]
 
 
-def test_adjectives_keep_their_side_of_the_noun(tmp_path):
-    def adjective_phrase(adjective: str, before: bool) -> str:
-        if before:
-            return f"""
+def adjective_phrase(adjective: str, before: bool, noun: str = "chien") -> str:
+    if before:
+        return f"""
 1 un un DET Definite=Ind|{MASC}|PronType=Art 3 det
 2 {adjective} {adjective} ADJ {MASC} 3 amod
-3 chien chien NOUN {MASC} 0 root
+3 {noun} {noun} NOUN {MASC} 0 root
 """
-        return f"""
+    return f"""
 1 un un DET Definite=Ind|{MASC}|PronType=Art 2 det
-2 chien chien NOUN {MASC} 0 root
+2 {noun} {noun} NOUN {MASC} 0 root
 3 {adjective} {adjective} ADJ {MASC} 2 amod
 """
+
+
+def test_adjectives_keep_their_side_of_the_noun_without_ordered_context(tmp_path):
     sentences = [adjective_phrase("grand", True), adjective_phrase("petit", True),
                  adjective_phrase("rouge", False), adjective_phrase("noir", False)]
     directory = ingest(tmp_path, conllu(*sentences))
     for seed in (1, 2, 3):
         out = tmp_path / f"fr{seed}"
-        assert texts(nonce(directory, "fr", seed=seed, out=out)[1]) == [
+        assert texts(nonce(directory, "fr", "--option", "ordered_context=false", seed=seed,
+                           out=out)[1]) == [
             "un petit chien", "un grand chien", "un chien noir", "un chien rouge"]
     # Without the rule (any other language) the sides mix for some seed.
     mixed = [texts(nonce(directory, "xx", seed=seed, out=tmp_path / f"xx{seed}")[1])
              for seed in range(1, 6)]
     assert any(text[0] in ("un rouge chien", "un noir chien") for text in mixed)
+
+
+def test_ordered_context_marks_the_word_among_its_dependents_as_the_reference(tmp_path):
+    """syntactic_patterns.py, French: the dependents' relations in word order with the word
+    itself (MOTHER) among them. A noun with its adjective before it (det,amod,MOTHER) only
+    swaps with nouns seen so; the adjective's own context (MOTHER) says nothing of its side."""
+    sentences = [adjective_phrase("grand", True, "chien"), adjective_phrase("petit", True, "chat"),
+                 adjective_phrase("rouge", False, "loup"), adjective_phrase("noir", False, "ours")]
+    directory = ingest(tmp_path, conllu(*sentences))
+    outs = [texts(nonce(directory, "fr", seed=seed, out=tmp_path / f"fr{seed}")[1])
+            for seed in range(1, 7)]
+    for out in outs:
+        assert out[0].split()[2] == "chat" and out[1].split()[2] == "chien"
+        assert out[2].split()[1] == "ours" and out[3].split()[1] == "loup"
+    assert any(out[0].split()[1] in ("rouge", "noir") for out in outs)
+    # Sorted, the four nouns share one context.
+    sorted_nouns = {texts(nonce(directory, "fr", "--option", "ordered_context=false", seed=seed,
+                                out=tmp_path / f"sorted{seed}")[1])[0].split()[2]
+                    for seed in range(1, 7)}
+    assert sorted_nouns - {"chat"}
 
 
 def test_a_final_le_does_not_crash(tmp_path):

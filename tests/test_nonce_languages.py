@@ -23,19 +23,54 @@ def hund(article: str, article_lemma: str, adjective: str, lemma: str) -> str:
 """
 
 
-def test_german_adjectives_keep_their_ending(tmp_path):
+def test_german_adjectives_keep_their_ending_with_strict_endings(tmp_path):
     # Same FEATS, two declensions: -er after `ein`, -e after `der`.
     sentences = [hund("ein", "ein", "schneller", "schnell"), hund("der", "der", "große", "groß"),
                  hund("der", "der", "kleine", "klein"), hund("ein", "ein", "alter", "alt")]
     directory = ingest(tmp_path, conllu(*sentences))
     for seed in (1, 2, 3, 4):
-        out = texts(nonce(directory, "de", seed=seed, out=tmp_path / f"de{seed}")[1])
+        out = texts(nonce(directory, "de", "--option", "strict_endings=true", seed=seed,
+                          out=tmp_path / f"de{seed}")[1])
         assert out[0] == "ein alter Hund bellt" and out[3] == "ein schneller Hund bellt"
         assert {out[1], out[2]} <= {"der kleine Hund bellt", "der große Hund bellt"}
     # Without the rule the lexicon has one form per FEATS and endings get mixed up.
     plain = [texts(nonce(directory, "xx", seed=seed, out=tmp_path / f"xx{seed}")[1])
              for seed in range(1, 6)]
     assert any(text[0].split()[1].endswith("e") for text in plain)
+
+
+def test_german_endings_as_the_reference_prefer_the_same_ending(tmp_path):
+    """udlex_german.py: an adjective with an ending takes the candidate's form with the same
+    ending where it has one, else another of its forms; one without (predicative) any form."""
+    sentences = [hund("ein", "ein", "schneller", "schnell"), hund("der", "der", "große", "groß"),
+                 hund("ein", "ein", "großer", "groß"), hund("ein", "ein", "alter", "alt")]
+    directory = ingest(tmp_path, conllu(*sentences))
+    outs = [texts(nonce(directory, "de", seed=seed, out=tmp_path / f"de{seed}")[1])
+            for seed in range(1, 9)]
+    for out in outs:
+        # große: groß has an -e form; schnell and alt have none, so their -er form comes
+        assert out[1] in {"der schneller Hund bellt", "der alter Hund bellt"}
+        # -er: every candidate has an -er form
+        assert out[0].split()[1] in {"großer", "alter"}
+        assert out[3].split()[1] in {"großer", "schneller"}
+    # strict, große has no candidate of its class: it stays
+    strict = texts(nonce(directory, "de", "--option", "strict_endings=true",
+                         out=tmp_path / "strict")[1])
+    assert strict[1] == "der große Hund bellt"
+
+
+def test_german_predicative_adjectives_take_any_form_as_the_reference(tmp_path):
+    def ist(adjective: str, lemma: str) -> str:
+        return f"""
+1 Er er PRON Case=Nom|Gender=Masc|Number=Sing|Person=3|PronType=Prs 3 nsubj
+2 ist sein AUX Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin 3 cop
+3 {adjective} {lemma} ADJ Degree=Pos 0 root
+"""
+    # `neu` has no ending; the only candidate form of its FEATS is `alte`
+    directory = ingest(tmp_path, conllu(ist("neu", "neu"), ist("alte", "alt")))
+    assert texts(nonce(directory, "de")[1])[0] == "Er ist alte"
+    strict = nonce(directory, "de", "--option", "strict_endings=true", out=tmp_path / "strict")
+    assert texts(strict[1])[0] == "Er ist neu"
 
 
 def test_german_zum_keeps_its_surface(tmp_path):
@@ -73,15 +108,35 @@ def test_arabic_matches_lemmas_without_diacritics(tmp_path):
         ar_sentence("قلم", "قلم", AR_NOM, "obj"),              # its nominative form, elsewhere
     ]
     directory = ingest(tmp_path, conllu(*sentences))
-    tokens, _ = nonce(directory, "ar", out=tmp_path / "strip")
+    inflected = ("--option", "lemma_forms=false")
+    tokens, _ = nonce(directory, "ar", *inflected, out=tmp_path / "strip")
     first = tokens.filter((pl.col("sent_index") == 0) & (pl.col("word_index") == 2)).row(
         0, named=True)
     assert (first["form"], first["lemma"], first["replaced"]) == ("قلم", "قلم", True)
     # Keeping diacritics, قَلَم and قلم are different lemmas: no nominative form for the candidate.
-    tokens, _ = nonce(directory, "ar", "--option", "strip_diacritics=false", out=tmp_path / "keep")
+    tokens, _ = nonce(directory, "ar", *inflected, "--option", "strip_diacritics=false",
+                      out=tmp_path / "keep")
     first = tokens.filter((pl.col("sent_index") == 0) & (pl.col("word_index") == 2)).row(
         0, named=True)
     assert (first["form"], first["replaced"]) == ("كتاب", False)
+
+
+def test_arabic_replacements_are_lemmas_as_the_reference(tmp_path):
+    """morph_dict_tools/universal.py returns the candidate's lemma for Arabic (Fig. 3: waziran ->
+    janub): the lemma without diacritics, whatever the word's FEATS, so a candidate seen only
+    in another case replaces it."""
+    sentences = [
+        ar_sentence("كتاب", "كِتَاب", AR_NOM, "nsubj"),
+        ar_sentence("قلما", "قَلَم", AR_NOM.replace("Nom", "Acc"), "nsubj"),
+    ]
+    directory = ingest(tmp_path, conllu(*sentences))
+    tokens, _ = nonce(directory, "ar")
+    nouns = tokens.filter(pl.col("upos") == "NOUN").sort("sent_index")
+    assert nouns.select("form", "lemma", "replaced").rows() == [
+        ("قلم", "قلم", True), ("كتاب", "كتاب", True)]
+    # inflected: neither has a form with the other's FEATS
+    tokens, _ = nonce(directory, "ar", "--option", "lemma_forms=false", out=tmp_path / "forms")
+    assert not tokens["replaced"].any()
 
 
 def test_arabic_article_after_li_loses_its_alif(tmp_path):
@@ -98,7 +153,7 @@ def test_arabic_article_after_li_loses_its_alif(tmp_path):
 """
     # للسلطة is split as ل + لسلطة; the candidate's form المدينة must be written لمدينة.
     first = run_texts(tmp_path, "ar", li("لسلطة", "سُلطَة"), plain("المدينة", "مَدِينَة"),
-                      li("لمدينة", "مَدِينَة"))[0]
+                      li("لمدينة", "مَدِينَة"), args=("--option", "lemma_forms=false"))[0]
     assert first.split()[1] == "للمدينة"
 
 
@@ -146,7 +201,9 @@ def test_russian_prepositions_fit_the_next_word(tmp_path, first, second):
 
 def test_registry_and_options():
     assert type(get_rules("xx")) is LanguageRules
-    assert get_rules("ar").options == {"strip_diacritics": True}
+    assert get_rules("ar").options == {"strip_diacritics": True, "lemma_forms": True}
+    assert get_rules("de").options == {"strict_endings": False}
+    assert get_rules("fr").options == {"ordered_context": True}
     assert get_rules("ru", {"strict_case": "true"}).options == {"strict_case": True}
     with pytest.raises(InputError, match="no option 'strict_case'"):
         get_rules("en", {"strict_case": "true"})

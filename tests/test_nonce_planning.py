@@ -97,3 +97,33 @@ def test_language_options_left_out_of_the_config_are_the_schemas(tmp_path):
     assert arabic and english
     assert all("--option strip_diacritics=true" in planned.shell[j] for j in arabic)
     assert not any("--option" in planned.shell[j] for j in english)
+
+
+def test_ttr_all_splits_makes_every_split_of_a_treebank_for_the_ttr_table_alone(tmp_path):
+    """Table 8 pools a treebank's splits: with nonce.ttr_all_splits a split that nothing else
+    reads (tiny_de dev) gets those versions, read by the type-token ratio table only."""
+    workdir = copy_workflow(tmp_path / "work")
+
+    def pool_all_splits(config):
+        config["treebanks"]["tiny_de"]["splits"]["dev"] = TINY_DE
+        config["scoring"]["datasets"] = [
+            "spud_tiny_en_test", "spud_tiny_de_test", "german_case",
+            "japanese_transitivity_base", "blimp"]
+        config["nonce"]["ttr_all_splits"] = {"methods": ["spud"], "seeds": [1]}
+
+    update_config(workdir, pool_all_splits)
+    planned = plan(workdir, forceall=True)
+    dev = [dict(w) for rule, w in planned.jobs if rule == "nonce" and dict(w)["split"] == "dev"]
+    assert [(w["treebank"], w["method"], w["seed"]) for w in dev] == [("tiny_de", "spud", "1")]
+    dev_tokens = "results/nonce/tiny_de/dev/spud/seed1/tokens.parquet"
+    readers = {j[0] for j in planned.jobs if dev_tokens in planned.inputs.get(j, ())}
+    assert readers - {"all"} == {"table_nonce_ttr"}  # `all` only asks for it to be made
+    # the nonce jobs pass the case and the multiword tokens: a change of either reruns them
+    nonce_job = job("nonce", treebank="tiny_de", split="dev", method="spud", seed="1")
+    assert "--case match --multiword-tokens keep" in planned.shell[nonce_job]
+    # a version outside the nonce section stops planning
+    update_config(workdir, lambda c: c["nonce"].update(ttr_all_splits={"methods": ["spud"],
+                                                                       "seeds": [7]}))
+    with pytest.raises(Exception, match="config key nonce.ttr_all_splits.seeds: 7 not in "
+                                        "nonce.seeds"):
+        plan(workdir)

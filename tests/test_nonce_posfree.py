@@ -58,7 +58,8 @@ def test_posfree_has_its_own_statistics_label(tiny_en):
 
 def test_posfree_ignores_the_german_adjective_ending_class(tmp_path):
     """A rule that shapes candidates, not only function words: German adjectives keep their
-    ending class under pos, may lose it under posfree (the lexicon key has no class)."""
+    ending class under pos with strict_endings, may lose it under posfree (the lexicon key has
+    no class)."""
     from nonce_helpers import conllu, ingest
 
     def np(adjective: str, lemma: str) -> str:
@@ -72,7 +73,7 @@ def test_posfree_ignores_the_german_adjective_ending_class(tmp_path):
     for method in ("pos", "posfree"):
         out = tmp_path / method
         assert main(["nonce", str(directory), "--lang", "de", "--seed", "1", "--method", method,
-                     "--out", str(out)]) == 0
+                     "--out", str(out), "--option", "strict_endings=true"]) == 0
         tokens = pl.read_parquet(out / "tokens.parquet")
         forms[method] = tokens.filter(pl.col("upos") == "ADJ")["form"].to_list()
     assert forms["pos"] == ["alte", "grün"]        # no other adjective of the same class

@@ -123,11 +123,18 @@ def test_tables_from_statistics(tmp_path, run_cli):
     code, _, err = run_cli("table-nonce-ttr", *stats, "--out", tmp_path / "tables" / "ttr")
     assert code == 0, err
     ttr = pl.read_parquet(tmp_path / "tables" / "ttr.parquet")
-    # one split: its row and the treebank's pooled row (split `all`) agree
-    assert ttr.get_column("split").to_list() == ["all", "all", "test", "test"]
-    assert ttr.get_column("ttr_orig").to_list() == [pytest.approx(8 / 12)] * 4
+    # one split: its own rows, and no pooled row (it would be the split under another name)
+    assert ttr.get_column("split").to_list() == ["test", "test"]
+    assert ttr.get_column("splits").to_list() == [1, 1]
+    assert ttr.get_column("ttr_orig").to_list() == [pytest.approx(8 / 12)] * 2
     for ext in ("csv", "md", "tex"):
         assert (tmp_path / "tables" / f"ttr.{ext}").is_file()
+    # the same nonce treebank twice would pool a split with itself
+    code, _, err = run_cli("table-nonce-ttr", stats[0], stats[0], "--out",
+                           tmp_path / "tables" / "twice")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "the same treebank, split, method and seed" in err
+    assert not (tmp_path / "tables" / "twice.parquet").exists()
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -16,11 +16,30 @@ def nonce_tokens(treebank, split, versions):
     ]
 
 
+def ttr_all_splits_versions():
+    """(method, seed) of nonce.ttr_all_splits: the versions made of every split of a treebank
+    for the type-token ratio table alone (none when null); each must be one of `nonce:`'s."""
+    nonce = config["nonce"]
+    chosen = nonce["ttr_all_splits"]
+    if chosen is None:
+        return []
+    for key in ("methods", "seeds"):
+        unknown = [value for value in chosen[key] if value not in nonce[key]]
+        if unknown:
+            raise ValueError(
+                f"config key nonce.ttr_all_splits.{key}: "
+                f"{', '.join(map(str, unknown))} not in nonce.{key}"
+            )
+    return [(m, s) for m in chosen["methods"] for s in chosen["seeds"]]
+
+
 def nonce_runs():
     """(treebank, split, method, seed) of every nonce treebank something reads, in config order:
-    the versions the SPUD items of a scored split hold (pairs.spud.methods, seeds) and every
-    version of a probe task's test split (probe.nonce). A split that nothing reads gets none:
-    its versions would cost time and feed no table but the replacement statistics."""
+    the versions the SPUD items of a scored split hold (pairs.spud.methods, seeds), every
+    version of a probe task's test split (probe.nonce), and, for a treebank with any of those,
+    the nonce.ttr_all_splits versions of every one of its splits, which only the type-token
+    ratio table reads (Table 8 pools a treebank's splits). Another split gets none: its
+    versions would cost time and feed no table but the replacement statistics."""
     if "nonce" not in config:
         return []
     read = set()
@@ -28,6 +47,10 @@ def nonce_runs():
         read |= {(treebank, split, *version) for version in spud_items_versions()}
     for treebank, split in probe_nonce_splits():
         read |= {(treebank, split, *version) for version in nonce_versions()}
+    pooled = {treebank for treebank, *_ in read}
+    for treebank, split in treebank_splits():
+        if treebank in pooled:
+            read |= {(treebank, split, *version) for version in ttr_all_splits_versions()}
     return [
         (tb, split, *version)
         for tb, split in treebank_splits()
@@ -106,6 +129,7 @@ def nonce_options(wildcards, input):
             None,
             [
                 f"--upos {','.join(nonce['upos'])}",
+                f"--case {nonce['case']} --multiword-tokens {nonce['multiword_tokens']}",
                 f"--pool {dirs(input.pools)}" if input.pools else "",
                 f"--lexicon-from {dirs(input.lexicon_from)}" if input.lexicon_from else "",
                 f"--lexicon {quoted(input.lexicons)}" if input.lexicons else "",

@@ -59,10 +59,12 @@ NONCE_REPLACEMENT_RATIO = table("nonce_replacement_ratio", "table-nonce-ratio", 
 
 NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
     "type-token ratio of word forms (the default) or of a tokenizer's tokens in the original and "
-    "the nonce treebank (paper Table 8 layout; the paper counts mBERT tokens), per split and "
-    "pooled over a treebank's splits (`split` = `all`: the distinct units of all its splits "
-    "together, the reading Table 8's values support, App. D)."), columns=(
+    "the nonce treebank (paper Table 8 layout; the paper counts mBERT tokens), per split and, "
+    "for a treebank with two splits or more, pooled over them (`split` names the splits "
+    "pooled, `train+dev+test`: the distinct units of all of them together, the reading Table "
+    "8's values support, App. D)."), columns=(
     *TABLE_LABELS,
+    col("splits", I64, "splits counted: 1 for a split's own row, 2 or more for a pooled row"),
     col("words", I64, "words (token_type `word`)"),
     col("unit", STR, "what is counted: `word forms`, or `tokens of SOURCE` (config "
         "`nonce.ttr_tokenizer`, each word tokenized on its own)"),
@@ -72,7 +74,7 @@ NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
     col("types_nonce", I64, "distinct units after"),
     col("ttr_orig", F64, "types_orig / tokens_orig"),
     col("ttr_nonce", F64, "types_nonce / tokens_nonce"),
-), version=3)
+), version=4)
 
 # --- human evaluation kit (docs/nonce.md, "Human evaluation") ----------------------------------
 HUMAN_EVAL_HEAD = (

@@ -10,6 +10,7 @@ from spudflow.core.errors import InputError
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.context import METHODS
 from spudflow.nonce.human_eval import cli as human_eval_cli
+from spudflow.nonce.replace import CASES, KEEP, MATCH, MWT_MODES
 
 STATS_FILE = "replacement_stats.parquet"
 
@@ -45,7 +46,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--upos", default=",".join(DEFAULT_UPOS),
                    help="comma-separated UPOS tags to replace (default: %(default)s)")
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                   help="language option, e.g. strip_diacritics=false (ar), strict_case=true (ru)")
+                   help="language option, e.g. strip_diacritics=false (ar), strict_case=true "
+                   "(ru), lemma_forms=false (ar), ordered_context=false (fr), "
+                   "strict_endings=true (de)")
+    p.add_argument("--case", choices=CASES, default=MATCH,
+                   help="match: a replacement takes the original word's capitals from its "
+                   "position (first word, headline, shouted sentence); reference: it is written "
+                   "as the lexicon writes it, the first token is capitalised and English and "
+                   "French words lowercased after their first letter, as the reference "
+                   "implementation (default: %(default)s)")
+    p.add_argument("--multiword-tokens", choices=MWT_MODES, default=KEEP,
+                   help="keep: a multiword token keeps its surface (rebuilt from its parts "
+                   "where one changed); split: the nonce treebank has no multiword-token lines "
+                   "and each sentence's text is its words (zu dem, de le), as the reference's "
+                   "(default: %(default)s)")
     p.add_argument("--conllu", type=Path, help="also write the nonce treebank as CoNLL-U here")
     p.add_argument("--treebank", default="", help="treebank name in the statistics "
                    "(default: the name of DIR's parent)")
@@ -56,7 +70,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ("table-nonce-ratio", "ratio", "replacement ratio per UPOS and in total, with unreplaced "
          "words by reason (the layout of Table 7 of Arps et al.)"),
         ("table-nonce-ttr", "ttr", "type-token ratio of word forms, original vs nonce, per split "
-         "and pooled over a treebank's splits (split `all`; Table 8 of Arps et al.); it reads "
+         "and pooled over a treebank's splits where it has two or more (split `train+dev+test`: "
+         "the splits pooled; Table 8 of Arps et al.); it reads "
          "the tokens.parquet beside each statistics file"),
     ):
         p = subparsers.add_parser(
@@ -92,7 +107,8 @@ def run_nonce(args: argparse.Namespace) -> None:
     settings = NonceSettings(
         lang=args.lang, seed=args.seed, method=args.method, upos=_upos(args.upos),
         pools=args.pool, lexicon_from=args.lexicon_from, lexicons=args.lexicon,
-        options=parse_options(args.option), treebank=args.treebank, split=args.split)
+        options=parse_options(args.option), treebank=args.treebank, split=args.split,
+        case=args.case, multiword_tokens=args.multiword_tokens)
     for path in args.lexicon:
         if not path.is_file():
             raise InputError(path, None, "no such file")
@@ -120,7 +136,7 @@ def run_table(args: argparse.Namespace) -> None:
             "Nonce treebanks: fraction of words replaced per UPOS and in total (all words), and "
             "words of a replaced UPOS left unreplaced by reason."))
         return
-    from spudflow.nonce.ttr_tokens import POOLED, load_tokenizer, ttr_counts
+    from spudflow.nonce.ttr_tokens import load_tokenizer, ttr_counts
 
     labels = [read_artifact(p, NONCE_STATS).select(LABELS).row(0, named=True)
               for p in args.inputs]
@@ -130,5 +146,6 @@ def run_table(args: argparse.Namespace) -> None:
     write_table(ttr_table(counts, unit), args.out, NONCE_TYPE_TOKEN_RATIO, caption=(
         f"Nonce treebanks: type-token ratio of the {unit}"
         f"{'' if tokenizer is None else ' (each word tokenized on its own)'} in the original "
-        f"and the nonce treebank, per split and pooled over a treebank's splits (split "
-        f"`{POOLED}`; Table 8 of Arps et al. reports the pooled TTR of mBERT tokens)."))
+        f"and the nonce treebank, per split and pooled over a treebank's splits where it has "
+        f"two or more (`split` names the splits pooled; Table 8 of Arps et al. reports the "
+        f"pooled TTR of mBERT tokens)."))

@@ -58,8 +58,14 @@ def read_lexicon_tsv(path: Path, rules: LanguageRules, mode: WordMode) -> pl.Dat
 
 
 def build_lexicon(word_frames: list[pl.DataFrame], upos: list[str],
-                  external: list[pl.DataFrame] = ()) -> pl.DataFrame:
-    """One row per key of COLUMNS; only words of the replaced UPOS matter."""
+                  external: list[pl.DataFrame] = (), class_fallback: bool = False
+                  ) -> pl.DataFrame:
+    """One row per key of COLUMNS; only words of the replaced UPOS matter.
+
+    CLASS_FALLBACK (LanguageRules.form_class_fallback): the form class is a preference. The row
+    of class "" of a (unit, UPOS, morph) is then its most frequent form of any class, and every
+    class another word asks for is filled from that row where the unit has no form of its own
+    of the class (the reference's German adjectives: the same ending where there is one)."""
     counted = (pl.concat([f.select(COLUMNS) for f in word_frames])
                .filter(pl.col("upos").is_in(upos))
                .group_by(COLUMNS).len("count")
@@ -68,11 +74,24 @@ def build_lexicon(word_frames: list[pl.DataFrame], upos: list[str],
     for frame in external:
         frames.append(frame.filter(pl.col("upos").is_in(upos)).unique()
                       .with_columns(count=pl.lit(0, pl.UInt32), source=pl.lit(1, pl.Int8)))
-    return (pl.concat(frames)
-            .sort([*KEY, "source", "count", "lex_form", "lex_lemma"],
-                  descending=[False] * len(KEY) + [False, True, False, False])
-            .unique(subset=KEY, keep="first", maintain_order=True)
-            .select(COLUMNS))
+    ranked = pl.concat(frames).sort(
+        [*KEY, "source", "count", "lex_form", "lex_lemma"],
+        descending=[False] * len(KEY) + [False, True, False, False])
+    lexicon = ranked.unique(subset=KEY, keep="first", maintain_order=True).select(COLUMNS)
+    if not class_fallback:
+        return lexicon
+    # The same ranking, across classes: the first row of each (unit, UPOS, morph).
+    entry = [k for k in KEY if k != "form_class"]
+    any_class = (ranked.sort([*entry, "source", "count", "lex_form", "lex_lemma"],
+                             descending=[False] * len(entry) + [False, True, False, False])
+                 .unique(subset=entry, keep="first", maintain_order=True)
+                 .with_columns(form_class=pl.lit("")).select(COLUMNS))
+    classed = lexicon.filter(pl.col("form_class") != "")
+    classes = classed.select("form_class").unique()
+    filled = (any_class.join(classed.select("upos").unique(), on="upos", how="semi")
+              .drop("form_class").join(classes, how="cross")
+              .join(classed, on=KEY, how="anti").select(COLUMNS))
+    return pl.concat([any_class, classed, filled]).sort(KEY)
 
 
 def check_external(mode: WordMode, paths: list[Path]) -> list[Path]:

@@ -19,7 +19,7 @@ from spudflow.nonce.context import METHODS, RULE_FREE_METHODS, with_context
 from spudflow.nonce.languages import get_rules
 from spudflow.nonce.languages.base import LanguageRules
 from spudflow.nonce.lexicon import build_lexicon, check_external, read_lexicon_tsv
-from spudflow.nonce.replace import Replacer
+from spudflow.nonce.replace import CASES, KEEP, MATCH, MWT_MODES, SPLIT, Replacer
 from spudflow.nonce.stats import replacement_statistics
 from spudflow.nonce.surface import with_texts
 from spudflow.nonce.words import detect_mode, word_frame
@@ -38,6 +38,8 @@ class NonceSettings:
     lexicon_from: list[Path] = field(default_factory=list)  # extra lexicon treebanks
     lexicons: list[Path] = field(default_factory=list)      # external TSV lexicons
     options: dict[str, str] = field(default_factory=dict)   # language options
+    case: str = MATCH                # replacements' capitals: MATCH or REFERENCE (surface.py)
+    multiword_tokens: str = KEEP     # KEEP their surface or SPLIT them into words (surface.py)
     treebank: str = ""
     split: str = ""
 
@@ -64,11 +66,26 @@ def _others(directory: Path, extra: list[Path]) -> list[Path]:
     return out
 
 
+def _without_mwts(tokens: pl.DataFrame, sentences: pl.DataFrame
+                  ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The treebank in syntactic words, as the reference's preprocessing left it: no
+    multiword-token lines (their words become surface tokens), token_index renumbered."""
+    tokens = (tokens.filter(pl.col("token_type") != "mwt")
+              .with_columns(token_index=pl.int_range(pl.len(), dtype=pl.Int32)
+                            .over("sent_index")))
+    return tokens, sentences.with_columns(n_tokens=pl.col("n_words"))
+
+
 def make_nonce(directory: Path, settings: NonceSettings
                ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(tokens, sentences, statistics) of the nonce version of the ingested treebank DIRECTORY."""
     if settings.method not in METHODS:
         raise InputError("--method", None, f"unknown method {settings.method!r}")
+    if settings.case not in CASES:
+        raise InputError("--case", None, f"unknown case {settings.case!r}")
+    if settings.multiword_tokens not in MWT_MODES:
+        raise InputError("--multiword-tokens", None,
+                         f"unknown mode {settings.multiword_tokens!r}")
     started = time.perf_counter()
     rules = get_rules(settings.lang, settings.options)  # options are checked either way
     if settings.method in RULE_FREE_METHODS:
@@ -89,7 +106,8 @@ def make_nonce(directory: Path, settings: NonceSettings
     lexicon_frames = [own] + [words_of(p) for p in
                               _others(directory, settings.pools + settings.lexicon_from)]
     external = [read_lexicon_tsv(p, rules, mode) for p in check_external(mode, settings.lexicons)]
-    lexicon = build_lexicon(lexicon_frames, upos, external)
+    lexicon = build_lexicon(lexicon_frames, upos, external,
+                            class_fallback=rules.form_class_fallback)
 
     # Contexts need every word (dependents of any UPOS); only targets of the UPOS list remain.
     # Protected words (French `ne`) are neither replaced nor candidates.
@@ -110,7 +128,8 @@ def make_nonce(directory: Path, settings: NonceSettings
              directory, own.height, targets.height, lexicon.height, len(index.groups),
              time.perf_counter() - started)
 
-    replacer = Replacer(tokens, index, rules, settings.seed)
+    replacer = Replacer(tokens, index, rules, settings.seed, case=settings.case,
+                        multiword_tokens=settings.multiword_tokens)
     keys = {i: (s if s is not None else f"#{i}") for i, s in zip(
         sentences.get_column("sent_index").to_list(), sentences.get_column("sent_id").to_list(),
         strict=True)}
@@ -121,6 +140,8 @@ def make_nonce(directory: Path, settings: NonceSettings
               "split": settings.split or directory.name, "language": settings.lang,
               "method": settings.method, "seed": settings.seed}
     stats = replacement_statistics(nonce_tokens, replacer.outcomes(), upos, labels)
+    if settings.multiword_tokens == SPLIT:
+        nonce_tokens, nonce_sentences = _without_mwts(nonce_tokens, nonce_sentences)
     total = stats.filter(pl.col("upos") == "ALL").row(0, named=True)
     log.info("%s: replaced %d of %d words (%.1f%%) in %.2f s", directory, total["replaced"],
              total["words"], 100 * total["replacement_ratio"], time.perf_counter() - started)

@@ -15,7 +15,15 @@ from spudflow.core.progress import progress
 from spudflow.nonce.candidates import CandidateIndex
 from spudflow.nonce.languages.base import LanguageRules
 from spudflow.nonce.sentence import SentenceView, TokenColumns, without_stale
-from spudflow.nonce.surface import case_style, match_case, rebuild_mwts, sentence_text
+from spudflow.nonce.surface import (
+    capitalise_first,
+    case_style,
+    match_case,
+    rebuild_mwts,
+    reference_case,
+    sentence_text,
+    words_text,
+)
 
 # Why a word of a replaced UPOS kept its form (in the statistics and docs/nonce.md).
 REPLACED = "replaced"
@@ -24,6 +32,13 @@ NO_FORM = "no_form"            # other units, but none has a form with the word'
 RULE = "rule"                  # candidates with a form, all rejected by the language rules
 PROTECTED = "protected"        # the language never replaces this word (French `ne`)
 REASONS = (NO_CANDIDATE, NO_FORM, RULE, PROTECTED)
+
+# --case: the original's positional capitals (MATCH) or the reference's (surface.py).
+MATCH, REFERENCE = "match", "reference"
+CASES = (MATCH, REFERENCE)
+# --multiword-tokens: keep their surface, or split them into their words (surface.py).
+KEEP, SPLIT = "keep", "split"
+MWT_MODES = (KEEP, SPLIT)
 
 
 def sentence_rng(seed: int, sentence_key: str) -> random.Random:
@@ -50,12 +65,18 @@ def draw(rng: random.Random, units: list[str], own_unit: str,
     return None, RULE if other else NO_FORM
 
 
+def _cased(form: str, case: tuple[str, bool, str] | None) -> str:
+    """FORM with the original's positional capitals (match_case), or as it is (None)."""
+    return form if case is None else match_case(form, *case)
+
+
 class Replacer:
     def __init__(self, tokens: pl.DataFrame, index: CandidateIndex, rules: LanguageRules,
-                 seed: int) -> None:
+                 seed: int, case: str = MATCH, multiword_tokens: str = KEEP) -> None:
         self.columns = TokenColumns.from_frame(tokens)
         self.sent_of_row = tokens.get_column("sent_index").to_list()
         self.index, self.rules, self.seed = index, rules, seed
+        self.case, self.multiword_tokens = case, multiword_tokens
         self.outcome: list[str | None] = [None] * len(self.sent_of_row)
         self.new_text: dict[int, str] = {}
 
@@ -72,18 +93,27 @@ class Replacer:
                 targets.get_column("protected").to_list(), strict=True),
             key=lambda target: self.sent_of_row[target[0]])
         n_sentences = len({self.sent_of_row[row] for row in rows})
+        replaced = set()
         for sent_index, words in progress(by_sentence, desc="nonce", total=n_sentences,
                                           unit="sent"):
-            self._sentence(sent_index, sentence_keys[sent_index], list(words))
+            if self._sentence(sent_index, sentence_keys[sent_index], list(words)):
+                replaced.add(sent_index)
+        # The reference's case and its split text touch every sentence, replaced or not.
+        every = self.case == REFERENCE or self.multiword_tokens == SPLIT
+        for sent_index in (sentence_keys if every else sorted(replaced)):
+            self._finish(sent_index, sent_index in replaced)
 
-    def _sentence(self, sent_index: int, key: str, words: list[tuple]) -> None:
+    def _sentence(self, sent_index: int, key: str, words: list[tuple]) -> bool:
+        """Replace the target WORDS of a sentence and fit its function words; True when a word
+        was replaced."""
         columns, rules = self.columns, self.rules
         rng = sentence_rng(self.seed, key)
         start, stop = self._bounds(sent_index)
         view = SentenceView(columns, start, stop)
         first_word = next((i for i in range(view.n) if view.upos(i) != "PUNCT"), 0)
         # The sentence's style only matters for capitalised words (see match_case).
-        capitals = any(columns.orig_form[word[0]][:1].isupper() for word in words)
+        capitals = self.case == MATCH and any(
+            columns.orig_form[word[0]][:1].isupper() for word in words)
         style = case_style([view.orig_form(i) for i in range(view.n)]) if capitals else "plain"
         replaced_any = False
         for row, unit, group, context_units, protected in words:
@@ -98,7 +128,9 @@ class Replacer:
                 continue
             units, forms, lemmas = self.index.groups[group]
             position = columns.word_index[row] - 1
-            case = (columns.orig_form[row], position == first_word, style)
+            # The reference writes a replacement as the lexicon does (its case comes later).
+            case = (columns.orig_form[row], position == first_word, style) \
+                if self.case == MATCH else None
             accept = None
             if rules.filters_candidates:
                 accept = self._acceptor(view, position, forms, case)
@@ -106,20 +138,40 @@ class Replacer:
             self.outcome[row] = outcome
             if pick is None:
                 continue
-            columns.form[row] = match_case(forms[pick], *case)
+            columns.form[row] = _cased(forms[pick], case)
             if columns.orig_lemma[row] not in (None, "_"):
                 columns.lemma[row] = lemmas[pick]
             columns.replaced[row] = True
             replaced_any = True
         if replaced_any:
             rules.adjust(view)
-            rebuild_mwts(view, rules)
+        return replaced_any
+
+    def _finish(self, sent_index: int, replaced: bool) -> None:
+        """Case (reference), multiword-token surfaces and the text of a finished sentence (one
+        where a word was REPLACED, or any with the reference's case or split text)."""
+        start, stop = self._bounds(sent_index)
+        view = SentenceView(self.columns, start, stop)
+        reference = self.case == REFERENCE
+        if reference:
+            reference_case(view, self.rules.case_folded(view.n))
+        if self.multiword_tokens == SPLIT:
+            if reference:
+                capitalise_first(view)
+            self.new_text[sent_index] = words_text(view)
+            return
+        rebuild_mwts(view, self.rules, case_changes=not reference)
+        if reference:
+            capitalise_first(view)
+        columns = self.columns
+        if replaced or any(columns.form[row] != columns.orig_form[row]
+                           for row in range(start, stop)):
             self.new_text[sent_index] = sentence_text(view)
 
     def _acceptor(self, view: SentenceView, position: int, forms: list[str],
-                  case: tuple[str, bool, str]) -> Callable[[int], bool]:
+                  case: tuple[str, bool, str] | None) -> Callable[[int], bool]:
         rules = self.rules
-        return lambda pick: rules.accept(view, position, match_case(forms[pick], *case))
+        return lambda pick: rules.accept(view, position, _cased(forms[pick], case))
 
     def tokens(self, tokens: pl.DataFrame) -> pl.DataFrame:
         c = self.columns

@@ -19,8 +19,10 @@ def _counts(words: pl.DataFrame, upos: list[str]) -> list[pl.Expr]:
         pl.len().alias("words"),
         pl.col("upos").is_in(upos).sum().alias("targeted"),
         (pl.col("outcome") == REPLACED).sum().alias("replaced"),
-        # function words whose form a language rule changed (a -> an, le -> l')
-        ((pl.col("form") != pl.col("orig_form")) & ~pl.col("replaced")).sum().alias("adjusted"),
+        # function words whose form a language rule changed (a -> an, le -> l'); not the
+        # case alone, which the reference's case (--case reference) changes on any word
+        ((pl.col("form").str.to_lowercase() != pl.col("orig_form").str.to_lowercase())
+         & ~pl.col("replaced")).sum().alias("adjusted"),
         *[(pl.col("outcome") == reason).sum().alias(reason) for reason in REASONS],
         pl.col("orig_form").n_unique().alias("types_orig"),
         pl.col("form").n_unique().alias("types_nonce"),
@@ -68,9 +70,10 @@ WORD_FORMS = "word forms"
 
 def ttr_table(counts: pl.DataFrame, unit: str = WORD_FORMS) -> pl.DataFrame:
     """Table 8 layout: type-token ratio, original vs nonce, from the counts of
-    nonce/ttr_tokens.py (per split, and pooled over a treebank's splits)."""
+    nonce/ttr_tokens.py (per split, and pooled over a treebank's splits where it has two or
+    more)."""
     return (counts.select(
-        *LABELS, "words", pl.lit(unit).alias("unit"), "tokens_orig", "tokens_nonce",
+        *LABELS, "splits", "words", pl.lit(unit).alias("unit"), "tokens_orig", "tokens_nonce",
         "types_orig", "types_nonce",
         (pl.col("types_orig") / pl.col("tokens_orig")).alias("ttr_orig"),
         (pl.col("types_nonce") / pl.col("tokens_nonce")).alias("ttr_nonce"))

@@ -1,4 +1,20 @@
-"""Surface text after replacement: capitalisation, multiword-token surfaces, sentence text."""
+"""Surface text after replacement: capitalisation, multiword-token surfaces, sentence text.
+
+Two ways to case a replacement (`--case`):
+- `match`: the replacement takes the capitals the original word had from its position (first
+  word, headline, shouted sentence; `match_case`).
+- `reference`: as the reference implementation (TaniaBladier/spud, src/replacement.py,
+  `Replacer.replace_tokens_in_sentence` and the `postprocess` of `EnglishReplacer` and
+  `FrenchReplacer`): the replacement is written as the lexicon writes it, the sentence's first
+  token gets a capital, and in English and French every word (English: but the last) is
+  lowercased after its first letter (`initial_case_fold`), so a shouted `SHE KNOWS` becomes
+  `She solicits`.
+
+Two ways to write multiword tokens (`--multiword-tokens`): `keep` their surface (rebuilt from
+the parts where a part changed), or `split` them as the reference's preprocessed treebanks did
+(README: the multiword-token lines removed with grep before anything else): the nonce treebank
+has no multiword-token lines and every sentence's text is its words (`words_text`).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from spudflow.nonce.sentence import SentenceView, spaces_after
+from spudflow.nonce.sentence import SentenceView, has_space_after, spaces_after
 
 if TYPE_CHECKING:
     from spudflow.nonce.languages.base import LanguageRules
@@ -41,17 +57,74 @@ def match_case(form: str, like: str, initial: bool = False, style: str = "plain"
     return form
 
 
-def rebuild_mwts(sentence: SentenceView, rules: LanguageRules) -> None:
+def initial_case_fold(form: str) -> str:
+    """FORM in lower case after its first letter, which keeps its case (`SHE` -> `She`, `iPhone`
+    -> `iphone`): what the reference's English and French `postprocess` write back for every
+    word it looks at (it lowercases each form to compare it with a/an, le/la/de)."""
+    if not form:
+        return form
+    lower = form.lower()
+    return lower[0].upper() + lower[1:] if form[0].isupper() else lower
+
+
+def capitalise_first(sentence: SentenceView) -> None:
+    """The reference's `force first token to be uppercase`: the first token's first character,
+    when it is lower case, capitalised (punctuation first: nothing). A multiword token at the
+    start is the first token (its first part follows it)."""
+    if not sentence.n:
+        return
+    columns = sentence.columns
+    mwt = sentence.mwt(0)
+    rows = [sentence.rows[0]] if mwt is None else [mwt[0], sentence.rows[0]]
+    for row in rows:
+        form = columns.form[row]
+        if form[:1].islower():
+            columns.form[row] = form[0].capitalize() + form[1:]
+
+
+def reference_case(sentence: SentenceView, folded: range) -> None:
+    """The reference's case on a sentence whose replacements and rules are done: the words in
+    FOLDED (from the language rules, `LanguageRules.case_folded`) folded by `initial_case_fold`,
+    and a multiword token all of whose words are folded likewise. The first token is
+    capitalised afterwards (`capitalise_first`), once the multiword tokens are rebuilt."""
+    for i in folded:
+        sentence.set_form(i, initial_case_fold(sentence.form(i)))
+    columns = sentence.columns
+    for row, first, last in sentence.mwts:
+        if first in folded and last in folded:
+            columns.form[row] = initial_case_fold(columns.form[row])
+
+
+def rebuild_mwts(sentence: SentenceView, rules: LanguageRules, case_changes: bool = True) -> None:
     """A multiword token keeps its surface unless a part changed; then the parts are joined as
-    the language writes them."""
+    the language writes them. Without CASE_CHANGES a part whose form changed only in case does
+    not count (the reference's case folding changes the surface itself, `reference_case`)."""
     columns = sentence.columns
     for row, first, last in sentence.mwts:
         parts = range(first, last + 1)
-        if not any(sentence.changed(i) for i in parts):
+        if case_changes:
+            changed = any(sentence.changed(i) for i in parts)
+        else:
+            changed = any(sentence.form(i).lower() != sentence.orig_form(i).lower()
+                          for i in parts)
+        if not changed:
             continue
         surface = rules.join_mwt([sentence.form(i) for i in parts],
                                  [sentence.orig_form(i) for i in parts], columns.orig_form[row])
         columns.form[row] = match_case(surface, columns.orig_form[row], initial=True)
+
+
+def words_text(sentence: SentenceView) -> str:
+    """The text of the syntactic words as the reference writes it (`adapt_text_in_metadata`):
+    each word followed by one space unless its own MISC has SpaceAfter=No (a multiword token's
+    SpaceAfter=No went with its line: `don't,` -> `do n't ,`), stripped."""
+    columns = sentence.columns
+    pieces = []
+    for row in sentence.rows:
+        pieces.append(columns.form[row])
+        if has_space_after(columns.misc[row]):
+            pieces.append(" ")
+    return "".join(pieces).strip()
 
 
 def sentence_text(sentence: SentenceView) -> str:

@@ -89,6 +89,11 @@ def word_frame(tokens: pl.DataFrame, rules: LanguageRules, mode: WordMode) -> pl
     unit = (pl.when(pl.col("lex_lemma") != MISSING).then(pl.col("lex_lemma"))
             .otherwise(pl.col("lex_form")) if mode.unit == "lemma" else pl.col("lex_form"))
     morph = {"feats": pl.col("feats"), "xpos": pl.col("xpos"), "none": pl.lit(MISSING)}[mode.morph]
+    if rules.lemma_as_form and mode.unit == "lemma":
+        # A candidate is written as its lemma, whatever the word's features: no morph to match.
+        morph = pl.lit(MISSING)
+        frame = frame.with_columns(lex_form=pl.when(pl.col("lex_lemma") != MISSING)
+                                   .then(pl.col("lex_lemma")).otherwise(pl.col("lex_form")))
     form_class = rules.form_class()
     return frame.with_columns(
         unit=unit,

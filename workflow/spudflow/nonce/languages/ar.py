@@ -1,5 +1,10 @@
 """Arabic: forms and lemmas are matched without diacritics (the treebanks vowel lemmas but not
-forms); clitics are written together with their host."""
+forms); clitics are written together with their host.
+
+`lemma_forms` (default true, the reference: src/morph_dict_tools/universal.py, `MorphDict.lookup`
+returns the candidate's lemma for the ArabicMorphDict, and the paper's Fig. 3 shows `waziran`
+replaced by `janub`): a replacement is written as its lemma, whatever the word's FEATS. False: a
+form with exactly the word's FEATS, as in the other languages."""
 
 from __future__ import annotations
 
@@ -14,7 +19,11 @@ DIACRITICS = r"[\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06DC\u06DF-\u06E8\u06EA
 
 class ArabicRules(LanguageRules):
     code = "ar"
-    OPTIONS = {"strip_diacritics": True}
+    OPTIONS = {"strip_diacritics": True, "lemma_forms": True}
+
+    @property
+    def lemma_as_form(self) -> bool:
+        return self.options["lemma_forms"]
 
     def normalise(self, text: pl.Expr) -> pl.Expr:
         if not self.options["strip_diacritics"]:

@@ -26,6 +26,29 @@ class LanguageRules:
     def __init__(self, **options: bool) -> None:
         self.options = {**self.OPTIONS, **options}
 
+    @property
+    def lemma_as_form(self) -> bool:
+        """True: a replacement is written as its lemma, matched on nothing but UPOS and context
+        (no FEATS), as the reference does for Arabic."""
+        return False
+
+    @property
+    def form_class_fallback(self) -> bool:
+        """True: the form class is a preference, not a requirement: a word whose form has no
+        class ("") takes a candidate's most frequent form of its FEATS, and one whose class the
+        candidate lacks likewise (lexicon.build_lexicon)."""
+        return False
+
+    def ordered_dependents(self) -> bool:
+        """True: the context lists the dependents' labels in word order with the word's own
+        place marked (`MOTHER`), instead of sorted (spud method only)."""
+        return False
+
+    def case_folded(self, n_words: int) -> range:
+        """Words the reference's case (`--case reference`) folds to lower case after their
+        first letter (surface.initial_case_fold); none here."""
+        return range(0)
+
     def normalise(self, text: pl.Expr) -> pl.Expr:
         """FORM and LEMMA as indexed and matched (e.g. Arabic without diacritics)."""
         return text

@@ -149,6 +149,10 @@ def _with_case(form: str, like: str) -> str:
 class EnglishRules(LanguageRules):
     code = "en"
 
+    def case_folded(self, n_words: int) -> range:
+        # The reference's EnglishReplacer.postprocess loops over every token but the last.
+        return range(max(n_words - 1, 0))
+
     def adjust(self, sentence: SentenceView) -> None:
         for i in range(sentence.n - 1):
             article = sentence.form(i)

@@ -100,10 +100,24 @@ def _gender(sentence: SentenceView, i: int) -> str | None:
 class FrenchRules(LanguageRules):
     code = "fr"
     filters_candidates = True
+    OPTIONS = {"ordered_context": True}
 
-    def context_extra(self) -> pl.Expr:
-        """Adjectives before their noun (grand, petit, beau) and after it are different
-        contexts: a pre-nominal adjective only gets adjectives seen before their head."""
+    def case_folded(self, n_words: int) -> range:
+        # The reference's FrenchReplacer.postprocess loops over every token.
+        return range(n_words)
+
+    def ordered_dependents(self) -> bool:
+        """The reference's French pattern config (src/syntactic_patterns.py, `pattern_configs`:
+        include_self_in_deprels, not ignore_dependent_order)."""
+        return self.options["ordered_context"]
+
+    def context_extra(self) -> pl.Expr | None:
+        """Without ordered_context: adjectives before their noun (grand, petit, beau) and after
+        it are different contexts, so a pre-nominal adjective only gets adjectives seen before
+        their head (the rule the paper describes, App. A.2). With it (the reference) the
+        adjective's own context says nothing of its side: only its head's context does."""
+        if self.options["ordered_context"]:
+            return None
         amod = (pl.col("upos") == "ADJ") & (pl.col("deprel").str.split(":").list.first() == "amod")
         side = pl.when(pl.col("word_index") < pl.col("head")).then(pl.lit("pre")) \
             .otherwise(pl.lit("post"))
