@@ -273,16 +273,16 @@ def test_bad_header_exits_2(tmp_path, capsys):
 
 def reference_files(tmp_path, n_templates=3, edit=None):
     """The first templates of the shipped TSV written in the reference's layout (36 grammatical
-    and 108 ungrammatical lines each); `edit(kind, lines)` may change the lines first."""
+    and 108 ungrammatical lines each); `edit(which, lines)` may change the lines first."""
     from spudflow.pairs.german_case_reference import reference_lines
 
     lines = reference_lines(read_templates(TEMPLATES)[:n_templates])
     if edit:
         edit(lines)
     paths = []
-    for kind in ("grammatical", "ungrammatical"):
-        path = tmp_path / f"{kind}_sentences.txt"
-        path.write_text("".join(line + "\n" for line in lines[kind]), encoding="utf-8")
+    for which in ("grammatical", "ungrammatical"):
+        path = tmp_path / f"{which}_sentences.txt"
+        path.write_text("".join(line + "\n" for line in lines[which]), encoding="utf-8")
         paths.append(path)
     return paths
 
@@ -322,13 +322,13 @@ def test_templates_recovered_from_sentence_files_give_the_same_items(tmp_path, c
         "Wir wissen, dass der Lehrer dem Schüler den Brief gegeben hat.")
 
 
-def _swap(kind, index, text):
+def _swap(which, index, text):
     def edit(lines):
-        lines[kind][index] = text(lines[kind][index])
+        lines[which][index] = text(lines[which][index])
     return edit
 
 
-@pytest.mark.parametrize("edit, which, line, words", [
+@pytest.mark.parametrize("edit, file, line, words", [
     # a violation line that is not the sentence its place in the layout says
     (_swap("ungrammatical", 110, lambda s: s.replace(" ", "  ", 1)), 1, 111,
      "template 1, cases ANN in NP order 213: expected"),
@@ -346,11 +346,11 @@ def _swap(kind, index, text):
     (_swap("grammatical", 40, lambda s: s[:-1]), 0, 41, "does not end with '.'"),
     (_swap("grammatical", 3, lambda s: ""), 0, 4, "empty line"),
 ])
-def test_bad_sentence_files_exit_2_at_the_first_wrong_line(tmp_path, capsys, edit, which, line,
+def test_bad_sentence_files_exit_2_at_the_first_wrong_line(tmp_path, capsys, edit, file, line,
                                                            words):
     paths = reference_files(tmp_path, 2, edit)
     assert_bad_input(capsys, tmp_path / "items.parquet",
-                     ["pairs", "german-case", "--sentences", *paths], f"{paths[which]}:{line}",
+                     ["pairs", "german-case", "--sentences", *paths], f"{paths[file]}:{line}",
                      words)
 
 

@@ -34,11 +34,11 @@ PER_TEMPLATE = {"grammatical": len(GRAMMATICAL_BLOCKS) * len(WORD_ORDERS),
                 "ungrammatical": len(VIOLATION_BLOCKS) * len(WORD_ORDERS)}
 
 
-def reference_line(kind: str, index: int) -> tuple[int, str, str]:
-    """(template index, cases, positions) of the 0-based `index`-th line of the `kind`
+def reference_line(which: str, index: int) -> tuple[int, str, str]:
+    """(template index, cases, positions) of the 0-based `index`-th line of the `which`
     (`grammatical` or `ungrammatical`) file."""
-    blocks = GRAMMATICAL_BLOCKS if kind == "grammatical" else VIOLATION_BLOCKS
-    template, within = divmod(index, PER_TEMPLATE[kind])
+    blocks = GRAMMATICAL_BLOCKS if which == "grammatical" else VIOLATION_BLOCKS
+    template, within = divmod(index, PER_TEMPLATE[which])
     block, order = divmod(within, len(WORD_ORDERS))
     return template, blocks[block], WORD_ORDERS[order]
 
@@ -55,9 +55,9 @@ def reference_lines(templates: list[Template]) -> dict[str, list[str]]:
     for template in templates:
         by_design = {(cases, positions): sentence
                      for cases, positions, sentence, _ in template_sentences(template)}
-        for kind, blocks in (("grammatical", GRAMMATICAL_BLOCKS),
+        for which, blocks in (("grammatical", GRAMMATICAL_BLOCKS),
                              ("ungrammatical", VIOLATION_BLOCKS)):
-            lines[kind] += [by_design[cases, order] for cases in blocks for order in WORD_ORDERS]
+            lines[which] += [by_design[cases, order] for cases in blocks for order in WORD_ORDERS]
     return lines
 
 
@@ -137,25 +137,25 @@ def read_reference_templates(grammatical: str | Path,
                              ungrammatical: str | Path) -> list[Template]:
     """The templates of the reference's two sentence files, each checked against every line."""
     paths = {"grammatical": Path(grammatical), "ungrammatical": Path(ungrammatical)}
-    lines = {kind: _read_lines(path) for kind, path in paths.items()}
+    lines = {which: _read_lines(path) for which, path in paths.items()}
     n = len(lines["grammatical"]) // PER_TEMPLATE["grammatical"]
-    for kind, path in paths.items():
-        if not lines[kind] or len(lines[kind]) != n * PER_TEMPLATE[kind] or not n:
-            raise InputError(path, None, f"{len(lines[kind])} sentences: the layout has "
-                             f"{PER_TEMPLATE[kind]} per template"
+    for which, path in paths.items():
+        if not lines[which] or len(lines[which]) != n * PER_TEMPLATE[which] or not n:
+            raise InputError(path, None, f"{len(lines[which])} sentences: the layout has "
+                             f"{PER_TEMPLATE[which]} per template"
                              + (f" ({n} templates in {paths['grammatical']})"
-                                if kind == "ungrammatical" and n else ""))
+                                if which == "ungrammatical" and n else ""))
     templates = []
     per = PER_TEMPLATE["grammatical"]
     for index in range(n):
         template = _recover(index, lines["grammatical"][index * per:(index + 1) * per],
                             paths["grammatical"])
         expected = reference_lines([template])
-        for kind, path in paths.items():
-            start = index * PER_TEMPLATE[kind]
-            for offset, sentence in enumerate(expected[kind]):
-                if lines[kind][start + offset] != sentence:
-                    _, cases, positions = reference_line(kind, start + offset)
+        for which, path in paths.items():
+            start = index * PER_TEMPLATE[which]
+            for offset, sentence in enumerate(expected[which]):
+                if lines[which][start + offset] != sentence:
+                    _, cases, positions = reference_line(which, start + offset)
                     raise InputError(path, start + offset + 1, f"template {index}, cases "
                                      f"{cases} in NP order {positions}: expected {sentence!r}")
         templates.append(template)
