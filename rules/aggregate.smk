@@ -199,7 +199,8 @@ use rule table_blimp as table_german_case with:
         runtime=10,
     params:
         command="table-german-case",
-        options="",
+        options=f"--animacy {AGGREGATE['german_animacy']}",
+        animacy=AGGREGATE["german_animacy"],
         datasets=aggregate_datasets("german_case"),
         models=aggregate_models("german_case"),
 

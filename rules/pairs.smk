@@ -39,9 +39,31 @@ rule items_spud:
         " 2> {log:q}"
 
 
+# The paper's German case sentence files, where pairs.german_case.sentences gives URLs.
+rule fetch_german_case_sentences:
+    input:
+        german_case_fetch_input,
+    output:
+        "resources/downloads/german_case/{which}_sentences.txt",
+    log:
+        "results/logs/fetch_german_case_sentences/{which}.log",
+    wildcard_constraints:
+        which="grammatical|ungrammatical",
+    conda:
+        "../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=10,
+    params:
+        url=german_case_fetch_url,
+    shell:
+        "spudflow fetch {params.url:q} --out {output:q} 2> {log:q}"
+
+
 rule items_german_case:
     input:
-        templates=lambda wc: pairs_section("german_case")["templates"],
+        unpack(german_case_items_input),
     output:
         "results/items/german_case.parquet",
     log:
@@ -55,11 +77,11 @@ rule items_german_case:
         mem_mb=2000,
         runtime=10,
     params:
+        source=german_case_source_args,
         sample=lambda wc: sample_args(pairs_section("german_case")["sample"]),
         code=stage_code("pairs"),
     shell:
-        "spudflow pairs german-case --templates {input.templates:q} {params.sample}"
-        " --out {output:q} 2> {log:q}"
+        "spudflow pairs german-case {params.source} {params.sample} --out {output:q} 2> {log:q}"
 
 
 # Only when pairs.japanese_transitivity.corpus names a corpus (the thesis's Wikipedia counts).

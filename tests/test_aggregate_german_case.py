@@ -66,6 +66,11 @@ def test_mean_sd_over_templates_and_restricted(german):
             assert row["method"] == method and row["n_templates"] == 3
             assert row["auc_mean"] == pytest.approx(np.mean(aucs))
             assert row["auc_sd"] == pytest.approx(np.std(aucs, ddof=1))
+            # beside it, every template's sentences in one ROC (src/analyse_results.ipynb)
+            pooled = frame.filter(pl.col("model") == model)
+            pooled = pooled if keep is None else pooled.filter(keep)
+            assert row["auc_pooled"] == pytest.approx(_auc(pooled))
+            assert row["auc_pooled"] != pytest.approx(row["auc_mean"])
 
 
 def test_violation_types(german):
@@ -79,6 +84,8 @@ def test_violation_types(german):
                            & (pl.col("violation") == violation)).row(0, named=True)
         assert row["auc_mean"] == pytest.approx(np.mean(aucs))
         assert row["auc_sd"] == pytest.approx(np.std(aucs, ddof=1))
+        assert row["auc_pooled"] == pytest.approx(_auc(frame.filter(pl.col("model") == "ggpt")
+                                                       .filter(keep)))
 
 
 def test_case_order_means(german):

@@ -1,10 +1,11 @@
-"""The German case paper's breakdowns (issue 14.8-10): animacy by the case the animate NP carries
-(TABREF22), AUC by case order and position of the violation (FIGREF20, with the reference's
-1-vs-6 order comparison), violation types on the plausible sentences only (TABREF24), and the
-figures of FIGREF20 and FIGREF16. Inputs are what the real stages write: `spudflow pairs
-german-case` on four shipped templates, scored by `spudflow score` with a tiny GPT-2 (WordPiece:
-every sentence fits its 48 positions). Expected values are recomputed here with sklearn from the
-template TSV and the items' cases/positions."""
+"""The German case paper's breakdowns: the reference's 1-vs-6 AUC by case order and first case
+(FIGREF20) and by the animacy of the NP in each case (TABREF22), the other word-order readings,
+violation types on the plausible sentences only (TABREF24), and the figures of FIGREF20 and
+FIGREF16. Inputs are what the real stages write: `spudflow pairs german-case` on four shipped
+templates, scored by `spudflow score` with a tiny GPT-2 (WordPiece: every sentence fits its 48
+positions). Expected values are recomputed here with sklearn from the template TSV and the
+items' cases/positions (tests/test_german_case_reference.py checks the same tables against the
+reference's own numbers)."""
 
 from __future__ import annotations
 
@@ -89,58 +90,116 @@ def test_producers_wrote_four_templates(produced):
     assert frame["logprob_sum"].n_unique() > 100  # the tiny model separates sentences
 
 
-def test_animacy_by_the_case_the_animate_noun_carries(produced):
-    """TABREF22: per case, animate against inanimate NP in that case, grammatical sentences."""
+def _one_vs_six(frame: pl.DataFrame) -> dict[str, float]:
+    """item_id -> the AUC of the grammatical sentence against the six violations that give one
+    of its NPs another case, NPs in the same order (sklearn, one positive)."""
+    logprob = {(t, c, p): lp for t, c, p, lp in
+               frame.select("template", "cases", "positions", "logprob_sum").iter_rows()}
+    aucs = {}
+    for item_id, t, cases, positions in frame.filter(pl.col("grammatical")).select(
+            "item_id", "template", "cases", "positions").iter_rows():
+        swaps = [cases[:k] + other + cases[k + 1:] for k in range(3) for other in NAD
+                 if other != cases[k]]
+        assert len(set(swaps)) == 6 and all(s.count(s[0]) < 3 for s in swaps)
+        scores = [logprob[t, cases, positions]] + [logprob[t, v, positions] for v in swaps]
+        aucs[item_id] = roc_auc_score([1] + [0] * 6, scores)
+    return aucs
+
+
+def _mean_over_templates(frame: pl.DataFrame, aucs: dict[str, float], keep) -> list[float]:
+    """Per template the mean 1-vs-6 AUC of its grammatical sentences that `keep` selects."""
+    means = []
+    for template in TEMPLATES:
+        part = frame.filter(pl.col("template") == template, pl.col("grammatical"))
+        chosen = [aucs[i] for i, c, o in part.select("item_id", "cases", "in_order").iter_rows()
+                  if keep(c, o)]
+        if chosen:
+            means.append(float(np.mean(chosen)))
+    return means
+
+
+def test_one_vs_six_by_case_order_and_first_case(produced):
+    """FIGREF20 as the reference's 1-vs-6: each grammatical sentence against its six one-case
+    violations in the same NP order, averaged per case order and per first case."""
+    frame, tables, *_ = produced
+    table = assert_table_files(tables, "german_case_order_auc")
+    aucs = _one_vs_six(frame)
+    assert len(aucs) == 4 * 36
+    for order in ("".join(p) for p in itertools.permutations(NAD)):
+        row = _row(table, comparison="one_vs_six", subset=order)
+        _check(row, _mean_over_templates(frame, aucs, lambda c, o: o == order))  # noqa: B023
+        assert (row["n_positive"], row["n_negative"]) == (4 * 6, 4 * 6 * 6)
+    for first in NAD:
+        row = _row(table, comparison="one_vs_six_first_case", subset=first)
+        _check(row, _mean_over_templates(frame, aucs, lambda c, o: o[0] == first))  # noqa: B023
+        assert (row["n_positive"], row["n_negative"]) == (4 * 12, 4 * 12 * 6)
+    assert "order_vs_all_orders" not in set(table["comparison"])
+
+
+def test_animacy_is_the_one_vs_six_difference_by_np_position(produced):
+    """TABREF22: per case, mean 1-vs-6 AUC where the case sits on np1 or np2 (animate) minus where
+    it sits on np3 (inanimate), as the reference defines its templates; no animacy flag needed."""
     frame, tables, *_ = produced
     table = assert_table_files(tables, "german_case_animacy")
     assert table["case"].to_list() == ["N", "A", "D"]
+    assert set(table["animacy_from"]) == {"positions"}
+    aucs = _one_vs_six(frame)
     for case in NAD:
-        aucs, n_animate, n_inanimate = [], 0, 0
+        animate = _mean_over_templates(frame, aucs, lambda c, o: c.index(case) < 2)  # noqa: B023
+        inanimate = _mean_over_templates(frame, aucs, lambda c, o: c[2] == case)  # noqa: B023
+        difference = np.subtract(animate, inanimate)
+        row = _row(table, case=case)
+        assert row["n_templates"] == 4
+        assert (row["n_animate"], row["n_inanimate"]) == (4 * 24, 4 * 12)
+        assert row["auc_animate"] == pytest.approx(np.mean(animate))
+        assert row["auc_inanimate"] == pytest.approx(np.mean(inanimate))
+        assert row["difference_mean"] == pytest.approx(np.mean(difference))
+        assert row["difference_sd"] == pytest.approx(np.std(difference, ddof=1))
+
+
+def test_animacy_from_the_templates_flags_is_the_other_reading(produced, tmp_path):
+    """--animacy flags: the templates' own animate column decides; t31 (111) has no inanimate
+    NP, so it drops out."""
+    frame, _, items, scores = produced
+    tables = tmp_path / "flags"
+    assert main(["table-german-case", "--items", str(items), "--scores", str(scores),
+                 "--out-dir", str(tables), "--animacy", "flags"]) == 0
+    table = pl.read_parquet(tables / "german_case_animacy.parquet")
+    aucs = _one_vs_six(frame)
+    flags = dict(frame.select("template", "np_flags").unique().iter_rows())
+    for case in NAD:
+        animate, inanimate = [], []
         for template in TEMPLATES:
             part = frame.filter(pl.col("template") == template, pl.col("grammatical"))
-            # np k carries `case` when cases[k-1] == case; the TSV says whether np k is animate
-            animate = part.filter(pl.struct("cases", "np_flags").map_elements(
-                lambda r: r["np_flags"][r["cases"].index(case)] == "1",  # noqa: B023
-                return_dtype=pl.Boolean))
-            inanimate = part.filter(~pl.col("item_id").is_in(animate["item_id"].implode()))
-            if animate.height and inanimate.height:
-                aucs.append(_auc(animate, inanimate))
-                n_animate += animate.height
-                n_inanimate += inanimate.height
+            split = {True: [], False: []}
+            for item_id, cases in part.select("item_id", "cases").iter_rows():
+                split[flags[template][cases.index(case)] == "1"].append(aucs[item_id])
+            if split[True] and split[False]:
+                animate.append(np.mean(split[True]))
+                inanimate.append(np.mean(split[False]))
         row = _row(table, case=case)
-        _check(row, aucs)
-        assert (row["n_animate"], row["n_inanimate"]) == (n_animate, n_inanimate)
-    # t31 (all animate) has no contrast; in t01 (110) the nominative NP is animate in the four
-    # assignments that give it to np1 or np2: 24 of the 36 grammatical sentences
-    assert _row(table, case="N")["n_templates"] == 3
-    assert _row(table, case="N")["n_animate"] == 24 + 12 + 12  # t01, t43 (010), t45 (100)
+        assert row["animacy_from"] == "flags" and row["n_templates"] == len(animate) == 3
+        assert row["difference_mean"] == pytest.approx(np.mean(animate) - np.mean(inanimate))
 
 
 def test_one_order_against_the_other_five_and_against_violations(produced):
-    """FIGREF20: per grammatical case order, one order against the other five (the paper's
-    reading); the reference's 1-vs-6 stays beside it as order_vs_all_orders."""
+    """The other readings of FIGREF20: one grammatical case order against the other five, and
+    against the violations."""
     frame, tables, *_ = produced
     table = assert_table_files(tables, "german_case_order_auc")
     orders = ["".join(p) for p in itertools.permutations(NAD)]
     for order in orders:
-        vs_all, vs_violations, vs_others = [], [], []
+        vs_violations, vs_others = [], []
         for template in TEMPLATES:
             part = frame.filter(pl.col("template") == template)
             grammatical = part.filter(pl.col("grammatical"))
             this = grammatical.filter(pl.col("in_order") == order)
             assert this.height == 6  # one NP order per grammatical assignment reads `order`
-            vs_all.append(_auc(this, grammatical))
             vs_violations.append(_auc(this, part.filter(~pl.col("grammatical"))))
             vs_others.append(_auc(this, grammatical.filter(pl.col("in_order") != order)))
         row = _row(table, comparison="order_vs_other_orders", subset=order)
         _check(row, vs_others)
         assert (row["n_positive"], row["n_negative"]) == (4 * 6, 4 * 30)
-        row = _row(table, comparison="order_vs_all_orders", subset=order)
-        _check(row, vs_all)
-        assert (row["n_positive"], row["n_negative"]) == (4 * 6, 4 * 36)
-        # by hand: the 6 x 6 self pairs count one half, so AUC(1 vs 6) = (5 AUC(1 vs 5) + 0.5) / 6
-        other = _row(table, comparison="order_vs_other_orders", subset=order)["auc_mean"]
-        assert row["auc_mean"] == pytest.approx((5 * other + 0.5) / 6)
         _check(_row(table, comparison="order_vs_violations", subset=order), vs_violations)
 
 
@@ -191,7 +250,7 @@ def test_violation_types_on_plausible_sentences(produced):
 
 def test_order_figure_shows_an_order_without_sentences_as_missing(produced, tmp_path):
     """Without scores for the grammatical sentences that read NAD, that order has no AUC: its
-    bars (one order vs the other five, one order vs violations) say n/a instead of standing at 0."""
+    bars (1 vs 6, one order vs the other five) say n/a instead of standing at 0."""
     frame, *_ = produced
     keep = frame.filter(~(pl.col("grammatical") & (pl.col("in_order") == "NAD")))["item_id"]
     scores = next(tmp_path.parent.glob("german_paper*/results/scores/german_case/tiny"))
@@ -205,6 +264,7 @@ def test_order_figure_shows_an_order_without_sentences_as_missing(produced, tmp_
     aucs = pl.read_parquet(tables / "german_case_order_auc.parquet")
     assert aucs.filter(pl.col("subset") == "NAD").is_empty()
     assert aucs.filter(pl.col("comparison") == "order_vs_other_orders").height == 5
+    assert aucs.filter(pl.col("comparison") == "one_vs_six").height == 5
     stem = tmp_path / "figures" / "german_case_order_auc"
     assert main(["figure-german-case-order-auc", str(tables / "german_case_order_auc.parquet"),
                  "--out", str(stem)]) == 0

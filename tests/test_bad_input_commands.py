@@ -68,6 +68,8 @@ VALUES = {"lang": "en", "seed": "0", "fraction": "0.5", "treebank": "t", "split"
           ("probe train", "model"): "m", "keep_models": "m"}
 # Inputs that argparse cannot mark required (append actions), added by hand.
 EXTRA = {"probe train": lambda bad: ["--eval", "orig", *bad(("features", "treebank"))],
+         # one of --templates and --sentences (a mutually exclusive group argparse requires)
+         "pairs german-case": lambda bad: ["--templates", *bad("tsv")],
          "front-page": lambda bad: ["--table", f"blimp_overall={bad('parquet')[0]}"]}
 # Commands for which no file is of the wrong kind (beyond being empty or missing).
 ANY_KIND = {"fetch": "copies bytes without reading them"}
@@ -233,6 +235,8 @@ OPTIONAL_INPUTS = {
     ("probe features", "--sentences"): "treebank",
     ("table-probe", "--layer-choice"): "parquet",
     ("pairs cola", "--phenomena"): "tsv",
+    ("pairs german-case", "--templates"): "tsv",
+    ("pairs german-case", "--sentences"): ("text", "text"),
 }
 VALID_ARGV = {
     "nonce": lambda a: ["nonce", a["treebank"], "--lang", "de", "--seed", "1"],
@@ -244,6 +248,7 @@ VALID_ARGV = {
                         "--method", "kn", "--lang", "de"],
     "table-probe": lambda a: ["table-probe", a["probe_metrics"]],
     "pairs cola": lambda a: ["pairs", "cola", a["cola"]],
+    "pairs german-case": lambda a: ["pairs", "german-case"],
 }
 # Optional inputs not run here, and why.
 UNTESTED_OPTIONAL = {("probe train", "--dev"): "feature files of a real model; read by the "

@@ -74,6 +74,7 @@ SAME_AS_CLI = {
     "aggregate.folds": ("table-cola", "folds"),
     "aggregate.seed": ("table-cola", "seed"),
     "aggregate.cola_criterion": ("table-cola", "criterion"),
+    "aggregate.german_animacy": ("table-german-case", "animacy"),
     "aggregate.japanese_decision": ("table-japanese", "decision"),
     "aggregate.japanese_graph_threshold": ("figure-japanese-agreement-graph", "threshold"),
     "aggregate.regression.lambda_choice": ("table-japanese", "lambda_choice"),

@@ -30,8 +30,6 @@ DATA_TABLES = tuple(o.name for o in outputs_registry.OUTPUTS
 
 # Number columns that may be null throughout on the tiny data, and why.
 MAY_BE_ALL_NULL = {
-    ("german_case_animacy", "auc_sd"): "of the 2 sampled templates only t32 (110) has animate and "
-    "inanimate NPs; t42 is all animate",
     **{("probe_summary", f"{figure}_sd"): "one probe seed (a sample sd needs two)"
        for figure in ("uas", "las", "relacc", "root_acc", "delta_uas", "delta_las",
                       "delta_relacc")},

@@ -267,3 +267,102 @@ def test_bad_header_exits_2(tmp_path, capsys):
     assert_bad_input(capsys, tmp_path / "items.parquet",
                      ["pairs", "german-case", "--templates", path], f"{path}:1",
                      "missing column(s) np2_det")
+
+
+# --- the paper's sentence files (german_case_reference.py) -------------------------------------
+
+def reference_files(tmp_path, n_templates=3, edit=None):
+    """The first templates of the shipped TSV written in the reference's layout (36 grammatical
+    and 108 ungrammatical lines each); `edit(which, lines)` may change the lines first."""
+    from spudflow.pairs.german_case_reference import reference_lines
+
+    lines = reference_lines(read_templates(TEMPLATES)[:n_templates])
+    if edit:
+        edit(lines)
+    paths = []
+    for which in ("grammatical", "ungrammatical"):
+        path = tmp_path / f"{which}_sentences.txt"
+        path.write_text("".join(line + "\n" for line in lines[which]), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def test_the_reference_layout_and_its_line_index():
+    from spudflow.pairs.german_case_reference import reference_line
+
+    # the notebooks' indexing: 36 / 108 lines per template, blocks of six NP orders
+    assert reference_line("grammatical", 0) == (0, "NAD", "123")
+    assert reference_line("grammatical", 6) == (0, "NDA", "123")  # the template's own
+    assert reference_line("grammatical", 36 + 35) == (1, "DAN", "321")
+    assert reference_line("ungrammatical", 0) == (0, "ANN", "123")
+    assert reference_line("ungrammatical", 108 * 2 + 6 * 17 + 4) == (2, "DAD", "312")
+
+
+def test_templates_recovered_from_sentence_files_give_the_same_items(tmp_path, capsys):
+    """Sentences in the reference's layout give back each template: the same 144 sentences,
+    regions and conditions as its TSV row, under the reference's template numbers (t00, ...)."""
+    grammatical, ungrammatical = reference_files(tmp_path)
+    recovered = tmp_path / "recovered.parquet"
+    assert run_cli(capsys, "pairs", "german-case", "--sentences", grammatical, ungrammatical,
+                   "--out", recovered)[0] == 0
+    from_tsv = tmp_path / "tsv.parquet"
+    assert run_cli(capsys, "pairs", "german-case", "--templates", TEMPLATES, "--sample", "50",
+                   "--out", from_tsv)[0] == 0
+    ids = {t.id: f"t{k:02d}" for k, t in enumerate(read_templates(TEMPLATES)[:3])}
+    expected = {}
+    for row in read_items(from_tsv):
+        if row["template"] in ids:
+            row = dict(row, template=ids[row["template"]], animacy=None,
+                       group_id=f"german_case:{ids[row['template']]}")
+            row["item_id"] = f"{row['group_id']}:{row['cases']}:{row['positions']}"
+            expected[row["item_id"]] = row
+    got = {row["item_id"]: row for row in read_items(recovered)}
+    assert len(got) == 3 * 144 and got == expected
+    assert got["german_case:t00:NDA:123"]["sentence"] == (
+        "Wir wissen, dass der Lehrer dem Schüler den Brief gegeben hat.")
+
+
+def _swap(which, index, text):
+    def edit(lines):
+        lines[which][index] = text(lines[which][index])
+    return edit
+
+
+@pytest.mark.parametrize("edit, file, line, words", [
+    # a violation line that is not the sentence its place in the layout says
+    (_swap("ungrammatical", 110, lambda s: s.replace(" ", "  ", 1)), 1, 111,
+     "template 1, cases ANN in NP order 213: expected"),
+    # two grammatical lines swapped: the NPs no longer come in the six orders
+    (lambda lines: lines["grammatical"].__setitem__(
+        slice(36, 38), lines["grammatical"][37:35:-1]), 0, 37,
+     "template 1: the six lines of assignment NAD do not put three NPs"),
+    # np1's nominative spelt differently in two blocks
+    (_swap("grammatical", 12, lambda s: s.replace("Lehrer", "Lehrerin")), 0, 13,
+     "do not put three NPs"),
+    # np1 in the accusative spelt "den Lehrern" in the six lines of AND, "den Lehrer" in ADN
+    (lambda lines: lines["grammatical"].__setitem__(slice(12, 18), [
+        s.replace("den Lehrer", "den Lehrern") for s in lines["grammatical"][12:18]]), 0, 19,
+     "template 0: np1 in case A is 'den Lehrer' here but 'den Lehrern' on line 13"),
+    (_swap("grammatical", 40, lambda s: s[:-1]), 0, 41, "does not end with '.'"),
+    (_swap("grammatical", 3, lambda s: ""), 0, 4, "empty line"),
+])
+def test_bad_sentence_files_exit_2_at_the_first_wrong_line(tmp_path, capsys, edit, file, line,
+                                                           words):
+    paths = reference_files(tmp_path, 2, edit)
+    assert_bad_input(capsys, tmp_path / "items.parquet",
+                     ["pairs", "german-case", "--sentences", *paths], f"{paths[file]}:{line}",
+                     words)
+
+
+def test_sentence_files_of_the_wrong_length_exit_2(tmp_path, capsys):
+    grammatical, ungrammatical = reference_files(tmp_path, 2, lambda lines: lines[
+        "ungrammatical"].pop())
+    assert_bad_input(capsys, tmp_path / "items.parquet",
+                     ["pairs", "german-case", "--sentences", grammatical, ungrammatical],
+                     str(ungrammatical), "215 sentences: the layout has 108 per template (2 "
+                     "templates in")
+    grammatical, ungrammatical = reference_files(tmp_path, 1, lambda lines: lines[
+        "grammatical"].pop())
+    assert_bad_input(capsys, tmp_path / "items.parquet",
+                     ["pairs", "german-case", "--sentences", grammatical, ungrammatical],
+                     str(grammatical), "35 sentences: the layout has 36 per template")

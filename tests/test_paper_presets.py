@@ -20,7 +20,7 @@ SCHEMA = REPO / "config" / "schema.yaml"
 # Files a preset reads that the user provides before the run (licensed or unpublished corpora).
 USER_FILES = {
     "spud": [],
-    "german_case": ["resources/corpora/dewiki.txt", "resources/templates/german_case_paper.tsv"],
+    "german_case": ["resources/corpora/dewiki.txt"],
     "cola": [
         "resources/corpora/bnc.txt",
         "resources/cola/cola_public/raw/in_domain_dev.tsv",
@@ -146,30 +146,36 @@ def test_missing_user_files_stop_planning(tmp_path):
 
     with pytest.raises(MissingInputException, match="dewiki.txt"):
         _dry_run(tmp_path, _preset("german_case"), USER_FILES["german_case"][1:])
-    # nor without the paper's templates
-    (tmp_path / "templates").mkdir()
-    with pytest.raises(MissingInputException, match="german_case_paper.tsv"):
-        _dry_run(tmp_path / "templates", _preset("german_case"), USER_FILES["german_case"][:1])
     # nor the Japanese verb pairs without the Japanese Wikipedia text they are counted in
     (tmp_path / "jawiki").mkdir()
     with pytest.raises(MissingInputException, match="jawiki.txt"):
         _dry_run(tmp_path / "jawiki", _preset("japanese_transitivity"), [])
 
 
-def test_german_preset_reads_the_papers_templates_not_the_projects_own():
-    """The paper's templates all start "wir wissen, dass" with a past-tense verb (Section
-    "Templates"); config/templates/german_case.tsv is the project's own set, so the preset names
-    a file the user supplies, and "What differs" says so."""
-    templates = _preset("german_case")["pairs"]["german_case"]["templates"]
-    assert templates == "resources/templates/german_case_paper.tsv"
-    own = (REPO / "config" / "templates" / "german_case.tsv").read_text(encoding="utf-8")
-    principals = {line.split("\t")[1] for line in own.splitlines()[1:]
-                  if line and not line.startswith(("#", "id\t"))}
-    assert len(principals) > 1  # the project's set: not the paper's one matrix clause
+def test_german_preset_fetches_the_papers_sentences_and_recovers_its_templates(tmp_path):
+    """The paper's 50 templates are public in the reference repository's sentence files: the
+    preset fetches both by URL (pinned commit) and `pairs german-case --sentences` recovers the
+    templates; no template file for the user to supply. "What differs" says the project's own
+    templates (config/templates/german_case.tsv) are not the paper's."""
+    german = _preset("german_case")["pairs"]["german_case"]
+    assert "templates" not in german
+    planned = _plan(tmp_path, _preset("german_case"), USER_FILES["german_case"])
+    fetches = {dict(w)["which"]: planned.params[(rule, w)]["url"] for rule, w in planned.jobs
+               if rule == "fetch_german_case_sentences"}
+    commit = "crochereau/Word-based-LM/5ccd37b36ff28758d29dfa87270d6ddf0cb1db04/src/data/"
+    assert fetches == {which: f"https://raw.githubusercontent.com/{commit}{which}_sentences.txt"
+                       for which in ("grammatical", "ungrammatical")}
+    items = job("items_german_case")
+    downloads = [f"resources/downloads/german_case/{which}_sentences.txt"
+                 for which in ("grammatical", "ungrammatical")]
+    assert planned.inputs[items] == frozenset(downloads)
+    assert f"--sentences {downloads[0]} {downloads[1]}" in planned.shell[items]
+    table = job("table_german_case")
+    assert "--animacy positions" in planned.shell[table]
     differs = (PAPERS / "README.md").read_text(encoding="utf-8").split(
         "## What differs from the papers")[1]
-    german = differs.split("**German case**")[1].split("**CoLA**")[0]
-    assert "config/templates/german_case.tsv" in german and templates in german
+    assert "config/templates/german_case.tsv" in differs.split("**German case**")[1].split(
+        "**CoLA**")[0]
 
 
 def test_spud_preset_takes_the_settings_the_papers_numbers_were_made_with():

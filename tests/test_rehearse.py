@@ -183,8 +183,7 @@ def test_a_corpus_stand_in_repeats_no_sentence_of_a_treebank_that_holds_every_on
     pud = REPO / preset["treebanks"]["de_pud"]["splits"]["test"]
     taken = {block_text(b) for b in read_blocks(pud)}
     made = make_user_files(preset, REPO, tmp_path, taken)
-    assert [m.path for m in made] == ["resources/corpora/dewiki.txt"] * 2 + [
-        "resources/templates/german_case_paper.tsv"]
+    assert [m.path for m in made] == ["resources/corpora/dewiki.txt"] * 2
     lines = (tmp_path / "resources/corpora/dewiki.txt").read_text().splitlines()
     assert len(lines) > 200 and not set(lines) & taken
     if not (REPO.parent / "shared" / "data" / "ud").is_dir():  # PUD: the only German at hand
@@ -409,11 +408,13 @@ def test_a_treebank_vendored_and_in_shared_is_one_pool_of_unique_sent_ids(tmp_pa
      "resources/corpora/jawiki.txt"),
 ])
 def test_every_file_a_preset_asks_the_user_for_gets_a_stand_in(tmp_path, preset, key, path):
-    """The paper's German templates and the Japanese verb-count corpus: without a stand-in the
-    rehearsal of these presets stops at planning (a missing input)."""
+    """A German template file of the user's own and the Japanese verb-count corpus: without a
+    stand-in the rehearsal of such a config stops at planning (a missing input)."""
     from spudflow.rehearse.standins import GERMAN_TEMPLATES, make_user_files
 
     config = yaml.safe_load((REPO / "config/papers" / f"{preset}.yaml").read_text())
+    if preset == "german_case":  # the preset fetches the paper's sentences; a user's own TSV
+        config["pairs"]["german_case"] = {"enabled": True, "templates": path}
     made = {m.what: m for m in make_user_files(config, REPO, tmp_path, set())}
     assert made[key].path == path
     text = (tmp_path / path).read_text(encoding="utf-8")
@@ -421,6 +422,33 @@ def test_every_file_a_preset_asks_the_user_for_gets_a_stand_in(tmp_path, preset,
         assert text == (REPO / GERMAN_TEMPLATES).read_text(encoding="utf-8")
     else:
         assert len(text.splitlines()) > 100 and any("\u3040" <= c <= "\u30ff" for c in text)
+
+
+def test_the_german_presets_sentence_urls_are_answered_by_stand_ins_in_the_papers_layout(
+        tmp_path, capsys):
+    """The German preset fetches the paper's two sentence files by URL: the rehearsal's mirror
+    answers both with the project's templates laid out as the paper's files, which `pairs
+    german-case --sentences` reads as it reads the real ones."""
+    from spudflow.cli import main
+    from spudflow.core.split_files import mirrored_file
+    from spudflow.rehearse.german_sentences import german_sentence_stand_ins
+
+    config = yaml.safe_load((REPO / "config/papers/german_case.yaml").read_text())
+    prefixes, made = german_sentence_stand_ins(config, REPO, tmp_path / "mirror")
+    urls = config["pairs"]["german_case"]["sentences"]
+    files = [mirrored_file(prefixes, urls[which]) for which in ("grammatical", "ungrammatical")]
+    assert [m.what for m in made] == ["pairs.german_case.sentences.grammatical",
+                                      "pairs.german_case.sentences.ungrammatical"]
+    assert [len(Path(f).read_text(encoding="utf-8").splitlines()) for f in files] == [
+        50 * 36, 50 * 108]
+    out = tmp_path / "items.parquet"
+    assert main(["pairs", "german-case", "--sentences", *files, "--sample", "2",
+                 "--out", str(out)]) == 0
+    assert pl.read_parquet(out).height == 2 * 144
+    # a second rehearsal rewrites nothing
+    mtimes = [Path(f).stat().st_mtime_ns for f in files]
+    german_sentence_stand_ins(config, REPO, tmp_path / "mirror")
+    assert [Path(f).stat().st_mtime_ns for f in files] == mtimes
 
 
 def test_the_feature_estimate_widens_each_probe_models_files_by_its_own_width(tmp_path):

@@ -1,7 +1,10 @@
 # Input functions and config lookups of the pairs stage's rules (rules/pairs.smk).
 from spudflow.core.dataset_families import DATASET_FAMILIES
+from spudflow.core.split_files import is_url, mirrored_file
 
 JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")
+# The paper's two German case sentence files (pairs.german_case.sentences).
+GERMAN_CASE_SENTENCES = ("grammatical", "ungrammatical")
 
 
 def pairs_section(name):
@@ -18,6 +21,43 @@ def cola_phenomena_args():
 
 def pairs_enabled(name):
     return bool(pairs_section(name).get("enabled"))
+
+
+def german_case_sentence_file(which):
+    """Where items_german_case reads one of the paper's German case sentence files (the
+    configured path, or the download of its URL)."""
+    entry = pairs_section("german_case")["sentences"][which]
+    return f"resources/downloads/german_case/{which}_sentences.txt" if is_url(entry) else entry
+
+
+def german_case_items_input(wildcards):
+    """The template TSV, or the two sentence files the templates are recovered from."""
+    section = pairs_section("german_case")
+    if "sentences" in section:
+        return {which: german_case_sentence_file(which) for which in GERMAN_CASE_SENTENCES}
+    return {"templates": section["templates"]}
+
+
+def german_case_source_args(wildcards, input):
+    """`--templates TSV` or `--sentences GRAMMATICAL UNGRAMMATICAL`, as the input is."""
+    if "templates" in input.keys():
+        return f"--templates {quoted([input.templates])}"
+    return f"--sentences {quoted([input[which] for which in GERMAN_CASE_SENTENCES])}"
+
+
+def german_case_fetch_url(wildcards):
+    """The URL of a sentence file, or the file:// URI of its copy under config fetch.mirror (as
+    a treebank's: compute nodes without internet, `spudflow rehearse`)."""
+    url = pairs_section("german_case")["sentences"][wildcards.which]
+    local = mirrored_file(config["fetch"]["mirror"], url)
+    return url if local is None else Path(local).resolve().as_uri()
+
+
+def german_case_fetch_input(wildcards):
+    """The mirrored copy is an input, so replacing it reruns what depends on it."""
+    url = pairs_section("german_case")["sentences"][wildcards.which]
+    local = mirrored_file(config["fetch"]["mirror"], url)
+    return [] if local is None else [local]
 
 
 def spud_items_splits():

@@ -47,16 +47,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--outliers-below", type=_positive, default=0.5,
                    help="... and below this (default 0.5, Table 13)")
 
-    _scored_table(subparsers, "table-german-case", run_german_case,
-                  "German case violations: ROC AUC per template, violation type, animacy, order",
-                  "ROC AUC of sentence log-probability, grammatical sentences against case "
-                  "violations, per template; mean and sd over templates per scoring function; by "
-                  "violation type (also restricted to the original case assignment); by the "
-                  "animacy of the NP in each case; by case order and position of the violation; "
-                  "mean log-probability per case order. Writes german_case_auc_templates, "
-                  "german_case_auc, german_case_auc_violation, german_case_animacy, "
-                  f"german_case_order, german_case_order_auc as {TABLE_FILES}, and "
-                  "german_case_roc (ROC curve points; .parquet and .csv).")
+    p = _scored_table(subparsers, "table-german-case", run_german_case,
+                      "German case violations: ROC AUC per template, violation type, animacy, "
+                      "order",
+                      "ROC AUC of sentence log-probability, grammatical sentences against case "
+                      "violations, per template; mean and sd over templates per scoring "
+                      "function, and all templates in one ROC; by violation type (also "
+                      "restricted to the original case assignment); the reference's 1-vs-6 AUC "
+                      "(each grammatical sentence against its six one-case violations in the same "
+                      "NP order) by case order, first case and the animacy of the NP in each "
+                      "case; other comparisons by case order and position of the violation; "
+                      "mean log-probability per case order. Writes german_case_auc_templates, "
+                      "german_case_auc, german_case_auc_violation, german_case_animacy, "
+                      f"german_case_order, german_case_order_auc as {TABLE_FILES}, and "
+                      "german_case_roc (ROC curve points; .parquet and .csv).")
+    p.add_argument("--animacy", choices=("positions", "flags"), default="positions",
+                   help="which NP is animate: positions, np1 and np2 (np3 inanimate), as the "
+                   "reference defines its templates (default); flags, the templates' `animate` "
+                   "flags (the items' animacy column)")
 
     p = _scored_table(subparsers, "table-cola", run_cola,
                       "CoLA: cross-validated thresholds on normalised scores (Tables 4, 5)",
@@ -280,7 +288,8 @@ def run_german_case(args: argparse.Namespace) -> None:
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_GERMAN_CASE, columns.GERMAN_CASE_ITEMS)
-    write_tables(german_case_tables(items, read_scores(args.scores)), args.out_dir)
+    write_tables(german_case_tables(items, read_scores(args.scores), args.animacy),
+                 args.out_dir)
 
 
 def run_cola(args: argparse.Namespace) -> None:

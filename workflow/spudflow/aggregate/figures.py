@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
-from spudflow.aggregate.german_case_groups import DOUBLED_POSITIONS, GRAMMATICAL_ORDERS
+from spudflow.aggregate.german_case_groups import CASES, DOUBLED_POSITIONS, GRAMMATICAL_ORDERS
 from spudflow.aggregate.spud_scores import per_original
 from spudflow.core.atomic import atomic_outputs
 
@@ -122,9 +122,10 @@ def german_case_roc(points: pl.DataFrame, stem: str | Path) -> None:
 
 # The panels of the word-order figure (FIGREF20), left to right: title and x values.
 ORDER_PANELS = {
+    "one_vs_six": ("1 vs 6 by case order", GRAMMATICAL_ORDERS),
+    "one_vs_six_first_case": ("1 vs 6 by first case", CASES),
     "order_vs_other_orders": ("one case order vs the other five (grammatical)",
                               GRAMMATICAL_ORDERS),
-    "order_vs_violations": ("one case order vs violations", GRAMMATICAL_ORDERS),
     "violation_position": ("grammatical vs violations, doubled case at positions",
                            DOUBLED_POSITIONS),
 }
@@ -137,6 +138,7 @@ def _function_bars(ax, panel: pl.DataFrame, names: list[str], function_names: li
     for j, function in enumerate(function_names):
         rows = {r["subset"]: r for r in panel.filter(pl.col("function") == function).iter_rows(
             named=True)}
+        label = function  # on the function's first bar, wherever the first subsets are missing
         for i, name in enumerate(names):
             x = i - 0.4 + width * (j + 0.5)
             row = rows.get(name)
@@ -145,9 +147,10 @@ def _function_bars(ax, panel: pl.DataFrame, names: list[str], function_names: li
                         color="grey")
                 continue
             ax.bar(x, row["auc_mean"], width=width * 0.9, color=COLOURS[j % len(COLOURS)],
-                   label=function if i == 0 else None,
+                   label=label,
                    yerr=row["auc_sd"] if row["auc_sd"] is not None else None,
                    error_kw={"linewidth": 0.6, "capsize": 1.5})
+            label = None
     ax.axhline(0.5, color="grey", linewidth=0.5, linestyle=":")
     ax.set_xticks(range(len(names)), names)
     ax.set_ylim(0, 1)
@@ -155,8 +158,9 @@ def _function_bars(ax, panel: pl.DataFrame, names: list[str], function_names: li
 
 @styled
 def german_case_order_auc(aucs: pl.DataFrame, stem: str | Path) -> None:
-    """FIGREF20: mean template AUC (± sd) per case order, one order against all six and against
-    the violations, and by the positions of the doubled case; one row of panels per dataset."""
+    """FIGREF20: mean template AUC (± sd) of the reference's 1-vs-6 by case order and by first
+    case, one order against the other five, and grammatical against violations by the positions
+    of the doubled case; one row of panels per dataset."""
     aucs = aucs.filter(pl.col("comparison").is_in(list(ORDER_PANELS)))
     if aucs.is_empty():
         return _empty(stem, "case order AUCs")

@@ -2,9 +2,12 @@
 grammatical case assignments from violations (a case doubled)?
 
 Per template, ROC AUC of logprob_sum with the grammatical sentences as positives
-(sklearn.metrics.roc_auc_score); mean and sd over templates; the same by violation type (TABREF18)
-and restricted to the original case assignment among the grammatical ones (TABREF24); by case
-order and animacy (FIGREF20, TABREF22: german_case_groups.py).
+(sklearn.metrics.roc_auc_score); mean and sd over templates, the paper's metric ("the average AUC
+over templates"); the same by violation type (TABREF18) and restricted to the original case
+assignment among the grammatical ones (TABREF24). Beside each mean, the AUC of all templates'
+sentences in one ROC, as the reference notebook src/analyse_results.ipynb computes it. By case
+order and animacy (FIGREF20, TABREF22): the reference's 1-vs-6 (german_case_one_vs_six.py) and
+other readings (german_case_groups.py).
 """
 
 from __future__ import annotations
@@ -13,12 +16,16 @@ import polars as pl
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from spudflow.aggregate.german_case_groups import (
-    CASES,
+    COMPARISON_ORDER,
     DATASET_SCORING,
-    animacy_aucs,
     auc,
     mean_sd,
-    order_aucs,
+    order_comparison_aucs,
+)
+from spudflow.aggregate.german_case_one_vs_six import (
+    animacy_aucs,
+    one_vs_six_orders,
+    sentence_aucs,
 )
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
@@ -37,19 +44,10 @@ def _flags(animacy) -> list[str] | None:
     return ["a" if f in (True, 1, "1") else "i" for f in animacy]
 
 
-def _case_animacy(cases: str, by_np: str) -> str | None:
-    """The animacy of the NP in the nominative, accusative and dative (in that order), e.g.
-    cases `DNA` with np flags `aai` -> `iaa`; None when a case is doubled."""
-    if sorted(cases) != sorted(CASES):
-        return None
-    return "".join(by_np[cases.index(case)] for case in CASES)
-
-
 def with_derived(items: pl.DataFrame) -> pl.DataFrame:
-    """Adds case_order (the cases in sentence order, e.g. "DNA"), np_animacy (the animacy flags
-    of np1, np2, np3, whatever their order in the sentence) and case_animacy (the flags of the
-    nominative, accusative and dative NP; grammatical sentences only)."""
-    case_orders, np_animacy, case_animacy = [], [], []
+    """Adds case_order (the cases in sentence order, e.g. "DNA") and np_animacy (the animacy
+    flags of np1, np2, np3, whatever their order in the sentence; null without flags)."""
+    case_orders, np_animacy = [], []
     for source, item_id, positions, cases, animacy in items.select(
             "source_file", "item_id", "positions", "cases", "animacy").iter_rows():
         order = [int(p) - 1 for p in str(positions) if p.isdigit()]
@@ -60,20 +58,51 @@ def with_derived(items: pl.DataFrame) -> pl.DataFrame:
         flags = _flags(animacy)
         if flags is None or len(flags) != 3:
             np_animacy.append(None)
-            case_animacy.append(None)
             continue
         by_np = ["i"] * 3
         for flag, np_index in zip(flags, order, strict=True):
             by_np[np_index] = flag
         np_animacy.append("".join(by_np))
-        case_animacy.append(_case_animacy(str(cases), "".join(by_np)))
     return items.with_columns(
         pl.col("grammatical").cast(pl.Boolean),
         pl.col("template").cast(pl.String),
         pl.Series("case_order", case_orders, dtype=pl.String),
         pl.Series("np_animacy", np_animacy, dtype=pl.String),
-        pl.Series("case_animacy", case_animacy, dtype=pl.String),
     )
+
+
+def _analyses(group: pl.DataFrame) -> tuple[tuple[str, pl.DataFrame], ...]:
+    """`all` sentences, and `restricted`: the grammatical ones only in the template's own case
+    assignment (TABREF24's "non-permuted sentences"), every violation kept."""
+    restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
+    return ("all", group), ("restricted", restricted)
+
+
+def pooled_aucs(scored: pl.DataFrame) -> pl.DataFrame:
+    """One ROC AUC over all templates' sentences per scoring function, analysis and violation
+    type (null: every violation), as src/analyse_results.ipynb computes them (`get_results`,
+    `get_semantically_plausible_results`)."""
+    rows = []
+    groups = scored.partition_by(DATASET_SCORING, as_dict=True, maintain_order=True)
+    for key in sorted(groups):
+        for analysis, sentences in _analyses(groups[key]):
+            for violation in (None, *VIOLATIONS):
+                frame = sentences if violation is None else sentences.filter(
+                    pl.col("grammatical") | (pl.col("violation") == violation))
+                labels = frame["grammatical"].cast(pl.Int8).to_numpy()
+                rows.append({**dict(zip(DATASET_SCORING, key, strict=True)),
+                             "analysis": analysis, "violation": violation,
+                             "auc_pooled": auc(labels, frame["logprob_sum"].to_numpy())})
+    return pl.DataFrame(rows, schema={**{k: pl.String for k in DATASET_SCORING},
+                                      "analysis": pl.String, "violation": pl.String,
+                                      "auc_pooled": pl.Float64})
+
+
+def with_pooled(summary: pl.DataFrame, pooled: pl.DataFrame, by_violation: bool) -> pl.DataFrame:
+    keys = [*DATASET_SCORING, "analysis", *(["violation"] if by_violation else [])]
+    pooled = (pooled.filter(pl.col("violation").is_not_null()) if by_violation
+              else pooled.filter(pl.col("violation").is_null()).drop("violation"))
+    return summary.join(pooled, on=keys, how="left", maintain_order="left")
 
 
 def template_aucs(scored: pl.DataFrame) -> pl.DataFrame:
@@ -82,9 +111,7 @@ def template_aucs(scored: pl.DataFrame) -> pl.DataFrame:
     rows = []
     groups = scored.partition_by([*DATASET_SCORING, "template"], as_dict=True, maintain_order=True)
     for key in sorted(groups):
-        group = groups[key]
-        restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
-        for analysis, frame in (("all", group), ("restricted", restricted)):
+        for analysis, frame in _analyses(groups[key]):
             labels = frame["grammatical"].cast(pl.Int8).to_numpy()
             rows.append({**dict(zip([*DATASET_SCORING, "template"], key, strict=True)),
                          "analysis": analysis, "n_grammatical": int(labels.sum()),
@@ -102,9 +129,7 @@ def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
     rows = []
     groups = scored.partition_by([*DATASET_SCORING, "template"], as_dict=True, maintain_order=True)
     for key in sorted(groups):
-        group = groups[key]
-        restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
-        for analysis, sentences in (("all", group), ("restricted", restricted)):
+        for analysis, sentences in _analyses(groups[key]):
             for violation in VIOLATIONS:
                 frame = sentences.filter(pl.col("grammatical")
                                          | (pl.col("violation") == violation))
@@ -116,8 +141,17 @@ def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
                                        "analysis": pl.String, "violation": pl.String,
                                        "auc": pl.Float64})
     rank = {v: i for i, v in enumerate(VIOLATIONS)}
-    return mean_sd(frame, [*DATASET_SCORING, "analysis", "violation"]).sort(
+    summary = mean_sd(frame, [*DATASET_SCORING, "analysis", "violation"])
+    return with_pooled(summary, pooled_aucs(scored), by_violation=True).sort(
         [*DATASET_SCORING, "analysis", pl.col("violation").replace_strict(rank)])
+
+
+def order_aucs(per_sentence: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:
+    """FIGREF20: the reference's 1-vs-6 by case order and first case, then the other readings;
+    mean and sd over templates."""
+    rank = {name: i for i, name in enumerate(COMPARISON_ORDER)}
+    return pl.concat([one_vs_six_orders(per_sentence), order_comparison_aucs(scored)]).sort(
+        [*DATASET_SCORING, pl.col("comparison").replace_strict(rank), "subset"])
 
 
 def order_means(scored: pl.DataFrame) -> pl.DataFrame:
@@ -150,33 +184,40 @@ def roc_points(scored: pl.DataFrame) -> pl.DataFrame:
             else pl.DataFrame(schema=TABLES["german_case_roc"].polars_schema()))
 
 
-def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:
+def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame,
+                       animacy: str = "positions") -> list[Table]:
     items = with_derived(items)
     scored = scored_items(items, scores)
     scored = scored.filter(pl.col("logprob_sum").is_not_null())
     if scored.is_empty():
         raise InputError("--scores", None, "no scored German case item")
     per_template = template_aucs(scored)
+    per_sentence = sentence_aucs(scored)
     return [
         Table("german_case_auc_templates", per_template,
               "ROC AUC of sentence log-probability, grammatical sentences against case "
               "violations, per template (restricted: only the original case assignment among "
               "the grammatical sentences)."),
-        Table("german_case_auc", mean_sd(per_template, [*DATASET_SCORING, "analysis"]),
-              "ROC AUC per scoring function: mean and sd over templates."),
+        Table("german_case_auc", with_pooled(
+            mean_sd(per_template, [*DATASET_SCORING, "analysis"]), pooled_aucs(scored),
+            by_violation=False),
+              "ROC AUC per scoring function: mean and sd over templates (the paper's figure), "
+              "and of all templates' sentences in one ROC (auc_pooled)."),
         Table("german_case_auc_violation", violation_aucs(scored),
               "ROC AUC per violation type (the doubled case; TABREF18, and restricted to the "
               "original case assignment, TABREF24): grammatical sentences against the "
-              "violations doubling that case; mean and sd over templates."),
-        Table("german_case_animacy", animacy_aucs(scored),
-              "Animacy and case (TABREF22): per case, ROC AUC of the grammatical sentences "
-              "whose NP in that case is animate against those where it is inanimate; mean and "
-              "sd over templates."),
+              "violations doubling that case; mean and sd over templates, and all templates in "
+              "one ROC (auc_pooled)."),
+        Table("german_case_animacy", animacy_aucs(per_sentence, animacy),
+              "Animacy and case (TABREF22): per case, the mean 1-vs-6 AUC of the grammatical "
+              "sentences whose NP in that case is animate, of those where it is inanimate, and "
+              "animate minus inanimate; mean and sd over templates."),
         Table("german_case_order", order_means(scored),
               "Mean sentence log-probability per order of the cases in the sentence."),
-        Table("german_case_order_auc", order_aucs(scored),
-              "Word order (FIGREF20): ROC AUC of the grammatical sentences in one case order "
-              "against those in all six orders and against the violations, and of all "
+        Table("german_case_order_auc", order_aucs(per_sentence, scored),
+              "Word order (FIGREF20): the 1-vs-6 AUC (each grammatical sentence against its "
+              "six one-case violations in the same NP order) by case order and by first case; "
+              "one case order against the other five and against the violations; all "
               "grammatical sentences against the violations by the positions of the doubled "
               "case and by case order; mean and sd over templates."),
         Table("german_case_roc", roc_points(scored),

@@ -1,12 +1,12 @@
 """German case violations: AUC of one subset of a template's sentences against another, per
-template, summarised over templates. The paper's word order (FIGREF20) and animacy (TABREF22)
-analyses are such comparisons.
+template, summarised over templates.
 
 Every AUC is sklearn.metrics.roc_auc_score of logprob_sum, the first subset as positives. Word
-order: one case order against the other five (`order_vs_other_orders`, FIGREF20's plain reading),
-and, kept beside it, against all six (`order_vs_all_orders`, the reference's "1 vs 6"): there a
-sentence is in both subsets and counted in both, which squeezes the AUC into [1/12, 11/12]
-(= (5 AUC(1 vs 5) + 0.5) / 6).
+order beside the reference's 1-vs-6 (german_case_one_vs_six.py, FIGREF20): one case order against
+the other five (`order_vs_other_orders`, a reading of FIGREF20's prose, "higher log probability
+scores to the canonical order compared to others") and against the violations; all grammatical
+sentences against the violations by where the doubled case sits and by the violation's case
+order.
 """
 
 from __future__ import annotations
@@ -89,8 +89,6 @@ def order_comparisons(violation_orders: list[str]) -> list[Comparison]:
     for o in GRAMMATICAL_ORDERS:
         comparisons.append(Comparison("order_vs_other_orders", o, grammatical & (order == o),
                                       grammatical & (order != o)))
-        comparisons.append(Comparison("order_vs_all_orders", o, grammatical & (order == o),
-                                      grammatical))
         comparisons.append(Comparison("order_vs_violations", o, grammatical & (order == o),
                                       violation))
     for positions in DOUBLED_POSITIONS:
@@ -102,32 +100,17 @@ def order_comparisons(violation_orders: list[str]) -> list[Comparison]:
     return comparisons
 
 
-def order_aucs(scored: pl.DataFrame) -> pl.DataFrame:
-    """AUC by case order (FIGREF20) and by the position of the violation; mean and sd over
-    templates."""
+def order_comparison_aucs(scored: pl.DataFrame) -> pl.DataFrame:
+    """AUC of one case order against the others and against the violations, and by the position
+    of the violation; mean and sd over templates."""
     scored = scored.with_columns(pl.col("case_order").map_elements(
         doubled_positions, return_dtype=pl.String).alias("doubled_positions"))
     violation_orders = sorted(scored.filter(~pl.col("grammatical"))["case_order"].unique())
     per_template = template_comparisons(scored, order_comparisons(violation_orders))
-    summary = mean_sd(per_template, [*DATASET_SCORING, "comparison", "subset"],
-                      sums=("n_positive", "n_negative"))
-    rank = {name: i for i, name in enumerate(COMPARISON_ORDER)}
-    return summary.sort([*DATASET_SCORING, pl.col("comparison").replace_strict(rank), "subset"])
+    return mean_sd(per_template, [*DATASET_SCORING, "comparison", "subset"],
+                   sums=("n_positive", "n_negative"))
 
 
-COMPARISON_ORDER = ("order_vs_other_orders", "order_vs_all_orders", "order_vs_violations",
-                    "violation_position", "violation_order")
-
-
-def animacy_aucs(scored: pl.DataFrame) -> pl.DataFrame:
-    """TABREF22: per case, the grammatical sentences whose NP in that case is animate against
-    those where it is inanimate; mean and sd over the templates that have both."""
-    comparisons = [Comparison("animacy", case, pl.col("case_animacy").str.slice(k, 1) == "a",
-                              pl.col("case_animacy").str.slice(k, 1) == "i")
-                   for k, case in enumerate(CASES)]
-    grammatical = scored.filter(pl.col("grammatical") & pl.col("case_animacy").is_not_null())
-    per_template = template_comparisons(grammatical, comparisons)
-    summary = mean_sd(per_template, [*DATASET_SCORING, "subset"], sums=("n_positive", "n_negative"))
-    return summary.rename({"subset": "case", "n_positive": "n_animate",
-                           "n_negative": "n_inanimate"}).sort(
-        [*DATASET_SCORING, pl.col("case").replace_strict({c: i for i, c in enumerate(CASES)})])
+# The reference's 1-vs-6 first (the figure's), then the other readings.
+COMPARISON_ORDER = ("one_vs_six", "one_vs_six_first_case", "order_vs_other_orders",
+                    "order_vs_violations", "violation_position", "violation_order")

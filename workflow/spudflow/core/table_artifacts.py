@@ -239,9 +239,11 @@ GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     col("analysis", STR, "`all`: 36 grammatical vs 108 violations per template; `restricted`: "
         "only the original assignment (NDA) among the grammatical sentences, all violations"),
     col("n_templates", I64, "templates with an AUC"),
-    col("auc_mean", F64, "mean ROC AUC over templates"),
+    col("auc_mean", F64, "mean ROC AUC over templates (the paper's figure)"),
     col("auc_sd", F64, "sample sd over templates (null for one template)", True),
-))
+    col("auc_pooled", F64, "ROC AUC of all templates' sentences in one ROC (the reference "
+        "notebook src/analyse_results.ipynb); null without both classes", True),
+), version=2)  # v2: auc_pooled
 
 GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-case", (
     "per template"), columns=(
@@ -262,24 +264,29 @@ GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-cas
     col("violation", STR, "the doubled case: `N`, `A` or `D`"),
     col("n_templates", I64, "templates"),
     col("auc_mean", F64, "mean over templates of the AUC of the grammatical sentences against "
-        "the 36 violations doubling this case"),
+        "the 36 violations doubling this case (the paper's figure, TABREF18 and TABREF24)"),
     col("auc_sd", F64, "sample sd over templates", True),
-), version=2)
+    col("auc_pooled", F64, "the same sentences of all templates in one ROC (the reference "
+        "notebook src/analyse_results.ipynb); null without both classes", True),
+), version=3)  # v3: auc_pooled
 
 GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
     "per case (TABREF22)"), columns=(
     *DATASET_SCORING,
-    col("case", STR, "`N`, `A` or `D`: the case whose NP's animacy splits the grammatical "
-        "sentences"),
-    col("n_templates", I64, "templates whose grammatical sentences put an animate and an "
-        "inanimate NP in this case (all-animate templates have no AUC)"),
-    col("n_animate", I64, "grammatical sentences with an animate NP in this case (positives), "
-        "summed over those templates"),
-    col("n_inanimate", I64, "those with an inanimate one (negatives)"),
-    col("auc_mean", F64, "mean template AUC: above 0.5, sentences with an animate NP in this "
-        "case score higher"),
-    col("auc_sd", F64, "sample sd", True),
-), version=2)
+    col("case", STR, "`N`, `A` or `D`"),
+    col("animacy_from", STR, "`positions`: np1 and np2 animate, np3 inanimate (the reference's "
+        "definition); `flags`: the templates' `animate` flags"),
+    col("n_templates", I64, "templates with a 1-vs-6 AUC of a grammatical sentence with this "
+        "case on an animate NP and of one with it on an inanimate NP"),
+    col("n_animate", I64, "grammatical sentences whose NP in this case is animate, summed over "
+        "those templates"),
+    col("n_inanimate", I64, "those whose NP in this case is inanimate"),
+    col("auc_animate", F64, "mean over templates of the mean 1-vs-6 AUC of the animate ones"),
+    col("auc_inanimate", F64, "the same of the inanimate ones"),
+    col("difference_mean", F64, "mean over templates of animate minus inanimate (the paper's "
+        "figure: positive, the case is preferred on an animate NP)"),
+    col("difference_sd", F64, "sample sd over templates", True),
+), version=3)  # v3: the reference's 1-vs-6 difference (v2: AUC of animate vs inanimate)
 
 GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
     "per case order"), columns=(
@@ -295,23 +302,24 @@ GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
 GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
     "per case order and position of the violation (FIGREF20)"), columns=(
     *DATASET_SCORING,
-    col("comparison", STR, "`order_vs_other_orders`: the grammatical sentences in one case "
-        "order against those in the other five orders (FIGREF20; 0.5 = no preference); "
-        "`order_vs_all_orders`: against those in all six (the reference's 1-vs-6, the order's "
-        "own sentences among the negatives: (5 · other_orders + 0.5) / 6); "
+    col("comparison", STR, "`one_vs_six`: each grammatical sentence in this case order "
+        "against its six one-case violations in the same NP order (the reference's 1-vs-6, "
+        "FIGREF20), averaged; `one_vs_six_first_case`: the same by the first NP's case; "
+        "`order_vs_other_orders`: the grammatical sentences in one case order against those in "
+        "the other five orders (0.5 = no preference); "
         "`order_vs_violations`: those in one case order against all violations; "
         "`violation_position`: all grammatical sentences against the violations whose doubled "
         "case is at these positions; `violation_order`: all grammatical sentences against the "
         "violations in one case order"),
-    col("subset", STR, "the case order in the sentence (e.g. `NAD`, `NNA`), or for "
-        "`violation_position` the 1-based sentence positions of the doubled case (`12`, `13`, "
-        "`23`)"),
+    col("subset", STR, "the case order in the sentence (e.g. `NAD`, `NNA`), for "
+        "`one_vs_six_first_case` the first NP's case, for `violation_position` the 1-based "
+        "sentence positions of the doubled case (`12`, `13`, `23`)"),
     col("n_templates", I64, "templates with an AUC"),
-    col("n_positive", I64, "positives, summed over templates"),
-    col("n_negative", I64, "negatives, summed over templates"),
-    col("auc_mean", F64, "mean template AUC"),
+    col("n_positive", I64, "positives (1-vs-6: grammatical sentences), summed over templates"),
+    col("n_negative", I64, "negatives (1-vs-6: their scored violations), summed over templates"),
+    col("auc_mean", F64, "mean template AUC (1-vs-6: of the template's mean over its sentences)"),
     col("auc_sd", F64, "sample sd over templates", True),
-), version=2)
+), version=3)  # v3: one_vs_six, one_vs_six_first_case replace order_vs_all_orders
 
 GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
     "ROC curve points (data of the figure)"), columns=(

@@ -36,8 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_export)
 
     p = subparsers.add_parser(
-        "fetch", help="download a treebank split from a URL (atomic)",
-        description="Download URL to OUT through a temporary file renamed into place.")
+        "fetch", help="download a treebank split (or another input file) from a URL (atomic)",
+        description="Download URL to OUT through a temporary file renamed into place (the "
+        "treebanks' splits, the German case paper's sentence files).")
     p.add_argument("url")
     p.add_argument("--out", type=Path, required=True)
     p.set_defaults(handler=run_fetch)
@@ -108,7 +109,7 @@ def run_fetch(args: argparse.Namespace) -> None:
                 shutil.copyfileobj(response, f)
         except OSError as error:
             raise InputError(args.url, None, f"download failed: {error}") from None
-        if tmp.stat().st_size == 0:  # a treebank split is never empty: a failed download
+        if tmp.stat().st_size == 0:  # no input it fetches is empty: a failed download
             raise InputError(args.url, None, "download failed: no data (empty file)")
 
 

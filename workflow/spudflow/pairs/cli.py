@@ -65,7 +65,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Every assignment of nominative, accusative and dative to the three NPs of "
         "a template except NNN, AAA and DDD (6 grammatical, 18 with a doubled case), each in the "
         "6 orders of the NPs. Groups are templates.")
-    p.add_argument("--templates", type=Path, required=True, help="template TSV")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--templates", type=Path, help="template TSV")
+    source.add_argument("--sentences", type=Path, nargs=2, metavar=("GRAMMATICAL", "UNGRAMMATICAL"),
+                        help="the paper's sentence files (crochereau/Word-based-LM src/data/"
+                        "grammatical_sentences.txt, ungrammatical_sentences.txt: 36 and 108 "
+                        "lines per template): the templates are recovered from them, and every "
+                        "line must be the sentence they generate")
     _add_common(p, "german_case")
     p.set_defaults(handler=run_german_case)
 
@@ -140,8 +146,8 @@ def run_spud(args: argparse.Namespace) -> None:
 def run_german_case(args: argparse.Namespace) -> None:
     from spudflow.pairs.german_case import build_german_case_items
 
-    _write(build_german_case_items(args.templates, args.dataset, args.sample, args.seed),
-           args.out)
+    _write(build_german_case_items(args.templates, args.dataset, args.sample, args.seed,
+                                   sentences=args.sentences), args.out)
 
 
 def run_japanese(args: argparse.Namespace) -> None:

@@ -4,7 +4,9 @@ A template is a ditransitive subordinate clause whose NPs are np1 (nominative), 
 and np3 (accusative). Of the 27 assignments of N/A/D to the three NPs, the 6 that use each case
 once are grammatical and the 18 that double one case are violations; NNN, AAA and DDD are left
 out. Each assignment appears in the 6 orders of the NPs: 24 x 6 = 144 sentences per template,
-`principal + " " + NPs in order + " " + verb + "."`.
+`principal + " " + NPs in order + " " + verb + "."`. A template comes from a TSV (each NP a
+determiner and a noun, declined here) or from the reference's sentence files, which hold every
+NP in every case (german_case_reference.py).
 """
 
 from __future__ import annotations
@@ -45,8 +47,12 @@ class Template:
     id: str
     principal: str
     verb: str
-    nps: tuple[tuple[str, str], ...]   # (determiner lemma, noun) of np1, np2, np3
+    # Each NP (np1, np2, np3) as it reads in each case: {"N": "der Mann", "A": "den Mann", ...}.
+    forms: tuple[dict[str, str], ...]
     animate: str | None                # e.g. "110", one flag per NP
+    # (determiner lemma, noun) of np1, np2, np3 where a TSV gave them; None when recovered from
+    # sentences.
+    nps: tuple[tuple[str, str], ...] | None = None
 
 
 def read_templates(path: str | Path) -> list[Template]:
@@ -81,8 +87,14 @@ def read_templates(path: str | Path) -> list[Template]:
         if animate is not None and not re.fullmatch(r"[01]{3}", animate):
             raise InputError(path, line, f"malformed template: animate {animate!r} must be "
                              "three 0/1 flags (np1, np2, np3)")
-        templates.append(Template(row["id"], row["principal"], row["verb"], tuple(nps),
-                                  animate))
+        try:
+            forms = tuple({case: noun_phrase(det, noun, case,
+                                             None if animate is None else animate[k] == "1")
+                           for case in CASES} for k, (det, noun) in enumerate(nps))
+        except DeclensionError as error:
+            raise InputError(path, line, f"template {row['id']}: {error}") from None
+        templates.append(Template(row["id"], row["principal"], row["verb"], forms, animate,
+                                  tuple(nps)))
     if not templates:
         raise InputError(path, None, "no templates")
     return templates
@@ -93,21 +105,11 @@ def _violation(cases: str) -> str | None:
     return doubled[0] if doubled else None
 
 
-def _animate(template: Template, k: int) -> bool | None:
-    """The animacy flag of NP k (0-based); it decides weak nouns by pattern (der Dozent)."""
-    return None if template.animate is None else template.animate[k] == "1"
-
-
-def add_template_items(builder: ItemsBuilder, template: Template, dataset: str) -> None:
-    group = f"{dataset}:{template.id}"
+def template_sentences(template: Template):
+    """(cases, positions, sentence, regions) of the template's 144 sentences: the assignments in
+    ASSIGNMENTS order, each in the ORDERS of the NPs."""
     for cases in ASSIGNMENTS:
-        try:
-            phrases = [noun_phrase(det, noun, case, _animate(template, k))
-                       for k, ((det, noun), case) in enumerate(zip(template.nps, cases,
-                                                                   strict=True))]
-        except DeclensionError as error:  # read_templates checks determiners already
-            raise ValueError(f"template {template.id}: {error}") from None
-        violation = _violation(cases)
+        phrases = [form[case] for form, case in zip(template.forms, cases, strict=True)]
         for order in ORDERS:
             sentence = template.principal
             regions = []
@@ -118,20 +120,32 @@ def add_template_items(builder: ItemsBuilder, template: Template, dataset: str) 
             verb_start = len(sentence) + 1
             sentence += " " + template.verb
             regions.append(Region("verb", verb_start, len(sentence)))
-            sentence += "."
-            positions = "".join(map(str, order))
-            animacy = (None if template.animate is None
-                       else "".join(template.animate[np - 1] for np in order))
-            builder.add(f"{group}:{cases}:{positions}", group, sentence,
-                        0 if violation else 1, regions=regions,
-                        template=template.id, cases=cases, positions=positions,
-                        grammatical=violation is None, violation=violation, animacy=animacy)
+            yield cases, "".join(map(str, order)), sentence + ".", regions
 
 
-def build_german_case_items(templates_path: str | Path, dataset: str = "german_case",
-                            sample: int | None = None, seed: int = 0) -> pa.Table:
-    """Items of every template (or of a seeded sample of `sample` templates)."""
-    templates = read_templates(templates_path)
+def add_template_items(builder: ItemsBuilder, template: Template, dataset: str) -> None:
+    group = f"{dataset}:{template.id}"
+    for cases, positions, sentence, regions in template_sentences(template):
+        violation = _violation(cases)
+        animacy = (None if template.animate is None
+                   else "".join(template.animate[int(np) - 1] for np in positions))
+        builder.add(f"{group}:{cases}:{positions}", group, sentence,
+                    0 if violation else 1, regions=regions,
+                    template=template.id, cases=cases, positions=positions,
+                    grammatical=violation is None, violation=violation, animacy=animacy)
+
+
+def build_german_case_items(templates_path: str | Path | None = None, dataset: str = "german_case",
+                            sample: int | None = None, seed: int = 0,
+                            sentences: tuple[str | Path, str | Path] | None = None) -> pa.Table:
+    """Items of every template (or of a seeded sample of `sample` templates): the templates of
+    a TSV, or those recovered from the reference's (grammatical, ungrammatical) sentence files."""
+    if sentences is not None:
+        from spudflow.pairs.german_case_reference import read_reference_templates
+
+        templates = read_reference_templates(*sentences)
+    else:
+        templates = read_templates(templates_path)
     builder = ItemsBuilder(dataset, "de", ITEMS_GERMAN_CASE)
     for index in sample_indices(len(templates), sample, seed):
         add_template_items(builder, templates[index], dataset)

@@ -185,6 +185,7 @@ def run_rehearse(args: argparse.Namespace) -> int:
 
     from spudflow.core.workflow_paths import local_workflow_file, resolve_workflow_paths
     from spudflow.rehearse.conllu_blocks import write_if_changed
+    from spudflow.rehearse.german_sentences import german_sentence_stand_ins
     from spudflow.rehearse.mirror import fill_mirror
     from spudflow.rehearse.overlay import build_overlay
     from spudflow.rehearse.report import write_report
@@ -213,8 +214,10 @@ def run_rehearse(args: argparse.Namespace) -> int:
     workdir = args.workdir.resolve()
     prepare_workdir(workdir)
     mirror, stand_ins, taken = fill_mirror(config, REPO, workdir / "mirror", args.size)
+    german_prefixes, german_files = german_sentence_stand_ins(config, REPO, workdir / "mirror")
+    mirror = {**mirror, **german_prefixes}
     try:
-        user_files = make_user_files(config, REPO, workdir, taken, args.size)
+        user_files = make_user_files(config, REPO, workdir, taken, args.size) + german_files
     except ValueError as error:
         raise InputError(args.config, None, str(error)) from None
     hub = build_hub(config, workdir, families)
