@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
 
-from spudflow.aggregate.glmnet import cv_glmnet, fit_path, fold_ids, lambda_path, scales
+from spudflow.aggregate.glmnet import BIG, cv_glmnet, fit_path, fold_ids, lambda_path, scales
 
 
 def _design(n: int = 400, seed: int = 3):
@@ -182,6 +183,48 @@ def test_predictions_between_and_beyond_a_paths_lambdas_are_glmnets(tmp_path):
     assert not coefficients[0].any()
 
 
+DATA = Path(__file__).parent / "data" / "glmnet"
+
+
+def _rare_kn_verb():
+    """The default run's rare/ja_pud_trigram/kn/verb design (tests/data/glmnet/README.md)."""
+    lines = (DATA / "rare_kn_verb.csv").read_text(encoding="utf-8").splitlines()[1:]
+    rows = [line.split(",") for line in lines]
+    ones = [[int(j) for j in predictors.split()] for _, predictors in rows]
+    x = np.zeros((len(rows), 1 + max(max(r) for r in ones)))
+    for i, columns in enumerate(ones):
+        x[i, columns] = 1
+    return x, np.array([float(choice) for choice, _ in rows])
+
+
+def test_the_default_runs_failing_mode_is_fitted():
+    """The mode that stopped the default run ("saturated fit": the fold holding 2 of its 4
+    transitive choices saturated at the path's small lambdas): now the path and 9 folds end at
+    devmax, and the fold with 2 choices at its second lambda, where glmnet's IRLS cycles too."""
+    x, y = _rare_kn_verb()
+    assert x.shape == (200, 117) and y.sum() == 4
+    cv = cv_glmnet(x, y, folds=10, seed=0)
+    assert (len(cv.path.lambdas), cv.path.stopped) == (66, "devmax")
+    ends = [(len(fold.lambdas), fold.stopped) for fold in cv.folds]
+    assert ends.count((66, "devmax")) == 9 and (1, "maxit") in ends
+    single = cv.folds[ends.index((1, "maxit"))]
+    assert single.lambdas[0] == BIG and not single.coefficients.any()
+    assert np.isfinite(cv.cv_mean).all() and cv.lambda_1se >= cv.lambda_min
+
+
+@needs_r
+def test_the_default_runs_failing_mode_matches_cv_glmnet(tmp_path):
+    """On the same folds R's cv.glmnet gives the same lambdas, lambda.min (3.31e-4) and
+    lambda.1se (0.116), and the same mean deviance to 1e-5 (2.3e-6 here)."""
+    x, y = _rare_kn_verb()
+    reference = _r_cv(tmp_path, x, y, fold_ids(len(y), 10, seed=0))
+    cv = cv_glmnet(x, y, folds=10, seed=0)
+    assert cv.path.lambdas == pytest.approx(reference["lambdas"], rel=1e-9)
+    assert cv.cv_mean == pytest.approx(reference["cvm"], abs=1e-5)
+    assert cv.lambda_min == pytest.approx(reference["lambda_min"], rel=1e-9)
+    assert cv.lambda_1se == pytest.approx(reference["lambda_1se"], rel=1e-9)
+
+
 def test_coefficients_match_sklearn_l1_at_fixed_lambda():
     """glmnet's objective, -loglik/n + lambda |b|_1 on standardised predictors, is sklearn's
     C sum(log loss) + |b|_1 with C = 1 / (n lambda); saga leaves the intercept unpenalised."""
@@ -292,13 +335,17 @@ def test_a_level_fitted_at_probability_one_keeps_its_coefficient():
     """Far below glmnet's default path (1e-12 of lambda_max), the separated level's log odds
     pass log(1/pmin - 1) = 20.7: its rows get IRLS weight 0, as in glmnet, and its column no
     curvature; it keeps its coefficient (no division by that zero, no fall back to 0). With
-    the old clip at 1e-5 it grew without bound (to 24,000)."""
+    the old clip at 1e-5 it grew without bound (to 24,000). At a threshold of 1e-14 the IRLS
+    cycles at the 37th lambda, where those rows cross the bound, and the path ends there
+    (`maxit`), as R's glmnet's does at its default maxit (at the 36th)."""
     x, y = _separated_design()
     lambdas = lambda_path(x, y, n_lambda=60, min_ratio=1e-12)
-    path = fit_path(x, y, lambdas, thresh=1e-14)
+    path = fit_path(x, y, lambdas, thresh=1e-12)
     rare = path.coefficients[:, -1]
-    assert path.predict(x)[:, -1].max() > 20.7
+    assert len(path.lambdas) == 60 and path.predict(x)[:, -1].max() > 20.7
     assert np.all(np.diff(rare) >= -1e-6) and 15 < rare[-1] < 40
+    strict = fit_path(x, y, lambdas, thresh=1e-14)
+    assert (len(strict.lambdas), strict.stopped) == (36, "maxit")
 
 
 def test_a_saturated_fit_ends_the_path_as_glmnets():

@@ -21,7 +21,11 @@ fraction of the null deviance explained passes `devmax` (0.999), or grows by les
 (1e-5) from the previous lambda; and once every fitted probability is 0 or 1 (the IRLS weights'
 mean at `vmin`: a saturated fit, which a design that separates the choices reaches). The lambdas
 fitted so far are the path, the last one included: a separable design gives a shorter path, not
-an error.
+an error. An IRLS that does not converge within `max_iter` steps (it can cycle, having no step
+control, where one or two choices nearly separate a rare level) ends the path before that
+lambda, as glmnet's runs out of passes there ("solutions for larger lambdas returned"); a path
+of its own with fewer than 3 lambdas keeps glmnet's `big` (9.9e35) as its first (fix.lam needs
+three to extrapolate it), against which predict() interpolates.
 
 cv.glmnet: the path on all pairs gives the lambdas; each of `nfolds` folds is its own glmnet fit
 on the other folds (its own lambda_max and early end: cv.glmnet passes its `lambda` argument,
@@ -65,7 +69,10 @@ DEVIANCE_EXPLAINED_MAX = 0.999
 DEVIANCE_CHANGE_MIN = 1e-5
 MIN_LAMBDAS = 5
 # why a path ended before its last lambda (Path.stopped), by _irls_path's code
-STOPS = (None, "saturated", "devmax", "fdev")
+STOPS = (None, "saturated", "devmax", "fdev", "maxit")
+# glmnet's `big`: the first lambda of its own path when the path has fewer than 3 (fix.lam
+# needs two more to extrapolate it), which predict() interpolates against
+BIG = 9.9e35
 
 
 def scales(x) -> np.ndarray:
@@ -237,6 +244,7 @@ def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.
             continue
         lam = lambdas[k]
         saturated = False
+        converged = False
         steps = 0
         for _ in range(max_iter):
             eta[:] = intercept
@@ -289,10 +297,16 @@ def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.
                 moved = max(moved, variance[j] * (beta[j] - previous[j]) ** 2)
             intercept = new_intercept
             if moved < tol:
+                converged = True
                 break
         if saturated and steps == 0:
             # the previous lambda's fit left every probability at 0 or 1: the path ends there
             return intercepts, coefficients, dev_ratio, k, 1
+        if not converged and not saturated:
+            # IRLS without step control can cycle (a level nearly separated by one or two
+            # choices, just below lambda_max): glmnet runs out of passes there and returns
+            # the solutions of the larger lambdas
+            return intercepts, coefficients, dev_ratio, k, 4
         intercepts[k] = intercept
         coefficients[k] = beta
         dev_ratio[k] = _deviance_explained(indptr, indices, data, y, beta, intercept, null)
@@ -353,8 +367,11 @@ def fit_path(x, y: np.ndarray, lambdas: np.ndarray | None = None, alpha: float =
         int(max_iter), own_path, float(null))
     coefficients = np.zeros((fitted, p))
     coefficients[:, kept] = standardised[:fitted] / sd[kept]
-    return Path(lambdas[:fitted].copy(), intercepts[:fitted].copy(), coefficients,
-                dev_ratio[:fitted].copy(), STOPS[stop])
+    lambdas = lambdas[:fitted].copy()
+    if own_path and fitted < 3:
+        lambdas[0] = BIG
+    return Path(lambdas, intercepts[:fitted].copy(), coefficients, dev_ratio[:fitted].copy(),
+                STOPS[stop])
 
 
 def binomial_deviance(y: np.ndarray, eta: np.ndarray) -> np.ndarray:

@@ -466,7 +466,8 @@ JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
         "glmnet ends it early, `path_end`); null unless `ok`", True),
     col("path_end", STR, "why that path ended early, as glmnet's: `devmax` (the deviance "
         "explained passed 0.999), `fdev` (it grew by less than 1e-5), `saturated` (every fitted "
-        "probability 0 or 1); null when it ran its length", True),
+        "probability 0 or 1), `maxit` (IRLS did not converge at the next lambda); null when it "
+        "ran its length", True),
     col("lambda", F64, "the penalty of the coefficients: lambda_1se or lambda_min", True),
     col("lambda_min", F64, "the path's lambda with the lowest cross-validated deviance", True),
     col("lambda_1se", F64, "the largest lambda within one standard error of that deviance",
