@@ -100,3 +100,22 @@ def test_a_paradigm_without_a_scored_pair_keeps_its_row(tmp_path, run_cli):
         0, None, None)
     overall = assert_table_files(out, "blimp_overall").row(0, named=True)
     assert (overall["n_paradigms"], overall["n_pairs"], overall["n_skipped"]) == (2, 24, 12)
+
+
+def test_a_nan_log_probability_is_not_scored_rather_than_correct(tmp_path, run_cli):
+    """polars orders NaN above every number: a good sentence's NaN log-probability would make
+    its pair correct. It counts as not scored (a skipped pair), with a warning."""
+    items, scores = blimp_inputs(tmp_path)
+    before = pl.read_parquet(scores[0])
+    bad = before.filter(pl.col("item_id") == "adjunct_island-3-bad")["logprob_sum"][0]
+    good = before.filter(pl.col("item_id") == "adjunct_island-3-good")["logprob_sum"][0]
+    assert good < bad  # a wrong pair, which NaN would have made right
+    rewrite(scores[0], lambda f: f.with_columns(
+        pl.when(pl.col("item_id") == "adjunct_island-3-good").then(float("nan"))
+        .otherwise(pl.col("logprob_sum")).alias("logprob_sum")))
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 0, err
+    island = assert_table_files(out, "blimp_paradigm").filter(
+        pl.col("uid") == "adjunct_island").row(0, named=True)
+    assert (island["n_pairs"], island["n_skipped"]) == (11, 1)
