@@ -561,3 +561,15 @@ def test_a_fit_that_fails_is_its_modes_row_and_every_table_is_written(tmp_path, 
     for name in ("japanese_accuracy", "japanese_agreement", "japanese_length_correlation"):
         assert assert_table_files(out, name).height
     assert f"failed: {reason}" in caplog.text and "Traceback" in caplog.text
+
+
+def test_fewer_than_three_folds_is_bad_input(tmp_path, run_cli, capsys):
+    """cv.glmnet refuses fewer than 3 folds ("nfolds must be bigger than 3"): the command
+    says so before reading anything, not once per mode."""
+    items, scores = japanese_inputs(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli("table-japanese", "--items", items, "--scores", *scores, "--out-dir",
+                tmp_path / "tables", "--folds", 2)
+    assert exit_info.value.code == 2
+    assert "2 folds: at least 3 are needed" in capsys.readouterr().err
+    assert not (tmp_path / "tables").exists()
