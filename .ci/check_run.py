@@ -30,10 +30,10 @@ def table_failures(tables: Path) -> list[str]:
             failures.append(f"{path}: not made")
             continue
         table = pl.read_parquet(path)
-        if table.height == 0 and not output.may_be_empty:
+        if table.height == 0 and not output.empty_when:
             failures.append(f"{path}: no rows")
         elif table.height == 0:
-            print(f"{path}: no rows ({output.may_be_empty})")
+            print(f"{path}: no rows ({output.empty_when})")
         if "status" in table.columns:
             for row in table.filter(pl.col("status") != "ok").iter_rows(named=True):
                 print(f"{path}: {row['status']} row: {row.get('reason')}")

@@ -6,9 +6,10 @@ Seven factors (verb pair, constituent order, adverbial, relative clause and posi
 arguments as noun with marker), every level kept, 180 predictors; the choice drawn from a
 logistic model of them (seeded). Each size runs in a fresh process (`--one N`), so its peak RSS
 is its own; prints one Markdown table: rows, predictors, nonzeros, wall and CPU seconds for
-cv_glmnet (the path on all rows and one per fold: `--folds` + 1 fits of `--n-lambda` lambdas;
-CPU seconds are the steadier figure on a shared machine), peak RSS, lambda.1se and the
-number of nonzero coefficients there. The first call's numba compilation is excluded (a warm-up
+cv_glmnet (the path on all rows and one per fold: `--folds` + 1 fits of up to `--n-lambda`
+lambdas, each ended early as glmnet's; CPU seconds are the steadier figure on a shared
+machine), peak RSS, the lambdas on the path, lambda.1se and the number of nonzero coefficients
+there. The first call's numba compilation is excluded (a warm-up
 fit on a tiny design).
 """
 
@@ -58,7 +59,7 @@ def one(n: int, folds: int, n_lambda: int) -> dict:
     return {"rows": n, "predictors": x.shape[1], "nonzeros": int(x.nnz), "seconds": seconds,
             "cpu_seconds": cpu,
             "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "lambda_1se": cv.lambda_1se,
+            "lambdas": len(cv.path.lambdas), "lambda_1se": cv.lambda_1se,
             "nonzero_at_1se": int(np.count_nonzero(cv.path.coefficients[chosen]))}
 
 
@@ -73,16 +74,17 @@ def main() -> None:
         print(json.dumps(one(args.one, args.folds, args.n_lambda)))
         return
     print(f"cv_glmnet, {args.folds} folds, {args.n_lambda} lambdas\n")
-    print("| rows | predictors | nonzeros | seconds | CPU seconds | peak RSS MiB | lambda.1se "
-          "| nonzero b |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| rows | predictors | nonzeros | seconds | CPU seconds | peak RSS MiB | lambdas "
+          "| lambda.1se | nonzero b |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in (int(s) for s in args.sizes.split(",")):
         done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", str(n),
                                "--folds", str(args.folds), "--n-lambda", str(args.n_lambda)],
                               capture_output=True, text=True, check=True)
         r = json.loads(done.stdout.splitlines()[-1])
         print(f"| {r['rows']:,} | {r['predictors']} | {r['nonzeros']:,} | {r['seconds']:.2f} | "
-              f"{r['cpu_seconds']:.2f} | {r['peak_rss_mib']:.0f} | {r['lambda_1se']:.6g} | "
+              f"{r['cpu_seconds']:.2f} | {r['peak_rss_mib']:.0f} | {r.get('lambdas', '–')} | "
+              f"{r['lambda_1se']:.6g} | "
               f"{r['nonzero_at_1se']} |",
               flush=True)
 

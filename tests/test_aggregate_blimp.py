@@ -76,3 +76,46 @@ def test_a_pair_without_its_bad_sentence_is_bad_input(tmp_path, run_cli):
     assert err.strip() == f"{items}: group 'adjunct_island-2' is not one good and one bad " \
         "sentence (1 good, 0 bad, 1 items)"
     assert not out.exists()
+
+
+def test_a_paradigm_without_a_scored_pair_keeps_its_row(tmp_path, run_cli):
+    """Every sentence of one paradigm too long for the model (`skipped`): its row stays, with
+    its skipped pairs counted and no accuracy (null, not 0), and it is left out of the
+    paradigm means; the other paradigms and the tables are as before."""
+    items, scores = blimp_inputs(tmp_path)
+    rewrite(scores[0], lambda f: f.with_columns(
+        pl.when(pl.col("item_id").str.starts_with("adjunct_island")).then(pl.lit("too_long"))
+        .otherwise(pl.col("skipped")).alias("skipped"),
+        pl.when(pl.col("item_id").str.starts_with("adjunct_island")).then(None)
+        .otherwise(pl.col("logprob_sum")).alias("logprob_sum")))
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 0, err
+    paradigm = assert_table_files(out, "blimp_paradigm")
+    island = paradigm.filter(pl.col("uid") == "adjunct_island").row(0, named=True)
+    assert (island["n_pairs"], island["n_skipped"], island["accuracy"]) == (0, 12, None)
+    assert paradigm.filter(pl.col("uid") != "adjunct_island")["accuracy"].null_count() == 0
+    syntax = assert_table_files(out, "blimp_field").filter(pl.col("field") == "syntax")
+    assert syntax.select("n_paradigms", "accuracy", "paradigm_mean_accuracy").row(0) == (
+        0, None, None)
+    overall = assert_table_files(out, "blimp_overall").row(0, named=True)
+    assert (overall["n_paradigms"], overall["n_pairs"], overall["n_skipped"]) == (2, 24, 12)
+
+
+def test_a_nan_log_probability_is_not_scored_rather_than_correct(tmp_path, run_cli):
+    """polars orders NaN above every number: a good sentence's NaN log-probability would make
+    its pair correct. It counts as not scored (a skipped pair), with a warning."""
+    items, scores = blimp_inputs(tmp_path)
+    before = pl.read_parquet(scores[0])
+    bad = before.filter(pl.col("item_id") == "adjunct_island-3-bad")["logprob_sum"][0]
+    good = before.filter(pl.col("item_id") == "adjunct_island-3-good")["logprob_sum"][0]
+    assert good < bad  # a wrong pair, which NaN would have made right
+    rewrite(scores[0], lambda f: f.with_columns(
+        pl.when(pl.col("item_id") == "adjunct_island-3-good").then(float("nan"))
+        .otherwise(pl.col("logprob_sum")).alias("logprob_sum")))
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 0, err
+    island = assert_table_files(out, "blimp_paradigm").filter(
+        pl.col("uid") == "adjunct_island").row(0, named=True)
+    assert (island["n_pairs"], island["n_skipped"]) == (11, 1)

@@ -220,5 +220,67 @@ def test_a_split_of_one_class_has_no_mcc(tmp_path, run_cli):
     one_class = table.filter(pl.col("split") == "out_of_domain_dev")
     assert one_class.height == len(NORMALISATIONS)
     assert one_class["mcc"].is_null().all()
+    # computed all the same: every held-out sentence called acceptable, which is right
+    assert one_class["status"].to_list() == ["ok"] * len(NORMALISATIONS)
+    assert one_class["accuracy"].to_list() == [1.0] * len(NORMALISATIONS)
     assert one_class["n_acceptable"].to_list() == one_class["n_items"].to_list()
     assert table.filter(pl.col("split") == "in_domain_dev")["mcc"].is_not_null().all()
+
+
+def test_a_split_without_two_scored_items_is_a_skipped_row(tmp_path, run_cli, caplog):
+    """A split with one item with a finite score cannot be cross-validated: its row per
+    normalisation is `skipped` with the reason (the numbers null, a warning in the log) and the
+    other split's rows are computed; the first versions left such a split out of the table."""
+    items, scores = cola_inputs(tmp_path, n_per_split=20)
+    from spudflow.core.artifacts import ITEM_SCORES
+    from spudflow.core.contract import write_artifact
+
+    frame = pl.read_parquet(scores[0])
+    kept = ~pl.col("item_id").str.starts_with("out_of_domain_dev") | (
+        pl.col("item_id") == "out_of_domain_dev-0")
+    write_artifact(frame.filter(kept), scores[0], ITEM_SCORES)
+    out = tmp_path / "tables"
+    with caplog.at_level("WARNING"):
+        code, _, err = run_cli("table-cola", "--items", items, "--scores", *scores,
+                               "--out-dir", out)
+    assert code == 0, err
+    table = assert_table_files(out, "cola_thresholds")
+    skipped = table.filter(pl.col("split") == "out_of_domain_dev")
+    reason = "1 item(s) with a finite score: cross-validation needs 2"
+    assert skipped.select("normalisation", "n_items", "status", "reason").rows() == [
+        (name, 1, "skipped", reason) for name in NORMALISATIONS]
+    assert skipped.select("folds", "accuracy", "mcc", "threshold_mean").null_count().row(0) == (
+        5, 5, 5, 5)
+    assert table.filter(pl.col("split") == "in_domain_dev")["status"].to_list() == ["ok"] * 5
+    sources = assert_table_files(out, "cola_sources")
+    assert sources["split"].unique().to_list() == ["in_domain_dev"]
+    assert f"skipped: {reason}" in caplog.text
+
+
+def test_a_fit_that_fails_is_its_rows_reason_and_the_others_are_written(tmp_path, run_cli,
+                                                                       monkeypatch):
+    """A split's cross-validation stopping with an error (here: made to, on one split) is that
+    split's `failed` rows with the error; the other split and every table are written."""
+    from spudflow.aggregate import cola
+
+    items, scores = cola_inputs(tmp_path, n_per_split=20)
+    real = cola.cross_validated
+
+    def failing(scores, labels, *args):
+        if len(scores) == 20 and labels.sum() == failing.labels:
+            raise FloatingPointError("made to fail")
+        return real(scores, labels, *args)
+
+    labels = pl.read_parquet(items).filter(pl.col("split") == "out_of_domain_dev")["label"]
+    failing.labels = int(labels.sum())
+    assert failing.labels != int(pl.read_parquet(items)["label"].sum()) - failing.labels
+    monkeypatch.setattr(cola, "cross_validated", failing)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-cola", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 0, err
+    table = assert_table_files(out, "cola_thresholds")
+    assert table.filter(pl.col("split") == "out_of_domain_dev").select(
+        "status", "reason", "accuracy").unique().rows() == [
+        ("failed", "FloatingPointError: made to fail", None)]
+    assert table.filter(pl.col("split") == "in_domain_dev")["status"].unique().to_list() == ["ok"]
+    assert assert_table_files(out, "cola_sources").height

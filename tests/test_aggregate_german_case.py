@@ -130,3 +130,37 @@ def test_positions_that_are_no_permutation_are_bad_input(tmp_path, run_cli):
     assert err.startswith(f"{items}: item 't0-")
     assert "positions '112'" in err
     assert not out.exists()
+
+
+def test_a_template_with_an_infinite_or_nan_log_probability(tmp_path, run_cli):
+    """A log-probability of -inf (a token of probability 0), which sklearn refuses, is ranked:
+    its template's AUC is that of the scores' order (as with the lowest finite score); a NaN
+    one counts as not scored (aggregate/inputs.py), its template's AUC that of the others. The
+    other templates and tables are as before, and the ROC curve of that scoring function is
+    left out (logged) rather than stopping the job."""
+    items, scores = german_case_inputs(tmp_path)
+    path = scores[1]  # ggpt
+    before = pl.read_parquet(path)
+    infinite, nan = "t0-NDA-123", "t1-NAN-123"
+    rewrite(path, lambda f: f.with_columns(
+        pl.when(pl.col("item_id") == infinite).then(float("-inf"))
+        .when(pl.col("item_id") == nan).then(float("nan"))
+        .otherwise(pl.col("logprob_sum")).alias("logprob_sum")))
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-german-case", "--items", items, "--scores", *scores,
+                           "--out-dir", out)
+    assert code == 0, err
+    per_template = assert_table_files(out, "german_case_auc_templates").filter(
+        (pl.col("model") == "ggpt") & (pl.col("analysis") == "all"))
+    aucs = dict(per_template.select("template", "auc").iter_rows())
+    frame = pl.read_parquet(items).join(before, on="item_id")
+    lowest = frame["logprob_sum"].min() - 1
+    t0 = frame.filter(pl.col("template") == "t0").with_columns(
+        pl.when(pl.col("item_id") == infinite).then(lowest).otherwise(pl.col("logprob_sum"))
+        .alias("logprob_sum"))
+    assert aucs["t0"] == pytest.approx(_auc(t0))
+    t1 = frame.filter((pl.col("template") == "t1") & (pl.col("item_id") != nan))
+    assert aucs["t1"] == pytest.approx(_auc(t1))
+    assert aucs["t2"] == pytest.approx(_auc(frame.filter(pl.col("template") == "t2")))
+    roc = assert_table_files(out, "german_case_roc", formats=DATA_FORMATS)
+    assert roc["model"].unique().to_list() == ["gbert"]

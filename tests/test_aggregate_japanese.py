@@ -284,10 +284,12 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
         if minority >= 2 and len(choices) >= 6:
             fittable.append((model, method, region))
     assert sorted(fits.select("model", "method", "region").rows(), key=str) == sorted(
-        fittable, key=str)
-    assert fits.height >= 2
+        modes, key=str)
+    assert sorted(fits.filter(pl.col("status") == "ok").select(
+        "model", "method", "region").rows(), key=str) == sorted(fittable, key=str)
+    assert len(fittable) >= 2
     shown = 0
-    for fit in fits.iter_rows(named=True):
+    for fit in fits.filter(pl.col("status") == "ok").iter_rows(named=True):
         pairs = _mode_pairs(items, scores[fit["model"]], fit["method"], fit["region"])
         features, names = _thesis_design(pairs)
         assert "relative_position=1" in names
@@ -303,6 +305,7 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
         assert fit["cv_deviance"] == pytest.approx(cv.cv_mean[chosen])
         assert fit["cv_accuracy_mean"] == pytest.approx(cv.cv_accuracy[:, chosen].mean())
         assert fit["intercept"] == pytest.approx(cv.path.intercepts[chosen])
+        assert (fit["n_lambdas"], fit["path_end"]) == (len(cv.path.lambdas), cv.path.stopped)
         coefficients = {"(Intercept)": cv.path.intercepts[chosen],
                         **dict(zip(names, cv.path.coefficients[chosen], strict=True))}
         mode = ((pl.col("model") == fit["model"]) & (pl.col("method") == fit["method"])
@@ -326,8 +329,8 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
 
 def test_a_mode_whose_fold_holds_every_pair_of_one_choice_is_not_fitted(caplog):
     """glmnet refuses a fit with fewer than 2 pairs of a class: when the only two transitive
-    choices fall in one fold, that fold's training pairs have none, and the mode gets the
-    "no regression" warning instead of an error or a fit on one class."""
+    choices fall in one fold, that fold's training pairs have none, and the mode's rows are
+    `skipped` with the reason and a warning, instead of an error or a fit on one class."""
     n, folds, seed = 40, 10, 0
     ids = fold_ids(n, folds, seed)
     target = np.zeros(n, dtype=bool)
@@ -346,11 +349,18 @@ def test_a_mode_whose_fold_holds_every_pair_of_one_choice_is_not_fitted(caplog):
     with caplog.at_level("WARNING"):
         fits, largest, smallest = regression_tables(pairs, folds, seed, "lambda.1se", 1.0, 5,
                                                     1000, n_lambda=10)
-    assert fits.height == 0 and "no regression (40 pairs, 0 in the smaller class" in caplog.text
+    reason = ("0 pairs of one choice among all pairs or a fold's training pairs: glmnet "
+              "refuses a fit with fewer than 2 of a class")
+    assert fits.select("status", "reason", "n_pairs").rows() == [("skipped", reason, 40)]
+    assert fits.select("lambda", "intercept", "n_lambdas").null_count().row(0) == (1, 1, 1)
+    for table in (largest, smallest):
+        assert table.select("status", "reason", "rank", "feature").rows() == [
+            ("skipped", reason, None, None)]
+    assert f"gpt/ppl/None: skipped: {reason}" in caplog.text
     target[np.flatnonzero(ids == 5)[:2]] = True  # two more, in another fold: every fit has 2
     fits, _, _ = regression_tables(pairs.with_columns(prefers_transitive=target), folds, seed,
                                    "lambda.1se", 1.0, 5, 1000, n_lambda=10)
-    assert fits.height == 1
+    assert fits.select("status", "reason").rows() == [("ok", None)]
 
 
 def test_sentence_length_against_perplexity(produced, tmp_path, run_cli):
@@ -510,3 +520,56 @@ def test_a_poorly_agreeing_mode_left_out_no_longer_sets_the_cut_off():
     graph, cut = agreement_graph(_panel(thesis))
     assert cut == 0.85
     assert _edges(graph) == {("A", "B"): 0.9, ("B", "C"): 0.85}
+
+
+def test_a_fit_that_fails_is_its_modes_row_and_every_table_is_written(tmp_path, run_cli,
+                                                                      monkeypatch, caplog):
+    """One mode's glmnet stopping with an error (here: made to) is that mode's `failed` row,
+    with the error as its reason and a warning in the log; the other modes are fitted and
+    every table of the job is written (the first versions stopped the job: the default run's
+    rare/ja_pud_trigram/kn/verb mode)."""
+    from spudflow.aggregate import japanese_regression
+
+    fit = japanese_regression.cv_glmnet
+
+    def failing(features, target, *args, **kwargs):
+        if failing.calls == 0:
+            failing.calls += 1
+            raise ValueError("glmnet: saturated fit, every fitted probability is 0 or 1")
+        failing.calls += 1
+        return fit(features, target, *args, **kwargs)
+
+    failing.calls = 0
+    monkeypatch.setattr(japanese_regression, "cv_glmnet", failing)
+    items, scores = japanese_inputs(tmp_path)
+    out = tmp_path / "tables"
+    with caplog.at_level("WARNING"):
+        code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores,
+                               "--out-dir", out, "--folds", 5, "--seed", 1, "--top", 4)
+    assert code == 0, err
+    reason = "ValueError: glmnet: saturated fit, every fitted probability is 0 or 1"
+    fits = assert_table_files(out, "japanese_regression")
+    assert sorted(fits.select("status", "reason").rows(), key=str) == [
+        ("failed", reason), ("ok", None), ("ok", None)]
+    assert fits.filter(pl.col("status") == "failed")["lambda"].to_list() == [None]
+    assert fits.filter(pl.col("status") == "ok")["lambda"].null_count() == 0
+    for name in ("japanese_regression_max", "japanese_regression_min"):
+        table = assert_table_files(out, name)
+        failed = table.filter(pl.col("status") == "failed")
+        assert failed.select("reason", "rank", "coefficient").rows() == [(reason, None, None)]
+        assert table.filter(pl.col("status") == "ok")["rank"].drop_nulls().len()
+    for name in ("japanese_accuracy", "japanese_agreement", "japanese_length_correlation"):
+        assert assert_table_files(out, name).height
+    assert f"failed: {reason}" in caplog.text and "Traceback" in caplog.text
+
+
+def test_fewer_than_three_folds_is_bad_input(tmp_path, run_cli, capsys):
+    """cv.glmnet refuses fewer than 3 folds ("nfolds must be bigger than 3"): the command
+    says so before reading anything, not once per mode."""
+    items, scores = japanese_inputs(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        run_cli("table-japanese", "--items", items, "--scores", *scores, "--out-dir",
+                tmp_path / "tables", "--folds", 2)
+    assert exit_info.value.code == 2
+    assert "2 folds: at least 3 are needed" in capsys.readouterr().err
+    assert not (tmp_path / "tables").exists()

@@ -120,3 +120,39 @@ def test_language_table_reports_the_sentences_left_out_as_too_long(tmp_path, run
     table = assert_table_files(out, "probe_languages")
     for row in table.iter_rows(named=True):
         assert row["n_too_long"] == (3 if row["model"] == "bert" else 0)
+
+
+def test_an_eval_set_without_words_has_no_scores_rather_than_zero(tmp_path, run_cli):
+    """The probe scores an eval set without words (every sentence too short) 0 over 0 words:
+    its means are null, in every table, not a 0 LAS or a mean of the other runs; the other
+    eval sets are as before, and the layer figure draws the sweep without that point. Here
+    gpt's pos/seed2 sets are empty, and those of bert's sweep run at layer 2."""
+    path = probe_metrics(tmp_path)
+    empty = ((pl.col("model") == "gpt") | (pl.col("dist_layer") == 2)) & (
+        pl.col("eval_set") == "pos/seed2")
+    rewrite(path, lambda f: f.with_columns(
+        *[pl.when(empty).then(0.0).otherwise(pl.col(m)).alias(m)
+          for m in ("uas", "las", "relacc", "root_acc")],
+        pl.when(empty).then(0).otherwise(pl.col("n_words")).cast(pl.Int64).alias("n_words")))
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-probe", path, "--out-dir", out)
+    assert code == 0, err
+    summary = assert_table_files(out, "probe_summary")
+    gpt = summary.filter(pl.col("model") == "gpt")
+    pos = gpt.filter(pl.col("eval_set") == "pos").row(0, named=True)
+    assert pos["n_runs"] == 6
+    assert [pos[f"{m}_mean"] for m in ("uas", "las", "relacc", "root_acc")] == [None] * 4
+    assert pos["delta_las_mean"] is None
+    spud = gpt.filter(pl.col("eval_set") == "spud").row(0, named=True)
+    assert spud["las_mean"] is not None and spud["delta_las_mean"] > 0
+    languages = assert_table_files(out, "probe_languages").filter(pl.col("model") == "gpt")
+    assert languages.filter(pl.col("nonce") == "pos")["nonce_las_mean"].to_list() == [None]
+    assert languages.filter(pl.col("nonce") == "spud")["nonce_las_mean"].null_count() == 0
+    assert languages["orig_las_mean"].null_count() == 0
+    layers = assert_table_files(out, "probe_layers")
+    assert layers.filter(pl.col("las_mean").is_null()).select("layer", "eval_set").rows() == [
+        (2, "pos")]
+    code, _, err = run_cli("figure-probe-layers", out / "probe_layers.parquet", "--out",
+                           tmp_path / "layers")
+    assert code == 0, err
+    assert (tmp_path / "layers.svg").stat().st_size > 1000

@@ -241,6 +241,38 @@ def test_every_observation_an_outlier_keeps_its_rows(tmp_path, run_cli):
 
 
 
+@pytest.mark.parametrize(("orig", "nonce", "message"), [
+    (None, float("nan"), "1 score rows with a NaN figure, taken as not scored"),
+    (float("inf"), float("inf"), "1 pairs left out: their perplexity ratio is NaN")])
+def test_a_pair_without_a_ratio_is_left_out_not_its_groups_statistics(tmp_path, run_cli,
+                                                                      caplog, orig, nonce,
+                                                                      message):
+    """A NaN log-probability (a model's NaN), or infinite perplexities on both sides, gives no
+    ratio: the pair is left out, counted in the log, and its group's quartiles and tests are
+    those of the other pairs, not NaN."""
+    items, scores = spud_inputs(tmp_path, n_groups=12)
+    path = scores[0]
+    model = pl.read_parquet(path)["model"][0]
+    value = {"3-spud-1": nonce, "3-orig": orig}
+    rewrite(path, lambda f: f.with_columns(
+        pl.col("item_id").replace_strict(value, default=None, return_dtype=pl.Float64)
+        .fill_null(pl.col("ppl")).alias("ppl")))
+    out = tmp_path / "tables"
+    with caplog.at_level("WARNING"):
+        code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
+                               "--out-dir", out)
+    assert code == 0, err
+    summary = assert_table_files(out, "spud_ratio_summary").filter(
+        (pl.col("model") == model) & (pl.col("nonce_method") == "spud")
+        & (pl.col("outliers") == "kept"))
+    assert summary["n_pairs"].to_list() == [11] * summary.height
+    numbers = summary.select(pl.col(pl.Float64)).to_numpy()
+    assert np.isfinite(numbers).all()
+    tests = assert_table_files(out, "spud_wilcoxon")
+    assert np.isfinite(tests["p_value"].drop_nulls().to_numpy()).all()
+    assert message in caplog.text
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_small_samples_with_ties_or_zeros_get_scipys_exact_permutation_p(seed):
     """Up to 13 differences with ties or zeros: scipy.stats.wilcoxon's own (slow) exact

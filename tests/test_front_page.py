@@ -239,3 +239,30 @@ def test_front_page_refuses_a_figure_no_section_links():
 
     with pytest.raises(ValueError, match="no front-page section for 'german_case_order_auc'"):
         front_page({}, {"german_case_order_auc": Path("x.svg")}, Path("."))
+
+
+def test_rows_that_could_not_be_computed_are_counted_not_shown(tmp_path, run_cli):
+    """A CoLA split whose numbers could not be computed (status `skipped`: one scored item)
+    is left out of the headline, and a line under it counts such rows; the other split's MCCs
+    are shown."""
+    from spudflow.aggregate.front_page import front_page
+    from spudflow.core.artifacts import ITEM_SCORES
+    from spudflow.core.contract import write_artifact
+
+    from aggregate_inputs import cola_inputs
+
+    items, scores = cola_inputs(tmp_path / "cola", n_per_split=20)
+    frame = pl.read_parquet(scores[0])
+    kept = ~pl.col("item_id").str.starts_with("out_of_domain_dev") | (
+        pl.col("item_id") == "out_of_domain_dev-0")
+    write_artifact(frame.filter(kept), scores[0], ITEM_SCORES)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-cola", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 0, err
+    page = tmp_path / "index.html"
+    page.write_text(front_page({"cola_thresholds": out / "cola_thresholds.parquet"}, {},
+                               tmp_path), encoding="utf-8")
+    section = read_page(page)["cola_thresholds"]
+    assert [row[0] for row in section["rows"]] == ["split", "in_domain_dev"]
+    assert "Not shown: 5 rows whose numbers could not be computed (5 skipped)" in " ".join(
+        section["text"].split())

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
 
-from spudflow.aggregate.glmnet import cv_glmnet, fit_path, fold_ids, lambda_path, scales
+from spudflow.aggregate.glmnet import BIG, cv_glmnet, fit_path, fold_ids, lambda_path, scales
 
 
 def _design(n: int = 400, seed: int = 3):
@@ -81,27 +82,147 @@ def test_the_default_threshold_is_glmnets_relative_to_the_null_deviance(tmp_path
     assert ours.predict(x) == pytest.approx(reference.reshape(len(lambdas), -1).T, abs=2e-3)
 
 
+def _r_cv(tmp_path, x, y, ids, options: str = "") -> dict[str, np.ndarray]:
+    """R's glmnet path and cv.glmnet on the same fold ids (1-based), OPTIONS added to both
+    calls: the path's lambdas and dev.ratio, lambda.min, lambda.1se, cvm and cvsd."""
+    np.savetxt(tmp_path / "folds.csv", ids + 1, delimiter=",", fmt="%d")
+    values = _r(tmp_path, x, y, (
+        f'foldid <- read.csv("{tmp_path}/folds.csv", header = FALSE)[, 1]; '
+        f"fit <- glmnet(x, y, family = 'binomial'{options}); "
+        f"cv <- cv.glmnet(x, y, family = 'binomial', foldid = foldid{options}); "
+        "out <- c(length(fit$lambda), fit$lambda, fit$dev.ratio, cv$lambda.min, cv$lambda.1se, "
+        "length(cv$cvm), cv$cvm, cv$cvsd); cat(sprintf('%.17g', out), sep = '\\n')"))
+    n = int(values[0])
+    m = int(values[2 * n + 3])
+    return {"lambdas": values[1:n + 1], "dev_ratio": values[n + 1:2 * n + 1],
+            "lambda_min": values[2 * n + 1], "lambda_1se": values[2 * n + 2],
+            "cvm": values[2 * n + 4:2 * n + 4 + m], "cvsd": values[2 * n + 4 + m:]}
+
+
 @needs_r
 def test_lambda_path_and_cv_choice_match_cv_glmnet(tmp_path):
-    """Same design, same fold ids: glmnet's own lambda path, and cv.glmnet's lambda.min and
-    lambda.1se."""
+    """Same design, same fold ids: glmnet's own path (lambdas, where it ends early, deviance
+    explained) and cv.glmnet's lambda.min, lambda.1se and mean deviance with its defaults,
+    where each fold fits its own path (the first version fitted the folds at the full path's
+    lambdas: cv.glmnet's `lambda = fit$lambda`, kept as `lambdas`)."""
     x, y = _design()
-    ids = fold_ids(len(y), 10, seed=0) + 1
-    np.savetxt(tmp_path / "folds.csv", ids, delimiter=",", fmt="%d")
-    reference = _r(tmp_path, x, y, (
-        f'foldid <- read.csv("{tmp_path}/folds.csv", header = FALSE)[, 1]; '
-        "fit <- glmnet(x, y, family = 'binomial'); "
-        "cv <- cv.glmnet(x, y, family = 'binomial', foldid = foldid, lambda = fit$lambda, "
-        "thresh = 1e-12); cat(sprintf('%.17g', c(fit$lambda[1], length(fit$lambda), "
-        "cv$lambda.min, cv$lambda.1se)), sep = '\\n')"))
-    lambdas = lambda_path(x, y)
-    assert lambdas[0] == pytest.approx(reference[0], rel=1e-9)
-    # glmnet stops its path early once the deviance explained stops changing: a prefix of ours
-    n_r = int(reference[1])
-    assert n_r <= len(lambdas) == 100
+    ids = fold_ids(len(y), 10, seed=0)
+    reference = _r_cv(tmp_path, x, y, ids, ", thresh = 1e-12")
     cv = cv_glmnet(x, y, folds=10, seed=0, thresh=1e-12)
-    assert cv.lambda_min == pytest.approx(reference[2], rel=1e-9)
-    assert cv.lambda_1se == pytest.approx(reference[3], rel=1e-9)
+    assert len(cv.path.lambdas) == len(reference["lambdas"]) < 100  # ended early, as glmnet
+    assert cv.path.stopped == "fdev"
+    assert cv.path.lambdas == pytest.approx(reference["lambdas"], rel=1e-9)
+    assert cv.path.dev_ratio == pytest.approx(reference["dev_ratio"], abs=1e-7)
+    assert cv.cv_mean == pytest.approx(reference["cvm"], abs=1e-6)
+    assert cv.cv_sd == pytest.approx(reference["cvsd"], abs=1e-6)
+    assert cv.lambda_min == pytest.approx(reference["lambda_min"], rel=1e-9)
+    assert cv.lambda_1se == pytest.approx(reference["lambda_1se"], rel=1e-9)
+    listed = ", ".join(f"{lam:.17g}" for lam in lambda_path(x, y))
+    given = _r_cv(tmp_path, x, y, ids, f", thresh = 1e-12, lambda = c({listed})")
+    at_given = cv_glmnet(x, y, folds=10, seed=0, thresh=1e-12, lambdas=lambda_path(x, y))
+    assert len(at_given.path.lambdas) == len(given["lambdas"]) == 100  # no early end
+    assert at_given.cv_mean == pytest.approx(given["cvm"], abs=1e-6)
+    assert at_given.lambda_min == pytest.approx(given["lambda_min"], rel=1e-9)
+    assert at_given.lambda_1se == pytest.approx(given["lambda_1se"], rel=1e-9)
+
+
+def _separable_design(n: int = 120, seed: int = 4):
+    """Choices that one indicator separates (its level always chooses 1, the other always 0),
+    beside two factors of noise: glmnet's path ends at devmax, before the fit saturates."""
+    rng = np.random.default_rng(seed)
+    separating = rng.integers(0, 2, n)
+    x = np.hstack([np.eye(2)[separating], np.eye(3)[rng.integers(0, 3, n)],
+                   np.eye(4)[rng.integers(0, 4, n)]])
+    return x, separating.astype(float)
+
+
+@needs_r
+def test_a_separable_design_gives_a_shorter_path_and_cv_glmnets_choice(tmp_path):
+    """The separable design: glmnet's path ends once the deviance explained passes 0.999, and
+    the folds' own paths end early too; the first versions stopped with "saturated fit" at the
+    path's small lambdas. The path's lambdas, deviance explained, log odds and cv.glmnet's
+    choice are R's."""
+    x, y = _separable_design()
+    ids = fold_ids(len(y), 10, seed=0)
+    reference = _r_cv(tmp_path, x, y, ids, ", thresh = 1e-12")
+    cv = cv_glmnet(x, y, folds=10, seed=0, thresh=1e-12)
+    assert cv.path.stopped == "devmax" and cv.path.dev_ratio[-1] > 0.999
+    assert len(cv.path.lambdas) == len(reference["lambdas"]) < 100
+    assert all(fold.stopped == "devmax" for fold in cv.folds)
+    assert cv.path.lambdas == pytest.approx(reference["lambdas"], rel=1e-9)
+    assert cv.path.dev_ratio == pytest.approx(reference["dev_ratio"], abs=1e-6)
+    assert cv.cv_mean == pytest.approx(reference["cvm"], abs=1e-5)
+    assert cv.lambda_min == pytest.approx(reference["lambda_min"], rel=1e-9)
+    assert cv.lambda_1se == pytest.approx(reference["lambda_1se"], rel=1e-9)
+    link = _r(tmp_path, x, y, (
+        "fit <- glmnet(x, y, family = 'binomial', thresh = 1e-12); "
+        "cat(sprintf('%.17g', as.numeric(predict(fit, x, type = 'link'))), sep = '\\n')"))
+    assert cv.path.predict(x) == pytest.approx(
+        link.reshape(len(cv.path.lambdas), -1).T, abs=1e-3)
+
+
+@needs_r
+def test_predictions_between_and_beyond_a_paths_lambdas_are_glmnets(tmp_path):
+    """predict(fit, s = lambda): coefficients linear in lambda between the path's two nearest
+    lambdas, the first or last solution beyond its ends (how cv.glmnet predicts a fold whose
+    own path ended before the full path's smallest lambdas)."""
+    x, y = _separable_design()
+    path = fit_path(x, y, thresh=1e-12)
+    lam = path.lambdas
+    s = np.array([lam[0] * 2, lam[0], (lam[3] + lam[4]) / 2, lam[7] * 0.9 + lam[8] * 0.1,
+                  lam[-1], lam[-1] / 10])
+    listed = ", ".join(f"{v:.17g}" for v in s)
+    reference = _r(tmp_path, x, y, (
+        f"fit <- glmnet(x, y, family = 'binomial', thresh = 1e-12); "
+        f"cat(sprintf('%.17g', as.numeric(coef(fit, s = c({listed})))), sep = '\\n')"
+    )).reshape(len(s), -1)
+    intercepts, coefficients = path.at(s)
+    assert intercepts == pytest.approx(reference[:, 0], abs=1e-4)
+    assert coefficients == pytest.approx(reference[:, 1:], abs=1e-4)
+    assert (intercepts[-1], *coefficients[-1]) == (path.intercepts[-1], *path.coefficients[-1])
+    assert not coefficients[0].any()
+
+
+DATA = Path(__file__).parent / "data" / "glmnet"
+
+
+def _rare_kn_verb():
+    """The default run's rare/ja_pud_trigram/kn/verb design (tests/data/glmnet/README.md)."""
+    lines = (DATA / "rare_kn_verb.csv").read_text(encoding="utf-8").splitlines()[1:]
+    rows = [line.split(",") for line in lines]
+    ones = [[int(j) for j in predictors.split()] for _, predictors in rows]
+    x = np.zeros((len(rows), 1 + max(max(r) for r in ones)))
+    for i, columns in enumerate(ones):
+        x[i, columns] = 1
+    return x, np.array([float(choice) for choice, _ in rows])
+
+
+def test_the_default_runs_failing_mode_is_fitted():
+    """The mode that stopped the default run ("saturated fit": the fold holding 2 of its 4
+    transitive choices saturated at the path's small lambdas): now the path and 9 folds end at
+    devmax, and the fold with 2 choices at its second lambda, where glmnet's IRLS cycles too."""
+    x, y = _rare_kn_verb()
+    assert x.shape == (200, 117) and y.sum() == 4
+    cv = cv_glmnet(x, y, folds=10, seed=0)
+    assert (len(cv.path.lambdas), cv.path.stopped) == (66, "devmax")
+    ends = [(len(fold.lambdas), fold.stopped) for fold in cv.folds]
+    assert ends.count((66, "devmax")) == 9 and (1, "maxit") in ends
+    single = cv.folds[ends.index((1, "maxit"))]
+    assert single.lambdas[0] == BIG and not single.coefficients.any()
+    assert np.isfinite(cv.cv_mean).all() and cv.lambda_1se >= cv.lambda_min
+
+
+@needs_r
+def test_the_default_runs_failing_mode_matches_cv_glmnet(tmp_path):
+    """On the same folds R's cv.glmnet gives the same lambdas, lambda.min (3.31e-4) and
+    lambda.1se (0.116), and the same mean deviance to 1e-5 (2.3e-6 here)."""
+    x, y = _rare_kn_verb()
+    reference = _r_cv(tmp_path, x, y, fold_ids(len(y), 10, seed=0))
+    cv = cv_glmnet(x, y, folds=10, seed=0)
+    assert cv.path.lambdas == pytest.approx(reference["lambdas"], rel=1e-9)
+    assert cv.cv_mean == pytest.approx(reference["cvm"], abs=1e-5)
+    assert cv.lambda_min == pytest.approx(reference["lambda_min"], rel=1e-9)
+    assert cv.lambda_1se == pytest.approx(reference["lambda_1se"], rel=1e-9)
 
 
 def test_coefficients_match_sklearn_l1_at_fixed_lambda():
@@ -214,23 +335,50 @@ def test_a_level_fitted_at_probability_one_keeps_its_coefficient():
     """Far below glmnet's default path (1e-12 of lambda_max), the separated level's log odds
     pass log(1/pmin - 1) = 20.7: its rows get IRLS weight 0, as in glmnet, and its column no
     curvature; it keeps its coefficient (no division by that zero, no fall back to 0). With
-    the old clip at 1e-5 it grew without bound (to 24,000)."""
+    the old clip at 1e-5 it grew without bound (to 24,000). At a threshold of 1e-14 the IRLS
+    cycles at the 37th lambda, where those rows cross the bound, and the path ends there
+    (`maxit`), as R's glmnet's does at its default maxit (at the 36th)."""
     x, y = _separated_design()
     lambdas = lambda_path(x, y, n_lambda=60, min_ratio=1e-12)
-    path = fit_path(x, y, lambdas, thresh=1e-14)
+    path = fit_path(x, y, lambdas, thresh=1e-12)
     rare = path.coefficients[:, -1]
-    assert path.predict(x)[:, -1].max() > 20.7
+    assert len(path.lambdas) == 60 and path.predict(x)[:, -1].max() > 20.7
     assert np.all(np.diff(rare) >= -1e-6) and 15 < rare[-1] < 40
+    strict = fit_path(x, y, lambdas, thresh=1e-14)
+    assert (len(strict.lambdas), strict.stopped) == (36, "maxit")
 
 
-def test_a_saturated_fit_is_an_error_not_a_number():
-    """Choices that one indicator separates, fitted far below the default path: every fitted
-    probability reaches 0 or 1, where glmnet ends its path (vmin); here that is an error."""
+def test_a_saturated_fit_ends_the_path_as_glmnets():
+    """Choices that one indicator separates, fitted far below glmnet's default path: once every
+    fitted probability is 0 or 1 (glmnet's vmin), the path ends there with the lambdas fitted
+    so far, as glmnet's ("solutions for larger values of lambda returned"); the first versions
+    stopped with an error."""
     x = np.repeat(np.eye(2), 50, axis=0)
     y = x[:, 0].copy()
-    assert fit_path(x, y, lambda_path(x, y)).predict(x)[:, -1].max() < 20.7  # the default path
-    with pytest.raises(ValueError, match="saturated"):
-        fit_path(x, y, lambda_path(x, y, n_lambda=40, min_ratio=1e-14))
+    lambdas = lambda_path(x, y, n_lambda=40, min_ratio=1e-14)
+    path = fit_path(x, y, lambdas)
+    assert path.stopped == "saturated" and 1 < len(path.lambdas) < 40
+    assert path.lambdas.tobytes() == lambdas[:len(path.lambdas)].tobytes()
+    assert np.abs(path.predict(x)[:, -1]).min() > 20.7  # every probability 0 or 1
+    assert path.dev_ratio[-1] == pytest.approx(1, abs=1e-6)
+    assert np.all(np.diff(path.dev_ratio) > 0)
+
+
+def test_cv_glmnet_on_a_separable_design_fits_shorter_paths():
+    """No R needed: the separable design's cv.glmnet runs, every path ends early (devmax), a
+    fold's predictions at the full path's smaller lambdas are its last solution's."""
+    x, y = _separable_design()
+    cv = cv_glmnet(x, y, folds=5, seed=3)
+    assert cv.path.stopped == "devmax" and len(cv.path.lambdas) < 100
+    ids = fold_ids(len(y), 5, 3)
+    for k, fold in enumerate(cv.folds):
+        assert fold.stopped == "devmax" and fold.dev_ratio[-1] > 0.999
+        beyond = cv.path.lambdas < fold.lambdas[-1]
+        if beyond.any():
+            eta = fold.predict_at(x[ids == k], cv.path.lambdas[beyond])
+            assert eta == pytest.approx(np.repeat(fold.predict(x[ids == k])[:, -1:],
+                                                  beyond.sum(), axis=1))
+    assert np.isfinite(cv.cv_mean).all() and cv.lambda_1se >= cv.lambda_min
 
 
 def _continuous_design(n: int = 300, p: int = 15, seed: int = 5):

@@ -253,3 +253,16 @@ def test_unreadable_sheet_exits_2(treebanks, tmp_path, capsys, content, message)
                  str(tmp_path / "tables")]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert err.startswith(f"{sheet}{message}") and len(err.strip().splitlines()) == 1, err
+
+
+def test_kappa_is_null_where_it_is_undefined_not_an_error():
+    """One annotator (no pair to agree) or two who gave one and the same answer throughout
+    (p_e = 1, kappa 0/0): kappa is null, the agreement where there is one still given."""
+    from spudflow.nonce.human_eval.tables import _kappa
+
+    one = pl.DataFrame({"annotator": ["a"] * 3, "sent_index": [0, 1, 2],
+                        "spud": ["yes", "no", "yes"]})
+    assert _kappa(one, ["spud"]) == (None, None)
+    same = pl.DataFrame({"annotator": ["a"] * 3 + ["b"] * 3, "sent_index": [0, 1, 2] * 2,
+                         "spud": ["yes"] * 6})
+    assert _kappa(same, ["spud"]) == (None, 1.0)

@@ -153,3 +153,12 @@ def test_each_table_rule_reads_the_datasets_of_its_family(workflow_copy):
     assert inputs["table_cola"] == {"cola"}
     assert inputs["table_blimp"] == {"blimp"}
 
+
+
+def test_a_table_that_may_have_no_rows_says_when_and_only_tables_do():
+    """`empty_when` is what a check of a finished run reads (every other table must have rows):
+    a reason for each table allowed no rows, none for a figure."""
+    allowed = {o.name: o.empty_when for o in OUTPUTS if o.empty_when is not None}
+    assert allowed and all(len(reason) > 20 for reason in allowed.values())
+    assert all(TABLE_OUTPUTS[name].output_type != FIGURE for name in allowed)
+    assert "spud_outliers" in allowed and "japanese_regression" not in allowed

@@ -267,6 +267,36 @@ def test_edges_refuse_predictions_that_do_not_reproduce_the_metrics(sweep, tmp_p
     assert not any(tmp_path.rglob("*.parquet"))
 
 
+def test_an_eval_set_without_words_has_edge_rows_without_scores(sweep, tmp_path):
+    """An eval set whose sentences were all too short: the probe writes an empty predictions
+    file and 0 words; its direction rows have no fraction or score (null) instead of stopping
+    the job with "no sentences", and the original set's rows are as before."""
+    import shutil
+
+    from artifact_files import rewrite
+
+    root = sweep["root"]
+    run = tmp_path / "run"
+    shutil.copytree(sweep["runs"][1, 1], run)
+    empty = pl.col("eval_set") == "spud/seed1"
+    rewrite(run / "metrics.parquet", lambda f: f.with_columns(
+        *[pl.when(empty).then(0.0).otherwise(pl.col(m)).alias(m)
+          for m in ("uas", "las", "relacc", "root_acc")],
+        *[pl.when(empty).then(0).otherwise(pl.col(c)).cast(pl.Int64).alias(c)
+          for c in ("n_words", "n_sentences")]))
+    (run / "predictions" / "spud" / "seed1.conllu").write_text("", encoding="utf-8")
+    out = tmp_path / "tables"
+    assert main(["table-probe-edges", str(run / "metrics.parquet"), "--gold", "ewt", "orig",
+                 str(root / "test"), "--gold", "ewt", "spud/seed1", str(root / "spud1"),
+                 "--out-dir", str(out)]) == 0
+    edges = pl.read_parquet(out / "probe_edges.parquet")
+    spud = edges.filter(pl.col("eval_set") == "spud")
+    assert spud["n_edges_mean"].to_list() == [0.0] * 3
+    assert spud.select("fraction_mean", "uas_mean", "delta_las_mean").null_count().row(0) == (
+        3, 3, 3)
+    assert edges.filter(pl.col("eval_set") == "orig")["uas_mean"].null_count() == 0
+
+
 def test_predictions_meet_their_gold_sentence_by_sent_id_where_words_repeat(tmp_path):
     """A treebank may repeat a sentence's words with another tree (EWT's short replies; every
     sentence of bench_scale's repeated treebank, where matching on words first failed the totals

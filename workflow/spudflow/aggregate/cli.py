@@ -96,7 +96,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "japanese_regression_max, japanese_regression_min and "
                       f"japanese_length_correlation as {TABLE_FILES}, and "
                       "japanese_length_perplexity as Parquet and CSV.")
-    _cv_options(p)
+    _cv_options(p, minimum=3)  # cv.glmnet: "nfolds must be bigger than 3"
     p.add_argument("--lambda-choice", choices=("lambda.1se", "lambda.min"),
                    default="lambda.1se", help="the cross-validated penalty whose coefficients "
                    "are reported (default lambda.1se, glmnet coef()'s default)")
@@ -218,9 +218,9 @@ def _scored_table(subparsers, name: str, handler, help_text: str, description: s
     return p
 
 
-def _cv_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--folds", type=_folds, default=10,
-                   help="cross-validation folds, at least 2 (default 10)")
+def _cv_options(p: argparse.ArgumentParser, minimum: int = 2) -> None:
+    p.add_argument("--folds", type=_folds(minimum), default=10,
+                   help=f"cross-validation folds, at least {minimum} (default 10)")
     p.add_argument("--seed", type=int, default=0, help="seed of the fold split (default 0)")
 
 
@@ -231,11 +231,15 @@ def _fraction(text: str) -> float:
     return value
 
 
-def _folds(text: str) -> int:
-    value = int(text)
-    if value < 2:
-        raise argparse.ArgumentTypeError(f"{value} folds: at least 2 are needed")
-    return value
+def _folds(minimum: int):
+    """argparse type of a number of folds, at least `minimum`."""
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} folds: at least {minimum} are needed")
+        return value
+    parse.__name__ = "folds"  # argparse names it in "invalid folds value"
+    return parse
 
 
 def _positive(text: str) -> float:

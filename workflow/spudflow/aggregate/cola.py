@@ -20,6 +20,7 @@ import polars as pl
 from sklearn.metrics import accuracy_score, matthews_corrcoef, roc_curve
 from sklearn.model_selection import KFold
 
+from spudflow.aggregate.group_status import Skipped, computed
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
@@ -80,22 +81,35 @@ KEYS = ["dataset", "model", "method", "split"]
 
 
 def fits(scored: pl.DataFrame, folds: int, seed: int, criterion: str
-         ) -> Iterator[tuple[dict, pl.DataFrame, list[float]]]:
-    """Per split and normalisation: its key, the items with a finite score (with their labels,
-    `source`, `phenomenon_set` and held-out `prediction`) and the folds' thresholds."""
+         ) -> Iterator[tuple[dict, bool, pl.DataFrame, list[float] | None, dict]]:
+    """Per split and normalisation: its key, whether it is a phenomenon set, the items with a
+    finite score (with their labels, `source` and held-out `prediction`, null unless computed),
+    the folds' thresholds (None unless computed) and the status (group_status: a split with
+    fewer than 2 such items is `skipped`, one whose fit fails `failed`)."""
     groups = scored.filter(pl.col("label").is_not_null()).partition_by(KEYS, as_dict=True)
     for key in progress(sorted(groups), desc="cola thresholds", unit="split"):
         group = groups[key]
         for name, column in NORMALISATIONS.items():
             frame = group.filter(pl.col(column).is_not_null() & pl.col(column).is_finite())
-            if frame.height < 2:
-                continue
+            if frame.is_empty() and group[column].is_null().all():
+                continue  # no score of this normalisation at all (no unigram model: no SLOR)
             scores = frame[column].cast(pl.Float64).to_numpy()
             labels = frame["label"].cast(pl.Int64).to_numpy()
-            predictions, thresholds = cross_validated(scores, labels, folds, seed, criterion)
-            yield ({**dict(zip(KEYS, key, strict=True)), "normalisation": name},
-                   frame.select("label", "source", "phenomenon_set").with_columns(
-                       pl.Series("prediction", predictions)), thresholds)
+
+            def fit(scores=scores, labels=labels):
+                if len(scores) < 2:
+                    raise Skipped(f"{len(scores)} item(s) with a finite score: cross-validation "
+                                  "needs 2")
+                return cross_validated(scores, labels, folds, seed, criterion)
+
+            named = {**dict(zip(KEYS, key, strict=True)), "normalisation": name}
+            result, status = computed(f"cola {'/'.join(map(str, key))} {name}", fit)
+            predictions, thresholds = result if result is not None else (None, None)
+            held_out = (pl.lit(None, dtype=pl.Int64) if predictions is None
+                        else pl.Series(predictions, dtype=pl.Int64))
+            yield (named, bool(group["phenomenon_set"].all()),
+                   frame.select("label", "source", held_out.alias("prediction")), thresholds,
+                   status)
 
 
 def defined_mcc(labels: np.ndarray, predictions: np.ndarray) -> float | None:
@@ -135,18 +149,23 @@ def _frame(rows: list[dict], name: str, by: list[str]) -> pl.DataFrame:
 
 def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str
                 ) -> dict[str, pl.DataFrame]:
-    """cola_thresholds, cola_phenomena and cola_sources from the same held-out predictions."""
+    """cola_thresholds, cola_phenomena and cola_sources from the same held-out predictions; a
+    split that gives none has its row with its status in the first two, none in the third."""
     splits, phenomena, sources = [], [], []
-    for key, frame, thresholds in fits(scored, folds, seed, criterion):
-        counts, labels, predictions = _counts(frame)
-        folds_used = {"folds": len(thresholds), "threshold_mean": threshold_mean(thresholds)}
-        if frame["phenomenon_set"].all():
-            phenomenon = {k: v for k, v in key.items() if k != "split"}
-            phenomena.append({**phenomenon, "phenomenon": key["split"], **counts,
-                              "mcc": defined_mcc(labels, predictions), **folds_used})
+    for key, is_phenomenon, frame, thresholds, status in fits(scored, folds, seed, criterion):
+        row = ({k: v for k, v in key.items() if k != "split"} | {"phenomenon": key["split"]}
+               if is_phenomenon else dict(key))
+        row |= {"n_items": frame.height, "n_acceptable": int(frame["label"].sum()), **status}
+        if thresholds is not None:
+            counts, labels, predictions = _counts(frame)
+            row |= {**counts, "mcc": defined_mcc(labels, predictions), "folds": len(thresholds),
+                    "threshold_mean": threshold_mean(thresholds)}
+        if is_phenomenon:
+            phenomena.append(row)
             continue
-        splits.append({**key, **counts, "mcc": defined_mcc(labels, predictions),
-                       **folds_used})
+        splits.append(row)
+        if thresholds is None:
+            continue
         by_source = frame.partition_by("source", as_dict=True)
         for (source,), part in sorted(by_source.items()):
             counts, labels, predictions = _counts(part)
@@ -167,7 +186,9 @@ def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int
     return [
         Table("cola_thresholds", frames["cola_thresholds"],
               f"CoLA (Table 4): {method}; accuracy and Matthews correlation (null when a "
-              "split's labels are of one class) of the held-out predictions, per split."),
+              "split's labels are of one class) of the held-out predictions, per split. A split "
+              "with fewer than 2 scored items, or whose fit failed, has its row with its status "
+              "and reason, the numbers null."),
         Table("cola_phenomena", frames["cola_phenomena"],
               f"CoLA phenomenon sets (section 8, Table 5): {method} within each set; accuracy "
               "and Matthews correlation (null when a set's labels are of one class) of the "

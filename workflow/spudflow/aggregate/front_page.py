@@ -16,7 +16,7 @@ import polars as pl
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import read_artifact
 from spudflow.core.outputs_registry import FIGURE_OUTPUTS, TABLE_OUTPUTS
-from spudflow.core.table_artifacts import TABLES
+from spudflow.core.table_artifacts import STATUS_OK, TABLES
 
 SCORING_FUNCTION = pl.concat_str("model", pl.lit(" · "), "method").alias("scoring_function")
 
@@ -164,15 +164,32 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
             f'<p class="source">{html.escape(section.source)}</p>')
     if path is None:
         return head + "<p>Not in this run: the config makes no input for it.</p></section>\n"
-    headline = section.headline(read_artifact(path, TABLES[section.table]))
+    table = read_artifact(path, TABLES[section.table])
+    table, note = _computed_rows(table)
+    headline = section.headline(table)
     links = [_link(path.with_suffix(".csv"), out, f"full table {section.table} (CSV)"),
              _link(path.with_suffix(".md"), out, "Markdown")]
     links += [_link(figures[name], out, f"figure {name}") for name in section.figures
               if name in figures]
     body = (_html_table(headline) if headline.height else
             "<p>The full table has no rows for this headline.</p>")
-    return (head + f"<p>{html.escape(section.caption)}</p>{body}"
+    return (head + f"<p>{html.escape(section.caption)}</p>{body}{note}"
             f'<p class="links">{" · ".join(links)}</p></section>\n')
+
+
+def _computed_rows(table: pl.DataFrame) -> tuple[pl.DataFrame, str]:
+    """The rows whose numbers were computed (status `ok`, where the table has a status), and a
+    note counting the others (their reasons are in the full table)."""
+    if "status" not in table.columns:
+        return table, ""
+    left_out = table.filter(pl.col("status") != STATUS_OK)
+    if left_out.is_empty():
+        return table, ""
+    counts = ", ".join(f"{n} {status}" for status, n in
+                       left_out.group_by("status").len().sort("status").iter_rows())
+    return (table.filter(pl.col("status") == STATUS_OK),
+            f'<p class="note">Not shown: {left_out.height} rows whose numbers could not be '
+            f"computed ({html.escape(counts)}); the full table gives each one's reason.</p>")
 
 
 def _html_table(frame: pl.DataFrame) -> str:

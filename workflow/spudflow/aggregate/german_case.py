@@ -12,6 +12,7 @@ other readings (german_case_groups.py).
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 from sklearn.metrics import roc_auc_score, roc_curve
 
@@ -30,7 +31,10 @@ from spudflow.aggregate.german_case_one_vs_six import (
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
+from spudflow.core.logs import get_logger
 from spudflow.core.table_artifacts import TABLES
+
+log = get_logger(__name__)
 
 # The template's own assignment: np1 nominative, np2 dative, np3 accusative.
 ORIGINAL_CASES = "NDA"
@@ -173,6 +177,9 @@ def roc_points(scored: pl.DataFrame) -> pl.DataFrame:
         labels = group["grammatical"].cast(pl.Int8).to_numpy()
         scores = group["logprob_sum"].to_numpy()
         if len(set(labels.tolist())) < 2:
+            continue
+        if not np.isfinite(scores).all():
+            log.warning("%s: no ROC curve: a log-probability is not finite", "/".join(key))
             continue
         fpr, tpr, thresholds = roc_curve(labels, scores)
         frames.append(pl.DataFrame({

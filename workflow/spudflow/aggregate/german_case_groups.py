@@ -16,6 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from spudflow.core.logs import get_logger
+
+log = get_logger(__name__)
+
 DATASET_SCORING = ["dataset", "model", "method"]
 CASES = "NAD"
 # The cases in sentence order of the six grammatical sentences of each assignment.
@@ -25,12 +29,22 @@ DOUBLED_POSITIONS = ("12", "13", "23")
 
 
 def auc(labels: np.ndarray, scores: np.ndarray) -> float | None:
-    """roc_auc_score, or None when only one class is present."""
+    """roc_auc_score, or None when only one class is present or a score is NaN (no order).
+    sklearn refuses an infinite score (a log-probability of -inf: a token of probability 0);
+    the AUC depends on the scores' order alone, so there it is taken of their ranks (ties
+    kept), the same AUC."""
     # Imported here: the figures need only the constants above, and sklearn takes seconds to load.
+    from scipy.stats import rankdata
     from sklearn.metrics import roc_auc_score
 
     if len(set(labels.tolist())) < 2:
         return None
+    scores = np.asarray(scores, dtype=float)
+    if np.isnan(scores).any():
+        log.warning("an AUC of %d sentences left null: a log-probability is NaN", len(scores))
+        return None
+    if not np.isfinite(scores).all():
+        scores = rankdata(scores)
     return float(roc_auc_score(labels, scores))
 
 

@@ -1,19 +1,41 @@
 """Penalised logistic regression as R's glmnet fits it (Friedman, Hastie, Tibshirani 2010), which
-the Japanese thesis uses (§5.7): `cv.glmnet(x, y, family = "binomial")` with its defaults.
+the Japanese thesis uses (§5.7): `cv.glmnet(x, y, family = "binomial")` with its defaults
+(glmnet 4.1: R/cv.glmnet.raw.R, R/buildPredmat.default.R, R/lambda.interp.R, R/cvstats.R and
+the C++ path solver, elnet_path/base.hpp and binomial_base.hpp).
 
 glmnet minimises  -loglik/n + lambda * (alpha * |b|_1 + (1 - alpha) / 2 * |b|_2^2)  over the
 coefficients b of the standardised predictors (population sd, weights 1/n), the intercept
-unpenalised, and reports b on the original scale. Its path: 100 lambdas, log-spaced from
-lambda_max (the smallest lambda with every b = 0, max_j |x_j' (y - mean y)| / (n alpha)) down to
-1e-4 lambda_max when n > p, else 1e-2 lambda_max. Each lambda is solved by iteratively reweighted
-least squares, the weighted quadratic by cyclic coordinate descent, warm-started along the path,
-each to glmnet's `thresh` (1e-7) times the null deviance. As glmnet (`glmnet.control()$pmin`,
-1e-9), a linear predictor beyond +-log(1/pmin - 1) counts as a fitted probability of exactly 1
-or 0, with IRLS weight 0, so that a separated level's coefficient stops growing there; and a
-response whose mean is within pmin of 0 or 1 is an error, as is a fit whose weights all vanish.
-cv.glmnet: `nfolds` folds, the binomial deviance averaged per fold, lambda.min the lambda with the
-lowest mean, lambda.1se the largest lambda whose mean is within one standard error of it; coef()
-defaults to lambda.1se.
+unpenalised, and reports b on the original scale. Its own path: up to 100 lambdas, log-spaced
+from lambda_max (the smallest lambda with every b = 0, max_j |x_j' (y - mean y)| / (n alpha))
+down to 1e-4 lambda_max (1e-2 lambda_max when n < p), the first solved at an infinite penalty
+(the intercept-only model). Each lambda is solved by iteratively reweighted least squares, the
+weighted quadratic by cyclic coordinate descent, warm-started along the path, each to glmnet's
+`thresh` (1e-7) times the null deviance. As glmnet (`glmnet.control()$pmin`, 1e-9), a linear
+predictor beyond +-log(1/pmin - 1) counts as a fitted probability of exactly 1 or 0, with IRLS
+weight 0, so that a separated level's coefficient stops growing there; a response whose mean is
+within pmin of 0 or 1 is an error.
+
+The path ends early, as glmnet's (`glmnet.control()` defaults; the first two checks only from
+the `mnlam` = 5th lambda on, and only on glmnet's own path, not on lambdas given): once the
+fraction of the null deviance explained passes `devmax` (0.999), or grows by less than `fdev`
+(1e-5) from the previous lambda; and once every fitted probability is 0 or 1 (the IRLS weights'
+mean at `vmin`: a saturated fit, which a design that separates the choices reaches). The lambdas
+fitted so far are the path, the last one included: a separable design gives a shorter path, not
+an error. An IRLS that does not converge within `max_iter` steps (it can cycle, having no step
+control, where one or two choices nearly separate a rare level) ends the path before that
+lambda, as glmnet's runs out of passes there ("solutions for larger lambdas returned"); a path
+of its own with fewer than 3 lambdas keeps glmnet's `big` (9.9e35) as its first (fix.lam needs
+three to extrapolate it), against which predict() interpolates.
+
+cv.glmnet: the path on all pairs gives the lambdas; each of `nfolds` folds is its own glmnet fit
+on the other folds (its own lambda_max and early end: cv.glmnet passes its `lambda` argument,
+NULL by default, to the folds), predicted at the full path's lambdas by `predict(fit, s =
+lambda)`: coefficients interpolated linearly in lambda between the fold's two nearest lambdas
+and held at its first or last solution beyond its ends. The binomial deviance (probabilities
+clipped at 1e-5) is averaged per fold (grouped; per pair instead when there are fewer than 3
+pairs a fold, as cv.glmnet warns), lambda.min is the lambda with the lowest mean, lambda.1se
+the largest lambda whose mean is within one standard error (the folds' weighted sd over
+sqrt(nfolds - 1)) of it; coef() defaults to lambda.1se.
 
 Centring does not change b (the intercept absorbs it), so the sparse one-hot design is only
 scaled; the quadratic's intercept is profiled out with weighted means, as glmnet does. The path
@@ -38,9 +60,19 @@ LAMBDA_CHOICES = ("lambda.1se", "lambda.min")
 DEVIANCE_FLOOR = 1e-5
 PMIN = 1e-9
 LINEAR_PREDICTOR_MAX = float(np.log(1.0 / PMIN - 1.0))
-# glmnet's vmin: where the IRLS weights' mean falls to it (a saturated fit), glmnet ends the
-# path early; a path shorter than asked is an error here
+# glmnet's vmin: where the IRLS weights' mean falls to it (a saturated fit), glmnet ends the path
 WEIGHT_FLOOR = (1.0 + PMIN) * PMIN * (1.0 - PMIN)
+# glmnet.control()'s rules that end its own path early: from the MIN_LAMBDAS-th lambda on, once
+# the fraction of null deviance explained passes DEVIANCE_EXPLAINED_MAX or grows by less than
+# DEVIANCE_CHANGE_MIN
+DEVIANCE_EXPLAINED_MAX = 0.999
+DEVIANCE_CHANGE_MIN = 1e-5
+MIN_LAMBDAS = 5
+# why a path ended before its last lambda (Path.stopped), by _irls_path's code
+STOPS = (None, "saturated", "devmax", "fdev", "maxit")
+# glmnet's `big`: the first lambda of its own path when the path has fewer than 3 (fix.lam
+# needs two more to extrapolate it), which predict() interpolates against
+BIG = 9.9e35
 
 
 def scales(x) -> np.ndarray:
@@ -53,12 +85,13 @@ def scales(x) -> np.ndarray:
 
 def lambda_path(x, y: np.ndarray, alpha: float = 1.0, n_lambda: int = 100,
                 min_ratio: float | None = None) -> np.ndarray:
-    """glmnet's lambda sequence for a binomial fit of the standardised x."""
+    """glmnet's lambda sequence for a binomial fit of the standardised x (lambda.min.ratio
+    `ifelse(nobs < nvars, 1e-2, 1e-4)`)."""
     n, p = x.shape
     sd = scales(x)
     gradient = np.abs(sparse.csr_matrix(x).T @ (y - y.mean())) / np.where(sd > 0, sd, np.inf)
     top = float(np.max(gradient)) / n / max(alpha, 1e-3)
-    ratio = min_ratio if min_ratio is not None else (1e-4 if n > p else 1e-2)
+    ratio = min_ratio if min_ratio is not None else (1e-2 if n < p else 1e-4)
     return top * np.exp(np.linspace(0.0, np.log(ratio), n_lambda))
 
 
@@ -67,10 +100,43 @@ class Path:
     lambdas: np.ndarray
     intercepts: np.ndarray     # one per lambda
     coefficients: np.ndarray   # lambdas x predictors, original scale
+    dev_ratio: np.ndarray      # fraction of the null deviance explained, per lambda
+    stopped: str | None = None  # why the path ended before the lambdas asked for (STOPS)
 
     def predict(self, x) -> np.ndarray:
         """Linear predictor, one column per lambda."""
         return sparse.csr_matrix(x) @ self.coefficients.T + self.intercepts
+
+    def at(self, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(intercepts, coefficients) at the penalties s, as glmnet's `predict(fit, s = s)`
+        (lambda.interp): linear in lambda between the path's two nearest lambdas, the first or
+        last solution beyond its ends (a fold's path that ended early predicts with its last
+        solution at the smaller lambdas of the full path)."""
+        lam = self.lambdas
+        s = np.asarray(s, dtype=float)
+        if len(lam) == 1:
+            left = right = np.zeros(len(s), dtype=np.int64)
+            weight = np.ones(len(s))
+        else:
+            span = lam[0] - lam[-1]
+            position = (lam[0] - lam) / span  # 0 to 1 along the path
+            where = np.clip((lam[0] - s) / span, position.min(), position.max())
+            coordinate = np.interp(where, position, np.arange(len(lam), dtype=float))
+            left = np.floor(coordinate).astype(np.int64)
+            right = np.ceil(coordinate).astype(np.int64)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                weight = (where - position[right]) / (position[left] - position[right])
+            weight[left == right] = 1.0
+            weight[np.abs(lam[left] - lam[right]) < np.finfo(float).eps] = 1.0
+        intercepts = weight * self.intercepts[left] + (1 - weight) * self.intercepts[right]
+        coefficients = (weight[:, None] * self.coefficients[left]
+                        + (1 - weight)[:, None] * self.coefficients[right])
+        return intercepts, coefficients
+
+    def predict_at(self, x, s: np.ndarray) -> np.ndarray:
+        """Linear predictor at the penalties s (`at`), one column per penalty."""
+        intercepts, coefficients = self.at(s)
+        return sparse.csr_matrix(x) @ coefficients.T + intercepts
 
 
 # cache=True: compiled once per machine, not in every table-japanese job (8.5 s each). numba keys
@@ -122,13 +188,42 @@ def _coordinate_descent(indptr: np.ndarray, indices: np.ndarray, data: np.ndarra
 
 
 @njit(cache=True, nogil=True)
+def _deviance_explained(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+                        y: np.ndarray, beta: np.ndarray, intercept: float,
+                        null: float) -> float:
+    """glmnet's dev.ratio, 1 - deviance / null deviance: fitted probabilities 0 or 1 past the
+    linear predictor's bound (as in IRLS), clipped at pmin in the logarithms."""
+    n = len(y)
+    eta = np.full(n, intercept)
+    for j in range(len(indptr) - 1):
+        if beta[j] != 0.0:
+            for a in range(indptr[j], indptr[j + 1]):
+                eta[indices[a]] += data[a] * beta[j]
+    loss = 0.0
+    for i in range(n):
+        if eta[i] > LINEAR_PREDICTOR_MAX:
+            prob = 1.0
+        elif eta[i] < -LINEAR_PREDICTOR_MAX:
+            prob = 0.0
+        else:
+            prob = 1.0 / (1.0 + np.exp(-eta[i]))
+        prob = min(max(prob, PMIN), 1.0 - PMIN)
+        loss -= y[i] * np.log(prob) + (1.0 - y[i]) * np.log(1.0 - prob)
+    return (null - loss / n) / null
+
+
+@njit(cache=True, nogil=True)
 def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.ndarray,
                lambdas: np.ndarray, alpha: float, intercept: float, tol: float,
-               max_iter: int) -> tuple[np.ndarray, np.ndarray]:
-    """(intercepts, coefficients on the standardised scale) at each lambda, X given by its CSC
-    arrays: iteratively reweighted least squares, each quadratic solved by _coordinate_descent,
-    warm-started along the path. The whole path is one compiled call, and an IRLS step costs a
-    few passes over the nonzeros: no Gram matrix, no per-call overhead."""
+               max_iter: int, own_path: bool, null: float
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """(intercepts, coefficients on the standardised scale, deviance explained, lambdas fitted,
+    STOPS code) along the lambdas, X given by its CSC arrays: iteratively reweighted least
+    squares, each quadratic solved by _coordinate_descent, warm-started along the path. The
+    whole path is one compiled call, and an IRLS step costs a few passes over the nonzeros: no
+    Gram matrix, no per-call overhead. `own_path`: glmnet's own path, its first lambda solved
+    at an infinite penalty and its early end by deviance explained (MIN_LAMBDAS); a saturated
+    fit ends any path."""
     n = len(y)
     p = len(indptr) - 1
     beta = np.zeros(p)
@@ -141,8 +236,16 @@ def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.
     variance = np.empty(p)
     intercepts = np.empty(len(lambdas))
     coefficients = np.zeros((len(lambdas), p))
+    dev_ratio = np.zeros(len(lambdas))
     for k in range(len(lambdas)):
+        if own_path and k == 0:
+            # the intercept-only model (the starting point), as glmnet's infinite penalty
+            intercepts[0] = intercept
+            continue
         lam = lambdas[k]
+        saturated = False
+        converged = False
+        steps = 0
         for _ in range(max_iter):
             eta[:] = intercept
             for j in range(p):
@@ -165,7 +268,9 @@ def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.
                 total += weight[i]
                 weighted_z += weight[i] * eta[i] + residual[i]
             if total / n <= WEIGHT_FLOOR:
-                raise ValueError("glmnet: saturated fit, every fitted probability is 0 or 1")
+                saturated = True
+                break
+            steps += 1
             z_mean = weighted_z / total
             for i in range(n):
                 residual[i] += weight[i] * (intercept - z_mean)
@@ -192,10 +297,30 @@ def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.
                 moved = max(moved, variance[j] * (beta[j] - previous[j]) ** 2)
             intercept = new_intercept
             if moved < tol:
+                converged = True
                 break
+        if saturated and steps == 0:
+            # the previous lambda's fit left every probability at 0 or 1: the path ends there
+            return intercepts, coefficients, dev_ratio, k, 1
+        if not converged and not saturated:
+            # IRLS without step control can cycle (a level nearly separated by one or two
+            # choices, just below lambda_max): glmnet runs out of passes there and returns
+            # the solutions of the larger lambdas
+            return intercepts, coefficients, dev_ratio, k, 4
         intercepts[k] = intercept
         coefficients[k] = beta
-    return intercepts, coefficients
+        dev_ratio[k] = _deviance_explained(indptr, indices, data, y, beta, intercept, null)
+        # glmnet's order: its deviance rules, then saturation (glmnet goes on past a saturated
+        # lambda given, or one before the 5th, where its coordinates, without curvature, fall
+        # to 0: degenerate, so that ends the path here as well)
+        if own_path and k + 1 >= MIN_LAMBDAS:
+            if dev_ratio[k] > DEVIANCE_EXPLAINED_MAX:
+                return intercepts, coefficients, dev_ratio, k + 1, 2
+            if dev_ratio[k] - dev_ratio[k - 1] < DEVIANCE_CHANGE_MIN:
+                return intercepts, coefficients, dev_ratio, k + 1, 3
+        if saturated:
+            return intercepts, coefficients, dev_ratio, k + 1, 1
+    return intercepts, coefficients, dev_ratio, len(lambdas), 0
 
 
 def response_mean(y: np.ndarray) -> float:
@@ -212,30 +337,41 @@ def null_deviance(q: float) -> float:
     return -(q * np.log(q) + (1 - q) * np.log(1 - q))
 
 
-def fit_path(x, y: np.ndarray, lambdas: np.ndarray, alpha: float = 1.0, thresh: float = 1e-7,
-             max_iter: int = 1000) -> Path:
-    """The binomial elastic net at each lambda (in the given, decreasing order). Converged, as
-    glmnet's `thresh`, when no step moves the objective by `thresh` times the null deviance:
-    an absolute tolerance made the flat ends of some paths 15 times slower than R's glmnet
+def fit_path(x, y: np.ndarray, lambdas: np.ndarray | None = None, alpha: float = 1.0,
+             thresh: float = 1e-7, max_iter: int = 1000, n_lambda: int = 100,
+             min_ratio: float | None = None) -> Path:
+    """The binomial elastic net along glmnet's own path (`lambdas` None: `n_lambda` lambdas
+    from `lambda_path`, the first the intercept-only model, ended early by glmnet's rules) or at
+    the lambdas given (decreasing; ended early only by a saturated fit). Converged, as glmnet's
+    `thresh`, when no step moves the objective by `thresh` times the null deviance: an absolute
+    tolerance made the flat ends of some paths 15 times slower than R's glmnet
     (docs/running.md, the Japanese preset at full size) for no better fit within it."""
     x = sparse.csr_matrix(x, dtype=float)
     y = np.asarray(y, dtype=float)
     n, p = x.shape
+    mean_y = response_mean(y)
+    own_path = lambdas is None
+    if own_path:
+        lambdas = lambda_path(x, y, alpha, n_lambda, min_ratio)
+    lambdas = np.asarray(lambdas, dtype=float)
     sd = scales(x)
     kept = sd > 0
     xs = sparse.csc_matrix(x[:, kept] @ sparse.diags(1.0 / sd[kept]))
     xs.sum_duplicates()
     xs.sort_indices()
-    mean_y = response_mean(y)
-    lambdas = np.asarray(lambdas, dtype=float)
+    null = null_deviance(mean_y)
     # one dtype per argument, so numba compiles _irls_path once
-    intercepts, standardised = _irls_path(
+    intercepts, standardised, dev_ratio, fitted, stop = _irls_path(
         xs.indptr.astype(np.int64), xs.indices.astype(np.int64), xs.data.astype(np.float64), y,
-        lambdas, float(alpha), float(np.log(mean_y / (1 - mean_y))),
-        float(thresh * null_deviance(mean_y)), int(max_iter))
-    coefficients = np.zeros((len(lambdas), p))
-    coefficients[:, kept] = standardised / sd[kept]
-    return Path(lambdas.copy(), intercepts, coefficients)
+        lambdas, float(alpha), float(np.log(mean_y / (1 - mean_y))), float(thresh * null),
+        int(max_iter), own_path, float(null))
+    coefficients = np.zeros((fitted, p))
+    coefficients[:, kept] = standardised[:fitted] / sd[kept]
+    lambdas = lambdas[:fitted].copy()
+    if own_path and fitted < 3:
+        lambdas[0] = BIG
+    return Path(lambdas, intercepts[:fitted].copy(), coefficients, dev_ratio[:fitted].copy(),
+                STOPS[stop])
 
 
 def binomial_deviance(y: np.ndarray, eta: np.ndarray) -> np.ndarray:
@@ -258,42 +394,56 @@ class CrossValidated:
     cv_accuracy: np.ndarray    # folds x lambdas: held-out accuracy
     lambda_min: float
     lambda_1se: float
+    folds: tuple[Path, ...]    # each fold's own path
+    grouped: bool = True       # deviance averaged per fold (else per pair: < 3 pairs a fold)
 
     def index(self, choice: str) -> int:
         value = {"lambda.min": self.lambda_min, "lambda.1se": self.lambda_1se}[choice]
         return int(np.flatnonzero(self.path.lambdas == value)[0])
 
+    def stops(self) -> str:
+        """Where the path and the folds' paths ended early and why, for the log."""
+        paths = {"all": self.path, **{f"fold {k + 1}": f for k, f in enumerate(self.folds)}}
+        return ", ".join(f"{name} after {len(path.lambdas)} lambdas ({path.stopped})"
+                         for name, path in paths.items() if path.stopped) or "none"
+
 
 def cv_glmnet(x, y: np.ndarray, folds: int = 10, seed: int = 0, alpha: float = 1.0,
               n_lambda: int = 100, thresh: float = 1e-7, max_iter: int = 1000,
-              jobs: int = 1) -> CrossValidated:
-    """cv.glmnet with grouped (per-fold) deviance: the path on all pairs, each fold's fit on the
-    others at the same lambdas. The fits run in `jobs` threads; each is the same computation
-    alone, so the result does not depend on `jobs`."""
+              jobs: int = 1, lambdas: np.ndarray | None = None) -> CrossValidated:
+    """cv.glmnet: the path on all pairs; each fold's own path on the others (`lambdas`, as
+    cv.glmnet's `lambda` argument: None for glmnet's own paths, else every fit at those),
+    predicted at the path's lambdas; the deviance grouped per fold. The fits run in `jobs`
+    threads; each is the same computation alone, so the result does not depend on `jobs`."""
+    if folds < 3:
+        raise ValueError(f"cv.glmnet needs at least 3 folds, not {folds}")
     x = sparse.csr_matrix(x, dtype=float)
     y = np.asarray(y, dtype=float)
-    lambdas = lambda_path(x, y, alpha, n_lambda)
     ids = fold_ids(len(y), folds, seed)
     data = [(x, y)] + [(x[ids != k], y[ids != k]) for k in range(folds)]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        path, *fits = pool.map(lambda xy: fit_path(*xy, lambdas, alpha, thresh, max_iter), data)
-    # glmnet solves the first lambda of the path it makes at an infinite penalty (`big`): the
-    # intercept-only model. Solved at lambda_max itself, a third of fits keep coefficients of
-    # 1e-15 from rounding, which lambda.1se = lambda_max (common on a few dozen pairs) would rank.
-    mean_y = response_mean(y)
-    path.coefficients[0] = 0.0
-    path.intercepts[0] = np.log(mean_y / (1 - mean_y))
-    per_fold, weights, accuracy = [], [], []
+        path, *fits = pool.map(
+            lambda xy: fit_path(*xy, lambdas, alpha, thresh, max_iter, n_lambda), data)
+    grid = path.lambdas
+    eta = np.empty((len(y), len(grid)))
     for k, fold in enumerate(fits):
         held = ids == k
-        eta = fold.predict(x[held])
-        per_fold.append(binomial_deviance(y[held], eta).mean(axis=0))
-        weights.append(held.sum())
-        accuracy.append(((eta > 0) == (y[held][:, None] == 1)).mean(axis=0))
-    per_fold, weights = np.array(per_fold), np.array(weights, dtype=float)
-    mean = weights @ per_fold / weights.sum()
-    sd = np.sqrt(weights @ (per_fold - mean) ** 2 / weights.sum() / (folds - 1))
-    lambda_min = float(np.max(lambdas[mean <= np.min(mean)]))
-    at_min = int(np.flatnonzero(lambdas == lambda_min)[0])
-    lambda_1se = float(np.max(lambdas[mean <= mean[at_min] + sd[at_min]]))
-    return CrossValidated(path, mean, sd, np.array(accuracy), lambda_min, lambda_1se)
+        eta[held] = fold.predict_at(x[held], grid)
+    deviance = binomial_deviance(y, eta)
+    correct = (eta > 0) == (y[:, None] == 1)
+    accuracy = np.array([correct[ids == k].mean(axis=0) for k in range(folds)])
+    # cv.glmnet averages per fold, unless a fold has fewer than 3 pairs on average
+    grouped = len(y) / folds >= 3
+    if grouped:
+        per_fold = np.array([deviance[ids == k].mean(axis=0) for k in range(folds)])
+        weights = np.array([(ids == k).sum() for k in range(folds)], dtype=float)
+        mean = weights @ per_fold / weights.sum()
+        sd = np.sqrt(weights @ (per_fold - mean) ** 2 / weights.sum() / (folds - 1))
+    else:
+        mean = deviance.mean(axis=0)
+        sd = np.sqrt(((deviance - mean) ** 2).mean(axis=0) / (len(y) - 1))
+    lambda_min = float(np.max(grid[mean <= np.min(mean)]))
+    at_min = int(np.flatnonzero(grid == lambda_min)[0])
+    lambda_1se = float(np.max(grid[mean <= mean[at_min] + sd[at_min]]))
+    return CrossValidated(path, mean, sd, accuracy, lambda_min, lambda_1se, tuple(fits),
+                          grouped)

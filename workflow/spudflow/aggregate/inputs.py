@@ -11,6 +11,9 @@ from spudflow.aggregate import columns
 from spudflow.core.artifacts import ITEM_SCORES, PROBE_LAYER_CHOICE, PROBE_METRICS
 from spudflow.core.contract import Artifact, read_artifact
 from spudflow.core.errors import InputError
+from spudflow.core.logs import get_logger
+
+log = get_logger(__name__)
 
 
 def read_columns(path: str | Path, artifact: Artifact,
@@ -83,13 +86,31 @@ def scores_by_model(paths: Iterable[str | Path]) -> Iterator[tuple[str, pl.DataF
                                       for path in files[dataset] if model in models[path]])
 
 
+# The score columns that hold a number (columns.SCORES names).
+FIGURES = ("logprob_sum", "ppl", "mean_logprob", "slor", "word_lp_min1", "norm_lp")
+
+
+def without_nan(scores: pl.DataFrame) -> pl.DataFrame:
+    """A NaN figure (a model's NaN log-probability) as null, the item not scored by it, with a
+    warning per scoring function: polars orders NaN above every number, so a NaN would win
+    every comparison and turn every mean or quantile of its group into NaN."""
+    nan = pl.any_horizontal(pl.col(*FIGURES).is_nan())
+    counts = scores.filter(nan).group_by("model", "method").len().sort("model", "method")
+    for model, method, n in counts.iter_rows():
+        log.warning("%s/%s: %d score rows with a NaN figure, taken as not scored", model,
+                    method, n)
+    return scores.with_columns(pl.col(*FIGURES).fill_nan(None)) if counts.height else scores
+
+
 def scored_items(items: pl.DataFrame, scores: pl.DataFrame,
                  all_regions: bool = False) -> pl.DataFrame:
-    """Scores of whole sentences (and with `all_regions` of every region) joined with their items.
+    """Scores of whole sentences (and with `all_regions` of every region) joined with their items,
+    NaN figures as null (`without_nan`).
 
     Every scored item must exist in the items; items without scores are left out."""
     if not all_regions:
         scores = scores.filter(pl.col("region").is_null())
+    scores = without_nan(scores)
     unknown = scores.join(items, on=["dataset", "item_id"], how="anti")
     if unknown.height:
         row = unknown.row(0, named=True)

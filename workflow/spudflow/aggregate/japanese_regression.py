@@ -14,7 +14,8 @@ The thesis fits R's glmnet "by default" with ten-fold cross-validation: here its
 deviance) and coef()'s default, lambda.1se (lambda.min as an option). The coefficients of the fit
 on all pairs at that lambda, the intercept among them (as coef() lists it; Table 6 shows it
 first), give the largest positive and the largest negative ones in separate tables, as Tables
-4/6 (max.) and 5/7 (min.).
+4/6 (max.) and 5/7 (min.). A mode glmnet cannot fit, or whose fit fails, is a row with its
+status and reason in each table (group_status), never the end of the job.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from scipy import sparse
 from sklearn.preprocessing import OneHotEncoder
 
 from spudflow.aggregate.glmnet import LAMBDA_CHOICES, cv_glmnet, fold_ids
+from spudflow.aggregate.group_status import Skipped, computed
 from spudflow.core.artifacts import JAPANESE_PARTICLES
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
@@ -127,13 +129,27 @@ def smaller_class(target: np.ndarray, folds: int, seed: int) -> int:
     return min(int(min(t.sum(), len(t) - t.sum())) for t in sets)
 
 
+def _skip_reason(n_pairs: int, n_features: int, minority: int, folds: int) -> str | None:
+    """Why glmnet cannot fit the mode (None: it can)."""
+    if not n_features:
+        return "no predictor varies"
+    if n_pairs < 2 * folds:
+        return f"{n_pairs} pairs, fewer than 2 per fold of {folds}"
+    if minority < 2:
+        return (f"{minority} pairs of one choice among all pairs or a fold's training pairs: "
+                "glmnet refuses a fit with fewer than 2 of a class")
+    return None
+
+
 def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice: str,
                       l1_ratio: float, top: int, max_iter: int, n_lambda: int = 100,
                       decision: str = "perplexity", jobs: int = 1
                       ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(fits, largest positive coefficients, largest negative coefficients): one fit per
     (dataset, mode), its cross-validation folds in `jobs` threads. A fit without a coefficient
-    of a sign has one row with null rank, feature and coefficient in that sign's table."""
+    of a sign has one row with null rank, feature and coefficient in that sign's table; a mode
+    glmnet cannot fit (group_status: `skipped`) or whose fit fails (`failed`) has one row with
+    its status and reason in each table, its numbers null."""
     if lambda_choice not in LAMBDA_CHOICES:
         raise InputError("--lambda-choice", None,
                          f"{lambda_choice!r} is not one of {', '.join(LAMBDA_CHOICES)}")
@@ -143,20 +159,31 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
         group = groups[key].sort("group_id")
         features, names = design_matrix(group)
         target = group["prefers_transitive"].cast(pl.Int64).to_numpy()
-        minority = smaller_class(target, folds, seed)
-        if minority < 2 or not names or len(target) < 2 * folds:
-            log.warning("%s: no regression (%d pairs, %d in the smaller class of all pairs or "
-                        "of a fold's training pairs, %d features)",
-                        "/".join(map(str, key)), len(target), minority, len(names))
+        mode = "/".join(map(str, key))
+
+        def fit(features=features, target=target, names=names):
+            reason = _skip_reason(len(target), len(names), smaller_class(target, folds, seed),
+                                  folds)
+            if reason:
+                raise Skipped(reason)
+            return cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda,
+                             max_iter=max_iter, jobs=jobs)
+
+        cv, status = computed(f"glmnet {mode}", fit)
+        labels = {**dict(zip(KEYS, key, strict=True)), "decision": decision, **status}
+        row = {**labels, "n_pairs": len(target), "n_features": len(names),
+               "lambda_choice": lambda_choice}
+        if cv is None:
+            fits.append(row)
+            for rows in largest.values():
+                rows.append({**labels, "rank": None, "feature": None, "coefficient": None})
             continue
-        cv = cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda, max_iter=max_iter,
-                        jobs=jobs)
+        log.info("glmnet %s: paths ended early: %s", mode, cv.stops())
         chosen = cv.index(lambda_choice)
         accuracy = cv.cv_accuracy[:, chosen]
-        labels = {**dict(zip(KEYS, key, strict=True)), "decision": decision}
         intercept = float(cv.path.intercepts[chosen])
-        fits.append({**labels, "n_pairs": len(target), "n_features": len(names),
-                     "lambda_choice": lambda_choice, "lambda": float(cv.path.lambdas[chosen]),
+        fits.append({**row, "n_lambdas": len(cv.path.lambdas), "path_end": cv.path.stopped,
+                     "lambda": float(cv.path.lambdas[chosen]),
                      "lambda_min": cv.lambda_min, "lambda_1se": cv.lambda_1se,
                      "cv_deviance": float(cv.cv_mean[chosen]),
                      "cv_deviance_se": float(cv.cv_sd[chosen]),

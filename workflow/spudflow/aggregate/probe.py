@@ -26,11 +26,13 @@ def with_eval(metrics: pl.DataFrame) -> pl.DataFrame:
     the file's own name kept as eval_version (for messages)."""
     is_orig = pl.col("eval_set") == columns.PROBE_ORIG_EVAL_SET
     method = pl.col("eval_set").str.split(columns.PROBE_EVAL_SET_SEPARATOR).list.first()
+    # an eval set without words (every sentence too short) has no score: the probe writes 0
+    measured = pl.col("n_words") > 0
     return metrics.with_columns(
         pl.col("treebank", "model").cast(pl.String),
         pl.col("eval_set").cast(pl.String).alias("eval_version"),
         pl.col("dist_layer", "label_layer").cast(pl.Int64),
-        pl.col(*METRICS).cast(pl.Float64),
+        *[pl.when(measured).then(pl.col(m).cast(pl.Float64)).alias(m) for m in METRICS],
         pl.col("auto_layers").cast(pl.Boolean),
         pl.col("baseline").cast(pl.String),
         pl.when(is_orig).then(pl.lit("orig")).otherwise(method).alias("eval_set"),
@@ -49,15 +51,16 @@ def run_deltas(metrics: pl.DataFrame) -> pl.DataFrame:
         row = twice.row(0, named=True)
         raise InputError(row["source_file"], None, f"probe run {_run(row)} has more than one "
                          "original-set row")
-    orig = orig.select(*RUN, "seed", *[pl.col(m).alias(f"orig_{m}") for m in DELTA_METRICS])
+    orig = orig.select(*RUN, "seed", *[pl.col(m).alias(f"orig_{m}") for m in DELTA_METRICS],
+                       pl.lit(True).alias("has_orig"))
     joined = metrics.join(orig, on=[*RUN, "seed"], how="left", nulls_equal=True)
-    missing = joined.filter(pl.col("eval_set") != "orig").filter(pl.col("orig_uas").is_null())
+    missing = joined.filter(pl.col("eval_set") != "orig").filter(pl.col("has_orig").is_null())
     if missing.height:
         row = missing.row(0, named=True)
         raise InputError(row["source_file"], None, f"probe run {_run(row)} has a "
                          f"{row['eval_version']!r} row but no original-set row")
     is_nonce = pl.col("eval_set") != "orig"
-    return joined.with_columns([
+    return joined.drop("has_orig").with_columns([
         pl.when(is_nonce).then(pl.col(f"orig_{m}") - pl.col(m)).alias(f"delta_{m}")
         for m in DELTA_METRICS])
 
@@ -66,11 +69,9 @@ def summary_table(metrics: pl.DataFrame) -> pl.DataFrame:
     keys = [*RUN, "eval_set"]
     aggregations = [pl.len().cast(pl.Int64).alias("n_runs")]
     for m in METRICS:
-        aggregations += [pl.col(m).mean().alias(f"{m}_mean"),
-                         pl.col(m).std(ddof=1).alias(f"{m}_sd")]
+        aggregations += _mean_sd(m, m)
     for m in DELTA_METRICS:
-        aggregations += [pl.col(f"delta_{m}").mean().alias(f"delta_{m}_mean"),
-                         pl.col(f"delta_{m}").std(ddof=1).alias(f"delta_{m}_sd")]
+        aggregations += _mean_sd(f"delta_{m}", f"delta_{m}")
     table = run_deltas(metrics).group_by(keys).agg(aggregations)
     return table.sort([*RUN, pl.col("eval_set") != "orig", "eval_set"], nulls_last=False)
 
@@ -79,8 +80,12 @@ LAYER_KEYS = ["treebank", "model", "baseline", "layer"]
 
 
 def _mean_sd(column: str, name: str) -> list[pl.Expr]:
-    return [pl.col(column).mean().alias(f"{name}_mean"),
-            pl.col(column).std(ddof=1).alias(f"{name}_sd")]
+    """Mean and sample sd over the group; null where a run has no value (an eval set without
+    words), never a mean of fewer runs than n_runs counts. Delta rows of orig: all null."""
+    value = pl.col(column)
+    complete = value.null_count() == 0
+    return [pl.when(complete).then(value.mean()).alias(f"{name}_mean"),
+            pl.when(complete).then(value.std(ddof=1)).alias(f"{name}_sd")]
 
 
 def language_table(metrics: pl.DataFrame) -> pl.DataFrame:

@@ -70,9 +70,10 @@ def read_tree_words(directory: Path, subtypes: bool) -> Words:
                  words["upos"].to_list(), words["sent_id"].to_list())
 
 
-def read_predictions(path: Path) -> Words:
+def read_predictions(path: Path, empty: bool = False) -> Words:
     """The words (integer IDs) of a predictions CoNLL-U file, per sentence, read by `conllu`.
-    The labels are taken as written: the probe predicts labels of its own label set."""
+    The labels are taken as written: the probe predicts labels of its own label set. `empty`:
+    a file without sentences is an eval set without words (its metrics say 0), not bad input."""
     if not path.is_file():
         raise InputError(path, None, "no predictions file (written by `probe train` next to "
                          "metrics.parquet)")
@@ -84,7 +85,7 @@ def read_predictions(path: Path) -> Words:
         raise InputError(path, None, " ".join(str(error).split())) from None
     kept = [s for s in sentences if any(isinstance(t["id"], int) for t in s)]
     words = [[t for t in sentence if isinstance(t["id"], int)] for sentence in kept]
-    if not words:
+    if not words and not empty:
         raise InputError(path, None, "no sentences")
     if any(not isinstance(t["head"], int) for s in words for t in s):
         raise InputError(path, None, "a word without a numeric HEAD")
@@ -175,7 +176,7 @@ def run_edges(metrics_paths: list[Path], gold_dirs: dict[tuple[str, str], Path],
                 gold_cache[gold_dirs[key]] = read_tree_words(gold_dirs[key], subtypes)
             gold = gold_cache[gold_dirs[key]]
             predictions = path.parent / "predictions" / f"{row['eval_set']}.conllu"
-            predicted = read_predictions(predictions)
+            predicted = read_predictions(predictions, empty=row["n_words"] == 0)
             picks = matched_gold(predicted, gold, predictions, gold_dirs[key])
             counts = direction_counts(predicted, gold, picks, punct)
             _check_totals(counts, row, predictions)

@@ -31,8 +31,11 @@ from spudflow.aggregate import columns
 from spudflow.aggregate.inputs import of_scoring_function, scored_items, scoring_functions
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
+from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
 from spudflow.core.table_artifacts import TABLES
+
+log = get_logger(__name__)
 
 SCORING_FUNCTION = ["model", "method"]
 PAIR_SET = ["dataset", "language", "nonce_method"]
@@ -61,6 +64,14 @@ def pair_ratios(scored: pl.DataFrame) -> pl.DataFrame:
         pl.col("sentence").alias("nonce_sentence"), pl.col("ppl").alias("ppl_nonce"))
     pairs = nonce.join(orig, on=["dataset", "group_id", *SCORING_FUNCTION], how="inner")
     pairs = pairs.with_columns((pl.col("ppl_nonce") / pl.col("ppl_orig")).alias("ratio"))
+    # two infinite perplexities (exp overflowed) have no ratio: such pairs would turn every
+    # quantile and test of their group into NaN (a NaN one is null already: scored_items)
+    undefined = pairs.filter(pl.col("ratio").is_nan())
+    keys = ["dataset", *SCORING_FUNCTION]
+    for dataset, model, method, n in undefined.group_by(keys).len().sort(keys).iter_rows():
+        log.warning("%s, %s/%s: %d pairs left out: their perplexity ratio is NaN", dataset,
+                    model, method, n)
+    pairs = pairs.filter(pl.col("ratio").is_not_nan())
     pairs = pairs.with_columns(pl.col("ratio").log().alias("log_ratio"))
     return pairs.select(
         *PAIR_SET, "nonce_seed", *SCORING_FUNCTION, "group_id", "orig_item_id", "nonce_item_id",

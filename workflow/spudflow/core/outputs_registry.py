@@ -1,5 +1,7 @@
 """Every result table and figure, once: the rule and `spudflow` command that make it, its report
-caption (report/NAME.rst) and category, what it reproduces and which input feeds it. The rules
+caption (report/NAME.rst) and category, what it reproduces, which input feeds it and, for the
+few tables that may have no rows on sound inputs, when (`empty_when`: every other table has a
+row per group at least, a group that cannot be computed included). The rules
 (rule all's targets, the report entries), the aggregate CLI's figure commands, the front page's
 links, the docs' list (docs/aggregate.md) and the tests' expectations read it;
 tests/test_outputs_registry.py fails when a table, figure, contract or caption has no entry here,
@@ -41,8 +43,9 @@ class Output:
     function: str | None = None  # a figure: its function in aggregate/figures.py
     front_page: bool = False  # a figure linked from its paper's front-page section
     what: str = ""  # a figure: what it shows (its command's help)
-    # a table that may rightly have no rows: why (empty: it must have rows after a run)
-    may_be_empty: str = ""
+    # a table that may have no rows on sound inputs: when (None: it always has rows, one per
+    # group at least, a group that cannot be computed included, aggregate/group_status.py)
+    empty_when: str | None = None
 
     @property
     def caption(self) -> str | None:
@@ -67,11 +70,16 @@ class Output:
 
 
 def _tables(stage, rule, command, category, feed, *entries, data=()):
-    """Tables (name, reproduces[, why it may be empty]) and data tables (name, reproduces) of
-    one rule."""
-    return (*(Output(n, TABLE, stage, rule, command, category, r, feed, may_be_empty=e)
-              for n, r, e in (entry + ("",) * (3 - len(entry)) for entry in entries)),
-            *(Output(n, DATA, stage, rule, command, None, r, feed) for n, r in data))
+    """Tables (name, reproduces[, empty_when]) and data tables (name, reproduces[, empty_when])
+    of one rule."""
+    return (*(Output(n, TABLE, stage, rule, command, category, r, feed, empty_when=e)
+              for n, r, e in map(_empty_when, entries)),
+            *(Output(n, DATA, stage, rule, command, None, r, feed, empty_when=e)
+              for n, r, e in map(_empty_when, data)))
+
+
+def _empty_when(entry: tuple) -> tuple:
+    return (*entry, None) if len(entry) == 2 else entry
 
 
 def _figure(name, table, what, category, reproduces, feed, caption=None, front_page=False):
@@ -99,11 +107,11 @@ OUTPUTS: tuple[Output, ...] = (
              ("human_eval_preference", "SPUD paper, Table 2")),
     *_tables("aggregate", "table_spud_scores", "table-spud-scores", SPUD, "spud",
              ("spud_ratio_summary", "SPUD paper, §4, Tables 10–11"),
-             ("spud_wilcoxon", "SPUD paper, §4"),
+             ("spud_wilcoxon", "SPUD paper, §4",
+              "no language has two scoring functions to compare"),
              ("spud_extremes", "SPUD paper, App. E"),
              ("spud_outliers", "SPUD paper, App. E.3, Tables 12–13",
-              "lists only pairs past the paper's thresholds (r_PPL > 500 or < 0.5), which a "
-              "run may have none of"),
+              "no pair's r_PPL is beyond the thresholds, or no causal model (`ppl`) scored"),
              data=[("spud_ratios", "SPUD paper, Fig. 2")]),
     _figure("spud_log_ratios", "spud_ratios",
             "box plots of log nonce/original ratios per language and scoring function", SPUD,
@@ -112,7 +120,8 @@ OUTPUTS: tuple[Output, ...] = (
              ("german_case_auc", "German case paper, FIGREF16"),
              ("german_case_auc_templates", "German case paper, FIGREF16"),
              ("german_case_auc_violation", "German case paper, TABREF18, TABREF24"),
-             ("german_case_animacy", "German case paper, TABREF22"),
+             ("german_case_animacy", "German case paper, TABREF22",
+              "no scored template puts an animate and an inanimate NP in one case"),
              ("german_case_order", "German case paper, word order"),
              ("german_case_order_auc", "German case paper, FIGREF20"),
              data=[("german_case_roc", "German case paper, ROC curves")]),
@@ -127,9 +136,10 @@ OUTPUTS: tuple[Output, ...] = (
             "distribution of the German case AUCs per template (FIGREF16)", GERMAN,
             "German case paper, FIGREF16", "german_case"),
     *_tables("aggregate", "table_cola", "table-cola", "CoLA", "cola",
-             ("cola_thresholds", "CoLA paper, Table 4"),
-             ("cola_phenomena", "CoLA paper, §8, Table 5"),
-             ("cola_sources", "CoLA paper, §7")),
+             ("cola_thresholds", "CoLA paper, Table 4", "only phenomenon sets are configured"),
+             ("cola_phenomena", "CoLA paper, §8, Table 5", "no phenomenon set is configured"),
+             ("cola_sources", "CoLA paper, §7",
+              "only phenomenon sets are configured, or no CoLA split could be computed")),
     *_tables("aggregate", "table_blimp", "table-blimp", "BLiMP", "blimp",
              ("blimp_overall", "BLiMP (Warstadt et al. 2020), Table 3"),
              ("blimp_field", "BLiMP, accuracy per field"),
@@ -159,7 +169,8 @@ OUTPUTS: tuple[Output, ...] = (
     *_tables("aggregate", "table_probe", "table-probe", "DepProbe", PROBE,
              ("probe_summary", "SPUD paper, Tables 3–5, 14–20"),
              ("probe_languages", "SPUD paper, Tables 3–4, 14–16"),
-             ("probe_layers", "SPUD paper, App. F.6")),
+             ("probe_layers", "SPUD paper, App. F.6",
+              "no probe run reads one configured layer with both parts (no layer sweep, no M0)")),
     *_tables("aggregate", "table_probe_edges", "table-probe-edges", "DepProbe", PROBE,
              ("probe_edges", "SPUD paper, App. F.7, Tables 21–22")),
     _figure("probe_layers", "probe_layers",
@@ -186,11 +197,11 @@ BLOCK = re.compile(r"(<!-- outputs -->\n)(?P<body>.*?)(<!-- /outputs -->)", re.S
 def render() -> str:
     """The Markdown list of every output, as docs/aggregate.md shows it."""
     lines = ["| output | output_type | rule (`spudflow` command) | fed by | report category | "
-             "reproduces |", "|---|---|---|---|---|---|"]
+             "reproduces | no rows when |", "|---|---|---|---|---|---|---|"]
     for o in OUTPUTS:
         name = f"`{o.name}`" + (f" (draws `{o.table}`)" if o.output_type == FIGURE else "")
         lines.append(f"| {name} | {o.output_type} | `{o.rule}` (`{o.command}`) | {o.feed} | "
-                     f"{o.category or '–'} | {o.reproduces} |")
+                     f"{o.category or '–'} | {o.reproduces} | {o.empty_when or '–'} |")
     return "\n".join(lines) + "\n"
 
 

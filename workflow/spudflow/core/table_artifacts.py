@@ -29,6 +29,17 @@ TABLE_LABELS = (
 )
 
 
+# A row of a group that cannot be computed (aggregate/group_status.py): its numbers null, the
+# status and reason say why; every other row and table is still written.
+STATUS_OK, STATUS_SKIPPED, STATUS_FAILED = "ok", "skipped", "failed"
+STATUS = (
+    col("status", STR, "`ok`; `skipped`: the group cannot give these numbers (`reason`: e.g. too "
+        "few items, one class), which are null; `failed`: computing them stopped with an error "
+        "(`reason`, its traceback in the rule's log), the numbers null"),
+    col("reason", STR, "why the row is not `ok`; null when it is", True),
+)
+
+
 # The dataset and scoring function a row of a scores table is about.
 DATASET_SCORING = (
     col("dataset", STR, "items dataset"),
@@ -330,20 +341,26 @@ GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
     col("auc", F64, "AUC of all templates pooled"),
 ))
 
+COLA_CROSS_VALIDATED = (
+    col("n_items", I64, "labelled items with this score (a finite one)"),
+    col("n_acceptable", I64, "of which acceptable (label 1)"),
+    *STATUS,
+    col("folds", I64, "cross-validation folds used (min(folds, n_items)); null unless `ok` "
+        "(`skipped`: fewer than 2 items)", True),
+    col("accuracy", F64, "accuracy of the held-out predictions; null unless `ok`", True),
+    col("mcc", F64, "Matthews correlation of the held-out predictions; null when the labels "
+        "are of one class (a fit that is still `ok`: its accuracy stands) or unless `ok`", True),
+    col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
+        "is ±inf (it called every sentence one class) or unless `ok`", True),
+)
+
 COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
     "per normalisation and split (Table 4)"), columns=(
     *DATASET_SCORING,
     col("split", STR, "CoLA split (`in_domain_dev`, `out_of_domain_dev`, …)"),
     col("normalisation", STR, "`LogProb`, `MeanLP`, `NormLP`, `SLOR` or `Word-LP Min-1`"),
-    col("n_items", I64, "labelled items with this score"),
-    col("n_acceptable", I64, "of which acceptable (label 1)"),
-    col("folds", I64, "cross-validation folds used (min(folds, n_items))"),
-    col("accuracy", F64, "accuracy of the held-out predictions"),
-    col("mcc", F64, "Matthews correlation of the held-out predictions; null when the split's "
-        "labels are of one class (as in cola_phenomena and cola_sources)", True),
-    col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
-        "is ±inf (it called every sentence one class)", True),
-), version=3)
+    *COLA_CROSS_VALIDATED,
+), version=4)
 
 COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     "per normalisation and phenomenon set (section 8, Table 5); each set cross-validated on "
@@ -352,15 +369,8 @@ COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     col("normalisation", STR, "`LogProb`, `MeanLP`, `NormLP`, `SLOR` or `Word-LP Min-1`"),
     col("phenomenon", STR, "the phenomenon set's file stem (`svo`, `wh_extraction`, "
         "`inchoative`, `singular_pl`, `reflexive`)"),
-    col("n_items", I64, "labelled items with this score"),
-    col("n_acceptable", I64, "of which acceptable (label 1)"),
-    col("folds", I64, "cross-validation folds used (min(folds, n_items))"),
-    col("accuracy", F64, "accuracy of the held-out predictions"),
-    col("mcc", F64, "Matthews correlation of the held-out predictions; null when the labels "
-        "are of one class", True),
-    col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
-        "is ±inf (it called every sentence one class)", True),
-))
+    *COLA_CROSS_VALIDATED,
+), version=2)
 
 COLA_SOURCES = table("cola_sources", "table-cola", (
     "per normalisation, split and source (section 7): the split's held-out predictions "
@@ -461,31 +471,40 @@ JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
     col("n_features", I64, "one-hot predictors (constant and duplicate ones left out)"),
     col("lambda_choice", STR, "`lambda.1se` (coef()'s default) or `lambda.min` "
         "(`aggregate.regression.lambda_choice`)"),
-    col("lambda", F64, "the penalty of the coefficients: lambda_1se or lambda_min"),
-    col("lambda_min", F64, "the path's lambda with the lowest cross-validated deviance"),
-    col("lambda_1se", F64, "the largest lambda within one standard error of that deviance"),
-    col("cv_deviance", F64, "mean held-out binomial deviance over the folds at lambda"),
-    col("cv_deviance_se", F64, "its standard error (cv.glmnet's cvsd)"),
+    *STATUS,
+    col("n_lambdas", I64, "lambdas on the path of the fit on all pairs (at most n_lambda: "
+        "glmnet ends it early, `path_end`); null unless `ok`", True),
+    col("path_end", STR, "why that path ended early, as glmnet's: `devmax` (the deviance "
+        "explained passed 0.999), `fdev` (it grew by less than 1e-5), `saturated` (every fitted "
+        "probability 0 or 1), `maxit` (IRLS did not converge at the next lambda); null when it "
+        "ran its length", True),
+    col("lambda", F64, "the penalty of the coefficients: lambda_1se or lambda_min", True),
+    col("lambda_min", F64, "the path's lambda with the lowest cross-validated deviance", True),
+    col("lambda_1se", F64, "the largest lambda within one standard error of that deviance",
+        True),
+    col("cv_deviance", F64, "mean held-out binomial deviance over the folds at lambda", True),
+    col("cv_deviance_se", F64, "its standard error (cv.glmnet's cvsd)", True),
     col("cv_accuracy_mean", F64, "mean held-out accuracy over the same folds at lambda (the "
-        "folds also chose lambda)"),
-    col("cv_accuracy_sd", F64, "its sample sd over the folds"),
-    col("intercept", F64, "intercept of the fit on all pairs"),
-), version=3)
+        "folds also chose lambda)", True),
+    col("cv_accuracy_sd", F64, "its sample sd over the folds", True),
+    col("intercept", F64, "intercept of the fit on all pairs", True),
+), version=4)
 
 
 def _coefficients(name: str, sign: str, tables: str) -> Artifact:
     return table(name, "table-japanese", (
         f"the largest {sign} coefficients per mode (thesis {tables})"), columns=(
         *JAPANESE_MODE,
+        *STATUS,
         col("rank", I64, f"1 = the largest {sign} coefficient; null in the one row of a fit "
-            f"without a {sign} coefficient", True),
+            f"without a {sign} coefficient or not `ok`", True),
         col("feature", STR, "`column=value`: `verb_pair=開ける/開く`, `order=が-adv-を`, "
             "`adverbial=よく`, `relative_clause=…`, `relative_position=0`, for the first "
             "(second) argument in sentence order `arg1.marker1=猫を` (noun with marker), or "
             "`(Intercept)`", True),
         col("coefficient", F64, "coefficient of the fit on all pairs at the chosen lambda, "
             "original scale (positive: favours the transitive verb)", True),
-    ), version=2)
+    ), version=3)
 
 
 JAPANESE_REGRESSION_MAX = _coefficients("japanese_regression_max", "positive",
@@ -517,8 +536,12 @@ JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese
     col("ppl_q3", F64, "third quartile of perplexity"),
 ))
 
+# A probe run's eval set without words has no score (the probe writes 0 there): its means are
+# null, never a mean of fewer runs than n_runs counts.
+NO_WORDS = "; null when an eval set of the runs has no words (all its sentences too short)"
+
 PROBE_SUMMARY = table("probe_summary", "table-probe", (
-    "per probe configuration and eval set"), version=3, columns=(
+    "per probe configuration and eval set"), version=4, columns=(
     col("treebank", STR, "treebank probed"),
     col("model", STR, "LM"),
     col("baseline", STR, "`lm` (the LM itself), `M0`, `MR` or `MRC`"),
@@ -529,14 +552,10 @@ PROBE_SUMMARY = table("probe_summary", "table-probe", (
     col("eval_set", STR, "`orig` or the nonce method (`spud`, `pos`): its eval sets pooled "
         "over nonce seeds"),
     col("n_runs", I64, "rows averaged (probe seeds × nonce seeds)"),
-    col("relacc_mean", F64, "relation accuracy"),
-    col("relacc_sd", F64, "its sample sd", True),
-    col("uas_mean", F64, "UAS"),
-    col("uas_sd", F64, "its sample sd", True),
-    col("las_mean", F64, "LAS"),
-    col("las_sd", F64, "its sample sd", True),
-    col("root_acc_mean", F64, "root accuracy"),
-    col("root_acc_sd", F64, "its sample sd", True),
+    *[c for m, what in (("relacc", "relation accuracy"), ("uas", "UAS"), ("las", "LAS"),
+                        ("root_acc", "root accuracy"))
+      for c in (col(f"{m}_mean", F64, what + NO_WORDS, True),
+                col(f"{m}_sd", F64, "its sample sd", True))],
     col("delta_relacc_mean", F64, "Δ RelAcc = orig − nonce of the same run (null on `orig` "
         "rows)", True),
     col("delta_relacc_sd", F64, "its sample sd", True),
@@ -551,7 +570,8 @@ def _probe_side_by_side():
     columns = []
     for metric, label in (("relacc", "RelAcc"), ("uas", "UAS"), ("las", "LAS")):
         columns += [
-            col(f"orig_{metric}_mean", F64, f"{label} on the original test set"),
+            col(f"orig_{metric}_mean", F64, f"{label} on the original test set{NO_WORDS}",
+                True),
             col(f"orig_{metric}_sd", F64, "its sample sd over probe seeds", True),
             col(f"nonce_{metric}_mean", F64, f"{label} on the nonce versions (null without "
                 "nonce sets)", True),
@@ -580,11 +600,11 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
     col("n_too_long", I64, "test sentences left out of the original and every nonce set alike "
         "because one of their versions is longer than the model's limit (most over the runs)"),
     *_probe_side_by_side(),
-), version=3)
+), version=4)
 
 
 PROBE_LAYERS = table("probe_layers", "table-probe", (
-    "per layer (App. F.6)"), version=3, columns=(
+    "per layer (App. F.6)"), version=4, columns=(
     col("treebank", STR, "treebank probed"),
     col("model", STR, "LM"),
     col("baseline", STR, "`lm`, `M0`, `MR` or `MRC`"),
@@ -592,10 +612,10 @@ PROBE_LAYERS = table("probe_layers", "table-probe", (
     col("eval_set", STR, "`dev` (the selection data the layers are chosen on), `orig`, `spud` or "
         "`pos`"),
     col("n_runs", I64, "rows averaged"),
-    col("relacc_mean", F64, "mean relation accuracy"),
-    col("uas_mean", F64, "mean UAS"),
-    col("las_mean", F64, "mean LAS"),
-    col("root_acc_mean", F64, "mean root accuracy"),
+    col("relacc_mean", F64, f"mean relation accuracy{NO_WORDS}", True),
+    col("uas_mean", F64, f"mean UAS{NO_WORDS}", True),
+    col("las_mean", F64, f"mean LAS{NO_WORDS}", True),
+    col("root_acc_mean", F64, f"mean root accuracy{NO_WORDS}", True),
     col("dist_chosen", BOOL, "the layer sweep's best layer for the distance probe (a "
         "`--layer-choice` file; what a `dist_layer: auto` uses)"),
     col("label_chosen", BOOL, "the layer sweep's best layer for the label probe (what a "
