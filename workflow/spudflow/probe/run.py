@@ -89,6 +89,7 @@ def features_command(args: Namespace) -> int:
     encoder in memory at a time, into OUT/{baseline}/ (OUT renamed into place when complete)."""
     from spudflow.core.atomic import atomic_outputs
     from spudflow.core.progress import progress
+    from spudflow.probe.feature_file import is_feature_folder
 
     names = _eval_sets(args)
     baselines = [name for name, _ in args.baselines]
@@ -103,7 +104,7 @@ def features_command(args: Namespace) -> int:
     steps = [(baseline, layers, *found) for baseline, layers in args.baselines for found in sets]
     built = None  # (baseline, its encoder): the encoders are built one after the other
     with atomic_outputs() as out:
-        folder = out.dir(args.out)
+        folder = out.dir(args.out, "a probe feature folder", is_feature_folder)
         for baseline, layers, name, directory, words in progress(
                 steps, "probe features (baseline x eval set)", unit="set"):
             if built is None or built[0] != baseline:
