@@ -242,10 +242,13 @@ def run_treebank_stats(args: argparse.Namespace) -> None:
 
     from spudflow.core.artifacts import TREEBANK_STATS
     from spudflow.core.contract import read_artifact
+    from spudflow.core.distinct_inputs import one_source_per
     from spudflow.core.tables import write_table
 
-    table = pl.concat([read_artifact(p, TREEBANK_STATS) for p in args.inputs]).sort(
-        ["treebank", "split"])
+    table = pl.concat([read_artifact(p, TREEBANK_STATS).with_columns(
+        pl.lit(str(p)).alias("source_file")) for p in args.inputs])
+    one_source_per(table, ["treebank", "split"], "statistics of")
+    table = table.drop("source_file").sort(["treebank", "split"])
     write_table(table, args.out, TREEBANK_STATS, caption=(
         "Treebank statistics per split: sentences, words, surface tokens, multiword tokens, "
         "empty nodes, UPOS counts and type-token ratio of word forms."))

@@ -152,12 +152,12 @@ def gather_command(args: Namespace) -> int:
     """Shard files -> the unsharded file; shard directories -> the unsharded directory, file by
     file ({baseline}/{eval set}; each shard must hold the same files)."""
     from spudflow.core.input_files import require_file
-    from spudflow.probe.feature_file import concatenate, eval_sets_in, read_features
+    from spudflow.probe.feature_file import concatenate, eval_sets_in
 
     if not all(shard.is_dir() for shard in args.shards):
         for shard in args.shards:
             require_file(shard, "a probe feature file")
-        write_features(args.out, concatenate([read_features(p) for p in args.shards]))
+        write_features(args.out, concatenate(_read_shards(args.shards)))
         return 0
     names = eval_sets_in(args.shards[0])
     if not names:
@@ -170,6 +170,21 @@ def gather_command(args: Namespace) -> int:
         for name in names:
             out = Path(eval_set_file(args.out, name))
             written.append(out)
-            write_features(out, concatenate([read_features(eval_set_file(shard, name))
-                                             for shard in args.shards]))
+            write_features(out, concatenate(_read_shards(
+                [Path(eval_set_file(shard, name)) for shard in args.shards])))
     return 0
+
+
+def _read_shards(paths: list[Path]) -> list:
+    """The shards' features; a sentence in two of them (a shard given twice) is bad input."""
+    import polars as pl
+
+    from spudflow.core.distinct_inputs import one_source_per
+    from spudflow.probe.feature_file import read_features
+
+    parts = [read_features(p) for p in paths]
+    one_source_per(pl.DataFrame({
+        "sent_index": [int(i) for part in parts for i in part.sent_index],
+        "source_file": [str(path) for path, part in zip(paths, parts, strict=True)
+                        for _ in part.sent_index]}), ["sent_index"], "the features of")
+    return parts
