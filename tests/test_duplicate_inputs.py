@@ -147,3 +147,29 @@ def test_two_spellings_of_one_path_are_one_input(tmp_path):
             distinct_paths(twice)
         assert raised.value.format() == f"{twice[1]}: given twice (the same as {twice[0]})"
     distinct_paths([tmp_path / "a" / "f.parquet", tmp_path / "a"])
+
+
+def test_a_name_given_twice_to_a_repeatable_option_is_refused(run_cli, tmp_path):
+    """The second `--table NAME=PATH` (or `--gold`) silently replaced the first."""
+    metrics = probe_metrics(tmp_path)
+    table = tmp_path / "blimp_overall.parquet"
+    table.write_bytes(b"PAR1")
+    code, _, err = run_cli("front-page", "--table", f"blimp_overall={table}", "--table",
+                           f"blimp_overall={metrics}", "--out", tmp_path / "index.html")
+    assert (code, one_line(err)) == (EXIT_BAD_INPUT, "--table: blimp_overall given twice")
+    code, _, err = run_cli("table-probe-edges", metrics, "--gold", "en_ewt", "orig", tmp_path,
+                           "--gold", "en_ewt", "orig", tmp_path / "other", "--out-dir",
+                           tmp_path / "tables")
+    assert (code, one_line(err)) == (EXIT_BAD_INPUT, "--gold: en_ewt orig given twice")
+    assert not (tmp_path / "index.html").exists() and not (tmp_path / "tables").exists()
+
+
+def test_probe_train_refuses_an_eval_set_named_twice(run_cli, tmp_path):
+    """Two `--eval orig …` gave a run two original-set rows, which its tables refused later."""
+    code, _, err = run_cli("probe", "train", "--train", tmp_path / "f", tmp_path / "d",
+                           "--eval", "orig", tmp_path / "f", tmp_path / "d",
+                           "--eval", "orig", tmp_path / "g", tmp_path / "e",
+                           "--treebank", "t", "--model", "m", "--dist-layer", "0",
+                           "--label-layer", "0", "--out", tmp_path / "run")
+    assert (code, one_line(err)) == (EXIT_BAD_INPUT, "--eval: orig given twice")
+    assert not (tmp_path / "run").exists()

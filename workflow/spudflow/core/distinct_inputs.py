@@ -5,6 +5,8 @@ Two guards, used by every command that reads a list of inputs:
 - `distinct_paths`: the same file or folder twice in one argument (the same path, or two paths
   of one file: a link, `a/../a`). `spudflow` checks every list-of-paths argument before a
   command runs (cli.main), so a new command is covered as soon as it exists.
+- `distinct_names`: a name given twice to a repeatable NAME=PATH option, whose later value
+  would silently replace the first.
 - `one_source_per`: the same content in two files (a copy): rows that name the same thing
   (a dataset and model of scores, a treebank split of statistics, a probe run) must come from
   one file. The readers call it with the key that identifies their rows.
@@ -46,6 +48,16 @@ def check_distinct_path_arguments(args: argparse.Namespace) -> None:
         if isinstance(value, list) and len(value) > 1 and \
                 all(isinstance(v, Path) for v in value):
             distinct_paths(value)
+
+
+def distinct_names(names: Iterable, option: str) -> None:
+    """Bad input where OPTION (`--table`) names something twice."""
+    seen = set()
+    for name in names:
+        if name in seen:
+            shown = " ".join(map(str, name)) if isinstance(name, tuple) else name
+            raise InputError(option, None, f"{shown} given twice")
+        seen.add(name)
 
 
 def one_source_per(frame, key: Sequence[str], what: str, source: str = "source_file") -> None:

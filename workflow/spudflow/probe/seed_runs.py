@@ -60,11 +60,13 @@ def _checked_seeds(seeds: list[int]) -> list[int]:
 
 def load_probe_data(args: Namespace) -> ProbeData:
     """Every input read and checked before the first seed trains (bad input writes nothing)."""
+    from spudflow.core.distinct_inputs import distinct_names
     from spudflow.probe.data import load_set, split_off
     from spudflow.probe.feature_file import too_long_of
 
     if not args.eval:
         raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
+    distinct_names([name for name, _, _ in args.eval], "--eval")
     layers = resolved_layers(args)
 
     def load(name, features, treebank, too_long=frozenset()):
