@@ -25,8 +25,9 @@ rule fetch_treebank:
         runtime=30,
     params:
         url=fetch_url,
+        checksum=fetch_checksum,
     shell:
-        "spudflow fetch {params.url:q} --out {output:q} 2> {log:q}"
+        "spudflow fetch {params.url:q} --out {output:q}{params.checksum} 2> {log:q}"
 
 
 rule ingest:

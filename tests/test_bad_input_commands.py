@@ -302,3 +302,85 @@ def test_console_script_prints_one_line_and_exits_2(tmp_path, command):
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert result.stderr.startswith(f"{missing}: no such")
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+# --- Inputs given twice and folders that are not score caches --------------------------------
+# (kept apart from the cases above: the same shape, for what would count data twice or delete it)
+
+def _list_input_calls(command: str) -> list[int]:
+    """The positions, among build_argv's calls of its BadInputs, of the inputs that take a list
+    of paths (nargs + or *)."""
+    calls, positions = 0, []
+    for action in COMMANDS[command]._actions:
+        if isinstance(action, argparse._HelpAction) or action.dest in OUTPUTS:
+            continue
+        if _lookup(INPUT_KINDS, command, action.dest) is None or \
+                not (action.required or not action.option_strings):
+            continue
+        if _is_path_argument(action) and action.nargs in ("+", "*"):
+            positions.append(calls)
+        calls += 1
+    return positions
+
+
+class GivenTwice(BadInputs):
+    """Missing inputs, the one at build_argv's call TWICE given twice."""
+
+    def __init__(self, root: Path, artifacts: dict[str, Path], twice: int):
+        super().__init__(root, "missing", artifacts)
+        self.calls, self.twice = 0, twice
+
+    def __call__(self, kinds) -> list[str]:
+        values = super().__call__(kinds)
+        self.calls += 1
+        return values * 2 if self.calls - 1 == self.twice else values
+
+
+TWICE_CASES = [(command, position) for command in sorted(COMMANDS)
+               for position in _list_input_calls(command)]
+
+
+def test_the_commands_taking_lists_of_inputs_are_enumerated():
+    assert {"ingest", "table-treebank-stats", "table-spud-scores", "probe gather",
+            "ngram-train", "score-gather"} <= {command for command, _ in TWICE_CASES}
+
+
+@pytest.mark.parametrize(("command", "position"), TWICE_CASES)
+def test_an_input_given_twice_exits_2_with_one_line(run_cli, tmp_path, artifacts, command,
+                                                    position):
+    (tmp_path / "in").mkdir()
+    bad = GivenTwice(tmp_path / "in", artifacts, position)
+    out = tmp_path / "out"
+    argv = build_argv(command, bad, out)
+    code, _, err = run_cli(*argv)
+    lines = err.strip().splitlines()
+    assert code == EXIT_BAD_INPUT, f"{argv}: exit {code}\n{err}"
+    assert len(lines) == 1, err
+    assert any(lines[0] == f"{p}: given twice" for p in map(str, bad.made)), lines[0]
+    assert not out.exists() or not any(out.rglob("*")), sorted(out.rglob("*"))
+
+
+CACHE_COMMANDS = sorted(command for command, parser in COMMANDS.items()
+                        if any(_lookup(INPUT_KINDS, command, a.dest) == "cache"
+                               for a in parser._actions))
+
+
+def test_the_cache_commands_are_enumerated():
+    assert {"cache stats", "cache prune", "cache verify", "cache compact"} <= set(CACHE_COMMANDS)
+
+
+@pytest.mark.parametrize("command", CACHE_COMMANDS)
+def test_a_folder_that_is_not_a_score_cache_exits_2_and_stays(run_cli, tmp_path, artifacts,
+                                                              command):
+    folder = tmp_path / "results"
+    (folder / "tables" / "spud").mkdir(parents=True)
+    (folder / "tables" / "spud" / "seg-1.parquet").write_bytes(artifacts["tokens"].read_bytes())
+    before = sorted(folder.rglob("*"))
+    argv = [*command.split(), folder]
+    if command == "cache prune":
+        argv += ["--keep-models", "m"]
+    code, _, err = run_cli(*argv)
+    lines = err.strip().splitlines()
+    assert code == EXIT_BAD_INPUT, err
+    assert len(lines) == 1 and lines[0].startswith(f"{folder}: not a score cache"), err
+    assert sorted(folder.rglob("*")) == before

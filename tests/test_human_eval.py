@@ -216,8 +216,11 @@ def test_a_sheet_per_annotator_of_the_key(treebanks, tmp_path, capsys):
     sheet = tmp_path / "kit" / "sheets" / "ann1.csv"
     fill(sheet, pl.read_parquet(tmp_path / "kit" / "answer_key.parquet"), random.Random(1))
     key = str(tmp_path / "kit" / "answer_key.parquet")
+    copy = tmp_path / "ann1_copy.csv"
+    copy.write_bytes(sheet.read_bytes())
     for sheets, message in (([sheet], "no sheet of annotator(s) ann2"),
-                            ([sheet, sheet], "a second sheet of annotator 'ann1'")):
+                            ([sheet, copy], "a second sheet of annotator 'ann1'"),
+                            ([sheet, sheet], f"{sheet}: given twice")):
         capsys.readouterr()
         assert main(["human-eval", "tables", *map(str, sheets), "--key", key, "--out-dir",
                      str(tmp_path / "tables")]) == EXIT_BAD_INPUT

@@ -11,6 +11,13 @@ def fetch_url(wildcards):
     return url if local is None else Path(local).resolve().as_uri()
 
 
+def fetch_checksum(wildcards):
+    """` --sha256 HEX` where config fetch.sha256 gives the URL's checksum, else nothing."""
+    url = download_url(config, wildcards.treebank, wildcards.download)
+    sha256 = config["fetch"].get("sha256", {}).get(url)
+    return "" if sha256 is None else f" --sha256 {sha256}"
+
+
 def fetch_input(wildcards):
     """The mirrored copy is an input, so replacing it reruns what depends on it."""
     url = download_url(config, wildcards.treebank, wildcards.download)

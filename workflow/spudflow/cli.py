@@ -7,6 +7,7 @@ import importlib
 import sys
 
 from spudflow import __version__
+from spudflow.core.distinct_inputs import check_distinct_path_arguments
 from spudflow.core.errors import EXIT_BAD_INPUT, InputError
 
 # Each stage package has a `cli` module with `register(subparsers)`; handlers import heavy
@@ -32,6 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        check_distinct_path_arguments(args)
         result = args.handler(args)
     except InputError as error:
         print(error.format(), file=sys.stderr)

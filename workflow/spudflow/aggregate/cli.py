@@ -254,10 +254,13 @@ def run_treebank_stats(args: argparse.Namespace) -> None:
 
     from spudflow.core.artifacts import TREEBANK_STATS
     from spudflow.core.contract import read_artifact
+    from spudflow.core.distinct_inputs import one_source_per
     from spudflow.core.tables import write_table
 
-    table = pl.concat([read_artifact(p, TREEBANK_STATS) for p in args.inputs]).sort(
-        ["treebank", "split"])
+    table = pl.concat([read_artifact(p, TREEBANK_STATS).with_columns(
+        pl.lit(str(p)).alias("source_file")) for p in args.inputs])
+    one_source_per(table, ["treebank", "split"], "statistics of")
+    table = table.drop("source_file").sort(["treebank", "split"])
     write_table(table, args.out, TREEBANK_STATS, caption=(
         "Treebank statistics per split: sentences, words, surface tokens, multiword tokens, "
         "empty nodes, UPOS counts and type-token ratio of word forms."))
@@ -348,7 +351,9 @@ def run_probe(args: argparse.Namespace) -> None:
 def run_probe_edges(args: argparse.Namespace) -> None:
     from spudflow.aggregate.outputs import write_tables
     from spudflow.aggregate.probe_edges import edge_tables, run_edges
+    from spudflow.core.distinct_inputs import distinct_names
 
+    distinct_names([(treebank, eval_set) for treebank, eval_set, _ in args.gold], "--gold")
     gold = {(treebank, eval_set): Path(directory) for treebank, eval_set, directory in args.gold}
     runs = run_edges(args.metrics, gold, punct=not args.no_punct, subtypes=args.subtypes)
     write_tables(edge_tables(runs), args.out_dir)
@@ -356,7 +361,11 @@ def run_probe_edges(args: argparse.Namespace) -> None:
 
 def run_front_page(args: argparse.Namespace) -> None:
     from spudflow.aggregate.front_page import write_front_page
+    from spudflow.core.distinct_inputs import distinct_names
     from spudflow.core.input_files import require_file
+
+    distinct_names([name for name, _ in args.table], "--table")
+    distinct_names([name for name, _ in args.figure], "--figure")
 
     for _, path in args.table:
         require_file(path, "a table (.parquet)")

@@ -10,12 +10,15 @@ import polars as pl
 
 from spudflow.core.artifacts import NONCE_STATS, TREEBANK_STATS
 from spudflow.core.contract import Artifact, artifact_of, read_artifact
+from spudflow.core.distinct_inputs import one_source_per
 from spudflow.core.errors import InputError
 
 # The per-split files collected into one table.
 COLLECTABLE = {a.name: a for a in (NONCE_STATS, TREEBANK_STATS)}
 # Sort keys used where a collected table has them, in this order.
 SORT_KEYS = ("treebank", "split", "language", "method", "seed")
+# What one per-split file is of: its rows come from no other file.
+FILE_KEYS = ("treebank", "split", "method", "seed")
 
 
 def collect(paths: Iterable[str | Path]) -> tuple[pl.DataFrame, Artifact]:
@@ -31,10 +34,13 @@ def collect(paths: Iterable[str | Path]) -> tuple[pl.DataFrame, Artifact]:
         if artifact is not None and found != artifact:
             raise InputError(path, None, f"a {found.name} file among {artifact.name} files")
         artifact = found
-        frames.append(read_artifact(path, artifact))
+        frames.append(read_artifact(path, artifact).with_columns(
+            pl.lit(str(path)).alias("source_file")))
     if not frames:
         raise InputError("inputs", None, "no files to collect")
     table = pl.concat(frames, how="vertical")
+    one_source_per(table, [k for k in FILE_KEYS if k in table.columns], "the rows of")
+    table = table.drop("source_file")
     keys = [k for k in SORT_KEYS if k in table.columns]
     table = table.sort(keys, nulls_last=False, maintain_order=True) if keys else table
     return table, artifact

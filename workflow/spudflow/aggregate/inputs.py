@@ -10,10 +10,14 @@ import polars as pl
 from spudflow.aggregate import columns
 from spudflow.core.artifacts import ITEM_SCORES, PROBE_LAYER_CHOICE, PROBE_METRICS
 from spudflow.core.contract import Artifact, read_artifact
+from spudflow.core.distinct_inputs import one_source_per
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 
 log = get_logger(__name__)
+
+# What identifies a probe run's rows (one metrics file per run and probe seed).
+PROBE_RUN = ["treebank", "model", "baseline", "dist_layer", "label_layer", "auto_layers", "seed"]
 
 
 def read_columns(path: str | Path, artifact: Artifact,
@@ -39,7 +43,9 @@ def read_items(paths: Iterable[str | Path], artifact: Artifact,
         frames.append(frame)
     if not frames:
         raise InputError("--items", None, "no items files given")
-    return pl.concat(frames, how="vertical")
+    items = pl.concat(frames, how="vertical")
+    one_source_per(items, ["dataset"], "items of")
+    return items
 
 
 def dataset_of_scores(path: Path) -> str:
@@ -64,7 +70,9 @@ def read_scores(paths: Iterable[str | Path]) -> pl.DataFrame:
         frames.append(frame)
     if not frames:
         raise InputError("--scores", None, "no score files given")
-    return pl.concat(frames, how="vertical")
+    scores = pl.concat(frames, how="vertical")
+    one_source_per(scores, ["dataset", "model"], "scores of")
+    return scores
 
 
 def scores_by_model(paths: Iterable[str | Path]) -> Iterator[tuple[str, pl.DataFrame]]:
@@ -81,6 +89,10 @@ def scores_by_model(paths: Iterable[str | Path]) -> Iterator[tuple[str, pl.DataF
     for dataset in sorted(files):
         models = {path: set(read_columns(path, ITEM_SCORES, {"model": "model"})["model"])
                   for path in files[dataset]}
+        one_source_per(pl.DataFrame(
+            [(dataset, model, str(path)) for path in files[dataset] for model in
+             sorted(models[path])], schema=["dataset", "model", "source_file"], orient="row"),
+            ["dataset", "model"], "scores of")
         for model in sorted(set().union(*models.values())):
             yield dataset, pl.concat([read_scores([path]).filter(pl.col("model") == model)
                                       for path in files[dataset] if model in models[path]])
@@ -129,14 +141,20 @@ def read_probe_metrics(paths: Iterable[str | Path]) -> pl.DataFrame:
         pl.lit(str(p)).alias("source_file")) for p in paths]
     if not frames:
         raise InputError("metrics", None, "no metrics files given")
-    return pl.concat(frames, how="vertical")  # the same columns and types: the contract's
+    metrics = pl.concat(frames, how="vertical")  # the same columns and types: the contract's
+    one_source_per(metrics, PROBE_RUN, "metrics of probe run")
+    return metrics
 
 
 def read_layer_choices(paths: Iterable[str | Path]) -> pl.DataFrame | None:
     """The probe layer-choice files (`probe select-layers`), stacked; None without any."""
     frames = [read_artifact(p, PROBE_LAYER_CHOICE, ["treebank", "model", "part", "layer"])
               .with_columns(pl.lit(str(p)).alias("source_file")) for p in paths]
-    return pl.concat(frames) if frames else None
+    if not frames:
+        return None
+    choices = pl.concat(frames)
+    one_source_per(choices, ["treebank", "model", "part"], "the layer choice of")
+    return choices
 
 
 def scoring_functions(frame: pl.DataFrame) -> list[tuple[str, str]]:

@@ -27,6 +27,7 @@ from spudflow.aggregate import columns
 from spudflow.aggregate.outputs import Table
 from spudflow.core.artifacts import PROBE_METRICS, TREEBANK_TOKENS
 from spudflow.core.contract import read_artifact
+from spudflow.core.distinct_inputs import one_source_per
 from spudflow.core.errors import InputError
 from spudflow.core.treebank import TOKENS_FILE
 
@@ -165,8 +166,12 @@ def run_edges(metrics_paths: list[Path], gold_dirs: dict[tuple[str, str], Path],
               subtypes: bool) -> pl.DataFrame:
     """One row per probe run, eval set and direction."""
     rows, gold_cache = [], {}
-    for path in metrics_paths:
-        metrics = read_artifact(path, PROBE_METRICS, METRICS_COLUMNS)
+    every = {path: read_artifact(path, PROBE_METRICS, METRICS_COLUMNS) for path in metrics_paths}
+    if every:  # a run given twice is refused before any predictions file is parsed
+        one_source_per(pl.concat([m.with_columns(pl.lit(str(p)).alias("source_file"))
+                                  for p, m in every.items()]), [*RUN, "seed"],
+                       "metrics of probe run")
+    for path, metrics in every.items():
         for row in metrics.iter_rows(named=True):
             key = (row["treebank"], row["eval_set"])
             if key not in gold_dirs:

@@ -17,9 +17,17 @@ SETTINGS_FILE = "control.json"
 LOSS_SCHEMA = CONTROL_LOSSES.polars_schema()
 
 
+def is_control(folder: Path) -> bool:
+    """A folder `train-control` wrote: its settings and losses say so."""
+    from spudflow.core.contract import artifact_of
+
+    return (folder / SETTINGS_FILE).is_file() and \
+        artifact_of(folder / LOSS_FILE) == CONTROL_LOSSES.name
+
+
 def save_control(out: Path, trained, tokenizer, settings: dict) -> None:
     with atomic_outputs() as outputs:
-        directory = outputs.dir(out)
+        directory = outputs.dir(out, "a control model", is_control)
         trained.model.save_pretrained(directory)
         tokenizer.save_pretrained(directory)
         write_artifact(pl.DataFrame(trained.losses, schema=LOSS_SCHEMA), directory / LOSS_FILE,

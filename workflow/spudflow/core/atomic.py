@@ -1,6 +1,11 @@
 """Write outputs under temporary names and rename them into place only when all succeeded.
 
-A command that fails half-way therefore leaves no partial output behind.
+A command that fails half-way therefore leaves no partial output behind. A writer replaces only
+what it made itself: a file only a previous file of the same kind (the same artifact for Parquet,
+core/output_kinds.py) or an empty one; a folder only an empty one or one the writer recognises
+as a previous output of its kind (by the metadata of the files in it). Anything else at an output
+path (a folder given as a file's path, the working directory, a user's file) is bad input: exit 2,
+nothing written, nothing removed.
 """
 
 from __future__ import annotations
@@ -9,8 +14,11 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
+
+from spudflow.core.errors import InputError
 
 
 def _umask() -> int:
@@ -19,43 +27,114 @@ def _umask() -> int:
     return mask
 
 
+@dataclass
+class _Pending:
+    tmp: Path
+    final: Path
+    kind: str | None = None  # a folder's kind; None for a file
+    recognise: Callable[[Path], bool] | None = None  # a previous folder of that kind?
+
+
+def _refuse_directory(final: Path) -> None:
+    if final.is_dir():
+        raise InputError(final, None, "is a directory; spudflow writes a file here and never "
+                         "replaces a directory: nothing written")
+
+
+def _make_parent(final: Path) -> None:
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise InputError(final, None, "lies under a file, not a folder: nothing written") \
+            from None
+
+
+def _recognised(folder: Path, recognise: Callable[[Path], bool]) -> bool:
+    try:
+        return bool(recognise(folder))
+    except (InputError, OSError, ValueError):
+        return False
+
+
+def _check_folder(final: Path, kind: str, recognise: Callable[[Path], bool]) -> None:
+    """Bad input unless FINAL is absent, empty, or a previous folder of KIND."""
+    if final.is_symlink() or final.exists() and not final.is_dir():
+        raise InputError(final, None, f"is a file or link where spudflow writes a folder "
+                         f"({kind}): nothing written")
+    if not final.exists() or not any(final.iterdir()) or _recognised(final, recognise):
+        return
+    raise InputError(final, None, f"a folder that is not {kind} spudflow wrote: nothing "
+                     "written; remove it or choose another path")
+
+
+def _check_file(tmp: Path, final: Path) -> None:
+    from spudflow.core.output_kinds import may_replace
+
+    _refuse_directory(final)
+    if not final.is_file():  # absent, or a dangling link: nothing is lost
+        return
+    allowed, old, new = may_replace(final, tmp)
+    if not allowed:
+        raise InputError(final, None, f"holds {old}; spudflow writes {new} here and replaces "
+                         "only a file of that kind: nothing written; remove it or choose another "
+                         "path")
+
+
 class AtomicOutputs:
     """Hands out temporary paths for final paths; `commit()` renames them all into place."""
 
     def __init__(self) -> None:
-        self._pending: list[tuple[Path, Path]] = []
+        self._pending: list[_Pending] = []
 
     def path(self, final: str | Path) -> Path:
         final = Path(final)
-        final.parent.mkdir(parents=True, exist_ok=True)
+        _refuse_directory(final)
+        _make_parent(final)
         fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
         os.close(fd)
-        self._pending.append((Path(tmp), final))
+        self._pending.append(_Pending(Path(tmp), final))
         return Path(tmp)
 
-    def dir(self, final: str | Path) -> Path:
+    def dir(self, final: str | Path, kind: str, recognise: Callable[[Path], bool]) -> Path:
+        """A temporary folder for FINAL, a folder of KIND (`a probe run`, for messages), which
+        replaces an existing FINAL only where it is empty or RECOGNISE(FINAL) (a previous
+        output of that kind, known by the metadata of its files)."""
         final = Path(final)
-        final.parent.mkdir(parents=True, exist_ok=True)
+        _check_folder(final, kind, recognise)
+        _make_parent(final)
         tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
-        self._pending.append((tmp, final))
+        self._pending.append(_Pending(tmp, final, kind, recognise))
         return tmp
 
     def commit(self) -> None:
+        # Every output is checked before the first is renamed: all appear, or none.
+        for pending in self._pending:
+            if pending.kind is None:
+                _check_file(pending.tmp, pending.final)
+            else:
+                _check_folder(pending.final, pending.kind, pending.recognise)
         mask = _umask()
-        for tmp, final in self._pending:
+        for pending in self._pending:
+            tmp, final = pending.tmp, pending.final
             # mkstemp/mkdtemp create private (0600/0700) entries; give them the usual modes.
             os.chmod(tmp, (0o777 if tmp.is_dir() else 0o666) & ~mask)
-            if final.is_dir() and not final.is_symlink():
-                shutil.rmtree(final)
-            os.replace(tmp, final)
+            if pending.kind is not None and final.is_dir():
+                # The old folder goes aside first: a crash between the renames keeps it.
+                old = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".old",
+                                            dir=final.parent))
+                os.replace(final, old / final.name)
+                os.replace(tmp, final)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(tmp, final)
         self._pending.clear()
 
     def discard(self) -> None:
-        for tmp, _ in self._pending:
-            if tmp.is_dir():
-                shutil.rmtree(tmp, ignore_errors=True)
+        for pending in self._pending:
+            if pending.tmp.is_dir():
+                shutil.rmtree(pending.tmp, ignore_errors=True)
             else:
-                tmp.unlink(missing_ok=True)
+                pending.tmp.unlink(missing_ok=True)
         self._pending.clear()
 
 
@@ -65,7 +144,7 @@ def atomic_outputs() -> Iterator[AtomicOutputs]:
     outputs = AtomicOutputs()
     try:
         yield outputs
+        outputs.commit()
     except BaseException:
         outputs.discard()
         raise
-    outputs.commit()

@@ -48,10 +48,50 @@ def write_treebank(directory: str | Path, tokens: pl.DataFrame, sentences: pl.Da
 
 def read_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Both tables of an ingested (or nonce) treebank directory, checked against their
-    definitions; a missing directory or file is bad input."""
+    definitions and against each other; a missing directory or file is bad input."""
     directory = require_directory(directory, "an ingested or nonce treebank")
-    return (read_artifact(directory / TOKENS_FILE, TREEBANK_TOKENS),
-            read_artifact(directory / SENTENCES_FILE, TREEBANK_SENTENCES))
+    tokens = read_artifact(directory / TOKENS_FILE, TREEBANK_TOKENS)
+    sentences = read_artifact(directory / SENTENCES_FILE, TREEBANK_SENTENCES)
+    _check_one_treebank(directory, tokens, sentences)
+    return tokens, sentences
+
+
+def _check_one_treebank(directory: Path, tokens: pl.DataFrame, sentences: pl.DataFrame) -> None:
+    """The two tables of one treebank: every sentence has its sent_id and its n_words words in
+    tokens.parquet, and every token a sentence. Tables of two treebanks side by side (a file
+    copied from elsewhere) would otherwise export sentences without tokens."""
+    words = tokens.group_by("sent_index").agg(
+        (pl.col("token_type") == "word").sum().alias("token_words"),
+        pl.col("sent_id").first().alias("token_sent_id"))
+    joined = sentences.select("sent_index", "sent_id", "n_words").join(
+        words, on="sent_index", how="full", coalesce=True)
+    wrong = joined.filter(~pl.col("n_words").eq_missing(pl.col("token_words"))
+                          | ~pl.col("sent_id").eq_missing(pl.col("token_sent_id")))
+    if not wrong.height:
+        return
+    row = wrong.row(0, named=True)
+    if row["n_words"] is None:
+        found = f"sentence {row['sent_index']} has tokens but no row in {SENTENCES_FILE}"
+    elif row["token_words"] is None:
+        found = f"sentence {row['sent_index']} has no tokens in {TOKENS_FILE}"
+    else:
+        found = (f"sentence {row['sent_index']} is {row['sent_id']!r} with {row['n_words']} "
+                 f"words in {SENTENCES_FILE}, {row['token_sent_id']!r} with "
+                 f"{row['token_words']} in {TOKENS_FILE}")
+    raise InputError(directory, None, f"{TOKENS_FILE} and {SENTENCES_FILE} are not of one "
+                     f"treebank: {found}")
+
+
+def read_original_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """As read_treebank, for an original (ingested) treebank: a nonce treebank, which has the
+    nonce stage's columns, is bad input where the original is read."""
+    directory = Path(directory)
+    tokens, sentences = read_treebank(directory)
+    found = [c for c in NONCE_TOKEN_COLUMNS if c in tokens.columns]
+    if found:
+        raise InputError(directory / TOKENS_FILE, None, f"a nonce treebank (column(s) "
+                         f"{', '.join(found)}), not an original one")
+    return tokens, sentences
 
 
 def read_nonce_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:

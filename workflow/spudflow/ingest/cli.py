@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import shutil
-import urllib.request
 from pathlib import Path
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.training_share import share_fraction
+from spudflow.ingest.download import sha256_hex
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,11 +35,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_export)
 
     p = subparsers.add_parser(
-        "fetch", help="download a treebank split (or another input file) from a URL (atomic)",
-        description="Download URL to OUT through a temporary file renamed into place (the "
-        "treebanks' splits, the German case paper's sentence files).")
+        "fetch", help="download a treebank split or another input from a URL (atomic, checked)",
+        description="Download URL to OUT through a temporary file renamed into place. A body "
+        "shorter or longer than the server's Content-Length, or whose SHA-256 is not --sha256, "
+        "is bad input (exit 2) and leaves nothing.")
     p.add_argument("url")
     p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--sha256", type=sha256_hex, default=None, metavar="HEX",
+                   help="the file's SHA-256 (64 hex digits; config fetch.sha256)")
     p.set_defaults(handler=run_fetch)
 
     p = subparsers.add_parser(
@@ -102,15 +104,10 @@ def run_export(args: argparse.Namespace) -> None:
 
 
 def run_fetch(args: argparse.Namespace) -> None:
+    from spudflow.ingest.download import download
+
     with atomic_outputs() as out:
-        tmp = out.path(args.out)
-        try:
-            with urllib.request.urlopen(args.url, timeout=120) as response, open(tmp, "wb") as f:
-                shutil.copyfileobj(response, f)
-        except OSError as error:
-            raise InputError(args.url, None, f"download failed: {error}") from None
-        if tmp.stat().st_size == 0:  # no input it fetches is empty: a failed download
-            raise InputError(args.url, None, "download failed: no data (empty file)")
+        download(args.url, out.path(args.out), args.sha256)
 
 
 def run_stats(args: argparse.Namespace) -> None:

@@ -126,11 +126,15 @@ def run_table(args: argparse.Namespace) -> None:
 
     from spudflow.core.artifacts import NONCE_STATS
     from spudflow.core.contract import read_artifact
+    from spudflow.core.distinct_inputs import one_source_per
     from spudflow.core.table_artifacts import NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO
     from spudflow.core.tables import write_table
     from spudflow.nonce.stats import LABELS, WORD_FORMS, ratio_table, ttr_table
 
-    stats = pl.concat([read_artifact(p, NONCE_STATS) for p in args.inputs], how="vertical")
+    stats = pl.concat([read_artifact(p, NONCE_STATS).with_columns(
+        pl.lit(str(p)).alias("source_file")) for p in args.inputs], how="vertical")
+    one_source_per(stats, ["treebank", "split", "method", "seed"], "statistics of")
+    stats = stats.drop("source_file")
     if args.table == "ratio":
         write_table(ratio_table(stats), args.out, NONCE_REPLACEMENT_RATIO, caption=(
             "Nonce treebanks: fraction of words replaced per UPOS and in total (all words), and "

@@ -23,7 +23,7 @@ from spudflow.core.treebank import (
     SENTENCES_FILE,
     TOKENS_FILE,
     read_nonce_treebank,
-    read_treebank,
+    read_original_treebank,
 )
 from spudflow.pairs.items import ItemsBuilder, Region, Words
 
@@ -125,7 +125,7 @@ def _read(directory: Path, nonce: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
     for name in (TOKENS_FILE, SENTENCES_FILE):
         if not (directory / name).is_file():
             raise InputError(directory / name, None, "no such file (not an ingested treebank)")
-    return read_nonce_treebank(directory) if nonce else read_treebank(directory)
+    return read_nonce_treebank(directory) if nonce else read_original_treebank(directory)
 
 
 def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, language: str,

@@ -89,6 +89,20 @@ def too_long_of(path: str | Path) -> list[int]:
     return json.loads(_metadata(require_file(path, "a probe feature file"))["too_long"])
 
 
+def is_feature_folder(directory: Path) -> bool:
+    """A feature job's folder: probe feature files and nothing else (but hidden files)."""
+    files = [p for p in directory.rglob("*") if p.is_file() and not p.name.startswith(".")]
+    return bool(files) and all(p.suffix == SUFFIX and _is_feature_file(p) for p in files)
+
+
+def _is_feature_file(path: Path) -> bool:
+    try:
+        _metadata(path)
+    except InputError:
+        return False
+    return True
+
+
 def read_features(path: str | Path, layers: list[int] | None = None) -> Features:
     """The file's index and the requested layers (all when None); a layer it lacks is bad
     input."""

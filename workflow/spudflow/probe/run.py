@@ -89,6 +89,7 @@ def features_command(args: Namespace) -> int:
     encoder in memory at a time, into OUT/{baseline}/ (OUT renamed into place when complete)."""
     from spudflow.core.atomic import atomic_outputs
     from spudflow.core.progress import progress
+    from spudflow.probe.feature_file import is_feature_folder
 
     names = _eval_sets(args)
     baselines = [name for name, _ in args.baselines]
@@ -103,7 +104,7 @@ def features_command(args: Namespace) -> int:
     steps = [(baseline, layers, *found) for baseline, layers in args.baselines for found in sets]
     built = None  # (baseline, its encoder): the encoders are built one after the other
     with atomic_outputs() as out:
-        folder = out.dir(args.out)
+        folder = out.dir(args.out, "a probe feature folder", is_feature_folder)
         for baseline, layers, name, directory, words in progress(
                 steps, "probe features (baseline x eval set)", unit="set"):
             if built is None or built[0] != baseline:
@@ -151,12 +152,12 @@ def gather_command(args: Namespace) -> int:
     """Shard files -> the unsharded file; shard directories -> the unsharded directory, file by
     file ({baseline}/{eval set}; each shard must hold the same files)."""
     from spudflow.core.input_files import require_file
-    from spudflow.probe.feature_file import concatenate, eval_sets_in, read_features
+    from spudflow.probe.feature_file import concatenate, eval_sets_in
 
     if not all(shard.is_dir() for shard in args.shards):
         for shard in args.shards:
             require_file(shard, "a probe feature file")
-        write_features(args.out, concatenate([read_features(p) for p in args.shards]))
+        write_features(args.out, concatenate(_read_shards(args.shards)))
         return 0
     names = eval_sets_in(args.shards[0])
     if not names:
@@ -169,6 +170,21 @@ def gather_command(args: Namespace) -> int:
         for name in names:
             out = Path(eval_set_file(args.out, name))
             written.append(out)
-            write_features(out, concatenate([read_features(eval_set_file(shard, name))
-                                             for shard in args.shards]))
+            write_features(out, concatenate(_read_shards(
+                [Path(eval_set_file(shard, name)) for shard in args.shards])))
     return 0
+
+
+def _read_shards(paths: list[Path]) -> list:
+    """The shards' features; a sentence in two of them (a shard given twice) is bad input."""
+    import polars as pl
+
+    from spudflow.core.distinct_inputs import one_source_per
+    from spudflow.probe.feature_file import read_features
+
+    parts = [read_features(p) for p in paths]
+    one_source_per(pl.DataFrame({
+        "sent_index": [int(i) for part in parts for i in part.sent_index],
+        "source_file": [str(path) for path, part in zip(paths, parts, strict=True)
+                        for _ in part.sent_index]}), ["sent_index"], "the features of")
+    return parts

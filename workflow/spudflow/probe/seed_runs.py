@@ -60,11 +60,13 @@ def _checked_seeds(seeds: list[int]) -> list[int]:
 
 def load_probe_data(args: Namespace) -> ProbeData:
     """Every input read and checked before the first seed trains (bad input writes nothing)."""
+    from spudflow.core.distinct_inputs import distinct_names
     from spudflow.probe.data import load_set, split_off
     from spudflow.probe.feature_file import too_long_of
 
     if not args.eval:
         raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
+    distinct_names([name for name, _, _ in args.eval], "--eval")
     layers = resolved_layers(args)
 
     def load(name, features, treebank, too_long=frozenset()):
@@ -138,6 +140,14 @@ def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:
                 {k: str(v) for k, v in run.items()})
 
 
+def is_probe_run(folder: Path) -> bool:
+    """A seed's folder `probe train` wrote: its metrics say so."""
+    from spudflow.core.artifacts import PROBE_METRICS
+    from spudflow.core.contract import artifact_of
+
+    return artifact_of(folder / "metrics.parquet") == PROBE_METRICS.name
+
+
 def train_command(args: Namespace) -> int:
     from spudflow.probe.labels import label_set
     from spudflow.probe.train import TrainSettings
@@ -155,5 +165,5 @@ def train_command(args: Namespace) -> int:
         # One rename per seed: a job stopped during seed 3 keeps seeds 1-2 and no part of 3.
         with atomic_outputs() as out:
             train_seed(data, replace(settings, seed=seed), not args.no_punct,
-                       out.dir(seed_dir(args.out, seed)))
+                       out.dir(seed_dir(args.out, seed), "a probe run", is_probe_run))
     return 0

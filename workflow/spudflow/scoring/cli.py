@@ -65,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="item-level score cache folder, shared by jobs (docs/scoring.md, "
                    "'Score cache'): only items without an entry are scored; a cache that "
                    "cannot be written (disk full, read-only) is warned about once and the job "
-                   "goes on")
+                   "goes on; a folder that holds anything but a score cache is refused")
     p.add_argument("--cache-compact-after", type=int, default=64, metavar="N",
                    help="compact the setting's cache when it has more than N segments "
                         "(default 64; 0: never)")
@@ -109,7 +109,8 @@ def _register_cache(subparsers: argparse._SubParsersAction) -> None:
         "cache", help="inspect, verify, compact or prune the score cache (score --cache)",
         description="The score cache keeps every scored item's token log-probabilities per "
         "model setting (docs/scoring.md, 'Score cache'). Every command is safe while jobs use "
-        "the cache.")
+        "the cache, and refuses (exit 2) a folder that is not a score cache (no "
+        "spudflow-score-cache.json, nor the layout of a cache made before it).")
     commands = p.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
     stats = commands.add_parser(
         "stats", help="entries and bytes per model setting",
@@ -146,19 +147,18 @@ def _register_cache(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _setting_folders(root: Path) -> list[Path]:
-    from spudflow.core.input_files import require_directory
+    from spudflow.scoring.cache_marker import require_score_cache
 
-    return sorted(p for p in require_directory(root, "a score cache folder").iterdir()
-                  if p.is_dir())
+    return sorted(p for p in require_score_cache(root).iterdir() if p.is_dir())
 
 
 def run_cache_stats(args: argparse.Namespace) -> None:
     import polars as pl
 
-    from spudflow.core.input_files import require_directory
     from spudflow.scoring.cache import STATS_COLUMNS, cache_stats
+    from spudflow.scoring.cache_marker import require_score_cache
 
-    rows = cache_stats(require_directory(args.dir, "a score cache folder"))
+    rows = cache_stats(require_score_cache(args.dir))
     print(pl.DataFrame(rows, schema=STATS_COLUMNS, orient="row").write_csv(separator="\t"),
           end="")
 
@@ -186,12 +186,11 @@ def run_cache_compact(args: argparse.Namespace) -> None:
 
 
 def run_cache_prune(args: argparse.Namespace) -> None:
-    from spudflow.core.input_files import require_directory
     from spudflow.core.logs import get_logger
     from spudflow.scoring.cache import prune_cache
+    from spudflow.scoring.cache_marker import require_score_cache
 
-    removed = prune_cache(require_directory(args.dir, "a score cache folder"),
-                          args.keep_models)
+    removed = prune_cache(require_score_cache(args.dir), args.keep_models)
     get_logger("spudflow.scoring").info("cache: removed %d model settings", len(removed))
 
 
@@ -229,9 +228,10 @@ def run_score(args: argparse.Namespace) -> None:
     if args.cache_compact_after < 0:
         raise InputError("--cache-compact-after", None,
                          f"must be 0 (never) or more, not {args.cache_compact_after}")
-    if args.cache and args.cache.exists() and not args.cache.is_dir():
-        raise InputError(args.cache, None, "is a file, not a directory (a score cache folder "
-                         "expected)")
+    if args.cache:
+        from spudflow.scoring.cache_marker import check_usable
+
+        check_usable(args.cache)
     languages = (frozenset(lang.strip() for lang in args.languages.split(","))
                  if args.languages else None)
     items = job_items(args.input, args.lang, ItemSelection(
@@ -257,9 +257,17 @@ def run_score(args: argparse.Namespace) -> None:
     log.info("model %s loaded in %.1f s: %s", name, time.perf_counter() - started,
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
-    cache = open_cache(args.cache, scorer, model=args.model, gguf_file=args.gguf_file, kind=kind,
-                       name=name, trust_remote_code=args.trust_remote_code,
-                       compact_after=args.cache_compact_after) if args.cache else None
+    cache = None
+    if args.cache:
+        from spudflow.scoring.cache_marker import mark
+
+        try:
+            mark(args.cache)
+        except OSError as error:  # a read-only cache still serves its entries
+            log.warning("cache: cannot mark %s as a score cache (%s)", args.cache, error)
+        cache = open_cache(args.cache, scorer, model=args.model, gguf_file=args.gguf_file,
+                           kind=kind, name=name, trust_remote_code=args.trust_remote_code,
+                           compact_after=args.cache_compact_after)
     job = Job(scorer, name, methods, unigram_for, args.out, resume_key(args, name, methods),
               args.block_size, metadata, cache)
     run_job(job, items)

@@ -1,8 +1,11 @@
 """SHA-256 of model files, remembered so that a model is hashed once per change, not per job.
 
 The memo is one JSON-lines file in the score cache folder (`file-hashes.jsonl`). A line keys a
-hash by the file's absolute path, size, mtime_ns and inode: rewriting, touching or replacing the
-file changes the key, and the file is hashed again. Jobs append whole lines with one O_APPEND
+hash by the file's absolute path, size, mtime_ns, inode and ctime_ns: rewriting, touching or
+replacing the file changes the key, and the file is hashed again. Size, mtime and inode alone
+are not enough: another model of the same size written in place (ext4 reuses the inode) with its
+timestamp set back (reproducible archives set 1980-01-01) would keep the old key; the ctime moves
+with every write and cannot be set back. Jobs append whole lines with one O_APPEND
 write; each line carries a checksum of itself, so a line torn or interleaved by concurrent writers
 (a shared file system without atomic appends) is ignored, never read as a hash: the worst a race
 costs is hashing a file again. A file that changes while it is hashed is not remembered.
@@ -33,7 +36,7 @@ def file_sha256(path: Path) -> str:
 
 def _file_key(path: Path) -> list:
     stat = path.stat()
-    return [str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino]
+    return [str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino, stat.st_ctime_ns]
 
 
 def _check(key: list, sha256: str) -> str:

@@ -13,7 +13,7 @@ from spudflow.core.artifacts import NONCE_STATS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
 from spudflow.core.sampling import sample_indices
-from spudflow.core.treebank import read_nonce_treebank, read_treebank
+from spudflow.core.treebank import read_nonce_treebank, read_original_treebank
 from spudflow.nonce.human_eval import COMPARED
 
 ANNOTATOR = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")  # also a file name
@@ -29,7 +29,7 @@ def check_annotators(annotators: list[str]) -> list[str]:
 
 
 def _sentences(directory: Path, nonce: bool = False) -> pl.DataFrame:
-    _, sentences = (read_nonce_treebank if nonce else read_treebank)(directory)
+    _, sentences = (read_nonce_treebank if nonce else read_original_treebank)(directory)
     return sentences.sort("sent_index")
 
 

@@ -1,0 +1,141 @@
+"""An output path replaces only a previous output of the same kind (core/atomic.py): a folder
+given where a file is written, the working directory, a user's file or a Parquet file of another
+artifact is bad input (exit 2, one line) and stays as it was; rerunning a command over its own
+output by hand still works."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from spudflow.core.artifacts import CONTROL_LOSSES
+from spudflow.core.atomic import atomic_outputs
+from spudflow.core.contract import write_artifact
+from spudflow.core.errors import EXIT_BAD_INPUT, InputError
+
+MINI = Path(__file__).parent / "data" / "mini.conllu"
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    """Every entry under ROOT (hidden temporary files included) with its bytes."""
+    return {str(p.relative_to(root)): p.read_bytes() if p.is_file() else None
+            for p in sorted(root.rglob("*"))}
+
+
+@pytest.fixture
+def workdir(tmp_path, monkeypatch, run_cli) -> Path:
+    """A working directory with an ingested treebank `ing` and a user's folder `keep`."""
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("ingest", MINI, "--out", "ing")[0] == 0
+    (tmp_path / "keep").mkdir()
+    (tmp_path / "keep" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("out", ["keep", "."])
+def test_export_to_a_folder_is_bad_input_and_keeps_the_folder(run_cli, workdir, out):
+    before = tree(workdir)
+    code, _, err = run_cli("export", "ing", "--out", out)
+    assert code == EXIT_BAD_INPUT, err
+    assert err.strip().splitlines() == [
+        f"{out}: is a directory; spudflow writes a file here and never replaces a directory: "
+        "nothing written"]
+    assert tree(workdir) == before
+
+
+def test_export_and_stats_run_again_over_their_own_outputs(run_cli, workdir):
+    for _ in range(2):
+        assert run_cli("export", "ing", "--out", "mini.conllu")[0] == 0
+        assert run_cli("stats", "ing", "--treebank", "t", "--split", "s", "--lang", "de",
+                       "--out", "stats.parquet")[0] == 0
+    assert (workdir / "mini.conllu").read_bytes() == MINI.read_bytes()
+
+
+def test_a_file_of_another_kind_is_not_replaced(run_cli, workdir):
+    (workdir / "README.md").write_text("# My notes\n\nNot CoNLL-U.\n", encoding="utf-8")
+    before = tree(workdir)
+    code, _, err = run_cli("export", "ing", "--out", "README.md")
+    assert code == EXIT_BAD_INPUT, err
+    assert err.strip().splitlines() == [
+        "README.md: holds text; spudflow writes CoNLL-U text here and replaces only a file of "
+        "that kind: nothing written; remove it or choose another path"]
+    code, _, err = run_cli("stats", "ing", "--treebank", "t", "--split", "s", "--lang", "de",
+                           "--out", "ing/tokens.parquet")
+    assert code == EXIT_BAD_INPUT, err
+    assert err.startswith("ing/tokens.parquet: holds a Parquet file of treebank_tokens; "
+                          "spudflow writes a Parquet file of treebank_stats here")
+    assert tree(workdir) == before
+
+
+def test_one_refused_file_of_a_table_writes_none_of_its_files(run_cli, workdir):
+    """table-treebank-stats writes STEM.parquet, .csv, .md, .tex: all or none."""
+    assert run_cli("stats", "ing", "--treebank", "t", "--split", "s", "--lang", "de",
+                   "--out", "stats.parquet")[0] == 0
+    (workdir / "table.md").write_bytes(b"\x89PNG\r\n\x1a\n a figure")
+    before = tree(workdir)
+    code, _, err = run_cli("table-treebank-stats", "stats.parquet", "--out", "table")
+    assert code == EXIT_BAD_INPUT, err
+    assert err.startswith("table.md: holds a PNG image; spudflow writes text here")
+    assert tree(workdir) == before
+    (workdir / "table.md").unlink()
+    assert run_cli("table-treebank-stats", "stats.parquet", "--out", "table")[0] == 0
+    assert run_cli("table-treebank-stats", "stats.parquet", "--out", "table")[0] == 0
+
+
+def _probe_run(folder: Path) -> Path:
+    from aggregate_inputs import probe_metrics
+
+    folder.mkdir(parents=True)
+    (folder / "metrics.parquet").write_bytes(probe_metrics(folder.parent).read_bytes())
+    (folder / "history.parquet").write_bytes(b"PAR1")
+    return folder
+
+
+def _write_run(final: Path) -> None:
+    from spudflow.probe.seed_runs import is_probe_run
+
+    with atomic_outputs() as out:
+        folder = out.dir(final, "a probe run", is_probe_run)
+        (folder / "new.txt").write_text("new\n", encoding="utf-8")
+
+
+def test_a_folder_output_replaces_only_a_previous_one_of_its_kind(tmp_path):
+    """`probe train`'s seed folders (likewise `probe features`, `train-control`): a previous
+    run (recognised by its metrics), an empty folder or nothing is replaced; a user's folder, a
+    file, or a folder of another kind is bad input and stays."""
+    run = _probe_run(tmp_path / "old" / "seed1")
+    _write_run(run)
+    assert sorted(p.name for p in run.iterdir()) == ["new.txt"]
+    (tmp_path / "empty").mkdir()
+    _write_run(tmp_path / "empty")
+    assert (tmp_path / "empty" / "new.txt").is_file()
+    control = tmp_path / "control"
+    control.mkdir()
+    write_artifact(pl.DataFrame({"epoch": [1], "step": [1], "loss": [1.0],
+                                 "generator_loss": [None], "discriminator_loss": [None]},
+                                schema=CONTROL_LOSSES.polars_schema()),
+                   control / "training_loss.parquet", CONTROL_LOSSES)
+    (control / "control.json").write_text("{}\n", encoding="utf-8")
+    user = tmp_path / "keep"
+    user.mkdir()
+    (user / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (tmp_path / "file").write_text("mine\n", encoding="utf-8")
+    messages = []
+    for final in (user, control, tmp_path / "file"):
+        before = tree(tmp_path)
+        with pytest.raises(InputError) as raised:
+            _write_run(final)
+        messages.append(raised.value.format())
+        assert tree(tmp_path) == before
+    assert messages == [
+        f"{user}: a folder that is not a probe run spudflow wrote: nothing written; remove it "
+        "or choose another path",
+        f"{control}: a folder that is not a probe run spudflow wrote: nothing written; remove "
+        "it or choose another path",
+        f"{tmp_path / 'file'}: is a file or link where spudflow writes a folder (a probe run): "
+        "nothing written"]
+    from spudflow.controls.save import is_control
+
+    assert is_control(control) and not is_control(run)

@@ -1,0 +1,85 @@
+"""What sort of file an existing output path holds, so that a writer replaces only a previous
+output of the sort it writes (core/atomic.py) and never a file of something else.
+
+A Parquet file is known by the artifact its schema metadata names (core/contract.py); other
+files by their content: CoNLL-U text, other text, an SVG or HTML page, PNG, gzip, safetensors.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# Enough of a file to tell its sort.
+HEAD_BYTES = 1 << 16
+PARQUET_MAGIC = b"PAR1"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+GZIP_MAGIC = b"\x1f\x8b"
+EMPTY, CONLLU, TEXT = "empty", "CoNLL-U text", "text"
+# Kinds an empty output (an export of no sentences) may replace.
+TEXT_KINDS = (EMPTY, CONLLU, TEXT)
+# One CoNLL-U line: a comment, a blank line ending a sentence, or ten tab-separated fields.
+CONLLU_LINE = re.compile(r"^(#.*|\s*|([^\t]*\t){9}[^\t]*)$")
+
+
+def _parquet_kind(path: Path) -> str:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from spudflow.core.contract import ARTIFACT_KEY
+
+    try:
+        metadata = pq.read_schema(path).metadata or {}
+    except (pa.ArrowException, OSError):
+        return "an unreadable Parquet file"
+    name = metadata.get(ARTIFACT_KEY)
+    return f"a Parquet file of {name.decode()}" if name else "a Parquet file of no spudflow " \
+        "artifact"
+
+
+def _text_kind(head: bytes) -> str:
+    text = head.decode("utf-8", errors="ignore" if len(head) == HEAD_BYTES else "strict")
+    text = text.removeprefix("\ufeff")
+    start = text.lstrip().lower()
+    if start.startswith("<?xml") and "<svg" in start or start.startswith("<svg"):
+        return "an SVG image"
+    if start.startswith(("<!doctype html", "<html")):
+        return "an HTML page"
+    lines = text.splitlines()
+    if len(head) == HEAD_BYTES:
+        lines = lines[:-1]  # the last line may be cut
+    if lines and all(CONLLU_LINE.match(line) for line in lines) and \
+            any(line.count("\t") == 9 for line in lines):
+        return CONLLU
+    return TEXT
+
+
+def file_kind(path: Path) -> str:
+    """A short description of what the regular file PATH holds, equal for two files of one sort
+    (two Parquet files of one artifact, two CoNLL-U files, two PNG images)."""
+    with path.open("rb") as handle:
+        head = handle.read(HEAD_BYTES)
+    if not head:
+        return EMPTY
+    if head.startswith(PARQUET_MAGIC):
+        return _parquet_kind(path)
+    if head.startswith(PNG_MAGIC):
+        return "a PNG image"
+    if head.startswith(GZIP_MAGIC):
+        return "gzip data"
+    if len(head) > 8 and head[8:9] == b"{" and int.from_bytes(head[:8], "little") < 1 << 30:
+        return "a safetensors file"
+    if b"\0" in head:
+        return "binary data"
+    try:
+        return _text_kind(head)
+    except UnicodeDecodeError:
+        return "binary data"
+
+
+def may_replace(old: Path, new: Path) -> tuple[bool, str, str]:
+    """(whether NEW may replace OLD, OLD's kind, NEW's kind): an output replaces a previous
+    output of its own kind, or an empty file; an empty output replaces only text."""
+    old_kind, new_kind = file_kind(old), file_kind(new)
+    allowed = old_kind in (EMPTY, new_kind) or (new_kind == EMPTY and old_kind in TEXT_KINDS)
+    return allowed, old_kind, new_kind
