@@ -31,8 +31,8 @@ rule table_treebank_stats:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=grows_with_attempt(1000),
+        runtime=grows_with_attempt(5),
     params:
         stem=subpath(output[1], strip_suffix=".parquet"),
         code=stage_code("aggregate"),
@@ -53,8 +53,8 @@ rule table_nonce_replacements:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=grows_with_attempt(1000),
+        runtime=grows_with_attempt(5),
     params:
         stem=subpath(output[1], strip_suffix=".parquet"),
         caption="Nonce treebanks: replacement statistics per treebank, method and seed.",
@@ -78,8 +78,8 @@ rule table_probe:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=grows_with_attempt(2000),
+        runtime=grows_with_attempt(10),
     params:
         out_dir=subpath(output[1], parent=True),
         layer_choice=lambda wc, input: quoted(
@@ -107,8 +107,8 @@ rule table_probe_edges:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=probe_edges_memory,
-        runtime=probe_edges_runtime,
+        mem_mb=grows_with_attempt(probe_edges_memory),
+        runtime=grows_with_attempt(probe_edges_runtime),
     params:
         out_dir=subpath(output[1], parent=True),
         args=probe_edge_args,
@@ -135,8 +135,8 @@ rule table_blimp:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=grows_with_attempt(2000),
+        runtime=grows_with_attempt(10),
     params:
         command="table-blimp",
         out_dir=subpath(output[1], parent=True),
@@ -163,8 +163,8 @@ use rule table_blimp as table_spud_scores with:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=15,
+        mem_mb=grows_with_attempt(4000),
+        runtime=grows_with_attempt(15),
     params:
         command="table-spud-scores",
         options=quoted(
@@ -195,8 +195,8 @@ use rule table_blimp as table_german_case with:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=grows_with_attempt(2000),
+        runtime=grows_with_attempt(10),
     params:
         command="table-german-case",
         options=f"--animacy {AGGREGATE['german_animacy']}",
@@ -219,8 +219,8 @@ use rule table_blimp as table_cola with:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=grows_with_attempt(2000),
+        runtime=grows_with_attempt(10),
     params:
         command="table-cola",
         options=quoted(cli_options(AGGREGATE, ("folds", "seed")))
@@ -246,8 +246,8 @@ use rule table_blimp as table_japanese with:
         "../envs/stats.yaml"
     threads: 4
     resources:
-        mem_mb=japanese_table_memory,
-        runtime=japanese_table_runtime,
+        mem_mb=grows_with_attempt(japanese_table_memory),
+        runtime=grows_with_attempt(japanese_table_runtime),
     params:
         command="table-japanese",
         options=lambda wc, threads: quoted(
@@ -288,8 +288,8 @@ rule figure_probe_layers:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=grows_with_attempt(2000),
+        runtime=grows_with_attempt(10),
     params:
         command=figure_command("probe_layers"),
         stem=subpath(output[1], strip_suffix=".png"),
@@ -403,8 +403,8 @@ rule figure_japanese_agreement_graph:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=grows_with_attempt(2000),
+        runtime=grows_with_attempt(10),
     params:
         stem=subpath(output[1], strip_suffix=".png"),
         threshold=AGGREGATE["japanese_graph_threshold"],
@@ -450,8 +450,8 @@ rule front_page:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=grows_with_attempt(1000),
+        runtime=grows_with_attempt(5),
     params:
         args=front_page_args,
         code=stage_code("aggregate"),

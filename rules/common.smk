@@ -2,13 +2,21 @@
 # lookups, config-to-option plumbing and the files of the registry's tables and figures
 # (core/outputs_registry.py). Each stage's own input functions live in rules/plumbing/<stage>.smk,
 # which rules/<stage>.smk includes. Config defaults are filled in from config/schema.yaml by the
-# Snakefile's validate(), so the rules read config keys without defaults of their own.
+# Snakefile's validate(), so the rules read config keys without defaults of their own. Every
+# rule's `mem_mb` and `runtime` go through grows_with_attempt, so that a retried job (a SLURM
+# job killed for memory or time) asks for more (docs/running.md, "Retries, requeue ...").
 import shlex
 from pathlib import Path
 
 from spudflow.core.model_source import is_local_path
 from spudflow.core.outputs_registry import rule_outputs
-from spudflow.core.rules_support import cli_options, code_version, input_mb, memory_for_input
+from spudflow.core.rules_support import (
+    cli_options,
+    code_version,
+    grows_with_attempt,
+    input_mb,
+    memory_for_input,
+)
 from spudflow.probe.model_shape import model_shape
 
 

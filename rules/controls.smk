@@ -22,8 +22,8 @@ rule train_control:
     # training runs on the CPU whatever the machine (no GPU slot).
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=grows_with_attempt(4000),
+        runtime=grows_with_attempt(30),
         gpu=0,
     params:
         args=control_train_args,

@@ -21,8 +21,8 @@ rule fetch_treebank:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=30,
+        mem_mb=grows_with_attempt(500),
+        runtime=grows_with_attempt(30),
     params:
         url=fetch_url,
         checksum=fetch_checksum,
@@ -45,8 +45,8 @@ rule ingest:
     threads: 1
     resources:
         # peak RSS grows with the split's CoNLL-U (bench/bench_scale.py: 2.0 GB at 218 MB)
-        mem_mb=memory_for_input(2000, 500, 10, "conllu"),
-        runtime=10,
+        mem_mb=grows_with_attempt(memory_for_input(2000, 500, 10, "conllu")),
+        runtime=grows_with_attempt(10),
     params:
         outdir=subpath(output.tokens, parent=True),
         lenient="--lenient" if config["ingest"]["lenient"] else "",
@@ -67,8 +67,8 @@ rule treebank_stats:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=grows_with_attempt(1000),
+        runtime=grows_with_attempt(5),
     params:
         outdir=subpath(input.tokens, parent=True),
         lang=lambda wc: treebank_lang(wc.treebank),
@@ -94,8 +94,8 @@ rule training_share:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=grows_with_attempt(1000),
+        runtime=grows_with_attempt(5),
     params:
         indir=subpath(input.tokens, parent=True),
         outdir=subpath(output.tokens, parent=True),

@@ -29,8 +29,8 @@ rule nonce:
     threads: 1
     resources:
         # peak RSS grows with the split (bench/bench_scale.py: 4.6 GB at a 41 MB tokens.parquet)
-        mem_mb=memory_for_input(3000, 500, 130, "tokens"),
-        runtime=10,
+        mem_mb=grows_with_attempt(memory_for_input(3000, 500, 130, "tokens")),
+        runtime=grows_with_attempt(10),
     params:
         indir=subpath(input.tokens, parent=True),
         outdir=subpath(output.tokens, parent=True),
@@ -58,8 +58,8 @@ rule table_nonce_ratio:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=grows_with_attempt(1000),
+        runtime=grows_with_attempt(5),
     params:
         command="table-nonce-ratio",
         stem=subpath(output[1], strip_suffix=".parquet"),
@@ -106,8 +106,8 @@ if "human_eval" in config:
             "../envs/core.yaml"
         threads: 1
         resources:
-            mem_mb=2000,
-            runtime=5,
+            mem_mb=grows_with_attempt(2000),
+            runtime=grows_with_attempt(5),
         params:
             orig=subpath(input.orig, parent=True),
             spud=subpath(input.spud, parent=True),
@@ -139,8 +139,8 @@ if "human_eval" in config:
                 "../envs/core.yaml"
             threads: 1
             resources:
-                mem_mb=1000,
-                runtime=5,
+                mem_mb=grows_with_attempt(1000),
+                runtime=grows_with_attempt(5),
             params:
                 out_dir=subpath(output[1], parent=True),
                 code=stage_code("nonce"),

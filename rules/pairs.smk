@@ -23,8 +23,8 @@ rule items_spud:
     resources:
         # peak RSS grows with the split and its nonce versions (bench/bench_scale.py: 5.4 GB
         # at 94 MB of tokens.parquet)
-        mem_mb=memory_for_input(2000, 500, 70),
-        runtime=10,
+        mem_mb=grows_with_attempt(memory_for_input(2000, 500, 70)),
+        runtime=grows_with_attempt(10),
     params:
         orig=lambda wc, input: Path(input.orig).parent,
         nonce=spud_nonce_options,
@@ -74,8 +74,8 @@ rule items_german_case:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=grows_with_attempt(2000),
+        runtime=grows_with_attempt(10),
     params:
         source=german_case_source_args,
         sample=lambda wc: sample_args(pairs_section("german_case")["sample"]),
@@ -99,8 +99,8 @@ rule japanese_verb_counts:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=720,
+        mem_mb=grows_with_attempt(4000),
+        runtime=grows_with_attempt(720),
     params:
         code=stage_code("pairs"),
     shell:
@@ -123,8 +123,8 @@ rule items_japanese_transitivity:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=8000,
-        runtime=30,
+        mem_mb=grows_with_attempt(8000),
+        runtime=grows_with_attempt(30),
     params:
         n_verb_pairs=lambda wc: pairs_section("japanese_transitivity")["n_verb_pairs"],
         ranking=lambda wc: quoted(
@@ -153,8 +153,8 @@ rule items_cola:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=grows_with_attempt(2000),
+        runtime=grows_with_attempt(10),
     params:
         phenomena=lambda wc: cola_phenomena_args(),
         sample=lambda wc: sample_args(pairs_section("cola")["sample"]),
@@ -177,8 +177,8 @@ rule items_blimp:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=20,
+        mem_mb=grows_with_attempt(4000),
+        runtime=grows_with_attempt(20),
     params:
         sample=lambda wc: sample_args(pairs_section("blimp")["sample"]),
         code=stage_code("pairs"),

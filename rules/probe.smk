@@ -37,8 +37,8 @@ rule probe_features:
     threads: 2
     # one encoder in memory at a time; an hour per baseline
     resources:
-        mem_mb=probe_features_memory,
-        runtime=lambda wc: 60 * len(probe_baselines(wc.probe_model)),
+        mem_mb=grows_with_attempt(probe_features_memory),
+        runtime=grows_with_attempt(lambda wc: 60 * len(probe_baselines(wc.probe_model))),
         gpu=1,
     params:
         treebanks=lambda wc, input: [Path(tokens).parent for tokens in input.tokens],
@@ -81,8 +81,8 @@ rule probe_features_gather:
         "../envs/lm.yaml"
     threads: 1
     resources:
-        mem_mb=probe_gather_memory,
-        runtime=10,
+        mem_mb=grows_with_attempt(probe_gather_memory),
+        runtime=grows_with_attempt(10),
     params:
         code=stage_code("probe"),
     shell:
@@ -109,8 +109,8 @@ rule probe_train:
         "../envs/lm.yaml"
     threads: 2
     resources:
-        mem_mb=probe_train_memory,
-        runtime=60 * len(probe_seeds()),
+        mem_mb=grows_with_attempt(probe_train_memory),
+        runtime=grows_with_attempt(60 * len(probe_seeds())),
     params:
         outdir=probe_pair_dir_of,
         args=probe_train_args,
@@ -135,8 +135,8 @@ rule probe_select_layers:
         "../envs/lm.yaml"
     threads: 1
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=grows_with_attempt(1000),
+        runtime=grows_with_attempt(5),
     params:
         code=stage_code("probe"),
     shell:

@@ -18,8 +18,8 @@ rule ngram_train:
         "../envs/lm.yaml"
     threads: 1
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=grows_with_attempt(4000),
+        runtime=grows_with_attempt(30),
     params:
         args=ngram_train_args,
         code=stage_code("scoring"),
@@ -48,8 +48,8 @@ rule score:
         "../envs/lm.yaml"
     threads: 4
     resources:
-        mem_mb=score_memory,
-        runtime=lambda wc: 240 if is_transformer(wc.model) else 30,
+        mem_mb=grows_with_attempt(score_memory),
+        runtime=grows_with_attempt(lambda wc: 240 if is_transformer(wc.model) else 30),
         gpu=lambda wc: 1 if is_transformer(wc.model) else 0,
     params:
         outdir=subpath(output.token_scores, parent=True),
@@ -95,8 +95,8 @@ rule score_gather:
         "../envs/lm.yaml"
     threads: 1
     resources:
-        mem_mb=score_memory,
-        runtime=30,
+        mem_mb=grows_with_attempt(score_memory),
+        runtime=grows_with_attempt(30),
     params:
         shard_dirs=score_shard_dirs,
         outdir=subpath(output.token_scores, parent=True),

@@ -4,6 +4,9 @@ Debian's munge, slurmctld and slurmd run in the foreground as children of the te
 file (key, sockets, state, logs, slurm.conf, gres.conf) in one temporary directory and free ports,
 so nothing outside that directory is touched and each daemon is stopped by its PID. The node
 offers one fake GPU (GRES `gpu` backed by /dev/null) so that `--gpus=1` jobs are accepted.
+As a real cluster does, it kills a job step that uses more memory than its job asked for
+(sampled every second: OverMemoryKill, which needs no cgroups) and requeues only jobs submitted
+with --requeue (JobRequeue=0); jobs that ask for it (`--oversubscribe`) share the node's CPUs.
 """
 
 from __future__ import annotations
@@ -110,13 +113,16 @@ SelectTypeParameters=CR_Core_Memory
 MpiDefault=none
 ReturnToService=2
 SchedulerType=sched/backfill
-JobAcctGatherType=jobacct_gather/none
+JobAcctGatherType=jobacct_gather/linux
+JobAcctGatherFrequency=task=1
+JobAcctGatherParams=OverMemoryKill
+JobRequeue=0
 AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 MinJobAge={MIN_JOB_AGE_S}
 GresTypes=gpu
 NodeName=localhost {node} Gres=gpu:1 State=UNKNOWN
-PartitionName=cpu Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+PartitionName=cpu Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 PartitionName=gpu Nodes=localhost MaxTime=INFINITE State=UP
 """,
             encoding="utf-8",
@@ -173,8 +179,9 @@ PartitionName=gpu Nodes=localhost MaxTime=INFINITE State=UP
             time.sleep(0.25)
         raise SlurmUnavailable(f"timed out waiting for {what}\n{self.logs()}")
 
-    def run(self, *command: str, check: bool = True) -> str:
-        result = subprocess.run(command, env=self.env, capture_output=True, text=True,
+    def run(self, *command: str, check: bool = True, env: dict[str, str] | None = None) -> str:
+        """A SLURM command's output (`env`: the environment it and, for sbatch, the job get)."""
+        result = subprocess.run(command, env=env or self.env, capture_output=True, text=True,
                                 timeout=30)
         if check and result.returncode != 0:
             raise RuntimeError(f"{' '.join(command)}: {result.stderr}")

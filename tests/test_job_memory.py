@@ -2,7 +2,8 @@
 ingest, nonce and the SPUD items (bench/bench_scale.py measured their peak RSS at 1x-16x EWT
 train), the scoring jobs with the items they score (a full rehearsal of the Japanese preset), and
 a probe's feature extraction with its encoder and treebanks and its training with its baseline's
-feature files and treebanks.
+feature files and treebanks. Each retry of a job (Snakemake's `attempt`) asks for more memory and
+time than the attempt before.
 Planned through Snakemake on a copy of the tiny workflow, after a first run of ingest."""
 
 from __future__ import annotations
@@ -11,8 +12,16 @@ import json
 import math
 from pathlib import Path
 
-from workflow_helpers import copy_workflow, finished_tiny_run, plan, run_workflow, update_config
+from workflow_helpers import (
+    copy_workflow,
+    finished_tiny_run,
+    plan,
+    run_workflow,
+    update_config,
+    workflow_rules,
+)
 
+from spudflow.core.rules_support import ATTEMPT_GROWTH
 from spudflow.probe.model_shape import model_shape
 
 TOKENS = "results/ingest/tiny_en/test/tokens.parquet"
@@ -206,3 +215,23 @@ def test_a_models_shape_comes_from_its_config_json(tmp_path):
     assert model_shape(str(folder)) == (768, 2.0)
     (folder / "config.json").write_text(json.dumps({"vocab_size": 5}), encoding="utf-8")
     assert model_shape(str(folder)) is None
+
+
+def test_every_rule_asks_for_more_memory_and_time_on_each_retry(tmp_path):
+    """Every rule that runs something has its `mem_mb` and `runtime` from grows_with_attempt
+    (rules/common.smk), and Snakemake's dry run of the third attempt asks 2.25 times the
+    first's for every job of the tiny DAG, whether the rule's number is fixed or computed."""
+    workdir = copy_workflow(tmp_path / "workflow")
+    for rule in workflow_rules(workdir):
+        if rule.runs_something:
+            for name in ("mem_mb", "runtime"):
+                resource = rule.resources.get(name)
+                assert getattr(resource, "grows_with_attempt", False), (rule.name, name)
+    first, third = plan(workdir, forceall=True), plan(workdir, forceall=True, attempt=3)
+    assert first.jobs == third.jobs
+    for job in first.jobs:
+        if first.shell[job]:
+            for name in ("mem_mb", "runtime"):
+                asked = first.resources[job][name]
+                assert third.resources[job][name] == math.ceil(asked * ATTEMPT_GROWTH**2), \
+                    (job, name)

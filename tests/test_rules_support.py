@@ -11,6 +11,7 @@ from spudflow.core.rules_support import (
     cli_options,
     code_files,
     code_version,
+    grows_with_attempt,
     input_mb,
     memory_for_input,
 )
@@ -83,3 +84,22 @@ def test_memory_grows_with_the_named_inputs_above_its_floor(tmp_path):
     # a split given as a list of files: all of them
     assert memory_for_input(2000, 500, 10, "conllu")(
         None, SimpleNamespace(conllu=[str(big)] * 4)) == 500 + 10 * 200
+
+
+def test_a_resource_grows_by_half_with_each_attempt_and_stays_whole(tmp_path):
+    """Attempt 1 asks for the rule's number, 2 for 1.5 times it, 3 for 2.25 times (rounded up);
+    a resource function gets the wildcards, and the input and threads when it names them."""
+    fixed = grows_with_attempt(1000)
+    assert [fixed(None, [], 1, attempt) for attempt in (1, 2, 3)] == [1000, 1500, 2250]
+    assert grows_with_attempt(5)(None, [], 1, 2) == 8  # 7.5 minutes, rounded up
+    big = tmp_path / "big.parquet"
+    big.write_bytes(b"x" * 2_000_000)
+    by_input = grows_with_attempt(memory_for_input(1000, 500, 700, "tokens"))
+    inputs = SimpleNamespace(tokens=str(big))
+    assert [by_input(None, inputs, 4, attempt) for attempt in (1, 2)] == [1900, 2850]
+    by_wildcards = grows_with_attempt(lambda wc: 240 if wc.model == "bert" else 30)
+    assert by_wildcards(SimpleNamespace(model="bert"), [], 4, 3) == 540
+    by_threads = grows_with_attempt(lambda wildcards, threads: 100 * threads)
+    assert by_threads(None, [], 4, 2) == 600
+    # Snakemake's placeholder for a value it cannot compute yet is passed on as it is
+    assert grows_with_attempt(lambda wc: "<TBD>")(None, [], 1, 2) == "<TBD>"

@@ -14,6 +14,7 @@ import atexit
 import contextlib
 import functools
 import importlib
+import inspect
 import os
 import re
 import shutil
@@ -251,14 +252,17 @@ def _job_key(snakemake_job) -> Job:
     return job(snakemake_job.rule.name, **dict(snakemake_job.wildcards_dict))
 
 
-def plan(workdir: Path, *, forceall: bool = False, targets: Iterable[str] = ()) -> Plan:
+def plan(workdir: Path, *, forceall: bool = False, targets: Iterable[str] = (),
+         attempt: int = 1) -> Plan:
     """Dry-run the workflow at `workdir` through the Snakemake API and return its plan.
 
-    forceall=True plans every job (the whole DAG), otherwise only the jobs that need to run."""
+    forceall=True plans every job (the whole DAG), otherwise only the jobs that need to run;
+    `attempt`: the resources as Snakemake evaluates them for that attempt of each job (retries)."""
     from snakemake.api import SnakemakeApi
     from snakemake.io import is_flagged
     from snakemake.settings.types import (
         DAGSettings,
+        ExecutionSettings,
         OutputSettings,
         Quietness,
         ResourceSettings,
@@ -271,7 +275,8 @@ def plan(workdir: Path, *, forceall: bool = False, targets: Iterable[str] = ()) 
             workdir=workdir,
         )
         dag_api = workflow_api.dag(DAGSettings(forceall=forceall, targets=frozenset(targets)))
-        dag_api.execute_workflow(executor="dryrun")
+        dag_api.execute_workflow(executor="dryrun",
+                                 execution_settings=ExecutionSettings(attempt=attempt))
         dag = workflow_api._workflow.dag
         planned = list(dag.needrun_jobs(exclude_finished=False))
         keys = {_job_key(j) for j in planned}
@@ -405,6 +410,9 @@ class RuleInfo:
     shell: str | None
     conda_env: Path | None  # resolved like Snakemake does: relative to the rule's file
     conda_spec: object  # the `conda:` directive as written
+    # resource name -> its function as the rule gave it (Snakemake's unit wrappers removed), or
+    # its value when it is no function
+    resources: dict[str, object]
 
 
 def workflow_rules(workdir: Path) -> list[RuleInfo]:
@@ -424,5 +432,11 @@ def workflow_rules(workdir: Path) -> list[RuleInfo]:
             env = None
             if isinstance(spec, str) and spec.endswith((".yaml", ".yml")):
                 env = (Path(rule.snakefile).parent / spec).resolve()
-            rules.append(RuleInfo(rule.name, not rule.norun, rule_shell(rule), env, spec))
+            resources = {
+                name: (inspect.unwrap(resource._evaluator) if resource.is_evaluable()
+                       else resource.value)
+                for name, resource in rule.resources.items()
+            }
+            rules.append(RuleInfo(rule.name, not rule.norun, rule_shell(rule), env, spec,
+                                  resources))
         return rules

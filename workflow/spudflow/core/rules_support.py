@@ -5,11 +5,14 @@
   change reruns the stage's jobs through Snakemake's params rerun trigger. Listing every source
   file as an input did the same, at the cost of the scheduler checking each file of each job.
 - memory_for_input: the `mem_mb` of a job whose peak RSS grows with the split it holds.
+- grows_with_attempt: what every rule's `mem_mb` and `runtime` go through, so that a job killed
+  for memory or time (SLURM's limits) comes back asking for more (docs/running.md, "Retries").
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import math
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
@@ -92,3 +95,31 @@ def memory_for_input(floor_mb: int, base_mb: int, mb_per_input_mb: float,
         return max(floor_mb, math.ceil(base_mb + mb_per_input_mb * input_mb(paths)))
 
     return mem_mb
+
+
+# Each attempt of a job asks for this much more memory and time than the one before (x1, x1.5,
+# x2.25 with the SLURM profile's `retries: 2`): the rates behind a rule's numbers were measured
+# on one machine, and a job SLURM killed for going over them is usually not far over.
+ATTEMPT_GROWTH = 1.5
+AUX_ARGUMENTS = ("input", "threads")
+
+
+def grows_with_attempt(value: float | Callable) -> Callable:
+    """A rule's `mem_mb` or `runtime`: `value` (a number, or a resource function of the
+    wildcards and, when it names them, `input` and `threads`) times ATTEMPT_GROWTH to the power
+    of Snakemake's `attempt` - 1, rounded up: attempt 1 asks for `value` itself. Whatever is no
+    number yet (Snakemake's placeholder while an input is missing) passes unchanged."""
+    wanted = set(inspect.signature(value).parameters) if callable(value) else set()
+
+    def resource(wildcards, input, threads, attempt):
+        base = value
+        if callable(value):
+            aux = {"input": input, "threads": threads}
+            base = value(wildcards, **{name: aux[name] for name in AUX_ARGUMENTS
+                                       if name in wanted})
+        if isinstance(base, bool) or not isinstance(base, (int, float)):
+            return base
+        return math.ceil(base * ATTEMPT_GROWTH ** (attempt - 1))
+
+    resource.grows_with_attempt = True  # tests/test_job_memory.py finds it on every rule
+    return resource

@@ -19,7 +19,9 @@ depend on those (tests/test_scoring_invariance.py).
 Concurrency: segments and stores are written under temporary names and renamed into place (and
 the folder synced), so readers see whole files or none; they are never modified, only added, and
 removed by compaction once a committed store contains them (cache_upkeep.py). A job killed
-mid-write leaves a `.tmp-*` file that no reader opens.
+mid-write leaves a `.tmp-*` file that no reader opens. A store removed while a job reads it (on
+NFS, by a compaction on another node, the open file goes too) makes the lookup list the folder
+again.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ log = get_logger(__name__)
 
 SETTING_FILE = "model.json"
 NAMES_DIR = "names"
+# Lookups of one block tried against a fresh listing when stores vanish while they are read.
+READ_TRIES = 3
 
 
 def item_key(method: str, item: Item) -> bytes:
@@ -89,6 +93,20 @@ class ScoreCache:
         rest = sorted(set(keys) - found.keys())
         if not rest:
             return found
+        for _ in range(READ_TRIES):
+            try:
+                return found | self._find(rest)
+            except (OSError, BrokenStore) as error:
+                # A store read in part was removed by another job's compaction: on NFS the open
+                # file is gone from under this node (ESTALE). Its entries are in the store that
+                # replaced it: list the folder again.
+                log.info("cache: a store went away while read (%s); listing the cache again",
+                         error)
+                self._sources = None
+        log.warning("cache: stores keep failing to read; scoring these items again")
+        return found
+
+    def _find(self, rest: list[bytes]) -> dict[bytes, np.ndarray]:
         wanted = np.frombuffer(b"".join(rest), dtype=np.uint8).reshape(-1, 32)
         prefix = key_prefix(wanted)
         best: list[tuple[int, Entries | StoreReader, int] | None] = [None] * len(rest)
@@ -98,10 +116,8 @@ class ScoreCache:
                 seq = source.seq_of(int(rows[i]))
                 if best[i] is None or seq >= best[i][0]:
                     best[i] = (seq, source, int(rows[i]))
-        for key, hit in zip(rest, best, strict=True):
-            if hit is not None:
-                found[key] = hit[1].scores(hit[2])
-        return found
+        return {key: hit[1].scores(hit[2]) for key, hit in zip(rest, best, strict=True)
+                if hit is not None}
 
     def _open_sources(self) -> list[Entries | StoreReader]:
         """The live stores (read in part) and segments (read whole: they are few and small),

@@ -109,11 +109,11 @@ def key_prefix(keys: np.ndarray) -> np.ndarray:
 @dataclass
 class Entries:
     """Entries sorted by key (one per key): keys (n, 32) uint8, their prefixes, offsets (n + 1)
-    into the flat values, and each entry's seq. A store's arrays are memory-mapped."""
+    into the flat values, and each entry's seq. A store's values are read in part."""
     prefix: np.ndarray
     keys: np.ndarray
     offsets: np.ndarray
-    values: np.ndarray
+    values: np.ndarray | StoreValues
     seq: np.ndarray
 
     def __len__(self) -> int:
@@ -139,6 +139,53 @@ class Entries:
         return int(self.seq[row])
 
 
+def open_npy(path: Path) -> tuple[int, int, tuple[int, ...], np.dtype]:
+    """An open file descriptor of a .npy file, where its data start, its shape and dtype."""
+    with path.open("rb") as handle:
+        version = np.lib.format.read_magic(handle)
+        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0)
+        shape, _, dtype = read_header(handle)
+        return os.open(path, os.O_RDONLY), handle.tell(), shape, dtype
+
+
+class StoreGone(OSError):
+    """A store's file went away while it was read: another job's compaction merged and removed
+    it (a local file system keeps an open file readable; NFS does not, across nodes: ESTALE)."""
+
+
+class StoreValues:
+    """A store's values.npy as compaction reads it: positioned reads (pread) of the span it
+    gathers. A memory map would do the same, but on NFS a page of a file removed by another
+    node kills the process (SIGBUS) where a read raises StoreGone."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._fd, self._offset, shape, self.dtype = open_npy(path)
+        self.n = shape[0]
+
+    def __del__(self):
+        if hasattr(self, "_fd"):
+            os.close(self._fd)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def take(self, positions: np.ndarray) -> np.ndarray:
+        """The values at `positions` (as ndarray.take)."""
+        if not len(positions):
+            return np.empty(0, dtype=self.dtype)
+        first, last = int(positions.min()), int(positions.max())
+        size = self.dtype.itemsize
+        try:
+            data = os.pread(self._fd, size * (last + 1 - first), self._offset + size * first)
+        except OSError as error:
+            raise StoreGone(error.errno, f"{self.path}: {error.strerror}") from error
+        if len(data) != size * (last + 1 - first):
+            raise BrokenStore(f"{self.path}: shorter than its header says")
+        return np.frombuffer(data, dtype=self.dtype)[positions - first]
+
+
 class StoreReader:
     """A store as lookup reads it: only `fences` (every FENCE-th key prefix) in memory, then
     per wanted key a few positioned reads (pread) of its prefix block, key, seq, offsets and
@@ -150,14 +197,10 @@ class StoreReader:
         self.fences = np.load(store / "fences.npy")
         self._files = {}
         for name in ("prefix", "keys", "offsets", "values", "seq"):
-            with (store / f"{name}.npy").open("rb") as handle:
-                version = np.lib.format.read_magic(handle)
-                read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                               else np.lib.format.read_array_header_2_0)
-                shape, _, dtype = read_header(handle)
-                self._files[name] = (os.open(handle.name, os.O_RDONLY), handle.tell(), dtype)
-                if name == "seq":
-                    self.n = shape[0]
+            fd, offset, shape, dtype = open_npy(store / f"{name}.npy")
+            self._files[name] = (fd, offset, dtype)
+            if name == "seq":
+                self.n = shape[0]
 
     def __del__(self):
         for fd, _, _ in getattr(self, "_files", {}).values():
@@ -238,10 +281,11 @@ def read_contents(store: Path) -> dict:
 
 
 def open_store(store: Path) -> Entries:
-    arrays = {name: np.load(store / f"{name}.npy", mmap_mode="r")
-              for name in ("prefix", "keys", "offsets", "values", "seq")}
+    """A store as compaction and `cache verify` read it: its keys, prefixes, offsets and seqs
+    whole (compaction reads them all), its values in part (StoreValues); no memory map."""
+    arrays = {name: np.load(store / f"{name}.npy") for name in ("prefix", "keys", "offsets", "seq")}
     np.load(store / "fences.npy")
-    entries = Entries(**arrays)
+    entries = Entries(**arrays, values=StoreValues(store / "values.npy"))
     n = len(entries.keys)
     if (entries.keys.shape != (n, 32) or len(entries.prefix) != n or len(entries.seq) != n
             or len(entries.offsets) != n + 1 or entries.offsets[-1] != len(entries.values)):
@@ -329,7 +373,7 @@ def _gather(out: np.ndarray, offsets: np.ndarray, sources: list[Entries],
             lengths = np.asarray(source.offsets[row_of[pick] + 1]) - begins
             within = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
             out[np.repeat(offsets[pick], lengths) + within] = \
-                np.asarray(source.values)[np.repeat(begins, lengths) + within]
+                source.values.take(np.repeat(begins, lengths) + within)
 
 
 def remove(path: Path) -> None:

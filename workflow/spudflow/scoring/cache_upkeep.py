@@ -14,6 +14,7 @@ from spudflow.core.logs import get_logger
 from spudflow.scoring.cache_files import (
     BrokenStore,
     Entries,
+    StoreGone,
     list_folder,
     open_store,
     read_contents,
@@ -68,7 +69,11 @@ def compact(folder: Path, everything: bool = True) -> Compaction | None:
     if merged:
         contents = {"segments": [p.name for p, _ in segments],
                     "stores": [p.name for p, _ in stores]}
-        store = write_store(folder, [entries for _, entries in merged], contents)
+        try:
+            store = write_store(folder, [entries for _, entries in merged], contents)
+        except (StoreGone, BrokenStore) as error:  # removed by another node's compaction (NFS)
+            log.info("cache: compaction left for later, a store went away: %s", error)
+            return None
     else:
         store = None
     # What the merged stores contained first, then the merged inputs: whatever a crash leaves

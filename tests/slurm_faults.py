@@ -1,0 +1,137 @@
+"""`spudflow` with the faults a cluster deals a job, for tests/test_slurm.py.
+
+The SLURM tests put a `spudflow` first on the jobs' PATH (install()) that runs this file: the real
+command line interface, after arming the faults of the JSON file named by SPUDFLOW_TEST_FAULTS
+that match the job's arguments. Each fault only moves the moment something happens to the job; what
+happens is the cluster's doing (SLURM's memory limit, `scontrol requeue`, `scancel --signal=KILL`):
+
+- `ballast_mb`: the job needs more memory than its rule asks for on a first attempt; it holds that
+  much (its whole resident size) for a few seconds before running, on every attempt, as a job
+  whose real need was underestimated does.
+- `pause_before_block`: scoring stops before that block (its earlier blocks are written) and
+  waits, once, to be requeued; `ready` gets its job id.
+- `pause_mid_write`: the Nth score cache segment the job writes stops half written on disk and
+  the job waits, once, to be killed; `ready` gets its job id.
+- `barrier`: the job waits until `count` jobs have reached the folder, so that they score (and
+  write the cache) at the same time.
+
+A fault matches when its `command` is the subcommand and each of its `arguments` is one of the
+job's arguments. "Once" faults fire while their `ready` file does not exist yet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+FAULTS_VARIABLE = "SPUDFLOW_TEST_FAULTS"
+# jobacct_gather samples the job's memory once a second (tests/slurm_cluster.py)
+BALLAST_HOLD_S = 3
+WAIT_LIMIT_S = 300
+
+
+def install(bin_dir: Path, faults: list[dict], faults_file: Path) -> dict[str, str]:
+    """Write the `spudflow` of this interpreter that applies `faults` into bin_dir; returns the
+    environment variables the jobs need (bin_dir goes first on their PATH)."""
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    faults_file.write_text(json.dumps(faults), encoding="utf-8")
+    wrapper = bin_dir / "spudflow"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{Path(__file__).resolve()}" "$@"\n',
+                       encoding="utf-8")
+    wrapper.chmod(0o755)
+    return {FAULTS_VARIABLE: str(faults_file)}
+
+
+def matching(faults: list[dict], argv: list[str]) -> list[dict]:
+    return [f for f in faults
+            if argv[:1] == [f["command"]] and all(a in argv for a in f.get("arguments", ()))]
+
+
+def resident_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def wait_to_be_stopped(ready: str) -> None:
+    """Say which job this is (whole: the test polls the file), then wait for the cluster to
+    end it."""
+    Path(f"{ready}.tmp").write_text(os.environ.get("SLURM_JOB_ID", ""), encoding="utf-8")
+    os.replace(f"{ready}.tmp", ready)
+    time.sleep(WAIT_LIMIT_S)
+    raise SystemExit(f"{ready}: the test did not stop this job")
+
+
+def hold_ballast(total_mb: float) -> bytes:
+    ballast = b"\1" * int(max(total_mb - resident_mb(), 0) * 1e6)  # written, so resident
+    time.sleep(BALLAST_HOLD_S)
+    return ballast
+
+
+def pause_before_block(block: int, ready: str) -> None:
+    from spudflow.scoring import run
+
+    score_block = run.score_block
+    calls = []
+
+    def paused(job, items, label):
+        calls.append(label)
+        if len(calls) == block:
+            wait_to_be_stopped(ready)
+        return score_block(job, items, label)
+
+    run.score_block = paused
+
+
+def pause_mid_write(write: int, ready: str) -> None:
+    from spudflow.scoring import cache_files
+
+    write_table = cache_files._write_table
+    calls = []
+
+    def half_written(table, path):
+        calls.append(path)
+        write_table(table, path)
+        if len(calls) == write:
+            with open(path, "r+b") as handle:
+                handle.truncate(path.stat().st_size // 2)
+            wait_to_be_stopped(ready)
+
+    cache_files._write_table = half_written
+
+
+def barrier(folder: str, count: int) -> None:
+    arrived = Path(folder)
+    arrived.mkdir(parents=True, exist_ok=True)
+    (arrived / str(os.getpid())).touch()
+    deadline = time.monotonic() + WAIT_LIMIT_S
+    while len(list(arrived.iterdir())) < count:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{folder}: fewer than {count} jobs arrived")
+        time.sleep(0.2)
+
+
+def main() -> int:
+    from spudflow.cli import main as spudflow_main
+
+    argv = sys.argv[1:]
+    faults = json.loads(Path(os.environ[FAULTS_VARIABLE]).read_text(encoding="utf-8"))
+    kept = []
+    for fault in matching(faults, argv):
+        if "ballast_mb" in fault:
+            kept.append(hold_ballast(fault["ballast_mb"]))
+        if "barrier" in fault:
+            barrier(fault["barrier"], fault["count"])
+        if "ready" not in fault or Path(fault["ready"]).exists():  # none, or fired already
+            continue
+        if "pause_before_block" in fault:
+            pause_before_block(fault["pause_before_block"], fault["ready"])
+        if "pause_mid_write" in fault:
+            pause_mid_write(fault["pause_mid_write"], fault["ready"])
+    return spudflow_main(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
