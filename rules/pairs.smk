@@ -53,12 +53,13 @@ rule fetch_german_case_sentences:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=10,
+        mem_mb=grows_with_attempt(500),
+        runtime=grows_with_attempt(10),
     params:
         url=german_case_fetch_url,
+        checksum=german_case_fetch_checksum,
     shell:
-        "spudflow fetch {params.url:q} --out {output:q} 2> {log:q}"
+        "spudflow fetch {params.url:q} --out {output:q}{params.checksum} 2> {log:q}"
 
 
 rule items_german_case:

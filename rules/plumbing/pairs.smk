@@ -53,6 +53,13 @@ def german_case_fetch_url(wildcards):
     return url if local is None else Path(local).resolve().as_uri()
 
 
+def german_case_fetch_checksum(wildcards):
+    """` --sha256 HEX` where config fetch.sha256 gives the URL's checksum, else nothing."""
+    url = pairs_section("german_case")["sentences"][wildcards.which]
+    sha256 = config["fetch"].get("sha256", {}).get(url)
+    return "" if sha256 is None else f" --sha256 {sha256}"
+
+
 def german_case_fetch_input(wildcards):
     """The mirrored copy is an input, so replacing it reruns what depends on it."""
     url = pairs_section("german_case")["sentences"][wildcards.which]
