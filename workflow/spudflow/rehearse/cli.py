@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spudflow.core.errors import InputError
+from spudflow.core.output_paths import output_dir
 
 REPO = Path(__file__).resolve().parents[3]
 # Repository resources a rehearsal reads as they are; the rest (downloads, the user's corpora
@@ -31,7 +32,7 @@ def register(subparsers) -> None:
         "files a user supplies get labelled stand-ins, and the real Snakefile runs in DIR "
         "(DIR/results) with HF_HUB_OFFLINE=1. Writes DIR/rehearsal.md.")
     p.add_argument("config", type=Path, help="a config file (e.g. config/papers/spud.yaml)")
-    p.add_argument("--workdir", type=Path, required=True, help="the rehearsal's folder")
+    p.add_argument("--workdir", type=output_dir, required=True, help="the rehearsal's folder")
     p.add_argument("--size", choices=("small", "full"), default="small",
                    help="small: sampled treebanks and datasets (minutes); full: the config's "
                    "own sizes, stand-in treebanks grown to the real ones' sentence counts")
