@@ -34,14 +34,15 @@ class ConfigError(Exception):
     pass
 
 
-def duplicate_key_errors(path: str | Path) -> list[str]:
-    """`FILE:LINE: config key KEY: given twice …` per mapping key that a YAML (or JSON) config
-    file repeats: the loaders Snakemake uses keep the last value without a word."""
+def duplicate_keys(path: str | Path) -> list[tuple[int, str, int]]:
+    """(line, config key, line of its first value) of each mapping key that a YAML (or JSON)
+    config file repeats, in line order: the loaders Snakemake uses keep the last value without
+    a word."""
     try:
         root = yaml.compose(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return []  # Snakemake has read it already (yte, or said what is wrong)
-    errors = []
+    found = []
     pending = [(root, "")]
     while pending:
         node, prefix = pending.pop()
@@ -54,12 +55,16 @@ def duplicate_key_errors(path: str | Path) -> list[str]:
                 key = f"{prefix}.{name}" if prefix else name
                 line = key_node.start_mark.line + 1
                 if name in first:
-                    errors.append((line, f"{path}:{line}: config key {key}: given twice "
-                                         f"(first on line {first[name]}); only the last would "
-                                         "count"))
+                    found.append((line, key, first[name]))
                 first.setdefault(name, line)
                 pending.append((value_node, key))
-    return [message for _, message in sorted(errors)]
+    return sorted(found)
+
+
+def duplicate_key_errors(path: str | Path) -> list[str]:
+    """`FILE:LINE: config key KEY: given twice …` per repeated key of a config file."""
+    return [f"{path}:{line}: config key {key}: given twice (first on line {first}); only the "
+            "last would count" for line, key, first in duplicate_keys(path)]
 
 
 def check_config_files(paths) -> None:

@@ -184,6 +184,7 @@ def run_snakemake(config_path: Path, overlay_path: Path, workdir: Path, cores: i
 def run_rehearse(args: argparse.Namespace) -> int:
     import yaml
 
+    from spudflow.core.config import duplicate_keys
     from spudflow.core.workflow_paths import local_workflow_file, resolve_workflow_paths
     from spudflow.rehearse.conllu_blocks import write_if_changed
     from spudflow.rehearse.mirror import fill_mirror
@@ -202,6 +203,9 @@ def run_rehearse(args: argparse.Namespace) -> int:
                          f"not a YAML config ({' '.join(str(error).split())[:200]})") from None
     if not isinstance(config, dict) or not isinstance(config.get("treebanks"), dict):
         raise InputError(args.config, None, "not a spudflow config (no treebanks: mapping)")
+    for line, key, first in duplicate_keys(config_path)[:1]:  # YAML kept the last silently
+        raise InputError(args.config, line, f"config key {key}: given twice (first on line "
+                         f"{first}); only the last would count")
     try:  # the config's `workflow:` files, as paths of this repository (stand-ins avoid them)
         config = resolve_workflow_paths(config, local_workflow_file(REPO, REPO))
     except ValueError as error:
