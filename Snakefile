@@ -8,7 +8,8 @@ from pathlib import Path
 from snakemake.sourcecache import LocalSourceFile
 from snakemake.utils import min_version, validate
 
-from spudflow.core.config import check_config, fill_named_entries
+from spudflow.core.config import check_config, check_config_files, fill_named_entries
+from spudflow.core.config_references import check_references
 from spudflow.core.workflow_paths import (
     code_dir,
     local_workflow_file,
@@ -45,6 +46,8 @@ if not workflow.overwrite_configfiles:
     configfile: DEFAULT_CONFIG
 
 
+# A key given twice in a config file: YAML keeps the last without a word.
+check_config_files(workflow.configfiles)
 # Every problem of the config, one line per key; then the schema's defaults are filled in
 # (set_default=True, also into sections left out whose schema default is {}), the one place a
 # config default lives: the rules read config keys without defaults of their own.
@@ -56,6 +59,9 @@ fill_named_entries(config)
 # `workflow:REL` values name files shipped with spudflow; every other path is the run's, relative
 # to the working directory (spudflow.core.workflow_paths).
 resolve_workflow_paths(config, workflow_file)
+# Every name a value refers to (treebank, split, share, dataset, n-gram, control, probe task,
+# model) names something configured: one line per problem, before any rule is read.
+check_references(config)
 
 
 # `snakemake --report results/report.html`: this text, then every table and figure marked with

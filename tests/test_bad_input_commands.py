@@ -8,6 +8,7 @@ it exists: the test fails until its input arguments are described in INPUT_KINDS
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 import pytest
@@ -100,7 +101,9 @@ def _lookup(table: dict, command: str, dest: str):
 
 
 def _is_path_argument(action: argparse.Action) -> bool:
-    return action.type is Path
+    from spudflow.core.output_paths import shared_dir  # the score cache: read and written
+
+    return action.type is Path or action.type is shared_dir
 
 
 @pytest.fixture(scope="module")
@@ -384,3 +387,228 @@ def test_a_folder_that_is_not_a_score_cache_exits_2_and_stays(run_cli, tmp_path,
     assert code == EXIT_BAD_INPUT, err
     assert len(lines) == 1 and lines[0].startswith(f"{folder}: not a score cache"), err
     assert sorted(folder.rglob("*")) == before
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad arguments, checked before any work: outputs that cannot be written, values that
+# config/schema.yaml refuses, argparse's own errors, models that cannot load, and inputs that
+# would give nothing. Each exits 2 with one line, and nothing is written.
+# ---------------------------------------------------------------------------------------------
+from spudflow.core import option_types, output_paths  # noqa: E402
+
+OUTPUT_TYPES = {output_paths.output_file, output_paths.output_dir, output_paths.output_stem,
+                output_paths.output_path}
+REQUIRED_OUTPUT = sorted(command for command, parser in COMMANDS.items()
+                         if any(a.dest in OUTPUTS and a.required for a in parser._actions))
+SEED_TYPES = {option_types.seed}
+LANGUAGE_TYPES = {option_types.language, option_types.language_list}
+
+
+def one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_every_output_argument_is_checked_when_the_command_line_is_read():
+    actions = [(command, action) for command, parser in COMMANDS.items()
+               for action in parser._actions]
+    assert [(c, a.dest) for c, a in actions if a.dest in OUTPUTS and a.type not in OUTPUT_TYPES
+            ] == []
+    assert [(c, a.dest) for c, a in actions if a.type in OUTPUT_TYPES
+            and a.dest not in OUTPUTS] == []
+
+
+@pytest.mark.parametrize("command", REQUIRED_OUTPUT)
+def test_an_output_below_a_file_exits_2_before_the_inputs_are_read(run_cli, tmp_path, artifacts,
+                                                                   command):
+    (tmp_path / "in").mkdir()
+    blocker = tmp_path / "a_file"
+    blocker.write_text("kept\n", encoding="utf-8")
+    argv = build_argv(command, BadInputs(tmp_path / "in", "missing", artifacts), blocker)
+    code, _, err = run_cli(*argv)
+    assert code == EXIT_BAD_INPUT, f"{argv}: exit {code}\n{err}"
+    line = one_line(err)
+    assert line.startswith(f"{blocker}/") and f"{blocker} is a file, not a directory" in line
+    assert blocker.read_text(encoding="utf-8") == "kept\n"
+
+
+@pytest.fixture(scope="module")
+def work_inputs(artifacts, tmp_path_factory) -> dict[str, Path]:
+    """Valid inputs that make real work: an items file of SPUD pairs and the same with no
+    rows, a GGUF file of random bytes and one cut after its header, a model whose config.json
+    asks for its own Python code."""
+    import json
+    import shutil
+
+    import pyarrow.parquet as pq
+    from scoring_models import tiny_model_dir
+
+    from spudflow.cli import main
+
+    root = tmp_path_factory.mktemp("work_inputs")
+    items = root / "items.parquet"
+    assert main(["pairs", "spud", "--orig", str(artifacts["treebank"]), "--lang", "de",
+                 "--min-words", "1", "--out", str(items)]) == 0
+    pq.write_table(pq.read_table(items).slice(0, 0), root / "no_items.parquet")
+    (root / "random.gguf").write_bytes(bytes(range(256)) * 8)
+    (root / "cut.gguf").write_bytes(b"GGUF\x03\x00\x00\x00\x01")
+    remote = shutil.copytree(tiny_model_dir("causal", "bytebpe"), root / "custom_code_model")
+    config = json.loads((remote / "config.json").read_text(encoding="utf-8"))
+    config.update(model_type="spudflow_custom", auto_map={
+        "AutoConfig": "configuration_custom.CustomConfig",
+        "AutoModelForCausalLM": "modeling_custom.CustomModel"})
+    (remote / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return {**artifacts, "items": items, "no_items": root / "no_items.parquet",
+            "random.gguf": root / "random.gguf", "cut.gguf": root / "cut.gguf",
+            "custom_code_model": remote}
+
+
+# (command with valid inputs and the output OUT; the output argument)
+WORK_BEFORE_OUTPUT = {
+    "ingest": (lambda a: ["ingest", MINI, "--out", "OUT"], "--out"),
+    "score": (lambda a: ["score", a["text"], "--model", a["ngram"], "--kind", "ngram",
+                         "--method", "kn", "--lang", "de", "--out", "OUT"], "--out"),
+    "ngram-train": (lambda a: ["ngram-train", a["treebank"], "--lang", "de", "--out", "OUT"],
+                    "--out"),
+    "nonce --conllu": (lambda a: ["nonce", a["treebank"], "--lang", "de", "--seed", "1",
+                                  "--out", "NONCE", "--conllu", "OUT"], "--conllu"),
+    "score --cache": (lambda a: ["score", a["text"], "--model", a["ngram"], "--kind", "ngram",
+                                 "--method", "kn", "--lang", "de", "--out", "NONCE", "--cache",
+                                 "OUT"], "--cache"),
+    "training-share": (lambda a: ["training-share", a["treebank"], "--fraction", "0.5",
+                                  "--out", "OUT"], "--out"),
+}
+
+
+@pytest.mark.parametrize("where", ["below a file", "a file"])
+@pytest.mark.parametrize("command", sorted(WORK_BEFORE_OUTPUT))
+def test_an_unwritable_output_of_real_work_exits_2(run_cli, tmp_path, work_inputs, command,
+                                                   where):
+    """The commands that wrote (or scored) first and then died with a traceback: ingest, score
+    (after loading the model), ngram-train, nonce --conllu."""
+    build, option = WORK_BEFORE_OUTPUT[command]
+    blocker = tmp_path / "a_file"
+    blocker.write_text("kept\n", encoding="utf-8")
+    out = blocker / "result" if where == "below a file" else blocker
+    if where == "a file" and (option == "--conllu" or command == "ngram-train"):
+        pytest.skip("an output file in place of a file is the previous output it replaces")
+    if where == "a file" and option == "--cache":
+        pytest.skip("a file in place of the score cache: tests/test_scoring_cache.py")
+    argv = [str(out if a == "OUT" else tmp_path / "nonce" if a == "NONCE" else a)
+            for a in build(work_inputs)]
+    code, _, err = run_cli(*argv)
+    assert code == EXIT_BAD_INPUT, f"{argv}: exit {code}\n{err}"
+    line = one_line(err)
+    assert line.startswith(f"{out}: "), line
+    assert blocker.read_text(encoding="utf-8") == "kept\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into a read-only folder")
+def test_an_output_in_a_folder_without_write_permission_exits_2(run_cli, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        code, _, err = run_cli("ingest", MINI, "--out", locked / "tb")
+    finally:
+        locked.chmod(0o755)
+    assert code == EXIT_BAD_INPUT
+    assert one_line(err) == f"{locked / 'tb'}: cannot be written: no permission to write in " \
+        f"{locked}"
+
+
+def test_fetch_of_something_that_is_not_a_url_exits_2(run_cli, tmp_path):
+    code, _, err = run_cli("fetch", "not a url", "--out", tmp_path / "split.conllu")
+    assert code == EXIT_BAD_INPUT
+    assert one_line(err).startswith("not a url: not a URL")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("model", ["random.gguf", "cut.gguf", "custom_code_model"])
+def test_a_model_that_cannot_load_exits_2_naming_it(run_cli, tmp_path, work_inputs, model):
+    code, _, err = run_cli("score", work_inputs["text"], "--model", work_inputs[model],
+                           "--kind", "causal", "--method", "ppl", "--lang", "de", "--device",
+                           "cpu", "--out", tmp_path / "scores")
+    assert code == EXIT_BAD_INPUT
+    line = one_line(err)
+    assert line.startswith(f"{work_inputs[model]}: "), line
+    if model == "custom_code_model":  # which flag (and which config key) would allow it
+        assert "its own Python code" in line and "--trust-remote-code" in line
+        assert "trust_remote_code: true" in line
+    else:
+        assert "not a readable GGUF model file" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_an_argparse_error_is_one_line_and_exit_2(capsys, command):
+    from spudflow.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main([*command.split(), "--no-such-option"])
+    assert stop.value.code == EXIT_BAD_INPUT
+    assert one_line(capsys.readouterr().err).startswith(f"spudflow {command}: ")
+
+
+def test_seeds_and_languages_are_checked_as_the_config_checks_them():
+    """Every seed and language option has the type that checks config/schema.yaml's
+    constraints (tests/test_config_defaults.py compares them with the schema)."""
+    options = [(command, action.dest, action.type) for command, parser in COMMANDS.items()
+               for action in parser._actions if action.option_strings]
+    seeds = [(c, d) for c, d, t in options if d.endswith(("seed", "seeds"))]
+    languages = [(c, d) for c, d, t in options if d in ("lang", "languages")]
+    assert len(seeds) >= 15 and len(languages) >= 6
+    assert [(c, d) for c, d, t in options if (c, d) in seeds and t not in SEED_TYPES] == []
+    assert [(c, d) for c, d, t in options if (c, d) in languages and t not in LANGUAGE_TYPES
+            ] == []
+
+
+# (argv with valid inputs, what the one line starts with: an option or an input)
+BOUNDS = {
+    "n-gram order 11": (lambda a: ["ngram-train", a["treebank"], "--lang", "de", "--order",
+                                   "11"], "spudflow ngram-train: argument --order: 11 is "
+                        "greater than the maximum of 10"),
+    "n-gram order 3000": (lambda a: ["ngram-train", a["treebank"], "--lang", "de", "--order",
+                                     "3000"], "spudflow ngram-train: argument --order: 3000"),
+    "seed -1": (lambda a: ["nonce", a["treebank"], "--lang", "de", "--seed", "-1"],
+                "spudflow nonce: argument --seed: -1 is less than the minimum of 0"),
+    "share seed -1": (lambda a: ["training-share", a["treebank"], "--fraction", "0.5",
+                                 "--seed", "-1"], "spudflow training-share: argument --seed"),
+    "language EN/../x": (lambda a: ["ngram-train", a["treebank"], "--lang", "EN/../x"],
+                         "spudflow ngram-train: argument --lang: 'EN/../x' does not match"),
+    "languages en,EN/../x": (lambda a: ["score", a["text"], "--model", a["ngram"], "--kind",
+                                        "ngram", "--method", "kn", "--languages", "en,EN/../x"],
+                             "spudflow score: argument --languages: 'EN/../x' does not match"),
+    "empty share": (lambda a: ["training-share", a["treebank"], "--fraction", "1e-300"],
+                    "--fraction: 1e-300 of the 2 sentences"),
+    "empty rest": (lambda a: ["training-share", a["treebank"], "--fraction", "0.999",
+                              "--rest"], "--fraction: 0.999 of the 2 sentences"),
+    "min words 100000": (lambda a: ["pairs", "spud", "--orig", a["treebank"], "--lang", "de",
+                                    "--min-words", "100000"], "TREEBANK: no items"),
+    "items file of no rows": (lambda a: ["score", a["no_items"], "--model", a["ngram"],
+                                         "--kind", "ngram", "--method", "kn"],
+                              "NO_ITEMS: holds no items to score"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BOUNDS))
+def test_a_value_out_of_bounds_exits_2_with_one_line(capsys, tmp_path, work_inputs, case):
+    """Bounds the schema sets and the commands did not (an n-gram order of 3000 took 3 GB),
+    values the schema refuses, and settings that would write a share or items file of
+    nothing, or score one to empty tables, with exit 0."""
+    from spudflow.cli import main
+
+    build, start = BOUNDS[case]
+    argv = [str(a) for a in build(work_inputs)] + ["--out", str(tmp_path / "out")]
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # argparse's errors
+        code = stop.code
+    err = capsys.readouterr().err
+    assert code == EXIT_BAD_INPUT, f"{argv}: exit {code}\n{err}"
+    start = start.replace("TREEBANK", str(work_inputs["treebank"])).replace(
+        "NO_ITEMS", str(work_inputs["no_items"]))
+    assert one_line(err).startswith(start), err
+    assert list(tmp_path.iterdir()) == []

@@ -138,3 +138,85 @@ def test_schema_default_is_the_command_default(case):
         f"config key {key} defaults to {schema_default(key)!r} in config/schema.yaml, but "
         f"`spudflow {command}` defaults its option to {cli_default(command, dest)!r}"
     )
+
+
+# --- One constraint per value: an option whose argparse type checks a config key's constraints
+# (spudflow.core.option_types) checks exactly those of config/schema.yaml. ---
+CONSTRAINT_KEYWORDS = ("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                       "pattern")
+# Options filled from a config key without a default, or from one value of a list.
+SAME_CONSTRAINTS = {
+    "nonce.seeds": [("nonce", "seed")],
+    "probe.seeds": [("probe train", "seeds")],
+    "human_eval.nonce_seed": [("nonce", "seed")],
+    "training_shares.*.share": [("training-share", "fraction"), ("pairs spud", "leave_out_share")],
+    "treebanks.*.lang": [("stats", "lang"), ("nonce", "lang"), ("pairs spud", "lang")],
+    "ngrams.*.lang": [("ngram-train", "lang")],
+    "models.*.languages": [("score", "languages"), ("score", "lang")],
+    "pairs.german_case.sample.n": [("pairs german-case", "sample")],
+}
+
+
+def schema_node(key: str) -> dict:
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    node = schema
+    for part in key.split("."):
+        node = resolve(node, schema)
+        node = node["additionalProperties"] if part == "*" else node["properties"][part]
+    node = resolve(node, schema)
+    types = node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
+    node = resolve(node["items"], schema) if "array" in types else node
+    constraints = {k: node[k] for k in CONSTRAINT_KEYWORDS if k in node}
+    if isinstance(constraints.get("type"), list):  # null: the option is left out
+        constraints["type"] = next(t for t in constraints["type"] if t != "null")
+    return constraints
+
+
+def option_type(command: str, dest: str):
+    return {a.dest: a for a in command_parser(command)._actions}[dest].type
+
+
+# Options whose type checks a schema (the others are checked by their command, where at all).
+CONSTRAINT_CASES = [(key, command, dest) for key, (command, dest, *_) in
+                    {**SAME_AS_CLI, **SAME_AS_CLI_TOO}.items()]
+CONSTRAINT_CASES += [(key, command, dest) for key, options in SAME_CONSTRAINTS.items()
+                     for command, dest in options]
+CONSTRAINT_CASES = [c for c in CONSTRAINT_CASES if hasattr(option_type(*c[1:]), "schema")]
+
+
+def test_seeds_languages_shares_and_the_ngram_order_are_compared():
+    assert {"training_shares.*.seed", "nonce.seeds", "probe.seeds", "aggregate.seed",
+            "treebanks.*.lang", "models.*.languages", "training_shares.*.share",
+            "ngrams.*.order"} <= {key for key, _, _ in CONSTRAINT_CASES}
+
+
+@pytest.mark.parametrize("case", CONSTRAINT_CASES, ids=[f"{c[0]}->{c[1]}" for c in
+                                                        CONSTRAINT_CASES])
+def test_an_option_checks_what_the_schema_checks(case):
+    key, command, dest = case
+    checked = option_type(command, dest).schema
+    assert checked == schema_node(key), (
+        f"config key {key}: config/schema.yaml says {schema_node(key)}, `spudflow {command}` "
+        f"checks {checked}")
+
+
+def test_every_seed_of_the_schema_is_a_32_bit_seed():
+    """numpy's and scikit-learn's seeds: what `--seed` accepts (option_types.SEED)."""
+    from spudflow.core.option_types import SEED
+
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    seeds = []
+
+    def walk(node, key):
+        node = resolve(node, schema)
+        for name, child in (node.get("properties") or {}).items():
+            path = f"{key}.{name}" if key else name
+            if name.endswith(("seed", "seeds")):
+                seeds.append(path)
+            walk(child, path)
+        if isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], f"{key}.*")
+
+    walk(schema, "")
+    assert len(seeds) >= 12
+    assert {key: schema_node(key) for key in seeds} == dict.fromkeys(seeds, SEED)

@@ -229,6 +229,9 @@ def test_a_probe_encoder_logs_its_hub_commit(tmp_path):
     ("treebanks: {}\n", ["--family", "x/y=gpt5"], "--family: unknown family 'gpt5' for x/y"),
     ("treebanks: {}\nngrams: {lm: {lang: en, text: [/abs/corpus.txt]}}\n", [],
      "cut_spud.yaml: /abs/corpus.txt: missing, and a stand-in is only made for a path relative"),
+    # YAML keeps the last of a key given twice without a word
+    ("treebanks: {}\nnonce: {seeds: [1]}\nnonce: {seeds: [2]}\n", [],
+     "cut_spud.yaml:3: config key nonce: given twice (first on line 2)"),
 ])
 def test_bad_rehearsal_input_is_one_line_and_writes_nothing(tmp_path, capsys, text, extra,
                                                             error):

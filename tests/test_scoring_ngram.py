@@ -153,14 +153,19 @@ def test_train_command_on_text_and_bad_settings(tmp_path, capsys):
                  str(out)]) == 0
     model = NgramModel.load(out)
     assert model.counts[("cat",)] == 2 and model.counts[("'s",)] == 1
-    assert main(["ngram-train", str(text), "--order", "0", "--lang", "en", "--out",
-                 str(tmp_path / "bad.parquet")]) == 2
+    for order in ("0", "11"):  # config/schema.yaml's bounds of ngrams.*.order, by argparse
+        with pytest.raises(SystemExit) as stop:
+            main(["ngram-train", str(text), "--order", order, "--lang", "en", "--out",
+                  str(tmp_path / "bad.parquet")])
+        assert stop.value.code == 2
     assert main(["ngram-train", str(text), "--discount", "1.5", "--lang", "en", "--out",
                  str(tmp_path / "bad.parquet")]) == 2
     assert main(["ngram-train", str(tmp_path / "missing"), "--lang", "en", "--out",
                  str(tmp_path / "bad.parquet")]) == 2
     assert not (tmp_path / "bad.parquet").exists()
     errors = capsys.readouterr().err.strip().splitlines()
-    assert errors[-3:] == ["--order: must be at least 1, not 0",
-                           "--discount: must be in (0, 1], not 1.5",
+    assert [e.split(" (`")[0] for e in errors[-4:-2]] == [
+        "spudflow ngram-train: argument --order: 0 is less than the minimum of 1",
+        "spudflow ngram-train: argument --order: 11 is greater than the maximum of 10"]
+    assert errors[-2:] == ["--discount: must be in (0, 1], not 1.5",
                            f"{tmp_path / 'missing'}: no such file or directory"]

@@ -114,6 +114,14 @@ def test_the_tiny_workflow_config_allows_its_overlap_explicitly(tmp_path):
     (lambda c: c.update(unknown_section={}),
      "config key (top level): Additional properties are not allowed ('unknown_section' was "
      "unexpected)"),
+    # 1.0 passes JSON Schema's integer and would become results/nonce/…/seed1.0
+    (lambda c: c["nonce"].update(seeds=[1.0]),
+     "config key nonce.seeds.0: 1.0 is not of type 'integer'"),
+    # an order of 3000 took 3 GB on a two-line text
+    (lambda c: c["ngrams"]["en_ewt_dev"].update(order=11),
+     "config key ngrams.en_ewt_dev.order: 11 is greater than the maximum of 10"),
+    (lambda c: c["probe"].update(seeds=[-1]),
+     "config key probe.seeds.0: -1 is less than the minimum of 0"),
 ])
 def test_config_errors_name_the_key(tmp_path, edit, message):
     config = default_config()
@@ -121,6 +129,134 @@ def test_config_errors_name_the_key(tmp_path, edit, message):
     edit(config)
     assert message in config_errors(config, REPO / "config" / "schema.yaml")
     assert message in planning_error(copy_checkout(tmp_path, config)).splitlines()
+
+
+def _checked_config(edit=None) -> dict:
+    """The default config as the Snakefile has it when it checks the references: edited,
+    schema defaults filled in, named entries filled, workflow: paths resolved."""
+    from snakemake.utils import validate
+
+    from spudflow.core.config import fill_named_entries
+    from spudflow.core.workflow_paths import local_workflow_file, resolve_workflow_paths
+
+    config = default_config()
+    if edit:
+        edit(config)
+    validate(config, str(REPO / "config" / "schema.yaml"), set_default=True)
+    fill_named_entries(config)
+    return resolve_workflow_paths(config, local_workflow_file(REPO, REPO))
+
+
+# A name in the config that names nothing: each passed the schema and failed later (a
+# MissingInputException, or a selection that silently selected nothing).
+REFERENCES = [
+    (lambda c: c["ngrams"]["en_ewt_dev"].update(text=["nope/test"]),
+     "config key ngrams.en_ewt_dev.text[0]: 'nope/test': no such text file, nor a split of "
+     "`treebanks:`"),
+    (lambda c: c["ngrams"]["en_ewt_dev"].update(text=["en_ewt/dev:train"]),
+     "config key ngrams.en_ewt_dev.text[0]: 'en_ewt/dev:train' names a training share, but "
+     "training_shares has no entry 'en_ewt/dev'"),
+    (lambda c: c.update(controls={"c": {"kind": "masked", "text": ["en_pud/nope"]}}),
+     "config key controls.c.text[0]: 'en_pud/nope': no such text file"),
+    (lambda c: c["scoring"].update(datasets=["blimp", "nope"]),
+     "config key scoring.datasets[1]: 'nope' is neither an items dataset the `pairs:` section "
+     "makes"),
+    (lambda c: c["models"]["smollm2_135m"].update(datasets=["spud_en_pud_tset"]),
+     "config key models.smollm2_135m.datasets[0]: 'spud_en_pud_tset' is neither"),
+    (lambda c: c["scoring"].update(unigram=["en_ewt_dve"]),
+     "config key scoring.unigram[0]: 'en_ewt_dve' is not an n-gram model of `ngrams:`"),
+    (lambda c: c["models"]["de_pud_trigram"].update(source="results/ngram/de_pud.parquet"),
+     "config key models.de_pud_trigram.source: 'results/ngram/de_pud.parquet': no n-gram model "
+     "'de_pud' under `ngrams:` makes it"),
+    (lambda c: c["models"]["de_pud_trigram"].update(source="results/controls/tiny_bert"),
+     "config key models.de_pud_trigram.source: 'results/controls/tiny_bert': no control "
+     "'tiny_bert' under `controls:` makes it"),
+    (lambda c: c["models"]["de_pud_trigram"].update(source="./models/nope"),
+     "config key models.de_pud_trigram.source: './models/nope': no such model file or "
+     "directory"),
+    (lambda c: c["probe"]["models"]["minilm"].update(source="/nope/minilm"),
+     "config key probe.models.minilm.source: '/nope/minilm': no such model file or directory"),
+    (lambda c: c["training_shares"].update({"en_pud/dev": {"share": 0.5}}),
+     "config key training_shares.en_pud/dev: 'en_pud/dev' is not a configured treebank/split"),
+    (lambda c: c["nonce"].update(pools={"xx_pud": []}),
+     "config key nonce.pools.xx_pud: no treebank 'xx_pud' is configured"),
+    (lambda c: c["nonce"].update(pools={"en_pud": ["en_ewt/train"]}),
+     "config key nonce.pools.en_pud[0]: 'en_ewt/train' is not a configured treebank/split"),
+    (lambda c: c["nonce"].update(lexicons={"xx": ["lexicon.tsv"]}),
+     "config key nonce.lexicons.xx: no treebank of language 'xx' is configured"),
+    (lambda c: c["pairs"]["spud"].update(treebanks=["en_pud", "en_pdu"]),
+     "config key pairs.spud.treebanks[1]: 'en_pdu' is not a treebank of `treebanks:`"),
+    (lambda c: c["pairs"]["spud"].update(seeds=[3]),
+     "config key pairs.spud.seeds: 3 not in nonce.seeds"),
+    (lambda c: c["human_eval"].update(split="en_ewt/train"),
+     "config key human_eval.split: 'en_ewt/train' is not a configured treebank/split"),
+    (lambda c: c["human_eval"].update(filled={"annotator1": "a.csv"}),
+     "config key human_eval.filled: expected a sheet of each of annotator1, annotator2, got "
+     "annotator1"),
+    (lambda c: c["aggregate"].update(japanese_agreement_modes=["gtp2/ppl"]),
+     "config key aggregate.japanese_agreement_modes[0]: 'gtp2/ppl': no model 'gtp2' under "
+     "`models:`"),
+    (lambda c: c["probe"]["tasks"].update(xx_pud={"train": "test", "test": "test"}),
+     "config key probe.tasks.xx_pud: not a treebank of `treebanks:`"),
+]
+
+
+@pytest.mark.parametrize(("edit", "message"), REFERENCES, ids=[m.split(":")[0].split(" ")[-1]
+                                                               for _, m in REFERENCES])
+def test_a_config_name_that_names_nothing_is_a_config_error(edit, message):
+    from spudflow.core.config_references import reference_errors
+
+    assert reference_errors(_checked_config()) == []
+    errors = reference_errors(_checked_config(edit))
+    assert [e for e in errors if e.startswith(message)] == errors, errors
+
+
+def test_config_references_stop_planning_with_every_problem_at_once(tmp_path):
+    """The cases that ended in a MissingInputException, one line each, before any rule."""
+    config = default_config()
+    config["ngrams"]["en_ewt_dev"]["text"] = ["nope/test"]
+    config["scoring"]["datasets"] = ["nope"]
+    lines = planning_error(copy_checkout(tmp_path, config)).splitlines()
+    assert [line.split(":")[0] for line in lines if line.startswith("config key")] == [
+        "config key ngrams.en_ewt_dev.text[0]", "config key scoring.datasets[0]"]
+    # a user's own items file is a dataset too
+    (tmp_path / "results" / "items").mkdir(parents=True)
+    (tmp_path / "results" / "items" / "nope.parquet").write_bytes(b"")
+    update_config(tmp_path, lambda c: c["ngrams"]["en_ewt_dev"].update(text=["en_ewt/dev"]))
+    assert {dict(w)["dataset"] for rule, w in plan(tmp_path).jobs if rule == "score"} == \
+        {"nope"}
+
+
+DUPLICATED = """\
+treebanks:
+  mini:
+    lang: de
+    splits: {test: %s}
+ingest:
+  lenient: false
+nonce:
+  seeds: [1]
+  seeds: [1, 2]
+"""
+
+
+def test_a_key_given_twice_in_the_default_config_file_stops_planning(tmp_path):
+    workdir = copy_checkout(tmp_path)
+    config = workdir / "config" / "config.yaml"
+    config.write_text(DUPLICATED % MINI, encoding="utf-8")
+    assert "config/config.yaml:9: config key nonce.seeds: given twice (first on line 8); only " \
+        "the last would count" in planning_error(workdir).splitlines()
+
+
+def test_a_key_given_twice_in_a_configfile_stops_snakemake(tmp_path):
+    config = tmp_path / "config.yaml"
+    config.write_text(DUPLICATED % MINI, encoding="utf-8")
+    snakefile = copy_checkout(tmp_path / "checkout") / "Snakefile"
+    result = snakemake_cli("--snakefile", snakefile, "--configfile", config, "--directory",
+                           tmp_path / "work", "--dry-run", cwd=tmp_path)
+    assert result.returncode != 0
+    assert f"{config}:9: config key nonce.seeds: given twice (first on line 8); only the last " \
+        "would count" in (result.stdout + result.stderr).splitlines()
 
 
 def test_tiny_pipeline_run_with_local_and_url_splits(tmp_path):

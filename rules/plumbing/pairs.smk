@@ -1,8 +1,12 @@
 # Input functions and config lookups of the pairs stage's rules (rules/pairs.smk).
-from spudflow.core.dataset_families import DATASET_FAMILIES
+from spudflow.core.dataset_families import (
+    DATASET_FAMILIES,
+    JAPANESE_VARIANTS,
+    items_dataset_names,
+    spud_dataset_splits,
+)
 from spudflow.core.split_files import is_url, mirrored_file
 
-JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")
 # The paper's two German case sentence files (pairs.german_case.sentences).
 GERMAN_CASE_SENTENCES = ("grammatical", "ungrammatical")
 
@@ -72,37 +76,24 @@ def spud_items_splits():
     are scored: all of them, or those scoring.datasets names (no items, and no nonce versions
     for them, of a split nothing reads). Needs the nonce stage: without a `nonce:` config section
     there are no nonce treebanks, hence no SPUD items."""
-    if not pairs_enabled("spud") or "nonce" not in config:
-        return {}
-    chosen = pairs_section("spud")["treebanks"] or list(config["treebanks"])
-    unknown = [tb for tb in chosen if tb not in config["treebanks"]]
-    if unknown:
-        raise ValueError(f"config pairs.spud.treebanks: unknown treebank(s) {unknown}")
     scored = config["scoring"].get("datasets")
-    datasets = {}
-    for tb, split in treebank_splits():
-        if tb in chosen:
-            name = f"spud_{tb}_{split}"
-            if name in datasets:
-                raise ValueError(f"config treebanks: two splits give the dataset name {name}")
-            datasets[name] = (tb, split)
-    return {name: found for name, found in datasets.items() if scored is None or name in scored}
+    return {
+        name: found
+        for name, found in spud_dataset_splits(config).items()
+        if scored is None or name in scored
+    }
 
 
 def spud_items_versions():
     """(method, seed) of the nonce versions a SPUD items dataset holds beside each original
     sentence, and so the versions the models score: pairs.spud.methods x pairs.spud.seeds, in
-    the nonce section's order (null: every method or seed of `nonce:`)."""
+    the nonce section's order (null: every method or seed of `nonce:`; the config check makes
+    sure they are among them)."""
     nonce, spud = config["nonce"], pairs_section("spud")
-    chosen = {}
-    for key in ("methods", "seeds"):
-        wanted = nonce[key] if spud[key] is None else spud[key]
-        unknown = [value for value in wanted if value not in nonce[key]]
-        if unknown:
-            raise ValueError(
-                f"config key pairs.spud.{key}: {', '.join(map(str, unknown))} not in nonce.{key}"
-            )
-        chosen[key] = [value for value in nonce[key] if value in wanted]
+    chosen = {
+        key: [v for v in nonce[key] if spud[key] is None or v in spud[key]]
+        for key in ("methods", "seeds")
+    }
     return [(method, seed) for method in chosen["methods"] for seed in chosen["seeds"]]
 
 
@@ -126,17 +117,15 @@ def japanese_lexicon():
 
 def items_dataset_families():
     """Name -> family (its `pairs:` section, core/dataset_families.py) of every items dataset
-    the config enables (results/items/{name}.parquet), in config order. The family is set here,
-    where the name is made: no rule reads a family off a name."""
-    families = dict.fromkeys(spud_items_splits(), "spud")
-    if pairs_enabled("german_case"):
-        families["german_case"] = "german_case"
-    for variant in japanese_variants():
-        families[f"japanese_transitivity_{variant}"] = "japanese_transitivity"
-    for name in ("cola", "blimp"):
-        if pairs_enabled(name):
-            families[name] = name
-    return families
+    the config enables (results/items/{name}.parquet), in config order: SPUD items only of the
+    splits that are scored. The family is set here, where the name is made: no rule reads a
+    family off a name."""
+    scored = spud_items_splits()
+    return {
+        name: family
+        for name, family in items_dataset_names(config).items()
+        if family != "spud" or name in scored
+    }
 
 
 def items_datasets(family=None):

@@ -16,8 +16,18 @@ from spudflow.core.errors import EXIT_BAD_INPUT, InputError
 STAGES = ("ingest", "nonce", "pairs", "controls", "scoring", "probe", "aggregate", "rehearse")
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's errors as one line and exit 2, like every other bad input (argparse prints
+    the whole usage first: 3 to 8 lines). Subcommands' parsers are of the same class
+    (add_subparsers makes them with type(parser))."""
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {' '.join(message.split())} "
+                                  f"(`{self.prog} --help` lists the options)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="spudflow",
         description="Test what language models know about syntax: treebank ingestion, SPUD nonce "
         "treebanks, minimal pairs, LM scoring, structural probes and result tables.",
@@ -31,8 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        # output arguments are checked while they are parsed (spudflow.core.output_paths)
+        args = parser.parse_args(argv)
         check_distinct_path_arguments(args)
         result = args.handler(args)
     except InputError as error:

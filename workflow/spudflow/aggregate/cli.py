@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from spudflow.core.option_types import seed
+from spudflow.core.output_paths import output_dir, output_file, output_stem
+
 TABLE_FILES = "DIR/NAME.parquet, .csv, .md and .tex (LaTeX booktabs)"
 
 
@@ -14,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Concatenate the one-row statistics files of `spudflow stats` into "
         "STEM.parquet, STEM.csv, STEM.md and STEM.tex, sorted by treebank and split.")
     p.add_argument("inputs", nargs="+", type=Path, help="statistics .parquet files")
-    p.add_argument("--out", type=Path, required=True, help="output path without extension")
+    p.add_argument("--out", type=output_stem, required=True, help="output path without extension")
     p.set_defaults(handler=run_treebank_stats)
 
     p = subparsers.add_parser(
@@ -24,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "method and seed where present, and write STEM.parquet, STEM.csv, STEM.md and "
         "STEM.tex.")
     p.add_argument("inputs", nargs="+", type=Path, help=".parquet files")
-    p.add_argument("--out", type=Path, required=True, help="output path without extension")
+    p.add_argument("--out", type=output_stem, required=True, help="output path without extension")
     p.add_argument("--caption", default=None, help="LaTeX caption")
     p.set_defaults(handler=run_collect)
 
@@ -130,7 +133,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("metrics", nargs="+", type=Path, help="metrics.parquet files")
     p.add_argument("--layer-choice", nargs="+", type=Path, default=[],
                    help="`probe select-layers` files: their layers are marked in probe_layers")
-    p.add_argument("--out-dir", type=Path, required=True, help="directory for the tables")
+    p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
     p.set_defaults(handler=run_probe)
 
     p = subparsers.add_parser(
@@ -150,7 +153,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="leave out PUNCT words, as the runs' metrics did (`probe train`)")
     p.add_argument("--subtypes", action="store_true",
                    help="labels keep subtypes, as in the runs (`probe train`)")
-    p.add_argument("--out-dir", type=Path, required=True, help="directory for the table")
+    p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the table")
     p.set_defaults(handler=run_probe_edges)
 
     from spudflow.core.outputs_registry import FIGURE_OUTPUTS
@@ -160,7 +163,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             figure.command, help=figure.what, description=f"{figure.what}, from the "
             f"{figure.table} table, as STEM.png and STEM.svg (deterministic SVG).")
         p.add_argument("table", type=Path, help=f"{figure.table}.parquet")
-        p.add_argument("--out", type=Path, required=True, help="output path without extension")
+        p.add_argument("--out", type=output_stem, required=True,
+                       help="output path without extension")
         p.set_defaults(handler=run_figure, figure=figure.function, contract=figure.contract,
                        figure_options=())
         if figure.function == "japanese_agreement_graph":
@@ -189,7 +193,7 @@ def _register_front_page(subparsers) -> None:
     p.add_argument("--figure", action="append", default=[], type=_named_path(figures),
                    metavar="NAME=PATH", help=f"a figure (.svg), repeatable; NAME one of "
                    f"{', '.join(figures)}")
-    p.add_argument("--out", type=Path, required=True, help="the page (.html)")
+    p.add_argument("--out", type=output_file, required=True, help="the page (.html)")
     p.set_defaults(handler=run_front_page)
 
 
@@ -213,7 +217,7 @@ def _scored_table(subparsers, name: str, handler, help_text: str, description: s
     p.add_argument("--scores", nargs="+", type=Path, required=True,
                    help="score files (results/scores/{dataset}/{model}/item_scores.parquet; the "
                    "dataset comes from a `dataset` column or else from the path)")
-    p.add_argument("--out-dir", type=Path, required=True, help="directory for the tables")
+    p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
     p.set_defaults(handler=handler)
     return p
 
@@ -221,7 +225,7 @@ def _scored_table(subparsers, name: str, handler, help_text: str, description: s
 def _cv_options(p: argparse.ArgumentParser, minimum: int = 2) -> None:
     p.add_argument("--folds", type=_folds(minimum), default=10,
                    help=f"cross-validation folds, at least {minimum} (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the fold split (default 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the fold split (default 0)")
 
 
 def _fraction(text: str) -> float:

@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 
 from spudflow.core.errors import InputError
+from spudflow.core.option_types import seed
+from spudflow.core.output_paths import output_dir
 
 DESCRIPTION = """\
 Train a small control language model from scratch on treebank text and write OUT, a
@@ -25,8 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--text", type=Path, action="append", required=True,
                    help="ingested treebank split directory (its sentences' text) or a text "
                         "file with one sentence per line (repeatable)")
-    p.add_argument("--out", type=Path, required=True, help="model directory to write")
-    p.add_argument("--seed", type=int, default=0, help="seed of weights, masks and data order")
+    p.add_argument("--out", type=output_dir, required=True, help="model directory to write")
+    p.add_argument("--seed", type=seed, default=0, help="seed of weights, masks and data order")
     p.add_argument("--vocab-size", type=int, default=8000, help="tokenizer vocabulary (8000)")
     p.add_argument("--layers", type=int, default=2, help="transformer layers (2)")
     p.add_argument("--hidden", type=int, default=128, help="hidden size (128)")

@@ -8,10 +8,21 @@ import jsonschema
 import yaml
 
 
+def _is_integer(checker, value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# JSON Schema counts 1.0 as an integer; in a config it is a typo that would become a path
+# (nonce seed 1.0: results/nonce/…/seed1.0, which no rule makes) or a float option value.
+StrictValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
 def config_errors(config: dict, schema_path: str | Path) -> list[str]:
     """`config key treebanks.en.lang: 5 is not of type 'string'`-style lines, sorted by key."""
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = StrictValidator(schema)
     lines = []
     for error in validator.iter_errors(config):
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
@@ -23,6 +34,46 @@ class ConfigError(Exception):
     pass
 
 
+def duplicate_keys(path: str | Path) -> list[tuple[int, str, int]]:
+    """(line, config key, line of its first value) of each mapping key that a YAML (or JSON)
+    config file repeats, in line order: the loaders Snakemake uses keep the last value without
+    a word."""
+    try:
+        root = yaml.compose(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return []  # Snakemake has read it already (yte, or said what is wrong)
+    found = []
+    pending = [(root, "")]
+    while pending:
+        node, prefix = pending.pop()
+        if isinstance(node, yaml.SequenceNode):
+            pending += [(item, f"{prefix}[{i}]") for i, item in enumerate(node.value)]
+        elif isinstance(node, yaml.MappingNode):
+            first: dict[str, int] = {}
+            for key_node, value_node in node.value:
+                name = str(key_node.value)
+                key = f"{prefix}.{name}" if prefix else name
+                line = key_node.start_mark.line + 1
+                if name in first:
+                    found.append((line, key, first[name]))
+                first.setdefault(name, line)
+                pending.append((value_node, key))
+    return sorted(found)
+
+
+def duplicate_key_errors(path: str | Path) -> list[str]:
+    """`FILE:LINE: config key KEY: given twice …` per repeated key of a config file."""
+    return [f"{path}:{line}: config key {key}: given twice (first on line {first}); only the "
+            "last would count" for line, key, first in duplicate_keys(path)]
+
+
+def check_config_files(paths) -> None:
+    """The config files given (--configfile, or the workflow's default) repeat no key."""
+    errors = [e for path in paths for e in duplicate_key_errors(path)]
+    if errors:
+        raise ConfigError("\n".join(errors))
+
+
 def check_config(config: dict, schema_path: str | Path) -> None:
     errors = config_errors(config, schema_path)
     if errors:
@@ -32,16 +83,12 @@ def check_config(config: dict, schema_path: str | Path) -> None:
 def fill_named_entries(config: dict) -> None:
     """Give the nonce section's maps keyed by a treebank (`pools`) or a language (`lexicons`,
     `languages`) an entry for every configured one: none, the meaning of a name left out. After
-    this the rules index them and need no fallback of their own; a pool keyed by a treebank the
-    config does not have is a typo that would silently do nothing, so it is an error."""
+    this the rules index them and need no fallback of their own. (A key that names no treebank
+    or language is a typo that would silently do nothing: core/config_references.py stops it.)"""
     nonce = config.get("nonce")
     if nonce is None:
         return
     treebanks = config["treebanks"]
-    unknown = sorted(set(nonce["pools"]) - set(treebanks))
-    if unknown:
-        raise ConfigError("\n".join(f"config key nonce.pools.{name}: no treebank {name!r} is "
-                                     "configured" for name in unknown))
     for name in treebanks:
         nonce["pools"].setdefault(name, [])
     for lang in sorted({spec["lang"] for spec in treebanks.values()}):

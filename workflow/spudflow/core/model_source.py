@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,10 +93,25 @@ WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin", "model.safetensors.ind
                 "pytorch_model.bin.index.json")
 
 
-def check_model_files(source: ModelSource, name: str, weights: bool = True) -> None:
+NO_REMOTE_CODE = "this command does not run a model's own code"
+
+
+def needs_remote_code(settings: dict) -> bool:
+    """Does a config.json name classes of the model's own code (`auto_map`) for a model_type
+    transformers does not know? (transformers' own test, resolve_trust_remote_code)"""
+    if "auto_map" not in settings:
+        return False
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    return settings.get("model_type") not in CONFIG_MAPPING_NAMES
+
+
+def check_model_files(source: ModelSource, name: str, weights: bool = True,
+                      remote_code: str | None = NO_REMOTE_CODE) -> None:
     """A local transformers model must be a directory with a config.json naming a model_type
     and (unless `weights` is False) weights, or be a GGUF file: anything else holds no model,
-    which is bad input."""
+    which is bad input. So is one that needs its own Python code where that is not allowed
+    (`remote_code`: why not and how to allow it; None: allowed)."""
     if not source.local or source.gguf_file:
         return
     location = Path(source.location)
@@ -111,19 +127,47 @@ def check_model_files(source: ModelSource, name: str, weights: bool = True) -> N
         raise InputError(config, None, "not a JSON model configuration") from None
     if not isinstance(settings, dict) or "model_type" not in settings:
         raise InputError(config, None, "names no model_type: not a transformers model")
+    if remote_code and needs_remote_code(settings):
+        raise InputError(name, None, f"needs its own Python code to load (config.json "
+                         f"auto_map), and {remote_code}")
     if weights and not any((location / f).is_file() for f in WEIGHT_FILES):
         raise InputError(name, None, f"holds no weights ({', '.join(WEIGHT_FILES[:2])})")
 
 
+# What parsing a file that is not a GGUF model (not one, cut short, or of an architecture
+# transformers cannot read) raises in transformers' GGUF reader: the file is the bad input.
+GGUF_FILE_ERRORS = (ValueError, struct.error, KeyError, IndexError, EOFError)
+# transformers' ValueError for a model that needs its own Python code to load, without the
+# permission to run it, says how it would be given:
+REMOTE_CODE_MARK = "trust_remote_code=True"
+
+
 @contextlib.contextmanager
-def loading_errors(name: str, what: str) -> Iterator[None]:
+def loading_errors(name: str, what: str, *, gguf: bool = False,
+                   remote_code: str = NO_REMOTE_CODE) -> Iterator[None]:
     """Inside: transformers' OSError (a file missing from the model, an unknown hub id, no
-    network to reach it) and an unreadable weights file are bad input naming the model.
-    Anything else is a bug or a runtime failure and keeps its traceback."""
+    network to reach it), an unreadable weights file, a GGUF file that cannot be read (`gguf`)
+    and a model that needs its own Python code (`remote_code`: how to allow it) are bad input
+    naming the model. Anything else is a bug or a runtime failure and keeps its traceback."""
     from safetensors import SafetensorError
+
+    def reason(error: BaseException) -> str:
+        return " ".join(str(error).split())[:300] or type(error).__name__
 
     try:
         yield
     except (OSError, SafetensorError) as error:
-        reason = " ".join(str(error).split())[:300]
-        raise InputError(name, None, f"cannot load {what}: {reason}") from None
+        raise InputError(name, None, f"cannot load {what}: {reason(error)}") from None
+    except ValueError as error:
+        if REMOTE_CODE_MARK in str(error):
+            raise InputError(name, None, f"cannot load {what}: it needs its own Python code "
+                             f"to load, and {remote_code or NO_REMOTE_CODE}") from None
+        if not gguf:
+            raise
+        raise InputError(name, None, f"cannot load {what}: not a readable GGUF model file: "
+                         f"{reason(error)}") from None
+    except GGUF_FILE_ERRORS as error:
+        if not gguf:
+            raise
+        raise InputError(name, None, f"cannot load {what}: not a readable GGUF model file: "
+                         f"{reason(error)}") from None

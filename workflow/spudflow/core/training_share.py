@@ -4,18 +4,15 @@ no model scores a sentence it was trained on (docs/controls.md, "Training data o
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 
 import polars as pl
 
+from spudflow.core.option_types import SHARE, schema_type
 
-def share_fraction(value: str) -> float:
-    """argparse type of a --fraction option: a number strictly between 0 and 1."""
-    share = float(value)
-    if not 0 < share < 1:
-        raise argparse.ArgumentTypeError("must be between 0 and 1")
-    return share
+# argparse type of a --fraction option: a number strictly between 0 and 1, as the config's
+# training_shares.*.share
+share_fraction = schema_type(SHARE, "fraction")
 
 
 def sentence_key(sent_id: str | None, sent_index: int) -> str:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
+from spudflow.core.option_types import language, seed
+from spudflow.core.output_paths import output_dir, output_file
 from spudflow.core.training_share import share_fraction
 from spudflow.ingest.download import sha256_hex
 
@@ -21,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "writes nothing. CRLF line ends, a UTF-8 BOM and a missing final blank line are "
         "normalised.")
     p.add_argument("src", type=Path, nargs="+", help="a .conllu or .conllu.gz file, or several")
-    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--out", type=output_dir, required=True, help="output directory")
     p.add_argument("--lenient", action="store_true",
                    help="skip bad sentences with a warning (counted) instead of failing")
     p.set_defaults(handler=run_ingest)
@@ -31,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write an ingested treebank back as CoNLL-U. For a valid UD file, ingest then "
         "export is byte-identical. Extra token columns added by later stages are ignored.")
     p.add_argument("dir", type=Path, help="directory with tokens.parquet and sentences.parquet")
-    p.add_argument("--out", type=Path, required=True, help="output .conllu file")
+    p.add_argument("--out", type=output_file, required=True, help="output .conllu file")
     p.set_defaults(handler=run_export)
 
     p = subparsers.add_parser(
@@ -40,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "shorter or longer than the server's Content-Length, or whose SHA-256 is not --sha256, "
         "is bad input (exit 2) and leaves nothing.")
     p.add_argument("url")
-    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--out", type=output_file, required=True)
     p.add_argument("--sha256", type=sha256_hex, default=None, metavar="HEX",
                    help="the file's SHA-256 (64 hex digits; config fetch.sha256)")
     p.set_defaults(handler=run_fetch)
@@ -52,8 +54,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("dir", type=Path)
     p.add_argument("--treebank", required=True)
     p.add_argument("--split", required=True)
-    p.add_argument("--lang", required=True)
-    p.add_argument("--out", type=Path, required=True, help="output .parquet file")
+    p.add_argument("--lang", type=language, required=True)
+    p.add_argument("--out", type=output_file, required=True, help="output .parquet file")
     p.set_defaults(handler=run_stats)
 
     p = subparsers.add_parser(
@@ -64,11 +66,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("dir", type=Path, help="ingested split (tokens.parquet + sentences.parquet)")
     p.add_argument("--fraction", type=share_fraction, required=True,
                    help="the fraction of the split in the share, 0 < FRACTION < 1")
-    p.add_argument("--seed", type=int, default=0, help="seed of the share (default: 0)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the share (default: 0)")
     p.add_argument("--rest", action="store_true",
                    help="keep the sentences NOT in the share instead (what the items keep; the "
                    "probe tests on them)")
-    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--out", type=output_dir, required=True, help="output directory")
     p.set_defaults(handler=run_training_share)
 
 
@@ -90,9 +92,14 @@ def run_training_share(args: argparse.Namespace) -> None:
     for name in ("tokens.parquet", "sentences.parquet"):
         if not (args.dir / name).is_file():
             raise InputError(args.dir / name, None, "no such file (not an ingested split)")
-    tokens, sentences = training_share(*read_treebank(args.dir), args.fraction, args.seed,
+    tokens, sentences = read_treebank(args.dir)
+    kept_tokens, kept = training_share(tokens, sentences, args.fraction, args.seed,
                                        rest=args.rest)
-    write_treebank(args.out, tokens, sentences)
+    if kept.height == 0:  # a model trained on nothing, items of nothing: never what was meant
+        part = "the rest of the split" if args.rest else "the share"
+        raise InputError("--fraction", None, f"{args.fraction} of the {sentences.height} "
+                         f"sentences of {args.dir} leaves {part} empty")
+    write_treebank(args.out, kept_tokens, kept)
 
 
 def run_export(args: argparse.Namespace) -> None:
@@ -103,9 +110,20 @@ def run_export(args: argparse.Namespace) -> None:
         write_conllu(out.path(args.out), tokens, sentences)
 
 
+def _check_url(url: str) -> None:
+    """A URL of a scheme the config's splits may have (anything else, a path or a typo, would
+    meet urllib's ValueError)."""
+    from spudflow.core.split_files import URL_SCHEMES, is_url
+
+    if not is_url(url):
+        raise InputError(url, None, "not a URL: a treebank split is downloaded from "
+                         f"{', '.join(s + '://' for s in URL_SCHEMES)}")
+
+
 def run_fetch(args: argparse.Namespace) -> None:
     from spudflow.ingest.download import download
 
+    _check_url(args.url)
     with atomic_outputs() as out:
         download(args.url, out.path(args.out), args.sha256)
 

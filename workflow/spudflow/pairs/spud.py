@@ -191,4 +191,8 @@ def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, langu
             builder.add(f"{group}:{version.method}:seed{version.seed}", group, text, None,
                         regions=regions, words=words, method=version.method,
                         seed=version.seed, n_replaced=len(replaced_words), **common)
+    if not counts["sentences"]:  # an items file of nothing would score to empty tables
+        raise InputError(orig_dir, None, f"no items: of its {sentences.height} sentences, "
+                         f"{counts['short']} have fewer than {min_words} words (--min-words) "
+                         f"and {counts['training_share']} are in the training share")
     return builder.table(), counts

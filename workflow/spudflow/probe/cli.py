@@ -6,6 +6,8 @@ import argparse
 from pathlib import Path
 
 from spudflow.core.errors import InputError
+from spudflow.core.option_types import seed
+from spudflow.core.output_paths import output_dir, output_file, output_path
 from spudflow.core.shards import WHOLE, Shard, parse_shard
 
 BASELINE_CHOICES = ("M0", "MR", "MRC")
@@ -70,18 +72,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="each baseline to build and its layers, e.g. lm=0,3,4 M0=0 MR=3,4: "
                    "lm (the model itself), M0 (layer 0), MR (all weights random), MRC (random "
                    "but the embedding layer)")
-    p.add_argument("--init-seed", type=int, default=0, help="seed of MR/MRC weights")
+    p.add_argument("--init-seed", type=seed, default=0, help="seed of MR/MRC weights")
     p.add_argument("--eval-sets", nargs="+", default=None, metavar="NAME",
                    help="the eval set of each DIR, in the same order: `orig` or METHOD/seedN "
                    "(default: `orig`, for a single DIR)")
-    p.add_argument("--out", type=Path, required=True, metavar="OUT",
+    p.add_argument("--out", type=output_dir, required=True, metavar="OUT",
                    help="output directory: one folder per baseline (replaced if present)")
     p.add_argument("--sentences", type=Path, default=None, metavar="SHARE_DIR",
                    help="keep only the sentences of this share of the split (a `training-share` "
                    "output: its sentences.parquet, by sent_index), before --sample")
     p.add_argument("--sample", type=int, default=None, metavar="N",
                    help="a seeded sample of N sentences (default: all)")
-    p.add_argument("--sample-seed", type=int, default=0)
+    p.add_argument("--sample-seed", type=seed, default=0)
     p.add_argument("--shard", type=_shard, default=WHOLE,
                    help="I/N: shard I (1-based) of N, a contiguous range of whole blocks")
     p.add_argument("--block-size", type=int, default=256,
@@ -100,7 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             "directories (one file per baseline and eval set, the same in "
                             "each) into the unsharded directory, file by file.")
     p.add_argument("shards", nargs="+", type=Path, help="shard files, or shard directories")
-    p.add_argument("--out", type=Path, required=True, help="output file, or directory")
+    p.add_argument("--out", type=output_path, required=True, help="output file, or directory")
     p.set_defaults(handler=run_gather)
 
     p = commands.add_parser(
@@ -116,7 +118,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="selection split (default: hold out --holdout of the training split)")
     p.add_argument("--holdout", type=float, default=0.1,
                    help="fraction of the training sentences held out for selection without --dev")
-    p.add_argument("--holdout-seed", type=int, default=0)
+    p.add_argument("--holdout-seed", type=seed, default=0)
     p.add_argument("--eval", nargs=3, action="append", default=[],
                    metavar=("NAME", "FEATURES", "TREEBANK_DIR"),
                    help="an eval set: `orig` or METHOD/seedN, its features and treebank")
@@ -126,9 +128,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="layer of the label probe, or `auto` (from --layer-choice)")
     p.add_argument("--layer-choice", type=Path, default=None,
                    help="`probe select-layers` output: the layers `auto` stands for")
-    p.add_argument("--seeds", type=int, nargs="+", default=[1], metavar="SEED",
+    p.add_argument("--seeds", type=seed, nargs="+", default=[1], metavar="SEED",
                    help="one probe run per seed, one after the other (default: 1)")
-    p.add_argument("--out", type=Path, required=True,
+    p.add_argument("--out", type=output_dir, required=True,
                    help="output directory: one folder seed{S} per seed")
     p.add_argument("--treebank", required=True, help="treebank column of the metrics")
     p.add_argument("--model", required=True, help="model column of the metrics")
@@ -157,7 +159,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "with the best mean selection-data RelAcc (ties: the lower layer). Writes a "
         "probe_layer_choice Parquet file for `probe train --layer-choice`.")
     p.add_argument("metrics", nargs="+", type=Path, help="metrics.parquet of the sweep runs")
-    p.add_argument("--out", type=Path, required=True, help="output .parquet file")
+    p.add_argument("--out", type=output_file, required=True, help="output .parquet file")
     p.set_defaults(handler=run_select_layers)
 
 

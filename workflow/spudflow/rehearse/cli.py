@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spudflow.core.errors import InputError
+from spudflow.core.output_paths import output_dir
 
 REPO = Path(__file__).resolve().parents[3]
 # Repository resources a rehearsal reads as they are; the rest (downloads, the user's corpora
@@ -31,7 +32,7 @@ def register(subparsers) -> None:
         "files a user supplies get labelled stand-ins, and the real Snakefile runs in DIR "
         "(DIR/results) with HF_HUB_OFFLINE=1. Writes DIR/rehearsal.md.")
     p.add_argument("config", type=Path, help="a config file (e.g. config/papers/spud.yaml)")
-    p.add_argument("--workdir", type=Path, required=True, help="the rehearsal's folder")
+    p.add_argument("--workdir", type=output_dir, required=True, help="the rehearsal's folder")
     p.add_argument("--size", choices=("small", "full"), default="small",
                    help="small: sampled treebanks and datasets (minutes); full: the config's "
                    "own sizes, stand-in treebanks grown to the real ones' sentence counts")
@@ -183,6 +184,7 @@ def run_snakemake(config_path: Path, overlay_path: Path, workdir: Path, cores: i
 def run_rehearse(args: argparse.Namespace) -> int:
     import yaml
 
+    from spudflow.core.config import duplicate_keys
     from spudflow.core.workflow_paths import local_workflow_file, resolve_workflow_paths
     from spudflow.rehearse.conllu_blocks import write_if_changed
     from spudflow.rehearse.german_sentences import german_sentence_stand_ins
@@ -202,6 +204,9 @@ def run_rehearse(args: argparse.Namespace) -> int:
                          f"not a YAML config ({' '.join(str(error).split())[:200]})") from None
     if not isinstance(config, dict) or not isinstance(config.get("treebanks"), dict):
         raise InputError(args.config, None, "not a spudflow config (no treebanks: mapping)")
+    for line, key, first in duplicate_keys(config_path)[:1]:  # YAML kept the last silently
+        raise InputError(args.config, line, f"config key {key}: given twice (first on line "
+                         f"{first}); only the last would count")
     try:  # the config's `workflow:` files, as paths of this repository (stand-ins avoid them)
         config = resolve_workflow_paths(config, local_workflow_file(REPO, REPO))
     except ValueError as error:

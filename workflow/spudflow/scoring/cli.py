@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 from spudflow.core.errors import InputError
+from spudflow.core.option_types import language, language_list, ngram_order, seed
+from spudflow.core.output_paths import output_dir, output_file, shared_dir
 
 SCORE_DESCRIPTION = """\
 Score sentences with a language model and write OUT/token_scores.parquet (one row per scored
@@ -34,19 +36,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "n-gram model file from ngram-train")
     p.add_argument("--kind", required=True, help="causal | masked | electra | ngram")
     p.add_argument("--method", required=True, help="M[,M…]; see above")
-    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--out", type=output_dir, required=True, help="output directory")
     p.add_argument("--name", help="model name in the tables (default: from --model)")
     p.add_argument("--gguf-file", help="GGUF file name inside the --model directory/package")
-    p.add_argument("--lang", default="en",
+    p.add_argument("--lang", type=language, default="en",
                    help="language of a text INPUT (spaCy tokenizer; default en)")
-    p.add_argument("--languages",
+    p.add_argument("--languages", type=language_list,
                    help="comma-separated: score only items of these languages (the items' "
                         "`language` column); others are left out of both tables")
     p.add_argument("--sample", type=int,
                    help="score a seeded uniform sample of this many groups (the items' "
                         "`group_id`: a minimal pair, template or original with its nonce "
                         "versions; an item without one is its own group)")
-    p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample (default 0)")
+    p.add_argument("--sample-seed", type=seed, default=0, help="seed of --sample (default 0)")
     p.add_argument("--unigram", type=Path, action="append", default=[],
                    help="n-gram model file whose unigram distribution feeds SLOR, Word-LP Min-1 "
                         "and NormLP for items of its language (repeatable, one per language)")
@@ -61,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="I/N: score only shard I of N, a contiguous range of whole --block-size "
                         "blocks of the items, and mark the tables for `score-gather`")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
-    p.add_argument("--cache", type=Path,
+    p.add_argument("--cache", type=shared_dir,
                    help="item-level score cache folder, shared by jobs (docs/scoring.md, "
                    "'Score cache'): only items without an entry are scored; a cache that "
                    "cannot be written (disk full, read-only) is warned about once and the job "
@@ -81,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "same bytes as the unsharded job writes. See docs/scoring.md.")
     p.add_argument("shard_dirs", type=Path, nargs="+", metavar="SHARD_DIR",
                    help="output directories of the shards, shard 1 first")
-    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--out", type=output_dir, required=True, help="output directory")
     p.set_defaults(handler=run_score_gather)
 
     p = subparsers.add_parser(
@@ -91,9 +93,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "blank --lang tokenizer) and write one model file (Parquet) for `spudflow score --kind "
         "ngram` and --unigram. See docs/scoring.md for the exact probabilities.")
     p.add_argument("inputs", type=Path, nargs="+", help="ingested split directories or text files")
-    p.add_argument("--out", type=Path, required=True, help="model file (.parquet)")
-    p.add_argument("--order", type=int, default=3, help="n (default 3)")
-    p.add_argument("--lang", required=True, help="language of the text (ISO 639-1)")
+    p.add_argument("--out", type=output_file, required=True, help="model file (.parquet)")
+    p.add_argument("--order", type=ngram_order, default=3, help="n (default 3, at most 10)")
+    p.add_argument("--lang", type=language, required=True,
+                   help="language of the text (ISO 639-1)")
     p.add_argument("--k", type=float, default=1.0, help="add-k constant (default 1: Laplace)")
     p.add_argument("--discount", type=float, default=0.75,
                    help="Kneser-Ney discount D, 0 < D <= 1 (default 0.75)")
@@ -232,8 +235,7 @@ def run_score(args: argparse.Namespace) -> None:
         from spudflow.scoring.cache_marker import check_usable
 
         check_usable(args.cache)
-    languages = (frozenset(lang.strip() for lang in args.languages.split(","))
-                 if args.languages else None)
+    languages = frozenset(args.languages) if args.languages else None
     items = job_items(args.input, args.lang, ItemSelection(
         languages, args.sample, args.sample_seed, shard, args.block_size))
     unigram_for = unigram_lookup(args.unigram)
@@ -288,8 +290,6 @@ def run_ngram_train(args: argparse.Namespace) -> None:
     from spudflow.core.training_text import training_sentences
     from spudflow.scoring.ngram import NgramModel
 
-    if args.order < 1:
-        raise InputError("--order", None, f"must be at least 1, not {args.order}")
     if args.k <= 0:
         raise InputError("--k", None, f"must be positive, not {args.k}")
     if not 0 < args.discount <= 1:

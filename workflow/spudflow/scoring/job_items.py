@@ -30,6 +30,8 @@ def job_items(path: Path, lang: str, selection: ItemSelection) -> list[Item]:
     scores; what each step leaves out is logged."""
     log = get_logger("spudflow.scoring")
     items = load_items(path, lang)
+    if not items:  # (a job's selection may leave none; a file of none is a broken dataset)
+        raise InputError(path, None, "holds no items to score")
     if selection.languages is not None:
         kept = [i for i in items if i.language is None or i.language in selection.languages]
         if len(kept) < len(items):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import torch
 
@@ -53,15 +55,21 @@ def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: 
     options = {"trust_remote_code": trust_remote_code}
     if source.gguf_file:
         options["gguf_file"] = source.gguf_file
-    check_model_files(source, source.describe())
-    with loading_errors(source.describe(), f"a {kind} model"):
+    name = str(Path(source.location) / source.gguf_file) if source.gguf_file and source.local \
+        else source.describe()
+    allow = None if trust_remote_code else (
+        "--trust-remote-code (the config: the model's trust_remote_code: true) is not given, "
+        "which allows it for a source you trust")
+    check_model_files(source, name, remote_code=allow)
+    with loading_errors(name, f"a {kind} model", gguf=bool(source.gguf_file),
+                        remote_code=allow):
         tokenizer = AutoTokenizer.from_pretrained(source.location, **options)
         model = auto_class(kind).from_pretrained(source.location, dtype=dtype, **options)
     if not getattr(tokenizer, "is_fast", False):
-        raise InputError(source.describe(), None,
+        raise InputError(name, None,
                          "needs a fast tokenizer (character offsets); none could be built")
     if kind == "electra" and not hasattr(model, "discriminator_predictions"):
-        raise InputError(source.describe(), None,
+        raise InputError(name, None,
                          f"is not an ELECTRA discriminator ({type(model).__name__})")
     return tokenizer, model.to(device).eval()
 

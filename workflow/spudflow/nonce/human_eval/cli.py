@@ -6,6 +6,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from spudflow.core.option_types import seed
+from spudflow.core.output_paths import output_dir
+
 KEY_FILE = "answer_key.parquet"
 SHEETS_DIR = "sheets"
 DEFAULT_ANNOTATORS = ["annotator1", "annotator2"]
@@ -31,11 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--posfree", type=Path, required=True,
                    help="its nonce version made with --method posfree")
     p.add_argument("--n", type=int, default=40, help="triplets (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the sample and the orders "
+    p.add_argument("--seed", type=seed, default=1, help="seed of the sample and the orders "
                    "(default: %(default)s)")
     p.add_argument("--annotators", nargs="+", default=DEFAULT_ANNOTATORS, metavar="NAME",
                    help="one sheet per annotator (default: %(default)s)")
-    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--out", type=output_dir, required=True, help="output directory")
     p.set_defaults(handler=run_export)
 
     p = commands.add_parser(
@@ -46,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "exits 2 with FILE:LINE.")
     p.add_argument("sheets", type=Path, nargs="+", help="filled CSV sheets")
     p.add_argument("--key", type=Path, required=True, help=f"the export's {KEY_FILE}")
-    p.add_argument("--out-dir", type=Path, required=True, help="directory for the tables")
+    p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
     p.set_defaults(handler=run_tables)
 
 
