@@ -23,8 +23,8 @@ USER_FILES = {
     "german_case": ["resources/corpora/dewiki.txt", "resources/templates/german_case_paper.tsv"],
     "cola": [
         "resources/corpora/bnc.txt",
-        "resources/cola/cola_public/raw/in_domain_dev.tsv",
-        "resources/cola/cola_public/raw/out_of_domain_dev.tsv",
+        "resources/cola/cola_public/tokenized/in_domain_dev.tsv",
+        "resources/cola/cola_public/tokenized/out_of_domain_dev.tsv",
     ],
     "japanese_transitivity": ["resources/corpora/jawiki.txt"],
 }
@@ -114,6 +114,27 @@ def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path)
     features = {(w["treebank"], w["probe_model"]) for rule, w in map(
         lambda j: (j[0], dict(j[1])), planned.jobs) if rule == "probe_features"}
     assert features == probed
+
+
+def test_cola_preset_is_lau_et_al_s_code_and_fetches_table_5_s_phenomena(tmp_path):
+    planned = _plan(tmp_path, _preset("cola"), USER_FILES["cola"])
+    phenomena = ["svo", "wh_extraction", "inchoative", "singular_pl", "reflexive"]
+    fetches = {dict(w)["name"]: planned.params[(rule, w)]["url"] for rule, w in planned.jobs
+               if rule == "fetch_pairs_file"}
+    assert sorted(fetches) == sorted(f"{p}.tsv" for p in phenomena)
+    for name, url in fetches.items():
+        assert url.startswith("https://raw.githubusercontent.com/nyu-mll/CoLA-baselines/")
+        assert url.endswith(f"/acceptability_corpus/phenomena/{name}")
+    items = job("items_cola")
+    assert {f"resources/downloads/pairs/cola/{p}.tsv" for p in phenomena} <= planned.inputs[items]
+    assert "--words whitespace" in planned.shell[items]
+    for order in (2, 3, 4):
+        train = planned.shell[job("ngram_train", ngram=f"bnc_{order}gram")]
+        for option in ("--discount 0.7", "--min-count 4", "--lowercase", "--unknown signature",
+                       "--kneser-ney lau", "--words whitespace", f"--order {order}"):
+            assert option in train, (order, option)
+        score = planned.shell[job("score", dataset="cola", model=f"bnc_{order}gram")]
+        assert "--measures lau" in score and "--unigram" not in score
 
 
 def test_japanese_preset_scores_every_variant_with_the_eight_models(tmp_path):

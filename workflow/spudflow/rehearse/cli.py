@@ -188,7 +188,7 @@ def run_rehearse(args: argparse.Namespace) -> int:
     from spudflow.rehearse.mirror import fill_mirror
     from spudflow.rehearse.overlay import build_overlay
     from spudflow.rehearse.report import write_report
-    from spudflow.rehearse.standins import check_user_files, make_user_files
+    from spudflow.rehearse.standins import check_user_files, make_user_files, mirror_pairs_files
 
     config_path = args.config.resolve()
     if not config_path.is_file():
@@ -215,8 +215,13 @@ def run_rehearse(args: argparse.Namespace) -> int:
     mirror, stand_ins, taken = fill_mirror(config, REPO, workdir / "mirror", args.size)
     try:
         user_files = make_user_files(config, REPO, workdir, taken, args.size)
+        # Dataset files given by URL are answered from the mirror as treebanks are.
+        pairs_mirror, downloads = mirror_pairs_files(config, REPO, workdir / "mirror", taken,
+                                                     args.size)
     except ValueError as error:
         raise InputError(args.config, None, str(error)) from None
+    mirror = {**mirror, **pairs_mirror}
+    user_files += downloads
     hub = build_hub(config, workdir, families)
     overlay = build_overlay(config, mirror, args.size)
     overlay_path = workdir / "rehearsal" / "overlay.yaml"
