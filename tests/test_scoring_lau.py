@@ -44,7 +44,7 @@ def lau_measures(p: list[float], u: list[float], length: int) -> dict[str, float
 
 
 def test_hand_computed_fractions():
-    assert P_THE_DOG_SAT == pytest.approx([17 / 24, 4 / 15, 8 / 15, 17 / 24], abs=1e-15)
+    assert pytest.approx(P_THE_DOG_SAT, abs=1e-15) == [17 / 24, 4 / 15, 8 / 15, 17 / 24]
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import polars as pl
 from sklearn.metrics import accuracy_score, matthews_corrcoef, roc_curve
 from sklearn.model_selection import KFold
 
+from spudflow.aggregate.coverage import tied_pairs, unseen_share
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
@@ -94,7 +95,8 @@ def fits(scored: pl.DataFrame, folds: int, seed: int, criterion: str
             labels = frame["label"].cast(pl.Int64).to_numpy()
             predictions, thresholds = cross_validated(scores, labels, folds, seed, criterion)
             yield ({**dict(zip(KEYS, key, strict=True)), "normalisation": name},
-                   frame.select("label", "source", "phenomenon_set").with_columns(
+                   frame.select("label", "source", "phenomenon_set", "n_unseen", "n_words",
+                                pl.col(column).cast(pl.Float64).alias("score")).with_columns(
                        pl.Series("prediction", predictions)), thresholds)
 
 
@@ -119,6 +121,14 @@ def _counts(frame: pl.DataFrame) -> tuple[dict, np.ndarray, np.ndarray]:
     predictions = frame["prediction"].to_numpy()
     return ({"n_items": frame.height, "n_acceptable": int(labels.sum()),
              "accuracy": float(accuracy_score(labels, predictions))}, labels, predictions)
+
+
+def _coverage(frame: pl.DataFrame) -> dict:
+    """tie_share: pairs of an acceptable and an unacceptable sentence with equal scores, which no
+    threshold separates; unseen_share: the words the model never saw (coverage.py)."""
+    pairs, tied = tied_pairs(frame["label"].to_numpy(), frame["score"].to_numpy())
+    return {"tie_share": tied / pairs if pairs else None,
+            "unseen_share": frame.select(unseen_share()).item()}
 
 
 def _normalisation_order() -> pl.Expr:
@@ -146,7 +156,7 @@ def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str
                               "mcc": defined_mcc(labels, predictions), **folds_used})
             continue
         splits.append({**key, **counts, "mcc": defined_mcc(labels, predictions),
-                       **folds_used})
+                       **folds_used, **_coverage(frame)})
         by_source = frame.partition_by("source", as_dict=True)
         for (source,), part in sorted(by_source.items()):
             counts, labels, predictions = _counts(part)
@@ -167,7 +177,9 @@ def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int
     return [
         Table("cola_thresholds", frames["cola_thresholds"],
               f"CoLA (Table 4): {method}; accuracy and Matthews correlation (null when a "
-              "split's labels are of one class) of the held-out predictions, per split."),
+              "split's labels are of one class) of the held-out predictions, per split; "
+              "tie_share: acceptable-unacceptable pairs with equal scores; unseen_share: the "
+              "words the model never saw in training (n-gram models)."),
         Table("cola_phenomena", frames["cola_phenomena"],
               f"CoLA phenomenon sets (section 8, Table 5): {method} within each set; accuracy "
               "and Matthews correlation (null when a set's labels are of one class) of the "
