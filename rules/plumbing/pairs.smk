@@ -25,8 +25,8 @@ def cola_phenomena_args():
 
 
 def pairs_file_url(wildcards):
-    """The configured URL of a download of rule fetch_pairs_file, or the file:// URI of its copy
-    under config fetch.mirror (as fetch_url does for treebanks)."""
+    """The configured URL of a fetch_pairs_file download, or the local URI of its copy under
+    config fetch.mirror (as fetch_url does for treebanks)."""
     url = family_urls(config, wildcards.family)[wildcards.name]
     local = mirrored_file(config["fetch"]["mirror"], url)
     return url if local is None else Path(local).resolve().as_uri()

@@ -26,8 +26,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "rehearse", help="run a config offline on tiny stand-in models and data",
         description="Rehearse CONFIG before spending GPU hours: every hub model becomes a tiny "
-        "random model of its family in an offline hub cache (DIR/hub), every treebank URL is "
-        "answered from a mirror of stand-in treebanks (DIR/mirror, config fetch.mirror), the "
+        "random model of its family in an offline hub cache (DIR/hub), every treebank URL (and "
+        "dataset file URL) is answered from a mirror of stand-ins (DIR/mirror, config "
+        "fetch.mirror), the "
         "files a user supplies get labelled stand-ins, and the real Snakefile runs in DIR "
         "(DIR/results) with HF_HUB_OFFLINE=1. Writes DIR/rehearsal.md.")
     p.add_argument("config", type=Path, help="a config file (e.g. config/papers/spud.yaml)")
