@@ -281,7 +281,7 @@ ITEM_SCORES = Artifact("item_scores", "score", version=2, doc=(
         "or `no_tokens` (nothing to score) when left out; such rows have null figures", True),
 ))
 
-NGRAM_MODEL = Artifact("ngram_model", "ngram-train", version=2, doc=(
+NGRAM_MODEL = Artifact("ngram_model", "ngram-train", doc=(
     "`results/ngram/{name}.parquet`: the counts of a word n-gram model, sorted by order then "
     "n-gram; the settings (order, k, discount, lang, min_count, lowercase, unknown, kneser_ney) "
     "are JSON under the schema metadata key `spudflow.ngram`."), columns=(
