@@ -172,6 +172,24 @@ def test_note_only_for_a_function_that_decides_mostly_by_ties_or_unseen_words():
     assert note("x", 0.95, None) == ("x: 95% of its pairs tied; it decides mostly by ties, so "
                                      "its figure says little about what the model knows of "
                                      "syntax.")
+    # the default run's English add-k SPUD ratio: median exactly 1 with 14% of the pairs tied
+    assert note("en: m · addk", 0.14, 0.26, median_tied=True) == (
+        "en: m · addk: 14% of its pairs tied, 26% of the words it scored never seen in "
+        "training; its median is one of the tied pairs, so its figure says little about what "
+        "the model knows of syntax.")
+
+
+def test_a_spud_median_ratio_of_exactly_one_is_noted_as_a_tie():
+    from spudflow.aggregate.front_page import spud_coverage
+
+    summary = pl.DataFrame({
+        "nonce_method": ["spud"] * 3, "nonce_seed": ["all"] * 3, "outliers": ["kept"] * 3,
+        "language": ["en"] * 3, "model": ["m"] * 3, "method": ["addk", "kn", "x"],
+        "ratio_median": [1.0, 1.1, 1.0], "tie_share": [0.14, 0.004, 0.0],
+        "unseen_share": [0.26, 0.26, None]})
+    rows = spud_coverage(summary).sort("what")
+    assert rows["median_tied"].to_list() == [True, False, False]
+    assert [note(*row) is not None for row in rows.iter_rows()] == [True, False, False]
 
 
 def test_german_case_ties_are_grammatical_violation_pairs_of_one_template():

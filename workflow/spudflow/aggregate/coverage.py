@@ -10,8 +10,8 @@ in training, and how many of its pairs it cannot tell apart.
 
 A word n-gram model trained on a few thousand sentences has never seen most content words, and
 two sentences that differ only in words it never saw get the same score: its figures then say
-more about its training text than about syntax. Where either share is above MOSTLY, the front
-page adds a note.
+more about its training text than about syntax. Where either share is above MOSTLY, or where the
+headline median is itself a tie, the front page adds a note.
 """
 
 from __future__ import annotations
@@ -42,18 +42,25 @@ def tied_pairs(labels: np.ndarray, scores: np.ndarray) -> tuple[int, int]:
     return int(len(positive) * len(negative)), int(tied)
 
 
-def note(what: str, tie_share: float | None, unseen_share: float | None) -> str | None:
-    """The front page's line for a scoring function that decides mostly by ties or unseen words;
-    None for one that does not."""
+def note(what: str, tie_share: float | None, unseen_share: float | None,
+         median_tied: bool = False) -> str | None:
+    """The front page's line for a scoring function that decides mostly by ties or unseen words,
+    or whose headline median is itself a tie (a SPUD median ratio of exactly 1: the tied pairs
+    sit in the middle of the ratios); None for one that does not."""
     ties = tie_share is not None and tie_share > MOSTLY
     unseen = unseen_share is not None and unseen_share > MOSTLY
-    if not (ties or unseen):
+    if not (ties or unseen or median_tied):
         return None
     facts = []
     if tie_share is not None:
         facts.append(f"{tie_share:.0%} of its pairs tied")
     if unseen_share is not None:
         facts.append(f"{unseen_share:.0%} of the words it scored never seen in training")
-    reason = " and ".join(r for r, on in (("ties", ties), ("unseen words", unseen)) if on)
-    return (f"{what}: {', '.join(facts)}; it decides mostly by {reason}, so its figure says "
-            "little about what the model knows of syntax.")
+    reasons = []
+    if ties or unseen:
+        mostly = " and ".join(r for r, on in (("ties", ties), ("unseen words", unseen)) if on)
+        reasons.append(f"it decides mostly by {mostly}")
+    if median_tied:
+        reasons.append("its median is one of the tied pairs")
+    return (f"{what}: {', '.join(facts)}; {' and '.join(reasons)}, so its figure says little "
+            "about what the model knows of syntax.")

@@ -49,9 +49,13 @@ def spud_headline(summary: pl.DataFrame) -> pl.DataFrame:
 
 
 def spud_coverage(summary: pl.DataFrame) -> pl.DataFrame:
+    """A median ratio of exactly 1 with tied pairs is a tie: add-k gives an original and a
+    nonce sentence the same probability where their words are unseen or their contexts too."""
     rows = _spud_rows(summary)
     return rows.select(pl.concat_str("language", pl.lit(": "), SCORING_FUNCTION).alias("what"),
-                       "tie_share", "unseen_share")
+                       "tie_share", "unseen_share",
+                       ((pl.col("ratio_median") == 1.0) & (pl.col("tie_share") > 0))
+                       .fill_null(False).alias("median_tied"))
 
 
 def probe_headline(languages: pl.DataFrame) -> pl.DataFrame:
@@ -161,8 +165,8 @@ class Section:
     table: str  # the full table the headline is cut from (an entry of the outputs registry)
     headline: Callable[[pl.DataFrame], pl.DataFrame]
     caption: str
-    # (what, tie_share, unseen_share) of the headline's scoring functions, for the notes of
-    # those that decide mostly by ties or unseen words; None: not scores of pairs (the probes)
+    # (what, tie_share, unseen_share[, median_tied]) of the headline's scoring functions, for the
+    # notes of those that decide mostly by ties or unseen words; None: no scored pairs (probes)
     coverage: Callable[[pl.DataFrame], pl.DataFrame] | None = None
     # a second table under the headline (the headline's columns are its scoring functions)
     details: Callable[[pl.DataFrame], pl.DataFrame] | None = None
@@ -261,8 +265,7 @@ def _notes(section: Section, table: pl.DataFrame) -> str:
     words."""
     if section.coverage is None:
         return ""
-    lines = [note(what, ties, unseen) for what, ties, unseen in
-             section.coverage(table).sort("what").iter_rows()]
+    lines = [note(*row) for row in section.coverage(table).sort("what").iter_rows()]
     return "".join(f'<p class="note">{html.escape(line)}</p>' for line in lines if line)
 
 
