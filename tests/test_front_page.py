@@ -14,7 +14,8 @@ from aggregate_inputs import blimp_inputs, spud_inputs
 
 
 class PageTables(HTMLParser):
-    """Per <section id>: its tables as lists of rows of cell texts, and its links."""
+    """Per <section id>: its headline table as lists of rows of cell texts (`rows`), every table
+    of the section (`tables`: the headline, then any table under it), and its links."""
 
     def __init__(self):
         super().__init__()
@@ -25,9 +26,13 @@ class PageTables(HTMLParser):
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag == "section":
-            self.current = self.sections.setdefault(attrs["id"], {"rows": [], "links": []})
+            self.current = self.sections.setdefault(attrs["id"], {"rows": [], "links": [],
+                                                                  "tables": []})
+        elif self.current is not None and tag == "table":
+            self.current["tables"].append(self.current["rows"] if not self.current["tables"]
+                                          else [])
         elif self.current is not None and tag == "tr":
-            self.current["rows"].append([])
+            self.current["tables"][-1].append([])
         elif self.current is not None and tag in ("td", "th"):
             self.cell = ""
         elif self.current is not None and tag == "a":
@@ -35,7 +40,7 @@ class PageTables(HTMLParser):
 
     def handle_endtag(self, tag):
         if tag in ("td", "th") and self.cell is not None:
-            self.current["rows"][-1].append(self.cell)
+            self.current["tables"][-1][-1].append(self.cell)
             self.cell = None
         elif tag == "section":
             self.current = None

@@ -237,3 +237,21 @@ def test_measures_lau_is_its_own_cache_setting_and_run_key(tmp_path, lau_bigram)
                      "--method", "kn", "--measures", measures, "--cache", str(cache),
                      "--out", str(out)]) == 0
         assert pl.read_parquet(out / "item_scores.parquet")["n_tokens"].to_list() == [n_tokens]
+
+
+def test_lau_measures_are_of_whole_sentences_region_rows_have_none(lau_bigram):
+    from scoring_models import make_item
+
+    from spudflow.scoring.ngram_scorer import NgramScorer
+    from spudflow.scoring.run import Job, score_block
+
+    scorer = NgramScorer(lau_bigram, sentence_end=True)
+    job = Job(scorer, "m", ["kn"], lambda _: None, None, "key", 10, measures="lau")
+    item = make_item("1", "the dog sat", ["the", "dog", "sat"], regions=[("verb", "sat")])
+    tokens, rows = score_block(job, [item], "block")
+    rows = rows.to_pylist()
+    assert [r["region"] for r in rows] == [None, "verb"]
+    assert rows[0]["slor"] == pytest.approx(lau_measures(P_THE_DOG_SAT, U_THE_DOG_SAT, 5)["slor"])
+    assert (rows[1]["slor"], rows[1]["normlp"], rows[1]["word_lp_min1"]) == (None, None, None)
+    assert rows[1]["logprob_sum"] == pytest.approx(math.log(P_THE_DOG_SAT[2]))
+    assert tokens.column("token").to_pylist() == ["the", "dog", "sat", EOS]

@@ -218,7 +218,7 @@ def _add_item_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
             order1 = job.scorer.order1_logprobs(sentence, base_method(method))
             row = lau_statistics(logprobs, order1, job.scorer.padded_length(sentence),
                                  len(word_set))
-        else:  # Lau et al.'s measures are of whole sentences: a region row has none
+        else:  # with lau, a region row: Lau et al.'s measures are of whole sentences (none here)
             row = item_statistics(logprobs, [sentence.word_index[t] for t in token_set],
                                   item.words, word_set, unigram,
                                   [sentence.words_of_token(t) for t in token_set])
