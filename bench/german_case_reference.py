@@ -132,6 +132,7 @@ def reference_scores(items: Path, fixture: pl.DataFrame, out: Path) -> None:
         "item_id": frame["item_id"], "model": "wordnlm", "method": "reference",
         "region": pl.Series([None] * frame.height, dtype=pl.String),
         "logprob_sum": logprob, "n_tokens": n, "n_words": n,
+        "n_unseen": pl.Series([None] * frame.height, dtype=pl.Int32),
         "ppl": np.exp(-logprob / n), "mean_logprob": logprob / n,
         "slor": pl.Series([None] * frame.height, dtype=pl.Float64),
         "word_lp_min1": pl.Series([None] * frame.height, dtype=pl.Float64),

@@ -143,7 +143,7 @@ rule items_japanese_transitivity:
 rule items_cola:
     input:
         tsv=lambda wc: pairs_section("cola")["files"],
-        phenomena=lambda wc: pairs_section("cola")["phenomena"],
+        phenomena=lambda wc: cola_phenomena(),
     output:
         "results/items/cola.parquet",
     log:
@@ -159,10 +159,35 @@ rule items_cola:
     params:
         phenomena=lambda wc: cola_phenomena_args(),
         sample=lambda wc: sample_args(pairs_section("cola")["sample"]),
+        words=lambda wc: pairs_section("cola")["words"],
         code=stage_code("pairs"),
     shell:
         "spudflow pairs cola {input.tsv:q} {params.phenomena} {params.sample}"
-        " --out {output:q} 2> {log:q}"
+        " --words {params.words} --out {output:q} 2> {log:q}"
+
+
+# A dataset file given by URL (the CoLA phenomenon sets, pairs.cola.phenomena), downloaded under
+# its own file name.
+rule fetch_pairs_file:
+    input:
+        pairs_file_input,
+    output:
+        "resources/downloads/pairs/{family}/{name}",
+    log:
+        "results/logs/fetch_pairs_file/{family}/{name}.log",
+    wildcard_constraints:
+        family="cola",
+        name=r"[A-Za-z0-9_.-]+\.tsv",
+    conda:
+        "../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=30,
+    params:
+        url=pairs_file_url,
+    shell:
+        "spudflow fetch {params.url:q} --out {output:q} 2> {log:q}"
 
 
 rule items_blimp:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import polars as pl
 from artifact_files import rewrite, tamper
 
+from spudflow.core.artifacts import ITEM_SCORES
+
 from aggregate_inputs import blimp_inputs
 
 
@@ -27,7 +29,7 @@ def test_missing_column_and_file_are_bad_input(tmp_path, run_cli):
                            tmp_path / "t")
     assert code == 2
     assert err.strip() == (f"{scores[0]}: column 'logprob_sum' missing; the score stage writes "
-                           "it (item_scores v1)")
+                           f"it (item_scores v{ITEM_SCORES.version})")
     code, _, err = run_cli("table-blimp", "--items", tmp_path / "none.parquet", "--scores",
                            *scores, "--out-dir", tmp_path / "t")
     assert (code, err.strip()) == (2, f"{tmp_path / 'none.parquet'}: no such file")
@@ -49,7 +51,7 @@ def test_undeclared_score_column_is_bad_input(tmp_path, run_cli):
     code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir",
                            tmp_path / "tables")
     assert (code, err.strip()) == (2, f"{scores[0]}: undeclared column(s) dataset; the score "
-                                   "stage writes it (item_scores v1)")
+                                   f"stage writes it (item_scores v{ITEM_SCORES.version})")
 
 
 def _nonce_stats(path, rows):

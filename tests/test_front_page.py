@@ -14,7 +14,8 @@ from aggregate_inputs import blimp_inputs, spud_inputs
 
 
 class PageTables(HTMLParser):
-    """Per <section id>: its tables as lists of rows of cell texts, and its links."""
+    """Per <section id>: its headline table as lists of rows of cell texts (`rows`), every table
+    of the section (`tables`: the headline, then any table under it), and its links."""
 
     def __init__(self):
         super().__init__()
@@ -25,9 +26,13 @@ class PageTables(HTMLParser):
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         if tag == "section":
-            self.current = self.sections.setdefault(attrs["id"], {"rows": [], "links": []})
+            self.current = self.sections.setdefault(attrs["id"], {"rows": [], "links": [],
+                                                                  "tables": []})
+        elif self.current is not None and tag == "table":
+            self.current["tables"].append(self.current["rows"] if not self.current["tables"]
+                                          else [])
         elif self.current is not None and tag == "tr":
-            self.current["rows"].append([])
+            self.current["tables"][-1].append([])
         elif self.current is not None and tag in ("td", "th"):
             self.cell = ""
         elif self.current is not None and tag == "a":
@@ -35,7 +40,7 @@ class PageTables(HTMLParser):
 
     def handle_endtag(self, tag):
         if tag in ("td", "th") and self.cell is not None:
-            self.current["rows"][-1].append(self.cell)
+            self.current["tables"][-1][-1].append(self.cell)
             self.cell = None
         elif tag == "section":
             self.current = None
@@ -104,7 +109,7 @@ def test_headlines_are_the_full_tables_numbers(tables, run_cli):
 
     blimp = pl.read_parquet(tables / "blimp_overall.parquet")
     header, *body = sections["blimp_overall"]["rows"]
-    assert header[4:] == ["accuracy", "n_ties"]  # ties beside every accuracy
+    assert header[4:6] == ["accuracy", "n_ties"]  # ties beside every accuracy
     assert [(r[1], r[2], r[4], r[5]) for r in body] == [
         (m, meth, fmt(a), str(t)) for m, meth, a, t in
         blimp.sort("model", "method").select("model", "method", "accuracy", "n_ties")
@@ -159,7 +164,8 @@ def test_japanese_headline_shows_the_ties_beside_the_accuracy(tmp_path, run_cli)
         "dataset": ["japanese_base"] * 2, "model": ["trigram"] * 2, "method": ["kn"] * 2,
         "region": [None, "verb"], "decision": ["perplexity"] * 2, "n_obligatory": [194, 194],
         "accuracy_obligatory": [5 / 194, 0.5], "n_ties_obligatory": [189, 0],
-        "n_ambiguous": [10, 10], "transitive_rate_ambiguous": [0.0, 0.5], "n_ties": [199, 0]})
+        "n_ambiguous": [10, 10], "transitive_rate_ambiguous": [0.0, 0.5], "n_ties": [199, 0],
+        "tie_share_obligatory": [189 / 194, 0.0], "unseen_share": [0.62, 0.4]})
     write_table(accuracy, tmp_path / "japanese_accuracy", TABLES["japanese_accuracy"])
     page = tmp_path / "index.html"
     code, _, err = run_cli("front-page", "--table",
@@ -169,9 +175,15 @@ def test_japanese_headline_shows_the_ties_beside_the_accuracy(tmp_path, run_cli)
     section = read_page(page)["japanese_accuracy"]
     header, *body = section["rows"]
     assert header == [
-        "dataset", "scoring_function", "n_obligatory", "accuracy_obligatory", "n_ties"]
-    assert body == [["japanese_base", "trigram · kn", "194", fmt(5 / 194), "189"]]
+        "dataset", "scoring_function", "n_obligatory", "accuracy_obligatory", "n_ties", "unseen",
+        "tied"]
+    assert body == [["japanese_base", "trigram · kn", "194", fmt(5 / 194), "189", "0.620",
+                     fmt(189 / 194)]]
     assert "count as wrong" in section["text"]
+    # and a line saying why the accuracy is far below chance
+    assert ("japanese_base: trigram · kn: 97% of its pairs tied, 62% of the words it scored "
+            "never seen in training; it decides mostly by ties and unseen words") in \
+        section["text"]
 
 
 def test_probe_headline_puts_each_nonce_methods_drop_beside_the_original_las():
@@ -205,9 +217,10 @@ def test_cola_and_german_headlines_cut_their_tables_as_captioned():
     auc = pl.DataFrame({"analysis": ["all", "template", "all"], "dataset": ["dc"] * 3,
                         "model": ["m2", "m1", "m1"], "method": ["sum"] * 3,
                         "n_templates": [4, 4, 4], "auc_mean": [0.7, 0.9, 0.6],
-                        "auc_sd": [0.1, 0.0, 0.2]})
-    assert german_headline(auc).rows() == [("dc", "m1", "sum", 4, 0.6, 0.2),
-                                           ("dc", "m2", "sum", 4, 0.7, 0.1)]
+                        "auc_sd": [0.1, 0.0, 0.2], "tie_share": [0.0, 0.1, 0.9],
+                        "unseen_share": [None, 0.3, 0.3]})
+    assert german_headline(auc).rows() == [("dc", "m1", "sum", 4, 0.6, 0.2, 0.3, 0.9),
+                                           ("dc", "m2", "sum", 4, 0.7, 0.1, None, 0.0)]
 
 
 def test_a_cell_is_na_when_missing_and_large_numbers_keep_three_digits():

@@ -90,12 +90,13 @@ def write_reference_scores(items: Path, out: Path) -> None:
     n = frame["words"].list.len().cast(pl.Int32)
     nulls = {name: pl.Series([None] * frame.height, dtype=dtype) for name, dtype in (
         ("region", pl.String), ("slor", pl.Float64), ("word_lp_min1", pl.Float64),
-        ("normlp", pl.Float64), ("skipped", pl.String))}
+        ("normlp", pl.Float64), ("skipped", pl.String), ("n_unseen", pl.Int32))}
     out.parent.mkdir(parents=True)
     write_artifact(pl.DataFrame({
         "item_id": frame["item_id"], "model": "wordnlm", "method": "reference",
         "region": nulls["region"], "logprob_sum": logprob, "n_tokens": n, "n_words": n,
-        "ppl": np.exp(-logprob / n.to_numpy()), "mean_logprob": logprob / n.to_numpy(),
+        "n_unseen": nulls["n_unseen"], "ppl": np.exp(-logprob / n.to_numpy()),
+        "mean_logprob": logprob / n.to_numpy(),
         "slor": nulls["slor"], "word_lp_min1": nulls["word_lp_min1"],
         "normlp": nulls["normlp"], "skipped": nulls["skipped"],
     }), out, ITEM_SCORES)

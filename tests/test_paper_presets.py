@@ -23,8 +23,8 @@ USER_FILES = {
     "german_case": ["resources/corpora/dewiki.txt"],
     "cola": [
         "resources/corpora/bnc.txt",
-        "resources/cola/cola_public/raw/in_domain_dev.tsv",
-        "resources/cola/cola_public/raw/out_of_domain_dev.tsv",
+        "resources/cola/cola_public/tokenized/in_domain_dev.tsv",
+        "resources/cola/cola_public/tokenized/out_of_domain_dev.tsv",
     ],
     "japanese_transitivity": ["resources/corpora/jawiki.txt"],
 }
@@ -78,8 +78,10 @@ def test_spud_preset_without_its_probe_section_plans_the_papers_data_and_scores(
     # 5 treebanks x train, dev, test from UD 2.10 URLs; HDT's training set is 4 files,
     # SynTagRus's 3.
     assert jobs["fetch_treebank"] == 15 + 3 + 2
-    # Without the probes only the scored versions: the test sets' SPUD version of seed 1.
-    assert jobs["nonce"] == 5
+    # Without the probes: the scored versions (the test sets' SPUD version of seed 1) and, for
+    # Table 8's type-token ratios pooled over all splits, the same version of every train and
+    # dev split (text only).
+    assert jobs["nonce"] == 5 * 3
     assert jobs["items_spud"] == 5
     # The test sets only: mBERT and mGPT on all five, the monolingual pairs on their language.
     assert jobs["score"] == 5 + 5 + 1 + 1 + 1 + 1
@@ -94,10 +96,12 @@ def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path)
     assert planned.shell[ingest].index(hdt_train[0]) < planned.shell[ingest].index(hdt_train[3])
     fetch = job("fetch_treebank", treebank="de_hdt", download="train.4", ext="conllu")
     assert planned.params[fetch]["url"].endswith("/r2.10/de_hdt-ud-train-b-2.conllu")
-    # the probes read every version of the test sets (App. F.4: 5 seeds; F.5: the POS baseline),
-    # the train and dev splits none
+    # the probes read every version of the test sets (App. F.4: 5 seeds; F.5: the POS baseline);
+    # of the train and dev splits only Table 8's pooled type-token ratios read one version
     nonce = [dict(w) for rule, w in planned.jobs if rule == "nonce"]
-    assert {w["split"] for w in nonce} == {"test"} and len(nonce) == 5 * 2 * 5
+    assert len([w for w in nonce if w["split"] == "test"]) == 5 * 2 * 5
+    assert sorted((w["split"], w["method"], w["seed"]) for w in nonce if w["split"] != "test") \
+        == [("dev", "spud", "1")] * 5 + [("train", "spud", "1")] * 5
     # each sentence is scored in one nonce version: SPUD, seed 1 (Sec. 4.3)
     for treebank in ("ar_padt", "de_hdt", "en_ewt", "fr_gsd", "ru_syntagrus"):
         items = job("items_spud", dataset=f"spud_{treebank}_test")
@@ -114,6 +118,27 @@ def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path)
     features = {(w["treebank"], w["probe_model"]) for rule, w in map(
         lambda j: (j[0], dict(j[1])), planned.jobs) if rule == "probe_features"}
     assert features == probed
+
+
+def test_cola_preset_is_lau_et_al_s_code_and_fetches_table_5_s_phenomena(tmp_path):
+    planned = _plan(tmp_path, _preset("cola"), USER_FILES["cola"])
+    phenomena = ["svo", "wh_extraction", "inchoative", "singular_pl", "reflexive"]
+    fetches = {dict(w)["name"]: planned.params[(rule, w)]["url"] for rule, w in planned.jobs
+               if rule == "fetch_pairs_file"}
+    assert sorted(fetches) == sorted(f"{p}.tsv" for p in phenomena)
+    for name, url in fetches.items():
+        assert url.startswith("https://raw.githubusercontent.com/nyu-mll/CoLA-baselines/")
+        assert url.endswith(f"/acceptability_corpus/phenomena/{name}")
+    items = job("items_cola")
+    assert {f"resources/downloads/pairs/cola/{p}.tsv" for p in phenomena} <= planned.inputs[items]
+    assert "--words whitespace" in planned.shell[items]
+    for order in (2, 3, 4):
+        train = planned.shell[job("ngram_train", ngram=f"bnc_{order}gram")]
+        for option in ("--discount 0.7", "--min-count 4", "--lowercase", "--unknown signature",
+                       "--kneser-ney lau", "--words whitespace", f"--order {order}"):
+            assert option in train, (order, option)
+        score = planned.shell[job("score", dataset="cola", model=f"bnc_{order}gram")]
+        assert "--measures lau" in score and "--unigram" not in score
 
 
 def test_japanese_preset_scores_every_variant_with_the_eight_models(tmp_path):

@@ -328,6 +328,35 @@ def test_a_full_size_cola_stand_in_has_the_real_files_rows(tmp_path):
     assert "times" in dev.made
 
 
+def test_cola_phenomenon_urls_are_answered_by_the_mirror(tmp_path):
+    """The CoLA preset fetches Table 5's phenomenon sets by URL: the rehearsal puts a stand-in
+    of the phenomenon format (empty source column) where fetch.mirror sends each URL, with the
+    real set's rows in a full rehearsal; local entries need no stand-in."""
+    from spudflow.core.pairs_files import local_file
+    from spudflow.core.split_files import mirrored_file
+    from spudflow.rehearse.standins import COLA_SENTENCES, mirror_pairs_files
+
+    base = "https://raw.githubusercontent.com/nyu-mll/CoLA-baselines/abc/phenomena/"
+    config = {"treebanks": {}, "pairs": {"cola": {"enabled": True, "files": [],
+              "phenomena": [base + "svo.tsv", base + "reflexive.tsv", "local/wh_extraction.tsv"]}}}
+    for size, rows in (("small", {"svo.tsv": 2 * COLA_SENTENCES,
+                                  "reflexive.tsv": 2 * COLA_SENTENCES}),
+                       ("full", {"svo.tsv": 500, "reflexive.tsv": 144})):
+        prefixes, made = mirror_pairs_files(config, REPO, tmp_path / size, set(), size)
+        assert [m.what for m in made] == ["pairs.cola.phenomena"] * 2
+        for name, n in rows.items():
+            local = mirrored_file(prefixes, base + name)
+            lines = Path(local).read_text(encoding="utf-8").splitlines()
+            assert len(lines) == n
+            assert all(line.split("\t")[0] == "" for line in lines)
+    assert local_file("cola", base + "svo.tsv") == "resources/downloads/pairs/cola/svo.tsv"
+    assert local_file("cola", "local/wh_extraction.tsv") == "local/wh_extraction.tsv"
+    duplicated = {"treebanks": {}, "pairs": {"cola": {"enabled": True, "files": [],
+                  "phenomena": [base + "svo.tsv", base.replace("abc", "def") + "svo.tsv"]}}}
+    with pytest.raises(ValueError, match="both download to svo.tsv"):
+        mirror_pairs_files(duplicated, REPO, tmp_path / "dup", set())
+
+
 def test_a_full_size_mirror_grows_a_split_to_the_real_count_under_new_sent_ids(tmp_path):
     """--size full: en_ewt's test file repeated up to UD's 2,077 sentences with unique sent_ids;
     a language with no treebank at hand gets English, said so; a local split is read, not

@@ -5,6 +5,7 @@ from spudflow.core.dataset_families import (
     items_dataset_names,
     spud_dataset_splits,
 )
+from spudflow.core.pairs_files import family_urls, local_file
 from spudflow.core.split_files import is_url, mirrored_file
 
 # The paper's two German case sentence files (pairs.german_case.sentences).
@@ -17,10 +18,31 @@ def pairs_section(name):
     return config["pairs"].get(name, {})
 
 
+def cola_phenomena():
+    """The local files of the CoLA phenomenon sets (pairs.cola.phenomena): paths as given, URLs
+    where rule fetch_pairs_file downloads them."""
+    return [local_file("cola", entry) for entry in pairs_section("cola")["phenomena"]]
+
+
 def cola_phenomena_args():
-    """`--phenomena FILE…` of the CoLA phenomenon sets (pairs.cola.phenomena); "" when none."""
-    files = pairs_section("cola")["phenomena"]
+    """`--phenomena FILE…` of the CoLA phenomenon sets; "" when none."""
+    files = cola_phenomena()
     return f"--phenomena {quoted(files)}" if files else ""
+
+
+def pairs_file_url(wildcards):
+    """The configured URL of a fetch_pairs_file download, or the local URI of its copy under
+    config fetch.mirror (as fetch_url does for treebanks)."""
+    url = family_urls(config, wildcards.family)[wildcards.name]
+    local = mirrored_file(config["fetch"]["mirror"], url)
+    return url if local is None else Path(local).resolve().as_uri()
+
+
+def pairs_file_input(wildcards):
+    """The mirrored copy is an input, so replacing it reruns what depends on it."""
+    url = family_urls(config, wildcards.family)[wildcards.name]
+    local = mirrored_file(config["fetch"]["mirror"], url)
+    return [] if local is None else [local]
 
 
 def pairs_enabled(name):

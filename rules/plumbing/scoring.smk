@@ -4,6 +4,9 @@ import re
 
 # `spudflow score` options with the same name as a model's config keys, in this order.
 MODEL_OPTIONS = ("device", "dtype", "batch_tokens", "trust_remote_code")
+# `spudflow ngram-train` options with the same name as an n-gram's config keys.
+NGRAM_OPTIONS = ("lang", "order", "k", "discount", "min_count", "lowercase", "unknown")
+NGRAM_OPTIONS += ("kneser_ney", "words")
 
 
 def scoring_datasets():
@@ -57,8 +60,12 @@ def score_args(wildcards):
     if spec.get("sample", {}).get("n") is not None:
         args += ["--sample", spec["sample"]["n"], "--sample-seed", spec["sample"]["seed"]]
     args += cli_options(spec, MODEL_OPTIONS)
-    for path in unigram_inputs():
-        args += ["--unigram", path]
+    # Lau et al.'s measures take the unigram term from the n-gram model itself.
+    if spec["measures"] == "lau":
+        args += ["--measures", "lau"]
+    else:
+        for path in unigram_inputs():
+            args += ["--unigram", path]
     return quoted(args)
 
 
@@ -68,7 +75,7 @@ def ngram_text_inputs(wildcards):
 
 def ngram_train_args(wildcards, input):
     spec = config["ngrams"][wildcards.ngram]
-    options = cli_options(spec, ("lang", "order", "k", "discount", "min_count"))
+    options = cli_options(spec, NGRAM_OPTIONS)
     return quoted(training_text_sources(input.text) + options)
 
 

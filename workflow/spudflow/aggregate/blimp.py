@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from spudflow.aggregate.coverage import unseen_share
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
@@ -45,7 +46,8 @@ def pair_outcomes(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
     for side, label in (("good", 1), ("bad", 0)):
         sides[side] = scored.filter(pl.col("label") == label).select(
             *DATASET_SCORING, "group_id", pl.col("logprob_sum").alias(f"logprob_{side}"),
-            pl.col("usable").alias(f"usable_{side}"))
+            pl.col("usable").alias(f"usable_{side}"), pl.col("n_unseen").alias(f"unseen_{side}"),
+            pl.col("n_words").alias(f"words_{side}"))
     pair_items = items.filter(pl.col("label") == 1).select("dataset", "group_id", *PARADIGM,
                                                            "pair_id")
     pairs = pl.concat([sides["good"].select(*DATASET_SCORING, "group_id"),
@@ -59,8 +61,11 @@ def pair_outcomes(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
         (pl.col("scored") & (pl.col("logprob_good") > pl.col("logprob_bad"))).alias("correct"),
         (pl.col("scored") & (pl.col("logprob_good") == pl.col("logprob_bad"))).alias("tie"),
         (~pl.col("scored")).alias("skipped"),
+        (pl.col("unseen_good") + pl.col("unseen_bad")).alias("n_unseen"),
+        (pl.col("words_good") + pl.col("words_bad")).alias("n_words"),
     ).select(*DATASET_SCORING, "group_id", *PARADIGM, "pair_id", "logprob_good", "logprob_bad",
-             "scored", "correct", "tie", "skipped").sort([*DATASET_SCORING, "group_id"])
+             "scored", "correct", "tie", "skipped", "n_unseen", "n_words"
+             ).sort([*DATASET_SCORING, "group_id"])
 
 
 def _accuracy(keys: list[str], frame: pl.DataFrame) -> pl.DataFrame:
@@ -88,7 +93,17 @@ def accuracy_tables(pairs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl
         table = _accuracy(keys, pairs).join(macro, on=keys, how="left")
         tables.append(table.select(*keys, "n_paradigms", "n_pairs", "n_correct", "n_ties",
                                    "n_skipped", "accuracy", "paradigm_mean_accuracy").sort(keys))
-    return tables[0], tables[1], tables[2]
+    return tables[0], tables[1], _with_coverage(tables[2], pairs)
+
+
+def _with_coverage(overall: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
+    """The overall rows with tie_share and unseen_share (over the pairs with both sentences
+    scored; coverage.py)."""
+    unseen = pairs.filter(pl.col("scored")).group_by(DATASET_SCORING).agg(
+        unseen_share().alias("unseen_share"))
+    return overall.with_columns(
+        pl.when(pl.col("n_pairs") > 0).then(pl.col("n_ties") / pl.col("n_pairs"))
+        .alias("tie_share")).join(unseen, on=DATASET_SCORING, how="left").sort(DATASET_SCORING)
 
 
 def blimp_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:
@@ -103,5 +118,7 @@ def blimp_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:
               "have log P(good) > log P(bad); ties count as wrong; skipped pairs (a sentence "
               "not scored, e.g. too long) are counted apart and left out of the accuracy."),
         Table("blimp_field", field, "BLiMP accuracy per field."),
-        Table("blimp_overall", overall, "BLiMP accuracy over all paradigms."),
+        Table("blimp_overall", overall, "BLiMP accuracy over all paradigms; tie_share: the "
+              "pairs the scoring function cannot tell apart; unseen_share: the words of the "
+              "scored pairs its model never saw in training (n-gram models)."),
     ]

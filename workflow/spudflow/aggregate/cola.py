@@ -20,6 +20,7 @@ import polars as pl
 from sklearn.metrics import accuracy_score, matthews_corrcoef, roc_curve
 from sklearn.model_selection import KFold
 
+from spudflow.aggregate.coverage import tied_pairs, unseen_share
 from spudflow.aggregate.group_status import Skipped, computed
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import Table
@@ -108,7 +109,9 @@ def fits(scored: pl.DataFrame, folds: int, seed: int, criterion: str
             held_out = (pl.lit(None, dtype=pl.Int64) if predictions is None
                         else pl.Series(predictions, dtype=pl.Int64))
             yield (named, bool(group["phenomenon_set"].all()),
-                   frame.select("label", "source", held_out.alias("prediction")), thresholds,
+                   frame.select("label", "source", "n_unseen", "n_words",
+                                pl.col(column).cast(pl.Float64).alias("score"),
+                                held_out.alias("prediction")), thresholds,
                    status)
 
 
@@ -133,6 +136,14 @@ def _counts(frame: pl.DataFrame) -> tuple[dict, np.ndarray, np.ndarray]:
     predictions = frame["prediction"].to_numpy()
     return ({"n_items": frame.height, "n_acceptable": int(labels.sum()),
              "accuracy": float(accuracy_score(labels, predictions))}, labels, predictions)
+
+
+def _coverage(frame: pl.DataFrame) -> dict:
+    """tie_share: pairs of an acceptable and an unacceptable sentence with equal scores, which no
+    threshold separates; unseen_share: the words the model never saw (coverage.py)."""
+    pairs, tied = tied_pairs(frame["label"].to_numpy(), frame["score"].to_numpy())
+    return {"tie_share": tied / pairs if pairs else None,
+            "unseen_share": frame.select(unseen_share()).item()}
 
 
 def _normalisation_order() -> pl.Expr:
@@ -163,7 +174,7 @@ def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str
         if is_phenomenon:
             phenomena.append(row)
             continue
-        splits.append(row)
+        splits.append(row | _coverage(frame))
         if thresholds is None:
             continue
         by_source = frame.partition_by("source", as_dict=True)
@@ -188,7 +199,8 @@ def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int
               f"CoLA (Table 4): {method}; accuracy and Matthews correlation (null when a "
               "split's labels are of one class) of the held-out predictions, per split. A split "
               "with fewer than 2 scored items, or whose fit failed, has its row with its status "
-              "and reason, the numbers null."),
+              "and reason, the numbers null. tie_share: acceptable-unacceptable pairs with equal "
+              "scores; unseen_share: the words the model never saw in training (n-gram models)."),
         Table("cola_phenomena", frames["cola_phenomena"],
               f"CoLA phenomenon sets (section 8, Table 5): {method} within each set; accuracy "
               "and Matthews correlation (null when a set's labels are of one class) of the "

@@ -69,6 +69,8 @@ SCORES = {
     "logprob_sum": "logprob_sum",
     "n_tokens": "n_tokens",
     "n_words": "n_words",
+    # Words of the row the model never saw in training (n-gram models); null for transformers.
+    "n_unseen": "n_unseen",
     "ppl": "ppl",
     "mean_logprob": "mean_logprob",
     # Null without a unigram model for the item's language (the column is always there).

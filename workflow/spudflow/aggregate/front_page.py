@@ -2,7 +2,12 @@
 run's full table (same numbers, fewer columns) and linking to it and to its figures; the Snakemake
 report with the workflow graph is one click away.
 
-A paper whose tables the run did not make gets a line saying so, never an empty table."""
+A paper whose tables the run did not make gets a line saying so, never an empty table.
+
+Every headline also says what its numbers can show (aggregate/coverage.py): the share of the
+scored words the model never saw in training (`unseen`) and of the pairs it cannot tell apart
+(`tied`), and a one-line note under the table for each scoring function that decides mostly by
+ties or unseen words."""
 
 from __future__ import annotations
 
@@ -13,6 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
+from spudflow.aggregate.coverage import note
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import read_artifact
 from spudflow.core.outputs_registry import FIGURE_OUTPUTS, TABLE_OUTPUTS
@@ -21,15 +27,35 @@ from spudflow.core.table_artifacts import STATUS_OK, TABLES
 SCORING_FUNCTION = pl.concat_str("model", pl.lit(" · "), "method").alias("scoring_function")
 
 
+def _spud_rows(summary: pl.DataFrame) -> pl.DataFrame:
+    return summary.filter((pl.col("nonce_method") == "spud") & (pl.col("nonce_seed") == "all")
+                          & (pl.col("outliers") == "kept"))
+
+
 def spud_headline(summary: pl.DataFrame) -> pl.DataFrame:
     """Median ratio r per language and model (rows) and method (columns): SPUD nonce versions,
-    every seed combined (one observation per original, §4.3), outliers kept (§4.4)."""
-    rows = summary.filter((pl.col("nonce_method") == "spud") & (pl.col("nonce_seed") == "all")
-                          & (pl.col("outliers") == "kept"))
+    every seed combined (one observation per original, §4.3), outliers kept (§4.4); then the
+    share of the words the model never saw (`unseen`, the same for each method of a model) and
+    of the pairs with r = 1 per method (`tied M`)."""
+    rows = _spud_rows(summary)
     if rows.is_empty():
         return rows.select("language", "model")
-    return rows.pivot(on="method", index=["language", "model"], values="ratio_median",
-                      sort_columns=True).sort("language", "model")
+    keys = ["language", "model"]
+    ratios = rows.pivot(on="method", index=keys, values="ratio_median", sort_columns=True)
+    unseen = rows.group_by(keys).agg(pl.col("unseen_share").drop_nulls().first().alias("unseen"))
+    ties = rows.with_columns(pl.concat_str(pl.lit("tied "), "method").alias("tied")).pivot(
+        on="tied", index=keys, values="tie_share", sort_columns=True)
+    return ratios.join(unseen, on=keys, how="left").join(ties, on=keys, how="left").sort(keys)
+
+
+def spud_coverage(summary: pl.DataFrame) -> pl.DataFrame:
+    """A median ratio of exactly 1 with tied pairs is a tie: add-k gives an original and a
+    nonce sentence the same probability where their words are unseen or their contexts too."""
+    rows = _spud_rows(summary)
+    return rows.select(pl.concat_str("language", pl.lit(": "), SCORING_FUNCTION).alias("what"),
+                       "tie_share", "unseen_share",
+                       ((pl.col("ratio_median") == 1.0) & (pl.col("tie_share") > 0))
+                       .fill_null(False).alias("median_tied"))
 
 
 def probe_headline(languages: pl.DataFrame) -> pl.DataFrame:
@@ -51,10 +77,18 @@ def probe_headline(languages: pl.DataFrame) -> pl.DataFrame:
 
 
 def german_headline(auc: pl.DataFrame) -> pl.DataFrame:
-    """Mean and sd over templates of the ROC AUC, grammatical vs case violation."""
+    """Mean and sd over templates of the ROC AUC, grammatical vs case violation, with the tied
+    pairs' and unseen words' shares."""
     return auc.filter(pl.col("analysis") == "all").select(
-        "dataset", "model", "method", "n_templates", "auc_mean", "auc_sd").sort("dataset", "model",
-                                                                              "method")
+        "dataset", "model", "method", "n_templates", "auc_mean", "auc_sd",
+        pl.col("unseen_share").alias("unseen"), pl.col("tie_share").alias("tied")).sort(
+        "dataset", "model", "method")
+
+
+def german_coverage(auc: pl.DataFrame) -> pl.DataFrame:
+    return auc.filter(pl.col("analysis") == "all").select(
+        pl.concat_str("dataset", pl.lit(": "), SCORING_FUNCTION).alias("what"), "tie_share",
+        "unseen_share")
 
 
 def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
@@ -66,11 +100,33 @@ def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
     return _pivot(rows, "split", "scoring_function", "mcc")
 
 
+def cola_coverage(thresholds: pl.DataFrame) -> pl.DataFrame:
+    return thresholds.select(
+        pl.concat_str("split", pl.lit(": "), "model", pl.lit(" · "), "method", pl.lit(" · "),
+                      "normalisation").alias("what"), "tie_share", "unseen_share")
+
+
+def cola_details(thresholds: pl.DataFrame) -> pl.DataFrame:
+    """Per split and scoring function × normalisation: the unseen words' and tied pairs'
+    shares beside the MCC headline (a second table: the headline's columns are its scoring
+    functions)."""
+    return thresholds.select(
+        "split", pl.concat_str("model", pl.lit(" · "), "method", pl.lit(" · "), "normalisation")
+        .alias("scoring_function"), pl.col("unseen_share").alias("unseen"),
+        pl.col("tie_share").alias("tied")).sort("split", "scoring_function")
+
+
 def blimp_headline(overall: pl.DataFrame) -> pl.DataFrame:
     """Accuracy with its ties beside it: a tie counts as wrong, so an accuracy far below 0.5
     may mean "cannot tell" rather than "prefers the ungrammatical sentence"."""
-    return overall.select("dataset", "model", "method", "n_pairs", "accuracy", "n_ties").sort(
-        "dataset", "model", "method")
+    return overall.select("dataset", "model", "method", "n_pairs", "accuracy", "n_ties",
+                          pl.col("unseen_share").alias("unseen"),
+                          pl.col("tie_share").alias("tied")).sort("dataset", "model", "method")
+
+
+def blimp_coverage(overall: pl.DataFrame) -> pl.DataFrame:
+    return overall.select(pl.concat_str("dataset", pl.lit(": "), SCORING_FUNCTION).alias("what"),
+                          "tie_share", "unseen_share")
 
 
 def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
@@ -78,14 +134,28 @@ def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
     dataset and scoring function, with the tied pairs beside it (they count as wrong)."""
     rows = accuracy.filter(pl.col("region").is_null()).with_columns(SCORING_FUNCTION)
     return rows.select("dataset", "scoring_function", "n_obligatory", "accuracy_obligatory",
-                       pl.col("n_ties_obligatory").alias("n_ties")
+                       pl.col("n_ties_obligatory").alias("n_ties"),
+                       pl.col("unseen_share").alias("unseen"),
+                       pl.col("tie_share_obligatory").alias("tied")
                        ).sort("dataset", "scoring_function")
+
+
+def japanese_coverage(accuracy: pl.DataFrame) -> pl.DataFrame:
+    rows = accuracy.filter(pl.col("region").is_null())
+    return rows.select(pl.concat_str("dataset", pl.lit(": "), SCORING_FUNCTION).alias("what"),
+                       pl.col("tie_share_obligatory").alias("tie_share"), "unseen_share")
 
 
 def _pivot(rows: pl.DataFrame, index: str, on: str, values: str) -> pl.DataFrame:
     if rows.is_empty():
         return rows.select(index)
     return rows.pivot(on=on, index=index, values=values, sort_columns=True).sort(index)
+
+
+# What the headlines' two coverage columns are (coverage.py).
+UNSEEN_TIED = ("`unseen`: the share of the scored words the model never saw in training (n-gram "
+               "models; n/a for transformers, whose subwords spell every word); `tied`: the "
+               "share of pairs it cannot tell apart")
 
 
 @dataclass(frozen=True)
@@ -95,6 +165,11 @@ class Section:
     table: str  # the full table the headline is cut from (an entry of the outputs registry)
     headline: Callable[[pl.DataFrame], pl.DataFrame]
     caption: str
+    # (what, tie_share, unseen_share[, median_tied]) of the headline's scoring functions, for the
+    # notes of those that decide mostly by ties or unseen words; None: no scored pairs (probes)
+    coverage: Callable[[pl.DataFrame], pl.DataFrame] | None = None
+    # a second table under the headline (the headline's columns are its scoring functions)
+    details: Callable[[pl.DataFrame], pl.DataFrame] | None = None
 
     @property
     def figures(self) -> tuple[str, ...]:
@@ -109,26 +184,32 @@ SECTIONS = (
             spud_headline, "Median ratio r = PPL(nonce) / PPL(orig) of the SPUD pairs per "
             "language, model and scoring method, outliers kept (§4.4), every nonce seed combined "
             "(one geometric-mean ratio per original): spudflow's extension; the paper reports "
-            "one SPUD instance per sentence (§4.3), the per-seed rows of the full table."),
+            "one SPUD instance per sentence (§4.3), the per-seed rows of the full table. "
+            f"{UNSEEN_TIED} (r = 1).", spud_coverage),
     Section("SPUD: DepProbe", "SPUD paper, Tables 3–4 and 14–16", "probe_languages",
             probe_headline, "Probe LAS on each treebank's original test sentences and its drop "
             "Δ = orig − nonce on the nonce versions, means over probe seeds (and nonce seeds), "
             "per treebank, model, baseline (`lm`: the LM itself) and layers."),
     Section("German case violations", "German case paper, TABREF18", "german_case_auc",
             german_headline, "ROC AUC of sentence log-probability, grammatical sentences against "
-            "case violations: mean and sd over templates."),
+            f"case violations: mean and sd over templates. {UNSEEN_TIED} (a grammatical "
+            "sentence and a violation of one template with equal log-probabilities: 1/2 in the "
+            "AUC).", german_coverage),
     Section("CoLA", "CoLA paper, Table 4", "cola_thresholds", cola_headline,
             "Matthews correlation of cross-validated thresholds on normalised sentence scores "
-            "per split."),
+            f"per split; below it, per split and scoring function, {UNSEEN_TIED} (an acceptable "
+            "and an unacceptable sentence with equal scores, which no threshold separates).",
+            cola_coverage, cola_details),
     Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,
             "Accuracy over the scored minimal pairs: the grammatical sentence gets the higher "
             "log-probability; n_ties pairs have equal scores and count as wrong (an accuracy "
             "far below 0.5 with many ties means the scoring function cannot tell the sentences "
-            "apart)."),
+            f"apart). {UNSEEN_TIED}.", blimp_coverage),
     Section("Japanese transitivity", "Japanese thesis, §4.5", "japanese_accuracy",
             japanese_headline, "Accuracy on obligatory contexts: the whole-sentence perplexity "
             "prefers the verb of the right transitivity; n_ties obligatory pairs have equal "
-            "scores and count as wrong (not preferring the transitive verb)."),
+            "scores and count as wrong (not preferring the transitive verb). "
+            f"{UNSEEN_TIED}.", japanese_coverage),
 )
 
 
@@ -173,6 +254,9 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
               if name in figures]
     body = (_html_table(headline) if headline.height else
             "<p>The full table has no rows for this headline.</p>")
+    if section.details is not None and headline.height:
+        body += _html_table(section.details(table))
+    body += _notes(section, table)
     return (head + f"<p>{html.escape(section.caption)}</p>{body}{note}"
             f'<p class="links">{" · ".join(links)}</p></section>\n')
 
@@ -190,6 +274,15 @@ def _computed_rows(table: pl.DataFrame) -> tuple[pl.DataFrame, str]:
     return (table.filter(pl.col("status") == STATUS_OK),
             f'<p class="note">Not shown: {left_out.height} rows whose numbers could not be '
             f"computed ({html.escape(counts)}); the full table gives each one's reason.</p>")
+
+
+def _notes(section: Section, table: pl.DataFrame) -> str:
+    """One line per scoring function of the headline that decides mostly by ties or unseen
+    words."""
+    if section.coverage is None:
+        return ""
+    lines = [note(*row) for row in section.coverage(table).sort("what").iter_rows()]
+    return "".join(f'<p class="note">{html.escape(line)}</p>' for line in lines if line)
 
 
 def _html_table(frame: pl.DataFrame) -> str:
@@ -230,6 +323,7 @@ th, td { border-bottom: 1px solid #ccc; padding: .25em .6em; text-align: right; 
 th:first-child, td:first-child { text-align: left; }
 th { background: #f3f3f3; }
 .source { color: #666; margin-top: -.8em; font-size: 90%; }
+.note { color: #8a4b00; margin: .2em 0; font-size: 90%; }
 nav ul { display: flex; flex-wrap: wrap; gap: 1.2em; list-style: none; padding: 0; }
 section { margin-top: 2em; }
 </style></head><body>

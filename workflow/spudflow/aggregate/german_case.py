@@ -16,6 +16,7 @@ import numpy as np
 import polars as pl
 from sklearn.metrics import roc_auc_score, roc_curve
 
+from spudflow.aggregate.coverage import tied_pairs, unseen_share
 from spudflow.aggregate.german_case_groups import (
     COMPARISON_ORDER,
     DATASET_SCORING,
@@ -127,6 +128,30 @@ def template_aucs(scored: pl.DataFrame) -> pl.DataFrame:
 TEMPLATE_AUC_SCHEMA = TABLES["german_case_auc_templates"].polars_schema()
 
 
+def analysis_coverage(scored: pl.DataFrame) -> pl.DataFrame:
+    """Per scoring function and analysis (as template_aucs): tie_share, the pairs of a
+    grammatical sentence and a violation of one template with equal log-probabilities, of all
+    such pairs; unseen_share, the words of the analysis's sentences the model never saw in
+    training (coverage.py)."""
+    rows = []
+    groups = scored.partition_by(DATASET_SCORING, as_dict=True, maintain_order=True)
+    for key in sorted(groups):
+        group = groups[key]
+        restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
+        for analysis, frame in (("all", group), ("restricted", restricted)):
+            pairs = tied = 0
+            for template in frame.partition_by("template"):
+                n, t = tied_pairs(template["grammatical"].to_numpy(),
+                                  template["logprob_sum"].to_numpy())
+                pairs, tied = pairs + n, tied + t
+            unseen = frame.select(unseen_share()).item()
+            rows.append({**dict(zip(DATASET_SCORING, key, strict=True)), "analysis": analysis,
+                         "tie_share": tied / pairs if pairs else None, "unseen_share": unseen})
+    return pl.DataFrame(rows, schema={**{k: pl.String for k in DATASET_SCORING},
+                                      "analysis": pl.String, "tie_share": pl.Float64,
+                                      "unseen_share": pl.Float64})
+
+
 def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
     """Per template, the grammatical sentences (all: TABREF18; restricted to the original case
     assignment: TABREF24) against the violations that double one case."""
@@ -207,9 +232,12 @@ def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame,
               "the grammatical sentences)."),
         Table("german_case_auc", with_pooled(
             mean_sd(per_template, [*DATASET_SCORING, "analysis"]), pooled_aucs(scored),
-            by_violation=False),
+            by_violation=False).join(
+            analysis_coverage(scored), on=[*DATASET_SCORING, "analysis"], how="left"),
               "ROC AUC per scoring function: mean and sd over templates (the paper's figure), "
-              "and of all templates' sentences in one ROC (auc_pooled)."),
+              "and of all templates' sentences in one ROC (auc_pooled); tie_share: the pairs "
+              "the AUCs compare that the scoring function cannot tell apart; unseen_share: the "
+              "words its model never saw in training (n-gram models)."),
         Table("german_case_auc_violation", violation_aucs(scored),
               "ROC AUC per violation type (the doubled case; TABREF18, and restricted to the "
               "original case assignment, TABREF24): grammatical sentences against the "

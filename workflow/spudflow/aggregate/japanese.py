@@ -25,6 +25,7 @@ import polars as pl
 from sklearn.metrics import cohen_kappa_score
 
 from spudflow.aggregate import columns
+from spudflow.aggregate.coverage import unseen_share
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.japanese_length import correlation_table, length_perplexity_table
 from spudflow.aggregate.japanese_regression import regression_tables
@@ -80,9 +81,12 @@ def preferences(scored: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.Da
     score = DECISIONS[decision]
     is_transitive = pl.col("transitivity") == columns.JAPANESE_TRANSITIVE
     transitive = scored.filter(is_transitive).select(
-        "dataset", "group_id", *MODE, *CONTEXT, pl.col(score).alias("score_transitive"))
+        "dataset", "group_id", *MODE, *CONTEXT, pl.col(score).alias("score_transitive"),
+        pl.col("n_unseen").alias("unseen_transitive"), pl.col("n_words").alias("words_transitive"))
     intransitive = scored.filter(~is_transitive).select(
-        "dataset", "group_id", *MODE, pl.col(score).alias("score_intransitive"))
+        "dataset", "group_id", *MODE, pl.col(score).alias("score_intransitive"),
+        pl.col("n_unseen").alias("unseen_intransitive"),
+        pl.col("n_words").alias("words_intransitive"))
     pairs = transitive.join(intransitive, on=["dataset", "group_id", *MODE], how="inner",
                             nulls_equal=True)
     pairs = pairs.filter(pl.col("score_transitive").is_not_null()
@@ -91,7 +95,11 @@ def preferences(scored: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.Da
         (pl.col("score_transitive") > pl.col("score_intransitive")).alias("prefers_transitive"),
         (pl.col("score_transitive") == pl.col("score_intransitive")).alias("tie"),
         mode_label().alias("mode"),
-    ).sort(["dataset", *MODE, "group_id"], nulls_last=False)
+        # the pair's words (both sentences) the model never saw in training, of its n_words
+        (pl.col("unseen_transitive") + pl.col("unseen_intransitive")).alias("n_unseen"),
+        (pl.col("words_transitive") + pl.col("words_intransitive")).alias("n_words"),
+    ).drop("unseen_transitive", "unseen_intransitive", "words_transitive", "words_intransitive"
+           ).sort(["dataset", *MODE, "group_id"], nulls_last=False)
 
 
 def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.DataFrame:
@@ -99,6 +107,7 @@ def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.
     ambiguous = pl.col("condition") == columns.JAPANESE_AMBIGUOUS
     prefers = pl.col("prefers_transitive")
     keys = ["dataset", *MODE]
+    unseen = pairs.filter(obligatory).group_by(keys).agg(unseen_share().alias("unseen_share"))
     return pairs.group_by(keys).agg(
         obligatory.sum().cast(pl.Int64).alias("n_obligatory"),
         prefers.filter(obligatory).mean().alias("accuracy_obligatory"),
@@ -106,7 +115,9 @@ def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.
         ambiguous.sum().cast(pl.Int64).alias("n_ambiguous"),
         prefers.filter(ambiguous).mean().alias("transitive_rate_ambiguous"),
         pl.col("tie").sum().cast(pl.Int64).alias("n_ties"),
-    ).sort(keys, nulls_last=False).insert_column(4, pl.lit(decision).alias("decision"))
+        pl.col("tie").filter(obligatory).mean().alias("tie_share_obligatory"),
+    ).join(unseen, on=keys, how="left", nulls_equal=True).sort(
+        keys, nulls_last=False).insert_column(4, pl.lit(decision).alias("decision"))
 
 
 def _kappa(a: np.ndarray, b: np.ndarray) -> float | None:
@@ -218,8 +229,10 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
         Table("japanese_accuracy",
               pl.concat(parts["accuracy"]).sort(accuracy_keys, nulls_last=False),
               "Japanese transitivity: accuracy on obligatory pairs (transitive preferred) and "
-              f"transitive-preference rate on ambiguous pairs, per dataset and scoring mode. "
-              f"{modes} {rule}"),
+              "transitive-preference rate on ambiguous pairs, per dataset and scoring mode; "
+              "tie_share_obligatory: obligatory pairs the mode cannot tell apart; "
+              "unseen_share: the obligatory pairs' words the model never saw in training "
+              f"(n-gram models). {modes} {rule}"),
         Table("japanese_agreement", pl.concat(parts["agreement"]),
               "Agreement between scoring modes: fraction of pairs on which two modes prefer the "
               f"same verb, and Cohen's kappa. {compared_text} {modes} {rule}"),

@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from spudflow.aggregate import columns
+from spudflow.aggregate.coverage import unseen_share
 from spudflow.aggregate.inputs import of_scoring_function, scored_items, scoring_functions
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
@@ -102,6 +103,7 @@ def _summary(frame: pl.DataFrame) -> pl.DataFrame:
         ratio.quantile(0.75, interpolation="linear").alias("ratio_q3"),
         ratio.mean().alias("ratio_mean"),
         (ratio > 1).mean().alias("fraction_ratio_gt1"),
+        (ratio == 1).mean().alias("tie_share"),
         pl.col("ppl_orig").median().alias("ppl_orig_median"),
         pl.col("ppl_nonce").median().alias("ppl_nonce_median"),
     )
@@ -119,19 +121,40 @@ def _summary_without_outliers(frame: pl.DataFrame, threshold: float) -> pl.DataF
         pl.col("n_pairs").fill_null(0), pl.lit(REMOVED).alias("outliers"))
 
 
-def ratio_summary(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
-    """Quartiles (linear interpolation, as numpy.quantile), mean and fraction of r > 1: per seed,
-    and over every seed with one (geometric-mean) ratio per original sentence; each on all
-    observations and without those with r > threshold."""
+def unseen_shares(pairs: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:
+    """Per seed (and `all` seeds) and scoring function: the share of the words of its pairs'
+    sentences (each original once, each nonce version) that the model never saw in training
+    (coverage.py), outliers included."""
+    keys = [*SEED_SET, *SCORING_FUNCTION]
+    sentences = pl.concat([pairs.select(*keys, pl.col(c).alias("item_id"))
+                           for c in ("orig_item_id", "nonce_item_id")])
+    sentences = pl.concat([sentences, sentences.with_columns(pl.lit(ALL_SEEDS)
+                                                             .alias("nonce_seed"))]).unique()
+    counts = scored.select("dataset", "item_id", *SCORING_FUNCTION, "n_unseen", "n_words")
+    return sentences.join(counts, on=["dataset", "item_id", *SCORING_FUNCTION]).group_by(
+        keys).agg(unseen_share().alias("unseen_share"))
+
+
+def ratio_summary(pairs: pl.DataFrame, threshold: float,
+                  unseen: pl.DataFrame | None = None) -> pl.DataFrame:
+    """Quartiles (linear interpolation, as numpy.quantile), mean and fraction of r > 1 and of
+    r = 1 (tied): per seed, and over every seed with one (geometric-mean) ratio per original
+    sentence; each on all observations and without those with r > threshold. `unseen`
+    (unseen_shares) gives each row its unseen_share (null without)."""
     columns = [*PAIR_SET, "nonce_seed", "n_seeds", "outliers", "outlier_threshold", "n_dropped",
                *SCORING_FUNCTION, "n_pairs", "ratio_q1", "ratio_median", "ratio_q3", "ratio_mean",
-               "fraction_ratio_gt1", "ppl_orig_median", "ppl_nonce_median"]
+               "fraction_ratio_gt1", "tie_share", "unseen_share", "ppl_orig_median",
+               "ppl_nonce_median"]
+    if unseen is None:
+        unseen = pl.DataFrame(schema={**{k: pl.String for k in [*SEED_SET, *SCORING_FUNCTION]},
+                                      "unseen_share": pl.Float64})
     parts = []
     for frame in (pairs.with_columns(pl.lit(1, dtype=pl.Int64).alias("n_seeds")),
                   per_original(pairs)):
         every = _summary(frame).with_columns(pl.lit(KEPT).alias("outliers"),
                                              pl.lit(0, dtype=pl.Int64).alias("n_dropped"))
         for part in (every, _summary_without_outliers(frame, threshold)):
+            part = part.join(unseen, on=[*SEED_SET, *SCORING_FUNCTION], how="left")
             parts.append(part.with_columns(
                 pl.lit(float(threshold)).alias("outlier_threshold")).select(columns))
     return pl.concat(parts).sort(
@@ -344,17 +367,21 @@ def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
                 outlier_threshold: float, outliers_above: float,
                 outliers_below: float) -> list[Table]:
     check_groups(items)
-    pairs = pair_ratios(scored_items(items, scores))
+    scored = scored_items(items, scores)
+    pairs = pair_ratios(scored)
     if pairs.is_empty():
         raise InputError("--scores", None, "no scored pair of an original and a nonce sentence")
     models = ", ".join(sorted({m for m, _ in scoring_functions(pairs)}))
+    summary = ratio_summary(pairs, outlier_threshold, unseen_shares(pairs, scored))
     return [
-        Table("spud_ratio_summary", ratio_summary(pairs, outlier_threshold),
+        Table("spud_ratio_summary", summary,
               "Perplexity ratio r = f(nonce) / f(orig) per sentence pair: quartiles, mean and "
               f"fraction with r > 1, per language, nonce method, nonce seed and scoring function "
               f"({models}); seed `{ALL_SEEDS}`: one geometric-mean ratio per original sentence "
               f"over the seeds. Outliers `kept`: all observations; `removed`: without those "
-              f"with r > {outlier_threshold:g} (§4.4), n_dropped of them."),
+              f"with r > {outlier_threshold:g} (§4.4), n_dropped of them. tie_share: pairs "
+              "with r = 1, which the scoring function cannot tell apart; unseen_share: words "
+              "of the pairs' sentences the model never saw in training (n-gram models)."),
         Table("spud_wilcoxon", wilcoxon_tests(pairs, outlier_threshold),
               "Wilcoxon signed-rank tests between the ratios of two scoring functions on the same "
               "sentence pairs (scipy.stats.wilcoxon, two-sided), per nonce seed and, as seed "

@@ -223,7 +223,7 @@ ITEMS_FAMILIES = {a.name: a for a in (ITEMS_SPUD, ITEMS_GERMAN_CASE, ITEMS_JAPAN
                                       ITEMS_COLA, ITEMS_BLIMP)}
 
 # --- scoring ----------------------------------------------------------------------------------
-TOKEN_SCORES = Artifact("token_scores", "score", doc=(
+TOKEN_SCORES = Artifact("token_scores", "score", version=2, doc=(
     "`results/scores/{dataset}/{model}/token_scores.parquet`: one row per scored token, in item "
     "order, then method order as given, then token order."), columns=(
     col("item_id", STR, "the item's id (text input: 1-based line number)"),
@@ -239,9 +239,13 @@ TOKEN_SCORES = Artifact("token_scores", "score", doc=(
     col("word_index", I32, "0-based index into the item's `words`; null for a token of no word",
         True),
     col("logprob", F64, "natural-log probability of the token under the method"),
+    col("unseen", BOOL, "n-gram models: true when the token's word has no symbol of its own in "
+        "the model (never seen in training, or fewer than min_count times) and is scored as "
+        "`<unk>` or its signature; false for `</s>`; null for transformer models (their "
+        "subword vocabulary covers every word)", True),
 ))
 
-ITEM_SCORES = Artifact("item_scores", "score", doc=(
+ITEM_SCORES = Artifact("item_scores", "score", version=2, doc=(
     "`results/scores/{dataset}/{model}/item_scores.parquet`: one row per item and method for the "
     "whole sentence (`region` null; not for `_region` methods), plus one row per named region of "
     "the item, in item order."), columns=(
@@ -253,6 +257,8 @@ ITEM_SCORES = Artifact("item_scores", "score", doc=(
     col("n_tokens", I32, "number of the row's tokens"),
     col("n_words", I32, "number of words (whole sentence: all words; region: words overlapping "
         "it)"),
+    col("n_unseen", I32, "n-gram models: how many of the row's tokens are `unseen` "
+        "(token_scores); null for transformer models and left-out items", True),
     col("ppl", F64, "exp(−logprob_sum / n_tokens) (the SPUD paper's Eq. 1–3); null when "
         "n_tokens = 0", True),
     col("mean_logprob", F64, "logprob_sum / n_tokens", True),
@@ -260,20 +266,25 @@ ITEM_SCORES = Artifact("item_scores", "score", doc=(
         "tokens (a token's word: the one it overlaps most), V those words and the row's words "
         "inside their tokens (CoLA's `can` `not` in `cannot`); the same text on both sides: a "
         "token of no word, with no unigram term, is left out of the model side too, with the "
-        "unigram model of the item's language (Lau et al. 2017); null without one", True),
+        "unigram model of the item's language (Lau et al. 2017); null without one. `--measures "
+        "lau` (n-gram models, whole sentences; region rows null): Lau et al.'s code, (Σ lp_i − "
+        "Σ u_i) / (m + n) over the words and `</s>`, u_i the model's own order-1 log "
+        "probability, m + n the sentence's length padded with n−1 `<s>` and `</s>`", True),
     col("word_lp_min1", F64, "min over the row's words w with scored tokens of −log P_m(w) / "
         "Σ_v log P_u(v), v: w and the words inside w's tokens only (as slor), where log P_m(w) "
-        "is the sum of the logprobs of w's tokens", True),
+        "is the sum of the logprobs of w's tokens; `--measures lau`: min over the words and "
+        "`</s>` of −lp_i / u_i", True),
     col("normlp", F64, "−Σ_w log P_m(w) / Σ_v log P_u(v) over the words of slor (Lau et al.'s "
-        "NormLP, division form)", True),
+        "NormLP, division form); `--measures lau`: −Σ lp_i / Σ u_i over the words and `</s>`",
+        True),
     col("skipped", STR, "null when scored; `too_long` (more input tokens than the model takes) "
         "or `no_tokens` (nothing to score) when left out; such rows have null figures", True),
 ))
 
 NGRAM_MODEL = Artifact("ngram_model", "ngram-train", doc=(
     "`results/ngram/{name}.parquet`: the counts of a word n-gram model, sorted by order then "
-    "n-gram; the settings (order, k, discount, lang, min_count) are JSON under the schema "
-    "metadata key `spudflow.ngram`."), columns=(
+    "n-gram; the settings (order, k, discount, lang, min_count, lowercase, unknown, kneser_ney) "
+    "are JSON under the schema metadata key `spudflow.ngram`."), columns=(
     col("ngram", STR_LIST, "the n-gram, oldest word first"),
     col("count", I64, "raw count at predicted positions, every order 1 … n"),
 ))

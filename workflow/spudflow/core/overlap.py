@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from spudflow.core.pairs_files import local_file
 from spudflow.core.split_files import split_files
 from spudflow.core.training_share import sentence_key, training_share_keys
 
@@ -237,7 +238,7 @@ def dataset_sources(config: dict, dataset: str, spud_splits: dict[str, tuple[str
     if dataset == "cola":  # the CoLA splits and the phenomenon sets: both are in its items
         cola = pairs.get("cola") or {}
         files = [*cola.get("files", []), *cola.get("phenomena", [])]
-        return [Sentences(f, f, "cola") for f in files]
+        return [Sentences(f, local_file("cola", f), "cola") for f in files]
     if dataset == "blimp":
         return [Sentences(f, f, "blimp") for f in blimp_files]
     return []

@@ -10,6 +10,10 @@ from pathlib import Path
 
 from spudflow.core.errors import InputError
 
+# How a line of raw text is split into words: spaCy's blank tokenizer of the language, or at
+# whitespace (text that is tokenised already, as Lau et al.'s n-gram code reads it).
+WORD_SPLITS = ("spacy", "whitespace")
+
 
 def read_lines(path: str | Path) -> list[tuple[int, str]]:
     """(1-based line number, line without its line end) for every line of a UTF-8 file; a

@@ -45,19 +45,23 @@ def blank_pipeline(lang: str):
         raise InputError("--lang", None, f"spaCy has no tokenizer for {lang!r}: {error}") from None
 
 
-def text_sentences(path: Path, lang: str) -> list[list[str]]:
-    """One sentence per non-blank line, split into words by spaCy's blank LANG tokenizer."""
+def text_sentences(path: Path, lang: str, words: str = "spacy") -> list[list[str]]:
+    """One sentence per non-blank line, split into words by spaCy's blank LANG tokenizer or at
+    whitespace (`words`)."""
+    if words == "whitespace":
+        return [line.split() for _, line in nonblank_lines(path)]
     nlp = blank_pipeline(lang)
     return [[t.text for t in nlp.make_doc(line) if not t.is_space]
             for _, line in nonblank_lines(path)]
 
 
-def training_sentences(source: Path, lang: str) -> list[list[str]]:
-    """Word sequences of an ingested split or a text file; one without any is bad input."""
+def training_sentences(source: Path, lang: str, words: str = "spacy") -> list[list[str]]:
+    """Word sequences of an ingested split or a text file (`words`: how its lines are split);
+    one without any is bad input."""
     if source.is_dir():
         sentences = treebank_sentences(source)
     elif source.is_file():
-        sentences = text_sentences(source, lang)
+        sentences = text_sentences(source, lang, words)
     else:
         raise InputError(source, None, "no such file or directory")
     if not any(sentences):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from spudflow.core.option_types import language, non_negative, positive, seed
 from spudflow.core.output_paths import output_file
+from spudflow.core.text_lines import WORD_SPLITS
 from spudflow.core.training_share import share_fraction
 
 SAMPLE_HELP = "keep a seeded uniform sample of N groups (default: all)"
@@ -102,6 +103,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("files", type=Path, nargs="+", help="CoLA .tsv files (a source on every line)")
     p.add_argument("--phenomena", type=Path, nargs="+", default=[],
                    help="phenomenon set .tsv files (empty source column)")
+    p.add_argument("--words", choices=WORD_SPLITS, default="spacy",
+                   help="how sentences are split into words: spacy (default), the blank "
+                        "English tokenizer; whitespace, for the release's tokenized/ files (as "
+                        "Lau et al.'s n-gram code reads them)")
     _add_common(p, "cola")
     p.set_defaults(handler=run_cola)
 
@@ -158,8 +163,8 @@ def run_count_verbs(args: argparse.Namespace) -> None:
 def run_cola(args: argparse.Namespace) -> None:
     from spudflow.pairs.cola import build_cola_items
 
-    _write(build_cola_items(args.files, args.dataset, args.sample, args.seed, args.phenomena),
-           args.out)
+    _write(build_cola_items(args.files, args.dataset, args.sample, args.seed, args.phenomena,
+                            args.words), args.out)
 
 
 def run_blimp(args: argparse.Namespace) -> None:

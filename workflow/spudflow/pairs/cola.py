@@ -10,10 +10,15 @@ format with an EMPTY source column. They are read only when named as phenomenon 
 (`--phenomena`, config pairs.cola.phenomena): their split is the file's stem (the phenomenon),
 their source null and `phenomenon_set` true. A corpus file must name a source on every line and
 a phenomenon file none, so that a file listed under the wrong key is refused, not mixed in.
+
+Words: spaCy's blank English tokenizer, or (`words="whitespace"`) the sentence split at
+whitespace, for the release's `tokenized/` files (lowercased, NLTK-tokenised: `does n't`), which
+Lau et al.'s n-gram code reads as `line.split()`.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -54,10 +59,17 @@ def read_cola(path: str | Path, phenomenon: bool = False
     return rows
 
 
+def whitespace_words(sentence: str) -> tuple[list[str], list[int], list[int]]:
+    """The sentence's words split at whitespace, with their character offsets."""
+    found = [(m.group(), m.start(), m.end()) for m in re.finditer(r"\S+", sentence)]
+    return [w for w, _, _ in found], [s for _, s, _ in found], [e for _, _, e in found]
+
+
 def build_cola_items(paths: list[str | Path], dataset: str = "cola", sample: int | None = None,
-                     seed: int = 0, phenomena: list[str | Path] = ()) -> pa.Table:
+                     seed: int = 0, phenomena: list[str | Path] = (),
+                     words: str = "spacy") -> pa.Table:
     """Items of every CoLA file, then of every phenomenon file, in the order given; `sample`
-    draws sentences over all files."""
+    draws sentences over all files; `words`: spacy or whitespace (above)."""
     files = [(Path(p), False) for p in paths] + [(Path(p), True) for p in phenomena]
     seen: dict[str, Path] = {}
     for path, _ in files:
@@ -72,6 +84,7 @@ def build_cola_items(paths: list[str | Path], dataset: str = "cola", sample: int
     for index in sample_indices(len(rows), sample, seed):
         split, is_phenomenon, line, source, label, mark, sentence = rows[index]
         item = f"{dataset}:{split}:{line}"
-        builder.add(item, item, sentence, label, split=split, source=source,
+        given = whitespace_words(sentence) if words == "whitespace" else None
+        builder.add(item, item, sentence, label, words=given, split=split, source=source,
                     phenomenon_set=is_phenomenon, original_mark=mark, line=line)
     return builder.table()

@@ -27,8 +27,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "rehearse", help="run a config offline on tiny stand-in models and data",
         description="Rehearse CONFIG before spending GPU hours: every hub model becomes a tiny "
-        "random model of its family in an offline hub cache (DIR/hub), every treebank URL is "
-        "answered from a mirror of stand-in treebanks (DIR/mirror, config fetch.mirror), the "
+        "random model of its family in an offline hub cache (DIR/hub), every treebank URL (and "
+        "dataset file URL) is answered from a mirror of stand-ins (DIR/mirror, config "
+        "fetch.mirror), the "
         "files a user supplies get labelled stand-ins, and the real Snakefile runs in DIR "
         "(DIR/results) with HF_HUB_OFFLINE=1. Writes DIR/rehearsal.md.")
     p.add_argument("config", type=Path, help="a config file (e.g. config/papers/spud.yaml)")
@@ -191,7 +192,7 @@ def run_rehearse(args: argparse.Namespace) -> int:
     from spudflow.rehearse.mirror import fill_mirror
     from spudflow.rehearse.overlay import build_overlay
     from spudflow.rehearse.report import write_report
-    from spudflow.rehearse.standins import check_user_files, make_user_files
+    from spudflow.rehearse.standins import check_user_files, make_user_files, mirror_pairs_files
 
     config_path = args.config.resolve()
     if not config_path.is_file():
@@ -223,8 +224,13 @@ def run_rehearse(args: argparse.Namespace) -> int:
     mirror = {**mirror, **german_prefixes}
     try:
         user_files = make_user_files(config, REPO, workdir, taken, args.size) + german_files
+        # Dataset files given by URL are answered from the mirror as treebanks are.
+        pairs_mirror, downloads = mirror_pairs_files(config, REPO, workdir / "mirror", taken,
+                                                     args.size)
     except ValueError as error:
         raise InputError(args.config, None, str(error)) from None
+    mirror = {**mirror, **pairs_mirror}
+    user_files += downloads
     hub = build_hub(config, workdir, families)
     overlay = build_overlay(config, mirror, args.size)
     overlay_path = workdir / "rehearsal" / "overlay.yaml"

@@ -9,8 +9,9 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
+from spudflow.core.pairs_files import family_urls
 from spudflow.rehearse.conllu_blocks import block_text, read_blocks, write_if_changed
-from spudflow.rehearse.mirror import source_files
+from spudflow.rehearse.mirror import mirror_location, source_files
 
 # Sentences of a language the tokenizers and the corpus stand-ins take (plenty for tiny models).
 TEXT_SENTENCES = 2000
@@ -18,7 +19,10 @@ TEXT_SENTENCES = 2000
 # has the rows of the real file of that name (the public CoLA release, raw/*.tsv).
 COLA_SENTENCES = 60
 REAL_COLA_ROWS = {"in_domain_train.tsv": 8551, "in_domain_dev.tsv": 527,
-                  "out_of_domain_dev.tsv": 516}
+                  "out_of_domain_dev.tsv": 516,
+                  # the phenomenon sets (nyu-mll/CoLA-baselines acceptability_corpus/phenomena/)
+                  "svo.tsv": 500, "wh_extraction.tsv": 520, "inchoative.tsv": 182,
+                  "singular_pl.tsv": 676, "reflexive.tsv": 144}
 # Fewer free sentences than this: the corpus stand-in is of shuffled words.
 MIN_CORPUS_SENTENCES = 200
 # What stands in for a user's German case templates: the project's own set.
@@ -118,11 +122,13 @@ def corpus_sentences(repo: Path, lang: str, taken: set[str]) -> tuple[list[str],
         "reads every treebank sentence at hand)"
 
 
-def cola_rows(repo: Path, name: str, taken: set[str], n_rows: int) -> tuple[str, str]:
+def cola_rows(repo: Path, name: str, taken: set[str], n_rows: int,
+              source: str = "standin") -> tuple[str, str]:
     """CoLA's raw TSV (source, label, original mark, sentence) of `n_rows` rows: treebank
     sentences labelled 1, each followed by its words shuffled labelled 0 (mark `*`); and what
     stands in. Where the free sentences are too few for the rows, they are used again (with
-    other shuffles), and the label says so."""
+    other shuffles), and the label says so. A phenomenon set's source column is empty
+    (`source` "")."""
     rng = random.Random(f"rehearse:cola:{name}")
     sentences = [s for s in _free(language_text(repo, "en"), taken, 1)
                  if 3 <= len(s.split()) <= 20]
@@ -133,8 +139,8 @@ def cola_rows(repo: Path, name: str, taken: set[str], n_rows: int) -> tuple[str,
     rows = []
     for k in range(pairs):
         sentence = sentences[k % len(sentences)]
-        rows.append(f"standin\t1\t\t{sentence}")
-        rows.append(f"standin\t0\t*\t{_scrambled(sentence, rng)}")
+        rows.append(f"{source}\t1\t\t{sentence}")
+        rows.append(f"{source}\t0\t*\t{_scrambled(sentence, rng)}")
     made = (f"{n_rows} rows: English treebank sentences (label 1) and their words shuffled "
             "(label 0)")
     if pairs > len(sentences):
@@ -174,6 +180,27 @@ def make_user_files(config: dict, repo: Path, workdir: Path, taken: set[str],
             write_if_changed(_target(workdir, entry), rows)
             made.append(UserFile(entry, "pairs.cola.files", what))
     return made
+
+
+def mirror_pairs_files(config: dict, repo: Path, mirror: Path, taken: set[str],
+                       size: str = "small") -> tuple[dict[str, str], list[UserFile]]:
+    """A stand-in in the mirror for every dataset file the config names by URL (the CoLA
+    phenomenon sets): the `fetch.mirror` entries (URL prefix -> folder) that answer them, and
+    what stands in for each."""
+    prefixes: dict[str, str] = {}
+    made = []
+    cola = (config.get("pairs") or {}).get("cola") or {}
+    if not cola.get("enabled"):
+        return prefixes, made
+    for name, url in sorted(family_urls(config, "cola").items()):
+        prefix, file = mirror_location(mirror, url)
+        prefixes[prefix] = str(file.parent)
+        n_rows = REAL_COLA_ROWS.get(name, 2 * COLA_SENTENCES) if size == "full" \
+            else 2 * COLA_SENTENCES
+        rows, what = cola_rows(repo, name, taken, n_rows, source="")
+        write_if_changed(file, rows)
+        made.append(UserFile(url, "pairs.cola.phenomena", f"{what}; empty source column"))
+    return prefixes, made
 
 
 def check_user_files(config: dict) -> None:

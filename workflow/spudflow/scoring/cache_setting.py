@@ -8,9 +8,12 @@ A setting folder's id hashes:
 - the attention implementation in use and --trust-remote-code;
 - the versions of torch, transformers and tokenizers (and gguf for a GGUF model);
 - the spudflow code that scores: `code_version(package, "scoring")`, the hash the rules'
-  `params.code` uses, so any edit of the scoring stage or core invalidates.
-The n-gram model needs only its file and the code hash. The model's name, where its files were
-and which files were hashed are shown in model.json, not hashed (a moved model still hits).
+  `params.code` uses, so any edit of the scoring stage or core invalidates;
+- for an n-gram model, whether `</s>` is scored too (`--measures lau`): each item then has one
+  more token score.
+The n-gram model needs only its file, that choice and the code hash. The model's name, where
+its files were and which files were hashed are shown in model.json, not hashed (a moved model
+still hits).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class Setting:
     trust_remote_code: bool
     libraries: tuple[str, ...]  # "torch 2.6.0", …
     code: str                  # code_version(spudflow package, "scoring")
+    sentence_end: bool = False  # an n-gram model also scores `</s>` (--measures lau)
 
     def id(self) -> str:
         state = {k: v for k, v in asdict(self).items() if k not in NOT_HASHED}
@@ -125,7 +129,8 @@ def hub_snapshot(repo_id: str) -> Path | None:
 
 
 def build_setting(scorer, *, model: str, gguf_file: str | None, kind: str, name: str,
-                  trust_remote_code: bool, hashes: FileHashes) -> Setting | None:
+                  trust_remote_code: bool, hashes: FileHashes,
+                  sentence_end: bool = False) -> Setting | None:
     """The setting of a loaded scorer, or None when its files cannot be found."""
     found = model_files(model, gguf_file)
     if found is None:
@@ -134,7 +139,7 @@ def build_setting(scorer, *, model: str, gguf_file: str | None, kind: str, name:
     names = tuple(p.relative_to(found.root).as_posix() for p in found.files)
     if kind == "ngram":
         return Setting(name, found.source, names, fingerprint, kind, "float64", "cpu", "", "",
-                       False, (), scoring_code_version())
+                       False, (), scoring_code_version(), sentence_end)
     return Setting(name, found.source, names, fingerprint, kind,
                    str(scorer.model.dtype).removeprefix("torch."), scorer.device.type,
                    device_name(scorer.device), attention_implementation(scorer.model),
@@ -156,14 +161,16 @@ def attention_implementation(model) -> str:
 
 
 def open_cache(cache_dir: Path, scorer, *, model: str, gguf_file: str | None, kind: str,
-               name: str, trust_remote_code: bool, compact_after: int):
+               name: str, trust_remote_code: bool, compact_after: int,
+               sentence_end: bool = False):
     """The score cache of this model setting, or None (with a warning) when the model's files
     cannot be fingerprinted (a hub id missing from huggingface_hub's cache)."""
     from spudflow.scoring.cache import ScoreCache
 
     hashes = FileHashes(Path(cache_dir) / MEMO_FILE)
     setting = build_setting(scorer, model=model, gguf_file=gguf_file, kind=kind, name=name,
-                            trust_remote_code=trust_remote_code, hashes=hashes)
+                            trust_remote_code=trust_remote_code, hashes=hashes,
+                            sentence_end=sentence_end)
     if setting is None:
         return None
     log.info("cache: setting %s (%s, %d files, %d hashed)", setting.id(), setting.source,

@@ -9,6 +9,8 @@ from pathlib import Path
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import language, language_list, ngram_order, seed
 from spudflow.core.output_paths import output_dir, output_file, shared_dir
+from spudflow.core.text_lines import WORD_SPLITS
+from spudflow.scoring.ngram_settings import KNESER_NEY, MEASURES, UNKNOWN
 
 SCORE_DESCRIPTION = """\
 Score sentences with a language model and write OUT/token_scores.parquet (one row per scored
@@ -52,6 +54,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--unigram", type=Path, action="append", default=[],
                    help="n-gram model file whose unigram distribution feeds SLOR, Word-LP Min-1 "
                         "and NormLP for items of its language (repeatable, one per language)")
+    p.add_argument("--measures", choices=MEASURES, default="words",
+                   help="words (default): SLOR, Word-LP Min-1 and NormLP over the sentence's "
+                        "words with the --unigram model; lau (n-gram models): as Lau et al.'s "
+                        "code computes them, `</s>` scored and included, the model's own "
+                        "order-1 distribution as the unigram term, SLOR divided by the "
+                        "sentence's length padded with n-1 `<s>` and `</s>` (docs/scoring.md)")
     p.add_argument("--device", default="auto", help="auto (CUDA when present) | cpu | cuda[:N]")
     p.add_argument("--dtype", default="auto",
                    help="auto (bfloat16 on GPU, else float32) | float32 | bfloat16 | float16")
@@ -101,7 +109,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--discount", type=float, default=0.75,
                    help="Kneser-Ney discount D, 0 < D <= 1 (default 0.75)")
     p.add_argument("--min-count", type=int, default=1,
-                   help="words seen fewer times become <unk> (default 1)")
+                   help="words seen fewer times become <unk> or their signature (default 1)")
+    p.add_argument("--lowercase", action="store_true",
+                   help="lowercase every word, in training and when scoring (Lau et al.)")
+    p.add_argument("--unknown", choices=UNKNOWN, default="unk",
+                   help="what rare and unseen words become: unk (default), one symbol <unk>; "
+                        "signature, Lau et al.'s UNK[-TC][-DASH][-NUM][-suffix]")
+    p.add_argument("--kneser-ney", choices=KNESER_NEY, default="interpolated",
+                   help="interpolated (default): <s>-initial n-grams keep raw counts and the "
+                        "unigram level is interpolated with a uniform floor (as KenLM); lau: "
+                        "continuation counts throughout and the plain continuation unigram (Lau "
+                        "et al.'s bncpylib)")
+    p.add_argument("--words", choices=WORD_SPLITS, default="spacy",
+                   help="how a text file's lines are split into words: spacy (default), the "
+                        "blank --lang tokenizer; whitespace, for tokenised text (Lau et al.)")
     p.set_defaults(handler=run_ngram_train)
 
     _register_cache(subparsers)
@@ -235,6 +256,13 @@ def run_score(args: argparse.Namespace) -> None:
         from spudflow.scoring.cache_marker import check_usable
 
         check_usable(args.cache)
+    if args.measures == "lau":
+        if kind != "ngram":
+            raise InputError("--measures", None, "lau needs an n-gram model (--kind ngram): "
+                             "its terms are the model's own order-1 probabilities")
+        if args.unigram:
+            raise InputError("--unigram", None, "--measures lau takes the unigram term from "
+                             "the n-gram model itself; give no --unigram")
     languages = frozenset(args.languages) if args.languages else None
     items = job_items(args.input, args.lang, ItemSelection(
         languages, args.sample, args.sample_seed, shard, args.block_size))
@@ -255,7 +283,8 @@ def run_score(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     scorer = load_scorer(kind, args.model, gguf_file=args.gguf_file, device=args.device,
                          dtype=args.dtype, batch_tokens=args.batch_tokens,
-                         trust_remote_code=args.trust_remote_code)
+                         trust_remote_code=args.trust_remote_code,
+                         sentence_end=args.measures == "lau")
     log.info("model %s loaded in %.1f s: %s", name, time.perf_counter() - started,
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
@@ -269,9 +298,10 @@ def run_score(args: argparse.Namespace) -> None:
             log.warning("cache: cannot mark %s as a score cache (%s)", args.cache, error)
         cache = open_cache(args.cache, scorer, model=args.model, gguf_file=args.gguf_file,
                            kind=kind, name=name, trust_remote_code=args.trust_remote_code,
-                           compact_after=args.cache_compact_after)
+                           compact_after=args.cache_compact_after,
+                           sentence_end=args.measures == "lau")
     job = Job(scorer, name, methods, unigram_for, args.out, resume_key(args, name, methods),
-              args.block_size, metadata, cache)
+              args.block_size, metadata, cache, args.measures)
     run_job(job, items)
 
 
@@ -296,9 +326,10 @@ def run_ngram_train(args: argparse.Namespace) -> None:
         raise InputError("--discount", None, f"must be in (0, 1], not {args.discount}")
     if args.min_count < 1:
         raise InputError("--min-count", None, f"must be at least 1, not {args.min_count}")
-    sentences = [s for source in args.inputs for s in training_sentences(source, args.lang)]
+    sentences = [s for source in args.inputs
+                 for s in training_sentences(source, args.lang, args.words)]
     model = NgramModel.train(sentences, args.order, args.k, args.discount, args.min_count,
-                             args.lang)
+                             args.lang, args.lowercase, args.unknown, args.kneser_ney)
     get_logger("spudflow.scoring").info(
         "trained a %d-gram model on %d sentences, %d words: %d symbols, %d n-grams",
         args.order, len(sentences), sum(len(s) for s in sentences), len(model.vocab),

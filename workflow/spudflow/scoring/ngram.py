@@ -1,17 +1,28 @@
 """Word-level n-gram language models: counts, add-k (Laplace) and interpolated Kneser-Ney.
 
 A sentence w1 … wm is predicted as w1 … wm </s>, each word given the n-1 words before it, the
-history padded with <s>. Words seen fewer than `min_count` times in training, and unseen words
-when scoring, are <unk>. The vocabulary V is the training words plus </s> and <unk>.
+history padded with <s>. Words are lowercased first where the model says so (`lowercase`).
+Words seen fewer than `min_count` times in training, and unseen words when scoring, are the
+model's unknown symbol: <unk>, or (`unknown: signature`) the word's signature, Lau et al.'s
+Berkeley-style `UNK[-TC][-DASH][-NUM][-suffix]` (the preprocessing of their clean_dataset.sh,
+replace_low_freq_tokens.py). The vocabulary V is the training symbols plus </s> (and <unk>
+with `unknown: unk`).
 
 - add-k: P(w | h) = (c(h w) + k) / (c(h) + k |V|), with the order-n counts.
 - Kneser-Ney, interpolated (Chen & Goodman 1998, one discount D per model):
   P_m(w | h) = max(c_m(h w) - D, 0) / c_m(h) + D T_m(h) / c_m(h) · P_{m-1}(w | h minus its first
-  word), and P_{m-1}(w | …) alone where c_m(h) = 0, down to P_0(w) = 1 / |V|.
-  c_n is the raw count; for lower orders c_m(g) is the number of distinct words seen before g
-  (continuation count), except for n-grams that start with <s>, which cannot be extended to the
-  left and keep their raw count (as KenLM does). c_m(h) = sum over w of c_m(h w);
-  T_m(h) = number of words w with c_m(h w) > 0.
+  word), and P_{m-1}(w | …) alone where c_m(h) = 0. c_n is the raw count; for lower orders
+  c_m(g) is the number of distinct words seen before g (continuation count). c_m(h) = sum over w
+  of c_m(h w); T_m(h) = number of words w with c_m(h w) > 0. Two variants (`kneser_ney`):
+  - `interpolated` (KenLM's reading): n-grams that start with <s>, which cannot be extended to
+    the left, keep their raw count; the unigram level is discounted too and interpolated with
+    P_0(w) = 1 / |V|.
+  - `lau` (Lau et al.'s bncpylib/ngrams.py, KneserNeySmoothingModel.raw_ngram_prob): every
+    lower order, <s>-initial n-grams included, has continuation counts, and the unigram level is
+    the continuation distribution itself, P_1(w) = c_1(w) / c_1(·), undiscounted. A symbol
+    training never produced (an unseen signature; <unk> when no training word was rare) has
+    c_1 = 0, where Lau's code gives log 0 = -inf; it gets 1 / c_1(·), the probability of a
+    symbol seen once.
 
 The model file is one Parquet table (columns `ngram` list<str>, `count` int64: raw counts of every
 order, at every predicted position) with the settings as JSON in the schema metadata.
@@ -21,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,11 +43,39 @@ import pyarrow as pa
 from spudflow.core.artifacts import NGRAM_MODEL
 from spudflow.core.contract import read_artifact_table, write_artifact
 from spudflow.core.errors import InputError
+from spudflow.scoring.ngram_settings import KNESER_NEY, UNKNOWN
 
 BOS, EOS, UNK = "<s>", "</s>", "<unk>"
 METADATA_KEY = b"spudflow.ngram"
-# The settings stored in a model file's metadata (min_count may be absent from older files).
-SETTINGS = ("order", "k", "discount", "lang", "min_count")
+# The settings stored in a model file's metadata; older files lack the later ones, which then
+# take their defaults.
+SETTINGS = ("order", "k", "discount", "lang", "min_count", "lowercase", "unknown", "kneser_ney")
+
+# Lau et al.'s signature suffixes, tried in this order on words of 5 characters or more (a word
+# of 3 or more ending in `s` is `-s` first).
+SIGNATURE_SUFFIXES = ("ed", "ing", "ion", "er", "est", "ly", "ity", "y", "al")
+# Their script reads bytes, where `\d` is an ASCII digit.
+DIGIT = re.compile(r"[0-9]")
+# Every signature; a training word of this form is taken for one (a lowercased model has none).
+SIGNATURE = re.compile(r"UNK(-TC)?(-DASH)?(-NUM)?(-s|-" + "|-".join(SIGNATURE_SUFFIXES) + ")?")
+
+
+def signature(word: str) -> str:
+    """Lau et al.'s unknown-word signature of a word (replace_token_with_signature)."""
+    symbol = "UNK"
+    if word.istitle():
+        symbol += "-TC"
+    if "-" in word:
+        symbol += "-DASH"
+    if DIGIT.search(word):
+        symbol += "-NUM"
+    if word.endswith("s") and len(word) >= 3:
+        symbol += "-s"
+    elif len(word) >= 5:
+        suffix = next((s for s in SIGNATURE_SUFFIXES if word.endswith(s)), None)
+        if suffix:
+            symbol += f"-{suffix}"
+    return symbol
 
 
 @dataclass
@@ -46,10 +86,22 @@ class NgramModel:
     discount: float = 0.75
     lang: str | None = None
     min_count: int = 1
+    lowercase: bool = False
+    unknown: str = "unk"
+    kneser_ney: str = "interpolated"
     _kn: list[dict] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
-        self.vocab = frozenset(g[-1] for g in self.counts if len(g) == 1) | {EOS, UNK}
+        if self.unknown not in UNKNOWN:
+            raise ValueError(f"unknown-word handling {self.unknown!r} (one of {UNKNOWN})")
+        if self.kneser_ney not in KNESER_NEY:
+            raise ValueError(f"Kneser-Ney variant {self.kneser_ney!r} (one of {KNESER_NEY})")
+        symbols = frozenset(g[-1] for g in self.counts if len(g) == 1)
+        # The words the model knows (training words seen at least min_count times), apart
+        # from the symbols that stand for the others.
+        self.words = frozenset(w for w in symbols - {EOS, UNK}
+                               if self.unknown != "signature" or not SIGNATURE.fullmatch(w))
+        self.vocab = symbols | ({EOS, UNK} if self.unknown == "unk" else {EOS})
         self._raw = [_Totals() for _ in range(self.order + 1)]
         for gram, count in self.counts.items():
             self._raw[len(gram)].add(gram, count)
@@ -58,21 +110,27 @@ class NgramModel:
     # --- training and files -------------------------------------------------------------
     @classmethod
     def train(cls, sentences: Iterable[Sequence[str]], order: int, k: float = 1.0,
-              discount: float = 0.75, min_count: int = 1, lang: str | None = None) -> NgramModel:
-        sentences = [list(s) for s in sentences]
+              discount: float = 0.75, min_count: int = 1, lang: str | None = None,
+              lowercase: bool = False, unknown: str = "unk",
+              kneser_ney: str = "interpolated") -> NgramModel:
+        sentences = [[w.lower() for w in s] if lowercase else list(s) for s in sentences]
         frequency = Counter(w for s in sentences for w in s)
+        unknown_symbol = signature if unknown == "signature" else (lambda _: UNK)
         counts: Counter[tuple[str, ...]] = Counter()
         for sentence in sentences:
-            words = [w if frequency[w] >= min_count else UNK for w in sentence] + [EOS]
+            words = [w if frequency[w] >= min_count else unknown_symbol(w)
+                     for w in sentence] + [EOS]
             padded = [BOS] * (order - 1) + words
             for i in range(order - 1, len(padded)):
                 for m in range(1, order + 1):
                     counts[tuple(padded[i - m + 1:i + 1])] += 1
-        return cls(order, dict(counts), k, discount, lang, min_count)
+        return cls(order, dict(counts), k, discount, lang, min_count, lowercase, unknown,
+                   kneser_ney)
 
     def settings(self) -> dict:
         return {"order": self.order, "k": self.k, "discount": self.discount, "lang": self.lang,
-                "min_count": self.min_count}
+                "min_count": self.min_count, "lowercase": self.lowercase,
+                "unknown": self.unknown, "kneser_ney": self.kneser_ney}
 
     def save(self, path: str | Path) -> None:
         grams = sorted(self.counts, key=lambda g: (len(g), g))
@@ -90,7 +148,9 @@ class NgramModel:
             raise InputError(path, None, f"n-gram settings unreadable ({error}); the "
                              f"ngram-train command writes them") from None
         if not isinstance(settings, dict) or "order" not in settings \
-                or not set(settings) <= set(SETTINGS):
+                or not set(settings) <= set(SETTINGS) \
+                or settings.get("unknown", "unk") not in UNKNOWN \
+                or settings.get("kneser_ney", "interpolated") not in KNESER_NEY:
             raise InputError(path, None, f"unknown model settings {settings!r}")
         counts = dict(zip(map(tuple, table.column("ngram").to_pylist()),
                           table.column("count").to_pylist(), strict=True))
@@ -100,11 +160,12 @@ class NgramModel:
     def _kneser_ney_counts(self) -> list[_Totals]:
         levels = [_Totals() for _ in range(self.order + 1)]
         levels[self.order] = self._raw[self.order]
+        keep_raw = self.kneser_ney == "interpolated"
         for m in range(1, self.order):
             # Number of distinct words (<s> included) seen right before each m-gram.
             continuation = Counter(g[1:] for g in self._raw[m + 1].counts)
             for gram, count in self._raw[m].counts.items():
-                levels[m].add(gram, count if gram[0] == BOS else continuation[gram])
+                levels[m].add(gram, count if keep_raw and gram[0] == BOS else continuation[gram])
         return levels
 
     def history(self, words: Sequence[str], i: int) -> tuple[str, ...]:
@@ -112,8 +173,21 @@ class NgramModel:
         padded = [BOS] * (self.order - 1) + [self.symbol(w) for w in words[:i]]
         return tuple(padded[len(padded) - (self.order - 1):]) if self.order > 1 else ()
 
+    def normalised(self, word: str) -> str:
+        return word.lower() if self.lowercase else word
+
+    def known(self, word: str) -> bool:
+        """Whether training gave the word its own symbol (seen at least min_count times);
+        otherwise it is scored as <unk> or its signature."""
+        return self.normalised(word) in self.words
+
     def symbol(self, word: str) -> str:
-        return word if word in self.vocab else UNK
+        if word == EOS:
+            return EOS
+        word = self.normalised(word)
+        if word in self.words:
+            return word
+        return signature(word) if self.unknown == "signature" else UNK
 
     def logprob(self, method: str, history: tuple[str, ...], word: str) -> float:
         word = self.symbol(word)
@@ -131,6 +205,9 @@ class NgramModel:
     def _kneser_ney(self, m: int, history: tuple[str, ...], word: str) -> float:
         if m == 0:
             return 1.0 / len(self.vocab)
+        if m == 1 and self.kneser_ney == "lau":
+            level = self._kn[1]
+            return max(level.counts.get((word,), 0), 1) / level.context[()]
         lower = self._kneser_ney(m - 1, history[1:], word)
         level = self._kn[m]
         total = level.context.get(history, 0)
@@ -139,6 +216,16 @@ class NgramModel:
         count = level.counts.get(history + (word,), 0)
         return (max(count - self.discount, 0.0) + self.discount * level.types[history] * lower) \
             / total
+
+    def order1_logprob(self, method: str, word: str) -> float:
+        """log P_1(word) of the method's own order-1 distribution (Lau et al.'s unigram term,
+        `tokens_logprob(tokens, 1)`): Kneser-Ney's unigram level (with `lau`, the continuation
+        distribution), or the add-k unigram."""
+        if method == "kn":
+            return math.log(self._kneser_ney(1, (), self.symbol(word)))
+        if method == "addk":
+            return self.unigram_logprob(word)
+        raise ValueError(method)
 
     def unigram_logprob(self, word: str) -> float:
         """Add-k unigram log probability (feeds SLOR, Word-LP Min-1 and NormLP)."""

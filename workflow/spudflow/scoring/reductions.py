@@ -14,6 +14,18 @@ where V(w) is w with the words of W that w's tokens also cover but that are no t
 V(w). Both sides count the same text: a token of no word (a transformer's trailing `Ġ` or `▁`, a
 character between words) has no unigram term, so it is left out of the model side too; a word
 inside another word's token keeps its unigram term, as the token's log probability covers it.
+
+`--measures lau` (n-gram models): Lau et al.'s own definitions, as their bncpylib/ngrams.py
+(LanguageModel.combined_scores) computes them for the whole sentence. The tokens are the words
+and `</s>`; lp_i their log probabilities, u_i the log probability of the same symbol under the
+model's own order-1 distribution (`tokens_logprob(tokens, 1)`), L = m + n the length of the
+sentence padded with n-1 `<s>` and one `</s>` (`len(tokens)`):
+  slor         = (Σ lp_i - Σ u_i) / L                       (`syntactic_log_odds_ratio`)
+  normlp       = -Σ lp_i / Σ u_i                             (`norm_logprob_div`, w_norm_logprob)
+  word_lp_min1 = min over i of -lp_i / u_i                   (`wlogprob-bot-1`)
+and logprob_sum, mean_logprob and ppl over the same tokens (`logprob`, `mean_logprob`, the
+perplexity over m+1 predictions). Their logarithms are base 10; ours natural: slor is theirs
+times ln 10, normlp and word_lp_min1 (ratios) are equal.
 """
 
 from __future__ import annotations
@@ -61,4 +73,25 @@ def item_statistics(logprobs: Sequence[float], token_words: Sequence[int | None]
     row["slor"] = (model_sum - unigram_sum) / len(attached)
     row["normlp"] = -model_sum / unigram_sum
     row["word_lp_min1"] = min(-lp / unit_lp[w] for w, lp in word_lp.items())
+    return row
+
+
+def lau_statistics(logprobs: Sequence[float], order1: Sequence[float], padded_length: int,
+                   n_words: int) -> dict[str, float | int | None]:
+    """The item_scores statistics of a whole sentence by Lau et al.'s definitions (see the
+    module docstring): `logprobs` and `order1` per token, `</s>` included."""
+    n = len(logprobs)
+    total = float(sum(logprobs))
+    row: dict[str, float | int | None] = {
+        "logprob_sum": total, "n_tokens": n, "n_words": n_words,
+        "ppl": math.exp(-total / n) if n else None, "mean_logprob": total / n if n else None,
+        "slor": None, "word_lp_min1": None, "normlp": None}
+    if not n:
+        return row
+    unigram_sum = float(sum(order1))
+    row["slor"] = (total - unigram_sum) / padded_length
+    # A symbol with P_1 = 1 (log 0) has no ratio; never in a model of more than one symbol.
+    row["normlp"] = -total / unigram_sum if unigram_sum else None
+    if all(order1):
+        row["word_lp_min1"] = min(-lp / u for lp, u in zip(logprobs, order1, strict=True))
     return row

@@ -39,7 +39,7 @@ from spudflow.scoring.outputs import (
     empty_columns,
     table,
 )
-from spudflow.scoring.reductions import Unigram, item_statistics
+from spudflow.scoring.reductions import Unigram, item_statistics, lau_statistics
 
 log = get_logger(__name__)
 
@@ -56,6 +56,9 @@ class Job:
     # Schema metadata of the final tables (a `--shard` job's mark, shards.py); None: none.
     metadata: dict[bytes, bytes] | None = None
     cache: ScoreCache | None = None
+    # words: SLOR, NormLP and Word-LP Min-1 over the words with `unigram_for`'s model; lau:
+    # Lau et al.'s, with `</s>` and the n-gram model's own order-1 distribution (reductions.py).
+    measures: str = "words"
 
 
 def run_job(job: Job, items: Sequence[Item]) -> None:
@@ -129,9 +132,10 @@ def score_block(job: Job, block: Sequence[Item], label: str) -> tuple[pa.Table, 
                 _add_skipped_rows(rows, job, method, sentence, region_only)
                 continue
             wanted, values = by_item[id(sentence)]
-            _add_token_rows(tokens, job, method, sentence, wanted, values)
+            unseen = _unseen(job, sentence)
+            _add_token_rows(tokens, job, method, sentence, wanted, values, unseen)
             _add_item_rows(rows, job, method, sentence, dict(zip(wanted, values, strict=True)),
-                           region_only)
+                           region_only, unseen)
     return table(tokens, TOKEN_SCORES_SCHEMA), table(rows, ITEM_SCORES_SCHEMA)
 
 
@@ -161,8 +165,17 @@ def _scores(job: Job, scorable: Sequence[EncodedItem], method: str,
     return [new.get(key, found.get(key)) for key in keys]
 
 
+def _unseen(job: Job, sentence: EncodedItem) -> list[bool] | None:
+    """Per token, whether the model never saw its word in training (n-gram models); None for
+    models without a training vocabulary of words (transformers: their subword vocabulary
+    covers every word)."""
+    unseen = getattr(job.scorer, "unseen", None)
+    return None if unseen is None else unseen(sentence)
+
+
 def _add_token_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
-                    wanted: Sequence[int], values: Sequence[float]) -> None:
+                    wanted: Sequence[int], values: Sequence[float],
+                    unseen: list[bool] | None) -> None:
     for token, value in zip(wanted, values, strict=True):
         columns["item_id"].append(sentence.item.item_id)
         columns["model"].append(job.model_name)
@@ -173,6 +186,7 @@ def _add_token_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
         columns["char_end"].append(sentence.char_ends[token])
         columns["word_index"].append(sentence.word_index[token])
         columns["logprob"].append(float(value))
+        columns["unseen"].append(None if unseen is None else unseen[token])
 
 
 def _row_spans(sentence: EncodedItem, region_only: bool):
@@ -193,13 +207,22 @@ def _row_spans(sentence: EncodedItem, region_only: bool):
 
 
 def _add_item_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
-                   logprob_of: dict[int, float], region_only: bool) -> None:
+                   logprob_of: dict[int, float], region_only: bool,
+                   unseen: list[bool] | None) -> None:
     item = sentence.item
-    unigram = job.unigram_for(item.language)
+    lau = job.measures == "lau"
+    unigram = None if lau else job.unigram_for(item.language)
     for region, token_set, word_set in _row_spans(sentence, region_only):
-        row = item_statistics([logprob_of[t] for t in token_set],
-                              [sentence.word_index[t] for t in token_set], item.words, word_set,
-                              unigram, [sentence.words_of_token(t) for t in token_set])
+        logprobs = [logprob_of[t] for t in token_set]
+        if lau and region is None:
+            order1 = job.scorer.order1_logprobs(sentence, base_method(method))
+            row = lau_statistics(logprobs, order1, job.scorer.padded_length(sentence),
+                                 len(word_set))
+        else:  # with lau, a region row: Lau et al.'s measures are of whole sentences (none here)
+            row = item_statistics(logprobs, [sentence.word_index[t] for t in token_set],
+                                  item.words, word_set, unigram,
+                                  [sentence.words_of_token(t) for t in token_set])
+        row["n_unseen"] = None if unseen is None else sum(unseen[t] for t in token_set)
         _append_row(columns, item.item_id, job.model_name, method, region, row, None)
 
 
@@ -209,7 +232,7 @@ def _add_skipped_rows(columns: dict, job: Job, method: str, sentence: EncodedIte
     for region, token_set, word_set in _row_spans(sentence, region_only):
         row = {"logprob_sum": None, "n_tokens": len(token_set), "n_words": len(word_set),
                "ppl": None, "mean_logprob": None, "slor": None, "word_lp_min1": None,
-               "normlp": None}
+               "normlp": None, "n_unseen": None}
         _append_row(columns, sentence.item.item_id, job.model_name, method, region, row,
                     sentence.skipped)
 

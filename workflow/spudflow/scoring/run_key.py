@@ -44,7 +44,8 @@ def _job_state(args: argparse.Namespace, name: str, methods: list[str]) -> dict:
             "gguf": args.gguf_file, "kind": args.kind, "methods": methods, "dtype": args.dtype,
             "lang": args.lang, "languages": args.languages,
             "sample": [args.sample, args.sample_seed], "block_size": args.block_size,
-            "unigram": [file_hash(p) for p in args.unigram], "version": __version__}
+            "unigram": [file_hash(p) for p in args.unigram], "measures": args.measures,
+            "version": __version__}
 
 
 def _hash(state: dict) -> str:

@@ -5,6 +5,10 @@
         natural-log probability of each wanted token (targets[i]: token indices of sentence i)
     scorer.describe() -> str                              for the job log
 
+and, n-gram scorers only (run.py asks with getattr), `unseen(encoded)`: per token, whether the
+model never saw its word in training; `order1_logprobs(encoded, method)` and
+`padded_length(encoded)`: the terms of Lau et al.'s measures.
+
 so run.py, the reductions and the output tables do not depend on the kind of model.
 """
 
@@ -18,8 +22,9 @@ from spudflow.core.model_source import resolve_source
 
 def load_scorer(kind: str, model: str, *, gguf_file: str | None = None, device: str = "auto",
                 dtype: str = "auto", batch_tokens: int | None = None,
-                trust_remote_code: bool = False):
-    """The scorer for a model; anything that cannot be loaded raises InputError (exit 2)."""
+                trust_remote_code: bool = False, sentence_end: bool = False):
+    """The scorer for a model; anything that cannot be loaded raises InputError (exit 2).
+    `sentence_end`: an n-gram model also scores `</s>` (Lau et al.'s measures)."""
     source = resolve_source(model, gguf_file)
     if kind == "ngram":
         from spudflow.scoring.ngram_scorer import NgramScorer
@@ -27,7 +32,7 @@ def load_scorer(kind: str, model: str, *, gguf_file: str | None = None, device: 
         if not source.local or source.gguf_file or not Path(source.location).is_file():
             raise InputError(model, None, "an ngram model is a file written by "
                                           "`spudflow ngram-train`")
-        return NgramScorer(source.location)
+        return NgramScorer(source.location, sentence_end)
 
     from spudflow.scoring.causal import CausalScorer
     from spudflow.scoring.electra import ElectraScorer
