@@ -37,6 +37,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, required=True, help="output directory")
     p.add_argument("--name", help="model name in the tables (default: from --model)")
     p.add_argument("--gguf-file", help="GGUF file name inside the --model directory/package")
+    p.add_argument("--revision",
+                   help="branch, tag or commit of a hub --model (from_pretrained's revision; "
+                        "default: the hub's main); the commit it resolves to is logged")
     p.add_argument("--lang", default="en",
                    help="language of a text INPUT (spaCy tokenizer; default en)")
     p.add_argument("--languages",
@@ -253,13 +256,14 @@ def run_score(args: argparse.Namespace) -> None:
     started = time.perf_counter()
     scorer = load_scorer(kind, args.model, gguf_file=args.gguf_file, device=args.device,
                          dtype=args.dtype, batch_tokens=args.batch_tokens,
-                         trust_remote_code=args.trust_remote_code)
+                         trust_remote_code=args.trust_remote_code, revision=args.revision)
     log.info("model %s loaded in %.1f s: %s", name, time.perf_counter() - started,
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
     cache = open_cache(args.cache, scorer, model=args.model, gguf_file=args.gguf_file, kind=kind,
                        name=name, trust_remote_code=args.trust_remote_code,
-                       compact_after=args.cache_compact_after) if args.cache else None
+                       compact_after=args.cache_compact_after,
+                       revision=args.revision) if args.cache else None
     job = Job(scorer, name, methods, unigram_for, args.out, resume_key(args, name, methods),
               args.block_size, metadata, cache)
     run_job(job, items)

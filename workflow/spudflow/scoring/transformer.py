@@ -50,9 +50,7 @@ def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: 
     found, is bad input (exit 2); any other failure propagates with its traceback."""
     from transformers import AutoTokenizer
 
-    options = {"trust_remote_code": trust_remote_code}
-    if source.gguf_file:
-        options["gguf_file"] = source.gguf_file
+    options = {"trust_remote_code": trust_remote_code, **source.loading_options()}
     check_model_files(source, source.describe())
     with loading_errors(source.describe(), f"a {kind} model"):
         tokenizer = AutoTokenizer.from_pretrained(source.location, **options)
