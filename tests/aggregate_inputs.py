@@ -256,7 +256,8 @@ def japanese_inputs(root: Path, seed: int = 0,
                         "regions": [{"name": "verb", "start": start, "end": start + len(verb)}],
                         "verb_form": kind, "verb_pair": verb_pair,
                         "context_label": "obligatory" if obligatory else "ambiguous",
-                        "order": "-".join(x[-1] for x in args) or "none", "arguments": args,
+                        "order": "-".join(["adv"] * bool(adverbial) + [x[-1] for x in args]),
+                        "arguments": args,
                         "adverbial": adverbial,
                     })
     items = items_frame(rows, dataset, "ja")

@@ -17,6 +17,7 @@ from spudflow.aggregate.agreement_graph import agreement_graph
 from spudflow.aggregate.glmnet import cv_glmnet, fold_ids
 from spudflow.aggregate.japanese_regression import regression_tables, smaller_class
 from spudflow.cli import main
+from spudflow.core.artifacts import JAPANESE_NOUNS
 from spudflow.core.contract import read_artifact
 from spudflow.core.table_artifacts import TABLES
 
@@ -148,7 +149,7 @@ def _scored_pairs(items, scores, region=None) -> pl.DataFrame:
 
 def _accuracy(run_cli, out, items, scores, *options) -> pl.DataFrame:
     code, _, err = run_cli("table-japanese", "--items", *items, "--scores", *scores, "--out-dir",
-                           out, "--folds", 2, *options)
+                           out, "--folds", 3, *options)
     assert code == 0, err
     return assert_table_files(out, "japanese_accuracy")
 
@@ -230,35 +231,52 @@ def _mode_pairs(items, scores, method, region) -> pl.DataFrame:
 
 
 def _thesis_design(pairs: pl.DataFrame):
-    """The predictors built by hand from the items: each level an indicator (sorted, constant
-    columns dropped, no `none` level for the arguments); the arguments as noun with marker only
-    (the order fixes the markers, the noun with marker the noun)."""
-    values = {name: [] for name in ("verb_pair", "order", "adverbial", "relative_clause",
-                                    "relative_position", "arg1.marker1", "arg2.marker2")}
+    """R's model.matrix of the thesis's formula by hand from the items: treatment contrasts,
+    `none` (no argument: noun 0) the baseline, other levels in code point order (nouns by their
+    number in the thesis's list), one-level factors left out; main effects, then the
+    noun x marker interactions with the noun varying fastest."""
+    letters = {"が": "g", "は": "h", "を": "w", "adv": "a"}
+    values = {name: [] for name in ("verb_pair_id", "CO", "adverbial", "arg1_id", "marker1",
+                                    "arg2_id", "marker2", "relative_clause",
+                                    "relative_position")}
     for row in pairs.iter_rows(named=True):
-        for name, column in (("verb_pair", "verb_pair"), ("order", "order"),
-                             ("adverbial", "adverbial"), ("relative_clause", "relative_clause"),
-                             ("relative_position", "relative_argument")):
-            values[name].append(row[column])
+        values["verb_pair_id"].append(row["verb_pair"])
+        values["CO"].append("".join(letters[t] for t in row["order"].split("-") if t) + "v")
+        values["adverbial"].append(row["adverbial"] or "none")
         for k in (1, 2):
-            arguments = row["arguments"]
-            values[f"arg{k}.marker{k}"].append(arguments[k - 1] if k <= len(arguments) else None)
-    columns, names = [], []
+            argument = row["arguments"][k - 1] if k <= len(row["arguments"]) else None
+            values[f"arg{k}_id"].append(
+                "0" if argument is None else str(JAPANESE_NOUNS.index(argument[:-1]) + 1))
+            values[f"marker{k}"].append("none" if argument is None else letters[argument[-1]])
+        values["relative_clause"].append(row["relative_clause"] or "none")
+        position = row["relative_argument"]
+        values["relative_position"].append("none" if position is None else str(position + 1))
+    levels = {}
     for name, column in values.items():
-        column = ["none" if v is None else str(v) for v in column]
-        for level in sorted(set(column)) if len(set(column)) > 1 else []:
-            if not (level == "none" and name.startswith("arg")):
-                indicator = [float(v == level) for v in column]
-                if indicator not in columns:  # an exact duplicate is an alias
-                    columns.append(indicator)
-                    names.append(f"{name}={level}")
+        by_number = name in ("arg1_id", "arg2_id")
+        rest = sorted(set(column) - {"none", "0"}, key=int if by_number else str)
+        found = [v for v in ("none", "0") if v in column] + rest
+        if len(found) > 1:
+            levels[name] = found
+    columns, names = [], []
+    for name, found in levels.items():
+        for level in found[1:]:
+            columns.append([float(v == level) for v in values[name]])
+            names.append(f"{name}{level}")
+    for first, second in (("arg1_id", "marker1"), ("arg2_id", "marker2")):
+        if first in levels and second in levels:
+            for b in levels[second][1:]:
+                for a in levels[first][1:]:
+                    columns.append([float(x == a and y == b)
+                                    for x, y in zip(values[first], values[second], strict=True)])
+                    names.append(f"{first}{a}:{second}{b}")
     return sparse.csr_matrix(np.array(columns).T), names
 
 
 @pytest.mark.parametrize("choice", ["lambda.1se", "lambda.min"])
 def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, run_cli, choice):
     """The relative set (every predictor varies): cv.glmnet (spudflow.aggregate.glmnet, which
-    test_glmnet checks against R's glmnet) on the hand-built design without aliases gives the
+    test_glmnet checks against R's glmnet) on R's design of the thesis's formula by hand gives the
     fit's lambdas, deviance, accuracy, intercept and the largest positive and negative
     coefficients, the intercept ranked among them (coef() lists it; the thesis's Table 6)."""
     items, scores = produced["relative"]
@@ -292,8 +310,9 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
     for fit in fits.filter(pl.col("status") == "ok").iter_rows(named=True):
         pairs = _mode_pairs(items, scores[fit["model"]], fit["method"], fit["region"])
         features, names = _thesis_design(pairs)
-        assert "relative_position=1" in names
-        assert not any(n.startswith(("marker1=", "arg1=", "marker2=", "arg2=")) for n in names)
+        # every relative pair has an argument: no `none` level, so 私 (1) and が the baselines
+        assert "relative_position2" in names and "marker1w" in names
+        assert any(n.startswith("arg1_id") and ":marker1" in n for n in names)
         target = pairs["choice"].cast(pl.Int64).to_numpy()
         cv = cv_glmnet(features, target, folds=3, seed=1, n_lambda=20)
         chosen = cv.index(choice)
@@ -336,11 +355,12 @@ def test_a_mode_whose_fold_holds_every_pair_of_one_choice_is_not_fitted(caplog):
     target = np.zeros(n, dtype=bool)
     target[np.flatnonzero(ids == 3)[:2]] = True
     assert smaller_class(target.astype(int), folds, seed) == 0
-    nouns = ["猫", "犬", "鳥", "魚"]
+    nouns = ["猫", "人", "鳥", "私"]
     pairs = pl.DataFrame({
         "dataset": "relative", "model": "gpt", "method": "ppl", "region": None,
         "group_id": [f"g{i:02d}" for i in range(n)],
-        "verb_pair": [f"v{i % 4}" for i in range(n)], "order": [f"o{i % 2}" for i in range(n)],
+        "verb_pair": [f"v{i % 4}" for i in range(n)],
+        "order": [("adv-が", "が-adv")[i % 2] for i in range(n)],
         "adverbial": [f"a{i % 3}" for i in range(n)], "relative_clause": None,
         "relative_position": None, "args": [f"{nouns[i % 4]}が" for i in range(n)],
         "prefers_transitive": target}, schema_overrides={"region": pl.String,
@@ -369,7 +389,7 @@ def test_sentence_length_against_perplexity(produced, tmp_path, run_cli):
     items, scores = produced["base"]
     out = tmp_path / "tables"
     code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores.values(),
-                           "--out-dir", out, "--folds", 2)
+                           "--out-dir", out, "--folds", 3)
     assert code == 0, err
     table = assert_table_files(out, "japanese_length_correlation")
     lengths = read_artifact(out / "japanese_length_perplexity.parquet",
@@ -418,7 +438,7 @@ def test_agreement_graph_prunes_as_the_thesis(produced, tmp_path, run_cli):
     scores = [path for v in VARIANTS for path in produced[v][1].values()]
     out = tmp_path / "tables"
     code, _, err = run_cli("table-japanese", "--items", *items, "--scores", *scores, "--out-dir",
-                           out, "--folds", 2)
+                           out, "--folds", 3)
     assert code == 0, err
     agreement = assert_table_files(out, "japanese_agreement")
     panel = agreement.filter(pl.col("dataset") == "japanese_transitivity_base")
@@ -464,7 +484,7 @@ def test_an_argument_without_its_particle_is_bad_input(produced, tmp_path, run_c
         .otherwise(pl.col("arguments")).alias("arguments")), changed)
     out = tmp_path / "tables"
     code, _, err = run_cli("table-japanese", "--items", changed, "--scores", scores["gpt"],
-                           "--out-dir", out, "--folds", 2)
+                           "--out-dir", out, "--folds", 3)
     assert code == 2
     assert err.strip().startswith("--items: argument ")
     assert "is not a noun followed by one of the particles が, は, を" in err

@@ -43,6 +43,21 @@ def test_grammar_gives_7495_contexts_per_verb_pair():
     assert 50 * len(contexts) == 374_750
 
 
+def test_the_constituents_are_the_thesiss():
+    """§4.4.2-4.4.4, romaji there: watashi, kare, hito, kangofu 'nurse' (看護婦; 看護師 is
+    kangoshi), neko, tori, ongaku, jiyuu, isu, zairyou, doa; katteni, yoku, tabun; "utsukushii
+    tenki na hi, tokidoki"; kinpatsu no onna ga shiranakatta / wo tasuketa / ga ki wo tsuketa.
+    (Kana or kanji the romaji cannot tell: たぶん, not 多分.)"""
+    assert NOUNS == ("私", "彼", "人", "看護婦", "猫", "鳥", "音楽", "自由", "椅子", "材料", "ドア")
+    assert ADVERBIALS == ("勝手に", "よく", "たぶん")
+    assert PREFIX == "美しい天気な日、時々"
+    assert RELATIVE_CLAUSES == ("金髪の女が知らなかった", "金髪の女を助けた",
+                                "金髪の女が気をつけた")
+    texts = [c.text for c in enumerate_contexts()]
+    assert "看護婦が" in texts and "たぶん看護婦を" in texts
+    assert not any("看護師" in t for t in texts)
+
+
 def test_context_labels():
     labels = {c.text: c.label for c in enumerate_contexts()}
     assert labels[""] == "ambiguous"

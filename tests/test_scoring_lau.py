@@ -228,7 +228,7 @@ def test_measures_lau_is_its_own_cache_setting_and_run_key(tmp_path, lau_bigram)
     keys = {job_content_key(argparse.Namespace(
         input=sentences, model=str(lau_bigram), gguf_file=None, kind="ngram", dtype="auto",
         lang="en", languages=None, sample=None, sample_seed=0, block_size=10, unigram=[],
-        measures=measures), "m", ["kn"]) for measures in ("words", "lau")}
+        measures=measures, revision=None), "m", ["kn"]) for measures in ("words", "lau")}
     assert len(keys) == 2
     cache = tmp_path / "cache"
     for measures, n_tokens in (("words", 3), ("lau", 4), ("words", 3)):

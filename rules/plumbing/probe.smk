@@ -194,7 +194,8 @@ TOKEN_ROWS_PER_MB = 78_000
 
 def probe_features_memory(wildcards, input):
     model, treebank = wildcards.probe_model, wildcards.treebank
-    shape = model_shape(probe_model_config(model)["source"])
+    spec = probe_model_config(model)
+    shape = model_shape(spec["source"], spec.get("revision"))
     if shape is None:
         return PROBE_FEATURES_FLOOR_MB
     width, weights_mb = shape
@@ -217,7 +218,7 @@ def probe_feature_args(wildcards, input):
     args += ["--device", spec["device"], "--init-seed", spec["init_seed"]]
     if probe_wildcard_split(wildcards).part:
         args += ["--sentences", Path(input.share).parent]
-    args = quoted(args + cli_options(spec, ("max_length",)))
+    args = quoted(args + cli_options(spec, ("max_length", "revision")))
     return " ".join(filter(None, [args, sample_args(config["probe"]["sample"], "--sample-seed")]))
 
 

@@ -56,7 +56,7 @@ def score_args(wildcards):
     args = ["--kind", spec["kind"], "--method", ",".join(spec["methods"])]
     args += ["--block-size", config["scoring"]["block_size"]]
     args += cli_options(config["scoring"], ("cache",))
-    args += cli_options(spec, ("gguf_file", "languages"))
+    args += cli_options(spec, ("gguf_file", "revision", "languages"))
     if spec.get("sample", {}).get("n") is not None:
         args += ["--sample", spec["sample"]["n"], "--sample-seed", spec["sample"]["seed"]]
     args += cli_options(spec, MODEL_OPTIONS)

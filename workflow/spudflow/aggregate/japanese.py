@@ -28,6 +28,7 @@ from spudflow.aggregate import columns
 from spudflow.aggregate.coverage import unseen_share
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.japanese_length import correlation_table, length_perplexity_table
+from spudflow.aggregate.japanese_regression import FORMULA as REGRESSION_FORMULA
 from spudflow.aggregate.japanese_regression import regression_tables
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
@@ -220,8 +221,8 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
                      else "Modes compared: every scored mode.")
     regression = (f"Penalised logistic regression as R's glmnet fits it ({THESIS}, §5.7: "
                   f"cv.glmnet, alpha={l1_ratio:g}) of each mode's preference for the transitive "
-                  "verb on verb pair, constituent order, adverbial, relative clause and the "
-                  "first and second argument (noun with marker; no aliased columns), "
+                  "verb on R's model.matrix for the thesis's formula (treatment contrasts; "
+                  f"{REGRESSION_FORMULA}; a factor with one level left out), "
                   f"standardised; lambda from a {n_lambda}-value path by {folds}-fold "
                   f"cross-validated binomial deviance, at {lambda_choice} (coef()'s default is "
                   "lambda.1se).")

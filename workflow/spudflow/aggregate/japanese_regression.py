@@ -1,13 +1,33 @@
 """What drives a mode's choice of verb: penalised logistic regression on the pair's context
 (Japanese transitivity thesis, §5.7, Tables 4-7).
 
-Target: the mode prefers the transitive verb (1) or not (0). Predictors as the thesis lists them,
-one-hot (every level): verb pair, constituent order, adverbial, relative-clause type and
-position, and the first and the second argument (sentence order) as noun with marker
-(`arg1.marker1=猫を`, the thesis's `arg1 id.marker1`). Without aliases: the constituent order
-fixes each argument's marker, the noun with marker fixes the noun, so separate marker and noun
-columns would only duplicate them, and an L1 penalty splits weight between duplicates
-arbitrarily; any column equal to an earlier one is dropped as well.
+Target: the mode prefers the transitive verb (1) or not (0). Predictors: the design R's
+`model.matrix` builds for the thesis's formula, with its default treatment contrasts,
+
+    ~ verb_pair_id + CO + adverbial + arg1_id * marker1 + arg2_id * marker2
+      (+ relative_clause + relative_position in the relative-clause dataset)
+
+§5.7 lists "the identity of the verb pair, the constituent order, the identity and marker of the
+first and second argument, the adverbial used, and ... the position and type of relative
+clause"; its tables rank marker main effects (`marker1w`), noun-with-marker interactions
+(`arg1 id1.marker1g`, R's `arg1_id1:marker1g` as make.names prints it) and constituent orders
+(`COwgav`), and its count, "181 coefficients", is this formula's with 50 verb pairs, 35 orders,
+3 adverbials and the 11 nouns: 1 + 49 + 34 + 3 + 2 x (11 + 3 + 33). The factors:
+- verb_pair_id: the pair (`開ける/開く`; the thesis numbers its pairs by its lexicon's list);
+- CO: the constituent order in the thesis's letters, each argument by its marker (g が, h は,
+  w を), a the adverbial, v the verb: `wgav` is を-が-adverbial-verb;
+- adverbial, relative_clause: the text; relative_position: the argument (1, 2) the clause
+  modifies;
+- arg1_id, arg2_id: the first and second argument in sentence order by the thesis's number of
+  its noun (1-11, core JAPANESE_NOUNS, 私 = 1), 0 when absent; marker1, marker2 its marker.
+A level `none` (an absent argument, marker, adverbial or clause) is each factor's baseline, as
+the thesis's names show (`arg1_id1` and `marker1g` are not baselines); the other levels in code
+point order (R's sort in the C locale; numbers by value), whose first is the baseline where a
+factor has no `none` (in the relative-clause dataset every pair has a first argument). A
+factor with one level is left out, with its interactions, as the thesis's base-dataset formula
+has no relative clause (R's model.matrix refuses a one-level factor). As R, the design keeps
+columns that are sums or copies of others and interaction columns no pair has; glmnet gives a
+column without variance coefficient 0. The intercept column is left out: glmnet fits its own.
 
 The thesis fits R's glmnet "by default" with ten-fold cross-validation: here its procedure
 (spudflow.aggregate.glmnet: standardised predictors, the 100-lambda path, seeded folds, binomial
@@ -21,15 +41,15 @@ status and reason in each table (group_status), never the end of the job.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 from scipy import sparse
-from sklearn.preprocessing import OneHotEncoder
 
 from spudflow.aggregate.glmnet import LAMBDA_CHOICES, cv_glmnet, fold_ids
 from spudflow.aggregate.group_status import Skipped, computed
-from spudflow.core.artifacts import JAPANESE_PARTICLES
+from spudflow.core.artifacts import JAPANESE_NOUNS, JAPANESE_PARTICLES
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
@@ -37,10 +57,18 @@ from spudflow.core.table_artifacts import TABLES
 
 log = get_logger(__name__)
 
-CATEGORICAL = ("verb_pair", "order", "adverbial", "relative_clause", "relative_position")
-# The first and second argument's predictor (§5.7): noun with marker.
-POSITIONAL = ("arg1.marker1", "arg2.marker2")
 INTERCEPT = "(Intercept)"
+NONE = "none"
+# The thesis's letters of the constituents in CO; `adv` is the items' adverbial in `order`.
+MARKERS = dict(zip(JAPANESE_PARTICLES, ("g", "h", "w"), strict=True))
+ORDER_LETTERS = {**MARKERS, "adv": "a"}
+# The formula's terms in R's column order (main effects in formula order, then the two-way
+# interactions); a factor: its name, a term: one factor or two.
+MAIN_EFFECTS = ("verb_pair_id", "CO", "adverbial", "arg1_id", "marker1", "arg2_id", "marker2",
+                "relative_clause", "relative_position")
+INTERACTIONS = (("arg1_id", "marker1"), ("arg2_id", "marker2"))
+FORMULA = ("~ verb_pair_id + CO + adverbial + arg1_id * marker1 + arg2_id * marker2 "
+           "+ relative_clause + relative_position")
 MODE = ["model", "method", "region"]
 KEYS = ["dataset", *MODE]
 FIT_SCHEMA = TABLES["japanese_regression"].polars_schema()
@@ -65,54 +93,93 @@ def _split(argument: str) -> tuple[str, str]:
     return argument[:-1], argument[-1]
 
 
-def positional_arguments(pairs: pl.DataFrame) -> pl.DataFrame:
-    """The POSITIONAL columns of each pair (null where the context has fewer arguments)."""
-    rows = []
-    for value in pairs["args"].to_list():
-        arguments = _arguments(value)
+def _noun_id(noun: str) -> str:
+    if noun not in JAPANESE_NOUNS:
+        raise InputError("--items", None, f"noun {noun!r} is not one of the thesis's nouns "
+                         f"({', '.join(JAPANESE_NOUNS)}), which the regression numbers")
+    return str(JAPANESE_NOUNS.index(noun) + 1)
+
+
+def _constituent_order(order: str | None) -> str:
+    """The items' `order` (`が-adv-を`, empty when none) in the thesis's letters (`gawv`)."""
+    tokens = [t for t in (order or "").split("-") if t]
+    unknown = [t for t in tokens if t not in ORDER_LETTERS]
+    if unknown:
+        raise InputError("--items", None, f"order {order!r}: {unknown[0]!r} is not a particle "
+                         f"({', '.join(JAPANESE_PARTICLES)}) or `adv`")
+    return "".join(ORDER_LETTERS[t] for t in tokens) + "v"
+
+
+def factor_values(pairs: pl.DataFrame) -> dict[str, list[str]]:
+    """The formula's factors per pair, as strings (`none` for an absent constituent)."""
+    values: dict[str, list[str]] = {name: [] for name in MAIN_EFFECTS}
+    for row in pairs.select("verb_pair", "order", "adverbial", "args", "relative_clause",
+                            "relative_position").iter_rows(named=True):
+        arguments = _arguments(row["args"])
         if len(arguments) > 2:
             raise InputError("--items", None, f"{len(arguments)} arguments {arguments}: the "
                              "thesis's contexts have at most two")
-        row = dict.fromkeys(POSITIONAL)
-        for k, argument in enumerate(arguments, start=1):
-            _split(argument)
-            row[f"arg{k}.marker{k}"] = argument
-        rows.append(row)
-    return pl.DataFrame(rows, schema=dict.fromkeys(POSITIONAL, pl.String))
+        values["verb_pair_id"].append(str(row["verb_pair"]))
+        values["CO"].append(_constituent_order(row["order"]))
+        values["adverbial"].append(NONE if row["adverbial"] is None else str(row["adverbial"]))
+        for k in (1, 2):
+            noun, marker = _split(arguments[k - 1]) if k <= len(arguments) else (None, None)
+            values[f"arg{k}_id"].append("0" if noun is None else _noun_id(noun))
+            values[f"marker{k}"].append(NONE if marker is None else MARKERS[marker])
+        clause, position = row["relative_clause"], row["relative_position"]
+        values["relative_clause"].append(NONE if clause is None else str(clause))
+        values["relative_position"].append(NONE if position is None else str(int(position) + 1))
+    return values
 
 
-def design_matrix(pairs: pl.DataFrame) -> tuple[sparse.csr_matrix, list[str]]:
-    """One-hot predictors (sparse: the full Japanese sets have 374,750 pairs), constant columns
-    and columns equal to an earlier one left out. A missing context column is the level `none`
-    (no adverbial, no relative clause); the arguments have no `none` level (the order carries
-    how many there are)."""
-    frame = pl.concat([pairs.select(CATEGORICAL), positional_arguments(pairs)],
-                      how="horizontal")
-    parts, names = [], []
-    for column in (*CATEGORICAL, *POSITIONAL):
-        values = frame[column].cast(pl.String).fill_null("none").to_numpy().reshape(-1, 1)
-        encoder = OneHotEncoder(dtype=float).fit(values)
-        categories = list(encoder.categories_[0])
-        if len(categories) < 2:
+def levels(name: str, values: list[str]) -> list[str]:
+    """A factor's levels, its reference level first (`none`, or noun id 0), then the rest in
+    code point order (noun ids by value)."""
+    present = set(values)
+    if name.startswith("arg"):
+        return sorted(present, key=int)
+    return [NONE] * (NONE in present) + sorted(present - {NONE})
+
+
+@dataclass(frozen=True)
+class Design:
+    matrix: sparse.csr_matrix   # pairs x columns, no intercept column
+    names: list[str]            # R's column names: `COwgav`, `arg1_id1:marker1g`
+    levels: dict[str, list[str]]  # the factors in the design, baseline first
+
+
+def design_matrix(pairs: pl.DataFrame) -> Design:
+    """R's `model.matrix(FORMULA)[, -1]` of the pairs (sparse: the full Japanese sets have
+    374,750 pairs), the factors coded as `levels` says."""
+    values = factor_values(pairs)
+    factors = {}
+    for name in MAIN_EFFECTS:
+        factor_levels = levels(name, values[name])
+        if len(factor_levels) > 1:
+            index = {level: i for i, level in enumerate(factor_levels)}
+            factors[name] = (factor_levels, np.array([index[v] for v in values[name]]))
+    rows = np.arange(pairs.height)
+    blocks, names = [], []
+    for name, (factor_levels, codes) in factors.items():
+        chosen = codes > 0  # treatment contrasts: the baseline has no column
+        blocks.append(sparse.csr_matrix(
+            (np.ones(chosen.sum()), (rows[chosen], codes[chosen] - 1)),
+            shape=(pairs.height, len(factor_levels) - 1)))
+        names += [f"{name}{level}" for level in factor_levels[1:]]
+    for first, second in INTERACTIONS:
+        if first not in factors or second not in factors:
             continue
-        keep = [i for i, v in enumerate(categories)
-                if not (v == "none" and column.startswith("arg"))]
-        parts.append(encoder.transform(values)[:, keep])
-        names += [f"{column}={categories[i]}" for i in keep]
-    if not parts:
-        return sparse.csr_matrix((pairs.height, 0)), names
-    matrix = sparse.hstack(parts, format="csc")
-    matrix.sort_indices()
-    seen: dict[bytes, str] = {}
-    kept = []
-    for j, name in enumerate(names):
-        key = matrix.indices[matrix.indptr[j]:matrix.indptr[j + 1]].tobytes()
-        if key in seen:
-            log.info("predictor %s equals %s: left out", name, seen[key])
-            continue
-        seen[key] = name
-        kept.append(j)
-    return matrix[:, kept].tocsr(), [names[j] for j in kept]
+        (levels_a, a), (levels_b, b) = factors[first], factors[second]
+        chosen = (a > 0) & (b > 0)
+        width = len(levels_a) - 1
+        # R's order: the first factor's levels vary fastest
+        blocks.append(sparse.csr_matrix(
+            (np.ones(chosen.sum()), (rows[chosen], (a[chosen] - 1) + (b[chosen] - 1) * width)),
+            shape=(pairs.height, width * (len(levels_b) - 1))))
+        names += [f"{first}{la}:{second}{lb}" for lb in levels_b[1:] for la in levels_a[1:]]
+    matrix = (sparse.hstack(blocks, format="csr") if blocks
+              else sparse.csr_matrix((pairs.height, 0)))
+    return Design(matrix, names, {name: lv for name, (lv, _) in factors.items()})
 
 
 def _ranked(coefficients: np.ndarray, names: list[str], sign: int, top: int) -> list[int]:
@@ -157,7 +224,8 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
     groups = pairs.partition_by(KEYS, as_dict=True)
     for key in progress(sorted(groups, key=str), desc="glmnet", unit="mode"):
         group = groups[key].sort("group_id")
-        features, names = design_matrix(group)
+        design = design_matrix(group)
+        features, names = design.matrix, design.names
         target = group["prefers_transitive"].cast(pl.Int64).to_numpy()
         mode = "/".join(map(str, key))
 

@@ -174,6 +174,10 @@ ITEMS_GERMAN_CASE = items_family("german_case", (
 
 # The case particles an argument of a Japanese transitivity item ends in (its `arguments`).
 JAPANESE_PARTICLES = ("が", "は", "を")
+# The nouns of the arguments, the thesis's eleven in its order (§4.4.2: watashi, kare, hito,
+# kangofu, neko, tori, ongaku, jiyuu, isu, zairyou, doa); its regression tables number them 1-11
+# in this order (`arg1 id1.marker1g` is 私が first).
+JAPANESE_NOUNS = ("私", "彼", "人", "看護婦", "猫", "鳥", "音楽", "自由", "椅子", "材料", "ドア")
 
 ITEMS_JAPANESE = items_family("japanese_transitivity", (
     col("verb_pair", STR, "`transitive/intransitive`, e.g. `開ける/開く`"),

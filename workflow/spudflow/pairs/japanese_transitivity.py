@@ -25,14 +25,14 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from spudflow.core.artifacts import ITEMS_JAPANESE, JAPANESE_PARTICLES
+from spudflow.core.artifacts import ITEMS_JAPANESE, JAPANESE_NOUNS, JAPANESE_PARTICLES
 from spudflow.core.errors import InputError
 from spudflow.core.progress import progress
 from spudflow.core.sampling import sample_indices
 from spudflow.pairs.items import ItemsBuilder, Region
 from spudflow.pairs.japanese_lexicon import VerbPair, ranked, read_lexicon, seen_pairs
 
-NOUNS = ("私", "彼", "人", "看護師", "猫", "鳥", "音楽", "自由", "椅子", "材料", "ドア")
+NOUNS = JAPANESE_NOUNS
 PARTICLES = JAPANESE_PARTICLES
 ADVERBIALS = ("勝手に", "よく", "たぶん")
 PREFIX = "美しい天気な日、時々"

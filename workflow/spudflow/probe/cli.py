@@ -67,6 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="ingested or nonce treebank directory (one per eval set)")
     p.add_argument("--model", required=True,
                    help="local directory, hub id or pypi:PACKAGE[/SUBFOLDER]")
+    p.add_argument("--revision", default=None,
+                   help="branch, tag or commit of a hub --model (default: the hub's main); "
+                   "written into the feature files")
     p.add_argument("--baselines", nargs="+", type=_baseline_layers, required=True,
                    metavar="NAME=LAYERS",
                    help="each baseline to build and its layers, e.g. lm=0,3,4 M0=0 MR=3,4: "

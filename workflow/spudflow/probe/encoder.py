@@ -68,15 +68,18 @@ def embedding_layer(model: torch.nn.Module, source: str) -> torch.nn.Module:
     return model.get_submodule(parent)
 
 
-def log_hub_commit(repo_id: str) -> None:
+def log_hub_commit(repo_id: str, revision: str | None = None) -> None:
     """Which snapshot of the hub cache an encoder came from, as scoring jobs log theirs: a
     rehearsal (and a reader of a real run's log) sees every hub model's commit."""
     from spudflow.core.hub_cache import loaded_snapshot
 
+    named = f" (revision {revision})" if revision else ""
     try:
-        log.info("hub model %s at commit %s", repo_id, loaded_snapshot(repo_id).name)
+        log.info("hub model %s at commit %s%s", repo_id,
+                 loaded_snapshot(repo_id, revision).name, named)
     except LookupError as error:
-        log.warning("hub model %s: no snapshot in the hub cache to name (%s)", repo_id, error)
+        log.warning("hub model %s%s: no snapshot in the hub cache to name (%s)", repo_id, named,
+                    error)
 
 
 def _cut(config, top: int, n_layers: int) -> None:
@@ -90,20 +93,21 @@ def _cut(config, top: int, n_layers: int) -> None:
 
 
 def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed: int,
-                 max_length: int | None, device: str) -> Encoder:
-    """The encoder for `baseline`, cut above the highest layer needed where that is exact.
-    A layer outside 0..n_layers is bad input."""
-    resolved = resolve_source(source)
+                 max_length: int | None, device: str, revision: str | None = None) -> Encoder:
+    """The encoder for `baseline` (a hub id at `revision`), cut above the highest layer needed
+    where that is exact. A layer outside 0..n_layers is bad input."""
+    resolved = resolve_source(source, revision=revision)
+    options = {"revision": resolved.revision} if resolved.revision else {}
     check_model_files(resolved, source, weights=baseline != "MR")  # MR: random weights
     location = resolved.location
     # The weights of layers cut off show up as "unexpected" in a long load report: keep it out.
     transformers_logging.set_verbosity_error()
     transformers_logging.disable_progress_bar()
     with loading_errors(source, "an encoder"):
-        config = AutoConfig.from_pretrained(location)
-        tokenizer = AutoTokenizer.from_pretrained(location)
+        config = AutoConfig.from_pretrained(location, **options)
+        tokenizer = AutoTokenizer.from_pretrained(location, **options)
     if not resolved.local:
-        log_hub_commit(location)
+        log_hub_commit(location, revision)
     if not getattr(tokenizer, "is_fast", False):
         raise InputError(source, None, "needs a fast tokenizer (character offsets)")
     n_layers = _n_layers(config)
@@ -120,14 +124,14 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
     config.use_cache = False
     if baseline in (None, "M0"):
         with loading_errors(source, "an encoder"):
-            model = AutoModel.from_pretrained(location, config=config)
+            model = AutoModel.from_pretrained(location, config=config, **options)
     else:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(init_seed)
             model = AutoModel.from_config(config)
         if baseline == "MRC":
             with loading_errors(source, "an encoder"):
-                pretrained = AutoModel.from_pretrained(location, config=config)
+                pretrained = AutoModel.from_pretrained(location, config=config, **options)
             # strict: the same architecture, so every parameter and buffer must match
             embedding_layer(model, source).load_state_dict(
                 embedding_layer(pretrained, source).state_dict())

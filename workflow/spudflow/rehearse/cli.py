@@ -54,6 +54,7 @@ class HubStandIn:
     users: tuple[str, ...]
     layers: int
     commit: str
+    revisions: tuple[str, ...] = ()  # each resolves to `commit` in the hub cache
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ def builder_version() -> str:
 def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[HubStandIn]:
     """A tiny model per hub id in DIR/hub; an unchanged one (same family, layers, text and
     builder code) is left alone so that a second rehearsal reruns nothing."""
+    from spudflow.core.hub_cache import register_revision
     from spudflow.rehearse.families import choose_family
     from spudflow.rehearse.overlay import hub_models
     from spudflow.rehearse.standins import TEXT_SENTENCES, config_languages, language_text
@@ -148,9 +150,14 @@ def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[Hub
             seed = int(hashlib.sha256(model.hub_id.encode()).hexdigest()[:8], 16)
             commit = add_tiny_model(workdir / "hub", model.hub_id, family, texts, seed)
             manifest[model.hub_id] = {**key, "commit": commit}
-        print(f"rehearse: {model.hub_id}: tiny {family.name} ({how}) at {commit[:12]}",
+        # the config's pinned revisions (a paper's commits) resolve to the stand-in too, offline
+        for revision in model.revisions:
+            register_revision(workdir / "hub", model.hub_id, commit, revision)
+        pinned = f", also as revision {', '.join(model.revisions)}" if model.revisions else ""
+        print(f"rehearse: {model.hub_id}: tiny {family.name} ({how}) at {commit[:12]}{pinned}",
               file=sys.stderr)
-        built.append(HubStandIn(model.hub_id, family, how, model.users, model.layers, commit))
+        built.append(HubStandIn(model.hub_id, family, how, model.users, model.layers, commit,
+                                model.revisions))
     manifest_path.parent.mkdir(parents=True, exist_ok=True)
     manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return built

@@ -20,32 +20,38 @@ class HubModel:
     kind: str           # masked | causal | electra (probe-only models: from the table)
     layers: int         # the most layers the config's probe reads (0: no probe)
     users: tuple[str, ...]
+    revisions: tuple[str, ...] = ()  # the `revision:`s the config names for it
+
+
+def _entry(found: dict, hub_id: str, kind: str | None, user: str, spec: dict) -> dict:
+    entry = found.setdefault(hub_id, {"kind": kind, "layers": 0, "users": [], "revisions": []})
+    entry["users"].append(user)
+    if spec.get("revision") and spec["revision"] not in entry["revisions"]:
+        entry["revisions"].append(spec["revision"])
+    return entry
 
 
 def hub_models(config: dict) -> list[HubModel]:
     """Every hub id the config loads (scoring models, probe encoders, the TTR tokenizer), in
-    config order."""
+    config order, with the revisions the config names for it."""
     found: dict[str, dict] = {}
     for name, spec in (config.get("models") or {}).items():
         if spec["kind"] == "ngram" or is_local_path(spec["source"]) \
                 or spec["source"].startswith("pypi:"):
             continue
-        entry = found.setdefault(spec["source"], {"kind": spec["kind"], "layers": 0, "users": []})
-        entry["users"].append(f"models.{name}")
+        _entry(found, spec["source"], spec["kind"], f"models.{name}", spec)
     probe = config.get("probe") or {}
     if probe.get("enabled"):
         for name, spec in (probe.get("models") or {}).items():
             if is_local_path(spec["source"]) or spec["source"].startswith("pypi:"):
                 continue
-            entry = found.setdefault(spec["source"], {"kind": None, "layers": 0, "users": []})
+            entry = _entry(found, spec["source"], None, f"probe.models.{name}", spec)
             numbers = [spec.get(k) for k in ("layers", "dist_layer", "label_layer")]
             entry["layers"] = max([entry["layers"]] + [n for n in numbers if isinstance(n, int)])
-            entry["users"].append(f"probe.models.{name}")
     tokenizer = (config.get("nonce") or {}).get("ttr_tokenizer")  # TTR in a model's tokens
     if tokenizer and not is_local_path(tokenizer) and not tokenizer.startswith("pypi:"):
-        entry = found.setdefault(tokenizer, {"kind": None, "layers": 0, "users": []})
-        entry["users"].append("nonce.ttr_tokenizer")
-    return [HubModel(hub_id, e["kind"], e["layers"], tuple(e["users"]))
+        _entry(found, tokenizer, None, "nonce.ttr_tokenizer", {})
+    return [HubModel(hub_id, e["kind"], e["layers"], tuple(e["users"]), tuple(e["revisions"]))
             for hub_id, e in found.items()]
 
 

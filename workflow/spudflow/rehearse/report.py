@@ -171,9 +171,11 @@ def write_report(path: Path, *, config_path: Path, size: str, run, hub, stand_in
     lines += _table(["folder", "size"], [[name, _mb(disk_bytes(workdir / name))]
                                          for name in ("results", "hub", "mirror", "resources")])
     lines += ["", "## Stand-ins", "", "### Hub models (tiny, random weights)", ""]
-    lines += _table(["hub id", "family", "chosen by", "architecture", "tokenizer", "used by"], [
+    lines += _table(["hub id", "family", "chosen by", "architecture", "tokenizer", "used by",
+                     "revisions"], [
         [h.hub_id, h.family.name, h.how, h.family.architecture, h.family.tokenizer,
-         ", ".join(h.users)] for h in hub]) if hub else ["(no hub models)"]
+         ", ".join(h.users), ", ".join(h.revisions) or "main"] for h in hub]) \
+        if hub else ["(no hub models)"]
     lines += ["", "### Treebanks (fetch.mirror)", ""]
     lines += _table(["treebank", "split", "URL", "stand-in"], [
         [s.treebank, s.split, s.url, f"{s.note} from {', '.join(s.sources)}"]

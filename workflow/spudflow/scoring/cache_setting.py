@@ -3,7 +3,9 @@
 A setting folder's id hashes:
 - the content of the files the loader reads (scoring/model_files.py): configs, weights,
   tokenizer files, the model's own code; a `.gguf` with its tokenizer side files; the n-gram
-  file. A hub model is the snapshot transformers loaded from huggingface_hub's cache;
+  file. A hub model is the snapshot transformers loaded from huggingface_hub's cache: the one
+  its `revision` (branch, tag or commit; `main` when none) resolves to, so two revisions share
+  entries exactly when they are the same files;
 - kind, dtype actually loaded, device class (cpu | cuda) and, off CPU, the device's name;
 - the attention implementation in use and --trust-remote-code;
 - the versions of torch, transformers and tokenizers (and gguf for a GGUF model);
@@ -39,7 +41,7 @@ NOT_HASHED = ("name", "source", "files")
 class Setting:
     """A model setting whose scores the cache may share between jobs."""
     name: str                  # the model's name in the tables
-    source: str                # a path, or `hub ORG/NAME@commit`
+    source: str                # a path, or `hub ORG/NAME@commit` (` (revision R)` when named)
     files: tuple[str, ...]     # the hashed files, relative to the model folder
     fingerprint: str           # SHA-256 over those files' names and contents
     kind: str
@@ -88,18 +90,19 @@ def _version(name: str) -> str:
 
 @dataclass(frozen=True)
 class ModelFiles:
-    source: str         # a path, or `hub ORG/NAME@commit`
+    source: str         # a path, or `hub ORG/NAME@commit` (` (revision R)` when named)
     root: Path          # the folder the files are named relative to
     files: list[Path]   # the files the loader reads
     gguf: bool
 
 
-def model_files(model: str, gguf_file: str | None) -> ModelFiles | None:
-    """The files of a model as loaded; None for a hub id missing from huggingface_hub's cache
-    (logged)."""
+def model_files(model: str, gguf_file: str | None,
+                revision: str | None = None) -> ModelFiles | None:
+    """The files of a model as loaded (a hub id: of the snapshot `revision` resolves to); None
+    for a hub id missing from huggingface_hub's cache (logged)."""
     from spudflow.core.model_source import resolve_source
 
-    source = resolve_source(model, gguf_file)
+    source = resolve_source(model, gguf_file, revision)
     gguf = source.gguf_file is not None
     if source.local:
         location = Path(source.location)
@@ -107,21 +110,22 @@ def model_files(model: str, gguf_file: str | None) -> ModelFiles | None:
             return ModelFiles(str(location), location.parent, [location], gguf)
         return ModelFiles(source.describe(), location,
                           loader_files(location, source.gguf_file), gguf)
-    snapshot = hub_snapshot(source.location)
+    snapshot = hub_snapshot(source.location, revision)
     if snapshot is None:
         return None
-    log.info("cache: hub model %s at commit %s", source.location, snapshot.name)
-    return ModelFiles(f"hub {source.location}@{snapshot.name}", snapshot,
+    named = f" (revision {revision})" if revision else ""
+    log.info("cache: hub model %s at commit %s%s", source.location, snapshot.name, named)
+    return ModelFiles(f"hub {source.location}@{snapshot.name}{named}", snapshot,
                       loader_files(snapshot, source.gguf_file), gguf)
 
 
-def hub_snapshot(repo_id: str) -> Path | None:
-    """The snapshot folder `main` points at in huggingface_hub's cache (what transformers just
-    loaded), or None with a warning."""
+def hub_snapshot(repo_id: str, revision: str | None = None) -> Path | None:
+    """The snapshot folder `revision` (None: `main`) points at in huggingface_hub's cache (what
+    transformers just loaded), or None with a warning."""
     from spudflow.core.hub_cache import loaded_snapshot
 
     try:
-        return loaded_snapshot(repo_id)
+        return loaded_snapshot(repo_id, revision)
     except LookupError as error:
         log.warning("cache: off, hub model %s not found in the hub cache to fingerprint (%s)",
                     repo_id, error)
@@ -130,9 +134,9 @@ def hub_snapshot(repo_id: str) -> Path | None:
 
 def build_setting(scorer, *, model: str, gguf_file: str | None, kind: str, name: str,
                   trust_remote_code: bool, hashes: FileHashes,
-                  sentence_end: bool = False) -> Setting | None:
+                  sentence_end: bool = False, revision: str | None = None) -> Setting | None:
     """The setting of a loaded scorer, or None when its files cannot be found."""
-    found = model_files(model, gguf_file)
+    found = model_files(model, gguf_file, revision)
     if found is None:
         return None
     fingerprint = files_fingerprint(found.root, found.files, hashes)
@@ -162,7 +166,7 @@ def attention_implementation(model) -> str:
 
 def open_cache(cache_dir: Path, scorer, *, model: str, gguf_file: str | None, kind: str,
                name: str, trust_remote_code: bool, compact_after: int,
-               sentence_end: bool = False):
+               sentence_end: bool = False, revision: str | None = None):
     """The score cache of this model setting, or None (with a warning) when the model's files
     cannot be fingerprinted (a hub id missing from huggingface_hub's cache)."""
     from spudflow.scoring.cache import ScoreCache
@@ -170,7 +174,7 @@ def open_cache(cache_dir: Path, scorer, *, model: str, gguf_file: str | None, ki
     hashes = FileHashes(Path(cache_dir) / MEMO_FILE)
     setting = build_setting(scorer, model=model, gguf_file=gguf_file, kind=kind, name=name,
                             trust_remote_code=trust_remote_code, hashes=hashes,
-                            sentence_end=sentence_end)
+                            sentence_end=sentence_end, revision=revision)
     if setting is None:
         return None
     log.info("cache: setting %s (%s, %d files, %d hashed)", setting.id(), setting.source,

@@ -41,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=output_dir, required=True, help="output directory")
     p.add_argument("--name", help="model name in the tables (default: from --model)")
     p.add_argument("--gguf-file", help="GGUF file name inside the --model directory/package")
+    p.add_argument("--revision",
+                   help="branch, tag or commit of a hub --model (from_pretrained's revision; "
+                        "default: the hub's main); the commit it resolves to is logged")
     p.add_argument("--lang", type=language, default="en",
                    help="language of a text INPUT (spaCy tokenizer; default en)")
     p.add_argument("--languages", type=language_list,
@@ -284,7 +287,7 @@ def run_score(args: argparse.Namespace) -> None:
     scorer = load_scorer(kind, args.model, gguf_file=args.gguf_file, device=args.device,
                          dtype=args.dtype, batch_tokens=args.batch_tokens,
                          trust_remote_code=args.trust_remote_code,
-                         sentence_end=args.measures == "lau")
+                         sentence_end=args.measures == "lau", revision=args.revision)
     log.info("model %s loaded in %.1f s: %s", name, time.perf_counter() - started,
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
@@ -299,7 +302,7 @@ def run_score(args: argparse.Namespace) -> None:
         cache = open_cache(args.cache, scorer, model=args.model, gguf_file=args.gguf_file,
                            kind=kind, name=name, trust_remote_code=args.trust_remote_code,
                            compact_after=args.cache_compact_after,
-                           sentence_end=args.measures == "lau")
+                           sentence_end=args.measures == "lau", revision=args.revision)
     job = Job(scorer, name, methods, unigram_for, args.out, resume_key(args, name, methods),
               args.block_size, metadata, cache, args.measures)
     run_job(job, items)

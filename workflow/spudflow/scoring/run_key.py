@@ -40,12 +40,16 @@ def _job_state(args: argparse.Namespace, name: str, methods: list[str]) -> dict:
     def file_hash(path: Path) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else str(path)
 
-    return {"input": file_hash(args.input), "model": args.model, "name": name,
-            "gguf": args.gguf_file, "kind": args.kind, "methods": methods, "dtype": args.dtype,
-            "lang": args.lang, "languages": args.languages,
-            "sample": [args.sample, args.sample_seed], "block_size": args.block_size,
-            "unigram": [file_hash(p) for p in args.unigram], "measures": args.measures,
-            "version": __version__}
+    state = {"input": file_hash(args.input), "model": args.model, "name": name,
+             "gguf": args.gguf_file, "kind": args.kind, "methods": methods, "dtype": args.dtype,
+             "lang": args.lang, "languages": args.languages,
+             "sample": [args.sample, args.sample_seed], "block_size": args.block_size,
+             "unigram": [file_hash(p) for p in args.unigram], "measures": args.measures,
+             "version": __version__}
+    # only when given: a job without one keeps the key (and its finished blocks) it had
+    if args.revision is not None:
+        state["revision"] = args.revision
+    return state
 
 
 def _hash(state: dict) -> str:

@@ -22,10 +22,12 @@ from spudflow.core.model_source import resolve_source
 
 def load_scorer(kind: str, model: str, *, gguf_file: str | None = None, device: str = "auto",
                 dtype: str = "auto", batch_tokens: int | None = None,
-                trust_remote_code: bool = False, sentence_end: bool = False):
-    """The scorer for a model; anything that cannot be loaded raises InputError (exit 2).
-    `sentence_end`: an n-gram model also scores `</s>` (Lau et al.'s measures)."""
-    source = resolve_source(model, gguf_file)
+                trust_remote_code: bool = False, sentence_end: bool = False,
+                revision: str | None = None):
+    """The scorer for a model (a hub id at `revision`); anything that cannot be loaded raises
+    InputError (exit 2). `sentence_end`: an n-gram model also scores `</s>` (Lau et al.'s
+    measures)."""
+    source = resolve_source(model, gguf_file, revision)
     if kind == "ngram":
         from spudflow.scoring.ngram_scorer import NgramScorer
 

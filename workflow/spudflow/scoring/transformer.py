@@ -52,9 +52,7 @@ def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: 
     found, is bad input (exit 2); any other failure propagates with its traceback."""
     from transformers import AutoTokenizer
 
-    options = {"trust_remote_code": trust_remote_code}
-    if source.gguf_file:
-        options["gguf_file"] = source.gguf_file
+    options = {"trust_remote_code": trust_remote_code, **source.loading_options()}
     name = str(Path(source.location) / source.gguf_file) if source.gguf_file and source.local \
         else source.describe()
     allow = None if trust_remote_code else (
