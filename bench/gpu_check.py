@@ -7,7 +7,7 @@ hub id from an offline hub cache:
 1. agreement: each tiny model of a rehearsal's hub cache scores the same sample on the CPU
    (float32, the reference) and on the GPU (float32, the presets' `dtype: float32`, and bfloat16,
    what `dtype: auto` picks there): largest |difference| of a sentence's log-probability, and the
-   share of minimal pairs whose decision (the item with the higher log-probability) agrees with
+   fraction of minimal pairs whose decision (the item with the higher log-probability) agrees with
    the CPU's; on the GPU, whether a smaller --batch-tokens gives the same bits; a second run
    through the score cache is all hits and writes the same bytes;
 2. probe features of a treebank on the CPU and the GPU: largest |difference|;
@@ -137,7 +137,7 @@ def sentence_scores(out: Path):
 
 
 def compare(ref: Path, other: Path, items: Path) -> dict:
-    """Largest |difference| of sentence log-probabilities; share of pairs decided alike."""
+    """Largest |difference| of sentence log-probabilities; fraction of pairs decided alike."""
     import polars as pl
 
     a, b = sentence_scores(ref), sentence_scores(other)

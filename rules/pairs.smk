@@ -39,29 +39,6 @@ rule items_spud:
         " 2> {log:q}"
 
 
-# The paper's German case sentence files, where pairs.german_case.sentences gives URLs.
-rule fetch_german_case_sentences:
-    input:
-        german_case_fetch_input,
-    output:
-        "resources/downloads/german_case/{which}_sentences.txt",
-    log:
-        "results/logs/fetch_german_case_sentences/{which}.log",
-    wildcard_constraints:
-        which="grammatical|ungrammatical",
-    conda:
-        "../envs/core.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(500),
-        runtime=grows_with_attempt(10),
-    params:
-        url=german_case_fetch_url,
-        checksum=german_case_fetch_checksum,
-    shell:
-        "spudflow fetch {params.url:q} --out {output:q}{params.checksum} 2> {log:q}"
-
-
 rule items_german_case:
     input:
         unpack(german_case_items_input),
@@ -166,8 +143,8 @@ rule items_cola:
         " --words {params.words} --out {output:q} 2> {log:q}"
 
 
-# A dataset file given by URL (the CoLA phenomenon sets, pairs.cola.phenomena), downloaded under
-# its own file name.
+# An items dataset's file given by URL (the CoLA phenomenon sets, the German case paper's
+# sentence files; core/pairs_files.py), downloaded under its own file name.
 rule fetch_pairs_file:
     input:
         pairs_file_input,
@@ -176,18 +153,19 @@ rule fetch_pairs_file:
     log:
         "results/logs/fetch_pairs_file/{family}/{name}.log",
     wildcard_constraints:
-        family="cola",
-        name=r"[A-Za-z0-9_.-]+\.tsv",
+        family=PAIRS_URL_FAMILIES,
+        name=r"[A-Za-z0-9_.-]+",
     conda:
         "../envs/core.yaml"
     threads: 1
     resources:
-        mem_mb=500,
-        runtime=30,
+        mem_mb=grows_with_attempt(500),
+        runtime=grows_with_attempt(30),
     params:
         url=pairs_file_url,
+        checksum=pairs_file_checksum,
     shell:
-        "spudflow fetch {params.url:q} --out {output:q} 2> {log:q}"
+        "spudflow fetch {params.url:q} --out {output:q}{params.checksum} 2> {log:q}"
 
 
 rule items_blimp:

@@ -1,8 +1,8 @@
 """What a scoring function's figures can show: the n-gram scorer marks the words its model never
-saw (token_scores `unseen`, item_scores `n_unseen`), the headline tables give the share of such
+saw (token_scores `unseen`, item_scores `n_unseen`), the headline tables give the fraction of such
 words and of tied pairs per model and dataset, and the front page notes a scoring function that
 decides mostly by ties or unseen words. Real n-gram scores of small hand-made items, so every
-share is counted by hand below."""
+fraction is counted by hand below."""
 
 from __future__ import annotations
 
@@ -111,8 +111,8 @@ def test_spud_and_blimp_tables_count_ties_and_unseen_words(tmp_path, run_cli, tr
         pl.col("outliers") == "kept")
     assert summary.height == 2 * 2  # seed 1 and all, addk and kn
     for row in summary.iter_rows(named=True):
-        assert row["tie_share"] == pytest.approx(2 / 3), row
-        assert row["unseen_share"] == pytest.approx(SPUD_UNSEEN), row
+        assert row["tie_fraction"] == pytest.approx(2 / 3), row
+        assert row["unseen_fraction"] == pytest.approx(SPUD_UNSEEN), row
 
     blimp = blimp_items(tmp_path)
     blimp_scores = _score(run_cli, blimp, trigram, score_path(tmp_path, "blimp", "tri").parent)
@@ -122,8 +122,8 @@ def test_spud_and_blimp_tables_count_ties_and_unseen_words(tmp_path, run_cli, tr
     overall = pl.read_parquet(out / "blimp_overall.parquet")
     for row in overall.iter_rows(named=True):
         assert (row["n_pairs"], row["n_ties"]) == (4, 2)  # the pairs of unseen words tie
-        assert row["tie_share"] == pytest.approx(0.5)
-        assert row["unseen_share"] == pytest.approx(BLIMP_UNSEEN)
+        assert row["tie_fraction"] == pytest.approx(0.5)
+        assert row["unseen_fraction"] == pytest.approx(BLIMP_UNSEEN)
 
 
 def test_front_page_shows_the_shares_and_notes_who_decides_by_ties(tmp_path, run_cli, trigram):
@@ -185,8 +185,8 @@ def test_a_spud_median_ratio_of_exactly_one_is_noted_as_a_tie():
     summary = pl.DataFrame({
         "nonce_method": ["spud"] * 3, "nonce_seed": ["all"] * 3, "outliers": ["kept"] * 3,
         "language": ["en"] * 3, "model": ["m"] * 3, "method": ["addk", "kn", "x"],
-        "ratio_median": [1.0, 1.1, 1.0], "tie_share": [0.14, 0.004, 0.0],
-        "unseen_share": [0.26, 0.26, None]})
+        "ratio_median": [1.0, 1.1, 1.0], "tie_fraction": [0.14, 0.004, 0.0],
+        "unseen_fraction": [0.26, 0.26, None]})
     rows = spud_coverage(summary).sort("what")
     assert rows["median_tied"].to_list() == [True, False, False]
     assert [note(*row) is not None for row in rows.iter_rows()] == [True, False, False]
@@ -202,10 +202,11 @@ def test_german_case_ties_are_grammatical_violation_pairs_of_one_template():
         "n_unseen": [1, 0, 2, 1], "n_words": [4, 4, 4, 4]})
     rows = {r["analysis"]: r for r in analysis_coverage(scored).iter_rows(named=True)}
     # all: 2 x 2 pairs, (NDA, NNA) tied; restricted: NDA against both violations
-    assert (rows["all"]["tie_share"], rows["restricted"]["tie_share"]) == (1 / 4, 1 / 2)
-    assert (rows["all"]["unseen_share"], rows["restricted"]["unseen_share"]) == (4 / 16, 4 / 12)
+    assert (rows["all"]["tie_fraction"], rows["restricted"]["tie_fraction"]) == (1 / 4, 1 / 2)
+    assert (rows["all"]["unseen_fraction"], rows["restricted"]["unseen_fraction"]) == \
+        (4 / 16, 4 / 12)
     transformer = scored.with_columns(pl.lit(None, dtype=pl.Int32).alias("n_unseen"))
-    assert analysis_coverage(transformer)["unseen_share"].to_list() == [None, None]
+    assert analysis_coverage(transformer)["unseen_fraction"].to_list() == [None, None]
 
 
 def test_cola_ties_are_acceptable_unacceptable_pairs_of_equal_score():
@@ -223,6 +224,6 @@ def test_cola_ties_are_acceptable_unacceptable_pairs_of_equal_score():
         schema_overrides={"norm_lp": pl.Float64, "slor": pl.Float64, "word_lp_min1": pl.Float64})
     thresholds = cola_frames(scored, folds=2, seed=0, criterion="accuracy")["cola_thresholds"]
     rows = {r["normalisation"]: r for r in thresholds.iter_rows(named=True)}
-    assert rows["LogProb"]["tie_share"] == 2 / 9  # -5 against the two unacceptable -5
-    assert rows["MeanLP"]["tie_share"] == 0.0
-    assert rows["LogProb"]["unseen_share"] == 4 / 18
+    assert rows["LogProb"]["tie_fraction"] == 2 / 9  # -5 against the two unacceptable -5
+    assert rows["MeanLP"]["tie_fraction"] == 0.0
+    assert rows["LogProb"]["unseen_fraction"] == 4 / 18

@@ -45,7 +45,7 @@ MAY_BE_ALL_NULL = {
        for column in ("rank", "coefficient")},
     # the tiny n-gram model is English: the German and Japanese items are scored by transformer
     # models only, which have no unseen words (item_scores n_unseen null)
-    **{(table, "unseen_share"): "scored by transformer models only"
+    **{(table, "unseen_fraction"): "scored by transformer models only"
        for table in ("german_case_auc", "japanese_accuracy")},
     **{("probe_edges", f"{figure}_sd"): "one probe seed (a sample sd needs two)"
        for figure in ("fraction", "uas", "las", "relacc", "delta_uas", "delta_las",
@@ -206,7 +206,7 @@ def test_front_page_shows_every_headline(finished_run):
         scorer = f"{row['model']} · {row['method']} · {row['normalisation']}"
         # null for a split of one class (CoLA item 12): the page shows "n/a"
         assert grid[(row["split"], scorer)] == ("n/a" if row["mcc"] is None else fmt(row["mcc"]))
-    # under the MCCs: the unseen words' and tied pairs' shares per split and scoring function
+    # under the MCCs: the unseen words' and tied pairs' fractions per split and scoring function
     header, *details = sections["cola_thresholds"]["tables"][1]
     assert header == ["split", "scoring_function", "unseen", "tied"]
     assert len(details) == cola.height

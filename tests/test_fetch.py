@@ -110,3 +110,38 @@ def test_a_rehearsal_checks_its_stand_ins_against_their_own_checksums(tmp_path):
     assert overlay["fetch"]["sha256"] == {url: hashlib.sha256(FIRST_SENTENCE).hexdigest()}
     assert "sha256" not in build_overlay({"treebanks": {}}, {"https://example.org/": "/m"},
                                          "full")["fetch"]
+
+
+def test_an_items_file_given_by_url_is_fetched_as_a_treebank(tmp_path):
+    """The German case sentence files given by URL are downloaded by the one rule for items
+    dataset files (fetch_pairs_file, as CoLA's phenomenon sets) under their file names: from
+    the fetch.mirror copy where a prefix matches (the copy is the job's input), checked against
+    fetch.sha256 where it gives the URL's checksum, asking more memory and time on a retry."""
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    mirrored, direct = "https://example.org/mirrored/", "https://example.org/direct/"
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "grammatical_sentences.txt").write_text("", encoding="utf-8")
+    config["pairs"]["german_case"] = {"enabled": True, "sentences": {
+        "grammatical": mirrored + "grammatical_sentences.txt",
+        "ungrammatical": direct + "ungrammatical_sentences.txt"}}
+    config["fetch"] = {"mirror": {mirrored: str(mirror)},
+                       "sha256": {direct + "ungrammatical_sentences.txt": "ab" * 32}}
+    workdir = copy_checkout(tmp_path / "work", config)
+    planned = plan(workdir, forceall=True)
+    downloads = "resources/downloads/pairs/german_case"
+    grammatical = job("fetch_pairs_file", family="german_case", name="grammatical_sentences.txt")
+    ungrammatical = job("fetch_pairs_file", family="german_case",
+                        name="ungrammatical_sentences.txt")
+    assert planned.shell[grammatical].startswith(
+        f"spudflow fetch {(mirror / 'grammatical_sentences.txt').as_uri()} --out "
+        f"{downloads}/grammatical_sentences.txt 2> ")
+    assert planned.inputs[grammatical] == {str(mirror / "grammatical_sentences.txt")}
+    assert planned.shell[ungrammatical].startswith(
+        f"spudflow fetch {direct}ungrammatical_sentences.txt --out "
+        f"{downloads}/ungrammatical_sentences.txt --sha256 {'ab' * 32} 2> ")
+    assert planned.inputs[job("items_german_case")] == {
+        f"{downloads}/grammatical_sentences.txt", f"{downloads}/ungrammatical_sentences.txt"}
+    again = plan(workdir, forceall=True, attempt=2)
+    assert again.resources[ungrammatical]["mem_mb"] == 1.5 * planned.resources[ungrammatical][
+        "mem_mb"]

@@ -165,7 +165,7 @@ def test_japanese_headline_shows_the_ties_beside_the_accuracy(tmp_path, run_cli)
         "region": [None, "verb"], "decision": ["perplexity"] * 2, "n_obligatory": [194, 194],
         "accuracy_obligatory": [5 / 194, 0.5], "n_ties_obligatory": [189, 0],
         "n_ambiguous": [10, 10], "transitive_rate_ambiguous": [0.0, 0.5], "n_ties": [199, 0],
-        "tie_share_obligatory": [189 / 194, 0.0], "unseen_share": [0.62, 0.4]})
+        "tie_fraction_obligatory": [189 / 194, 0.0], "unseen_fraction": [0.62, 0.4]})
     write_table(accuracy, tmp_path / "japanese_accuracy", TABLES["japanese_accuracy"])
     page = tmp_path / "index.html"
     code, _, err = run_cli("front-page", "--table",
@@ -217,8 +217,8 @@ def test_cola_and_german_headlines_cut_their_tables_as_captioned():
     auc = pl.DataFrame({"analysis": ["all", "template", "all"], "dataset": ["dc"] * 3,
                         "model": ["m2", "m1", "m1"], "method": ["sum"] * 3,
                         "n_templates": [4, 4, 4], "auc_mean": [0.7, 0.9, 0.6],
-                        "auc_sd": [0.1, 0.0, 0.2], "tie_share": [0.0, 0.1, 0.9],
-                        "unseen_share": [None, 0.3, 0.3]})
+                        "auc_sd": [0.1, 0.0, 0.2], "tie_fraction": [0.0, 0.1, 0.9],
+                        "unseen_fraction": [None, 0.3, 0.3]})
     assert german_headline(auc).rows() == [("dc", "m1", "sum", 4, 0.6, 0.2, 0.3, 0.9),
                                            ("dc", "m2", "sum", 4, 0.7, 0.1, None, 0.0)]
 

@@ -65,7 +65,8 @@ RETIRED = [
     ("kind in code for anything but a model's architecture",
      r"(?i)\bkinds?\b|_kinds?\b|\bkinds?_", CODE, MODEL_KIND_CODE),
     ("share for a proportion",
-     r"\bshare_(?:ratio_gt1|a_greater|mean|sd)\b|[\"`]share[\"`]: c|\(\"share\","
+     r"\bshare_(?:ratio_gt1|a_greater|mean|sd)\b|\b(?:tie|unseen)_share(?:s|_obligatory)?\b"
+     r"|[\"`]share[\"`]: c|\(\"share\","
      r"|\b[Ss]hare (?:of|with) (?:r\b|pairs|the pairs|minimal|obligatory|ambiguous|edges|words"
      r"|the words|all words|equal|the scored|the training sentences held|the elastic)"
      r"|L1 share|share r > 1|WARMUP_SHARE|\b_shares?\(|(?<![\w-])--share\b(?!-)"
@@ -140,6 +141,16 @@ OLD_SPELLINGS = [
     ("share for a proportion", "rules/plumbing/ingest.smk",
      "    return f\"--share {share['share']} --seed {share['seed']}{rest}\""),
     ("share for a proportion", "workflow/spudflow/controls/train.py", "WARMUP_SHARE = 0.06"),
+    ("share for a proportion", "workflow/spudflow/aggregate/japanese.py",
+     '        pl.col("tie").filter(obligatory).mean().alias("tie_share_obligatory"),'),
+    ("share for a proportion", "workflow/spudflow/aggregate/front_page.py",
+     "    share of the words the model never saw (`unseen`, the same for each method"),
+    ("share for a proportion", "workflow/spudflow/aggregate/spud_scores.py",
+     "def unseen_shares(pairs: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:"),
+    ("scorer for a scoring function", "docs/aggregate.md",
+     "`n_unseen` / `n_words`, which the n-gram scorer records per token; n/a for"),
+    ("kind in code for anything but a model's architecture", "workflow/spudflow/core/atomic.py",
+     "    from spudflow.core.output_kinds import may_replace"),
 ]
 
 

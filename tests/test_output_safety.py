@@ -1,4 +1,4 @@
-"""An output path replaces only a previous output of the same kind (core/atomic.py): a folder
+"""An output path replaces only a previous output of its own (core/atomic.py): a folder
 given where a file is written, the working directory, a user's file or a Parquet file of another
 artifact is bad input (exit 2, one line) and stays as it was; rerunning a command over its own
 output by hand still works."""
@@ -53,14 +53,14 @@ def test_export_and_stats_run_again_over_their_own_outputs(run_cli, workdir):
     assert (workdir / "mini.conllu").read_bytes() == MINI.read_bytes()
 
 
-def test_a_file_of_another_kind_is_not_replaced(run_cli, workdir):
+def test_a_file_of_another_format_is_not_replaced(run_cli, workdir):
     (workdir / "README.md").write_text("# My notes\n\nNot CoNLL-U.\n", encoding="utf-8")
     before = tree(workdir)
     code, _, err = run_cli("export", "ing", "--out", "README.md")
     assert code == EXIT_BAD_INPUT, err
     assert err.strip().splitlines() == [
         "README.md: holds text; spudflow writes CoNLL-U text here and replaces only a file of "
-        "that kind: nothing written; remove it or choose another path"]
+        "that format: nothing written; remove it or choose another path"]
     code, _, err = run_cli("stats", "ing", "--treebank", "t", "--split", "s", "--lang", "de",
                            "--out", "ing/tokens.parquet")
     assert code == EXIT_BAD_INPUT, err

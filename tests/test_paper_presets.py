@@ -187,14 +187,15 @@ def test_german_preset_fetches_the_papers_sentences_and_recovers_its_templates(t
     german = _preset("german_case")["pairs"]["german_case"]
     assert "templates" not in german
     planned = _plan(tmp_path, _preset("german_case"), USER_FILES["german_case"])
-    fetches = {dict(w)["which"]: planned.params[(rule, w)]["url"] for rule, w in planned.jobs
-               if rule == "fetch_german_case_sentences"}
+    # the same download rule as CoLA's phenomenon sets, under the URL's file name
+    fetches = {dict(w)["name"]: planned.params[(rule, w)]["url"] for rule, w in planned.jobs
+               if rule == "fetch_pairs_file" and dict(w)["family"] == "german_case"}
     commit = "crochereau/Word-based-LM/5ccd37b36ff28758d29dfa87270d6ddf0cb1db04/src/data/"
-    assert fetches == {which: f"https://raw.githubusercontent.com/{commit}{which}_sentences.txt"
-                       for which in ("grammatical", "ungrammatical")}
+    names = [f"{which}_sentences.txt" for which in ("grammatical", "ungrammatical")]
+    assert fetches == {name: f"https://raw.githubusercontent.com/{commit}{name}"
+                       for name in names}
     items = job("items_german_case")
-    downloads = [f"resources/downloads/german_case/{which}_sentences.txt"
-                 for which in ("grammatical", "ungrammatical")]
+    downloads = [f"resources/downloads/pairs/german_case/{name}" for name in names]
     assert planned.inputs[items] == frozenset(downloads)
     assert f"--sentences {downloads[0]} {downloads[1]}" in planned.shell[items]
     table = job("table_german_case")

@@ -334,7 +334,8 @@ def test_cola_phenomenon_urls_are_answered_by_the_mirror(tmp_path):
     real set's rows in a full rehearsal; local entries need no stand-in."""
     from spudflow.core.pairs_files import local_file
     from spudflow.core.split_files import mirrored_file
-    from spudflow.rehearse.standins import COLA_SENTENCES, mirror_pairs_files
+    from spudflow.rehearse.pairs_downloads import mirror_pairs_files
+    from spudflow.rehearse.standins import COLA_SENTENCES
 
     base = "https://raw.githubusercontent.com/nyu-mll/CoLA-baselines/abc/phenomena/"
     config = {"treebanks": {}, "pairs": {"cola": {"enabled": True, "files": [],
@@ -459,14 +460,15 @@ def test_every_file_a_preset_asks_the_user_for_gets_a_stand_in(tmp_path, preset,
 def test_the_german_presets_sentence_urls_are_answered_by_stand_ins_in_the_papers_layout(
         tmp_path, capsys):
     """The German preset fetches the paper's two sentence files by URL: the rehearsal's mirror
-    answers both with the project's templates laid out as the paper's files, which `pairs
-    german-case --sentences` reads as it reads the real ones."""
+    answers both, through the same code as every items dataset file given by URL, with the
+    project's templates laid out as the paper's files, which `pairs german-case --sentences`
+    reads as it reads the real ones."""
     from spudflow.cli import main
     from spudflow.core.split_files import mirrored_file
-    from spudflow.rehearse.german_sentences import german_sentence_stand_ins
+    from spudflow.rehearse.pairs_downloads import mirror_pairs_files
 
     config = yaml.safe_load((REPO / "config/papers/german_case.yaml").read_text())
-    prefixes, made = german_sentence_stand_ins(config, REPO, tmp_path / "mirror")
+    prefixes, made = mirror_pairs_files(config, REPO, tmp_path / "mirror", set())
     urls = config["pairs"]["german_case"]["sentences"]
     files = [mirrored_file(prefixes, urls[which]) for which in ("grammatical", "ungrammatical")]
     assert [m.what for m in made] == ["pairs.german_case.sentences.grammatical",
@@ -479,8 +481,30 @@ def test_the_german_presets_sentence_urls_are_answered_by_stand_ins_in_the_paper
     assert pl.read_parquet(out).height == 2 * 144
     # a second rehearsal rewrites nothing
     mtimes = [Path(f).stat().st_mtime_ns for f in files]
-    german_sentence_stand_ins(config, REPO, tmp_path / "mirror")
+    mirror_pairs_files(config, REPO, tmp_path / "mirror", set())
     assert [Path(f).stat().st_mtime_ns for f in files] == mtimes
+
+
+def test_every_family_with_urls_has_a_stand_in_on_one_mirror(tmp_path):
+    """One config naming files of both families by URL: each gets its family's stand-in, in
+    one mirror, under the config key that names it; a family that is not enabled gets none."""
+    from spudflow.core.pairs_files import URL_KEYS
+    from spudflow.rehearse.pairs_downloads import STAND_INS, mirror_pairs_files
+
+    assert set(STAND_INS) == set(URL_KEYS)
+    german = yaml.safe_load((REPO / "config/papers/german_case.yaml").read_text())
+    base = "https://example.org/cola/"
+    config = {"treebanks": {}, "pairs": {
+        "german_case": german["pairs"]["german_case"],
+        "cola": {"enabled": True, "files": [], "phenomena": [base + "svo.tsv"]}}}
+    prefixes, made = mirror_pairs_files(config, REPO, tmp_path / "mirror", set())
+    assert [m.what for m in made] == ["pairs.cola.phenomena",
+                                      "pairs.german_case.sentences.grammatical",
+                                      "pairs.german_case.sentences.ungrammatical"]
+    assert len(prefixes) == 2 and all(Path(folder).is_dir() for folder in prefixes.values())
+    config["pairs"]["german_case"] = {**config["pairs"]["german_case"], "enabled": False}
+    assert [m.what for m in mirror_pairs_files(config, REPO, tmp_path / "m2", set())[1]] == [
+        "pairs.cola.phenomena"]
 
 
 def test_the_feature_estimate_widens_each_probe_models_files_by_its_own_width(tmp_path):

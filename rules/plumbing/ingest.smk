@@ -1,28 +1,19 @@
 # Input functions and config lookups of the ingest stage's rules (rules/ingest.smk).
-from spudflow.core.split_files import download_url, mirrored_file, split_files
+from spudflow.core.fetch_options import fetch_inputs, fetch_source, sha256_option
+from spudflow.core.split_files import download_url, split_files
 
 
 def fetch_url(wildcards):
-    """The URL of a download, or the file:// URI of its copy under config fetch.mirror (URL
-    prefix -> folder): how compute nodes without internet and `spudflow rehearse` get
-    treebanks."""
-    url = download_url(config, wildcards.treebank, wildcards.download)
-    local = mirrored_file(config["fetch"]["mirror"], url)
-    return url if local is None else Path(local).resolve().as_uri()
+    """What fetch_treebank downloads: the split's URL or its mirrored copy."""
+    return fetch_source(config, download_url(config, wildcards.treebank, wildcards.download))
 
 
 def fetch_checksum(wildcards):
-    """` --sha256 HEX` where config fetch.sha256 gives the URL's checksum, else nothing."""
-    url = download_url(config, wildcards.treebank, wildcards.download)
-    sha256 = config["fetch"].get("sha256", {}).get(url)
-    return "" if sha256 is None else f" --sha256 {sha256}"
+    return sha256_option(config, download_url(config, wildcards.treebank, wildcards.download))
 
 
 def fetch_input(wildcards):
-    """The mirrored copy is an input, so replacing it reruns what depends on it."""
-    url = download_url(config, wildcards.treebank, wildcards.download)
-    local = mirrored_file(config["fetch"]["mirror"], url)
-    return [] if local is None else [local]
+    return fetch_inputs(config, download_url(config, wildcards.treebank, wildcards.download))
 
 
 def treebank_source(wildcards):

@@ -5,8 +5,8 @@ from spudflow.core.dataset_families import (
     items_dataset_names,
     spud_dataset_splits,
 )
-from spudflow.core.pairs_files import family_urls, local_file
-from spudflow.core.split_files import is_url, mirrored_file
+from spudflow.core.fetch_options import fetch_inputs, fetch_source, sha256_option
+from spudflow.core.pairs_files import URL_KEYS, family_downloads, local_file
 
 # The paper's two German case sentence files (pairs.german_case.sentences).
 GERMAN_CASE_SENTENCES = ("grammatical", "ungrammatical")
@@ -30,19 +30,26 @@ def cola_phenomena_args():
     return f"--phenomena {quoted(files)}" if files else ""
 
 
+# The families with files that may be given by URL: fetch_pairs_file's `family` wildcard.
+PAIRS_URL_FAMILIES = "|".join(URL_KEYS)
+
+
+def pairs_download_url(wildcards):
+    """The configured URL of a fetch_pairs_file download (core/pairs_files.py)."""
+    return family_downloads(config, wildcards.family)[wildcards.name].url
+
+
 def pairs_file_url(wildcards):
-    """The configured URL of a fetch_pairs_file download, or the local URI of its copy under
-    config fetch.mirror (as fetch_url does for treebanks)."""
-    url = family_urls(config, wildcards.family)[wildcards.name]
-    local = mirrored_file(config["fetch"]["mirror"], url)
-    return url if local is None else Path(local).resolve().as_uri()
+    """What fetch_pairs_file downloads: the URL or its mirrored copy (config fetch.mirror)."""
+    return fetch_source(config, pairs_download_url(wildcards))
+
+
+def pairs_file_checksum(wildcards):
+    return sha256_option(config, pairs_download_url(wildcards))
 
 
 def pairs_file_input(wildcards):
-    """The mirrored copy is an input, so replacing it reruns what depends on it."""
-    url = family_urls(config, wildcards.family)[wildcards.name]
-    local = mirrored_file(config["fetch"]["mirror"], url)
-    return [] if local is None else [local]
+    return fetch_inputs(config, pairs_download_url(wildcards))
 
 
 def pairs_enabled(name):
@@ -51,9 +58,8 @@ def pairs_enabled(name):
 
 def german_case_sentence_file(which):
     """Where items_german_case reads one of the paper's German case sentence files (the
-    configured path, or the download of its URL)."""
-    entry = pairs_section("german_case")["sentences"][which]
-    return f"resources/downloads/german_case/{which}_sentences.txt" if is_url(entry) else entry
+    configured path, or where fetch_pairs_file downloads its URL)."""
+    return local_file("german_case", pairs_section("german_case")["sentences"][which])
 
 
 def german_case_items_input(wildcards):
@@ -69,28 +75,6 @@ def german_case_source_args(wildcards, input):
     if "templates" in input.keys():
         return f"--templates {quoted([input.templates])}"
     return f"--sentences {quoted([input[which] for which in GERMAN_CASE_SENTENCES])}"
-
-
-def german_case_fetch_url(wildcards):
-    """The URL of a sentence file, or the file:// URI of its copy under config fetch.mirror (as
-    a treebank's: compute nodes without internet, `spudflow rehearse`)."""
-    url = pairs_section("german_case")["sentences"][wildcards.which]
-    local = mirrored_file(config["fetch"]["mirror"], url)
-    return url if local is None else Path(local).resolve().as_uri()
-
-
-def german_case_fetch_checksum(wildcards):
-    """` --sha256 HEX` where config fetch.sha256 gives the URL's checksum, else nothing."""
-    url = pairs_section("german_case")["sentences"][wildcards.which]
-    sha256 = config["fetch"].get("sha256", {}).get(url)
-    return "" if sha256 is None else f" --sha256 {sha256}"
-
-
-def german_case_fetch_input(wildcards):
-    """The mirrored copy is an input, so replacing it reruns what depends on it."""
-    url = pairs_section("german_case")["sentences"][wildcards.which]
-    local = mirrored_file(config["fetch"]["mirror"], url)
-    return [] if local is None else [local]
 
 
 def spud_items_splits():

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from spudflow.aggregate.coverage import unseen_share
+from spudflow.aggregate.coverage import unseen_fraction
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
@@ -97,13 +97,13 @@ def accuracy_tables(pairs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl
 
 
 def _with_coverage(overall: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
-    """The overall rows with tie_share and unseen_share (over the pairs with both sentences
+    """The overall rows with tie_fraction and unseen_fraction (over the pairs with both sentences
     scored; coverage.py)."""
     unseen = pairs.filter(pl.col("scored")).group_by(DATASET_SCORING).agg(
-        unseen_share().alias("unseen_share"))
+        unseen_fraction().alias("unseen_fraction"))
     return overall.with_columns(
         pl.when(pl.col("n_pairs") > 0).then(pl.col("n_ties") / pl.col("n_pairs"))
-        .alias("tie_share")).join(unseen, on=DATASET_SCORING, how="left").sort(DATASET_SCORING)
+        .alias("tie_fraction")).join(unseen, on=DATASET_SCORING, how="left").sort(DATASET_SCORING)
 
 
 def blimp_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:
@@ -118,7 +118,7 @@ def blimp_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:
               "have log P(good) > log P(bad); ties count as wrong; skipped pairs (a sentence "
               "not scored, e.g. too long) are counted apart and left out of the accuracy."),
         Table("blimp_field", field, "BLiMP accuracy per field."),
-        Table("blimp_overall", overall, "BLiMP accuracy over all paradigms; tie_share: the "
-              "pairs the scoring function cannot tell apart; unseen_share: the words of the "
+        Table("blimp_overall", overall, "BLiMP accuracy over all paradigms; tie_fraction: the "
+              "pairs the scoring function cannot tell apart; unseen_fraction: the words of the "
               "scored pairs its model never saw in training (n-gram models)."),
     ]

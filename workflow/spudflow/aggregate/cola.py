@@ -20,7 +20,7 @@ import polars as pl
 from sklearn.metrics import accuracy_score, matthews_corrcoef, roc_curve
 from sklearn.model_selection import KFold
 
-from spudflow.aggregate.coverage import tied_pairs, unseen_share
+from spudflow.aggregate.coverage import tied_pairs, unseen_fraction
 from spudflow.aggregate.group_status import Skipped, computed
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import Table
@@ -139,11 +139,11 @@ def _counts(frame: pl.DataFrame) -> tuple[dict, np.ndarray, np.ndarray]:
 
 
 def _coverage(frame: pl.DataFrame) -> dict:
-    """tie_share: pairs of an acceptable and an unacceptable sentence with equal scores, which no
-    threshold separates; unseen_share: the words the model never saw (coverage.py)."""
+    """tie_fraction: pairs of an acceptable and an unacceptable sentence with equal scores, which no
+    threshold separates; unseen_fraction: the words the model never saw (coverage.py)."""
     pairs, tied = tied_pairs(frame["label"].to_numpy(), frame["score"].to_numpy())
-    return {"tie_share": tied / pairs if pairs else None,
-            "unseen_share": frame.select(unseen_share()).item()}
+    return {"tie_fraction": tied / pairs if pairs else None,
+            "unseen_fraction": frame.select(unseen_fraction()).item()}
 
 
 def _normalisation_order() -> pl.Expr:
@@ -199,8 +199,9 @@ def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int
               f"CoLA (Table 4): {method}; accuracy and Matthews correlation (null when a "
               "split's labels are of one class) of the held-out predictions, per split. A split "
               "with fewer than 2 scored items, or whose fit failed, has its row with its status "
-              "and reason, the numbers null. tie_share: acceptable-unacceptable pairs with equal "
-              "scores; unseen_share: the words the model never saw in training (n-gram models)."),
+              "and reason, the numbers null. tie_fraction: acceptable-unacceptable pairs with "
+              "equal scores; unseen_fraction: the words the model never saw in training (n-gram "
+              "models)."),
         Table("cola_phenomena", frames["cola_phenomena"],
               f"CoLA phenomenon sets (section 8, Table 5): {method} within each set; accuracy "
               "and Matthews correlation (null when a set's labels are of one class) of the "

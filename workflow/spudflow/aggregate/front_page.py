@@ -4,8 +4,8 @@ report with the workflow graph is one click away.
 
 A paper whose tables the run did not make gets a line saying so, never an empty table.
 
-Every headline also says what its numbers can show (aggregate/coverage.py): the share of the
-scored words the model never saw in training (`unseen`) and of the pairs it cannot tell apart
+Every headline also says what its numbers can show (aggregate/coverage.py): the fraction of
+the scored words the model never saw in training (`unseen`) and of the pairs it cannot tell apart
 (`tied`), and a one-line note under the table for each scoring function that decides mostly by
 ties or unseen words."""
 
@@ -35,16 +35,16 @@ def _spud_rows(summary: pl.DataFrame) -> pl.DataFrame:
 def spud_headline(summary: pl.DataFrame) -> pl.DataFrame:
     """Median ratio r per language and model (rows) and method (columns): SPUD nonce versions,
     every seed combined (one observation per original, §4.3), outliers kept (§4.4); then the
-    share of the words the model never saw (`unseen`, the same for each method of a model) and
+    fraction of the words the model never saw (`unseen`, the same for each method of a model) and
     of the pairs with r = 1 per method (`tied M`)."""
     rows = _spud_rows(summary)
     if rows.is_empty():
         return rows.select("language", "model")
     keys = ["language", "model"]
     ratios = rows.pivot(on="method", index=keys, values="ratio_median", sort_columns=True)
-    unseen = rows.group_by(keys).agg(pl.col("unseen_share").drop_nulls().first().alias("unseen"))
+    unseen = rows.group_by(keys).agg(pl.col("unseen_fraction").drop_nulls().first().alias("unseen"))
     ties = rows.with_columns(pl.concat_str(pl.lit("tied "), "method").alias("tied")).pivot(
-        on="tied", index=keys, values="tie_share", sort_columns=True)
+        on="tied", index=keys, values="tie_fraction", sort_columns=True)
     return ratios.join(unseen, on=keys, how="left").join(ties, on=keys, how="left").sort(keys)
 
 
@@ -53,8 +53,8 @@ def spud_coverage(summary: pl.DataFrame) -> pl.DataFrame:
     nonce sentence the same probability where their words are unseen or their contexts too."""
     rows = _spud_rows(summary)
     return rows.select(pl.concat_str("language", pl.lit(": "), SCORING_FUNCTION).alias("what"),
-                       "tie_share", "unseen_share",
-                       ((pl.col("ratio_median") == 1.0) & (pl.col("tie_share") > 0))
+                       "tie_fraction", "unseen_fraction",
+                       ((pl.col("ratio_median") == 1.0) & (pl.col("tie_fraction") > 0))
                        .fill_null(False).alias("median_tied"))
 
 
@@ -78,17 +78,17 @@ def probe_headline(languages: pl.DataFrame) -> pl.DataFrame:
 
 def german_headline(auc: pl.DataFrame) -> pl.DataFrame:
     """Mean and sd over templates of the ROC AUC, grammatical vs case violation, with the tied
-    pairs' and unseen words' shares."""
+    pairs' and unseen words' fractions."""
     return auc.filter(pl.col("analysis") == "all").select(
         "dataset", "model", "method", "n_templates", "auc_mean", "auc_sd",
-        pl.col("unseen_share").alias("unseen"), pl.col("tie_share").alias("tied")).sort(
+        pl.col("unseen_fraction").alias("unseen"), pl.col("tie_fraction").alias("tied")).sort(
         "dataset", "model", "method")
 
 
 def german_coverage(auc: pl.DataFrame) -> pl.DataFrame:
     return auc.filter(pl.col("analysis") == "all").select(
-        pl.concat_str("dataset", pl.lit(": "), SCORING_FUNCTION).alias("what"), "tie_share",
-        "unseen_share")
+        pl.concat_str("dataset", pl.lit(": "), SCORING_FUNCTION).alias("what"), "tie_fraction",
+        "unseen_fraction")
 
 
 def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
@@ -103,30 +103,30 @@ def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
 def cola_coverage(thresholds: pl.DataFrame) -> pl.DataFrame:
     return thresholds.select(
         pl.concat_str("split", pl.lit(": "), "model", pl.lit(" · "), "method", pl.lit(" · "),
-                      "normalisation").alias("what"), "tie_share", "unseen_share")
+                      "normalisation").alias("what"), "tie_fraction", "unseen_fraction")
 
 
 def cola_details(thresholds: pl.DataFrame) -> pl.DataFrame:
     """Per split and scoring function × normalisation: the unseen words' and tied pairs'
-    shares beside the MCC headline (a second table: the headline's columns are its scoring
+    fractions beside the MCC headline (a second table: the headline's columns are its scoring
     functions)."""
     return thresholds.select(
         "split", pl.concat_str("model", pl.lit(" · "), "method", pl.lit(" · "), "normalisation")
-        .alias("scoring_function"), pl.col("unseen_share").alias("unseen"),
-        pl.col("tie_share").alias("tied")).sort("split", "scoring_function")
+        .alias("scoring_function"), pl.col("unseen_fraction").alias("unseen"),
+        pl.col("tie_fraction").alias("tied")).sort("split", "scoring_function")
 
 
 def blimp_headline(overall: pl.DataFrame) -> pl.DataFrame:
     """Accuracy with its ties beside it: a tie counts as wrong, so an accuracy far below 0.5
     may mean "cannot tell" rather than "prefers the ungrammatical sentence"."""
     return overall.select("dataset", "model", "method", "n_pairs", "accuracy", "n_ties",
-                          pl.col("unseen_share").alias("unseen"),
-                          pl.col("tie_share").alias("tied")).sort("dataset", "model", "method")
+                          pl.col("unseen_fraction").alias("unseen"),
+                          pl.col("tie_fraction").alias("tied")).sort("dataset", "model", "method")
 
 
 def blimp_coverage(overall: pl.DataFrame) -> pl.DataFrame:
     return overall.select(pl.concat_str("dataset", pl.lit(": "), SCORING_FUNCTION).alias("what"),
-                          "tie_share", "unseen_share")
+                          "tie_fraction", "unseen_fraction")
 
 
 def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
@@ -135,15 +135,15 @@ def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
     rows = accuracy.filter(pl.col("region").is_null()).with_columns(SCORING_FUNCTION)
     return rows.select("dataset", "scoring_function", "n_obligatory", "accuracy_obligatory",
                        pl.col("n_ties_obligatory").alias("n_ties"),
-                       pl.col("unseen_share").alias("unseen"),
-                       pl.col("tie_share_obligatory").alias("tied")
+                       pl.col("unseen_fraction").alias("unseen"),
+                       pl.col("tie_fraction_obligatory").alias("tied")
                        ).sort("dataset", "scoring_function")
 
 
 def japanese_coverage(accuracy: pl.DataFrame) -> pl.DataFrame:
     rows = accuracy.filter(pl.col("region").is_null())
     return rows.select(pl.concat_str("dataset", pl.lit(": "), SCORING_FUNCTION).alias("what"),
-                       pl.col("tie_share_obligatory").alias("tie_share"), "unseen_share")
+                       pl.col("tie_fraction_obligatory").alias("tie_fraction"), "unseen_fraction")
 
 
 def _pivot(rows: pl.DataFrame, index: str, on: str, values: str) -> pl.DataFrame:
@@ -153,9 +153,9 @@ def _pivot(rows: pl.DataFrame, index: str, on: str, values: str) -> pl.DataFrame
 
 
 # What the headlines' two coverage columns are (coverage.py).
-UNSEEN_TIED = ("`unseen`: the share of the scored words the model never saw in training (n-gram "
+UNSEEN_TIED = ("`unseen`: the fraction of the scored words the model never saw in training (n-gram "
                "models; n/a for transformers, whose subwords spell every word); `tied`: the "
-               "share of pairs it cannot tell apart")
+               "fraction of pairs it cannot tell apart")
 
 
 @dataclass(frozen=True)
@@ -165,8 +165,9 @@ class Section:
     table: str  # the full table the headline is cut from (an entry of the outputs registry)
     headline: Callable[[pl.DataFrame], pl.DataFrame]
     caption: str
-    # (what, tie_share, unseen_share[, median_tied]) of the headline's scoring functions, for the
-    # notes of those that decide mostly by ties or unseen words; None: no scored pairs (probes)
+    # (what, tie_fraction, unseen_fraction[, median_tied]) of the headline's scoring functions,
+    # for the notes of those that decide mostly by ties or unseen words; None: no scored pairs
+    # (probes)
     coverage: Callable[[pl.DataFrame], pl.DataFrame] | None = None
     # a second table under the headline (the headline's columns are its scoring functions)
     details: Callable[[pl.DataFrame], pl.DataFrame] | None = None

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 from sklearn.metrics import roc_auc_score, roc_curve
 
-from spudflow.aggregate.coverage import tied_pairs, unseen_share
+from spudflow.aggregate.coverage import tied_pairs, unseen_fraction
 from spudflow.aggregate.german_case_groups import (
     COMPARISON_ORDER,
     DATASET_SCORING,
@@ -129,9 +129,9 @@ TEMPLATE_AUC_SCHEMA = TABLES["german_case_auc_templates"].polars_schema()
 
 
 def analysis_coverage(scored: pl.DataFrame) -> pl.DataFrame:
-    """Per scoring function and analysis (as template_aucs): tie_share, the pairs of a
+    """Per scoring function and analysis (as template_aucs): tie_fraction, the pairs of a
     grammatical sentence and a violation of one template with equal log-probabilities, of all
-    such pairs; unseen_share, the words of the analysis's sentences the model never saw in
+    such pairs; unseen_fraction, the words of the analysis's sentences the model never saw in
     training (coverage.py)."""
     rows = []
     groups = scored.partition_by(DATASET_SCORING, as_dict=True, maintain_order=True)
@@ -144,12 +144,13 @@ def analysis_coverage(scored: pl.DataFrame) -> pl.DataFrame:
                 n, t = tied_pairs(template["grammatical"].to_numpy(),
                                   template["logprob_sum"].to_numpy())
                 pairs, tied = pairs + n, tied + t
-            unseen = frame.select(unseen_share()).item()
+            unseen = frame.select(unseen_fraction()).item()
             rows.append({**dict(zip(DATASET_SCORING, key, strict=True)), "analysis": analysis,
-                         "tie_share": tied / pairs if pairs else None, "unseen_share": unseen})
+                         "tie_fraction": tied / pairs if pairs else None,
+                         "unseen_fraction": unseen})
     return pl.DataFrame(rows, schema={**{k: pl.String for k in DATASET_SCORING},
-                                      "analysis": pl.String, "tie_share": pl.Float64,
-                                      "unseen_share": pl.Float64})
+                                      "analysis": pl.String, "tie_fraction": pl.Float64,
+                                      "unseen_fraction": pl.Float64})
 
 
 def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
@@ -235,8 +236,8 @@ def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame,
             by_violation=False).join(
             analysis_coverage(scored), on=[*DATASET_SCORING, "analysis"], how="left"),
               "ROC AUC per scoring function: mean and sd over templates (the paper's figure), "
-              "and of all templates' sentences in one ROC (auc_pooled); tie_share: the pairs "
-              "the AUCs compare that the scoring function cannot tell apart; unseen_share: the "
+              "and of all templates' sentences in one ROC (auc_pooled); tie_fraction: the pairs "
+              "the AUCs compare that the scoring function cannot tell apart; unseen_fraction: the "
               "words its model never saw in training (n-gram models)."),
         Table("german_case_auc_violation", violation_aucs(scored),
               "ROC AUC per violation type (the doubled case; TABREF18, and restricted to the "

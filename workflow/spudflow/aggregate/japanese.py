@@ -25,7 +25,7 @@ import polars as pl
 from sklearn.metrics import cohen_kappa_score
 
 from spudflow.aggregate import columns
-from spudflow.aggregate.coverage import unseen_share
+from spudflow.aggregate.coverage import unseen_fraction
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.japanese_length import correlation_table, length_perplexity_table
 from spudflow.aggregate.japanese_regression import FORMULA as REGRESSION_FORMULA
@@ -108,7 +108,7 @@ def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.
     ambiguous = pl.col("condition") == columns.JAPANESE_AMBIGUOUS
     prefers = pl.col("prefers_transitive")
     keys = ["dataset", *MODE]
-    unseen = pairs.filter(obligatory).group_by(keys).agg(unseen_share().alias("unseen_share"))
+    unseen = pairs.filter(obligatory).group_by(keys).agg(unseen_fraction().alias("unseen_fraction"))
     return pairs.group_by(keys).agg(
         obligatory.sum().cast(pl.Int64).alias("n_obligatory"),
         prefers.filter(obligatory).mean().alias("accuracy_obligatory"),
@@ -116,7 +116,7 @@ def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.
         ambiguous.sum().cast(pl.Int64).alias("n_ambiguous"),
         prefers.filter(ambiguous).mean().alias("transitive_rate_ambiguous"),
         pl.col("tie").sum().cast(pl.Int64).alias("n_ties"),
-        pl.col("tie").filter(obligatory).mean().alias("tie_share_obligatory"),
+        pl.col("tie").filter(obligatory).mean().alias("tie_fraction_obligatory"),
     ).join(unseen, on=keys, how="left", nulls_equal=True).sort(
         keys, nulls_last=False).insert_column(4, pl.lit(decision).alias("decision"))
 
@@ -231,8 +231,8 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
               pl.concat(parts["accuracy"]).sort(accuracy_keys, nulls_last=False),
               "Japanese transitivity: accuracy on obligatory pairs (transitive preferred) and "
               "transitive-preference rate on ambiguous pairs, per dataset and scoring mode; "
-              "tie_share_obligatory: obligatory pairs the mode cannot tell apart; "
-              "unseen_share: the obligatory pairs' words the model never saw in training "
+              "tie_fraction_obligatory: obligatory pairs the mode cannot tell apart; "
+              "unseen_fraction: the obligatory pairs' words the model never saw in training "
               f"(n-gram models). {modes} {rule}"),
         Table("japanese_agreement", pl.concat(parts["agreement"]),
               "Agreement between scoring modes: fraction of pairs on which two modes prefer the "

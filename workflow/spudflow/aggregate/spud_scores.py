@@ -28,7 +28,7 @@ import numpy as np
 import polars as pl
 
 from spudflow.aggregate import columns
-from spudflow.aggregate.coverage import unseen_share
+from spudflow.aggregate.coverage import unseen_fraction
 from spudflow.aggregate.inputs import of_scoring_function, scored_items, scoring_functions
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
@@ -103,7 +103,7 @@ def _summary(frame: pl.DataFrame) -> pl.DataFrame:
         ratio.quantile(0.75, interpolation="linear").alias("ratio_q3"),
         ratio.mean().alias("ratio_mean"),
         (ratio > 1).mean().alias("fraction_ratio_gt1"),
-        (ratio == 1).mean().alias("tie_share"),
+        (ratio == 1).mean().alias("tie_fraction"),
         pl.col("ppl_orig").median().alias("ppl_orig_median"),
         pl.col("ppl_nonce").median().alias("ppl_nonce_median"),
     )
@@ -121,8 +121,8 @@ def _summary_without_outliers(frame: pl.DataFrame, threshold: float) -> pl.DataF
         pl.col("n_pairs").fill_null(0), pl.lit(REMOVED).alias("outliers"))
 
 
-def unseen_shares(pairs: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:
-    """Per seed (and `all` seeds) and scoring function: the share of the words of its pairs'
+def unseen_fractions(pairs: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:
+    """Per seed (and `all` seeds) and scoring function: the fraction of the words of its pairs'
     sentences (each original once, each nonce version) that the model never saw in training
     (coverage.py), outliers included."""
     keys = [*SEED_SET, *SCORING_FUNCTION]
@@ -132,7 +132,7 @@ def unseen_shares(pairs: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:
                                                              .alias("nonce_seed"))]).unique()
     counts = scored.select("dataset", "item_id", *SCORING_FUNCTION, "n_unseen", "n_words")
     return sentences.join(counts, on=["dataset", "item_id", *SCORING_FUNCTION]).group_by(
-        keys).agg(unseen_share().alias("unseen_share"))
+        keys).agg(unseen_fraction().alias("unseen_fraction"))
 
 
 def ratio_summary(pairs: pl.DataFrame, threshold: float,
@@ -140,14 +140,14 @@ def ratio_summary(pairs: pl.DataFrame, threshold: float,
     """Quartiles (linear interpolation, as numpy.quantile), mean and fraction of r > 1 and of
     r = 1 (tied): per seed, and over every seed with one (geometric-mean) ratio per original
     sentence; each on all observations and without those with r > threshold. `unseen`
-    (unseen_shares) gives each row its unseen_share (null without)."""
+    (unseen_fractions) gives each row its unseen_fraction (null without)."""
     columns = [*PAIR_SET, "nonce_seed", "n_seeds", "outliers", "outlier_threshold", "n_dropped",
                *SCORING_FUNCTION, "n_pairs", "ratio_q1", "ratio_median", "ratio_q3", "ratio_mean",
-               "fraction_ratio_gt1", "tie_share", "unseen_share", "ppl_orig_median",
+               "fraction_ratio_gt1", "tie_fraction", "unseen_fraction", "ppl_orig_median",
                "ppl_nonce_median"]
     if unseen is None:
         unseen = pl.DataFrame(schema={**{k: pl.String for k in [*SEED_SET, *SCORING_FUNCTION]},
-                                      "unseen_share": pl.Float64})
+                                      "unseen_fraction": pl.Float64})
     parts = []
     for frame in (pairs.with_columns(pl.lit(1, dtype=pl.Int64).alias("n_seeds")),
                   per_original(pairs)):
@@ -372,15 +372,15 @@ def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
     if pairs.is_empty():
         raise InputError("--scores", None, "no scored pair of an original and a nonce sentence")
     models = ", ".join(sorted({m for m, _ in scoring_functions(pairs)}))
-    summary = ratio_summary(pairs, outlier_threshold, unseen_shares(pairs, scored))
+    summary = ratio_summary(pairs, outlier_threshold, unseen_fractions(pairs, scored))
     return [
         Table("spud_ratio_summary", summary,
               "Perplexity ratio r = f(nonce) / f(orig) per sentence pair: quartiles, mean and "
               f"fraction with r > 1, per language, nonce method, nonce seed and scoring function "
               f"({models}); seed `{ALL_SEEDS}`: one geometric-mean ratio per original sentence "
               f"over the seeds. Outliers `kept`: all observations; `removed`: without those "
-              f"with r > {outlier_threshold:g} (§4.4), n_dropped of them. tie_share: pairs "
-              "with r = 1, which the scoring function cannot tell apart; unseen_share: words "
+              f"with r > {outlier_threshold:g} (§4.4), n_dropped of them. tie_fraction: pairs "
+              "with r = 1, which the scoring function cannot tell apart; unseen_fraction: words "
               "of the pairs' sentences the model never saw in training (n-gram models)."),
         Table("spud_wilcoxon", wilcoxon_tests(pairs, outlier_threshold),
               "Wilcoxon signed-rank tests between the ratios of two scoring functions on the same "

@@ -48,9 +48,9 @@ DATASET_SCORING = (
 )
 
 
-def unseen_share_col(where: str) -> Column:
-    """The share of a row's scored words its n-gram model never saw (aggregate/coverage.py)."""
-    return col("unseen_share", F64, f"share of the scored words {where} that the model never "
+def unseen_fraction_col(where: str) -> Column:
+    """The fraction of a row's scored words its n-gram model never saw (aggregate/coverage.py)."""
+    return col("unseen_fraction", F64, f"fraction of the scored words {where} that the model never "
                "saw in training (item_scores n_unseen / n_words; n-gram models; null for "
                "transformers, whose subwords spell every word)", True)
 
@@ -160,10 +160,10 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
     col("ratio_mean", F64, "mean of r (null as above)", True),
     col("fraction_ratio_gt1", F64, "fraction of pairs with r > 1 (nonce more perplexing; null as "
         "above)", True),
-    col("tie_share", F64, "fraction of pairs with r = 1 exactly: the scoring function cannot "
+    col("tie_fraction", F64, "fraction of pairs with r = 1 exactly: the scoring function cannot "
         "tell the nonce sentence from its original (`all`: every seed's pair tied; null as "
         "above)", True),
-    unseen_share_col("of the pairs' sentences (each original once; outliers included)"),
+    unseen_fraction_col("of the pairs' sentences (each original once; outliers included)"),
     col("ppl_orig_median", F64, "median perplexity of the original sentences (null as above)",
         True),
     col("ppl_nonce_median", F64, "median perplexity of the nonce sentences (`all`: of their "
@@ -265,11 +265,11 @@ GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     col("auc_sd", F64, "sample sd over templates (null for one template)", True),
     col("auc_pooled", F64, "ROC AUC of all templates' sentences in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
-    col("tie_share", F64, "of the pairs the AUCs compare (a grammatical sentence and a "
+    col("tie_fraction", F64, "of the pairs the AUCs compare (a grammatical sentence and a "
         "violation of the same template), the fraction with equal log-probabilities (each "
         "counts 1/2 in the AUC)", True),
-    unseen_share_col("of the analysis's sentences"),
-), version=2)  # v2: auc_pooled, tie_share, unseen_share
+    unseen_fraction_col("of the analysis's sentences"),
+), version=2)  # v2: auc_pooled, tie_fraction, unseen_fraction
 
 GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-case", (
     "per template"), columns=(
@@ -375,10 +375,10 @@ COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
     col("split", STR, "CoLA split (`in_domain_dev`, `out_of_domain_dev`, …)"),
     col("normalisation", STR, "`LogProb`, `MeanLP`, `NormLP`, `SLOR` or `Word-LP Min-1`"),
     *COLA_CROSS_VALIDATED,
-    col("tie_share", F64, "of the pairs of an acceptable and an unacceptable sentence of the "
+    col("tie_fraction", F64, "of the pairs of an acceptable and an unacceptable sentence of the "
         "split, the fraction with equal scores (no threshold separates them; null when the "
         "labels are of one class)", True),
-    unseen_share_col("of the split's sentences"),
+    unseen_fraction_col("of the split's sentences"),
 ), version=4)
 
 COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
@@ -417,9 +417,9 @@ BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
     col("accuracy", F64, "n_correct / n_pairs (null when n_pairs = 0)", True),
     col("paradigm_mean_accuracy", F64, "unweighted mean of the n_paradigms paradigms' "
         "accuracies", True),
-    col("tie_share", F64, "n_ties / n_pairs: pairs the scoring function cannot tell apart (null "
+    col("tie_fraction", F64, "n_ties / n_pairs: pairs the scoring function cannot tell apart (null "
         "when n_pairs = 0)", True),
-    unseen_share_col("of the n_pairs pairs"),
+    unseen_fraction_col("of the n_pairs pairs"),
 ), version=2)
 
 BLIMP_FIELD = table("blimp_field", "table-blimp", (
@@ -466,9 +466,9 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
         "verb", True),
     col("n_ties", I64, "pairs with equal scores, obligatory and ambiguous (count as "
         "intransitive)"),
-    col("tie_share_obligatory", F64, "n_ties_obligatory / n_obligatory: obligatory pairs the "
+    col("tie_fraction_obligatory", F64, "n_ties_obligatory / n_obligatory: obligatory pairs the "
         "mode cannot tell apart (null without obligatory pairs)", True),
-    unseen_share_col("of the obligatory pairs (in the mode's span: the verb alone in verb-only "
+    unseen_fraction_col("of the obligatory pairs (in the mode's span: the verb alone in verb-only "
                      "modes)"),
 ), version=3)
 

@@ -195,11 +195,11 @@ def run_rehearse(args: argparse.Namespace) -> int:
     from spudflow.core.config import duplicate_keys
     from spudflow.core.workflow_paths import local_workflow_file, resolve_workflow_paths
     from spudflow.rehearse.conllu_blocks import write_if_changed
-    from spudflow.rehearse.german_sentences import german_sentence_stand_ins
     from spudflow.rehearse.mirror import fill_mirror
     from spudflow.rehearse.overlay import build_overlay
+    from spudflow.rehearse.pairs_downloads import mirror_pairs_files
     from spudflow.rehearse.report import write_report
-    from spudflow.rehearse.standins import check_user_files, make_user_files, mirror_pairs_files
+    from spudflow.rehearse.standins import check_user_files, make_user_files
 
     config_path = args.config.resolve()
     if not config_path.is_file():
@@ -227,10 +227,8 @@ def run_rehearse(args: argparse.Namespace) -> int:
     workdir = args.workdir.resolve()
     prepare_workdir(workdir)
     mirror, stand_ins, taken = fill_mirror(config, REPO, workdir / "mirror", args.size)
-    german_prefixes, german_files = german_sentence_stand_ins(config, REPO, workdir / "mirror")
-    mirror = {**mirror, **german_prefixes}
     try:
-        user_files = make_user_files(config, REPO, workdir, taken, args.size) + german_files
+        user_files = make_user_files(config, REPO, workdir, taken, args.size)
         # Dataset files given by URL are answered from the mirror as treebanks are.
         pairs_mirror, downloads = mirror_pairs_files(config, REPO, workdir / "mirror", taken,
                                                      args.size)

@@ -9,9 +9,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from spudflow.core.pairs_files import family_urls
 from spudflow.rehearse.conllu_blocks import block_text, read_blocks, write_if_changed
-from spudflow.rehearse.mirror import mirror_location, source_files
+from spudflow.rehearse.mirror import source_files
 
 # Sentences of a language the tokenizers and the corpus stand-ins take (plenty for tiny models).
 TEXT_SENTENCES = 2000
@@ -122,6 +121,13 @@ def corpus_sentences(repo: Path, lang: str, taken: set[str]) -> tuple[list[str],
         "reads every treebank sentence at hand)"
 
 
+def cola_row_count(name: str, size: str) -> int:
+    """The rows of a CoLA stand-in: a small rehearsal's, or with `--size full` the real file's
+    of that name."""
+    small = 2 * COLA_SENTENCES
+    return REAL_COLA_ROWS.get(name, small) if size == "full" else small
+
+
 def cola_rows(repo: Path, name: str, taken: set[str], n_rows: int,
               source: str = "standin") -> tuple[str, str]:
     """CoLA's raw TSV (source, label, original mark, sentence) of `n_rows` rows: treebank
@@ -174,33 +180,10 @@ def make_user_files(config: dict, repo: Path, workdir: Path, taken: set[str],
     if cola.get("enabled"):
         for entry in cola.get("files", []):
             name = Path(entry).name
-            n_rows = REAL_COLA_ROWS.get(name, 2 * COLA_SENTENCES) if size == "full" \
-                else 2 * COLA_SENTENCES
-            rows, what = cola_rows(repo, name, taken, n_rows)
+            rows, what = cola_rows(repo, name, taken, cola_row_count(name, size))
             write_if_changed(_target(workdir, entry), rows)
             made.append(UserFile(entry, "pairs.cola.files", what))
     return made
-
-
-def mirror_pairs_files(config: dict, repo: Path, mirror: Path, taken: set[str],
-                       size: str = "small") -> tuple[dict[str, str], list[UserFile]]:
-    """A stand-in in the mirror for every dataset file the config names by URL (the CoLA
-    phenomenon sets): the `fetch.mirror` entries (URL prefix -> folder) that answer them, and
-    what stands in for each."""
-    prefixes: dict[str, str] = {}
-    made = []
-    cola = (config.get("pairs") or {}).get("cola") or {}
-    if not cola.get("enabled"):
-        return prefixes, made
-    for name, url in sorted(family_urls(config, "cola").items()):
-        prefix, file = mirror_location(mirror, url)
-        prefixes[prefix] = str(file.parent)
-        n_rows = REAL_COLA_ROWS.get(name, 2 * COLA_SENTENCES) if size == "full" \
-            else 2 * COLA_SENTENCES
-        rows, what = cola_rows(repo, name, taken, n_rows, source="")
-        write_if_changed(file, rows)
-        made.append(UserFile(url, "pairs.cola.phenomena", f"{what}; empty source column"))
-    return prefixes, made
 
 
 def check_user_files(config: dict) -> None:

@@ -1,5 +1,5 @@
-"""What sort of file an existing output path holds, so that a writer replaces only a previous
-output of the sort it writes (core/atomic.py) and never a file of something else.
+"""What format of file an existing output path holds, so that a writer replaces only a previous
+output of the format it writes (core/atomic.py) and never a file of something else.
 
 A Parquet file is known by the artifact its schema metadata names (core/contract.py); other
 files by their content: CoNLL-U text, other text, an SVG or HTML page, PNG, gzip, safetensors.
@@ -10,19 +10,19 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-# Enough of a file to tell its sort.
+# Enough of a file to tell its format.
 HEAD_BYTES = 1 << 16
 PARQUET_MAGIC = b"PAR1"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 GZIP_MAGIC = b"\x1f\x8b"
 EMPTY, CONLLU, TEXT = "empty", "CoNLL-U text", "text"
-# Kinds an empty output (an export of no sentences) may replace.
-TEXT_KINDS = (EMPTY, CONLLU, TEXT)
+# Formats an empty output (an export of no sentences) may replace.
+TEXT_FORMATS = (EMPTY, CONLLU, TEXT)
 # One CoNLL-U line: a comment, a blank line ending a sentence, or ten tab-separated fields.
 CONLLU_LINE = re.compile(r"^(#.*|\s*|([^\t]*\t){9}[^\t]*)$")
 
 
-def _parquet_kind(path: Path) -> str:
+def _parquet_format(path: Path) -> str:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -37,7 +37,7 @@ def _parquet_kind(path: Path) -> str:
         "artifact"
 
 
-def _text_kind(head: bytes) -> str:
+def _text_format(head: bytes) -> str:
     text = head.decode("utf-8", errors="ignore" if len(head) == HEAD_BYTES else "strict")
     text = text.removeprefix("\ufeff")
     start = text.lstrip().lower()
@@ -54,15 +54,15 @@ def _text_kind(head: bytes) -> str:
     return TEXT
 
 
-def file_kind(path: Path) -> str:
-    """A short description of what the regular file PATH holds, equal for two files of one sort
+def file_format(path: Path) -> str:
+    """A short description of what the regular file PATH holds, equal for two files of one format
     (two Parquet files of one artifact, two CoNLL-U files, two PNG images)."""
     with path.open("rb") as handle:
         head = handle.read(HEAD_BYTES)
     if not head:
         return EMPTY
     if head.startswith(PARQUET_MAGIC):
-        return _parquet_kind(path)
+        return _parquet_format(path)
     if head.startswith(PNG_MAGIC):
         return "a PNG image"
     if head.startswith(GZIP_MAGIC):
@@ -72,14 +72,15 @@ def file_kind(path: Path) -> str:
     if b"\0" in head:
         return "binary data"
     try:
-        return _text_kind(head)
+        return _text_format(head)
     except UnicodeDecodeError:
         return "binary data"
 
 
 def may_replace(old: Path, new: Path) -> tuple[bool, str, str]:
-    """(whether NEW may replace OLD, OLD's kind, NEW's kind): an output replaces a previous
-    output of its own kind, or an empty file; an empty output replaces only text."""
-    old_kind, new_kind = file_kind(old), file_kind(new)
-    allowed = old_kind in (EMPTY, new_kind) or (new_kind == EMPTY and old_kind in TEXT_KINDS)
-    return allowed, old_kind, new_kind
+    """(whether NEW may replace OLD, OLD's format, NEW's format): an output replaces a previous
+    output of its own format, or an empty file; an empty output replaces only text."""
+    old_format, new_format = file_format(old), file_format(new)
+    allowed = old_format in (EMPTY, new_format) or \
+        (new_format == EMPTY and old_format in TEXT_FORMATS)
+    return allowed, old_format, new_format
