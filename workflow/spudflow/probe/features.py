@@ -24,7 +24,7 @@ import torch
 
 from spudflow.core.alignment import anchor_span, anchor_spans, word_of_span, words_of_spans
 from spudflow.core.batching import pad_rows
-from spudflow.core.gpu_feed import attention_backends, prefetched
+from spudflow.core.gpu_feed import attention_backends, paused_gc, prefetched
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
 from spudflow.probe.encoder import Encoder
@@ -138,9 +138,10 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
     device = next(model.parameters()).device
     gpu = device.type == "cuda" if gpu_feed is None else gpu_feed
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    encoded = dict(zip(positions, encode_sentences(tokenizer, [words.forms[i]
-                                                               for i in positions]),
-                       strict=True))
+    with paused_gc():
+        encoded = dict(zip(positions, encode_sentences(tokenizer, [words.forms[i]
+                                                                   for i in positions]),
+                           strict=True))
     too_long = [i for i in positions if len(encoded[i][0]) > encoder.max_length]
     for i in too_long:
         log.warning("sentence %d (line %d): %d tokens > %d, left out", words.sent_index[i],

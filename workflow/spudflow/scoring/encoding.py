@@ -17,6 +17,7 @@ from spudflow.core.alignment import (
     words_in_span,
     words_of_spans,
 )
+from spudflow.core.gpu_feed import paused_gc
 from spudflow.scoring.items import Item, Region
 
 # Reasons an item is left out, as written in item_scores.parquet's `skipped` column.
@@ -85,6 +86,12 @@ def encode_with_tokenizer(items: Sequence[Item], tokenizer, *, template: bool,
     """
     if not items:
         return []
+    with paused_gc():
+        return _encode(items, tokenizer, template, prefix, max_length)
+
+
+def _encode(items: Sequence[Item], tokenizer, template: bool, prefix: Sequence[int],
+            max_length: int | None) -> list[EncodedItem]:
     batch = tokenizer([item.sentence for item in items], add_special_tokens=template,
                       return_offsets_mapping=True, return_special_tokens_mask=True,
                       return_attention_mask=False, split_special_tokens=True)

@@ -111,8 +111,10 @@ class TransformerScorer:
 
     def run_rows(self, rows: Rows, sizes: list[int], bar) -> list[np.ndarray]:
         if self.runner.policy.compile and not getattr(self, "_compiled", False):
-            # the base model only: the hook that gathers positions (heads.py) stays eager
-            self.model.base_model.compile(dynamic=False)
+            # the base model's forward only: the hook that gathers positions (heads.py), a new
+            # closure every call, stays outside the compiled code
+            base = self.model.base_model
+            base.forward = torch.compile(base.forward, dynamic=False)
             self._compiled = True
         results = [np.full(n, np.nan) for n in sizes]
         self.runner.run(rows, results, bar)
