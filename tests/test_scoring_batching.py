@@ -53,9 +53,7 @@ class RecordingForward:
 def run(lengths, budget, forward, **policy):
     runner = BatchRunner(forward, pad_id=-1, mask_id=None, device=torch.device("cpu"),
                          batch_tokens=budget, policy=BatchPolicy(**policy))
-    rows = rows_of(lengths)
-    results = [np.full(2, np.nan) for _ in lengths]
-    runner.run(rows, results)
+    results = runner.run(rows_of(lengths), [2] * len(lengths))
     for i, (n, result) in enumerate(zip(lengths, results, strict=True)):
         assert list(result) == [100 * i, 100 * i + n - 1]
     return runner

@@ -114,12 +114,13 @@ class BatchRunner:
         self.policy = policy or BatchPolicy.for_device(device)
         self.stats = BatchStats()
 
-    def run(self, rows: Rows, results: list[np.ndarray], bar=None) -> None:
-        """Fill results[owner][slots] with each row's gathered values; `bar` counts sentences
-        (owners) whose rows are all done."""
-        offsets = np.concatenate([[0], np.cumsum([len(r) for r in results])]).astype(np.int64)
-        flat = np.concatenate(results) if results else np.empty(0)
-        remaining = np.bincount(rows.owner, minlength=len(results))
+    def run(self, rows: Rows, sizes: list[int], bar=None) -> list[np.ndarray]:
+        """Per sentence, an array of `sizes[s]` values (NaN where no row gathers one): each
+        row's gathered values at its slots of its owner's array. `bar` counts sentences whose
+        rows are all done. The arrays are views of one array."""
+        offsets = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)]).astype(np.int64)
+        flat = np.full(int(offsets[-1]), np.nan)
+        remaining = np.bincount(rows.owner, minlength=len(sizes))
         order = np.argsort(-rows.lengths, kind="stable")  # longest first, ties in order
         padded = padded_length(rows.lengths)
         # every token a row can read, then pad ids for a filler row's reach past the end
@@ -148,8 +149,8 @@ class BatchRunner:
                             bar.update(finished)
         if values:  # one copy back for the whole call
             flat[np.concatenate(destinations)] = torch.cat(values).double().cpu().numpy()
-        for i, result in enumerate(results):
-            result[:] = flat[offsets[i]:offsets[i + 1]]
+        bounds = offsets.tolist()
+        return [flat[bounds[i]:bounds[i + 1]] for i in range(len(sizes))]
 
     def _plan(self, order: np.ndarray, padded: np.ndarray) -> list[np.ndarray]:
         """`order` (longest first) cut into runs of one padded length, each into batches of as

@@ -24,13 +24,16 @@ class Ragged:
 
     values: np.ndarray
     offsets: np.ndarray
+    singles: bool = False  # every list has one entry (offsets 0, 1, 2, ...)
 
     @staticmethod
     def singletons(values: np.ndarray) -> Ragged:
-        return Ragged(values, np.arange(len(values) + 1))
+        return Ragged(values, np.arange(len(values) + 1), singles=True)
 
     def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(indices into `values` of lists `rows` end to end, how many each list has)."""
+        if self.singles:
+            return rows, np.ones(len(rows), dtype=np.int64)
         begin = self.offsets[rows]
         counts = self.offsets[rows + 1] - begin
         ends = np.cumsum(counts)

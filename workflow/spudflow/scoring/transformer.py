@@ -116,6 +116,4 @@ class TransformerScorer:
             base = self.model.base_model
             base.forward = torch.compile(base.forward, dynamic=False)
             self._compiled = True
-        results = [np.full(n, np.nan) for n in sizes]
-        self.runner.run(rows, results, bar)
-        return results
+        return self.runner.run(rows, sizes, bar)
