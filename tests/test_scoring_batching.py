@@ -208,3 +208,23 @@ def test_policy_defaults_by_device():
     assert BatchPolicy.for_device(torch.device("cpu")) == BatchPolicy()
     gpu = BatchPolicy.for_device(torch.device("cuda"))
     assert gpu.prefetch and gpu.pinned and gpu.attention == "flash" and not gpu.same_shape
+
+
+def test_compiled_base_model_scores_alike(wordpiece, monkeypatch):
+    """BatchPolicy.compile compiles the base model's forward only: the hook that gathers the
+    scored positions, a new closure every call, stays outside (dynamo's eager backend here, so
+    the test needs no compiler and the values are the eager ones)."""
+    import functools
+
+    model = AutoModelForMaskedLM.from_pretrained(tiny_model_dir("masked", "wordpiece"))
+    encoded = encode_with_tokenizer(items(), wordpiece, template=True, max_length=None)
+    targets = [list(range(e.n_tokens)) for e in encoded]
+    plain = MaskedScorer(wordpiece, model, torch.device("cpu"), 256).score(encoded, "pppl",
+                                                                          targets)
+    monkeypatch.setattr(torch, "compile", functools.partial(torch.compile, backend="eager"))
+    scorer = MaskedScorer(wordpiece, model, torch.device("cpu"), 256)
+    scorer.runner.policy = BatchPolicy(compile=True)
+    for _ in range(2):  # the second call runs the compiled code again, with a new hook
+        compiled = scorer.score(encoded, "pppl", targets)
+        assert all(np.array_equal(a, b) for a, b in zip(plain, compiled, strict=True))
+    assert scorer._compiled

@@ -18,11 +18,13 @@ import queue
 import threading
 from collections.abc import Iterable, Iterator
 
-# SDPA backends by name; `flash` falls back to the memory-efficient kernel where a padding mask
-# rules flash attention out. `auto`: torch's choice.
+# SDPA backends by name, torch choosing among them in its own order. `flash`: flash attention,
+# the memory-efficient kernel where a padding mask (or float32) rules flash out, the math one
+# where neither takes the input (a head size they lack): anything but cuDNN. `auto`: torch's
+# choice.
 ATTENTION_BACKENDS = {
     "auto": (),
-    "flash": ("FLASH_ATTENTION", "EFFICIENT_ATTENTION"),
+    "flash": ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "MATH"),
     "efficient": ("EFFICIENT_ATTENTION",),
     "cudnn": ("CUDNN_ATTENTION",),
     "math": ("MATH",),
