@@ -104,7 +104,7 @@ def _host_batch(batch: list[int], encoded: dict, row_of: dict, pad_id: int, leng
     words = words.numpy().reshape(-1)
     tokens = np.flatnonzero(words >= 0)  # row-major: each word's tokens in order
     rows, counts = np.unique(words[tokens], return_counts=True)
-    by_word = tokens[np.argsort(words[tokens], kind="stable")]
+    by_word = tokens[np.argsort(words[tokens], stable=True)]
     starts = np.cumsum(counts) - counts
     table = np.full((len(rows), int(counts.max(initial=0))), -1, dtype=np.int64)
     table[np.repeat(np.arange(len(rows)), counts),
