@@ -54,7 +54,8 @@ def test_word_means_are_index_add_bit_for_bit():
     for w in range(len(words)):
         tokens = torch.nonzero(word_of == w).reshape(-1)
         table[w, :len(tokens)] = tokens
-    assert torch.equal(word_means(states, table), reference)
+    means = word_means([states, 2 * states], table)
+    assert torch.equal(means[0], reference) and means.shape == (2, len(words), 16)
 
 
 def test_the_gpu_way_of_batching_gives_the_same_features(encoder):

@@ -115,17 +115,19 @@ def _host_batch(batch: list[int], encoded: dict, row_of: dict, pad_id: int, leng
     return HostBatch(tensors, rows)
 
 
-def word_means(states: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
-    """(words, hidden) float32 means of the token vectors `table` points at: the tokens added one
-    at a time in order, as index_add_ on the CPU does, then divided by their number."""
-    flat = states.reshape(-1, states.shape[-1]).float()
-    sums = torch.zeros(table.shape[0], flat.shape[1], device=flat.device)
+def word_means(states: list[torch.Tensor], table: torch.Tensor) -> torch.Tensor:
+    """(layers, words, hidden) float32 means of the token vectors `table` points at, in each of
+    the (rows, length, hidden) `states`: the tokens added one at a time in order, as index_add_
+    on the CPU does, then divided by their number. All layers at once: a kernel launch per
+    token rank, not per rank and layer."""
+    flat = torch.stack(states).flatten(1, 2)  # (layers, rows x length, hidden)
+    sums = torch.zeros(flat.shape[0], table.shape[0], flat.shape[2], device=flat.device)
     for k in range(table.shape[1]):
         index = table[:, k]
-        present = (index >= 0).unsqueeze(1)
-        sums = torch.where(present, sums + flat[index.clamp(min=0)], sums)
+        present = (index >= 0)[:, None]
+        sums = torch.where(present, sums + flat[:, index.clamp(min=0)].float(), sums)
     counts = (table >= 0).sum(1, dtype=torch.float32)
-    return sums / counts.unsqueeze(1)
+    return sums / counts[:, None]
 
 
 @torch.inference_mode()
@@ -165,19 +167,18 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
                           for plan in plans for batch in plan), GPU_PREFETCH if gpu else 0)
     with contextlib.closing(batches), attention_backends("flash" if gpu else "auto", device):
         for plan in progress(plans, "feature blocks", unit="block"):
-            means: dict[int, list[torch.Tensor]] = {layer: [] for layer in layers}
-            rows = []
+            means, rows = [], []
             for _ in plan:
                 batch = next(batches)
                 ids, mask, table = (t.to(device, non_blocking=True) for t in batch.tensors)
                 output = model(input_ids=ids, attention_mask=mask, output_hidden_states=True)
-                for layer in layers:
-                    means[layer].append(word_means(output.hidden_states[layer], table))
+                means.append(word_means([output.hidden_states[layer] for layer in layers],
+                                        table))
                 rows.append(batch.rows)
-            if rows:  # the block's words come back in one copy per layer
+            if rows:  # the block's words come back in one copy
+                block_means = torch.cat(means, dim=1).cpu().numpy()
                 rows_of_block = np.concatenate(rows)
-                for layer in layers:
-                    values[layer][rows_of_block] = torch.cat(means[layer]).cpu().numpy().astype(
-                        np.float16)
+                for k, layer in enumerate(layers):
+                    values[layer][rows_of_block] = block_means[k].astype(np.float16)
     return Features(values, words.sent_index[kept], offsets,
                     [int(words.sent_index[i]) for i in too_long])
