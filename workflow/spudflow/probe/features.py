@@ -27,6 +27,7 @@ from spudflow.core.batching import pad_rows
 from spudflow.core.gpu_feed import attention_backends, paused_gc, prefetched
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
+from spudflow.core.tokenize import tokenize
 from spudflow.probe.encoder import Encoder
 from spudflow.probe.feature_file import Features
 from spudflow.probe.words import SentenceWords, sentence_text
@@ -57,14 +58,11 @@ def encode_sentences(tokenizer, sentences: list[list[str]]) -> list[tuple[list[i
     if not sentences:
         return []
     texts, word_starts, word_ends = zip(*map(sentence_text, sentences), strict=True)
-    batch = tokenizer(list(texts), return_offsets_mapping=True, return_special_tokens_mask=True,
-                      split_special_tokens=True, return_attention_mask=False)
-    ids = batch["input_ids"]
+    ids, specials, offset_lists = tokenize(tokenizer, texts, add_special_tokens=True)
     lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
     total = int(lengths.sum())
-    special = np.fromiter(chain.from_iterable(batch["special_tokens_mask"]), dtype=np.int64,
-                          count=total)
-    offsets = np.fromiter(chain.from_iterable(chain.from_iterable(batch["offset_mapping"])),
+    special = np.fromiter(chain.from_iterable(specials), dtype=np.int64, count=total)
+    offsets = np.fromiter(chain.from_iterable(chain.from_iterable(offset_lists)),
                           dtype=np.int64, count=2 * total).reshape(total, 2)
     text_of = np.repeat(np.arange(len(ids)), lengths)
     starts, ends = anchor_spans(texts, text_of, offsets[:, 0], offsets[:, 1])

@@ -18,6 +18,7 @@ from spudflow.core.alignment import (
     words_of_spans,
 )
 from spudflow.core.gpu_feed import paused_gc
+from spudflow.core.tokenize import tokenize
 from spudflow.scoring.items import Item, Region
 
 # Reasons an item is left out, as written in item_scores.parquet's `skipped` column.
@@ -92,15 +93,12 @@ def encode_with_tokenizer(items: Sequence[Item], tokenizer, *, template: bool,
 
 def _encode(items: Sequence[Item], tokenizer, template: bool, prefix: Sequence[int],
             max_length: int | None) -> list[EncodedItem]:
-    batch = tokenizer([item.sentence for item in items], add_special_tokens=template,
-                      return_offsets_mapping=True, return_special_tokens_mask=True,
-                      return_attention_mask=False, split_special_tokens=True)
-    ids = batch["input_ids"]
+    ids, specials, offset_lists = tokenize(tokenizer, [item.sentence for item in items],
+                                           template)
     lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(items))
     total = int(lengths.sum())
-    special = np.fromiter(chain.from_iterable(batch["special_tokens_mask"]), dtype=np.int64,
-                          count=total)
-    offsets = np.fromiter(chain.from_iterable(chain.from_iterable(batch["offset_mapping"])),
+    special = np.fromiter(chain.from_iterable(specials), dtype=np.int64, count=total)
+    offsets = np.fromiter(chain.from_iterable(chain.from_iterable(offset_lists)),
                           dtype=np.int64, count=2 * total).reshape(total, 2)
     flat_ids = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=total)
     scored = np.flatnonzero(special == 0)
