@@ -112,8 +112,8 @@ def _encode(items: Sequence[Item], tokenizer, template: bool, prefix: Sequence[i
                            [item.word_ends for item in items])
     # Token strings looked up once per distinct id.
     unique, inverse = np.unique(flat_ids[scored], return_inverse=True)
-    names = tokenizer.convert_ids_to_tokens(unique.tolist())
-    tokens = [names[i] for i in inverse.tolist()]
+    names = np.array(tokenizer.convert_ids_to_tokens(unique.tolist()), dtype=object)
+    tokens = names[inverse].tolist()
     positions_, starts_, ends_ = positions.tolist(), starts.tolist(), ends.tolist()
     anchors = list(zip(anchor_starts.tolist(), anchor_ends.tolist(), strict=True))
     word_index = [None if w < 0 else w for w in words.tolist()]
