@@ -22,6 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 from bench_scoring_host import base_tree
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,8 +100,11 @@ def main() -> int:
         this = scores["this"][key]
         equal = sum(a == b for a, b in zip(base, this, strict=True))
         same &= equal == len(base)
+        gap = max((float(np.abs(np.frombuffer(a) - np.frombuffer(b)).max())
+                   for a, b in zip(base, this, strict=True) if a != b), default=0.0)
         print(json.dumps({"kind": key[0], "method": key[1], "batch_tokens": key[2],
-                          "items": len(base), "bit_identical_items": equal}), flush=True)
+                          "items": len(base), "bit_identical_items": equal,
+                          "max_abs_diff": gap}), flush=True)
     return 0 if same else 1
 
 
