@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from scoring_models import TOKENIZER_KINDS, edge_case_items, make_item, tiny_model_dir
+from scoring_models import EDGE_CASES, TOKENIZER_KINDS, edge_case_items, make_item, tiny_model_dir
 from transformers import AutoTokenizer
 
 from spudflow.core.alignment import anchor_span, word_of_span, words_in_span
@@ -83,3 +83,69 @@ def test_region_tokens_by_overlap():
         assert chars == set(range(region.start, region.end))
     assert sentence.tokens_in_any_region() == sorted(
         sentence.region_tokens(copula) + sentence.region_tokens(city))
+
+
+def test_all_tokens_at_once_follow_the_per_token_rules():
+    """anchor_spans and words_of_spans (every token of many texts in numpy) give what
+    anchor_span and word_of_span give token by token: random spans over real sentences and
+    whitespace of several kinds, words in order and (the loop's fallback) out of order."""
+    import random
+    import re
+
+    import numpy as np
+
+    from spudflow.core.alignment import anchor_spans, words_of_spans
+
+    rng = random.Random(4)
+    texts = [name_sentence[1] for name_sentence in EDGE_CASES] + [
+        "", " ", "  a  b ", "x\u00a0 y\u2003z\u3000", "\tq\n", "dog", "ab cd ef gh"]
+    text_of, starts, ends = [], [], []
+    for t, text in enumerate(texts):
+        for _ in range(40):
+            s = rng.randint(0, len(text))
+            text_of.append(t)
+            starts.append(s)
+            ends.append(s if rng.random() < 0.1 else rng.randint(s, len(text)))
+    got_starts, got_ends = anchor_spans(texts, np.array(text_of), np.array(starts),
+                                        np.array(ends))
+    anchors = [anchor_span(texts[t], s, e) for t, s, e in zip(text_of, starts, ends, strict=True)]
+    assert list(zip(got_starts.tolist(), got_ends.tolist(), strict=True)) == anchors
+    word_starts, word_ends = [], []
+    for t, text in enumerate(texts):
+        spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+        if t % 3 == 1 and len(spans) > 2:  # out of order: the word-by-word fallback
+            spans[0], spans[2] = spans[2], spans[0]
+        if t % 4 == 2 and len(spans) > 1:  # overlapping words
+            spans[0] = (spans[0][0], spans[1][1])
+        word_starts.append([s for s, _ in spans])
+        word_ends.append([e for _, e in spans])
+    for span_starts, span_ends in ((got_starts, got_ends), (np.array(starts), np.array(ends))):
+        got = words_of_spans(span_starts, span_ends, np.array(text_of), word_starts, word_ends)
+        expected = [word_of_span((s, e), word_starts[t], word_ends[t]) for t, s, e in
+                    zip(text_of, span_starts.tolist(), span_ends.tolist(), strict=True)]
+        assert got.tolist() == [-1 if w is None else w for w in expected]
+
+
+@pytest.mark.parametrize("tokenizer_kind", TOKENIZER_KINDS)
+def test_a_block_encodes_as_its_items_one_by_one(tokenizer_kind):
+    """encode_with_tokenizer's one call and array alignment against its definition, item by
+    item (`aligned`: the tokenizer's offsets of each scored token, anchors, words)."""
+    from spudflow.scoring.encoding import aligned
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir("causal", tokenizer_kind))
+    items = edge_case_items()
+    for prefix, template in (((), True), ((tokenizer.eos_token_id,), False)):
+        for max_length in (None, 8):
+            block = encode_with_tokenizer(items, tokenizer, template=template, prefix=prefix,
+                                          max_length=max_length)
+            for item, got in zip(items, block, strict=True):
+                one = tokenizer(item.sentence, add_special_tokens=template,
+                                return_offsets_mapping=True, return_special_tokens_mask=True,
+                                split_special_tokens=True)
+                ids = list(prefix) + one["input_ids"]
+                special = [1] * len(prefix) + one["special_tokens_mask"]
+                offsets = [(0, 0)] * len(prefix) + one["offset_mapping"]
+                positions = [p for p, s in enumerate(special) if not s]
+                expected = aligned(item, ids, positions, tokenizer.convert_ids_to_tokens(
+                    [ids[p] for p in positions]), [offsets[p] for p in positions], max_length)
+                assert got == expected, item.item_id

@@ -4,22 +4,39 @@ the word's subword tokens, aligned by character offsets (core/alignment.py).
 Sentences are processed in blocks of consecutive sentences; inside a block they are sorted by
 length and batched. Shard i of n is a contiguous range of whole blocks, so a sharded run computes
 exactly the batches of the unsharded one and the gathered file is byte-identical to it.
+
+The sentences are tokenized in one call and aligned all at once. On a GPU the host keeps ahead
+of the device (core/gpu_feed.py): a thread builds the next batches into pinned memory, the word
+means are taken on the device and come back once per block, rows are padded to a multiple of 8
+(fewer shapes) and SDPA stays off cuDNN's per-shape plans. A word's mean is the same sum in the
+same order on either side (its tokens added one by one, then divided), so on the CPU the
+features are the bits they always were.
 """
 
 from __future__ import annotations
 
+import contextlib
+from dataclasses import dataclass
+from itertools import chain
+
 import numpy as np
 import torch
 
-from spudflow.core.alignment import anchor_span, word_of_span
+from spudflow.core.alignment import anchor_span, anchor_spans, word_of_span, words_of_spans
 from spudflow.core.batching import pad_rows
+from spudflow.core.gpu_feed import attention_backends, paused_gc, prefetched
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
+from spudflow.core.tokenize import tokenize
 from spudflow.probe.encoder import Encoder
 from spudflow.probe.feature_file import Features
 from spudflow.probe.words import SentenceWords, sentence_text
 
 log = get_logger(__name__)
+
+# On a GPU: rows padded to a multiple of this many tokens, batches prepared ahead.
+GPU_LENGTH_STEP = 8
+GPU_PREFETCH = 2
 
 
 def encode_sentence(tokenizer, forms: list[str]) -> tuple[list[int], list[int]]:
@@ -35,6 +52,26 @@ def encode_sentence(tokenizer, forms: list[str]) -> tuple[list[int], list[int]]:
     return list(encoded["input_ids"]), token_words
 
 
+def encode_sentences(tokenizer, sentences: list[list[str]]) -> list[tuple[list[int], list[int]]]:
+    """encode_sentence of every sentence, with one tokenizer call and the alignment of all
+    tokens at once."""
+    if not sentences:
+        return []
+    texts, word_starts, word_ends = zip(*map(sentence_text, sentences), strict=True)
+    ids, specials, offset_lists = tokenize(tokenizer, texts, add_special_tokens=True)
+    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+    total = int(lengths.sum())
+    special = np.fromiter(chain.from_iterable(specials), dtype=np.int64, count=total)
+    offsets = np.fromiter(chain.from_iterable(chain.from_iterable(offset_lists)),
+                          dtype=np.int64, count=2 * total).reshape(total, 2)
+    text_of = np.repeat(np.arange(len(ids)), lengths)
+    starts, ends = anchor_spans(texts, text_of, offsets[:, 0], offsets[:, 1])
+    words = words_of_spans(starts, ends, text_of, word_starts, word_ends)
+    words = np.where(special == 0, words, -1).tolist()
+    cuts = np.concatenate([[0], np.cumsum(lengths)]).tolist()
+    return [(list(ids[i]), words[cuts[i]:cuts[i + 1]]) for i in range(len(ids))]
+
+
 def _batches(order: list[int], lengths: list[int], batch_tokens: int, max_batch: int):
     batch: list[int] = []
     for i in order:
@@ -47,14 +84,64 @@ def _batches(order: list[int], lengths: list[int], batch_tokens: int, max_batch:
         yield batch
 
 
+@dataclass
+class HostBatch:
+    tensors: tuple[torch.Tensor, ...]  # input_ids, attention_mask, (words, tokens) token index
+    rows: np.ndarray                   # the words' rows in the result arrays
+
+
+def _host_batch(batch: list[int], encoded: dict, row_of: dict, pad_id: int, length_step: int,
+                pinned: bool) -> HostBatch:
+    """A batch's padded input and, per word with tokens (in row order), the flat indices of its
+    tokens in the (rows x length) output, -1 beyond its last."""
+    longest = max(len(encoded[i][0]) for i in batch)
+    ids, mask = pad_rows([encoded[i][0] for i in batch], pad_id,
+                         -(-longest // length_step) * length_step)
+    words, _ = pad_rows([[row_of[i] + w if w >= 0 else -1 for w in encoded[i][1]]
+                         for i in batch], -1, ids.shape[1])
+    words = words.numpy().reshape(-1)
+    tokens = np.flatnonzero(words >= 0)  # row-major: each word's tokens in order
+    rows, counts = np.unique(words[tokens], return_counts=True)
+    by_word = tokens[np.argsort(words[tokens], stable=True)]
+    starts = np.cumsum(counts) - counts
+    table = np.full((len(rows), int(counts.max(initial=0))), -1, dtype=np.int64)
+    table[np.repeat(np.arange(len(rows)), counts),
+          np.arange(len(by_word)) - np.repeat(starts, counts)] = by_word
+    tensors = (ids, mask, torch.from_numpy(table))
+    if pinned:
+        tensors = tuple(t.pin_memory() for t in tensors)
+    return HostBatch(tensors, rows)
+
+
+def word_means(states: list[torch.Tensor], table: torch.Tensor) -> torch.Tensor:
+    """(layers, words, hidden) float32 means of the token vectors `table` points at, in each of
+    the (rows, length, hidden) `states`: the tokens added one at a time in order, as index_add_
+    on the CPU does, then divided by their number. All layers at once: a kernel launch per
+    token rank, not per rank and layer."""
+    flat = torch.stack(states).flatten(1, 2)  # (layers, rows x length, hidden)
+    sums = torch.zeros(flat.shape[0], table.shape[0], flat.shape[2], device=flat.device)
+    for k in range(table.shape[1]):
+        index = table[:, k]
+        present = (index >= 0)[:, None]
+        sums = torch.where(present, sums + flat[:, index.clamp(min=0)].float(), sums)
+    counts = (table >= 0).sum(1, dtype=torch.float32)
+    return sums / counts[:, None]
+
+
 @torch.inference_mode()
 def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: list[int],
-            block_size: int, batch_tokens: int, max_batch: int = 256) -> Features:
-    """Features of the sentences at `positions` (see the module docstring)."""
+            block_size: int, batch_tokens: int, max_batch: int = 256,
+            gpu_feed: bool | None = None) -> Features:
+    """Features of the sentences at `positions` (see the module docstring). `gpu_feed`: the
+    GPU's way of batching (default: on a GPU)."""
     tokenizer, model = encoder.tokenizer, encoder.model
     device = next(model.parameters()).device
+    gpu = device.type == "cuda" if gpu_feed is None else gpu_feed
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    encoded = {i: encode_sentence(tokenizer, words.forms[i]) for i in positions}
+    with paused_gc():
+        encoded = dict(zip(positions, encode_sentences(tokenizer, [words.forms[i]
+                                                                   for i in positions]),
+                           strict=True))
     too_long = [i for i in positions if len(encoded[i][0]) > encoder.max_length]
     for i in too_long:
         log.warning("sentence %d (line %d): %d tokens > %d, left out", words.sent_index[i],
@@ -64,32 +151,32 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
     offsets = np.concatenate([[0], np.cumsum(n_words)]).astype(np.int64)
     row_of = {i: int(offsets[k]) for k, i in enumerate(kept)}
     hidden = model.config.hidden_size
-    # The float16 result, filled batch by batch: a batch's words are averaged in float32 in a
-    # buffer of their own, so the job holds 2 bytes per word, hidden unit and layer (float32 sums
-    # of the whole split took 3x that: 25 GB for German HDT's training set with a base model).
+    # The float16 result: 2 bytes per word, hidden unit and layer (float32 sums of the whole
+    # split took 3x that: 25 GB for German HDT's training set with a base model).
     values = {layer: np.zeros((int(offsets[-1]), hidden), dtype=np.float16) for layer in layers}
     lengths = {i: len(encoded[i][0]) for i in kept}
     blocks: dict[int, list[int]] = {}  # numbered by global position, as shards are cut
     for i in kept:
         blocks.setdefault(i // block_size, []).append(i)
-    for block in progress(list(blocks.values()), "feature blocks", unit="block"):
-        order = sorted(block, key=lambda i: (lengths[i], i))
-        for batch in _batches(order, lengths, batch_tokens, max_batch):
-            ids, mask = pad_rows([encoded[i][0] for i in batch], pad_id)
-            rows, _ = pad_rows([[row_of[i] + w if w >= 0 else -1 for w in encoded[i][1]]
-                                for i in batch], -1)
-            output = model(input_ids=ids.to(device), attention_mask=mask.to(device),
-                           output_hidden_states=True)
-            keep = rows >= 0
-            words_of_batch, local = torch.unique(rows[keep], return_inverse=True)
-            counts = torch.zeros(len(words_of_batch)).index_add_(0, local,
-                                                                 torch.ones(len(local)))
-            denominator = counts.unsqueeze(1)  # a word without tokens keeps its zero vector
-            for layer in layers:
-                states = output.hidden_states[layer].float().cpu()
-                sums = torch.zeros(len(words_of_batch), hidden).index_add_(0, local, states[keep])
-                values[layer][words_of_batch.numpy()] = (sums / denominator).numpy().astype(
-                    np.float16)
+    plans = [list(_batches(sorted(block, key=lambda i: (lengths[i], i)), lengths, batch_tokens,
+                           max_batch)) for block in blocks.values()]
+    batches = prefetched((_host_batch(batch, encoded, row_of, pad_id,
+                                      GPU_LENGTH_STEP if gpu else 1, device.type == "cuda")
+                          for plan in plans for batch in plan), GPU_PREFETCH if gpu else 0)
+    with contextlib.closing(batches), attention_backends("flash" if gpu else "auto", device):
+        for plan in progress(plans, "feature blocks", unit="block"):
+            means, rows = [], []
+            for _ in plan:
+                batch = next(batches)
+                ids, mask, table = (t.to(device, non_blocking=True) for t in batch.tensors)
+                output = model(input_ids=ids, attention_mask=mask, output_hidden_states=True)
+                means.append(word_means([output.hidden_states[layer] for layer in layers],
+                                        table))
+                rows.append(batch.rows)
+            if rows:  # the block's words come back in one copy
+                block_means = torch.cat(means, dim=1).cpu().numpy()
+                rows_of_block = np.concatenate(rows)
+                for k, layer in enumerate(layers):
+                    values[layer][rows_of_block] = block_means[k].astype(np.float16)
     return Features(values, words.sent_index[kept], offsets,
                     [int(words.sent_index[i]) for i in too_long])
-

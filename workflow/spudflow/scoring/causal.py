@@ -8,10 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from spudflow.core.errors import InputError
-from spudflow.scoring.batching import Row
 from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
 from spudflow.scoring.heads import lm_forward
 from spudflow.scoring.items import Item
+from spudflow.scoring.rows import Wanted
 from spudflow.scoring.transformer import TransformerScorer
 
 
@@ -37,15 +37,11 @@ class CausalScorer(TransformerScorer):
 
     def score(self, encoded: Sequence[EncodedItem], method: str,
               targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
-        rows = []
-        for owner, (sentence, wanted) in enumerate(zip(encoded, targets, strict=True)):
-            if not wanted:
-                continue
-            positions = [sentence.positions[t] for t in wanted]
-            # The output at position p predicts the token at p + 1; tokens after the last
-            # wanted one are not needed (a region early in the sentence needs a short input).
-            rows.append(Row(owner=owner, input_ids=sentence.input_ids[:max(positions) + 1],
-                            masked=(), gather=[p - 1 for p in positions],
-                            targets=[sentence.input_ids[p] for p in positions],
-                            slots=range(len(wanted))))
+        wanted = Wanted.of(encoded, targets)
+        # The output at position p predicts the token at p + 1; tokens after the last wanted
+        # one are not needed (a region early in the sentence needs a short input).
+        _, first = np.unique(wanted.owner, return_index=True)
+        lengths = (np.maximum.reduceat(wanted.position, first) + 1 if len(first)
+                   else np.empty(0, dtype=np.int64))
+        rows = wanted.one_row_each(lengths, shift=1)
         return self.run_rows(rows, [len(t) for t in targets], bar)

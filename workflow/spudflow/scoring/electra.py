@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from spudflow.scoring.batching import Row
 from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
 from spudflow.scoring.heads import discriminator_forward
 from spudflow.scoring.items import Item
+from spudflow.scoring.rows import Wanted
 from spudflow.scoring.transformer import TransformerScorer
 
 
@@ -26,11 +26,5 @@ class ElectraScorer(TransformerScorer):
 
     def score(self, encoded: Sequence[EncodedItem], method: str,
               targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
-        rows = []
-        for owner, (sentence, wanted) in enumerate(zip(encoded, targets, strict=True)):
-            if wanted:
-                positions = [sentence.positions[t] for t in wanted]
-                rows.append(Row(owner, sentence.input_ids, (), positions,
-                                [sentence.input_ids[p] for p in positions],
-                                range(len(wanted))))
+        rows = Wanted.of(encoded, targets).one_row_each()
         return self.run_rows(rows, [len(t) for t in targets], bar)

@@ -5,8 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
-from spudflow.core.alignment import anchor_span, overlaps, word_of_span, words_in_span
+import numpy as np
+
+from spudflow.core.alignment import (
+    anchor_span,
+    anchor_spans,
+    overlaps,
+    word_of_span,
+    words_in_span,
+    words_of_spans,
+)
+from spudflow.core.gpu_feed import paused_gc
+from spudflow.core.tokenize import tokenize
 from spudflow.scoring.items import Item, Region
 
 # Reasons an item is left out, as written in item_scores.parquet's `skipped` column.
@@ -50,36 +62,68 @@ def aligned(item: Item, input_ids: list[int], positions: list[int], tokens: list
     """An EncodedItem whose scored tokens (at `positions`) have character `offsets`."""
     anchors = [anchor_span(item.sentence, s, e) for s, e in offsets]
     words = [word_of_span(a, item.word_starts, item.word_ends) for a in anchors]
-    skipped = None
-    if not positions:
-        skipped = SKIP_NO_TOKENS
-    elif max_length is not None and len(input_ids) > max_length:
-        skipped = SKIP_TOO_LONG
     return EncodedItem(item, input_ids, positions, tokens, [s for s, _ in offsets],
-                       [e for _, e in offsets], anchors, words, skipped)
+                       [e for _, e in offsets], anchors, words,
+                       skip_reason(len(positions), len(input_ids), max_length))
+
+
+def skip_reason(n_scored: int, n_input: int, max_length: int | None) -> str | None:
+    if not n_scored:
+        return SKIP_NO_TOKENS
+    if max_length is not None and n_input > max_length:
+        return SKIP_TOO_LONG
+    return None
 
 
 def encode_with_tokenizer(items: Sequence[Item], tokenizer, *, template: bool,
                           prefix: Sequence[int] = (), max_length: int | None) -> list[EncodedItem]:
-    """Tokenize items with a fast tokenizer.
+    """Tokenize items with a fast tokenizer, in one call for all of them.
 
     template=True adds the tokenizer's special tokens (e.g. `[CLS] … [SEP]`, for masked and
     ELECTRA models); `prefix` ids are put before the tokens (the BOS of causal models). Special
     tokens are recognised by the tokenizer's special-tokens mask; text that merely looks like a
-    special token (`[MASK]` typed in a sentence) is tokenized as ordinary text.
+    special token (`[MASK]` typed in a sentence) is tokenized as ordinary text. Anchors and words
+    (core/alignment.py) are found for every token of every item at once.
     """
     if not items:
         return []
-    batch = tokenizer([item.sentence for item in items], add_special_tokens=template,
-                      return_offsets_mapping=True, return_special_tokens_mask=True,
-                      return_attention_mask=False, split_special_tokens=True)
+    with paused_gc():
+        return _encode(items, tokenizer, template, prefix, max_length)
+
+
+def _encode(items: Sequence[Item], tokenizer, template: bool, prefix: Sequence[int],
+            max_length: int | None) -> list[EncodedItem]:
+    ids, specials, offset_lists = tokenize(tokenizer, [item.sentence for item in items],
+                                           template)
+    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(items))
+    total = int(lengths.sum())
+    special = np.fromiter(chain.from_iterable(specials), dtype=np.int64, count=total)
+    offsets = np.fromiter(chain.from_iterable(chain.from_iterable(offset_lists)),
+                          dtype=np.int64, count=2 * total).reshape(total, 2)
+    flat_ids = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=total)
+    scored = np.flatnonzero(special == 0)
+    owner = np.repeat(np.arange(len(items)), lengths)[scored]
+    positions = scored - (np.cumsum(lengths) - lengths)[owner] + len(prefix)
+    starts, ends = offsets[scored, 0], offsets[scored, 1]
+    anchor_starts, anchor_ends = anchor_spans([item.sentence for item in items], owner, starts,
+                                              ends)
+    words = words_of_spans(anchor_starts, anchor_ends, owner,
+                           [item.word_starts for item in items],
+                           [item.word_ends for item in items])
+    # Token strings looked up once per distinct id.
+    unique, inverse = np.unique(flat_ids[scored], return_inverse=True)
+    names = np.array(tokenizer.convert_ids_to_tokens(unique.tolist()), dtype=object)
+    tokens = names[inverse].tolist()
+    positions_, starts_, ends_ = positions.tolist(), starts.tolist(), ends.tolist()
+    anchors = list(zip(anchor_starts.tolist(), anchor_ends.tolist(), strict=True))
+    word_index = [None if w < 0 else w for w in words.tolist()]
+    cuts = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(items)))]).tolist()
+    prefix = list(prefix)
     encoded = []
     for index, item in enumerate(items):
-        ids = list(prefix) + list(batch["input_ids"][index])
-        special = [1] * len(prefix) + list(batch["special_tokens_mask"][index])
-        offsets = [(0, 0)] * len(prefix) + [tuple(o) for o in batch["offset_mapping"][index]]
-        positions = [p for p, s in enumerate(special) if not s]
-        tokens = tokenizer.convert_ids_to_tokens([ids[p] for p in positions])
-        encoded.append(aligned(item, ids, positions, tokens, [offsets[p] for p in positions],
-                               max_length))
+        a, b = cuts[index], cuts[index + 1]
+        input_ids = prefix + ids[index]
+        encoded.append(EncodedItem(item, input_ids, positions_[a:b], tokens[a:b], starts_[a:b],
+                                   ends_[a:b], anchors[a:b], word_index[a:b],
+                                   skip_reason(b - a, len(input_ids), max_length)))
     return encoded

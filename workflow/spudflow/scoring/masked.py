@@ -10,14 +10,15 @@ each copy (heads.outputs_at).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 
 from spudflow.core.errors import InputError
-from spudflow.scoring.batching import Row
 from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
 from spudflow.scoring.heads import lm_forward
 from spudflow.scoring.items import Item
+from spudflow.scoring.rows import Ragged, Wanted
 from spudflow.scoring.transformer import TransformerScorer
 
 
@@ -48,19 +49,44 @@ class MaskedScorer(TransformerScorer):
 
     def score(self, encoded: Sequence[EncodedItem], method: str,
               targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
-        rows = []
-        for owner, (sentence, wanted) in enumerate(zip(encoded, targets, strict=True)):
-            if not wanted:
-                continue
-            ids = sentence.input_ids
-            if method == "unmasked":
-                positions = [sentence.positions[t] for t in wanted]
-                rows.append(Row(owner, ids, (), positions, [ids[p] for p in positions],
-                                range(len(wanted))))
-                continue
-            for slot, token in enumerate(wanted):
-                position = sentence.positions[token]
-                masked = (l2r_masked_positions(sentence, token) if method == "pppl_l2r"
-                          else [position])
-                rows.append(Row(owner, ids, masked, [position], [ids[position]], [slot]))
+        wanted = Wanted.of(encoded, targets)
+        if method == "unmasked":
+            rows = wanted.one_row_each()
+        elif method == "pppl_l2r":
+            rows = wanted.one_row_per_token(l2r_masked(encoded, targets))
+        else:
+            rows = wanted.one_row_per_token(Ragged.singletons(wanted.position))
         return self.run_rows(rows, [len(t) for t in targets], bar)
+
+
+def l2r_masked(encoded: Sequence[EncodedItem], targets: Sequence[Sequence[int]]) -> Ragged:
+    """l2r_masked_positions of every wanted token, as one Ragged (in Wanted's order).
+
+    The scored tokens of all sentences are sorted by (sentence, word, token); a token masks the
+    run from itself to the end of its (sentence, word) group. A token of no word is a group of
+    its own."""
+    n_scored = np.fromiter((e.n_tokens for e in encoded), dtype=np.int64, count=len(encoded))
+    total = int(n_scored.sum())
+    first = np.cumsum(n_scored) - n_scored
+    sentence = np.repeat(np.arange(len(encoded)), n_scored)
+    token = np.arange(total) - first[sentence]
+    word = np.fromiter((-1 if w is None else w for e in encoded for w in e.word_index),
+                       dtype=np.int64, count=total)
+    word = np.where(word >= 0, word, -1 - token)  # a word of its own
+    position = np.fromiter(chain.from_iterable(e.positions for e in encoded), dtype=np.int64,
+                           count=total)
+    order = np.lexsort((token, word, sentence))
+    rank = np.empty(total, dtype=np.int64)
+    rank[order] = np.arange(total)
+    new_group = np.ones(total, dtype=bool)
+    new_group[1:] = (sentence[order][1:] != sentence[order][:-1]) | (
+        word[order][1:] != word[order][:-1])
+    group_end = np.append(np.flatnonzero(new_group)[1:], total)[np.cumsum(new_group) - 1]
+    counts = np.fromiter(map(len, targets), dtype=np.int64, count=len(targets))
+    flat = first[np.repeat(np.arange(len(targets)), counts)] + np.fromiter(
+        chain.from_iterable(targets), dtype=np.int64, count=int(counts.sum()))
+    starts = rank[flat]
+    lengths = group_end[starts] - starts
+    ends = np.cumsum(lengths)
+    picked = np.arange(ends[-1] if len(ends) else 0) + np.repeat(starts - ends + lengths, lengths)
+    return Ragged(position[order[picked]], np.append(0, ends))

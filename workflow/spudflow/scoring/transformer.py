@@ -9,7 +9,8 @@ import torch
 
 from spudflow.core.errors import InputError
 from spudflow.core.model_source import ModelSource, check_model_files, loading_errors
-from spudflow.scoring.batching import BatchRunner, Row
+from spudflow.scoring.batching import BatchRunner
+from spudflow.scoring.rows import Rows
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # Padded tokens per batch when --batch-tokens is not given.
@@ -114,7 +115,11 @@ class TransformerScorer:
                 f"{str(self.model.dtype).removeprefix('torch.')}, max input "
                 f"{self.max_length} tokens, batches of up to {self.runner.batch_tokens} tokens")
 
-    def run_rows(self, rows: list[Row], sizes: list[int], bar) -> list[np.ndarray]:
-        results = [np.full(n, np.nan) for n in sizes]
-        self.runner.run(rows, results, bar)
-        return results
+    def run_rows(self, rows: Rows, sizes: list[int], bar) -> list[np.ndarray]:
+        if self.runner.policy.compile and not getattr(self, "_compiled", False):
+            # the base model's forward only: the hook that gathers positions (heads.py), a new
+            # closure every call, stays outside the compiled code
+            base = self.model.base_model
+            base.forward = torch.compile(base.forward, dynamic=False)
+            self._compiled = True
+        return self.runner.run(rows, sizes, bar)

@@ -1,0 +1,83 @@
+"""Probe features in batches: the sentences tokenized and aligned all at once are what one
+sentence at a time gives; a word's mean is index_add_'s sum bit for bit; the GPU's way of
+batching (a prefetch thread, rows padded to a multiple of 8) gives the same features up to the
+last bits of float16."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from probe_support import ewt_sentences, save_tiny_encoder
+
+from spudflow.probe.encoder import load_encoder
+from spudflow.probe.features import encode_sentence, encode_sentences, extract, word_means
+from spudflow.probe.words import SentenceWords
+
+ODD = [["a" * 40, "b"], ["x", "  ", "y"], ["[MASK]", "typed"], ["naïve", "café", "日本語"]]
+
+
+def forms_of_ewt(count):
+    import conllu
+
+    return [[t["form"] for t in s if isinstance(t["id"], int)]
+            for s in conllu.parse(ewt_sentences("dev", 0, count))]
+
+
+@pytest.fixture(scope="module")
+def encoder(tmp_path_factory):
+    return load_encoder(str(save_tiny_encoder(tmp_path_factory.mktemp("enc") / "encoder")),
+                        [0, 1, 2], None, 0, None, "cpu")
+
+
+def test_all_at_once_encoding_is_sentence_by_sentence(encoder):
+    sentences = forms_of_ewt(60) + ODD
+    assert encode_sentences(encoder.tokenizer, sentences) == [
+        encode_sentence(encoder.tokenizer, forms) for forms in sentences]
+    assert encode_sentences(encoder.tokenizer, []) == []
+
+
+def test_word_means_are_index_add_bit_for_bit():
+    generator = torch.Generator().manual_seed(3)
+    states = torch.randn(3, 10, 16, generator=generator) * 100
+    # words of 1 to 4 tokens, some tokens of no word, tokens in row-major order
+    word_of = torch.tensor([-1, 0, 0, 1, 2, 2, 2, 2, -1, -1,
+                            -1, 3, 4, 4, 5, -1, -1, -1, -1, -1,
+                            -1, 6, 6, 6, 7, 8, 8, -1, -1, -1])
+    keep = word_of >= 0
+    words, local = torch.unique(word_of[keep], return_inverse=True)
+    reference = torch.zeros(len(words), 16).index_add_(
+        0, local, states.reshape(-1, 16)[keep])
+    reference /= torch.zeros(len(words)).index_add_(0, local, torch.ones(len(local)))[:, None]
+    width = 4
+    table = torch.full((len(words), width), -1)
+    for w in range(len(words)):
+        tokens = torch.nonzero(word_of == w).reshape(-1)
+        table[w, :len(tokens)] = tokens
+    means = word_means([states, 2 * states], table)
+    assert torch.equal(means[0], reference) and means.shape == (2, len(words), 16)
+
+
+def test_the_gpu_way_of_batching_gives_the_same_features(encoder):
+    sentences = forms_of_ewt(40) + ODD
+    words = SentenceWords(np.arange(len(sentences)), sentences, None, None,
+                          [["X"] * len(f) for f in sentences], list(range(len(sentences))))
+    shapes = []
+    hook = encoder.model.register_forward_hook(
+        lambda module, args, kwargs, output: shapes.append(tuple(kwargs["input_ids"].shape)),
+        with_kwargs=True)
+    try:
+        plain = extract(encoder, words, range(len(sentences)), [0, 1, 2], 16, 400,
+                        gpu_feed=False)
+        plain_shapes, shapes[:] = list(shapes), []
+        fed = extract(encoder, words, range(len(sentences)), [0, 1, 2], 16, 400, gpu_feed=True)
+    finally:
+        hook.remove()
+    assert [rows for rows, _ in shapes] == [rows for rows, _ in plain_shapes]
+    assert all(length % 8 == 0 for _, length in shapes)
+    assert any(length % 8 for _, length in plain_shapes)
+    assert (fed.word_offsets == plain.word_offsets).all() and fed.too_long == plain.too_long
+    for layer in (0, 1, 2):
+        assert np.abs(fed.layers[layer].astype(np.float32)
+                      - plain.layers[layer].astype(np.float32)).max() < 1e-2
+        assert (plain.layers[layer] != 0).any(axis=1).mean() > 0.99
