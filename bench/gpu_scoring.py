@@ -54,11 +54,12 @@ BENCH = Path(__file__).resolve().parent
 VARIANTS = [
     ("this", "default", {}, None, False),
     ("base", "default", {}, None, False),
+    ("this", "no square masks", {"square_mask": False}, None, False),
+    ("this", "budget 65,536", {}, 65536, False),
     ("this", "sdpa auto (cuDNN)", {"attention": "auto"}, None, False),
     ("base", "sdpa off cuDNN", {}, None, True),
     ("this", "no prefetch, no pinned copies", {"prefetch": 0, "pinned": False}, None, False),
     ("this", "same-shape filling", {"same_shape": True}, None, False),
-    ("this", "budget 65,536", {}, 65536, False),
     ("this", "torch.compile", {"compile": True}, None, False),
 ]
 
@@ -281,6 +282,9 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--stop-after", type=float, default=240,
                         help="seconds after which the remaining stages are skipped")
+    parser.add_argument("--skip-base", action="store_true",
+                        help="this tree alone (the base's figures from an earlier call on the "
+                        "same kind of GPU)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -309,6 +313,8 @@ def main() -> int:
         return True
 
     trees = {"base": str(Path(args.base).resolve()), "this": str(ROOT)}
+    if args.skip_base:
+        del trees["base"]
     for name, tree in trees.items():
         if not (Path(tree) / "workflow/spudflow").is_dir():
             raise SystemExit(f"{name} tree {tree}: no workflow/spudflow")
@@ -368,7 +374,7 @@ def main() -> int:
                           profile=True, invariance=True, minicons=name == "this")
         # 3. variants, bfloat16
         for name, variant, policy, budget, wrap in VARIANTS[:3] if args.quick else VARIANTS:
-            if policy.get("compile") and args.device == "cpu":
+            if name not in trees or policy.get("compile") and args.device == "cpu":
                 continue
             if time_left(f"variant {name} {variant}"):
                 # compiling takes a while per shape: a first call past 90 s says enough

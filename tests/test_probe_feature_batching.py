@@ -81,3 +81,33 @@ def test_the_gpu_way_of_batching_gives_the_same_features(encoder):
         assert np.abs(fed.layers[layer].astype(np.float32)
                       - plain.layers[layer].astype(np.float32)).max() < 1e-2
         assert (plain.layers[layer] != 0).any(axis=1).mean() > 0.99
+
+
+def test_square_masks_give_the_same_features(encoder, monkeypatch):
+    """On the GPU feed an SDPA encoder gets a padded batch's mask as SDPA's square one (an
+    unpadded batch's as none), which transformers takes as given instead of syncing with the
+    device to look for padding: the features are the (B, L) mask's to the bit."""
+    import spudflow.probe.features as features
+    from spudflow.probe.encoder import square_mask_direction
+
+    assert square_mask_direction(encoder.model) is False  # a BERT with SDPA: bidirectional
+    sentences = forms_of_ewt(40) + ODD
+    words = SentenceWords(np.arange(len(sentences)), sentences, None, None,
+                          [["X"] * len(f) for f in sentences], list(range(len(sentences))))
+    masks = []
+    hook = encoder.model.register_forward_hook(
+        lambda module, args, kwargs, output: masks.append(
+            None if kwargs["attention_mask"] is None else kwargs["attention_mask"].dim()),
+        with_kwargs=True)
+    try:
+        squared = extract(encoder, words, range(len(sentences)), [0, 1, 2], 16, 400,
+                          gpu_feed=True)
+        seen, masks[:] = list(masks), []
+        monkeypatch.setattr(features, "square_mask_direction", lambda model: None)
+        plain = extract(encoder, words, range(len(sentences)), [0, 1, 2], 16, 400,
+                        gpu_feed=True)
+    finally:
+        hook.remove()
+    assert 4 in seen and set(masks) == {2}
+    for layer in (0, 1, 2):
+        assert np.array_equal(squared.layers[layer], plain.layers[layer])

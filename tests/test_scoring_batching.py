@@ -208,6 +208,57 @@ def test_policy_defaults_by_device():
     assert BatchPolicy.for_device(torch.device("cpu")) == BatchPolicy()
     gpu = BatchPolicy.for_device(torch.device("cuda"))
     assert gpu.prefetch and gpu.pinned and gpu.attention == "flash" and not gpu.same_shape
+    assert gpu.square_mask and not BatchPolicy.for_device(torch.device("cuda"), sdpa=False
+                                                          ).square_mask
+
+
+def test_square_mask_is_the_mask_transformers_builds():
+    """gpu_feed.square_mask gives SDPA what transformers builds from a padded (B, L) mask:
+    True where a query may attend a key (every real key; causal: up to the query itself)."""
+    from spudflow.core.gpu_feed import square_mask
+
+    padding = torch.tensor([[1, 1, 1], [1, 1, 0]])
+    both = square_mask(padding, causal=False)
+    assert both.shape == (2, 1, 3, 3) and both.dtype == torch.bool
+    assert both[1, 0].tolist() == [[True, True, False]] * 3 and both[0].all()
+    causal = square_mask(padding, causal=True)
+    assert causal[0, 0].tolist() == [[True, False, False], [True, True, False],
+                                     [True, True, True]]
+    assert causal[1, 0].tolist() == [[True, False, False], [True, True, False],
+                                     [True, True, False]]
+
+
+@pytest.mark.parametrize("kind", ["masked", "causal"])
+def test_square_masks_score_alike(wordpiece, kind):
+    """With BatchPolicy.square_mask (on for SDPA models on a GPU: transformers takes a square
+    mask as given, with no sync to look for padding) the scores are the (B, L) mask's, to the
+    bit: padded batches get the mask transformers would build, unpadded ones none, as it would
+    decide."""
+    auto = {"masked": AutoModelForMaskedLM, "causal": AutoModelForCausalLM}[kind]
+    scorer_class = {"masked": MaskedScorer, "causal": CausalScorer}[kind]
+    tokenizer = wordpiece if kind == "masked" else AutoTokenizer.from_pretrained(
+        tiny_model_dir("causal", "bytebpe"))
+    model = auto.from_pretrained(tiny_model_dir(kind, "wordpiece" if kind == "masked"
+                                                else "bytebpe"), attn_implementation="sdpa")
+    scorer = scorer_class(tokenizer, model, torch.device("cpu"), 64)
+    method = "pppl" if kind == "masked" else "ppl"
+    encoded = scorer.encode(items())
+    targets = [list(range(e.n_tokens)) for e in encoded]
+    plain = scorer.score(encoded, method, targets)
+    seen = []
+    forward = scorer.runner.forward
+
+    def recording(input_ids, attention_mask, *rest):
+        seen.append(None if attention_mask is None else attention_mask.dim())
+        return forward(input_ids, attention_mask, *rest)
+
+    scorer.runner.forward = recording
+    scorer.runner.policy = BatchPolicy(square_mask=True)
+    squared = scorer.score(encoded, method, targets)
+    assert all(np.array_equal(a, b) for a, b in zip(plain, squared, strict=True))
+    assert 4 in seen and 2 not in seen
+    if kind == "masked":  # some batch of masked copies has no padding: no mask at all
+        assert None in seen
 
 
 def test_compiled_base_model_scores_alike(wordpiece, monkeypatch):

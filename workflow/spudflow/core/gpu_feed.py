@@ -5,6 +5,10 @@
   holds (a tenth of the host's time on EWT test, and spikes of 3x);
 - prefetched: an iterator's items computed ahead on a thread, so the host builds the next batch
   while the device runs the current one (numpy and torch's copies release the GIL);
+- square_mask: a padding mask as the (B, 1, L, L) mask SDPA takes, which transformers uses as
+  given: from the (B, L) mask it would first ask the device whether the batch has any padding
+  (`mask.all()`), a sync per batch that leaves the GPU idle while the host queues the batch's
+  layers;
 - attention_backends: the SDPA backends a model may use. torch's own choice for bfloat16 on a
   recent GPU is cuDNN's attention, which builds a plan for every new input shape; with the
   flash and memory-efficient kernels a job's first call is not spent planning.
@@ -96,3 +100,19 @@ def attention_backends(name: str, device):
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     return sdpa_kernel([getattr(SDPBackend, backend) for backend in ATTENTION_BACKENDS[name]])
+
+
+def square_mask(attention_mask, causal: bool):
+    """The (B, L) padding mask as the boolean (B, 1, L, L) mask of a model using SDPA (True:
+    attend), causal or not: the mask transformers itself builds from a padded batch's (B, L)
+    one, so the kernels and their results are the same, without the host asking the device
+    whether there is padding. Only for models whose attention is SDPA: eager attention adds a
+    mask to its scores and would misread a boolean one."""
+    import torch
+
+    length = attention_mask.shape[-1]
+    mask = attention_mask.bool()[:, None, None, :].expand(-1, 1, length, -1)
+    if causal:
+        mask = mask & torch.ones(length, length, dtype=torch.bool,
+                                 device=attention_mask.device).tril()
+    return mask.contiguous()

@@ -29,6 +29,21 @@ CUT_AT_LAYER = {"bert", "roberta", "xlm-roberta", "electra", "camembert"}
 # hidden_states[L] is the input of block L, but the last one has passed the final LayerNorm
 # (ln_f): keep one block above L, so that hidden_states[L] stays that input.
 CUT_ABOVE_LAYER = {"gpt2", "gpt_neo"}
+# Architectures by the attention of their layers: every position (bidirectional) or only the
+# earlier ones (causal); what the GPU feed's square masks must reproduce (core/gpu_feed.py).
+BIDIRECTIONAL = {"bert", "roberta", "xlm-roberta", "electra", "camembert", "distilbert"}
+CAUSAL = {"gpt2", "gpt_neo"}
+
+
+def square_mask_direction(model: torch.nn.Module) -> bool | None:
+    """Whether the model's square attention mask is causal (True) or not (False); None where
+    the model cannot take one: attention other than SDPA, or an architecture not known here."""
+    config = model.config
+    if getattr(config, "_attn_implementation", None) != "sdpa":
+        return None
+    if config.model_type in BIDIRECTIONAL:
+        return False
+    return True if config.model_type in CAUSAL else None
 
 
 @dataclass

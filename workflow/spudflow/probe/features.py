@@ -24,11 +24,11 @@ import torch
 
 from spudflow.core.alignment import anchor_span, anchor_spans, word_of_span, words_of_spans
 from spudflow.core.batching import pad_rows
-from spudflow.core.gpu_feed import attention_backends, paused_gc, prefetched
+from spudflow.core.gpu_feed import attention_backends, paused_gc, prefetched, square_mask
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
 from spudflow.core.tokenize import tokenize
-from spudflow.probe.encoder import Encoder
+from spudflow.probe.encoder import Encoder, square_mask_direction
 from spudflow.probe.feature_file import Features
 from spudflow.probe.words import SentenceWords, sentence_text
 
@@ -88,6 +88,7 @@ def _batches(order: list[int], lengths: list[int], batch_tokens: int, max_batch:
 class HostBatch:
     tensors: tuple[torch.Tensor, ...]  # input_ids, attention_mask, (words, tokens) token index
     rows: np.ndarray                   # the words' rows in the result arrays
+    padded: bool                       # some row has pad tokens
 
 
 def _host_batch(batch: list[int], encoded: dict, row_of: dict, pad_id: int, length_step: int,
@@ -107,10 +108,11 @@ def _host_batch(batch: list[int], encoded: dict, row_of: dict, pad_id: int, leng
     table = np.full((len(rows), int(counts.max(initial=0))), -1, dtype=np.int64)
     table[np.repeat(np.arange(len(rows)), counts),
           np.arange(len(by_word)) - np.repeat(starts, counts)] = by_word
+    padded = not bool(mask.all())
     tensors = (ids, mask, torch.from_numpy(table))
     if pinned:
         tensors = tuple(t.pin_memory() for t in tensors)
-    return HostBatch(tensors, rows)
+    return HostBatch(tensors, rows, padded)
 
 
 def word_means(states: list[torch.Tensor], table: torch.Tensor) -> torch.Tensor:
@@ -138,6 +140,8 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
     device = next(model.parameters()).device
     gpu = device.type == "cuda" if gpu_feed is None else gpu_feed
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+    # on the GPU feed, the padding mask as SDPA's square one where the model takes it
+    causal = square_mask_direction(model) if gpu else None
     with paused_gc():
         encoded = dict(zip(positions, encode_sentences(tokenizer, [words.forms[i]
                                                                    for i in positions]),
@@ -169,6 +173,8 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
             for _ in plan:
                 batch = next(batches)
                 ids, mask, table = (t.to(device, non_blocking=True) for t in batch.tensors)
+                if causal is not None:  # as transformers would, without a sync per batch
+                    mask = square_mask(mask, causal) if batch.padded else None
                 output = model(input_ids=ids, attention_mask=mask, output_hidden_states=True)
                 means.append(word_means([output.hidden_states[layer] for layer in layers],
                                         table))

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from spudflow.core.gpu_feed import attention_backends, prefetched
+from spudflow.core.gpu_feed import attention_backends, prefetched, square_mask
 from spudflow.core.logs import get_logger
 from spudflow.scoring.rows import Rows
 
@@ -62,11 +62,15 @@ class BatchPolicy:
     prefetch: int = 0          # batches a host thread prepares ahead (0: none)
     pinned: bool = False       # host batches in page-locked memory, copied without waiting
     compile: bool = False      # torch.compile the base model (a compilation per shape)
+    # a padded batch's mask as SDPA's (B, 1, L, L) one and an unpadded batch's as none, so that
+    # transformers does not sync with the device per batch to look for padding (models whose
+    # attention is SDPA only: gpu_feed.square_mask)
+    square_mask: bool = False
 
     @staticmethod
-    def for_device(device: torch.device) -> BatchPolicy:
+    def for_device(device: torch.device, sdpa: bool = True) -> BatchPolicy:
         if device.type == "cuda":
-            return BatchPolicy(attention="flash", prefetch=2, pinned=True)
+            return BatchPolicy(attention="flash", prefetch=2, pinned=True, square_mask=sdpa)
         return BatchPolicy()
 
 
@@ -101,12 +105,15 @@ class HostBatch:
     tensors: tuple[torch.Tensor, ...]  # input_ids, attention_mask, flat_positions, targets
     destinations: np.ndarray  # per gathered value: its index in the flat result array
     real_tokens: int
+    padded: bool = True       # some row has pad tokens
 
 
 class BatchRunner:
     def __init__(self, forward: Forward, *, pad_id: int, mask_id: int | None,
-                 device: torch.device, batch_tokens: int, policy: BatchPolicy | None = None):
+                 device: torch.device, batch_tokens: int, policy: BatchPolicy | None = None,
+                 causal: bool = False):
         self.forward = forward
+        self.causal = causal  # the model attends only to earlier positions (its square mask)
         self.pad_id = pad_id
         self.mask_id = mask_id
         self.device = device
@@ -190,11 +197,13 @@ class BatchRunner:
         if self.policy.pinned:
             tensors = tuple(t.pin_memory() for t in tensors)
         return HostBatch(batch, length, len(picked), tensors, destinations,
-                         int(rows.lengths[batch].sum()))
+                         int(rows.lengths[batch].sum()), not bool(attention.all()))
 
     def _launch(self, batch: HostBatch) -> torch.Tensor:
         """The batch's values, left on the device (the kernels may still be running)."""
         inputs = [t.to(self.device, non_blocking=self.policy.pinned) for t in batch.tensors]
+        if self.policy.square_mask:
+            inputs[1] = square_mask(inputs[1], self.causal) if batch.padded else None
         with torch.inference_mode(), attention_backends(self.policy.attention, self.device):
             values = self.forward(*inputs)
         self.stats.batches += 1

@@ -9,7 +9,7 @@ import torch
 
 from spudflow.core.errors import InputError
 from spudflow.core.model_source import ModelSource, check_model_files, loading_errors
-from spudflow.scoring.batching import BatchRunner
+from spudflow.scoring.batching import BatchPolicy, BatchRunner
 from spudflow.scoring.rows import Rows
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -103,9 +103,12 @@ class TransformerScorer:
         pad_id = tokenizer.pad_token_id
         if pad_id is None:  # padded positions are masked out, any id will do
             pad_id = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else 0
+        sdpa = getattr(model.config, "_attn_implementation", None) == "sdpa"
         self.runner = BatchRunner(self.forward(), pad_id=pad_id,
                                   mask_id=tokenizer.mask_token_id, device=device,
-                                  batch_tokens=budget)
+                                  batch_tokens=budget,
+                                  policy=BatchPolicy.for_device(device, sdpa=sdpa),
+                                  causal=self.kind == "causal")
 
     def forward(self):
         raise NotImplementedError
