@@ -109,7 +109,7 @@ def test_language_table_without_nonce_sets_has_null_nonce_columns(tmp_path, run_
 
 def test_language_table_reports_the_sentences_left_out_as_too_long(tmp_path, run_cli):
     """probe/run.py leaves a sentence too long in any version out of every eval set of its run;
-    the language table says how many (issue 22, item 4)."""
+    the language table says how many."""
     path = probe_metrics(tmp_path)
     rewrite(path, lambda f: f.with_columns(
         pl.when(pl.col("model") == "bert").then(3).otherwise(0).cast(pl.Int64)

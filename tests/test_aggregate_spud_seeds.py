@@ -1,4 +1,4 @@
-"""SPUD statistics over several nonce seeds (issue 13.2): per seed, and combined with each original
+"""SPUD statistics over several nonce seeds: per seed, and combined with each original
 sentence counted once. Inputs are what the real stages write: the first sentences of the vendored
 English PUD treebank, ingested, made nonce with two seeds, paired, and scored by an n-gram model."""
 

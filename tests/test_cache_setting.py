@@ -1,4 +1,4 @@
-"""The score cache's key (issue 20): every thing that can change a token's log-prob is in the
+"""The score cache's key: every thing that can change a token's log-prob is in the
 model setting's id (scoring code, libraries, attention, device, trust_remote_code, the files the
 loader reads, a hub model's snapshot), files are hashed once per change, and only the files the
 loader reads are hashed."""

@@ -1,6 +1,7 @@
-"""Each `spudflow` job starts a fresh Python: a command imports only the libraries it uses
-(issue 23). Building the parser imports no analysis or model library, and a figure or a light
-table command does not load sklearn, scipy or numba, which take seconds and which it never calls.
+"""Each `spudflow` job starts a fresh Python: a command imports only the libraries it uses, so
+that a job's start-up costs what it needs. Building the parser imports no analysis or model
+library, and a figure or a light table command does not load sklearn, scipy or numba, which take
+seconds and which it never calls.
 
 Each check runs the command in a subprocess (the test process has them all loaded) on real small
 tables and reads the child's sys.modules.
@@ -90,7 +91,7 @@ def tables(tmp_path_factory) -> Path:
 ])
 def test_a_figure_imports_only_its_plotting_libraries(tables, tmp_path, figure, table, allowed):
     """A figure needs matplotlib (and the graph networkx), never the statistics its table was
-    computed with: before issue 23 every figure loaded sklearn, scipy.stats and numba through
+    computed with: once every figure loaded sklearn, scipy.stats and numba through
     the analysis modules figures.py imported for a constant or a helper."""
     code, heavy = _command(figure, tables / f"{table}.parquet", "--out", tmp_path / table)
     assert code == 0

@@ -13,9 +13,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("workflow", "rules", "Snakefile", "docs", "report", "config")
 SUFFIXES = {".py", ".smk", ".md", ".rst", ".yaml", ".yml", ".json", ".tsv", ""}
 
-# The probe stage is being renamed on its own branch (baseline, eval_set): drop these after the
-# merge. rules/common.smk holds the probe wildcards' constraints (`variant=`, `probe_set=`).
-
 GLOSSARY = "docs/glossary.md"  # it names the retired synonyms
 AGGREGATE = ("workflow/spudflow/aggregate/", "workflow/spudflow/core/table_artifacts.py",
              "report/", "docs/aggregate.md")

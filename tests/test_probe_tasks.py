@@ -1,4 +1,4 @@
-"""Probes in several languages in one run (issue 14): the probe section's tasks, split shares as
+"""Probes in several languages in one run: the probe section's tasks, split shares as
 probe sets (the nonce test sets restricted to the same sentences), and the cross-language table
 probe_languages checked against numpy on metrics the real probe code wrote for two treebanks."""
 

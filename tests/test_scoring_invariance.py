@@ -1,4 +1,4 @@
-"""Batch invariance (issue 15, part 1): an item's token scores do not depend on what else is in
+"""Batch invariance: an item's token scores do not depend on what else is in
 its batch, the padding, the batch-token budget, the shard it falls into or the number of shards.
 Every model kind and method, scored alone, in batches under different budgets and in shards,
 agrees with one reference run: on CPU in fp32, with two threads, to the bit (the issue asks for
