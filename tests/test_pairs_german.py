@@ -141,10 +141,10 @@ def test_templates_decline_weak_nouns_by_pattern_and_animacy(tmp_path):
 def build(templates):
     import pyarrow.parquet as pq
 
-    from spudflow.pairs.german_case import build_german_case_items
+    from spudflow.pairs.german_case import build_german_case_items, read_templates
 
     out = templates.parent / "items.parquet"
-    pq.write_table(build_german_case_items(templates), out)
+    pq.write_table(build_german_case_items(read_templates(templates)), out)
     return out
 
 
