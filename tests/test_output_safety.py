@@ -60,7 +60,7 @@ def test_a_file_of_another_kind_is_not_replaced(run_cli, workdir):
     assert code == EXIT_BAD_INPUT, err
     assert err.strip().splitlines() == [
         "README.md: holds text; spudflow writes CoNLL-U text here and replaces only a file of "
-        "that kind: nothing written; remove it or choose another path"]
+        "that sort: nothing written; remove it or choose another path"]
     code, _, err = run_cli("stats", "ing", "--treebank", "t", "--split", "s", "--lang", "de",
                            "--out", "ing/tokens.parquet")
     assert code == EXIT_BAD_INPUT, err

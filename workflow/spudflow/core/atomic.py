@@ -1,11 +1,11 @@
 """Write outputs under temporary names and rename them into place only when all succeeded.
 
 A command that fails half-way therefore leaves no partial output behind. A writer replaces only
-what it made itself: a file only a previous file of the same kind (the same artifact for Parquet,
-core/output_kinds.py) or an empty one; a folder only an empty one or one the writer recognises
-as a previous output of its kind (by the metadata of the files in it). Anything else at an output
-path (a folder given as a file's path, the working directory, a user's file) is bad input: exit 2,
-nothing written, nothing removed.
+what it made itself: a file only a previous file with the same sort of content (the same
+artifact for Parquet, core/output_contents.py) or an empty one; a folder only an empty one or one
+the writer recognises as a previous output of its own (by the metadata of the files in it).
+Anything else at an output path (a folder given as a file's path, the working directory, a
+user's file) is bad input: exit 2, nothing written, nothing removed.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ def _umask() -> int:
 class _Pending:
     tmp: Path
     final: Path
-    kind: str | None = None  # a folder's kind; None for a file
-    recognise: Callable[[Path], bool] | None = None  # a previous folder of that kind?
+    what: str | None = None  # what a folder holds (`a probe run`); None for a file
+    recognise: Callable[[Path], bool] | None = None  # a previous folder of that sort?
 
 
 def _refuse_directory(final: Path) -> None:
@@ -56,19 +56,19 @@ def _recognised(folder: Path, recognise: Callable[[Path], bool]) -> bool:
         return False
 
 
-def _check_folder(final: Path, kind: str, recognise: Callable[[Path], bool]) -> None:
-    """Bad input unless FINAL is absent, empty, or a previous folder of KIND."""
+def _check_folder(final: Path, what: str, recognise: Callable[[Path], bool]) -> None:
+    """Bad input unless FINAL is absent, empty, or a previous folder holding WHAT."""
     if final.is_symlink() or final.exists() and not final.is_dir():
         raise InputError(final, None, f"is a file or link where spudflow writes a folder "
-                         f"({kind}): nothing written")
+                         f"({what}): nothing written")
     if not final.exists() or not any(final.iterdir()) or _recognised(final, recognise):
         return
-    raise InputError(final, None, f"a folder that is not {kind} spudflow wrote: nothing "
+    raise InputError(final, None, f"a folder that is not {what} spudflow wrote: nothing "
                      "written; remove it or choose another path")
 
 
 def _check_file(tmp: Path, final: Path) -> None:
-    from spudflow.core.output_kinds import may_replace
+    from spudflow.core.output_contents import may_replace
 
     _refuse_directory(final)
     if not final.is_file():  # absent, or a dangling link: nothing is lost
@@ -76,7 +76,7 @@ def _check_file(tmp: Path, final: Path) -> None:
     allowed, old, new = may_replace(final, tmp)
     if not allowed:
         raise InputError(final, None, f"holds {old}; spudflow writes {new} here and replaces "
-                         "only a file of that kind: nothing written; remove it or choose another "
+                         "only a file of that sort: nothing written; remove it or choose another "
                          "path")
 
 
@@ -95,30 +95,30 @@ class AtomicOutputs:
         self._pending.append(_Pending(Path(tmp), final))
         return Path(tmp)
 
-    def dir(self, final: str | Path, kind: str, recognise: Callable[[Path], bool]) -> Path:
-        """A temporary folder for FINAL, a folder of KIND (`a probe run`, for messages), which
-        replaces an existing FINAL only where it is empty or RECOGNISE(FINAL) (a previous
-        output of that kind, known by the metadata of its files)."""
+    def dir(self, final: str | Path, what: str, recognise: Callable[[Path], bool]) -> Path:
+        """A temporary folder for FINAL, a folder holding WHAT (`a probe run`, for messages),
+        which replaces an existing FINAL only where it is empty or RECOGNISE(FINAL) (a previous
+        output of the same sort, known by the metadata of its files)."""
         final = Path(final)
-        _check_folder(final, kind, recognise)
+        _check_folder(final, what, recognise)
         _make_parent(final)
         tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
-        self._pending.append(_Pending(tmp, final, kind, recognise))
+        self._pending.append(_Pending(tmp, final, what, recognise))
         return tmp
 
     def commit(self) -> None:
         # Every output is checked before the first is renamed: all appear, or none.
         for pending in self._pending:
-            if pending.kind is None:
+            if pending.what is None:
                 _check_file(pending.tmp, pending.final)
             else:
-                _check_folder(pending.final, pending.kind, pending.recognise)
+                _check_folder(pending.final, pending.what, pending.recognise)
         mask = _umask()
         for pending in self._pending:
             tmp, final = pending.tmp, pending.final
             # mkstemp/mkdtemp create private (0600/0700) entries; give them the usual modes.
             os.chmod(tmp, (0o777 if tmp.is_dir() else 0o666) & ~mask)
-            if pending.kind is not None and final.is_dir():
+            if pending.what is not None and final.is_dir():
                 # The old folder goes aside first: a crash between the renames keeps it.
                 old = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".old",
                                             dir=final.parent))

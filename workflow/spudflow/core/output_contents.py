@@ -16,13 +16,13 @@ PARQUET_MAGIC = b"PAR1"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 GZIP_MAGIC = b"\x1f\x8b"
 EMPTY, CONLLU, TEXT = "empty", "CoNLL-U text", "text"
-# Kinds an empty output (an export of no sentences) may replace.
-TEXT_KINDS = (EMPTY, CONLLU, TEXT)
+# Contents an empty output (an export of no sentences) may replace.
+TEXT_CONTENTS = (EMPTY, CONLLU, TEXT)
 # One CoNLL-U line: a comment, a blank line ending a sentence, or ten tab-separated fields.
 CONLLU_LINE = re.compile(r"^(#.*|\s*|([^\t]*\t){9}[^\t]*)$")
 
 
-def _parquet_kind(path: Path) -> str:
+def _parquet_content(path: Path) -> str:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -37,7 +37,7 @@ def _parquet_kind(path: Path) -> str:
         "artifact"
 
 
-def _text_kind(head: bytes) -> str:
+def _text_content(head: bytes) -> str:
     text = head.decode("utf-8", errors="ignore" if len(head) == HEAD_BYTES else "strict")
     text = text.removeprefix("\ufeff")
     start = text.lstrip().lower()
@@ -54,7 +54,7 @@ def _text_kind(head: bytes) -> str:
     return TEXT
 
 
-def file_kind(path: Path) -> str:
+def file_content(path: Path) -> str:
     """A short description of what the regular file PATH holds, equal for two files of one sort
     (two Parquet files of one artifact, two CoNLL-U files, two PNG images)."""
     with path.open("rb") as handle:
@@ -62,7 +62,7 @@ def file_kind(path: Path) -> str:
     if not head:
         return EMPTY
     if head.startswith(PARQUET_MAGIC):
-        return _parquet_kind(path)
+        return _parquet_content(path)
     if head.startswith(PNG_MAGIC):
         return "a PNG image"
     if head.startswith(GZIP_MAGIC):
@@ -72,14 +72,15 @@ def file_kind(path: Path) -> str:
     if b"\0" in head:
         return "binary data"
     try:
-        return _text_kind(head)
+        return _text_content(head)
     except UnicodeDecodeError:
         return "binary data"
 
 
 def may_replace(old: Path, new: Path) -> tuple[bool, str, str]:
-    """(whether NEW may replace OLD, OLD's kind, NEW's kind): an output replaces a previous
-    output of its own kind, or an empty file; an empty output replaces only text."""
-    old_kind, new_kind = file_kind(old), file_kind(new)
-    allowed = old_kind in (EMPTY, new_kind) or (new_kind == EMPTY and old_kind in TEXT_KINDS)
-    return allowed, old_kind, new_kind
+    """(whether NEW may replace OLD, OLD's content, NEW's content): an output replaces a
+    previous output with its own sort of content, or an empty file; an empty output replaces
+    only text."""
+    old, new = file_content(old), file_content(new)
+    allowed = old in (EMPTY, new) or (new == EMPTY and old in TEXT_CONTENTS)
+    return allowed, old, new
