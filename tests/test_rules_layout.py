@@ -30,10 +30,13 @@ def test_a_stages_plumbing_imports_only_core_and_its_stage():
         assert imported_packages(path) <= {"core", path.stem}, path.name
 
 
+def _plumbing(stage: str) -> str:
+    return (RULES / "plumbing" / f"{stage}.smk").read_text(encoding="utf-8")
+
+
 def test_the_nonce_plumbing_calls_no_planning_function_of_the_pairs_or_the_probe():
-    text = lambda stage: (RULES / "plumbing" / f"{stage}.smk").read_text(encoding="utf-8")
-    others = set(DEFINED.findall(text("pairs"))) | set(DEFINED.findall(text("probe")))
-    assert set(CALLED.findall(text("nonce"))) & others == set()
+    others = set(DEFINED.findall(_plumbing("pairs"))) | set(DEFINED.findall(_plumbing("probe")))
+    assert set(CALLED.findall(_plumbing("nonce"))) & others == set()
 
 
 def test_the_checks_catch_the_old_layout(tmp_path):
