@@ -30,6 +30,7 @@ FIGURES = [(figure.command, figure.table, TABLE_OUTPUTS[figure.table].command,
             FEED_INPUTS[figure.feed]) for figure in FIGURE_OUTPUTS.values()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("figure", "table", "command", "inputs"), FIGURES,
                          ids=[f[0] for f in FIGURES])
 def test_figure_files_are_deterministic(tmp_path, run_cli, figure, table, command, inputs):

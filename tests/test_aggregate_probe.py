@@ -122,6 +122,7 @@ def test_language_table_reports_the_sentences_left_out_as_too_long(tmp_path, run
         assert row["n_too_long"] == (3 if row["model"] == "bert" else 0)
 
 
+@pytest.mark.slow
 def test_an_eval_set_without_words_has_no_scores_rather_than_zero(tmp_path, run_cli):
     """The probe scores an eval set without words (every sentence too short) 0 over 0 words:
     its means are null, in every table, not a 0 LAS or a mean of the other runs; the other

@@ -76,6 +76,7 @@ def _per_original(ratios: dict) -> dict[str, float]:
     return {g: float(np.exp(np.mean(v))) for g, v in logs.items()}
 
 
+@pytest.mark.slow
 def test_inputs_have_one_nonce_version_per_seed(produced):
     items = pl.read_parquet(produced[0])
     nonce = items.filter(pl.col("method") == "spud")

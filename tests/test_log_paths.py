@@ -40,6 +40,7 @@ def rules(tmp_path_factory):
     return [rule for rule in workflow_rules(copy) if rule.runs_something]
 
 
+@pytest.mark.slow
 def test_every_rule_logs_and_benchmarks_under_its_name(rules):
     assert {"human_eval_tables", "probe_features_shard", "figure_probe_layers",
             "table_japanese"} <= {rule.name for rule in rules}

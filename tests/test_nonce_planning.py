@@ -23,6 +23,7 @@ def _add_unread_split(config):
         "blimp"]
 
 
+@pytest.mark.slow
 def test_a_split_nothing_reads_gets_no_nonce_versions_or_items(tmp_path):
     workdir = copy_workflow(tmp_path / "work")
     update_config(workdir, _add_unread_split)
@@ -85,6 +86,7 @@ def test_a_pool_for_an_unconfigured_treebank_stops_planning(tmp_path):
         plan(workdir)
 
 
+@pytest.mark.slow
 def test_language_options_left_out_of_the_config_are_the_schemas(tmp_path):
     """nonce.languages without `ar`: the Arabic runs still get the schema's strip_diacritics
     (one home for the default, passed explicitly); a language without options gets none."""
@@ -100,6 +102,7 @@ def test_language_options_left_out_of_the_config_are_the_schemas(tmp_path):
     assert not any("--option" in planned.shell[j] for j in english)
 
 
+@pytest.mark.slow
 def test_ttr_all_splits_makes_every_split_of_a_treebank_for_the_ttr_table_alone(tmp_path):
     """Table 8 pools a treebank's splits: with nonce.ttr_all_splits a split that nothing else
     reads (tiny_de dev) gets those versions, read by the type-token ratio table only."""

@@ -233,6 +233,7 @@ def test_sentences_regions_and_animacy(german_items):
     assert doubled["words"][-2:] == ["zeigte", "."]
 
 
+@pytest.mark.slow
 def test_item_ids_are_stable_and_independent_of_sampling(german_items, tmp_path, capsys):
     again = tmp_path / "again.parquet"
     assert run_cli(capsys, "pairs", "german-case", "--templates", TEMPLATES, "--out", again)[0] == 0

@@ -219,6 +219,7 @@ def _probe_runs(root, model, out):
     return files
 
 
+@pytest.mark.slow
 def test_language_table_against_numpy(two_languages, tmp_path, run_cli):
     root, model = two_languages
     files = _probe_runs(root, model, tmp_path)
@@ -258,6 +259,7 @@ def test_language_table_against_numpy(two_languages, tmp_path, run_cli):
     assert trained.to_series().unique().to_list() == [40]  # the training share
 
 
+@pytest.mark.slow
 def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan):
     planned = default_plan
     train_jobs = [j for j in planned.jobs if j[0] == "probe_train"]

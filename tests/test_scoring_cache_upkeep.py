@@ -258,6 +258,7 @@ def test_a_reader_lists_again_when_a_compaction_removes_what_it_listed(tmp_path,
     assert len(calls) == 2
 
 
+@pytest.mark.slow
 def test_concurrent_jobs_that_compact_share_the_cache_safely(tmp_path, caplog):
     caplog.set_level("INFO")
     import dataclasses
