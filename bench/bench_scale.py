@@ -70,7 +70,7 @@ def bench_config(workdir: Path, conllu: Path, neural: bool = True) -> dict:
         treebanks={"ewt": {"lang": "en", "splits": {"train": str(conllu)}}},
         nonce={**config["nonce"], "methods": ["spud"], "seeds": [1]},
         training_shares={"ewt/train": {"share": 0.5, "seed": 0}},
-        ngrams={"ngram": {"lang": "en", "text": ["ewt/train:train"]}},
+        ngrams={"ngram": {"lang": "en", "text": ["ewt/train@train"]}},
         controls={},
         scoring={**config["scoring"], "unigram": ["ngram"], "cache": None},
     )
@@ -88,7 +88,7 @@ def bench_config(workdir: Path, conllu: Path, neural: bool = True) -> dict:
                                   str(workdir / "tiny" / "encoder"), "layers": 2,
                                   "dist_layer": 1, "label_layer": 2, "baselines": [],
                                   "device": "cpu"}},
-                 tasks={"ewt": {"train": "train:train", "dev": None, "test": "train:heldout",
+                 tasks={"ewt": {"train": "train@train", "dev": None, "test": "train@heldout",
                                 "layers": {}}},
                  seeds=[1], sample={"n": None, "seed": 0}, max_epochs=2, rank=16)
     if not neural:  # --no-neural: the stages whose cost is not a forward pass per sentence

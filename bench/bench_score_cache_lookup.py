@@ -39,7 +39,8 @@ N_QUERIES = 2000
 
 
 class OldScoreCache:
-    """The lookup of the first implementation (scoring/cache.py before issue 20), verbatim."""
+    """The first implementation's lookup (every key read into a dict, whole `logprob` columns
+    read per lookup), verbatim."""
 
     def __init__(self, folder: Path):
         self.folder = folder

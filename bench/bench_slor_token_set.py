@@ -2,7 +2,7 @@
 
     python bench/bench_slor_token_set.py SCORE_DIR ITEMS UNIGRAM --other-workflow DIR --out OUT
 
-Issue 22, item 11: before commit 8c8d9a0 `item_statistics` added the log probabilities of tokens
+Why: before commit 8c8d9a0 `item_statistics` added the log probabilities of tokens
 that belong to no word (a transformer's `Ġ`/`▁` or a character between words) to the model side
 of SLOR and NormLP, which have no unigram term for them. Scoring twice would cost a second
 transformer run for the same log probabilities, so this takes one run's token_scores.parquet

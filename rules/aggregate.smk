@@ -26,7 +26,7 @@ rule table_treebank_stats:
     log:
         "results/logs/table_treebank_stats.log",
     benchmark:
-        "results/benchmarks/aggregate/table_treebank_stats.tsv"
+        "results/benchmarks/table_treebank_stats.tsv"
     conda:
         "../envs/stats.yaml"
     threads: 1
@@ -46,9 +46,9 @@ rule table_nonce_replacements:
     output:
         registry_files("table_nonce_replacements"),
     log:
-        "results/logs/aggregate/table_nonce_replacements.log",
+        "results/logs/table_nonce_replacements.log",
     benchmark:
-        "results/benchmarks/aggregate/table_nonce_replacements.tsv"
+        "results/benchmarks/table_nonce_replacements.tsv"
     conda:
         "../envs/stats.yaml"
     threads: 1
@@ -71,9 +71,9 @@ rule table_probe:
     output:
         registry_files("table_probe"),
     log:
-        "results/logs/aggregate/table_probe.log",
+        "results/logs/table_probe.log",
     benchmark:
-        "results/benchmarks/aggregate/table_probe.tsv"
+        "results/benchmarks/table_probe.tsv"
     conda:
         "../envs/stats.yaml"
     threads: 1
@@ -100,9 +100,9 @@ rule table_probe_edges:
     output:
         registry_files("table_probe_edges"),
     log:
-        "results/logs/aggregate/table_probe_edges.log",
+        "results/logs/table_probe_edges.log",
     benchmark:
-        "results/benchmarks/aggregate/table_probe_edges.tsv"
+        "results/benchmarks/table_probe_edges.tsv"
     conda:
         "../envs/stats.yaml"
     threads: 1
@@ -118,321 +118,76 @@ rule table_probe_edges:
         " --out-dir {params.out_dir:q} 2> {log:q}"
 
 
-# The tables of one dataset family: its items and their scores -> tables in results/tables. The
-# other families' rules reuse its input names and shell; each states its own env, threads, resources
-# and options (the Japanese regression is the one that needs more).
-rule table_blimp:
-    input:
-        item_files=aggregate_items("blimp"),
-        score_files=aggregate_scores("blimp"),
-    output:
-        registry_files("table_blimp"),
-    log:
-        "results/logs/aggregate/table_blimp.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_blimp.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(2000),
-        runtime=grows_with_attempt(10),
-    params:
-        command="table-blimp",
-        out_dir=subpath(output[1], parent=True),
-        options="",
-        datasets=aggregate_datasets("blimp"),
-        models=aggregate_models("blimp"),
-        code=stage_code("aggregate"),
-    shell:
-        "spudflow {params.command} --items {input.item_files:q} --scores {input.score_files:q}"
-        " --out-dir {params.out_dir:q} {params.options} 2> {log:q}"
+# The tables of one dataset family: its items and their scores -> tables in results/tables, one
+# rule per family, made from the registry's entries (the rule and command of the tables the family
+# feeds). Each family's command options, threads, resources and the config values its captions
+# show are FAMILY_TABLES' entry (rules/plumbing/aggregate.smk).
+for rule_name, family, command in family_table_rules():
+    table = FAMILY_TABLES[family]
+
+    rule:
+        name:
+            rule_name
+        input:
+            item_files=aggregate_items(family),
+            score_files=aggregate_scores(family),
+        output:
+            registry_files(rule_name),
+        log:
+            f"results/logs/{rule_name}.log",
+        benchmark:
+            f"results/benchmarks/{rule_name}.tsv"
+        conda:
+            "../envs/stats.yaml"
+        threads: table["threads"]
+        resources:
+            mem_mb=grows_with_attempt(table["mem_mb"]),
+            runtime=grows_with_attempt(table["runtime"]),
+        params:
+            **table["captions"],
+            command=command,
+            out_dir=subpath(output[1], parent=True),
+            options=table["options"],
+            datasets=items_datasets(family),
+            models=aggregate_models(family),
+            code=stage_code("aggregate"),
+        shell:
+            "spudflow {params.command} --items {input.item_files:q} --scores {input.score_files:q}"
+            " --out-dir {params.out_dir:q} {params.options} 2> {log:q}"
 
 
-use rule table_blimp as table_spud_scores with:
-    input:
-        item_files=aggregate_items("spud"),
-        score_files=aggregate_scores("spud"),
-    output:
-        registry_files("table_spud_scores"),
-    log:
-        "results/logs/aggregate/table_spud_scores.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_spud_scores.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(4000),
-        runtime=grows_with_attempt(15),
-    params:
-        command="table-spud-scores",
-        options=quoted(
-            ["--extremes", AGGREGATE["extremes"]]
-            + ["--outlier-threshold", AGGREGATE["spud_outlier_threshold"]]
-            + ["--outliers-above", AGGREGATE["spud_outliers_above"]]
-            + ["--outliers-below", AGGREGATE["spud_outliers_below"]]
-        ),
-        extremes=AGGREGATE["extremes"],
-        outlier_threshold=AGGREGATE["spud_outlier_threshold"],
-        outliers_above=AGGREGATE["spud_outliers_above"],
-        outliers_below=AGGREGATE["spud_outliers_below"],
-        datasets=aggregate_datasets("spud"),
-        models=aggregate_models("spud"),
+# A figure: one table -> NAME.svg and NAME.png in results/figures, one rule per entry of the
+# registry, which gives its name, table and command (every figure is one small table drawn once).
+# A figure fed by a dataset family shows that family's datasets and models in its caption; the
+# few with options of their own, or other config values in their captions, have an entry in
+# FIGURE_PARAMS (rules/plumbing/aggregate.smk).
+for figure in FIGURE_OUTPUTS.values():
 
-
-use rule table_blimp as table_german_case with:
-    input:
-        item_files=aggregate_items("german_case"),
-        score_files=aggregate_scores("german_case"),
-    output:
-        registry_files("table_german_case"),
-    log:
-        "results/logs/aggregate/table_german_case.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_german_case.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(2000),
-        runtime=grows_with_attempt(10),
-    params:
-        command="table-german-case",
-        options=f"--animacy {AGGREGATE['german_animacy']}",
-        animacy=AGGREGATE["german_animacy"],
-        datasets=aggregate_datasets("german_case"),
-        models=aggregate_models("german_case"),
-
-
-use rule table_blimp as table_cola with:
-    input:
-        item_files=aggregate_items("cola"),
-        score_files=aggregate_scores("cola"),
-    output:
-        registry_files("table_cola"),
-    log:
-        "results/logs/aggregate/table_cola.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_cola.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(2000),
-        runtime=grows_with_attempt(10),
-    params:
-        command="table-cola",
-        options=quoted(cli_options(AGGREGATE, ("folds", "seed")))
-        + f" --criterion {AGGREGATE['cola_criterion']}",
-        folds=AGGREGATE["folds"],
-        seed=AGGREGATE["seed"],
-        criterion=AGGREGATE["cola_criterion"],
-        datasets=aggregate_datasets("cola"),
-        models=aggregate_models("cola"),
-
-
-use rule table_blimp as table_japanese with:
-    input:
-        item_files=aggregate_items("japanese_transitivity"),
-        score_files=aggregate_scores("japanese_transitivity"),
-    output:
-        registry_files("table_japanese"),
-    log:
-        "results/logs/aggregate/table_japanese.log",
-    benchmark:
-        "results/benchmarks/aggregate/table_japanese.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 4
-    resources:
-        mem_mb=grows_with_attempt(japanese_table_memory),
-        runtime=grows_with_attempt(japanese_table_runtime),
-    params:
-        command="table-japanese",
-        options=lambda wc, threads: quoted(
-            cli_options(AGGREGATE, ("folds", "seed"))
-            + cli_options(
-                AGGREGATE["regression"],
-                ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"),
-            )
-            + ["--jobs", threads, "--decision", AGGREGATE["japanese_decision"]]
-            + [a for m in AGGREGATE["japanese_agreement_modes"] for a in ("--agreement-mode", m)]
-        ),
-        agreement_modes=AGGREGATE["japanese_agreement_modes"],
-        decision=AGGREGATE["japanese_decision"],
-        lexicon=lambda wc: pairs_section("japanese_transitivity").get("lexicon"),
-        corpus=lambda wc: pairs_section("japanese_transitivity").get("corpus"),
-        rank_by=lambda wc: pairs_section("japanese_transitivity").get("rank_by"),
-        min_count=lambda wc: pairs_section("japanese_transitivity").get("min_count"),
-        n_verb_pairs=lambda wc: pairs_section("japanese_transitivity").get("n_verb_pairs"),
-        folds=AGGREGATE["folds"],
-        regression=AGGREGATE["regression"],
-        datasets=aggregate_datasets("japanese_transitivity"),
-        models=aggregate_models("japanese_transitivity"),
-
-
-# A figure: one table -> NAME.svg and NAME.png in results/figures, its table and command from the
-# registry entry. The other figures' rules reuse this rule's env, threads, resources and shell
-# (every figure is one small table drawn once) and add the datasets and models of their captions.
-rule figure_probe_layers:
-    input:
-        table=figure_table("probe_layers"),
-    output:
-        registry_files("figure_probe_layers"),
-    log:
-        "results/logs/aggregate/figure_probe_layers.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_probe_layers.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(2000),
-        runtime=grows_with_attempt(10),
-    params:
-        command=figure_command("probe_layers"),
-        stem=subpath(output[1], strip_suffix=".png"),
-        code=stage_code("aggregate"),
-    shell:
-        "spudflow {params.command} {input.table:q} --out {params.stem:q} 2> {log:q}"
-
-
-use rule figure_probe_layers as figure_spud_log_ratios with:
-    input:
-        table=figure_table("spud_log_ratios"),
-    output:
-        registry_files("figure_spud_log_ratios"),
-    log:
-        "results/logs/aggregate/figure_spud_log_ratios.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_spud_log_ratios.tsv"
-    params:
-        command=figure_command("spud_log_ratios"),
-        datasets=aggregate_datasets("spud"),
-        models=aggregate_models("spud"),
-
-
-use rule figure_probe_layers as figure_german_case_roc with:
-    input:
-        table=figure_table("german_case_roc"),
-    output:
-        registry_files("figure_german_case_roc"),
-    log:
-        "results/logs/aggregate/figure_german_case_roc.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_german_case_roc.tsv"
-    params:
-        command=figure_command("german_case_roc"),
-        datasets=aggregate_datasets("german_case"),
-        models=aggregate_models("german_case"),
-
-
-use rule figure_probe_layers as figure_german_case_order_auc with:
-    input:
-        table=figure_table("german_case_order_auc"),
-    output:
-        registry_files("figure_german_case_order_auc"),
-    log:
-        "results/logs/aggregate/figure_german_case_order_auc.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_german_case_order_auc.tsv"
-    params:
-        command=figure_command("german_case_order_auc"),
-        datasets=aggregate_datasets("german_case"),
-        models=aggregate_models("german_case"),
-
-
-use rule figure_probe_layers as figure_german_case_auc_templates with:
-    input:
-        table=figure_table("german_case_auc_templates"),
-    output:
-        registry_files("figure_german_case_auc_templates"),
-    log:
-        "results/logs/aggregate/figure_german_case_auc_templates.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_german_case_auc_templates.tsv"
-    params:
-        command=figure_command("german_case_auc_templates"),
-        datasets=aggregate_datasets("german_case"),
-        models=aggregate_models("german_case"),
-
-
-use rule figure_probe_layers as figure_blimp_fields with:
-    input:
-        table=figure_table("blimp_fields"),
-    output:
-        registry_files("figure_blimp_fields"),
-    log:
-        "results/logs/aggregate/figure_blimp_fields.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_blimp_fields.tsv"
-    params:
-        command=figure_command("blimp_fields"),
-        datasets=aggregate_datasets("blimp"),
-        models=aggregate_models("blimp"),
-
-
-use rule figure_probe_layers as figure_japanese_agreement with:
-    input:
-        table=figure_table("japanese_agreement"),
-    output:
-        registry_files("figure_japanese_agreement"),
-    log:
-        "results/logs/aggregate/figure_japanese_agreement.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_japanese_agreement.tsv"
-    params:
-        command=figure_command("japanese_agreement"),
-        datasets=aggregate_datasets("japanese_transitivity"),
-        models=aggregate_models("japanese_transitivity"),
-        agreement_modes=AGGREGATE["japanese_agreement_modes"],
-
-
-# Its own rule: the figure command takes the pruning threshold (thesis §5.6) from the config.
-rule figure_japanese_agreement_graph:
-    input:
-        table=figure_table("japanese_agreement_graph"),
-    output:
-        registry_files("figure_japanese_agreement_graph"),
-    log:
-        "results/logs/aggregate/figure_japanese_agreement_graph.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_japanese_agreement_graph.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(2000),
-        runtime=grows_with_attempt(10),
-    params:
-        stem=subpath(output[1], strip_suffix=".png"),
-        threshold=AGGREGATE["japanese_graph_threshold"],
-        agreement_modes=AGGREGATE["japanese_agreement_modes"],
-        options=quoted(
-            cli_options({"threshold": AGGREGATE["japanese_graph_threshold"]}, ("threshold",))
-        ),
-        datasets=aggregate_datasets("japanese_transitivity"),
-        models=aggregate_models("japanese_transitivity"),
-        code=stage_code("aggregate"),
-    shell:
-        "spudflow figure-japanese-agreement-graph {input.table:q} --out {params.stem:q}"
-        " {params.options} 2> {log:q}"
-
-
-use rule figure_probe_layers as figure_japanese_length with:
-    input:
-        table=figure_table("japanese_length"),
-    output:
-        registry_files("figure_japanese_length"),
-    log:
-        "results/logs/aggregate/figure_japanese_length.log",
-    benchmark:
-        "results/benchmarks/aggregate/figure_japanese_length.tsv"
-    params:
-        command=figure_command("japanese_length"),
-        datasets=aggregate_datasets("japanese_transitivity"),
-        models=aggregate_models("japanese_transitivity"),
+    rule:
+        name:
+            figure.rule
+        input:
+            table=f"results/tables/{figure.table}.parquet",
+        output:
+            registry_files(figure.rule),
+        log:
+            f"results/logs/{figure.rule}.log",
+        benchmark:
+            f"results/benchmarks/{figure.rule}.tsv"
+        conda:
+            "../envs/stats.yaml"
+        threads: 1
+        resources:
+            mem_mb=grows_with_attempt(2000),
+            runtime=grows_with_attempt(10),
+        params:
+            **figure_params(figure),
+            command=figure.command,
+            stem=subpath(output[1], strip_suffix=".png"),
+            code=stage_code("aggregate"),
+        shell:
+            "spudflow {params.command} {input.table:q} --out {params.stem:q} {params.options}"
+            " 2> {log:q}"
 
 
 # The front page: one headline table per paper, linking to the full tables, figures and the
@@ -443,9 +198,9 @@ rule front_page:
     output:
         "results/index.html",
     log:
-        "results/logs/aggregate/front_page.log",
+        "results/logs/front_page.log",
     benchmark:
-        "results/benchmarks/aggregate/front_page.tsv"
+        "results/benchmarks/front_page.tsv"
     conda:
         "../envs/stats.yaml"
     threads: 1

@@ -17,7 +17,7 @@ from spudflow.core.rules_support import (
     input_mb,
     memory_for_input,
 )
-from spudflow.probe.model_shape import model_shape
+from spudflow.core.training_share import split_part
 
 
 wildcard_constraints:
@@ -29,10 +29,6 @@ wildcard_constraints:
     control=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
     method=r"spud|posfree|pos",
     seed=r"[0-9]+",
-    probe_model=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
-    baseline=r"lm|M0|MR|MRC",
-    dist=r"[0-9]+|auto",
-    label=r"[0-9]+|auto",
     shard=r"[1-9][0-9]*",
     part=r"train|heldout",
     shards=r"[1-9][0-9]*",
@@ -91,11 +87,13 @@ def training_share_dir(treebank, split):
 
 def training_text_inputs(entries):
     """Training text of a model the pipeline trains (n-gram, control): `treebank/split` entries
-    are ingested splits, `treebank/split:train` their training shares, anything else is a text
+    are ingested splits, `treebank/split@train` their training shares, anything else is a text
     file."""
     inputs = []
     for entry in entries:
-        name = entry.removesuffix(":train")
+        name, part = split_part(entry)
+        if part != "train":
+            name = entry
         treebank, _, split = name.partition("/")
         if split not in config["treebanks"].get(treebank, {}).get("splits", {}):
             inputs.append(entry)

@@ -14,6 +14,8 @@ rule fetch_treebank:
         "resources/downloads/{treebank}/{download}.{ext}",
     log:
         "results/logs/fetch_treebank/{treebank}/{download}.{ext}.log",
+    benchmark:
+        "results/benchmarks/fetch_treebank/{treebank}/{download}.{ext}.tsv"
     wildcard_constraints:
         download=r"[A-Za-z0-9_-]+(?:\.[1-9][0-9]*)?",
         ext=r"conllu|conllu\.gz",
@@ -48,11 +50,11 @@ rule ingest:
         mem_mb=grows_with_attempt(memory_for_input(2000, 500, 10, "conllu")),
         runtime=grows_with_attempt(10),
     params:
-        outdir=subpath(output.tokens, parent=True),
+        out_dir=subpath(output.tokens, parent=True),
         lenient="--lenient" if config["ingest"]["lenient"] else "",
         code=stage_code("ingest"),
     shell:
-        "spudflow ingest {input.conllu:q} --out {params.outdir:q} {params.lenient} 2> {log:q}"
+        "spudflow ingest {input.conllu:q} --out {params.out_dir:q} {params.lenient} 2> {log:q}"
 
 
 rule treebank_stats:
@@ -63,6 +65,8 @@ rule treebank_stats:
         "results/stats/{treebank}/{split}.parquet",
     log:
         "results/logs/treebank_stats/{treebank}/{split}.log",
+    benchmark:
+        "results/benchmarks/treebank_stats/{treebank}/{split}.tsv"
     conda:
         "../envs/core.yaml"
     threads: 1
@@ -70,11 +74,11 @@ rule treebank_stats:
         mem_mb=grows_with_attempt(1000),
         runtime=grows_with_attempt(5),
     params:
-        outdir=subpath(input.tokens, parent=True),
+        in_dir=subpath(input.tokens, parent=True),
         lang=lambda wc: treebank_lang(wc.treebank),
         code=stage_code("ingest"),
     shell:
-        "spudflow stats {params.outdir:q} --treebank {wildcards.treebank} --split {wildcards.split}"
+        "spudflow stats {params.in_dir:q} --treebank {wildcards.treebank} --split {wildcards.split}"
         " --lang {params.lang} --out {output:q} 2> {log:q}"
 
 
@@ -90,6 +94,8 @@ rule training_share:
         sentences="results/shares/{treebank}/{split}/{part}/sentences.parquet",
     log:
         "results/logs/training_share/{treebank}/{split}/{part}.log",
+    benchmark:
+        "results/benchmarks/training_share/{treebank}/{split}/{part}.tsv"
     conda:
         "../envs/core.yaml"
     threads: 1
@@ -97,10 +103,10 @@ rule training_share:
         mem_mb=grows_with_attempt(1000),
         runtime=grows_with_attempt(5),
     params:
-        indir=subpath(input.tokens, parent=True),
-        outdir=subpath(output.tokens, parent=True),
+        in_dir=subpath(input.tokens, parent=True),
+        out_dir=subpath(output.tokens, parent=True),
         share=training_share_args,
         code=stage_code("ingest"),
     shell:
-        "spudflow training-share {params.indir:q} {params.share} --out {params.outdir:q}"
+        "spudflow training-share {params.in_dir:q} {params.share} --out {params.out_dir:q}"
         " 2> {log:q}"

@@ -32,14 +32,14 @@ rule nonce:
         mem_mb=grows_with_attempt(memory_for_input(3000, 500, 130, "tokens")),
         runtime=grows_with_attempt(10),
     params:
-        indir=subpath(input.tokens, parent=True),
-        outdir=subpath(output.tokens, parent=True),
+        in_dir=subpath(input.tokens, parent=True),
+        out_dir=subpath(output.tokens, parent=True),
         lang=lambda wc: treebank_lang(wc.treebank),
         options=nonce_options,
         code=stage_code("nonce"),
     shell:
-        "spudflow nonce {params.indir:q} --lang {params.lang} --seed {wildcards.seed}"
-        " --method {wildcards.method} --out {params.outdir:q} --conllu {output.conllu:q}"
+        "spudflow nonce {params.in_dir:q} --lang {params.lang} --seed {wildcards.seed}"
+        " --method {wildcards.method} --out {params.out_dir:q} --conllu {output.conllu:q}"
         " --treebank {wildcards.treebank} --split {wildcards.split} {params.options}"
         " 2> {log:q}"
 
@@ -51,9 +51,9 @@ rule table_nonce_ratio:
     output:
         registry_files("table_nonce_ratio"),
     log:
-        "results/logs/nonce/table_nonce_ratio.log",
+        "results/logs/table_nonce_ratio.log",
     benchmark:
-        "results/benchmarks/nonce/table_nonce_ratio.tsv"
+        "results/benchmarks/table_nonce_ratio.tsv"
     conda:
         "../envs/core.yaml"
     threads: 1
@@ -78,9 +78,9 @@ use rule table_nonce_ratio as table_nonce_ttr with:
     output:
         registry_files("table_nonce_ttr"),
     log:
-        "results/logs/nonce/table_nonce_ttr.log",
+        "results/logs/table_nonce_ttr.log",
     benchmark:
-        "results/benchmarks/nonce/table_nonce_ttr.tsv"
+        "results/benchmarks/table_nonce_ttr.tsv"
     params:
         command="table-nonce-ttr",
         options=nonce_ttr_options(),
@@ -99,9 +99,9 @@ if "human_eval" in config:
             key=f"{human_eval_dir()}/answer_key.parquet",
             sheets=human_eval_sheets(),
         log:
-            "results/logs/nonce/human_eval_export.log",
+            "results/logs/human_eval_export.log",
         benchmark:
-            "results/benchmarks/nonce/human_eval_export.tsv"
+            "results/benchmarks/human_eval_export.tsv"
         conda:
             "../envs/core.yaml"
         threads: 1
@@ -112,7 +112,7 @@ if "human_eval" in config:
             orig=subpath(input.orig, parent=True),
             spud=subpath(input.spud, parent=True),
             posfree=subpath(input.posfree, parent=True),
-            outdir=subpath(output.key, parent=True),
+            out_dir=subpath(output.key, parent=True),
             n=config["human_eval"]["n"],
             seed=config["human_eval"]["seed"],
             annotators=quoted(config["human_eval"]["annotators"]),
@@ -120,7 +120,7 @@ if "human_eval" in config:
         shell:
             "spudflow human-eval export --orig {params.orig:q} --spud {params.spud:q}"
             " --posfree {params.posfree:q} --n {params.n} --seed {params.seed}"
-            " --annotators {params.annotators} --out {params.outdir:q} 2> {log:q}"
+            " --annotators {params.annotators} --out {params.out_dir:q} 2> {log:q}"
 
     # Tables 1-2 only from filled sheets (human_eval.filled).
     if config["human_eval"]["filled"]:
@@ -132,9 +132,9 @@ if "human_eval" in config:
             output:
                 registry_files("human_eval_tables"),
             log:
-                "results/logs/nonce/human_eval_tables.log",
+                "results/logs/human_eval_tables.log",
             benchmark:
-                "results/benchmarks/nonce/human_eval_tables.tsv"
+                "results/benchmarks/human_eval_tables.tsv"
             conda:
                 "../envs/core.yaml"
             threads: 1

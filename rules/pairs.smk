@@ -12,9 +12,9 @@ rule items_spud:
     output:
         "results/items/{dataset}.parquet",
     log:
-        "results/logs/pairs/{dataset}.log",
+        "results/logs/items_spud/{dataset}.log",
     benchmark:
-        "results/benchmarks/pairs/{dataset}.tsv"
+        "results/benchmarks/items_spud/{dataset}.tsv"
     wildcard_constraints:
         dataset=r"spud_[A-Za-z0-9_.-]+",
     conda:
@@ -45,9 +45,9 @@ rule items_german_case:
     output:
         "results/items/german_case.parquet",
     log:
-        "results/logs/pairs/german_case.log",
+        "results/logs/items_german_case.log",
     benchmark:
-        "results/benchmarks/pairs/german_case.tsv"
+        "results/benchmarks/items_german_case.tsv"
     conda:
         "../envs/core.yaml"
     threads: 1
@@ -70,9 +70,9 @@ rule japanese_verb_counts:
     output:
         JAPANESE_COUNTED_LEXICON,
     log:
-        "results/logs/pairs/japanese_verb_counts.log",
+        "results/logs/japanese_verb_counts.log",
     benchmark:
-        "results/benchmarks/pairs/japanese_verb_counts.tsv"
+        "results/benchmarks/japanese_verb_counts.tsv"
     conda:
         "../envs/core.yaml"
     threads: 1
@@ -92,9 +92,9 @@ rule items_japanese_transitivity:
     output:
         "results/items/japanese_transitivity_{variant}.parquet",
     log:
-        "results/logs/pairs/japanese_transitivity_{variant}.log",
+        "results/logs/items_japanese_transitivity/{variant}.log",
     benchmark:
-        "results/benchmarks/pairs/japanese_transitivity_{variant}.tsv"
+        "results/benchmarks/items_japanese_transitivity/{variant}.tsv"
     wildcard_constraints:
         variant="|".join(JAPANESE_VARIANTS),
     conda:
@@ -124,9 +124,9 @@ rule items_cola:
     output:
         "results/items/cola.parquet",
     log:
-        "results/logs/pairs/cola.log",
+        "results/logs/items_cola.log",
     benchmark:
-        "results/benchmarks/pairs/cola.tsv"
+        "results/benchmarks/items_cola.tsv"
     conda:
         "../envs/core.yaml"
     threads: 1
@@ -152,6 +152,8 @@ rule fetch_pairs_file:
         "resources/downloads/pairs/{family}/{name}",
     log:
         "results/logs/fetch_pairs_file/{family}/{name}.log",
+    benchmark:
+        "results/benchmarks/fetch_pairs_file/{family}/{name}.tsv"
     wildcard_constraints:
         family=PAIRS_URL_FAMILIES,
         name=r"[A-Za-z0-9_.-]+",
@@ -174,9 +176,9 @@ rule items_blimp:
     output:
         "results/items/blimp.parquet",
     log:
-        "results/logs/pairs/blimp.log",
+        "results/logs/items_blimp.log",
     benchmark:
-        "results/benchmarks/pairs/blimp.tsv"
+        "results/benchmarks/items_blimp.tsv"
     conda:
         "../envs/core.yaml"
     threads: 1

@@ -14,6 +14,14 @@
 include: "plumbing/probe.smk"
 
 
+# The probe rules' own wildcards (the shared ones are in rules/common.smk).
+wildcard_constraints:
+    probe_model=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+    baseline=r"lm|M0|MR|MRC",
+    dist=rf"[0-9]+|{AUTO}",
+    label=rf"[0-9]+|{AUTO}",
+
+
 # A task naming an unknown treebank/split/share, or training and testing on the same sentences,
 # stops planning (spudflow.core.probe_tasks).
 probe_tasks()
@@ -55,9 +63,9 @@ use rule probe_features as probe_features_shard with:
     output:
         temp(directory("results/probe/features/{probe_model}/{treebank}/{split}.shard{shard}")),
     log:
-        "results/logs/probe_features/{probe_model}/{treebank}/{split}.shard{shard}.log",
+        "results/logs/probe_features_shard/{probe_model}/{treebank}/{split}.shard{shard}.log",
     benchmark:
-        "results/benchmarks/probe_features/{probe_model}/{treebank}/{split}.shard{shard}.tsv"
+        "results/benchmarks/probe_features_shard/{probe_model}/{treebank}/{split}.shard{shard}.tsv"
     wildcard_constraints:
         probe_model=probe_models_pattern(sharded=True),
         split=PROBE_SPLIT_DIR,
@@ -112,11 +120,11 @@ rule probe_train:
         mem_mb=grows_with_attempt(probe_train_memory),
         runtime=grows_with_attempt(60 * len(probe_seeds())),
     params:
-        outdir=probe_pair_dir_of,
+        out_dir=probe_pair_dir_of,
         args=probe_train_args,
         code=stage_code("probe"),
     shell:
-        "spudflow probe train {params.args} --threads {threads} --out {params.outdir:q}"
+        "spudflow probe train {params.args} --threads {threads} --out {params.out_dir:q}"
         " 2> {log:q}"
 
 

@@ -52,14 +52,14 @@ rule score:
         runtime=grows_with_attempt(lambda wc: 240 if is_transformer(wc.model) else 30),
         gpu=lambda wc: 1 if is_transformer(wc.model) else 0,
     params:
-        outdir=subpath(output.token_scores, parent=True),
+        out_dir=subpath(output.token_scores, parent=True),
         source=lambda wc: model_config(wc.model)["source"],
         args=score_args,
         shard="",
         code=stage_code("scoring"),
     shell:
         "spudflow score {input.item_table:q} --model {params.source:q} --name {wildcards.model}"
-        " {params.shard} --out {params.outdir:q} --threads {threads} {params.args} 2> {log:q}"
+        " {params.shard} --out {params.out_dir:q} --threads {threads} {params.args} 2> {log:q}"
 
 
 # Models with `shards` > 1: one job per items dataset x model x shard, each scoring a contiguous
@@ -99,7 +99,7 @@ rule score_gather:
         runtime=grows_with_attempt(30),
     params:
         shard_dirs=score_shard_dirs,
-        outdir=subpath(output.token_scores, parent=True),
+        out_dir=subpath(output.token_scores, parent=True),
         code=stage_code("scoring"),
     shell:
-        "spudflow score-gather {params.shard_dirs:q} --out {params.outdir:q} 2> {log:q}"
+        "spudflow score-gather {params.shard_dirs:q} --out {params.out_dir:q} 2> {log:q}"

@@ -2,8 +2,9 @@
 (core/artifacts.py), so they have exactly the columns and types the producers write.
 
 Scores are drawn from seeded generators with a known effect (nonce sentences more perplexing,
-grammatical sentences more probable, ...) so every statistic has something to find. The
-hand-off tests (tests/test_handoff.py) run the same consumers on what the producers really write.
+grammatical sentences more probable, ...) so every statistic has something to find. The tests
+of finished tiny runs (tests/test_every_table.py) run the same consumers on what the producers
+really write.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ DOCS = REPO / "docs" / "aggregate.md"
 
 
 def items_frame(rows: list[dict], dataset: str, language: str) -> pl.DataFrame:
-    """The shared items columns (issue 4) for rows carrying item_id, group_id, sentence, label
-    and the dataset's condition columns."""
+    """The items columns every family shares (items.FAMILY) for rows carrying item_id,
+    group_id, sentence, label and the dataset's condition columns."""
     shared = []
     for row in rows:
         words = row["sentence"].split()
@@ -54,7 +55,7 @@ def items_frame(rows: list[dict], dataset: str, language: str) -> pl.DataFrame:
 def scores_frame(item_ids: list[str], model: str, method: str, logprob: np.ndarray,
                  n_tokens: np.ndarray, region: str | None = None,
                  unigram: np.ndarray | None = None) -> pl.DataFrame:
-    """item_scores rows (issue 5): ppl = exp(-logprob / n_tokens); SLOR, Word-LP Min-1 and NormLP
+    """item_scores rows: ppl = exp(-logprob / n_tokens); SLOR, Word-LP Min-1 and NormLP
     from a unigram log-probability when given."""
     logprob = np.asarray(logprob, dtype=float)
     n_tokens = np.asarray(n_tokens, dtype=int)

@@ -1,4 +1,4 @@
-"""The five-sentence rerun (issue 15): a workflow copy whose SPUD pairs, built from the first 16
+"""The five-sentence rerun: a workflow copy whose SPUD pairs, built from the first 16
 sentences of EWT test, are scored by an n-gram model and a tiny GPT-2 that do not depend on the
 treebank; then five sentences are edited (a determiner each, form and `# text`). Used by
 tests/test_score_cache_rerun.py and bench/bench_score_cache_rerun.py."""

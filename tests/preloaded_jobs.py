@@ -1,7 +1,7 @@
 """A `spudflow` for the tests' workflow runs whose jobs start with the heavy libraries imported.
 
 Every Snakemake job is a fresh Python that imports torch, transformers, polars and the rest
-before it does a second of work: a tiny score job spends 5.5 of its 6 s importing (issue 23).
+before it does a second of work: a tiny score job spends 5.5 of its 6 s importing.
 The tests run a few hundred such jobs. Here one server process per test process imports them
 once; a job's `spudflow ARGS` (a small client script put first on PATH by run_workflow) hands
 its arguments, working directory, environment and stdin/stdout/stderr to the server, which

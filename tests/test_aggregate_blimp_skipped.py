@@ -1,4 +1,4 @@
-"""BLiMP ties and skipped pairs (issue 13.9): counted and shown, and n_pairs is the denominator of
+"""BLiMP ties and skipped pairs: counted and shown, and n_pairs is the denominator of
 accuracy. Inputs are what the real stages write: vendored BLiMP records made into items by
 `pairs blimp` and scored by `score` with a tiny causal model whose input limit some sentence
 exceeds."""

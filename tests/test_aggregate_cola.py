@@ -29,6 +29,7 @@ def brute_force(scores, labels, folds, seed, metric):
     return accuracy_score(labels, predictions), matthews_corrcoef(labels, predictions)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("criterion", "metric"), [("accuracy", accuracy_score),
                                                    ("mcc", matthews_corrcoef)])
 def test_cross_validated_thresholds(tmp_path, run_cli, criterion, metric):
@@ -148,6 +149,7 @@ def held_out(part: pl.DataFrame, column: str, thresholds: list | None = None) ->
     return predictions
 
 
+@pytest.mark.slow
 def test_phenomenon_mcc_is_sklearns_on_each_set(produced):
     scored, tables = produced
     table = assert_table_files(tables, "cola_phenomena")

@@ -10,6 +10,7 @@ import pytest
 from artifact_files import rewrite
 
 from spudflow.core.contract import write_artifact
+from spudflow.core.outputs_registry import FIGURE_OUTPUTS, PROBE, TABLE_OUTPUTS
 from spudflow.core.table_artifacts import TABLES
 
 from aggregate_inputs import (
@@ -20,22 +21,18 @@ from aggregate_inputs import (
     spud_inputs,
 )
 
-FIGURES = (
-    ("figure-spud-log-ratios", "spud_ratios", "table-spud-scores", spud_inputs),
-    ("figure-german-case-roc", "german_case_roc", "table-german-case", german_case_inputs),
-    ("figure-german-case-order-auc", "german_case_order_auc", "table-german-case",
-     german_case_inputs),
-    ("figure-german-case-auc-templates", "german_case_auc_templates", "table-german-case",
-     german_case_inputs),
-    ("figure-blimp-fields", "blimp_field", "table-blimp", blimp_inputs),
-    ("figure-japanese-agreement", "japanese_agreement", "table-japanese", japanese_inputs),
-    ("figure-japanese-agreement-graph", "japanese_agreement", "table-japanese", japanese_inputs),
-    ("figure-japanese-length", "japanese_length_perplexity", "table-japanese", japanese_inputs),
-    ("figure-probe-layers", "probe_layers", "table-probe", None),
-)
+# The hand-made inputs of each feed's table command (tests/aggregate_inputs.py); the probe's
+# command reads metrics files instead (None).
+FEED_INPUTS = {"spud": spud_inputs, "german_case": german_case_inputs, "blimp": blimp_inputs,
+               "japanese_transitivity": japanese_inputs, PROBE: None}
+# Every figure of the registry: its command, the table it draws and the command that makes it.
+FIGURES = [(figure.command, figure.table, TABLE_OUTPUTS[figure.table].command,
+            FEED_INPUTS[figure.feed]) for figure in FIGURE_OUTPUTS.values()]
 
 
-@pytest.mark.parametrize(("figure", "table", "command", "inputs"), FIGURES)
+@pytest.mark.slow
+@pytest.mark.parametrize(("figure", "table", "command", "inputs"), FIGURES,
+                         ids=[f[0] for f in FIGURES])
 def test_figure_files_are_deterministic(tmp_path, run_cli, figure, table, command, inputs):
     tables = tmp_path / "tables"
     if inputs is None:

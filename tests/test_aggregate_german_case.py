@@ -39,6 +39,7 @@ def _template_aucs(frame, model, keep=None):
     return aucs
 
 
+@pytest.mark.slow
 def test_counts_and_template_aucs(german):
     frame, out = german
     assert frame.height == 3 * 144 * 2
@@ -54,6 +55,7 @@ def test_counts_and_template_aucs(german):
         assert dict(zip(got["template"], got["auc"], strict=True)) == pytest.approx(expected)
 
 
+@pytest.mark.slow
 def test_mean_sd_over_templates_and_restricted(german):
     frame, out = german
     summary = assert_table_files(out, "german_case_auc")
@@ -73,6 +75,7 @@ def test_mean_sd_over_templates_and_restricted(german):
             assert row["auc_pooled"] != pytest.approx(row["auc_mean"])
 
 
+@pytest.mark.slow
 def test_violation_types(german):
     frame, out = german
     table = assert_table_files(out, "german_case_auc_violation")
@@ -88,6 +91,7 @@ def test_violation_types(german):
                                                        .filter(keep)))
 
 
+@pytest.mark.slow
 def test_case_order_means(german):
     frame, out = german
     order = assert_table_files(out, "german_case_order")
@@ -106,6 +110,7 @@ def test_case_order_means(german):
     assert row["logprob_sd"] == pytest.approx(np.std(chosen["logprob_sum"].to_numpy(), ddof=1))
 
 
+@pytest.mark.slow
 def test_roc_points_are_sklearns(german):
     frame, out = german
     points = assert_table_files(out, "german_case_roc", formats=DATA_FORMATS)
@@ -132,6 +137,7 @@ def test_positions_that_are_no_permutation_are_bad_input(tmp_path, run_cli):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_template_with_an_infinite_or_nan_log_probability(tmp_path, run_cli):
     """A log-probability of -inf (a token of probability 0), which sklearn refuses, is ranked:
     its template's AUC is that of the scores' order (as with the lowest finite score); a NaN

@@ -83,6 +83,7 @@ def _check(row: dict, aucs: list[float]) -> None:
     assert row["auc_sd"] == pytest.approx(np.std(aucs, ddof=1))
 
 
+@pytest.mark.slow
 def test_producers_wrote_four_templates(produced):
     frame, *_ = produced
     assert frame.height == 4 * 144
@@ -118,6 +119,7 @@ def _mean_over_templates(frame: pl.DataFrame, aucs: dict[str, float], keep) -> l
     return means
 
 
+@pytest.mark.slow
 def test_one_vs_six_by_case_order_and_first_case(produced):
     """FIGREF20 as the reference's 1-vs-6: each grammatical sentence against its six one-case
     violations in the same NP order, averaged per case order and per first case."""
@@ -157,6 +159,7 @@ def test_animacy_is_the_one_vs_six_difference_by_np_position(produced):
         assert row["difference_sd"] == pytest.approx(np.std(difference, ddof=1))
 
 
+@pytest.mark.slow
 def test_animacy_from_the_templates_flags_is_the_other_reading(produced, tmp_path):
     """--animacy flags: the templates' own animate column decides; t31 (111) has no inanimate
     NP, so it drops out."""
@@ -248,6 +251,7 @@ def test_violation_types_on_plausible_sentences(produced):
         _check(_row(table, analysis="all", violation=violation), everything)
 
 
+@pytest.mark.slow
 def test_order_figure_shows_an_order_without_sentences_as_missing(produced, tmp_path):
     """Without scores for the grammatical sentences that read NAD, that order has no AUC: its
     bars (1 vs 6, one order vs the other five) say n/a instead of standing at 0."""

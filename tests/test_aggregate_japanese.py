@@ -154,6 +154,7 @@ def _accuracy(run_cli, out, items, scores, *options) -> pl.DataFrame:
     return assert_table_files(out, "japanese_accuracy")
 
 
+@pytest.mark.slow
 def test_default_decision_is_perplexity(produced, tmp_path, run_cli):
     """Thesis §4.5: lower perplexity wins, not higher summed log probability (which favours the
     verb with fewer tokens)."""

@@ -109,7 +109,7 @@ def test_language_table_without_nonce_sets_has_null_nonce_columns(tmp_path, run_
 
 def test_language_table_reports_the_sentences_left_out_as_too_long(tmp_path, run_cli):
     """probe/run.py leaves a sentence too long in any version out of every eval set of its run;
-    the language table says how many (issue 22, item 4)."""
+    the language table says how many."""
     path = probe_metrics(tmp_path)
     rewrite(path, lambda f: f.with_columns(
         pl.when(pl.col("model") == "bert").then(3).otherwise(0).cast(pl.Int64)
@@ -122,6 +122,7 @@ def test_language_table_reports_the_sentences_left_out_as_too_long(tmp_path, run
         assert row["n_too_long"] == (3 if row["model"] == "bert" else 0)
 
 
+@pytest.mark.slow
 def test_an_eval_set_without_words_has_no_scores_rather_than_zero(tmp_path, run_cli):
     """The probe scores an eval set without words (every sentence too short) 0 over 0 words:
     its means are null, in every table, not a 0 LAS or a mean of the other runs; the other

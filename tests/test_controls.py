@@ -87,6 +87,7 @@ def test_saved_directory_reloads_and_is_scored(trained, tmp_path, kind):
     assert set(scores.filter(pl.col("item_id") == "3")["skipped"]) == {"too_long"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", list(METHODS))
 def test_loss_falls(corpus, tmp_path, kind):
     assert train(corpus, tmp_path / kind, kind, 0, 8, "--learning-rate", "0.003") == 0

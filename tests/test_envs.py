@@ -183,6 +183,7 @@ def third_party_imports(code: dict[Path, bool]) -> dict[str, str]:
     return found
 
 
+@pytest.mark.slow
 def test_every_executing_rule_names_an_existing_env_file():
     missing = [
         f"{rule.name}: conda: {rule.conda_spec!r}"
@@ -206,6 +207,7 @@ def test_every_env_file_is_used():
     assert set(env_files()) <= used, f"unused env files: {sorted(set(env_files()) - used)}"
 
 
+@pytest.mark.slow
 def test_each_rule_env_lists_the_packages_its_code_imports():
     stages = stage_of_subcommand()
     distributions = importlib.metadata.packages_distributions()

@@ -92,7 +92,7 @@ def test_every_table_has_rows_and_numbers(finished_run):
 @pytest.mark.slow
 def test_cola_table_has_every_normalisation(finished_run):
     """NormLP, SLOR and Word-LP Min-1 come from the unigram model the pipeline trained; a renamed
-    score column once made NormLP silently disappear (issue 13.1)."""
+    score column once made NormLP silently disappear from the table."""
     cola = pl.read_parquet(finished_run / "results" / "tables" / "cola_thresholds.parquet")
     assert set(cola["normalisation"]) == {"LogProb", "MeanLP", "NormLP", "SLOR",
                                           "Word-LP Min-1"}

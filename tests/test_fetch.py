@@ -84,6 +84,7 @@ def test_a_download_of_another_checksum_is_bad_input(run_cli, tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_the_fetch_rule_passes_the_configured_checksum(tmp_path):
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
     url = "https://example.org/ud/en-test.conllu"

@@ -35,6 +35,9 @@ from spudflow.pairs.german_case_reference import (
 
 from aggregate_inputs import REPO
 
+# Every test reads the tables of one run of table-german-case on the reference's scores (seconds).
+pytestmark = pytest.mark.slow
+
 FIXTURE = REPO / "tests" / "data" / "german_case_reference" / "lstm_logprobs.parquet"
 STAND_IN_TEMPLATES = REPO / "config" / "templates" / "german_case.tsv"
 REFERENCE = os.environ.get("SPUDFLOW_GERMAN_REFERENCE")

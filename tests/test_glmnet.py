@@ -51,6 +51,7 @@ def _r(tmp_path, x, y, script: str) -> np.ndarray:
     return np.array([float(v) for v in done.stdout.split()])
 
 
+@pytest.mark.slow
 @needs_r
 def test_coefficients_match_r_glmnet_at_fixed_lambda(tmp_path):
     x, y = _design()
@@ -68,6 +69,7 @@ def test_coefficients_match_r_glmnet_at_fixed_lambda(tmp_path):
         assert ours.coefficients[0] == pytest.approx(reference[1:], abs=1e-4)
 
 
+@pytest.mark.slow
 @needs_r
 def test_the_default_threshold_is_glmnets_relative_to_the_null_deviance(tmp_path):
     """Both at their defaults (glmnet's thresh 1e-7 times the null deviance), the whole path's
@@ -99,6 +101,7 @@ def _r_cv(tmp_path, x, y, ids, options: str = "") -> dict[str, np.ndarray]:
             "cvm": values[2 * n + 4:2 * n + 4 + m], "cvsd": values[2 * n + 4 + m:]}
 
 
+@pytest.mark.slow
 @needs_r
 def test_lambda_path_and_cv_choice_match_cv_glmnet(tmp_path):
     """Same design, same fold ids: glmnet's own path (lambdas, where it ends early, deviance
@@ -136,6 +139,7 @@ def _separable_design(n: int = 120, seed: int = 4):
     return x, separating.astype(float)
 
 
+@pytest.mark.slow
 @needs_r
 def test_a_separable_design_gives_a_shorter_path_and_cv_glmnets_choice(tmp_path):
     """The separable design: glmnet's path ends once the deviance explained passes 0.999, and
@@ -161,6 +165,7 @@ def test_a_separable_design_gives_a_shorter_path_and_cv_glmnets_choice(tmp_path)
         link.reshape(len(cv.path.lambdas), -1).T, abs=1e-3)
 
 
+@pytest.mark.slow
 @needs_r
 def test_predictions_between_and_beyond_a_paths_lambdas_are_glmnets(tmp_path):
     """predict(fit, s = lambda): coefficients linear in lambda between the path's two nearest
@@ -212,6 +217,7 @@ def test_the_default_runs_failing_mode_is_fitted():
     assert np.isfinite(cv.cv_mean).all() and cv.lambda_1se >= cv.lambda_min
 
 
+@pytest.mark.slow
 @needs_r
 def test_the_default_runs_failing_mode_matches_cv_glmnet(tmp_path):
     """On the same folds R's cv.glmnet gives the same lambdas, lambda.min (3.31e-4) and
@@ -308,6 +314,7 @@ def test_a_separated_levels_fit_meets_the_optimality_conditions_along_the_path()
         assert np.all(np.abs(gradient[b == 0]) <= lam * (1 + 1e-4))
 
 
+@pytest.mark.slow
 @needs_r
 def test_a_separated_levels_path_matches_r_glmnet(tmp_path):
     """The whole default path on the separated design: log odds agree with R's to 1e-3 (2e-4
@@ -390,6 +397,7 @@ def _continuous_design(n: int = 300, p: int = 15, seed: int = 5):
     return x, y
 
 
+@pytest.mark.slow
 @needs_r
 def test_elastic_net_on_a_continuous_sparse_design_matches_r_glmnet(tmp_path):
     """alpha = 0.5 (the ridge part of the update) and unequal column scales and means: the

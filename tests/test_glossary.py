@@ -13,9 +13,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("workflow", "rules", "Snakefile", "docs", "report", "config")
 SUFFIXES = {".py", ".smk", ".md", ".rst", ".yaml", ".yml", ".json", ".tsv", ""}
 
-# The probe stage is being renamed on its own branch (baseline, eval_set): drop these after the
-# merge. rules/common.smk holds the probe wildcards' constraints (`variant=`, `probe_set=`).
-
 GLOSSARY = "docs/glossary.md"  # it names the retired synonyms
 AGGREGATE = ("workflow/spudflow/aggregate/", "workflow/spudflow/core/table_artifacts.py",
              "report/", "docs/aggregate.md")
@@ -71,6 +68,18 @@ RETIRED = [
      r"|the words|all words|equal|the scored|the training sentences held|the elastic)"
      r"|L1 share|share r > 1|WARMUP_SHARE|\b_shares?\(|(?<![\w-])--share\b(?!-)"
      r"|this share \(0-1\)|SHARE x n", None, ()),
+    ("share for a shard's fraction of the items", r"\bshare = 1 /|\bshard's share\b", None, ()),
+    # core/artifacts.py NONCE_REASONS names them (the nonce_stats columns); code reads it there.
+    ("the nonce reasons spelled out again", r"""["']no_candidate["']|^REASONS = """, CODE,
+     ("workflow/spudflow/core/artifacts.py", "workflow/spudflow/core/schemas.snapshot.json")),
+    # probe/layer_choice.py AUTO is the one spelling of a layer the sweep chooses.
+    ("auto spelled out again", r"""\bPROBE_AUTO\b|\bAUTO = ["']auto["']|\|auto["']""", CODE,
+     ("workflow/spudflow/probe/layer_choice.py",)),
+    ("outdir and indir for out_dir and in_dir", r"\b(?:outdir|indir)\b", None, ()),
+    # One separator, @, for a split's part in the config and in the result paths alike; configs
+    # written with the old one still read (core/training_share.py split_part).
+    ("a colon before a split's part", r"""(?:[\w/]|["']):(?:train|heldout)\b""", None, ()),
+    ("aggregate_datasets for items_datasets", r"\baggregate_datasets\b", None, ()),
 ]
 
 
@@ -151,6 +160,31 @@ OLD_SPELLINGS = [
      "`n_unseen` / `n_words`, which the n-gram scorer records per token; n/a for"),
     ("kind in code for anything but a model's architecture", "workflow/spudflow/core/atomic.py",
      "    from spudflow.core.output_kinds import may_replace"),
+    ("share for a shard's fraction of the items", "rules/plumbing/scoring.smk",
+     '    share = 1 / int(wildcards.shards) if "shards" in wildcards.keys() else 1'),
+    ("share for a shard's fraction of the items", "rules/plumbing/scoring.smk",
+     "    4000 an n-gram model) plus the score rows of the items it holds (a shard's share; a"),
+    ("the nonce reasons spelled out again", "workflow/spudflow/nonce/replace.py",
+     'NO_CANDIDATE = "no_candidate"  # the context holds no other unit in the pool'),
+    ("the nonce reasons spelled out again", "workflow/spudflow/nonce/replace.py",
+     "REASONS = (NO_CANDIDATE, NO_FORM, RULE, PROTECTED)"),
+    ("auto spelled out again", "rules/plumbing/probe.smk", 'PROBE_AUTO = "auto"'),
+    ("auto spelled out again", "workflow/spudflow/probe/cli.py", 'AUTO = "auto"'),
+    ("auto spelled out again", "rules/common.smk", '    dist=r"[0-9]+|auto",'),
+    ("outdir and indir for out_dir and in_dir", "rules/ingest.smk",
+     "        outdir=subpath(output.tokens, parent=True),"),
+    ("outdir and indir for out_dir and in_dir", "rules/nonce.smk",
+     '        "spudflow nonce {params.indir:q} --lang {params.lang} --seed {wildcards.seed}"'),
+    ("a colon before a split's part", "config/config.yaml",
+     '    de_pud: {train: "test:train", dev: null, test: "test:heldout", layers: {}}'),
+    ("a colon before a split's part", "config/config.yaml",
+     "  de_pud_share: {lang: de, text: [de_pud/test:train]}"),
+    ("a colon before a split's part", "rules/common.smk",
+     '        name = entry.removesuffix(":train")'),
+    ("a colon before a split's part", "docs/probe.md",
+     "(`test:heldout`: the sentences the SPUD items keep). `dev: null` selects on a seeded"),
+    ("aggregate_datasets for items_datasets", "rules/plumbing/aggregate.smk",
+     "def aggregate_datasets(family):"),
 ]
 
 
@@ -177,9 +211,17 @@ def test_patterns_catch_the_old_spellings(tmp_path, synonym, rel, line):
     ("workflow/spudflow/core/overlap.py",
      '    """Sentences of `treebank/split`: all of them, its training share or the rest'),
     ("docs/controls.md", "of each other, into every language's share — the multilingual controls"),
+    ("workflow/spudflow/nonce/replace.py",
+     "NO_CANDIDATE, NO_FORM, RULE, PROTECTED = NONCE_REASONS"),
+    ("rules/probe.smk", '    dist=rf"[0-9]+|{AUTO}",'),
+    ("config/config.yaml", '    de_pud: {train: "test@train", dev: null, test: "test@heldout"}'),
+    ("config/schema.yaml", '              pattern: "^[A-Za-z0-9_-]+([@:](train|heldout))?$"'),
+    ("rules/aggregate.smk", "            out_dir=subpath(output[1], parent=True),"),
+    ("docs/probe.md", "split (or share) and its nonce versions: `spud/seed1`, `pos/seed1`"),
 ])
 def test_patterns_leave_the_one_meaning(tmp_path, rel, line):
-    """A model's kind and a training share are what the two words keep: no pattern flags them."""
+    """A model's kind and a training share are what the two words keep, and the one spellings
+    of the other ideas: no pattern flags them."""
     path = tmp_path / rel
     path.parent.mkdir(parents=True)
     path.write_text(line + "\n", encoding="utf-8")

@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 
+import pytest
 from workflow_helpers import (
     copy_workflow,
     finished_tiny_run,
@@ -35,6 +36,7 @@ def mem_of(planned, rule: str, **wildcards: str) -> int:
     return mem
 
 
+@pytest.mark.slow
 def test_a_job_asks_for_memory_by_the_size_of_its_split(tmp_path):
     workdir = copy_workflow(tmp_path / "workflow")
     small = plan(workdir, forceall=True)
@@ -56,6 +58,7 @@ def test_a_job_asks_for_memory_by_the_size_of_its_split(tmp_path):
     assert mem_of(big, "items_spud", dataset="spud_tiny_en_test") >= 500 + 70 * 40
 
 
+@pytest.mark.slow
 def test_a_scoring_job_asks_for_memory_by_its_items_and_methods(tmp_path):
     """tiny_bert (masked, 2 methods, one job) and tiny_trigram (n-gram, 2 methods, 2 shards
     and a gather) on BLiMP's items: the model's floor, plus 350 MB per MB of items and method
@@ -101,6 +104,7 @@ def _memory_and_time(planned, job):
     return planned.resources[job]["mem_mb"], planned.resources[job]["runtime"]
 
 
+@pytest.mark.slow
 def test_a_probe_training_job_asks_for_memory_by_its_baselines_features_and_treebanks(tmp_path):
     """The lm job of tiny_en (part of its training split held out, probe.holdout; three eval sets)
     holds its training features twice, each eval set's features once and its treebanks' words;
@@ -121,6 +125,7 @@ def test_a_probe_training_job_asks_for_memory_by_its_baselines_features_and_tree
     assert mem_of(planned, "probe_train", baseline="M0") == 4000
 
 
+@pytest.mark.slow
 def test_a_probe_feature_job_asks_for_memory_by_its_encoder_and_treebanks(tmp_path):
     """tiny_bert made 4096 wide with 3 GB of weights (planned, never run): its weights twice,
     and per token row of the split's three treebanks (78,000 per MB) 170 bytes plus 2 bytes per
@@ -145,6 +150,7 @@ def test_a_probe_feature_job_asks_for_memory_by_its_encoder_and_treebanks(tmp_pa
     assert weights < 1_000_000  # the real tiny encoder would have asked for the floor
 
 
+@pytest.mark.slow
 def test_a_feature_gather_job_asks_for_memory_by_its_largest_gathered_file(tmp_path):
     """With probe.feature_shards 2, the gather of tiny_en's test@heldout features holds one
     file at a time from both shards: twice lm/orig's 900 + 1300 MB, with a quarter of headroom
@@ -166,6 +172,7 @@ def test_a_feature_gather_job_asks_for_memory_by_its_largest_gathered_file(tmp_p
     assert planned.resources[gather]["mem_mb"] == 1000 + 2.5 * 2200
 
 
+@pytest.mark.slow
 def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_file(tmp_path):
     """table_japanese holds every items file and one dataset's scores of one model at a time:
     125 MB per MB of items, 60 per MB of the largest score file and 10 per MB of the largest
@@ -184,6 +191,7 @@ def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_f
     assert planned.resources[job]["runtime"] == 0.15 * 480  # minutes: its regressions
 
 
+@pytest.mark.slow
 def test_the_probe_edges_table_asks_for_time_and_memory_by_the_predictions_it_parses(tmp_path):
     """table_probe_edges parses each probe run's predictions of every eval set, one file at a
     time, and keeps the gold treebanks' words: its time grows with all the predictions, its
@@ -217,6 +225,7 @@ def test_a_models_shape_comes_from_its_config_json(tmp_path):
     assert model_shape(str(folder)) is None
 
 
+@pytest.mark.slow
 def test_every_rule_asks_for_more_memory_and_time_on_each_retry(tmp_path):
     """Every rule that runs something has its `mem_mb` and `runtime` from grows_with_attempt
     (rules/common.smk), and Snakemake's dry run of the third attempt asks 2.25 times the

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import polars as pl
+import pytest
 from scoring_models import make_item
 from test_scoring_cli import write_items
 
@@ -63,6 +64,7 @@ def _scores(items: Path, model: Path, out: Path, cache: Path | None) -> list[flo
     return frame.sort("item_id")["logprob_sum"].to_list()
 
 
+@pytest.mark.slow
 def test_the_cache_gives_the_new_models_scores_after_an_in_place_rewrite(tmp_path):
     """Two bigram models of the same file size (their words differ in one letter); the second
     is written over the first in place with the first's timestamp."""

@@ -70,6 +70,7 @@ def tree_state(root: Path) -> dict[str, tuple[int, int]]:
     return state
 
 
+@pytest.mark.slow
 def test_the_module_with_the_embedded_default_plans_the_repository_jobs(tmp_path):
     in_repo = plan(repository_copy(tmp_path / "clone"), forceall=True)
     project = module_project(tmp_path / "project", user_config=False)
@@ -89,6 +90,7 @@ def test_the_module_with_the_embedded_default_plans_the_repository_jobs(tmp_path
     assert sorted(p.name for p in project.iterdir()) == [".snakemake", "Snakefile"]
 
 
+@pytest.mark.slow
 def test_the_module_under_a_prefix_plans_the_same_jobs_renamed(tmp_path):
     plain = plan(module_project(tmp_path / "plain", user_config=False), forceall=True)
     prefixed = plan(module_project(tmp_path / "prefixed", user_config=False,
@@ -173,6 +175,7 @@ def test_the_code_fingerprint_is_of_the_workflows_sources_else_the_installed_pac
     assert (package_dir() / "cli.py").is_file()
 
 
+@pytest.mark.slow
 def test_a_workflow_path_outside_the_workflow_stops_planning(tmp_path):
     project = tmp_path / "project"
     (project / "config").mkdir(parents=True)
@@ -187,6 +190,7 @@ def test_a_workflow_path_outside_the_workflow_stops_planning(tmp_path):
     assert not (project / "results").exists()
 
 
+@pytest.mark.slow
 def test_the_catalog_test_config_dry_runs_from_its_directory(tmp_path):
     """`snakemake -n --directory .test` (the catalog's check), on a copy of .test: the working
     directory's config/config.yaml is taken, its workflow: paths come from the repository."""

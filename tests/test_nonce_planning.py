@@ -14,17 +14,19 @@ def _nonce_splits(planned) -> set[tuple[str, str]]:
     return {(dict(w)["treebank"], dict(w)["split"]) for rule, w in planned.jobs if rule == "nonce"}
 
 
+def _add_unread_split(config):
+    """tiny_de's dev split, which only trains (the controls' text: null): neither scored nor
+    probed on."""
+    config["treebanks"]["tiny_de"]["splits"]["dev"] = TINY_DE
+    config["scoring"]["datasets"] = [
+        "spud_tiny_en_test", "spud_tiny_de_test", "german_case", "japanese_transitivity_base",
+        "blimp"]
+
+
+@pytest.mark.slow
 def test_a_split_nothing_reads_gets_no_nonce_versions_or_items(tmp_path):
     workdir = copy_workflow(tmp_path / "work")
-
-    def add_unread_split(config):
-        # a dev split that only trains (the controls' text: null): neither scored nor probed on
-        config["treebanks"]["tiny_de"]["splits"]["dev"] = TINY_DE
-        config["scoring"]["datasets"] = [
-            "spud_tiny_en_test", "spud_tiny_de_test", "german_case",
-            "japanese_transitivity_base", "blimp"]
-
-    update_config(workdir, add_unread_split)
+    update_config(workdir, _add_unread_split)
     planned = plan(workdir, forceall=True)
     assert job("ingest", treebank="tiny_de", split="dev") in planned.jobs
     assert _nonce_splits(planned) == {("tiny_en", "test"), ("tiny_de", "test")}
@@ -84,6 +86,7 @@ def test_a_pool_for_an_unconfigured_treebank_stops_planning(tmp_path):
         plan(workdir)
 
 
+@pytest.mark.slow
 def test_language_options_left_out_of_the_config_are_the_schemas(tmp_path):
     """nonce.languages without `ar`: the Arabic runs still get the schema's strip_diacritics
     (one home for the default, passed explicitly); a language without options gets none."""
@@ -99,16 +102,14 @@ def test_language_options_left_out_of_the_config_are_the_schemas(tmp_path):
     assert not any("--option" in planned.shell[j] for j in english)
 
 
+@pytest.mark.slow
 def test_ttr_all_splits_makes_every_split_of_a_treebank_for_the_ttr_table_alone(tmp_path):
     """Table 8 pools a treebank's splits: with nonce.ttr_all_splits a split that nothing else
     reads (tiny_de dev) gets those versions, read by the type-token ratio table only."""
     workdir = copy_workflow(tmp_path / "work")
 
     def pool_all_splits(config):
-        config["treebanks"]["tiny_de"]["splits"]["dev"] = TINY_DE
-        config["scoring"]["datasets"] = [
-            "spud_tiny_en_test", "spud_tiny_de_test", "german_case",
-            "japanese_transitivity_base", "blimp"]
+        _add_unread_split(config)
         config["nonce"]["ttr_all_splits"] = {"methods": ["spud"], "seeds": [1]}
 
     update_config(workdir, pool_all_splits)

@@ -103,6 +103,7 @@ def test_a_tokenizer_that_cannot_be_loaded_is_bad_input(treebanks, run_cli):
     assert not out.with_suffix(".parquet").exists()
 
 
+@pytest.mark.slow
 def test_pooled_rows_count_the_distinct_units_of_every_split(tmp_path, wordpiece, run_cli):
     """Table 8 pools a treebank's splits (App. D): EWT dev and test (their first sentences), one
     nonce version each; the `dev+test` row counts the union of their types, not a mean of

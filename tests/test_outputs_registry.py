@@ -6,17 +6,22 @@ here; so does a table rule fed by datasets of another family."""
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 import yaml
-from workflow_helpers import REPO, copy_workflow, plan
+from workflow_helpers import REPO, copy_checkout, copy_workflow, plan
 
 from spudflow.aggregate import cli as aggregate_cli
 from spudflow.aggregate import figures
 from spudflow.aggregate.front_page import SECTIONS
 from spudflow.core import outputs_registry
+from spudflow.core.contract import write_artifact
 from spudflow.core.dataset_families import DATASET_FAMILIES
 from spudflow.core.outputs_registry import (
     FIGURE,
@@ -110,12 +115,88 @@ def test_front_page_reads_the_registry():
         assert TABLE_OUTPUTS[section.table].output_type == "table"
 
 
-def test_docs_list_is_rendered_from_the_registry():
+@pytest.mark.parametrize(("block", "render"), [
+    (outputs_registry.BLOCK, outputs_registry.render),
+    (outputs_registry.FIGURES_BLOCK, outputs_registry.render_figures)], ids=["outputs", "figures"])
+def test_docs_lists_are_rendered_from_the_registry(block, render):
     page = (REPO / "docs" / "aggregate.md").read_text(encoding="utf-8")
-    block = outputs_registry.BLOCK.search(page)
-    assert block, "docs/aggregate.md has no <!-- outputs --> block"
-    assert block.group("body") == outputs_registry.render(), (
+    found = block.search(page)
+    assert found, f"docs/aggregate.md has no {block.pattern[:20]} block"
+    assert found.group("body") == render(), (
         "stale: python -m spudflow.core.outputs_registry docs/aggregate.md")
+
+
+# A figure added as docs/aggregate.md says: its registry entry, its function, its caption.
+NEW_ENTRY = """    _figure("blimp_paradigms", "blimp_paradigm", "BLiMP accuracy per paradigm",
+            "BLiMP", "BLiMP, accuracy per paradigm", "blimp", shows="accuracy per paradigm"),
+"""
+NEW_FUNCTION = """
+
+def blimp_paradigms(paradigms, stem):
+    return _empty(stem, "BLiMP paradigms")
+"""
+NEW_CAPTION = "BLiMP accuracy per paradigm; items datasets {{ snakemake.params.datasets }}.\n"
+
+
+# The report entry of the new figure's SVG as the parsed workflow has it: caption and category.
+REPORT_ENTRY = """import sys
+from pathlib import Path
+sys.path.insert(0, "{tests}")
+from snakemake.api import SnakemakeApi
+from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
+copy = Path("{copy}")
+with SnakemakeApi(OutputSettings(quiet={{Quietness.ALL}})) as api:
+    workflow = api.workflow(resource_settings=ResourceSettings(cores=1),
+                            snakefile=copy / "Snakefile", workdir=copy)._workflow
+    rule = workflow.get_rule("figure_blimp_paradigms")
+    report = rule.output[0].flags["report"]
+    print((Path(rule.snakefile).parent / str(report.caption)).resolve(), report.category)
+"""
+
+
+def _add_a_figure(copy: Path) -> None:
+    code = copy / "workflow" / "spudflow"
+    registry = code / "core" / "outputs_registry.py"
+    text = registry.read_text(encoding="utf-8")
+    start = text.index("OUTPUTS: tuple[Output, ...] = (\n")
+    end = text.index("\n)\n", start) + 1  # the tuple's closing line
+    registry.write_text(text[:end] + NEW_ENTRY + text[end:], encoding="utf-8")
+    with (code / "aggregate" / "figures.py").open("a", encoding="utf-8") as figures_file:
+        figures_file.write(NEW_FUNCTION)
+    (copy / "report" / "blimp_paradigms_figure.rst").write_text(NEW_CAPTION, encoding="utf-8")
+
+
+def _in_copy(copy: Path, *args: str) -> subprocess.CompletedProcess:
+    """`python ARGS` in the copy, importing the copy's spudflow (not the checkout's)."""
+    env = {**os.environ, "PYTHONPATH": str(copy / "workflow")}
+    return subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+
+
+@pytest.mark.slow
+def test_a_new_figure_is_its_entry_its_function_and_its_caption(tmp_path):
+    """In a copy of the workflow on the default config, a figure added in those three places
+    only is planned by rule all with its rule, its log and its report entry, and its command
+    draws it."""
+    copy = copy_checkout(tmp_path / "workflow")
+    _add_a_figure(copy)
+    planned = _in_copy(copy, "-m", "snakemake", "-n", "--forceall", "--cores", "1")
+    assert planned.returncode == 0, planned.stderr
+    assert re.search(r"^figure_blimp_paradigms\s+1$", planned.stdout, re.M), planned.stdout
+    assert ("spudflow figure-blimp-paradigms results/tables/blimp_paradigm.parquet --out "
+            "results/figures/blimp_paradigms  2> results/logs/figure_blimp_paradigms.log"
+            ) in planned.stdout
+    reported = _in_copy(copy, "-c", REPORT_ENTRY.format(tests=REPO / "tests", copy=copy))
+    assert reported.returncode == 0, reported.stderr
+    assert reported.stdout.split() == [str(copy / "report" / "blimp_paradigms_figure.rst"),
+                                       "BLiMP"]
+    empty = copy / "blimp_paradigm.parquet"
+    write_artifact(pl.DataFrame(schema=TABLES["blimp_paradigm"].polars_schema()), empty,
+                   TABLES["blimp_paradigm"])
+    drawn = _in_copy(copy, "-m", "spudflow", "figure-blimp-paradigms", str(empty), "--out",
+                     str(tmp_path / "drawn"))
+    assert drawn.returncode == 0, drawn.stderr
+    assert b"no BLiMP paradigms" in (tmp_path / "drawn.svg").read_bytes()
 
 
 

@@ -27,7 +27,7 @@ SECOND = ("For those who follow social media transitions on Capitol Hill, this w
 
 
 def _tiny_en(part="all", share=None, min_words=0, path=str(TINY_EN)):
-    name = "tiny_en/test:train" if part == "train" else "tiny_en/test"
+    name = "tiny_en/test@train" if part == "train" else "tiny_en/test"
     return Sentences(name, path, "conllu", "tiny_en/test", part, share, min_words)
 
 
@@ -103,7 +103,7 @@ def _config():
         "treebanks": {"tiny_en": {"lang": "en", "splits": {"test": str(TINY_EN)}},
                       "tiny_de": {"lang": "de", "splits": {"test": "https://x.org/de.conllu"}}},
         "training_shares": {"tiny_en/test": {"share": 0.5, "seed": 3}},
-        "ngrams": {"en": {"lang": "en", "text": ["tiny_en/test:train", "extra.txt"]}},
+        "ngrams": {"en": {"lang": "en", "text": ["tiny_en/test@train", "extra.txt"]}},
         "controls": {"bert": {"kind": "masked", "text": None}},
         "models": {"trigram": {"source": "results/ngram/en.parquet"},
                    "bert": {"source": "results/controls/bert"},
@@ -117,8 +117,11 @@ def test_training_text_and_dataset_sources_come_from_the_config():
     config = _config()
     share = (0.5, 3)
     assert model_training(config, "trigram") == [
-        Sentences("tiny_en/test:train", str(TINY_EN), "conllu", "tiny_en/test", "train", share),
+        Sentences("tiny_en/test@train", str(TINY_EN), "conllu", "tiny_en/test", "train", share),
         Sentences("extra.txt", "extra.txt")]
+    # a config written with the old spelling reads the same
+    config["ngrams"]["en"]["text"][0] = "tiny_en/test:train"
+    assert model_training(config, "trigram")[0].name == "tiny_en/test@train"
     # text: null is every configured split, all of it; a URL split is not on disk yet
     assert [(s.name, s.path, s.part) for s in model_training(config, "bert")] == [
         ("tiny_en/test", str(TINY_EN), "all"), ("tiny_de/test", None, "all")]

@@ -141,10 +141,10 @@ def test_templates_decline_weak_nouns_by_pattern_and_animacy(tmp_path):
 def build(templates):
     import pyarrow.parquet as pq
 
-    from spudflow.pairs.german_case import build_german_case_items
+    from spudflow.pairs.german_case import build_german_case_items, read_templates
 
     out = templates.parent / "items.parquet"
-    pq.write_table(build_german_case_items(templates), out)
+    pq.write_table(build_german_case_items(read_templates(templates)), out)
     return out
 
 
@@ -233,6 +233,7 @@ def test_sentences_regions_and_animacy(german_items):
     assert doubled["words"][-2:] == ["zeigte", "."]
 
 
+@pytest.mark.slow
 def test_item_ids_are_stable_and_independent_of_sampling(german_items, tmp_path, capsys):
     again = tmp_path / "again.parquet"
     assert run_cli(capsys, "pairs", "german-case", "--templates", TEMPLATES, "--out", again)[0] == 0

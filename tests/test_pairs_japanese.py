@@ -127,6 +127,7 @@ def _build(capsys, tmp_path, variant, *extra):
     return out
 
 
+@pytest.mark.slow
 def test_one_verb_pair_in_every_context(tmp_path, capsys):
     rows = read_items(_build(capsys, tmp_path, "base", "--n-verb-pairs", "1"))
     top = ranked(read_lexicon(LEXICON))[0]

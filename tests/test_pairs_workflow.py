@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 import yaml
 from workflow_helpers import copy_checkout, default_config, plan
 
@@ -14,6 +15,7 @@ def _planned_jobs(workdir, config=None) -> Counter:
     return Counter(rule for rule, _ in plan(copy_checkout(workdir, config)).jobs)
 
 
+@pytest.mark.slow
 def test_default_config_builds_the_vendored_items_datasets(tmp_path):
     jobs = _planned_jobs(tmp_path)
     assert jobs["items_german_case"] == 1

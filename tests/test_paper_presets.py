@@ -59,6 +59,7 @@ def test_the_readme_says_where_each_user_file_goes():
             assert relative in readme, relative
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PRESETS)
 def test_preset_dry_run_plans_the_papers_tables(tmp_path, name):
     jobs = _dry_run(tmp_path, _preset(name), USER_FILES[name])
@@ -87,6 +88,7 @@ def test_spud_preset_without_its_probe_section_plans_the_papers_data_and_scores(
     assert jobs["score"] == 5 + 5 + 1 + 1 + 1 + 1
 
 
+@pytest.mark.slow
 def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path):
     planned = _plan(tmp_path, _preset("spud"), [])
     hdt_train = [f"resources/downloads/de_hdt/train.{n}.conllu" for n in range(1, 5)]

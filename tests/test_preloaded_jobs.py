@@ -44,6 +44,7 @@ def _real() -> Path:
     return Path(sys.executable).parent / "spudflow"
 
 
+@pytest.mark.slow
 def test_a_preloaded_job_writes_the_bytes_a_fresh_process_writes(client, tmp_path):
     before = len(_jobs_log(client))
     outputs = {}

@@ -50,6 +50,7 @@ def unsharded(tmp_path_factory) -> Path:
     return workdir
 
 
+@pytest.mark.slow
 def test_a_split_tested_on_k_eval_sets_is_one_job_for_every_baseline(unsharded, tmp_path):
     planned = plan(unsharded, forceall=True)
     jobs = _jobs(planned, "probe_features")
@@ -86,6 +87,7 @@ def test_a_split_tested_on_k_eval_sets_is_one_job_for_every_baseline(unsharded, 
                                   single / baseline / "orig.safetensors")
 
 
+@pytest.mark.slow
 def test_sharded_features_gather_into_the_unsharded_directory(unsharded, tmp_path):
     workdir = copy_workflow(tmp_path / "workflow")
     update_config(workdir, lambda config: config["probe"].update(feature_shards=2))
@@ -126,6 +128,7 @@ def _call(root: Path, out: Path, baselines: list[str]) -> int:
                  "--block-size", "8", "--out", str(out)])
 
 
+@pytest.mark.slow
 def test_every_baseline_in_one_call_is_byte_identical_to_one_call_each(ewt, tmp_path):
     """Each baseline's files do not depend on the baselines built with it or their order:
     MR/MRC weights come from --init-seed alone."""

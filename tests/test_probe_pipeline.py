@@ -73,6 +73,7 @@ def test_baselines_differ_from_the_model(probe_data):
     assert (root / "again.safetensors").read_bytes() == files["MR"].read_bytes()
 
 
+@pytest.mark.slow
 def test_train_evaluates_orig_and_nonce(probe_data):
     root, model = probe_data
     for split in ("train", "test", "spud1"):

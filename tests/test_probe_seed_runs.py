@@ -34,6 +34,7 @@ def _train(root: Path, seeds: list[int], out: Path, *extra: str) -> int:
     return main([*train_args(root, seeds, 3), *LAYERS, *extra, "--out", str(out)])
 
 
+@pytest.mark.slow
 def test_seeds_in_one_call_equal_each_seed_alone(root, tmp_path):
     assert _train(root, [1, 2], tmp_path / "both") == 0
     assert _train(root, [2], tmp_path / "alone") == 0

@@ -29,6 +29,7 @@ def _metrics(sweep) -> list[str]:
 
 # --- the layer choice ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_choice_is_the_argmax_of_the_mean_selection_metric(sweep, tmp_path):
     out = tmp_path / "choice.parquet"
     assert main(["probe", "select-layers", *_metrics(sweep), "--out", str(out)]) == 0
@@ -124,6 +125,7 @@ def test_select_layers_rejects_an_incomplete_or_foreign_sweep(sweep, auto_run, t
     assert not (tmp_path / "c.parquet").exists()
 
 
+@pytest.mark.slow
 def test_layer_table_marks_the_choice_and_keeps_auto_runs_apart(sweep, auto_run, tmp_path):
     choice, out = auto_run
     metrics = [*_metrics(sweep), str(out / "metrics.parquet")]

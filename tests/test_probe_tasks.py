@@ -1,4 +1,4 @@
-"""Probes in several languages in one run (issue 14): the probe section's tasks, split shares as
+"""Probes in several languages in one run: the probe section's tasks, split shares as
 probe sets (the nonce test sets restricted to the same sentences), and the cross-language table
 probe_languages checked against numpy on metrics the real probe code wrote for two treebanks."""
 
@@ -34,7 +34,7 @@ def _config(tasks, shares=("de_pud/test",)):
 def test_tasks_parse_splits_shares_and_layers():
     tasks = probe_tasks(_config({
         "en_ewt": {"train": "dev", "dev": None, "test": "test"},
-        "de_pud": {"train": "test:train", "test": "test:heldout",
+        "de_pud": {"train": "test@train", "test": "test@heldout",
                    "layers": {"m": {"dist_layer": 1, "label_layer": 2}}}}))
     assert tasks["en_ewt"].train == ProbeSplit("en_ewt", "dev")
     assert tasks["en_ewt"].dev is None
@@ -45,6 +45,10 @@ def test_tasks_parse_splits_shares_and_layers():
     models = {"m": {"dist_layer": 3, "label_layer": 4}}
     assert tasks["en_ewt"].layer_pair("m", models) == (3, 4)
     assert tasks["de_pud"].layer_pair("m", models) == (1, 2)
+    # a config written with the old spelling, SPLIT:PART, reads the same
+    old = probe_tasks(_config({"de_pud": {"train": "test:train", "test": "test:heldout"}}))
+    assert (old["de_pud"].train, old["de_pud"].test) == (tasks["de_pud"].train,
+                                                         tasks["de_pud"].test)
 
 
 @pytest.mark.parametrize(("tasks", "shares", "message"), [
@@ -52,23 +56,23 @@ def test_tasks_parse_splits_shares_and_layers():
      "config key probe.tasks.xx: not a treebank of `treebanks:`"),
     ({"en_ewt": {"train": "train", "test": "test"}}, (),
      "config key probe.tasks.en_ewt.train: 'train' is not a split of treebank en_ewt"),
-    ({"en_ewt": {"train": "dev:train", "test": "test"}}, (),
-     "config key probe.tasks.en_ewt.train: 'dev:train' needs a training share, but "
+    ({"en_ewt": {"train": "dev@train", "test": "test"}}, (),
+     "config key probe.tasks.en_ewt.train: 'dev@train' needs a training share, but "
      "training_shares has no entry 'en_ewt/dev'"),
-    ({"de_pud": {"train": "test:train", "test": "test:heldout"}}, (),
-     "config key probe.tasks.de_pud.train: 'test:train' needs a training share, but "
+    ({"de_pud": {"train": "test@train", "test": "test@heldout"}}, (),
+     "config key probe.tasks.de_pud.train: 'test@train' needs a training share, but "
      "training_shares has no entry 'de_pud/test'"),
     ({"en_ewt": {"train": "dev:rest", "test": "test"}}, ("en_ewt/dev",),
-     "config key probe.tasks.en_ewt.train: 'dev:rest': after ':' comes train or heldout, not "
+     "config key probe.tasks.en_ewt.train: 'dev:rest': a split's part is train or heldout, not "
      "'rest'"),
     ({"en_ewt": {"train": "test", "test": "test"}}, (),
      "config key probe.tasks.en_ewt: train 'test' and test 'test' share sentences"),
-    ({"de_pud": {"train": "test", "test": "test:heldout"}}, ("de_pud/test",),
-     "config key probe.tasks.de_pud: train 'test' and test 'test:heldout' share sentences"),
-    ({"de_pud": {"train": "test:train", "dev": "test:train", "test": "test:heldout"}},
+    ({"de_pud": {"train": "test", "test": "test@heldout"}}, ("de_pud/test",),
+     "config key probe.tasks.de_pud: train 'test' and test 'test@heldout' share sentences"),
+    ({"de_pud": {"train": "test@train", "dev": "test@train", "test": "test@heldout"}},
      ("de_pud/test",),
-     "config key probe.tasks.de_pud: train 'test:train' and dev 'test:train' share sentences"),
-    ({"de_pud": {"train": "test:train", "test": "test:heldout",
+     "config key probe.tasks.de_pud: train 'test@train' and dev 'test@train' share sentences"),
+    ({"de_pud": {"train": "test@train", "test": "test@heldout",
                  "layers": {"other": {"dist_layer": 1, "label_layer": 1}}}}, ("de_pud/test",),
      "config key probe.tasks.de_pud.layers.other: not a model of probe.models"),
 ])
@@ -79,7 +83,7 @@ def test_bad_tasks_are_config_errors(tasks, shares, message):
 
 
 TWO_TASKS = {"en_ewt": {"train": "dev", "test": "test"},
-             "de_pud": {"train": "test:train", "test": "test:heldout"}}
+             "de_pud": {"train": "test@train", "test": "test@heldout"}}
 
 
 def _with_models(models, tasks=TWO_TASKS):
@@ -215,6 +219,7 @@ def _probe_runs(root, model, out):
     return files
 
 
+@pytest.mark.slow
 def test_language_table_against_numpy(two_languages, tmp_path, run_cli):
     root, model = two_languages
     files = _probe_runs(root, model, tmp_path)
@@ -254,6 +259,7 @@ def test_language_table_against_numpy(two_languages, tmp_path, run_cli):
     assert trained.to_series().unique().to_list() == [40]  # the training share
 
 
+@pytest.mark.slow
 def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan):
     planned = default_plan
     train_jobs = [j for j in planned.jobs if j[0] == "probe_train"]
@@ -306,8 +312,8 @@ def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan)
 @pytest.mark.parametrize(("task", "line"), [
     ({"train": "dev", "dev": None, "test": "dev"},
      "config key probe.tasks.en_ewt: train 'dev' and test 'dev' share sentences"),
-    ({"train": "dev:train", "dev": None, "test": "test"},
-     "config key probe.tasks.en_ewt.train: 'dev:train' needs a training share, but "
+    ({"train": "dev@train", "dev": None, "test": "test"},
+     "config key probe.tasks.en_ewt.train: 'dev@train' needs a training share, but "
      "training_shares has no entry 'en_ewt/dev'"),
 ])
 def test_a_bad_task_stops_planning(tmp_path, task, line):

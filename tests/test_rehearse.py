@@ -204,6 +204,7 @@ def test_probe_feature_jobs_count_one_encoder_per_baseline(tmp_path):
     assert probe_feature_loads(tmp_path) == (3, 3 + 2 * 2)
 
 
+@pytest.mark.slow
 def test_a_probe_encoder_logs_its_hub_commit(tmp_path):
     """A probe-only hub model (no scoring job logs it) says which snapshot it came from."""
     from spudflow.rehearse.families import FAMILIES
@@ -532,6 +533,7 @@ def test_the_feature_estimate_widens_each_probe_models_files_by_its_own_width(tm
     assert widened == pytest.approx(1000 * 768 / HIDDEN + 300 * 2048 / HIDDEN + 50)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["bert-multilingual", "mgpt"])
 def test_a_stand_in_tokenizer_splits_unseen_text_like_a_real_one(name):
     """Learned subwords: words the tokenizer never saw cost a few pieces, not one per character

@@ -1,4 +1,4 @@
-"""Rescoring costs what changed (issue 15): after a full run, five edited treebank sentences make
+"""Rescoring costs what changed: after a full run, five edited treebank sentences make
 the scoring jobs compute only the items derived from them (the log's cache counts), and every
 table and score file equals a cold run's."""
 

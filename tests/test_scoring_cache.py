@@ -139,6 +139,7 @@ def many_items(tmp_path):
     return write_items(tmp_path / "many.parquet", items)
 
 
+@pytest.mark.slow
 def test_concurrent_jobs_share_the_cache_safely(tmp_path, many_items, caplog):
     caplog.set_level("INFO")
     cold = tmp_path / "cold"
@@ -157,6 +158,7 @@ def test_concurrent_jobs_share_the_cache_safely(tmp_path, many_items, caplog):
     assert computed == 0 and hits > 0
 
 
+@pytest.mark.slow
 def test_a_job_killed_mid_run_leaves_no_false_entry(tmp_path, many_items, caplog):
     caplog.set_level("INFO")
     cache = tmp_path / "cache"

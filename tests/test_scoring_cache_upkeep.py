@@ -1,4 +1,4 @@
-"""The score cache's storage, failures and upkeep (issue 20): a failed cache write never fails
+"""The score cache's storage, failures and upkeep: a failed cache write never fails
 the job; prune keeps a setting any of whose names is kept; torn segments are counted, verified
 away and then no longer warned about; compaction (by command, by a job, racing another) keeps
 every entry, the newest copy of a key wins; renames are made durable by syncing the folder."""
@@ -258,6 +258,7 @@ def test_a_reader_lists_again_when_a_compaction_removes_what_it_listed(tmp_path,
     assert len(calls) == 2
 
 
+@pytest.mark.slow
 def test_concurrent_jobs_that_compact_share_the_cache_safely(tmp_path, caplog):
     caplog.set_level("INFO")
     import dataclasses

@@ -229,6 +229,7 @@ def test_ngram_kind(tmp_path, items_file, unigram_file):
 
 
 
+@pytest.mark.slow
 def test_an_ngram_job_never_imports_torch(tmp_path, items_file, unigram_file):
     """An n-gram score job (threads and cache given, as the rules pass them) runs without torch
     or transformers: importing them is two of its three seconds on a CPU node."""

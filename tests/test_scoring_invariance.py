@@ -1,4 +1,4 @@
-"""Batch invariance (issue 15, part 1): an item's token scores do not depend on what else is in
+"""Batch invariance: an item's token scores do not depend on what else is in
 its batch, the padding, the batch-token budget, the shard it falls into or the number of shards.
 Every model kind and method, scored alone, in batches under different budgets and in shards,
 agrees with one reference run: on CPU in fp32, with two threads, to the bit (the issue asks for
@@ -63,6 +63,7 @@ def items(tmp_path_factory):
     return write_items(tmp_path_factory.mktemp("mixed") / "items.parquet", MIXED)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "method"), SCORERS)
 def test_scores_do_not_depend_on_batch_budget_or_shard(tmp_path, items, kind, method):
     reference = score(items, tmp_path / "ref", kind, method, "--batch-tokens", 100000)
@@ -76,6 +77,7 @@ def test_scores_do_not_depend_on_batch_budget_or_shard(tmp_path, items, kind, me
         assert_same_scores(reference, pl.concat(parts), f"{count} shards")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "method"), SCORERS)
 def test_an_item_scored_alone_scores_as_in_a_batch(tmp_path, items, kind, method):
     reference = score(items, tmp_path / "ref", kind, method, "--batch-tokens", 100000)

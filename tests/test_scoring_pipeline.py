@@ -100,6 +100,7 @@ def test_shard_jobs_ask_for_a_gpu_for_transformer_models_only(tmp_path):
     assert {gpu for _, gpu in by_rule["score_gather", "tiny_bert"]} == {0}
 
 
+@pytest.mark.slow
 def test_schema_accepts_the_default_config_and_rejects_a_method_the_kind_cannot_do(tmp_path):
     from snakemake.exceptions import WorkflowError
     from snakemake.utils import validate

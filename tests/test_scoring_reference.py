@@ -87,6 +87,7 @@ def reference_scores(kind: str, method: str, directory, item) -> list[float]:
     return scores
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "tokenizer_kind", "method"), CASES)
 def test_every_method_equals_the_reference(kind, tokenizer_kind, method):
     directory = tiny_model_dir(kind, tokenizer_kind)
@@ -103,6 +104,7 @@ def test_every_method_equals_the_reference(kind, tokenizer_kind, method):
         np.testing.assert_allclose(got, expected, atol=2e-5, rtol=0, err_msg=item.item_id)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tokenizer_kind", TOKENIZER_KINDS)
 def test_pppl_l2r_differs_from_pppl_only_on_multi_token_words(tokenizer_kind):
     """l2r masks more than pppl exactly when a later token of the same word exists."""
@@ -143,6 +145,7 @@ def test_lm_head_runs_only_at_masked_positions():
     assert copies <= sum(n for _, n, _ in seen) < copies + HEAD_ROWS * len(seen)
 
 
+@pytest.mark.slow
 def test_bfloat16_model_is_close_to_fp32_reference():
     directory = tiny_model_dir("masked", "bytebpe")
     items = edge_case_items()[:2]
@@ -156,6 +159,7 @@ def test_bfloat16_model_is_close_to_fp32_reference():
                                    atol=0.25)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "tokenizer_kind", "method"), CASES)
 def test_region_variant_equals_the_full_method_on_region_tokens(kind, tokenizer_kind, method):
     """M_region scores only region tokens (masking only those, or stopping a causal input after

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import polars as pl
+import pytest
 import yaml
 from workflow_helpers import snakemake_cli
 
@@ -26,6 +27,7 @@ def _ingest_alone(run_cli, src: Path, out: Path) -> tuple[pl.DataFrame, pl.DataF
     return read_treebank(out)
 
 
+@pytest.mark.slow
 def test_a_split_given_as_two_files_ingests_as_one_split_in_order(run_cli, tmp_path):
     # the second file by file:// URL: a list may mix paths and URLs
     remote = tmp_path / "remote" / "tiny_en.conllu"

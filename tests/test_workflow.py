@@ -48,16 +48,19 @@ def _tiny_config(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_lint_is_clean(tmp_path):
     assert not lint_findings(copy_checkout(tmp_path))
 
 
+@pytest.mark.slow
 def test_default_config_dry_run_shows_the_dag(default_plan):
     jobs = Counter(rule for rule, _ in default_plan.jobs)
     # eight vendored splits (six PUD test files, EWT dev and test)
     assert jobs["ingest"] == 8
 
 
+@pytest.mark.slow
 def test_default_config_trains_its_own_models_on_sentences_nothing_scores(default_plan):
     planned = default_plan
     pud = ["en_pud", "de_pud", "fr_pud", "ru_pud", "ar_pud", "ja_pud"]
@@ -83,6 +86,7 @@ def _overlap_config(allow):
     return config
 
 
+@pytest.mark.slow
 def test_a_model_scoring_its_training_text_stops_planning(tmp_path):
     error = planning_error(copy_checkout(tmp_path / "stopped", _overlap_config(allow=False)))
     lines = [line for line in error.splitlines() if line.startswith("config key models.")]
@@ -94,6 +98,7 @@ def test_a_model_scoring_its_training_text_stops_planning(tmp_path):
     assert plan(copy_checkout(tmp_path / "allowed", _overlap_config(allow=True))).jobs
 
 
+@pytest.mark.slow
 def test_the_tiny_workflow_config_allows_its_overlap_explicitly(tmp_path):
     workdir = copy_workflow(tmp_path / "work")
     assert plan(workdir).jobs
@@ -211,6 +216,7 @@ def test_a_config_name_that_names_nothing_is_a_config_error(edit, message):
     assert [e for e in errors if e.startswith(message)] == errors, errors
 
 
+@pytest.mark.slow
 def test_config_references_stop_planning_with_every_problem_at_once(tmp_path):
     """The cases that ended in a MissingInputException, one line each, before any rule."""
     config = default_config()
@@ -248,6 +254,7 @@ def test_a_key_given_twice_in_the_default_config_file_stops_planning(tmp_path):
         "the last would count" in planning_error(workdir).splitlines()
 
 
+@pytest.mark.slow
 def test_a_key_given_twice_in_a_configfile_stops_snakemake(tmp_path):
     config = tmp_path / "config.yaml"
     config.write_text(DUPLICATED % MINI, encoding="utf-8")
@@ -259,6 +266,7 @@ def test_a_key_given_twice_in_a_configfile_stops_snakemake(tmp_path):
         "would count" in (result.stdout + result.stderr).splitlines()
 
 
+@pytest.mark.slow
 def test_tiny_pipeline_run_with_local_and_url_splits(tmp_path):
     """The command-line smoke test: `snakemake --configfile` in a tmp dir, as a user runs it."""
     config = _tiny_config(tmp_path)

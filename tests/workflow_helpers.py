@@ -413,6 +413,9 @@ class RuleInfo:
     # resource name -> its function as the rule gave it (Snakemake's unit wrappers removed), or
     # its value when it is no function
     resources: dict[str, object]
+    wildcards: frozenset[str]  # of its outputs
+    logs: tuple[str, ...]  # its log paths as written, wildcards unfilled
+    benchmark: str | None
 
 
 def workflow_rules(workdir: Path) -> list[RuleInfo]:
@@ -438,5 +441,7 @@ def workflow_rules(workdir: Path) -> list[RuleInfo]:
                 for name, resource in rule.resources.items()
             }
             rules.append(RuleInfo(rule.name, not rule.norun, rule_shell(rule), env, spec,
-                                  resources))
+                                  resources, frozenset(rule.wildcard_names),
+                                  tuple(map(str, rule.log)),
+                                  None if rule.benchmark is None else str(rule.benchmark)))
         return rules

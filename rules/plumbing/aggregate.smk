@@ -4,23 +4,19 @@ from pathlib import Path
 
 from spudflow.aggregate.front_page import shown_outputs as front_page_shown
 from spudflow.aggregate.inputs import dataset_of_scores
-from spudflow.core.outputs_registry import FIGURE_OUTPUTS, OUTPUTS
+from spudflow.core.dataset_families import DATASET_FAMILIES
+from spudflow.core.outputs_registry import FIGURE, FIGURE_OUTPUTS, OUTPUTS
 
 AGGREGATE = config["aggregate"]
 
 
-def aggregate_datasets(family):
-    """The items datasets of one family (core/dataset_families.py) the config enables, in config
-    order."""
-    return items_datasets(family)
-
-
 def aggregate_items(family):
-    return [items_file(d) for d in aggregate_datasets(family)]
+    """The items files of one family (core/dataset_families.py) the config enables."""
+    return [items_file(d) for d in items_datasets(family)]
 
 
 def aggregate_jobs(family):
-    datasets = set(aggregate_datasets(family))
+    datasets = set(items_datasets(family))
     return [(d, m) for d, m in scoring_jobs() if d in datasets]
 
 
@@ -119,10 +115,121 @@ def front_page_args(wildcards, input):
     return quoted([arg for f in input for arg in (options[Path(f).suffix], f"{Path(f).stem}={f}")])
 
 
-def figure_table(name):
-    """The table a registry figure draws."""
-    return f"results/tables/{FIGURE_OUTPUTS[name].table}.parquet"
+def family_table_rules():
+    """(rule, family, command) of each dataset family's table rule: the registry's entries of
+    the tables the family feeds (core/outputs_registry.py), in registry order."""
+    return list(
+        dict.fromkeys(
+            (o.rule, o.feed, o.command)
+            for o in OUTPUTS
+            if o.output_type != FIGURE and o.feed in DATASET_FAMILIES
+        )
+    )
 
 
-def figure_command(name):
-    return FIGURE_OUTPUTS[name].command
+def japanese_table_options(wildcards, threads):
+    """`spudflow table-japanese` options: cross-validation, regression and agreement settings,
+    and the regressions' threads (the job's)."""
+    return quoted(
+        cli_options(AGGREGATE, ("folds", "seed"))
+        + cli_options(
+            AGGREGATE["regression"],
+            ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"),
+        )
+        + ["--jobs", threads, "--decision", AGGREGATE["japanese_decision"]]
+        + [a for m in AGGREGATE["japanese_agreement_modes"] for a in ("--agreement-mode", m)]
+    )
+
+
+def japanese_section(key):
+    """A pairs.japanese_transitivity value for a caption, read when a job is planned (the
+    section may be left out)."""
+    return lambda wildcards: pairs_section("japanese_transitivity").get(key)
+
+
+# What each dataset family's table (rules/aggregate.smk) sets of its own: threads,
+# mem_mb and runtime, its command's options (beside --items, --scores and --out-dir) and the
+# config values its report captions show (`captions`, each a param of the rule).
+FAMILY_TABLES = {
+    "spud": dict(
+        threads=1,
+        mem_mb=4000,
+        runtime=15,
+        options=quoted(
+            ["--extremes", AGGREGATE["extremes"]]
+            + ["--outlier-threshold", AGGREGATE["spud_outlier_threshold"]]
+            + ["--outliers-above", AGGREGATE["spud_outliers_above"]]
+            + ["--outliers-below", AGGREGATE["spud_outliers_below"]]
+        ),
+        captions=dict(
+            extremes=AGGREGATE["extremes"],
+            outlier_threshold=AGGREGATE["spud_outlier_threshold"],
+            outliers_above=AGGREGATE["spud_outliers_above"],
+            outliers_below=AGGREGATE["spud_outliers_below"],
+        ),
+    ),
+    "german_case": dict(
+        threads=1,
+        mem_mb=2000,
+        runtime=10,
+        options=f"--animacy {AGGREGATE['german_animacy']}",
+        captions=dict(animacy=AGGREGATE["german_animacy"]),
+    ),
+    "cola": dict(
+        threads=1,
+        mem_mb=2000,
+        runtime=10,
+        options=quoted(cli_options(AGGREGATE, ("folds", "seed")))
+        + f" --criterion {AGGREGATE['cola_criterion']}",
+        captions=dict(
+            folds=AGGREGATE["folds"],
+            seed=AGGREGATE["seed"],
+            criterion=AGGREGATE["cola_criterion"],
+        ),
+    ),
+    "blimp": dict(threads=1, mem_mb=2000, runtime=10, options="", captions={}),
+    # the one that needs more: a cross-validated regression per dataset and mode
+    "japanese_transitivity": dict(
+        threads=4,
+        mem_mb=japanese_table_memory,
+        runtime=japanese_table_runtime,
+        options=japanese_table_options,
+        captions=dict(
+            agreement_modes=AGGREGATE["japanese_agreement_modes"],
+            decision=AGGREGATE["japanese_decision"],
+            lexicon=japanese_section("lexicon"),
+            corpus=japanese_section("corpus"),
+            rank_by=japanese_section("rank_by"),
+            min_count=japanese_section("min_count"),
+            n_verb_pairs=japanese_section("n_verb_pairs"),
+            folds=AGGREGATE["folds"],
+            regression=AGGREGATE["regression"],
+        ),
+    ),
+}
+
+# The figures with options of their own (`options`, after --out) or config values in their
+# captions besides their datasets and models; every other figure has none.
+FIGURE_PARAMS = {
+    "japanese_agreement": dict(agreement_modes=AGGREGATE["japanese_agreement_modes"]),
+    "japanese_agreement_graph": dict(
+        threshold=AGGREGATE["japanese_graph_threshold"],
+        agreement_modes=AGGREGATE["japanese_agreement_modes"],
+        options=quoted(
+            cli_options({"threshold": AGGREGATE["japanese_graph_threshold"]}, ("threshold",))
+        ),
+    ),
+}
+
+
+def figure_params(figure):
+    """A figure rule's params besides its command, stem and code: its options ("" when none)
+    and what its caption shows: the datasets and models of the family that feeds it, and its
+    FIGURE_PARAMS."""
+    params = {"options": ""}
+    if figure.feed in DATASET_FAMILIES:
+        params |= {
+            "datasets": items_datasets(figure.feed),
+            "models": aggregate_models(figure.feed),
+        }
+    return params | FIGURE_PARAMS.get(figure.name, {})

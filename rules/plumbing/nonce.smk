@@ -1,12 +1,14 @@
 # Input functions and config lookups of the nonce stage's rules (rules/nonce.smk).
+from spudflow.core import nonce_plan
+
+
 def nonce_dir(treebank, split, method, seed):
     return f"results/nonce/{treebank}/{split}/{method}/seed{seed}"
 
 
 def nonce_versions():
     """(method, seed) of every nonce version the `nonce:` section describes."""
-    nonce = config["nonce"]
-    return [(method, seed) for method in nonce["methods"] for seed in nonce["seeds"]]
+    return nonce_plan.nonce_versions(config)
 
 
 def nonce_tokens(treebank, split, versions):
@@ -16,47 +18,10 @@ def nonce_tokens(treebank, split, versions):
     ]
 
 
-def ttr_all_splits_versions():
-    """(method, seed) of nonce.ttr_all_splits: the versions made of every split of a treebank
-    for the type-token ratio table alone (none when null); each must be one of `nonce:`'s."""
-    nonce = config["nonce"]
-    chosen = nonce["ttr_all_splits"]
-    if chosen is None:
-        return []
-    for key in ("methods", "seeds"):
-        unknown = [value for value in chosen[key] if value not in nonce[key]]
-        if unknown:
-            raise ValueError(
-                f"config key nonce.ttr_all_splits.{key}: "
-                f"{', '.join(map(str, unknown))} not in nonce.{key}"
-            )
-    return [(m, s) for m in chosen["methods"] for s in chosen["seeds"]]
-
-
 def nonce_runs():
-    """(treebank, split, method, seed) of every nonce treebank something reads, in config order:
-    the versions the SPUD items of a scored split hold (pairs.spud.methods, seeds), every
-    version of a probe task's test split (probe.nonce), and, for a treebank with any of those,
-    the nonce.ttr_all_splits versions of every one of its splits, which only the type-token
-    ratio table reads (Table 8 pools a treebank's splits). Another split gets none: its
-    versions would cost time and feed no table but the replacement statistics."""
-    if "nonce" not in config:
-        return []
-    read = set()
-    for treebank, split in spud_items_splits().values():
-        read |= {(treebank, split, *version) for version in spud_items_versions()}
-    for treebank, split in probe_nonce_splits():
-        read |= {(treebank, split, *version) for version in nonce_versions()}
-    pooled = {treebank for treebank, *_ in read}
-    for treebank, split in treebank_splits():
-        if treebank in pooled:
-            read |= {(treebank, split, *version) for version in ttr_all_splits_versions()}
-    return [
-        (tb, split, *version)
-        for tb, split in treebank_splits()
-        for version in nonce_versions()
-        if (tb, split, *version) in read
-    ]
+    """(treebank, split, method, seed) of every nonce treebank something reads: the plan the
+    pairs and probe rules read too (spudflow.core.nonce_plan)."""
+    return nonce_plan.nonce_runs(config)
 
 
 def nonce_stats_files():

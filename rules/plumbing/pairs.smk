@@ -1,9 +1,9 @@
 # Input functions and config lookups of the pairs stage's rules (rules/pairs.smk).
+from spudflow.core import nonce_plan
 from spudflow.core.dataset_families import (
     DATASET_FAMILIES,
     JAPANESE_VARIANTS,
     items_dataset_names,
-    spud_dataset_splits,
 )
 from spudflow.core.fetch_options import fetch_inputs, fetch_source, sha256_option
 from spudflow.core.pairs_files import URL_KEYS, family_downloads, local_file
@@ -78,29 +78,15 @@ def german_case_source_args(wildcards, input):
 
 
 def spud_items_splits():
-    """SPUD items dataset name -> (treebank, split), for the splits of pairs.spud.treebanks that
-    are scored: all of them, or those scoring.datasets names (no items, and no nonce versions
-    for them, of a split nothing reads). Needs the nonce stage: without a `nonce:` config section
-    there are no nonce treebanks, hence no SPUD items."""
-    scored = config["scoring"].get("datasets")
-    return {
-        name: found
-        for name, found in spud_dataset_splits(config).items()
-        if scored is None or name in scored
-    }
+    """SPUD items dataset name -> (treebank, split) of the scored splits, as the nonce plan has
+    them (spudflow.core.nonce_plan)."""
+    return nonce_plan.spud_items_splits(config)
 
 
 def spud_items_versions():
     """(method, seed) of the nonce versions a SPUD items dataset holds beside each original
-    sentence, and so the versions the models score: pairs.spud.methods x pairs.spud.seeds, in
-    the nonce section's order (null: every method or seed of `nonce:`; the config check makes
-    sure they are among them)."""
-    nonce, spud = config["nonce"], pairs_section("spud")
-    chosen = {
-        key: [v for v in nonce[key] if spud[key] is None or v in spud[key]]
-        for key in ("methods", "seeds")
-    }
-    return [(method, seed) for method in chosen["methods"] for seed in chosen["seeds"]]
+    sentence (spudflow.core.nonce_plan)."""
+    return nonce_plan.spud_items_versions(config)
 
 
 def japanese_variants():

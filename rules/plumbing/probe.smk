@@ -1,8 +1,15 @@
 # Input functions and config lookups of the probe stage's rules (rules/probe.smk).
 import math
 
+from spudflow.core import nonce_plan
+from spudflow.core.probe_tasks import probe_tasks as configured_probe_tasks
+from spudflow.core.probe_tasks import split_from_dir
+from spudflow.core.training_share import PART_SEPARATOR, PARTS
+from spudflow.probe.layer_choice import AUTO
+from spudflow.probe.model_shape import model_shape
+
 # The feature directory of a split: a split, or a share of one (SPLIT@train, SPLIT@heldout).
-PROBE_SPLIT_DIR = r"[A-Za-z0-9_-]+(?:@train|@heldout)?"
+PROBE_SPLIT_DIR = rf"[A-Za-z0-9_-]+(?:{PART_SEPARATOR}(?:{'|'.join(PARTS)}))?"
 # `spudflow probe train` options with the same name as the probe section's keys, in this order.
 PROBE_TRAIN_OPTIONS = (
     "min_words",
@@ -31,17 +38,15 @@ def probe_model_config(model):
 
 def probe_tasks():
     """treebank -> its task (spudflow.core.probe_tasks): checked, a config error otherwise."""
-    from spudflow.core.probe_tasks import probe_tasks as tasks
-
-    return tasks(config) if probe_enabled() else {}
+    return configured_probe_tasks(config) if probe_enabled() else {}
 
 
 def probe_eval_sets():
-    """`orig` and the eval set names of the test split's nonce versions: spud/seed1, ..."""
-    if not config["probe"]["nonce"] or "nonce" not in config:
+    """`orig` and, when the probes are tested on nonce versions, the eval set names of the test
+    split's versions (spudflow.core.nonce_plan): spud/seed1, ..."""
+    if not nonce_plan.probe_tests_nonce(config):
         return ["orig"]
-    nonce = config["nonce"]
-    return ["orig", *(f"{m}/seed{s}" for m in nonce["methods"] for s in nonce["seeds"])]
+    return ["orig", *(f"{m}/seed{s}" for m, s in nonce_plan.nonce_versions(config))]
 
 
 def probe_split_eval_sets(treebank, split_dir):
@@ -51,22 +56,11 @@ def probe_split_eval_sets(treebank, split_dir):
     return probe_eval_sets() if (treebank, split_dir) in tested else ["orig"]
 
 
-def probe_nonce_splits():
-    """(treebank, split) of every task's test split when the probes are tested on its nonce
-    versions (probe.nonce): the splits whose nonce versions the probe stage reads."""
-    if not probe_enabled() or probe_eval_sets() == ["orig"]:
-        return []
-    return [(task.test.treebank, task.test.split) for task in probe_tasks().values()]
-
-
 def probe_treebank_tokens(treebank, split, eval_set):
     if eval_set == "orig":
         return ingested(treebank, split)
     method, seed_dir = eval_set.split("/")  # spud/seed1
     return f"{nonce_dir(treebank, split, method, seed_dir.removeprefix('seed'))}/tokens.parquet"
-
-
-PROBE_AUTO = "auto"
 
 
 def probe_task_layers(treebank, model):
@@ -77,7 +71,7 @@ def probe_task_layers(treebank, model):
 
 def probe_auto_layers(treebank, model):
     """A layer is `auto`: chosen by the model's layer sweep (App. F.6), which then runs."""
-    return PROBE_AUTO in probe_task_layers(treebank, model)
+    return AUTO in probe_task_layers(treebank, model)
 
 
 def probe_sweep_layers(model):
@@ -147,8 +141,6 @@ def probe_eval_set_file(features_dir, baseline, eval_set):
 
 
 def probe_wildcard_split(wildcards):
-    from spudflow.core.probe_tasks import split_from_dir
-
     return split_from_dir(wildcards.treebank, wildcards.split)
 
 
@@ -177,7 +169,7 @@ def probe_feature_layers(treebank, model, baseline):
     is `auto` (whichever the sweep chooses)."""
     pairs = probe_layer_pairs(treebank, model, baseline)
     layers = {layer for pair in pairs for layer in pair}
-    if PROBE_AUTO in layers:
+    if AUTO in layers:
         layers = set(probe_sweep_layers(model))
     return ",".join(map(str, sorted(layers)))
 
@@ -202,8 +194,8 @@ def probe_features_memory(wildcards, input):
     layers = max(
         len(probe_feature_layers(treebank, model, b).split(",")) for b in probe_baselines(model)
     )
-    share = 1 / probe_shards() if "shard" in wildcards.keys() else 1
-    rows = input_mb(input.tokens) * TOKEN_ROWS_PER_MB * share
+    fraction = 1 / probe_shards() if "shard" in wildcards.keys() else 1
+    rows = input_mb(input.tokens) * TOKEN_ROWS_PER_MB * fraction
     held_mb = rows * (170 + 2 * width * layers) / 1e6
     return max(PROBE_FEATURES_FLOOR_MB, math.ceil(1000 + 2 * weights_mb + 1.25 * held_mb))
 
@@ -269,7 +261,7 @@ def probe_train_inputs(wildcards):
     inputs["eval_treebanks"] = [
         probe_treebank_tokens(test.treebank, test.split, s) for s in probe_eval_sets()
     ]
-    if PROBE_AUTO in (wildcards.dist, wildcards.label):
+    if AUTO in (wildcards.dist, wildcards.label):
         inputs["layer_choice"] = probe_layer_choice_file(wildcards.treebank, model)
     return inputs
 

@@ -32,14 +32,14 @@ SCORE_MB_PER_ITEMS_MB = 350
 
 def score_memory(wildcards):
     """`mem_mb` of a score, score_shard or score_gather job: the model's (8000 a transformer,
-    4000 an n-gram model) plus the score rows of the items it holds (a shard's share; a sampled
+    4000 an n-gram model) plus the score rows of the items it holds (a shard's fraction; a sampled
     model's are counted whole). The items file is read when Snakemake evaluates resources again
     before the job runs."""
     floor = 8000 if is_transformer(wildcards.model) else 4000
     methods = len(model_config(wildcards.model)["methods"])
-    share = 1 / int(wildcards.shards) if "shards" in wildcards.keys() else 1
+    fraction = 1 / int(wildcards.shards) if "shards" in wildcards.keys() else 1
     items = input_mb([f"results/items/{wildcards.dataset}.parquet"])
-    return math.ceil(floor + SCORE_MB_PER_ITEMS_MB * methods * items * share)
+    return math.ceil(floor + SCORE_MB_PER_ITEMS_MB * methods * items * fraction)
 
 
 def model_source_inputs(wildcards):

@@ -7,7 +7,7 @@ changes, only the right-hand sides below change.
 
 from spudflow.core.artifacts import SPUD_ORIGINAL
 
-# Items (results/items/{dataset}.parquet, issue 4): columns every dataset has.
+# Items (results/items/{dataset}.parquet, artifact items.FAMILY): columns every dataset has.
 ITEMS = {
     "dataset": "dataset",
     "item_id": "item_id",
@@ -61,7 +61,7 @@ BLIMP_ITEMS = {
     "pair_id": "pairID",
 }
 
-# Scores (results/scores/{dataset}/{model}/item_scores.parquet, issue 5).
+# Scores (results/scores/{dataset}/{model}/item_scores.parquet, artifact item_scores).
 SCORES = {
     "item_id": "item_id",
     "model": "model",
@@ -82,7 +82,8 @@ SCORES = {
     "skipped": "skipped",
 }
 
-# Probe metrics (results/probe/.../metrics.parquet, issue 6): one row per probe run and eval set.
+# Probe metrics (results/probe/.../metrics.parquet, artifact probe_metrics): one row per probe
+# run and eval set.
 PROBE_METRICS = {
     "treebank": "treebank",
     "model": "model",

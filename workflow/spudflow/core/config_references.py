@@ -18,7 +18,8 @@ from pathlib import Path
 from spudflow.core.config import ConfigError
 from spudflow.core.dataset_families import items_dataset_names, spud_dataset_list
 from spudflow.core.model_source import is_local_path
-from spudflow.core.overlap import CONTROL_SOURCE, NGRAM_SOURCE, SHARE_SUFFIX
+from spudflow.core.overlap import CONTROL_SOURCE, NGRAM_SOURCE
+from spudflow.core.training_share import split_part
 
 ITEMS_FILE = "results/items/{}.parquet"
 
@@ -28,18 +29,20 @@ def _splits(config: dict) -> set[str]:
 
 
 def _training_text(config: dict, key: str, entries: list[str], exists) -> list[str]:
-    """`treebank/split`, `treebank/split:train` (a configured share) or an existing text file."""
+    """`treebank/split`, `treebank/split@train` (a configured share) or an existing text file."""
     errors = []
     splits, shares = _splits(config), config.get("training_shares") or {}
     for index, entry in enumerate(entries):
-        name = entry.removesuffix(SHARE_SUFFIX)
+        name, part = split_part(entry)
+        if part != "train":
+            name = entry
         if name in splits:
             if name != entry and name not in shares:
                 errors.append(f"config key {key}[{index}]: {entry!r} names a training share, "
                               f"but training_shares has no entry {name!r}")
         elif not exists(entry):
             errors.append(f"config key {key}[{index}]: {entry!r}: no such text file, nor a "
-                          "split of `treebanks:` (treebank/split, or treebank/split:train for "
+                          "split of `treebanks:` (treebank/split, or treebank/split@train for "
                           "its training share)")
     return errors
 

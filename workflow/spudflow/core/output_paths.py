@@ -37,11 +37,21 @@ def _check_parent(text: str, path: Path) -> None:
         raise InputError(text, None, f"cannot be written: no permission to write in {found}")
 
 
-def output_file(text: str) -> Path:
-    """argparse type of an output file."""
-    path = Path(text)
-    _check_parent(text, path)
-    return path
+def _output(what: str):
+    """argparse type of WHAT, a path whose parent folders can be made and written."""
+
+    def output(text: str) -> Path:
+        path = Path(text)
+        _check_parent(text, path)
+        return path
+
+    output.__doc__ = f"argparse type of {what}."
+    return output
+
+
+output_file = _output("an output file")
+output_stem = _output("an output path without extension (STEM.parquet, STEM.csv, ...)")
+output_path = _output("an output that is a file or a directory, by the command's inputs")
 
 
 def output_dir(text: str) -> Path:
@@ -62,18 +72,4 @@ def shared_dir(text: str) -> Path:
     found = _nearest_existing(path.parent)
     if not found.is_dir():
         raise InputError(text, None, f"cannot be written: {found} is a file, not a directory")
-    return path
-
-
-def output_stem(text: str) -> Path:
-    """argparse type of an output path without extension (STEM.parquet, STEM.csv, ...)."""
-    path = Path(text)
-    _check_parent(text, path)
-    return path
-
-
-def output_path(text: str) -> Path:
-    """argparse type of an output that is a file or a directory, by the command's inputs."""
-    path = Path(text)
-    _check_parent(text, path)
     return path

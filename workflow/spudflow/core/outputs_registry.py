@@ -3,12 +3,17 @@ caption (report/NAME.rst) and category, what it reproduces, which input feeds it
 few tables that may have no rows on sound inputs, when (`empty_when`: every other table has a
 row per group at least, a group that cannot be computed included). The rules
 (rule all's targets, the report entries), the aggregate CLI's figure commands, the front page's
-links, the docs' list (docs/aggregate.md) and the tests' expectations read it;
+links, the docs' lists (docs/aggregate.md) and the tests' expectations read it;
 tests/test_outputs_registry.py fails when a table, figure, contract or caption has no entry here,
 or an entry lacks one of them.
 
-`python -m spudflow.core.outputs_registry [--check] DOCS...` rewrites (or checks) the docs' list,
-the block between `<!-- outputs -->` and `<!-- /outputs -->`.
+Adding a figure: its entry here (_figure), its function in aggregate/figures.py and its caption
+report/NAME_figure.rst (or the entry's `caption`). Its rule, command, report entry, docs row and
+tests follow from the entry.
+
+`python -m spudflow.core.outputs_registry [--check] DOCS...` rewrites (or checks) the docs'
+lists: the block between `<!-- outputs -->` and `<!-- /outputs -->` (every output) and the one
+between `<!-- figures -->` and `<!-- /figures -->` (the figures, what each shows).
 """
 
 from __future__ import annotations
@@ -42,7 +47,8 @@ class Output:
     caption_file: str | None = None  # report/…; default NAME.rst, a figure's NAME_figure.rst
     function: str | None = None  # a figure: its function in aggregate/figures.py
     front_page: bool = False  # a figure linked from its paper's front-page section
-    what: str = ""  # a figure: what it shows (its command's help)
+    what: str = ""  # a figure: what it shows, in a line (its command's help)
+    shows: str = ""  # a figure: what it shows, in detail (the docs' list of figures)
     # a table that may have no rows on sound inputs: when (None: it always has rows, one per
     # group at least, a group that cannot be computed included, aggregate/group_status.py)
     empty_when: str | None = None
@@ -82,11 +88,12 @@ def _empty_when(entry: tuple) -> tuple:
     return (*entry, None) if len(entry) == 2 else entry
 
 
-def _figure(name, table, what, category, reproduces, feed, caption=None, front_page=False):
+def _figure(name, table, what, category, reproduces, feed, caption=None, front_page=False,
+            shows=""):
     """A figure has one name (docs/glossary.md): its file NAME.svg, rule figure_NAME, command
     figure-NAME and function figures.NAME all derive from it."""
     return Output(name, FIGURE, "aggregate", f"figure_{name}", f"figure-{name.replace('_', '-')}",
-                  category, reproduces, feed, table, caption, name, front_page, what)
+                  category, reproduces, feed, table, caption, name, front_page, what, shows=shows)
 
 
 SPUD = "SPUD scoring"
@@ -115,7 +122,10 @@ OUTPUTS: tuple[Output, ...] = (
              data=[("spud_ratios", "SPUD paper, Fig. 2")]),
     _figure("spud_log_ratios", "spud_ratios",
             "box plots of log nonce/original ratios per language and scoring function", SPUD,
-            "SPUD paper, Fig. 2", "spud", "spud_log_ratios.rst", front_page=True),
+            "SPUD paper, Fig. 2", "spud", "spud_log_ratios.rst", front_page=True,
+            shows="box plots of log r per language (x) and scoring function (colour), one panel "
+            "per nonce method (paper Fig. 2); one value per original sentence, its mean log r "
+            "over the nonce seeds"),
     *_tables("aggregate", "table_german_case", "table-german-case", GERMAN, "german_case",
              ("german_case_auc", "German case paper, FIGREF16"),
              ("german_case_auc_templates", "German case paper, FIGREF16"),
@@ -128,13 +138,20 @@ OUTPUTS: tuple[Output, ...] = (
     _figure("german_case_roc", "german_case_roc",
             "ROC curves per scoring function on the German case set", GERMAN,
             "German case paper, ROC curves", "german_case", "german_case_roc.rst",
-            front_page=True),
+            front_page=True,
+            shows="ROC curve per scoring function with its pooled AUC, one panel per dataset"),
     _figure("german_case_order_auc", "german_case_order_auc",
             "German case AUC per case order and position of the violation (FIGREF20)", GERMAN,
-            "German case paper, FIGREF20", "german_case"),
+            "German case paper, FIGREF20", "german_case",
+            shows="FIGREF20: mean template AUC ± sd per case order (one order vs all six; vs the "
+            "violations) and per position of the doubled case, one bar per scoring function, "
+            "chance line; an order without an AUC keeps its tick and says `n/a`"),
     _figure("german_case_auc_templates", "german_case_auc_templates",
             "distribution of the German case AUCs per template (FIGREF16)", GERMAN,
-            "German case paper, FIGREF16", "german_case"),
+            "German case paper, FIGREF16", "german_case",
+            shows="FIGREF16: per-template AUCs per scoring function as a box with every template "
+            "a dot (evenly spread, no random jitter) and the mean a diamond; one panel per "
+            "dataset and analysis"),
     *_tables("aggregate", "table_cola", "table-cola", "CoLA", "cola",
              ("cola_thresholds", "CoLA paper, Table 4", "only phenomenon sets are configured"),
              ("cola_phenomena", "CoLA paper, §8, Table 5", "no phenomenon set is configured"),
@@ -146,7 +163,9 @@ OUTPUTS: tuple[Output, ...] = (
              ("blimp_paradigm", "BLiMP, accuracy per paradigm")),
     _figure("blimp_fields", "blimp_field",
             "BLiMP accuracy by field", "BLiMP", "BLiMP, accuracy per field", "blimp",
-            "blimp_fields.rst", front_page=True),
+            "blimp_fields.rst", front_page=True,
+            shows="accuracy per field, one bar per scoring function, chance line at 0.5; a field "
+            "without an accuracy (all pairs skipped, or no row) gets no bar but `n/a`"),
     *_tables("aggregate", "table_japanese", "table-japanese", JAPANESE,
              "japanese_transitivity",
              ("japanese_accuracy", "Japanese thesis, §4.5, Tables 2–3"),
@@ -158,14 +177,23 @@ OUTPUTS: tuple[Output, ...] = (
              data=[("japanese_length_perplexity", "Japanese thesis, §3.2, §4.5")]),
     _figure("japanese_agreement", "japanese_agreement",
             "heat map of agreement between Japanese scoring modes",
-            JAPANESE, "Japanese thesis, §5.6", "japanese_transitivity", front_page=True),
+            JAPANESE, "Japanese thesis, §5.6", "japanese_transitivity", front_page=True,
+            shows="heat map of the agreement between scoring modes, one panel per dataset; a "
+            "missing cell (no pair both modes scored) is blank, hatched and marked `n/a`, never "
+            "0"),
     _figure("japanese_agreement_graph", "japanese_agreement",
             "graph of Japanese scoring modes joined by their agreement, weak edges pruned",
             JAPANESE, "Japanese thesis, §5.6, Figures 1, 2 and 7", "japanese_transitivity",
-            "japanese_agreement_graph.rst"),
+            "japanese_agreement_graph.rst",
+            shows="the agreement graph (thesis §5.6, Figures 1, 2, 7): modes as nodes, agreement "
+            "as edges (width and label), pruned by the thesis's rule or by `--threshold T` "
+            "(config `aggregate.japanese_graph_threshold`), ForceAtlas2 layout; one panel per "
+            "dataset"),
     _figure("japanese_length", "japanese_length_perplexity",
             "perplexity by sentence length per Japanese scoring mode",
-            JAPANESE, "Japanese thesis, §3.2, §4.5", "japanese_transitivity"),
+            JAPANESE, "Japanese thesis, §3.2, §4.5", "japanese_transitivity",
+            shows="median perplexity (bars: quartiles) by sentence length in tokens, one panel per "
+            "model and method, one line per dataset, log scale (thesis §3.2, §4.5)"),
     *_tables("aggregate", "table_probe", "table-probe", "DepProbe", PROBE,
              ("probe_summary", "SPUD paper, Tables 3–5, 14–20"),
              ("probe_languages", "SPUD paper, Tables 3–4, 14–16"),
@@ -175,7 +203,11 @@ OUTPUTS: tuple[Output, ...] = (
              ("probe_edges", "SPUD paper, App. F.7, Tables 21–22")),
     _figure("probe_layers", "probe_layers",
             "DepProbe metrics per layer", "DepProbe", "SPUD paper, App. F.6, Fig. 8", PROBE,
-            front_page=True),
+            front_page=True,
+            shows="RelAcc, UAS, LAS per layer for each model (baseline `lm`; App. F.6, Fig. 8); "
+            "densely dotted dev (selection data), solid orig, dashed SPUD, dotted POS; a vertical "
+            "line in the model's colour at a layer chosen for `auto` (label layer on RelAcc, "
+            "distance layer on UAS, both on LAS)"),
 )
 
 # In the order of the rules' and the front page's file lists: each feed's tables, then its figures.
@@ -190,8 +222,13 @@ def rule_outputs(rule: str) -> list[Output]:
     return [o for o in OUTPUTS if o.rule == rule]
 
 
-# --- the docs' list ---------------------------------------------------------------------------
-BLOCK = re.compile(r"(<!-- outputs -->\n)(?P<body>.*?)(<!-- /outputs -->)", re.S)
+# --- the docs' lists --------------------------------------------------------------------------
+def _block(name: str) -> re.Pattern:
+    return re.compile(rf"(<!-- {name} -->\n)(?P<body>.*?)(<!-- /{name} -->)", re.S)
+
+
+BLOCK = _block("outputs")
+FIGURES_BLOCK = _block("figures")
 
 
 def render() -> str:
@@ -205,15 +242,31 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_figures() -> str:
+    """The Markdown list of the figures, as docs/aggregate.md shows it."""
+    lines = ["| figure | draws | command | shows | caption |", "|---|---|---|---|---|"]
+    for o in FIGURE_OUTPUTS.values():
+        lines.append(f"| `{o.name}` | `{o.table}` | `spudflow {o.command} {o.table}.parquet --out "
+                     f"STEM` | {o.shows} | report/{o.caption} |")
+    return "\n".join(lines) + "\n"
+
+
+def render_blocks(text: str) -> str:
+    """`text` with its outputs and figures lists rendered from the registry."""
+    text = BLOCK.sub(lambda m: m.group(1) + render() + m.group(3), text)
+    return FIGURES_BLOCK.sub(lambda m: m.group(1) + render_figures() + m.group(3), text)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Render the outputs list in docs pages.")
+    parser = argparse.ArgumentParser(description="Render the outputs and figures lists in "
+                                     "docs pages.")
     parser.add_argument("--check", action="store_true", help="exit 1 if a list is stale")
     parser.add_argument("pages", nargs="+", type=Path)
     args = parser.parse_args(argv)
     stale = []
     for page in args.pages:
         text = page.read_text(encoding="utf-8")
-        new = BLOCK.sub(lambda m: m.group(1) + render() + m.group(3), text)
+        new = render_blocks(text)
         if new != text:
             stale.append(str(page))
             if not args.check:

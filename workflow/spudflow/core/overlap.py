@@ -20,11 +20,15 @@ from pathlib import Path
 
 from spudflow.core.pairs_files import local_file
 from spudflow.core.split_files import split_files
-from spudflow.core.training_share import sentence_key, training_share_keys
+from spudflow.core.training_share import (
+    part_name,
+    sentence_key,
+    split_part,
+    training_share_keys,
+)
 
 NGRAM_SOURCE = re.compile(r"^results/ngram/(?P<name>[^/]+)\.parquet$")
 CONTROL_SOURCE = re.compile(r"^results/controls/(?P<name>[^/]+)/?$")
-SHARE_SUFFIX = ":train"
 WORD_ID = re.compile(r"^[0-9]+$")
 RANGE_ID = re.compile(r"^([0-9]+)-([0-9]+)$")
 
@@ -34,7 +38,7 @@ class Sentences:
     """Where sentences come from. form: conllu (a treebank split: part all, its training share
     `train`, or the `rest` without it), lines (one sentence per line), cola, blimp."""
 
-    name: str                        # for messages: en_pud/test, en_pud/test:train, a path
+    name: str                        # for messages: en_pud/test, en_pud/test@train, a path
     path: str | tuple[str, ...] | None   # the file (a split's files, in order); None when
                                          # not on disk at planning time
     form: str = "lines"
@@ -193,17 +197,19 @@ def treebank_part(config: dict, name: str, part: str, min_words: int = 0) -> Sen
     share = (share["share"], share.get("seed", 0)) if share else None
     if share is None:
         part = "all"
-    label = f"{name}{SHARE_SUFFIX}" if part == "train" else name
+    label = part_name(name, "train") if part == "train" else name
     return Sentences(label, split_file(config, treebank, split), "conllu", name, part, share,
                      min_words)
 
 
 def text_entry_sources(config: dict, entries: Iterable[str]) -> list[Sentences]:
-    """Training text entries: `treebank/split`, `treebank/split:train` (its training share) or
+    """Training text entries: `treebank/split`, `treebank/split@train` (its training share) or
     a text file."""
     sources = []
     for entry in entries:
-        name = entry.removesuffix(SHARE_SUFFIX)
+        name, part = split_part(entry)
+        if part != "train":
+            name = entry
         treebank, _, split = name.partition("/")
         if split in (config["treebanks"].get(treebank) or {}).get("splits", {}):
             sources.append(treebank_part(config, name, "train" if entry != name else "all"))

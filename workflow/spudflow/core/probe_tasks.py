@@ -1,17 +1,18 @@
 """The probe section's tasks (docs/probe.md, "Tasks"): per treebank, the splits or split shares
 the probes train, select and are tested on, checked when the workflow is planned.
 
-A task value is `SPLIT` (the whole split), `SPLIT:train` (its training share, config
-training_shares) or `SPLIT:heldout` (the rest of the split, the sentences the SPUD items keep).
-Feature files of a share live under the split directory `SPLIT@train` / `SPLIT@heldout`."""
+A task value is `SPLIT` (the whole split), `SPLIT@train` (its training share, config
+training_shares) or `SPLIT@heldout` (the rest of the split, the sentences the SPUD items keep);
+feature files of a share live under the split directory of the same name
+(core/training_share.py spells both, and reads the old `SPLIT:PART`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from spudflow.core.config import ConfigError
+from spudflow.core.training_share import PARTS, part_name, split_part
 
-PARTS = ("train", "heldout")
 ROLES = ("train", "dev", "test")
 
 
@@ -25,8 +26,9 @@ class ProbeSplit:
 
     @property
     def dir_name(self) -> str:
-        """The split's directory in feature paths: `dev`, `test@train`, `test@heldout`."""
-        return self.split if self.part is None else f"{self.split}@{self.part}"
+        """The split's directory in feature paths, its name in the config: `dev`,
+        `test@train`, `test@heldout`."""
+        return self.split if self.part is None else part_name(self.split, self.part)
 
     @property
     def share_name(self) -> str:
@@ -58,18 +60,18 @@ class ProbeTask:
 
 def split_from_dir(treebank: str, dir_name: str) -> ProbeSplit:
     """The inverse of ProbeSplit.dir_name."""
-    split, _, part = dir_name.partition("@")
-    return ProbeSplit(treebank, split, part or None)
+    split, part = split_part(dir_name)
+    return ProbeSplit(treebank, split, part)
 
 
 def _parse(config: dict, treebank: str, role: str, value: str) -> ProbeSplit:
     key = f"config key probe.tasks.{treebank}.{role}"
-    split, colon, part = value.partition(":")
-    if colon and part not in PARTS:
-        raise ConfigError(f"{key}: {value!r}: after ':' comes train or heldout, not {part!r}")
+    split, part = split_part(value)
+    if part is not None and part not in PARTS:
+        raise ConfigError(f"{key}: {value!r}: a split's part is train or heldout, not {part!r}")
     if split not in config["treebanks"][treebank]["splits"]:
         raise ConfigError(f"{key}: {split!r} is not a split of treebank {treebank}")
-    found = ProbeSplit(treebank, split, part or None)
+    found = ProbeSplit(treebank, split, part)
     if found.part and found.share_name not in config.get("training_shares", {}):
         raise ConfigError(f"{key}: {value!r} needs a training share, but training_shares has "
                           f"no entry {found.share_name!r}")

@@ -14,6 +14,28 @@ from spudflow.core.option_types import SHARE, schema_type
 # training_shares.*.share
 share_fraction = schema_type(SHARE, "fraction")
 
+# A split's two parts as the config and the result paths both spell them: NAME@train (its
+# training share) and NAME@heldout (the rest, the sentences the items keep). Configs written
+# before there was one spelling say NAME:PART; split_part still reads them.
+PARTS = ("train", "heldout")
+PART_SEPARATOR = "@"
+OLD_PART_SEPARATOR = ":"
+
+
+def part_name(name: str, part: str) -> str:
+    """`NAME@PART`: a part of a split (`test@train`, `en_pud/test@train`)."""
+    return f"{name}{PART_SEPARATOR}{part}"
+
+
+def split_part(value: str) -> tuple[str, str | None]:
+    """(NAME, PART) of `NAME@PART` or the old `NAME:PART`, whatever PART is (the caller checks
+    it); (value, None) for a value with neither."""
+    for separator in (PART_SEPARATOR, OLD_PART_SEPARATOR):
+        name, found, part = value.rpartition(separator)
+        if found:
+            return name, part
+    return value, None
+
 
 def sentence_key(sent_id: str | None, sent_index: int) -> str:
     """What the share is drawn over: the sentence's `# sent_id`, else its position."""

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import polars as pl
 
+from spudflow.core.artifacts import NONCE_REASONS
 from spudflow.core.progress import progress
 from spudflow.nonce.candidates import CandidateIndex
 from spudflow.nonce.languages.base import LanguageRules
@@ -25,13 +26,10 @@ from spudflow.nonce.surface import (
     words_text,
 )
 
-# Why a word of a replaced UPOS kept its form (in the statistics and docs/nonce.md).
+# A word's outcome: replaced, or why it kept its form (the statistics' columns, core/artifacts.py
+# NONCE_REASONS, and docs/nonce.md).
 REPLACED = "replaced"
-NO_CANDIDATE = "no_candidate"  # the context holds no other unit in the pool
-NO_FORM = "no_form"            # other units, but none has a form with the word's FEATS
-RULE = "rule"                  # candidates with a form, all rejected by the language rules
-PROTECTED = "protected"        # the language never replaces this word (French `ne`)
-REASONS = (NO_CANDIDATE, NO_FORM, RULE, PROTECTED)
+NO_CANDIDATE, NO_FORM, RULE, PROTECTED = NONCE_REASONS
 
 # --case: the original's positional capitals (MATCH) or the reference's (surface.py).
 MATCH, REFERENCE = "match", "reference"

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from spudflow.nonce.replace import REASONS, REPLACED
+from spudflow.core.artifacts import NONCE_REASONS
+from spudflow.nonce.replace import REPLACED
 
 ALL = "ALL"
 LABELS = ["treebank", "split", "language", "method", "seed"]
@@ -23,7 +24,7 @@ def _counts(words: pl.DataFrame, upos: list[str]) -> list[pl.Expr]:
         # case alone, which the reference's case (--case reference) changes on any word
         ((pl.col("form").str.to_lowercase() != pl.col("orig_form").str.to_lowercase())
          & ~pl.col("replaced")).sum().alias("adjusted"),
-        *[(pl.col("outcome") == reason).sum().alias(reason) for reason in REASONS],
+        *[(pl.col("outcome") == reason).sum().alias(reason) for reason in NONCE_REASONS],
         pl.col("orig_form").n_unique().alias("types_orig"),
         pl.col("form").n_unique().alias("types_nonce"),
     ]
@@ -58,10 +59,10 @@ def ratio_table(stats: pl.DataFrame) -> pl.DataFrame:
                    sort_columns=True))
     total = stats.filter(pl.col("upos") == ALL).select(
         *LABELS, "words", "targeted", "replaced", pl.col("replacement_ratio").alias("total"),
-        *[pl.col(reason).alias(f"unreplaced_{reason}") for reason in REASONS], "adjusted")
+        *[pl.col(reason).alias(f"unreplaced_{reason}") for reason in NONCE_REASONS], "adjusted")
     return (total.join(wide, on=LABELS, how="left")
             .select(*LABELS, "words", "targeted", "replaced", *targeted, "total",
-                    *[f"unreplaced_{reason}" for reason in REASONS], "adjusted")
+                    *[f"unreplaced_{reason}" for reason in NONCE_REASONS], "adjusted")
             .sort(LABELS))
 
 

@@ -140,10 +140,12 @@ def run_spud(args: argparse.Namespace) -> None:
 
 
 def run_german_case(args: argparse.Namespace) -> None:
-    from spudflow.pairs.german_case import build_german_case_items
+    from spudflow.pairs.german_case import build_german_case_items, read_templates
+    from spudflow.pairs.german_case_reference import read_reference_templates
 
-    _write(build_german_case_items(args.templates, args.dataset, args.sample, args.seed,
-                                   sentences=args.sentences), args.out)
+    templates = (read_templates(args.templates) if args.sentences is None
+                 else read_reference_templates(*args.sentences))
+    _write(build_german_case_items(templates, args.dataset, args.sample, args.seed), args.out)
 
 
 def run_japanese(args: argparse.Namespace) -> None:

@@ -135,17 +135,11 @@ def add_template_items(builder: ItemsBuilder, template: Template, dataset: str) 
                     grammatical=violation is None, violation=violation, animacy=animacy)
 
 
-def build_german_case_items(templates_path: str | Path | None = None, dataset: str = "german_case",
-                            sample: int | None = None, seed: int = 0,
-                            sentences: tuple[str | Path, str | Path] | None = None) -> pa.Table:
+def build_german_case_items(templates: list[Template], dataset: str = "german_case",
+                            sample: int | None = None, seed: int = 0) -> pa.Table:
     """Items of every template (or of a seeded sample of `sample` templates): the templates of
-    a TSV, or those recovered from the reference's (grammatical, ungrammatical) sentence files."""
-    if sentences is not None:
-        from spudflow.pairs.german_case_reference import read_reference_templates
-
-        templates = read_reference_templates(*sentences)
-    else:
-        templates = read_templates(templates_path)
+    a TSV (read_templates), or those recovered from the reference's sentence files
+    (german_case_reference.read_reference_templates)."""
     builder = ItemsBuilder(dataset, "de", ITEMS_GERMAN_CASE)
     for index in sample_indices(len(templates), sample, seed):
         add_template_items(builder, templates[index], dataset)

@@ -9,10 +9,10 @@ from spudflow.core.errors import InputError
 from spudflow.core.option_types import seed
 from spudflow.core.output_paths import output_dir, output_file, output_path
 from spudflow.core.shards import WHOLE, Shard, parse_shard
+from spudflow.probe.layer_choice import AUTO
 
 BASELINE_CHOICES = ("M0", "MR", "MRC")
 FEATURE_BASELINES = ("lm", *BASELINE_CHOICES)  # lm: the model itself
-AUTO = "auto"
 
 
 def _layers(text: str) -> list[int]:

@@ -14,8 +14,8 @@ from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
-from spudflow.probe.cli import AUTO
 from spudflow.probe.data import ProbeSet
+from spudflow.probe.layer_choice import AUTO, chosen_layer
 
 log = get_logger("spudflow.probe")
 
@@ -26,8 +26,6 @@ def seed_dir(out: Path, seed: int) -> Path:
 
 def resolved_layers(args: Namespace) -> dict[str, int]:
     """dist and label layers, `auto` replaced by the layer sweep's choice (--layer-choice)."""
-    from spudflow.probe.layer_choice import chosen_layer
-
     layers = {"dist": args.dist_layer, "label": args.label_layer}
     if AUTO not in layers.values():
         if args.layer_choice is not None:
