@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import gzip
+import shutil
 
 import polars as pl
 import pytest
@@ -129,11 +130,17 @@ def test_tables_from_statistics(tmp_path, run_cli):
     assert ttr.get_column("ttr_orig").to_list() == [pytest.approx(8 / 12)] * 2
     for ext in ("csv", "md", "tex"):
         assert (tmp_path / "tables" / f"ttr.{ext}").is_file()
-    # the same nonce treebank twice would pool a split with itself
+    # the same nonce treebank twice would pool a split with itself: the same path, or a copy
     code, _, err = run_cli("table-nonce-ttr", stats[0], stats[0], "--out",
                            tmp_path / "tables" / "twice")
+    assert code == 2 and err.strip() == f"{stats[0]}: given twice"
+    copy = tmp_path / "copy" / stats[0].name
+    copy.parent.mkdir()
+    shutil.copy(stats[0], copy)
+    code, _, err = run_cli("table-nonce-ttr", stats[0], copy, "--out",
+                           tmp_path / "tables" / "twice")
     assert code == 2 and len(err.strip().splitlines()) == 1
-    assert "the same treebank, split, method and seed" in err
+    assert "statistics of treebank" in err and "an input given twice" in err
     assert not (tmp_path / "tables" / "twice.parquet").exists()
 
 

@@ -69,7 +69,7 @@ def _check_one_treebank(directory: Path, tokens: pl.DataFrame, sentences: pl.Dat
                           | ~pl.col("sent_id").eq_missing(pl.col("token_sent_id")))
     if not wrong.height:
         return
-    row = wrong.row(0, named=True)
+    row = wrong.sort("sent_index").row(0, named=True)  # the join's row order is not fixed
     if row["n_words"] is None:
         found = f"sentence {row['sent_index']} has tokens but no row in {SENTENCES_FILE}"
     elif row["token_words"] is None:
