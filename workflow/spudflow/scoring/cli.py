@@ -280,7 +280,7 @@ def run_score(args: argparse.Namespace) -> None:
         import torch
 
         torch.set_num_threads(args.threads)
-    from spudflow.scoring.cache_setting import open_cache
+    from spudflow.scoring.cache import open_cache
     from spudflow.scoring.scorers import load_scorer
 
     started = time.perf_counter()
