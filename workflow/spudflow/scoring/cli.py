@@ -1,10 +1,12 @@
-"""Commands of the scoring stage: score, ngram-train."""
+"""Commands of the scoring stage: score, score-gather, ngram-train and cache."""
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import language, language_list, ngram_order, seed
@@ -139,38 +141,16 @@ def _register_cache(subparsers: argparse._SubParsersAction) -> None:
         "the cache, and refuses (exit 2) a folder that is not a score cache (no "
         "spudflow-score-cache.json, nor the layout of a cache made before it).")
     commands = p.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
-    stats = commands.add_parser(
-        "stats", help="entries and bytes per model setting",
-        description="Print one tab-separated line per model setting: model (every name that "
-        "used it, comma-separated), kind, dtype, device, id, entries (a key stored twice "
-        "counts twice until compaction), segments and stores (live), torn (unreadable "
-        "segments: `cache verify` removes them), bytes.")
-    stats.add_argument("dir", type=Path, help="cache folder")
-    stats.set_defaults(handler=run_cache_stats)
-    verify = commands.add_parser(
-        "verify", help="list and remove torn segments",
-        description="Read every live segment and store in full; print and remove those that "
-        "cannot be read (a truncated file), so that jobs stop warning about them. Their items "
-        "are scored again when next asked for.")
-    verify.add_argument("dir", type=Path, help="cache folder")
-    verify.set_defaults(handler=run_cache_verify)
-    compact = commands.add_parser(
-        "compact", help="merge each setting's segments and stores into one store",
-        description="Merge each model setting's segments and stores into one sorted store with "
-        "one entry per key (the newest copy wins), which lookups read only in part; the "
-        "merged files are removed after the store is in place. Jobs do this by themselves when "
-        "a setting has more than --cache-compact-after segments.")
-    compact.add_argument("dir", type=Path, help="cache folder")
-    compact.set_defaults(handler=run_cache_compact)
-    prune = commands.add_parser(
-        "prune", help="remove the settings of other models",
-        description="Remove every model setting none of whose model names (nor its setting "
-        "id) is listed; in the kept ones, torn segments and temporary files that killed "
-        "writes left behind (older than an hour).")
-    prune.add_argument("dir", type=Path, help="cache folder")
-    prune.add_argument("--keep-models", nargs="+", required=True, metavar="NAME",
-                       help="model names (as in the tables) or setting ids to keep")
-    prune.set_defaults(handler=run_cache_prune)
+    parsers = {}
+    for command in CACHE_COMMANDS:
+        parser = commands.add_parser(command.name, help=command.help,
+                                     description=command.description)
+        parser.add_argument("dir", type=Path, help="cache folder")
+        parser.set_defaults(handler=command.handler)
+        parsers[command.name] = parser
+    parsers["prune"].add_argument(
+        "--keep-models", nargs="+", required=True, metavar="NAME",
+        help="model names (as in the tables) or setting ids to keep")
 
 
 def _setting_folders(root: Path) -> list[Path]:
@@ -219,6 +199,40 @@ def run_cache_prune(args: argparse.Namespace) -> None:
 
     removed = prune_cache(require_score_cache(args.dir), args.keep_models)
     get_logger("spudflow.scoring").info("cache: removed %d model settings", len(removed))
+
+
+class CacheCommand(NamedTuple):
+    name: str
+    help: str
+    description: str
+    handler: Callable[[argparse.Namespace], None]
+
+
+# `spudflow cache COMMAND DIR`: each takes the cache folder (prune also --keep-models).
+CACHE_COMMANDS = (
+    CacheCommand(
+        "stats", "entries and bytes per model setting",
+        "Print one tab-separated line per model setting: model (every name that used it, "
+        "comma-separated), kind, dtype, device, id, entries (a key stored twice counts twice "
+        "until compaction), segments and stores (live), torn (unreadable segments: `cache "
+        "verify` removes them), bytes.", run_cache_stats),
+    CacheCommand(
+        "verify", "list and remove torn segments",
+        "Read every live segment and store in full; print and remove those that cannot be read "
+        "(a truncated file), so that jobs stop warning about them. Their items are scored "
+        "again when next asked for.", run_cache_verify),
+    CacheCommand(
+        "compact", "merge each setting's segments and stores into one store",
+        "Merge each model setting's segments and stores into one sorted store with one entry "
+        "per key (the newest copy wins), which lookups read only in part; the merged files are "
+        "removed after the store is in place. Jobs do this by themselves when a setting has "
+        "more than --cache-compact-after segments.", run_cache_compact),
+    CacheCommand(
+        "prune", "remove the settings of other models",
+        "Remove every model setting none of whose model names (nor its setting id) is listed; "
+        "in the kept ones, torn segments and temporary files that killed writes left behind "
+        "(older than an hour).", run_cache_prune),
+)
 
 
 def default_model_name(model: str, gguf_file: str | None) -> str:
