@@ -6,13 +6,16 @@ import argparse
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import language, language_list, ngram_order, seed
 from spudflow.core.output_paths import output_dir, output_file, shared_dir
 from spudflow.core.text_lines import WORD_SPLITS
 from spudflow.scoring.ngram_settings import KNESER_NEY, MEASURES, UNKNOWN
+
+if TYPE_CHECKING:
+    from spudflow.scoring.run_key import ScoreJob
 
 SCORE_DESCRIPTION = """\
 Score sentences with a language model and write OUT/token_scores.parquet (one row per scored
@@ -248,21 +251,36 @@ def default_model_name(model: str, gguf_file: str | None) -> str:
     return f"{name}/{Path(gguf_file).stem}" if gguf_file else name
 
 
+def score_job(args: argparse.Namespace) -> ScoreJob:
+    """The ScoreJob `spudflow score`'s options describe, its kind, methods and shard checked."""
+    from spudflow.core.shards import parse_shard
+    from spudflow.scoring.methods import check_kind, parse_methods
+    from spudflow.scoring.run_key import ScoreJob
+
+    kind = check_kind(args.kind)
+    methods = tuple(parse_methods(kind, args.method))
+    shard = parse_shard(args.shard) if args.shard else None
+    return ScoreJob(
+        input=args.input, model=args.model,
+        name=args.name or default_model_name(args.model, args.gguf_file),
+        gguf_file=args.gguf_file, revision=args.revision, kind=kind, methods=methods,
+        dtype=args.dtype, lang=args.lang,
+        languages=tuple(args.languages) if args.languages is not None else None,
+        sample=args.sample, sample_seed=args.sample_seed, block_size=args.block_size,
+        unigram=tuple(args.unigram), measures=args.measures, shard=shard)
+
+
 def run_score(args: argparse.Namespace) -> None:
     from spudflow.core.logs import get_logger
-    from spudflow.core.shards import parse_shard
     from spudflow.scoring.job_items import ItemSelection, job_items
-    from spudflow.scoring.methods import check_kind, parse_methods
     from spudflow.scoring.ngram import unigram_lookup
     from spudflow.scoring.run import Job, run_job, write_empty
     from spudflow.scoring.run_key import job_content_key, resume_key
     from spudflow.scoring.shards import shard_metadata
 
     log = get_logger("spudflow.scoring")
-    kind = check_kind(args.kind)
-    methods = parse_methods(kind, args.method)
-    shard = parse_shard(args.shard) if args.shard else None
-    for option, value in (("--batch-tokens", args.batch_tokens), ("--block-size", args.block_size),
+    job = score_job(args)
+    for option, value in (("--batch-tokens", args.batch_tokens), ("--block-size", job.block_size),
                           ("--threads", args.threads)):
         if value is not None and value < 1:
             raise InputError(option, None, f"must be at least 1, not {value}")
@@ -273,24 +291,23 @@ def run_score(args: argparse.Namespace) -> None:
         from spudflow.scoring.cache_marker import check_usable
 
         check_usable(args.cache)
-    if args.measures == "lau":
-        if kind != "ngram":
+    if job.measures == "lau":
+        if job.kind != "ngram":
             raise InputError("--measures", None, "lau needs an n-gram model (--kind ngram): "
                              "its terms are the model's own order-1 probabilities")
-        if args.unigram:
+        if job.unigram:
             raise InputError("--unigram", None, "--measures lau takes the unigram term from "
                              "the n-gram model itself; give no --unigram")
-    languages = frozenset(args.languages) if args.languages else None
-    items = job_items(args.input, args.lang, ItemSelection(
-        languages, args.sample, args.sample_seed, shard, args.block_size))
-    unigram_for = unigram_lookup(args.unigram)
-    name = args.name or default_model_name(args.model, args.gguf_file)
-    metadata = shard_metadata(shard, job_content_key(args, name, methods)) if shard else None
+    languages = frozenset(job.languages) if job.languages else None
+    items = job_items(job.input, job.lang, ItemSelection(
+        languages, job.sample, job.sample_seed, job.shard, job.block_size))
+    unigram_for = unigram_lookup(job.unigram)
+    metadata = shard_metadata(job.shard, job_content_key(job)) if job.shard else None
     if not items:
-        log.info("no items to score: writing empty tables without loading %s", args.model)
+        log.info("no items to score: writing empty tables without loading %s", job.model)
         write_empty(args.out, metadata)
         return
-    if args.threads and kind != "ngram":  # an n-gram job never imports torch (2 s per job)
+    if args.threads and job.kind != "ngram":  # an n-gram job never imports torch (2 s per job)
         import torch
 
         torch.set_num_threads(args.threads)
@@ -298,13 +315,14 @@ def run_score(args: argparse.Namespace) -> None:
     from spudflow.scoring.scorers import load_scorer
 
     started = time.perf_counter()
-    scorer = load_scorer(kind, args.model, gguf_file=args.gguf_file, device=args.device,
-                         dtype=args.dtype, batch_tokens=args.batch_tokens,
+    sentence_end = job.measures == "lau"
+    scorer = load_scorer(job.kind, job.model, gguf_file=job.gguf_file, device=args.device,
+                         dtype=job.dtype, batch_tokens=args.batch_tokens,
                          trust_remote_code=args.trust_remote_code,
-                         sentence_end=args.measures == "lau", revision=args.revision)
-    log.info("model %s loaded in %.1f s: %s", name, time.perf_counter() - started,
+                         sentence_end=sentence_end, revision=job.revision)
+    log.info("model %s loaded in %.1f s: %s", job.name, time.perf_counter() - started,
              scorer.describe())
-    log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
+    log.info("scoring %d items from %s with %s", len(items), job.input, ", ".join(job.methods))
     cache = None
     if args.cache:
         from spudflow.scoring.cache_marker import mark
@@ -313,13 +331,12 @@ def run_score(args: argparse.Namespace) -> None:
             mark(args.cache)
         except OSError as error:  # a read-only cache still serves its entries
             log.warning("cache: cannot mark %s as a score cache (%s)", args.cache, error)
-        cache = open_cache(args.cache, scorer, model=args.model, gguf_file=args.gguf_file,
-                           kind=kind, name=name, trust_remote_code=args.trust_remote_code,
+        cache = open_cache(args.cache, scorer, model=job.model, gguf_file=job.gguf_file,
+                           kind=job.kind, name=job.name, trust_remote_code=args.trust_remote_code,
                            compact_after=args.cache_compact_after,
-                           sentence_end=args.measures == "lau", revision=args.revision)
-    job = Job(scorer, name, methods, unigram_for, args.out, resume_key(args, name, methods),
-              args.block_size, metadata, cache, args.measures)
-    run_job(job, items)
+                           sentence_end=sentence_end, revision=job.revision)
+    run_job(Job(scorer, job.name, job.methods, unigram_for, args.out, resume_key(job),
+                job.block_size, metadata, cache, job.measures), items)
 
 
 def run_score_gather(args: argparse.Namespace) -> None:
