@@ -212,11 +212,9 @@ def test_pairs_cola_whitespace_words(tmp_path):
 def test_measures_lau_is_its_own_cache_setting_and_run_key(tmp_path, lau_bigram):
     """With </s> scored an item has one more token score: never the cache entries or resumed
     blocks of the words measures."""
-    import argparse
-
     from spudflow.scoring.cache_setting import build_setting
     from spudflow.scoring.file_hashes import FileHashes
-    from spudflow.scoring.run_key import job_content_key
+    from spudflow.scoring.run_key import ScoreJob, job_content_key
 
     hashes = FileHashes(tmp_path / "memo.jsonl")
     settings = [build_setting(None, model=str(lau_bigram), gguf_file=None, kind="ngram",
@@ -225,10 +223,11 @@ def test_measures_lau_is_its_own_cache_setting_and_run_key(tmp_path, lau_bigram)
     assert settings[0].id() != settings[1].id()
     sentences = tmp_path / "s.txt"
     sentences.write_text("the dog sat\n", encoding="utf-8")
-    keys = {job_content_key(argparse.Namespace(
-        input=sentences, model=str(lau_bigram), gguf_file=None, kind="ngram", dtype="auto",
-        lang="en", languages=None, sample=None, sample_seed=0, block_size=10, unigram=[],
-        measures=measures, revision=None), "m", ["kn"]) for measures in ("words", "lau")}
+    keys = {job_content_key(ScoreJob(
+        input=sentences, model=str(lau_bigram), name="m", gguf_file=None, revision=None,
+        kind="ngram", methods=("kn",), dtype="auto", lang="en", languages=None, sample=None,
+        sample_seed=0, block_size=10, unigram=(), measures=measures, shard=None))
+        for measures in ("words", "lau")}
     assert len(keys) == 2
     cache = tmp_path / "cache"
     for measures, n_tokens in (("words", 3), ("lau", 4), ("words", 3)):

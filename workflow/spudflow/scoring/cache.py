@@ -48,8 +48,9 @@ from spudflow.scoring.cache_files import (
     write_atomically,
     write_segment,
 )
-from spudflow.scoring.cache_setting import Setting
+from spudflow.scoring.cache_setting import Setting, build_setting
 from spudflow.scoring.cache_upkeep import COMPACT_AFTER, compact, is_torn, verify
+from spudflow.scoring.file_hashes import MEMO_FILE, FileHashes
 from spudflow.scoring.items import Item
 
 log = get_logger(__name__)
@@ -65,6 +66,22 @@ def item_key(method: str, item: Item) -> bytes:
     content = [method, item.sentence, list(item.words), list(item.word_starts),
                list(item.word_ends), [[r.name, r.start, r.end] for r in item.regions]]
     return hashlib.sha256(json.dumps(content, ensure_ascii=False).encode()).digest()
+
+
+def open_cache(cache_dir: Path, scorer, *, model: str, gguf_file: str | None, kind: str,
+               name: str, trust_remote_code: bool, compact_after: int,
+               sentence_end: bool = False, revision: str | None = None) -> ScoreCache | None:
+    """The score cache of this model setting, or None (with a warning) when the model's files
+    cannot be fingerprinted (a hub id missing from huggingface_hub's cache)."""
+    hashes = FileHashes(Path(cache_dir) / MEMO_FILE)
+    setting = build_setting(scorer, model=model, gguf_file=gguf_file, kind=kind, name=name,
+                            trust_remote_code=trust_remote_code, hashes=hashes,
+                            sentence_end=sentence_end, revision=revision)
+    if setting is None:
+        return None
+    log.info("cache: setting %s (%s, %d files, %d hashed)", setting.id(), setting.source,
+             len(setting.files), hashes.hashed)
+    return ScoreCache(Path(cache_dir), setting, compact_after)
 
 
 class ScoreCache:

@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 
 from spudflow.core.logs import get_logger
-from spudflow.scoring.file_hashes import MEMO_FILE, FileHashes
+from spudflow.scoring.file_hashes import FileHashes
 from spudflow.scoring.model_files import loader_files
 
 log = get_logger("spudflow.scoring")
@@ -163,20 +163,3 @@ def attention_implementation(model) -> str:
     return str(getattr(config, "_attn_implementation", None) or
                getattr(config, "attn_implementation", None) or "")
 
-
-def open_cache(cache_dir: Path, scorer, *, model: str, gguf_file: str | None, kind: str,
-               name: str, trust_remote_code: bool, compact_after: int,
-               sentence_end: bool = False, revision: str | None = None):
-    """The score cache of this model setting, or None (with a warning) when the model's files
-    cannot be fingerprinted (a hub id missing from huggingface_hub's cache)."""
-    from spudflow.scoring.cache import ScoreCache
-
-    hashes = FileHashes(Path(cache_dir) / MEMO_FILE)
-    setting = build_setting(scorer, model=model, gguf_file=gguf_file, kind=kind, name=name,
-                            trust_remote_code=trust_remote_code, hashes=hashes,
-                            sentence_end=sentence_end, revision=revision)
-    if setting is None:
-        return None
-    log.info("cache: setting %s (%s, %d files, %d hashed)", setting.id(), setting.source,
-             len(setting.files), hashes.hashed)
-    return ScoreCache(Path(cache_dir), setting, compact_after)

@@ -8,32 +8,29 @@ from collections.abc import Sequence
 import numpy as np
 
 from spudflow.core.errors import InputError
-from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
+from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.heads import lm_forward
-from spudflow.scoring.items import Item
 from spudflow.scoring.rows import Wanted
 from spudflow.scoring.transformer import TransformerScorer
 
 
 class CausalScorer(TransformerScorer):
     kind = "causal"
+    template = False
 
     def __init__(self, tokenizer, model, device, batch_tokens):
         super().__init__(tokenizer, model, device, batch_tokens)
-        self.prefix_id = tokenizer.bos_token_id
-        if self.prefix_id is None:
-            self.prefix_id = tokenizer.eos_token_id
-        if self.prefix_id is None:
+        prefix_id = tokenizer.bos_token_id
+        if prefix_id is None:
+            prefix_id = tokenizer.eos_token_id
+        if prefix_id is None:
             raise InputError(getattr(tokenizer, "name_or_path", "model"), None,
                              "the tokenizer has neither a BOS nor an EOS token to condition the "
                              "first token on")
+        self.prefix = (prefix_id,)
 
     def forward(self):
         return lm_forward(self.model)
-
-    def encode(self, items: Sequence[Item]) -> list[EncodedItem]:
-        return encode_with_tokenizer(items, self.tokenizer, template=False,
-                                     prefix=[self.prefix_id], max_length=self.max_length)
 
     def score(self, encoded: Sequence[EncodedItem], method: str,
               targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:

@@ -1,16 +1,21 @@
-"""Commands of the scoring stage: score, ngram-train."""
+"""Commands of the scoring stage: score, score-gather, ngram-train and cache."""
 
 from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import language, language_list, ngram_order, seed
 from spudflow.core.output_paths import output_dir, output_file, shared_dir
 from spudflow.core.text_lines import WORD_SPLITS
 from spudflow.scoring.ngram_settings import KNESER_NEY, MEASURES, UNKNOWN
+
+if TYPE_CHECKING:
+    from spudflow.scoring.run_key import ScoreJob
 
 SCORE_DESCRIPTION = """\
 Score sentences with a language model and write OUT/token_scores.parquet (one row per scored
@@ -139,38 +144,16 @@ def _register_cache(subparsers: argparse._SubParsersAction) -> None:
         "the cache, and refuses (exit 2) a folder that is not a score cache (no "
         "spudflow-score-cache.json, nor the layout of a cache made before it).")
     commands = p.add_subparsers(dest="cache_command", required=True, metavar="COMMAND")
-    stats = commands.add_parser(
-        "stats", help="entries and bytes per model setting",
-        description="Print one tab-separated line per model setting: model (every name that "
-        "used it, comma-separated), kind, dtype, device, id, entries (a key stored twice "
-        "counts twice until compaction), segments and stores (live), torn (unreadable "
-        "segments: `cache verify` removes them), bytes.")
-    stats.add_argument("dir", type=Path, help="cache folder")
-    stats.set_defaults(handler=run_cache_stats)
-    verify = commands.add_parser(
-        "verify", help="list and remove torn segments",
-        description="Read every live segment and store in full; print and remove those that "
-        "cannot be read (a truncated file), so that jobs stop warning about them. Their items "
-        "are scored again when next asked for.")
-    verify.add_argument("dir", type=Path, help="cache folder")
-    verify.set_defaults(handler=run_cache_verify)
-    compact = commands.add_parser(
-        "compact", help="merge each setting's segments and stores into one store",
-        description="Merge each model setting's segments and stores into one sorted store with "
-        "one entry per key (the newest copy wins), which lookups read only in part; the "
-        "merged files are removed after the store is in place. Jobs do this by themselves when "
-        "a setting has more than --cache-compact-after segments.")
-    compact.add_argument("dir", type=Path, help="cache folder")
-    compact.set_defaults(handler=run_cache_compact)
-    prune = commands.add_parser(
-        "prune", help="remove the settings of other models",
-        description="Remove every model setting none of whose model names (nor its setting "
-        "id) is listed; in the kept ones, torn segments and temporary files that killed "
-        "writes left behind (older than an hour).")
-    prune.add_argument("dir", type=Path, help="cache folder")
-    prune.add_argument("--keep-models", nargs="+", required=True, metavar="NAME",
-                       help="model names (as in the tables) or setting ids to keep")
-    prune.set_defaults(handler=run_cache_prune)
+    parsers = {}
+    for command in CACHE_COMMANDS:
+        parser = commands.add_parser(command.name, help=command.help,
+                                     description=command.description)
+        parser.add_argument("dir", type=Path, help="cache folder")
+        parser.set_defaults(handler=command.handler)
+        parsers[command.name] = parser
+    parsers["prune"].add_argument(
+        "--keep-models", nargs="+", required=True, metavar="NAME",
+        help="model names (as in the tables) or setting ids to keep")
 
 
 def _setting_folders(root: Path) -> list[Path]:
@@ -221,6 +204,40 @@ def run_cache_prune(args: argparse.Namespace) -> None:
     get_logger("spudflow.scoring").info("cache: removed %d model settings", len(removed))
 
 
+class CacheCommand(NamedTuple):
+    name: str
+    help: str
+    description: str
+    handler: Callable[[argparse.Namespace], None]
+
+
+# `spudflow cache COMMAND DIR`: each takes the cache folder (prune also --keep-models).
+CACHE_COMMANDS = (
+    CacheCommand(
+        "stats", "entries and bytes per model setting",
+        "Print one tab-separated line per model setting: model (every name that used it, "
+        "comma-separated), kind, dtype, device, id, entries (a key stored twice counts twice "
+        "until compaction), segments and stores (live), torn (unreadable segments: `cache "
+        "verify` removes them), bytes.", run_cache_stats),
+    CacheCommand(
+        "verify", "list and remove torn segments",
+        "Read every live segment and store in full; print and remove those that cannot be read "
+        "(a truncated file), so that jobs stop warning about them. Their items are scored "
+        "again when next asked for.", run_cache_verify),
+    CacheCommand(
+        "compact", "merge each setting's segments and stores into one store",
+        "Merge each model setting's segments and stores into one sorted store with one entry "
+        "per key (the newest copy wins), which lookups read only in part; the merged files are "
+        "removed after the store is in place. Jobs do this by themselves when a setting has "
+        "more than --cache-compact-after segments.", run_cache_compact),
+    CacheCommand(
+        "prune", "remove the settings of other models",
+        "Remove every model setting none of whose model names (nor its setting id) is listed; "
+        "in the kept ones, torn segments and temporary files that killed writes left behind "
+        "(older than an hour).", run_cache_prune),
+)
+
+
 def default_model_name(model: str, gguf_file: str | None) -> str:
     from spudflow.core.model_source import PACKAGE_PREFIX
 
@@ -234,21 +251,36 @@ def default_model_name(model: str, gguf_file: str | None) -> str:
     return f"{name}/{Path(gguf_file).stem}" if gguf_file else name
 
 
+def score_job(args: argparse.Namespace) -> ScoreJob:
+    """The ScoreJob `spudflow score`'s options describe, its kind, methods and shard checked."""
+    from spudflow.core.shards import parse_shard
+    from spudflow.scoring.methods import check_kind, parse_methods
+    from spudflow.scoring.run_key import ScoreJob
+
+    kind = check_kind(args.kind)
+    methods = tuple(parse_methods(kind, args.method))
+    shard = parse_shard(args.shard) if args.shard else None
+    return ScoreJob(
+        input=args.input, model=args.model,
+        name=args.name or default_model_name(args.model, args.gguf_file),
+        gguf_file=args.gguf_file, revision=args.revision, kind=kind, methods=methods,
+        dtype=args.dtype, lang=args.lang,
+        languages=tuple(args.languages) if args.languages is not None else None,
+        sample=args.sample, sample_seed=args.sample_seed, block_size=args.block_size,
+        unigram=tuple(args.unigram), measures=args.measures, shard=shard)
+
+
 def run_score(args: argparse.Namespace) -> None:
     from spudflow.core.logs import get_logger
-    from spudflow.core.shards import parse_shard
     from spudflow.scoring.job_items import ItemSelection, job_items
-    from spudflow.scoring.methods import check_kind, parse_methods
     from spudflow.scoring.ngram import unigram_lookup
     from spudflow.scoring.run import Job, run_job, write_empty
     from spudflow.scoring.run_key import job_content_key, resume_key
     from spudflow.scoring.shards import shard_metadata
 
     log = get_logger("spudflow.scoring")
-    kind = check_kind(args.kind)
-    methods = parse_methods(kind, args.method)
-    shard = parse_shard(args.shard) if args.shard else None
-    for option, value in (("--batch-tokens", args.batch_tokens), ("--block-size", args.block_size),
+    job = score_job(args)
+    for option, value in (("--batch-tokens", args.batch_tokens), ("--block-size", job.block_size),
                           ("--threads", args.threads)):
         if value is not None and value < 1:
             raise InputError(option, None, f"must be at least 1, not {value}")
@@ -259,38 +291,38 @@ def run_score(args: argparse.Namespace) -> None:
         from spudflow.scoring.cache_marker import check_usable
 
         check_usable(args.cache)
-    if args.measures == "lau":
-        if kind != "ngram":
+    if job.measures == "lau":
+        if job.kind != "ngram":
             raise InputError("--measures", None, "lau needs an n-gram model (--kind ngram): "
                              "its terms are the model's own order-1 probabilities")
-        if args.unigram:
+        if job.unigram:
             raise InputError("--unigram", None, "--measures lau takes the unigram term from "
                              "the n-gram model itself; give no --unigram")
-    languages = frozenset(args.languages) if args.languages else None
-    items = job_items(args.input, args.lang, ItemSelection(
-        languages, args.sample, args.sample_seed, shard, args.block_size))
-    unigram_for = unigram_lookup(args.unigram)
-    name = args.name or default_model_name(args.model, args.gguf_file)
-    metadata = shard_metadata(shard, job_content_key(args, name, methods)) if shard else None
+    languages = frozenset(job.languages) if job.languages else None
+    items = job_items(job.input, job.lang, ItemSelection(
+        languages, job.sample, job.sample_seed, job.shard, job.block_size))
+    unigram_for = unigram_lookup(job.unigram)
+    metadata = shard_metadata(job.shard, job_content_key(job)) if job.shard else None
     if not items:
-        log.info("no items to score: writing empty tables without loading %s", args.model)
+        log.info("no items to score: writing empty tables without loading %s", job.model)
         write_empty(args.out, metadata)
         return
-    if args.threads and kind != "ngram":  # an n-gram job never imports torch (2 s per job)
+    if args.threads and job.kind != "ngram":  # an n-gram job never imports torch (2 s per job)
         import torch
 
         torch.set_num_threads(args.threads)
-    from spudflow.scoring.cache_setting import open_cache
+    from spudflow.scoring.cache import open_cache
     from spudflow.scoring.scorers import load_scorer
 
     started = time.perf_counter()
-    scorer = load_scorer(kind, args.model, gguf_file=args.gguf_file, device=args.device,
-                         dtype=args.dtype, batch_tokens=args.batch_tokens,
+    sentence_end = job.measures == "lau"
+    scorer = load_scorer(job.kind, job.model, gguf_file=job.gguf_file, device=args.device,
+                         dtype=job.dtype, batch_tokens=args.batch_tokens,
                          trust_remote_code=args.trust_remote_code,
-                         sentence_end=args.measures == "lau", revision=args.revision)
-    log.info("model %s loaded in %.1f s: %s", name, time.perf_counter() - started,
+                         sentence_end=sentence_end, revision=job.revision)
+    log.info("model %s loaded in %.1f s: %s", job.name, time.perf_counter() - started,
              scorer.describe())
-    log.info("scoring %d items from %s with %s", len(items), args.input, ", ".join(methods))
+    log.info("scoring %d items from %s with %s", len(items), job.input, ", ".join(job.methods))
     cache = None
     if args.cache:
         from spudflow.scoring.cache_marker import mark
@@ -299,13 +331,12 @@ def run_score(args: argparse.Namespace) -> None:
             mark(args.cache)
         except OSError as error:  # a read-only cache still serves its entries
             log.warning("cache: cannot mark %s as a score cache (%s)", args.cache, error)
-        cache = open_cache(args.cache, scorer, model=args.model, gguf_file=args.gguf_file,
-                           kind=kind, name=name, trust_remote_code=args.trust_remote_code,
+        cache = open_cache(args.cache, scorer, model=job.model, gguf_file=job.gguf_file,
+                           kind=job.kind, name=job.name, trust_remote_code=args.trust_remote_code,
                            compact_after=args.cache_compact_after,
-                           sentence_end=args.measures == "lau", revision=args.revision)
-    job = Job(scorer, name, methods, unigram_for, args.out, resume_key(args, name, methods),
-              args.block_size, metadata, cache, args.measures)
-    run_job(job, items)
+                           sentence_end=sentence_end, revision=job.revision)
+    run_job(Job(scorer, job.name, job.methods, unigram_for, args.out, resume_key(job),
+                job.block_size, metadata, cache, job.measures), items)
 
 
 def run_score_gather(args: argparse.Namespace) -> None:

@@ -7,9 +7,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
+from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.heads import discriminator_forward
-from spudflow.scoring.items import Item
 from spudflow.scoring.rows import Wanted
 from spudflow.scoring.transformer import TransformerScorer
 
@@ -19,10 +18,6 @@ class ElectraScorer(TransformerScorer):
 
     def forward(self):
         return discriminator_forward(self.model)
-
-    def encode(self, items: Sequence[Item]) -> list[EncodedItem]:
-        return encode_with_tokenizer(items, self.tokenizer, template=True,
-                                     max_length=self.max_length)
 
     def score(self, encoded: Sequence[EncodedItem], method: str,
               targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:

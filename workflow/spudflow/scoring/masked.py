@@ -15,9 +15,8 @@ from itertools import chain
 import numpy as np
 
 from spudflow.core.errors import InputError
-from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
+from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.heads import lm_forward
-from spudflow.scoring.items import Item
 from spudflow.scoring.rows import Ragged, Wanted
 from spudflow.scoring.transformer import TransformerScorer
 
@@ -42,10 +41,6 @@ class MaskedScorer(TransformerScorer):
 
     def forward(self):
         return lm_forward(self.model)
-
-    def encode(self, items: Sequence[Item]) -> list[EncodedItem]:
-        return encode_with_tokenizer(items, self.tokenizer, template=True,
-                                     max_length=self.max_length)
 
     def score(self, encoded: Sequence[EncodedItem], method: str,
               targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:

@@ -3,52 +3,74 @@ reused under when it is started again."""
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
+from spudflow import __version__
 from spudflow.core.errors import InputError
+from spudflow.core.model_source import PACKAGE_PREFIX, package_directory
+from spudflow.core.shards import Shard
+from spudflow.scoring.cache_setting import scoring_code_version
 
 
-def job_content_key(args: argparse.Namespace, name: str, methods: list[str]) -> str:
+@dataclass(frozen=True)
+class ScoreJob:
+    """What a scoring job scores, with which model and settings: every value its keys hash
+    (`spudflow score`'s options of the same names). How it runs (device, batch size, threads,
+    cache, output folder) is not here."""
+    input: Path                       # items .parquet or text file
+    model: str                        # as given: a path, hub id or `pypi:PACKAGE`
+    name: str                         # the model's name in the tables
+    gguf_file: str | None
+    revision: str | None              # of a hub model; None: the hub's main
+    kind: str
+    methods: tuple[str, ...]
+    dtype: str                        # as asked for: `auto` stays `auto`
+    lang: str                         # of a text input
+    languages: tuple[str, ...] | None  # None: every language
+    sample: int | None                # groups sampled; None: all
+    sample_seed: int
+    block_size: int
+    unigram: tuple[Path, ...]
+    measures: str
+    shard: Shard | None               # None: the whole job
+
+
+def job_content_key(job: ScoreJob) -> str:
     """Hash of the job's input, model and settings, from contents and names only (no model
     files' modification times, no shard): the key the `--shard` jobs of one job share and write
     into their tables, so those tables depend only on contents."""
-    return _hash(_job_state(args, name, methods))
+    return _hash(_job_state(job))
 
 
-def resume_key(args: argparse.Namespace, name: str, methods: list[str]) -> str:
+def resume_key(job: ScoreJob) -> str:
     """Hash of everything a finished block depends on: the job content key's state plus the
     model files' sizes and modification times, the shard and the scoring code, so that a
     resumed job reuses only blocks made from the same input, model, settings and code."""
-    from spudflow.scoring.cache_setting import scoring_code_version
-
-    state = _job_state(args, name, methods)
-    state["model_files"] = model_file_stats(args.model)
+    state = _job_state(job)
+    state["model_files"] = model_file_stats(job.model)
     state["code"] = scoring_code_version()
-    if args.shard:
-        from spudflow.core.shards import parse_shard
-
-        state["shard"] = str(parse_shard(args.shard))
+    if job.shard is not None:
+        state["shard"] = str(job.shard)
     return _hash(state)
 
 
-def _job_state(args: argparse.Namespace, name: str, methods: list[str]) -> dict:
-    from spudflow import __version__
-
+def _job_state(job: ScoreJob) -> dict:
     def file_hash(path: Path) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else str(path)
 
-    state = {"input": file_hash(args.input), "model": args.model, "name": name,
-             "gguf": args.gguf_file, "kind": args.kind, "methods": methods, "dtype": args.dtype,
-             "lang": args.lang, "languages": args.languages,
-             "sample": [args.sample, args.sample_seed], "block_size": args.block_size,
-             "unigram": [file_hash(p) for p in args.unigram], "measures": args.measures,
+    # tuples are written as the lists the keys were first made from: the same bytes
+    state = {"input": file_hash(job.input), "model": job.model, "name": job.name,
+             "gguf": job.gguf_file, "kind": job.kind, "methods": job.methods, "dtype": job.dtype,
+             "lang": job.lang, "languages": job.languages,
+             "sample": [job.sample, job.sample_seed], "block_size": job.block_size,
+             "unigram": [file_hash(p) for p in job.unigram], "measures": job.measures,
              "version": __version__}
     # only when given: a job without one keeps the key (and its finished blocks) it had
-    if args.revision is not None:
-        state["revision"] = args.revision
+    if job.revision is not None:
+        state["revision"] = job.revision
     return state
 
 
@@ -59,8 +81,6 @@ def _hash(state: dict) -> str:
 def model_file_stats(model: str) -> list:
     """Size and modification time of every file of a local model (or `pypi:` package), so that
     blocks of an interrupted job are not reused after the model was rebuilt."""
-    from spudflow.core.model_source import PACKAGE_PREFIX, package_directory
-
     try:
         root = (package_directory(model[len(PACKAGE_PREFIX):]) if model.startswith(PACKAGE_PREFIX)
                 else Path(model))

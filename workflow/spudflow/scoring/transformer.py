@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,8 @@ import torch
 from spudflow.core.errors import InputError
 from spudflow.core.model_source import ModelSource, check_model_files, loading_errors
 from spudflow.scoring.batching import BatchPolicy, BatchRunner
+from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
+from spudflow.scoring.items import Item
 from spudflow.scoring.rows import Rows
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -90,9 +93,14 @@ def max_input_length(model, tokenizer) -> int | None:
 
 
 class TransformerScorer:
-    """Shared part of the causal, masked and ELECTRA scorers: model, tokenizer, batching."""
+    """Shared part of the causal, masked and ELECTRA scorers: model, tokenizer, encoding,
+    batching."""
 
     kind = ""
+    # Each sentence in the tokenizer's special-token template (`[CLS] … [SEP]`), as masked and
+    # ELECTRA models were trained; a causal model is given `prefix` instead.
+    template = True
+    prefix: tuple[int, ...] = ()  # ids put before each sentence's tokens (a causal model's BOS)
 
     def __init__(self, tokenizer, model, device: torch.device, batch_tokens: int | None):
         self.tokenizer = tokenizer
@@ -112,6 +120,10 @@ class TransformerScorer:
 
     def forward(self):
         raise NotImplementedError
+
+    def encode(self, items: Sequence[Item]) -> list[EncodedItem]:
+        return encode_with_tokenizer(items, self.tokenizer, template=self.template,
+                                     prefix=self.prefix, max_length=self.max_length)
 
     def describe(self) -> str:
         return (f"{type(self.model).__name__} on {self.device} in "

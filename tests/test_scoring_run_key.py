@@ -1,0 +1,73 @@
+"""A scoring job's keys keep their bytes from release to release: the finished blocks of an
+interrupted job (resume key) and the tables of its `--shard` jobs (content key) stay usable as
+long as nothing that made them changed. The keys below were computed by the code that took the
+command's argparse namespace, before the keys were made from a ScoreJob."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from spudflow.cli import build_parser
+from spudflow.scoring import run_key
+from spudflow.scoring.cli import score_job
+
+MODIFIED_NS = 1_700_000_000_000_000_000  # the model files' time, part of the resume key
+
+CASES = {
+    "defaults": (["--model", "org/hub-model", "--kind", "causal", "--method", "ppl",
+                  "--name", "gpt2"], "3a56c48e0861eaeb", "eeae3ef76fb84727"),
+    "every keyed option": (
+        ["--model", "model", "--gguf-file", "m.gguf", "--revision", "v1.0", "--kind", "masked",
+         "--method", "pppl,pppl_l2r_region", "--name", "bert", "--dtype", "float32",
+         "--lang", "de", "--languages", "de,en", "--sample", "50", "--sample-seed", "7",
+         "--block-size", "100", "--unigram", "uni_en.parquet", "--unigram", "uni_de.parquet",
+         "--shard", "2/3"],
+        "e4408256baba03c0", "d15f39bd70399431"),
+    "a model file named by its file, lau measures": (
+        ["--model", "uni_en.parquet", "--kind", "ngram", "--method", "kn,addk_region",
+         "--measures", "lau"], "3d9054d27738e4a1", "65e9b3b86d17fe43"),
+}
+
+
+@pytest.fixture
+def files(tmp_path, monkeypatch):
+    """Input, unigram and model files of fixed contents and times, named relative to the working
+    folder (a model's path as given is in the keys); the package version and the scoring code
+    hash held at the values the keys were pinned with (both are in the keys on purpose: another
+    release or an edit of the scoring code reuses nothing)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run_key, "__version__", "0.1.0")
+    monkeypatch.setattr(run_key, "scoring_code_version", lambda: "code-hash")
+    (tmp_path / "model" / "sub").mkdir(parents=True)
+    for name, data in (("items.txt", b"the dog sat\nthe dogs sits\n"),
+                       ("uni_en.parquet", b"unigram en"), ("uni_de.parquet", b"unigram de"),
+                       ("model/config.json", b"{}"), ("model/sub/weights.bin", b"\0" * 10)):
+        (tmp_path / name).write_bytes(data)
+        os.utime(tmp_path / name, ns=(MODIFIED_NS, MODIFIED_NS))
+    return tmp_path
+
+
+def parse(options: list[str]):
+    return build_parser().parse_args(["score", "items.txt", "--out", "out", *options])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_keys_of_a_job_keep_their_bytes(files, case):
+    options, content_key, resume_key = CASES[case]
+    job = score_job(parse(options))
+    assert (run_key.job_content_key(job), run_key.resume_key(job)) == (content_key, resume_key)
+
+
+def test_the_resume_key_follows_the_shard_and_the_model_files_the_content_key_does_not(files):
+    whole = score_job(parse(["--model", "model", "--kind", "masked", "--method", "pppl"]))
+    shard = score_job(parse(["--model", "model", "--kind", "masked", "--method", "pppl",
+                             "--shard", "1/2"]))
+    content = run_key.job_content_key(whole)
+    resume = {run_key.resume_key(whole), run_key.resume_key(shard)}
+    assert run_key.job_content_key(shard) == content
+    assert len(resume) == 2
+    os.utime(files / "model" / "config.json", ns=(MODIFIED_NS + 1, MODIFIED_NS + 1))
+    assert run_key.job_content_key(whole) == content
+    assert run_key.resume_key(whole) not in resume
