@@ -257,8 +257,21 @@ def test_square_masks_score_alike(wordpiece, kind):
     squared = scorer.score(encoded, method, targets)
     assert all(np.array_equal(a, b) for a, b in zip(plain, squared, strict=True))
     assert 4 in seen and 2 not in seen
-    if kind == "masked":  # some batch of masked copies has no padding: no mask at all
-        assert None in seen
+
+
+def test_an_unpadded_batch_gets_no_square_mask():
+    """With square masks a batch whose rows all fill its padded length has no mask at all, as
+    transformers decides for an all-ones (B, L) mask; a padded batch gets the square one."""
+    seen = []
+
+    def forward(input_ids, attention_mask, flat_positions, targets):
+        seen.append((input_ids.shape[1], None if attention_mask is None
+                     else tuple(attention_mask.shape)))
+        return input_ids.reshape(-1)[flat_positions].float()
+
+    run([2 * LENGTH_STEP, 2 * LENGTH_STEP, 3], 1000, forward, square_mask=True)
+    assert seen == [(2 * LENGTH_STEP, None),
+                    (LENGTH_STEP, (1, 1, LENGTH_STEP, LENGTH_STEP))]
 
 
 def test_compiled_base_model_scores_alike(wordpiece, monkeypatch):
