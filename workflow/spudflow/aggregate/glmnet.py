@@ -188,26 +188,38 @@ def _coordinate_descent(indptr: np.ndarray, indices: np.ndarray, data: np.ndarra
 
 
 @njit(cache=True, nogil=True)
+def _linear_predictor(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
+                      beta: np.ndarray, intercept: float, eta: np.ndarray) -> None:
+    """eta = intercept + X beta, X given by its CSC arrays, over the nonzero coefficients."""
+    eta[:] = intercept
+    for j in range(len(indptr) - 1):
+        if beta[j] != 0.0:
+            for a in range(indptr[j], indptr[j + 1]):
+                eta[indices[a]] += data[a] * beta[j]
+
+
+@njit(cache=True, nogil=True)
+def _fitted_probability(eta: float) -> float:
+    """The logistic of a linear predictor, exactly 0 or 1 past glmnet's pmin bound."""
+    if eta > LINEAR_PREDICTOR_MAX:
+        return 1.0
+    if eta < -LINEAR_PREDICTOR_MAX:
+        return 0.0
+    return 1.0 / (1.0 + np.exp(-eta))
+
+
+@njit(cache=True, nogil=True)
 def _deviance_explained(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
                         y: np.ndarray, beta: np.ndarray, intercept: float,
                         null: float) -> float:
     """glmnet's dev.ratio, 1 - deviance / null deviance: fitted probabilities 0 or 1 past the
     linear predictor's bound (as in IRLS), clipped at pmin in the logarithms."""
     n = len(y)
-    eta = np.full(n, intercept)
-    for j in range(len(indptr) - 1):
-        if beta[j] != 0.0:
-            for a in range(indptr[j], indptr[j + 1]):
-                eta[indices[a]] += data[a] * beta[j]
+    eta = np.empty(n)
+    _linear_predictor(indptr, indices, data, beta, intercept, eta)
     loss = 0.0
     for i in range(n):
-        if eta[i] > LINEAR_PREDICTOR_MAX:
-            prob = 1.0
-        elif eta[i] < -LINEAR_PREDICTOR_MAX:
-            prob = 0.0
-        else:
-            prob = 1.0 / (1.0 + np.exp(-eta[i]))
-        prob = min(max(prob, PMIN), 1.0 - PMIN)
+        prob = min(max(_fitted_probability(eta[i]), PMIN), 1.0 - PMIN)
         loss -= y[i] * np.log(prob) + (1.0 - y[i]) * np.log(1.0 - prob)
     return (null - loss / n) / null
 
@@ -247,20 +259,11 @@ def _irls_path(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, y: np.
         converged = False
         steps = 0
         for _ in range(max_iter):
-            eta[:] = intercept
-            for j in range(p):
-                if beta[j] != 0.0:
-                    for a in range(indptr[j], indptr[j + 1]):
-                        eta[indices[a]] += data[a] * beta[j]
+            _linear_predictor(indptr, indices, data, beta, intercept, eta)
             total = 0.0
             weighted_z = 0.0
             for i in range(n):
-                if eta[i] > LINEAR_PREDICTOR_MAX:
-                    prob = 1.0
-                elif eta[i] < -LINEAR_PREDICTOR_MAX:
-                    prob = 0.0
-                else:
-                    prob = 1.0 / (1.0 + np.exp(-eta[i]))
+                prob = _fitted_probability(eta[i])
                 weight[i] = prob * (1.0 - prob)
                 # w z for the working response z = eta + (y - prob) / w, which a weight of 0
                 # leaves undefined: only w z and w (z - z_mean - (eta - intercept)) are used
