@@ -1,13 +1,17 @@
 """A scoring job's keys keep their bytes from release to release: the finished blocks of an
 interrupted job (resume key) and the tables of its `--shard` jobs (content key) stay usable as
 long as nothing that made them changed. The keys below were computed by the code that took the
-command's argparse namespace, before the keys were made from a ScoreJob."""
+command's argparse namespace, before the keys were made from a ScoreJob; those of a transformer
+model changed once more when `--dtype auto` started entering them as the dtype it loads and the
+resume key the device class (cpu | cuda), so that blocks scored in bfloat16 on a GPU are never
+resumed in float32 on a CPU."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
+import torch
 
 from spudflow.cli import build_parser
 from spudflow.scoring import run_key
@@ -17,14 +21,14 @@ MODIFIED_NS = 1_700_000_000_000_000_000  # the model files' time, part of the re
 
 CASES = {
     "defaults": (["--model", "org/hub-model", "--kind", "causal", "--method", "ppl",
-                  "--name", "gpt2"], "3a56c48e0861eaeb", "eeae3ef76fb84727"),
+                  "--name", "gpt2"], "01bc57e27c6bd638", "49c41dcf1cd03a99"),
     "every keyed option": (
         ["--model", "model", "--gguf-file", "m.gguf", "--revision", "v1.0", "--kind", "masked",
          "--method", "pppl,pppl_l2r_region", "--name", "bert", "--dtype", "float32",
          "--lang", "de", "--languages", "de,en", "--sample", "50", "--sample-seed", "7",
          "--block-size", "100", "--unigram", "uni_en.parquet", "--unigram", "uni_de.parquet",
          "--shard", "2/3"],
-        "e4408256baba03c0", "d15f39bd70399431"),
+        "e4408256baba03c0", "3b396ead60e176d9"),
     "a model file named by its file, lau measures": (
         ["--model", "uni_en.parquet", "--kind", "ngram", "--method", "kn,addk_region",
          "--measures", "lau"], "3d9054d27738e4a1", "65e9b3b86d17fe43"),
@@ -38,6 +42,7 @@ def files(tmp_path, monkeypatch):
     hash held at the values the keys were pinned with (both are in the keys on purpose: another
     release or an edit of the scoring code reuses nothing)."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # the keys of a CPU job
     monkeypatch.setattr(run_key, "__version__", "0.1.0")
     monkeypatch.setattr(run_key, "scoring_code_version", lambda: "code-hash")
     (tmp_path / "model" / "sub").mkdir(parents=True)
@@ -71,3 +76,22 @@ def test_the_resume_key_follows_the_shard_and_the_model_files_the_content_key_do
     os.utime(files / "model" / "config.json", ns=(MODIFIED_NS + 1, MODIFIED_NS + 1))
     assert run_key.job_content_key(whole) == content
     assert run_key.resume_key(whole) not in resume
+
+
+def test_auto_enters_the_keys_as_the_dtype_and_device_it_loads(files, monkeypatch):
+    options = ["--model", "model", "--kind", "masked", "--method", "pppl"]
+    on_cpu = score_job(parse(options))
+    pinned_cpu = score_job(parse([*options, "--dtype", "float32", "--device", "cpu"]))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: True)
+    on_gpu = score_job(parse(options))
+    pinned_gpu = score_job(parse([*options, "--dtype", "float32"]))
+    assert (on_cpu.dtype, on_cpu.device_class) == ("float32", "cpu")
+    assert (on_gpu.dtype, on_gpu.device_class) == ("bfloat16", "cuda")
+    # bfloat16 blocks are neither resumed nor gathered as float32 ones
+    assert run_key.job_content_key(on_gpu) != run_key.job_content_key(on_cpu)
+    assert run_key.resume_key(on_gpu) != run_key.resume_key(on_cpu)
+    # float32 on either device: the same shard tables, but blocks resume on their own device
+    assert run_key.job_content_key(pinned_gpu) == run_key.job_content_key(pinned_cpu) \
+        == run_key.job_content_key(on_cpu)
+    assert run_key.resume_key(pinned_gpu) != run_key.resume_key(pinned_cpu)

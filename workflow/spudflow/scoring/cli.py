@@ -260,14 +260,29 @@ def score_job(args: argparse.Namespace) -> ScoreJob:
     kind = check_kind(args.kind)
     methods = tuple(parse_methods(kind, args.method))
     shard = parse_shard(args.shard) if args.shard else None
+    dtype, device_class = loaded_precision(kind, args.dtype, args.device)
     return ScoreJob(
         input=args.input, model=args.model,
         name=args.name or default_model_name(args.model, args.gguf_file),
         gguf_file=args.gguf_file, revision=args.revision, kind=kind, methods=methods,
-        dtype=args.dtype, lang=args.lang,
+        dtype=dtype, lang=args.lang,
         languages=tuple(args.languages) if args.languages is not None else None,
         sample=args.sample, sample_seed=args.sample_seed, block_size=args.block_size,
-        unigram=tuple(args.unigram), measures=args.measures, shard=shard)
+        unigram=tuple(args.unigram), measures=args.measures, shard=shard,
+        device_class=device_class)
+
+
+def loaded_precision(kind: str, dtype: str, device: str) -> tuple[str, str]:
+    """(dtype, device class) a transformer model is loaded with, `auto` resolved as the loader
+    resolves it, so that the job's keys name the precision its scores were computed in: blocks
+    scored in bfloat16 on a GPU are never resumed by a float32 job on a CPU. An n-gram model
+    is neither: its dtype stays as given (unused) and its device class is ""."""
+    if kind == "ngram":
+        return dtype, ""
+    from spudflow.scoring.transformer import pick_device, pick_dtype
+
+    picked = pick_device(device)
+    return str(pick_dtype(dtype, picked)).removeprefix("torch."), picked.type
 
 
 def run_score(args: argparse.Namespace) -> None:

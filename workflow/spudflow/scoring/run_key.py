@@ -18,8 +18,8 @@ from spudflow.scoring.cache_setting import scoring_code_version
 @dataclass(frozen=True)
 class ScoreJob:
     """What a scoring job scores, with which model and settings: every value its keys hash
-    (`spudflow score`'s options of the same names). How it runs (device, batch size, threads,
-    cache, output folder) is not here."""
+    (`spudflow score`'s options of the same names). How it runs (batch size, threads, cache,
+    output folder) is not here; the device class is, because kernels differ between CPU and GPU."""
     input: Path                       # items .parquet or text file
     model: str                        # as given: a path, hub id or `pypi:PACKAGE`
     name: str                         # the model's name in the tables
@@ -27,7 +27,7 @@ class ScoreJob:
     revision: str | None              # of a hub model; None: the hub's main
     kind: str
     methods: tuple[str, ...]
-    dtype: str                        # as asked for: `auto` stays `auto`
+    dtype: str                        # as loaded, `auto` resolved (n-gram: as given, unused)
     lang: str                         # of a text input
     languages: tuple[str, ...] | None  # None: every language
     sample: int | None                # groups sampled; None: all
@@ -36,6 +36,7 @@ class ScoreJob:
     unigram: tuple[Path, ...]
     measures: str
     shard: Shard | None               # None: the whole job
+    device_class: str = ""            # cpu | cuda ("" for an n-gram model)
 
 
 def job_content_key(job: ScoreJob) -> str:
@@ -47,9 +48,12 @@ def job_content_key(job: ScoreJob) -> str:
 
 def resume_key(job: ScoreJob) -> str:
     """Hash of everything a finished block depends on: the job content key's state plus the
-    model files' sizes and modification times, the shard and the scoring code, so that a
-    resumed job reuses only blocks made from the same input, model, settings and code."""
+    model files' sizes and modification times, the shard, the device class and the scoring code,
+    so that a resumed job reuses only blocks made from the same input, model, settings and code
+    on the same kind of device (a job interrupted on a GPU and resumed on a CPU starts over)."""
     state = _job_state(job)
+    if job.device_class:
+        state["device_class"] = job.device_class
     state["model_files"] = model_file_stats(job.model)
     state["code"] = scoring_code_version()
     if job.shard is not None:
