@@ -221,3 +221,22 @@ def test_every_seed_of_the_schema_is_a_32_bit_seed():
     walk(schema, "")
     assert len(seeds) >= 12
     assert {key: schema_node(key) for key in seeds} == dict.fromkeys(seeds, SEED)
+
+
+def test_two_folds_stop_a_config_with_japanese_regressions_but_not_one_without():
+    """`aggregate.folds: 2` is what the CoLA thresholds take, but cv.glmnet (the Japanese
+    regressions) needs 3: caught by the config check, not at the Japanese table job."""
+    from spudflow.core.config import ConfigError, check_config
+
+    config = yaml.safe_load((SCHEMA.parent / "config.yaml").read_text(encoding="utf-8"))
+    config.setdefault("aggregate", {})["folds"] = 2
+    with pytest.raises(ConfigError) as stopped:
+        check_config(config, SCHEMA)
+    assert str(stopped.value) == (
+        "config key aggregate.folds: 2 folds, but the Japanese regressions "
+        "(pairs.japanese_transitivity) run cv.glmnet, which needs at least 3")
+    config["pairs"]["japanese_transitivity"]["enabled"] = False
+    check_config(config, SCHEMA)
+    config["pairs"]["japanese_transitivity"]["enabled"] = True
+    config["aggregate"]["folds"] = 3
+    check_config(config, SCHEMA)
