@@ -1,10 +1,13 @@
-"""cv_glmnet's cost on a one-hot design like the Japanese regression's (thesis §5.7).
+"""cv_glmnet's cost on a sparse one-hot design of the Japanese regression's width (thesis §5.7).
 
     python bench/bench_glmnet.py [--sizes 2000,20000,200000] [--folds 10] [--n-lambda 100]
 
-Seven factors (verb pair, constituent order, adverbial, relative clause and position, the two
-arguments as noun with marker), every level kept, 180 predictors; the choice drawn from a
-logistic model of them (seeded). Each size runs in a fresh process (`--one N`), so its peak RSS
+A synthetic design, not the thesis's coding: seven factors of 40, 6, 8, 4, 2, 60 and 60 levels,
+every level a column (180 predictors, one nonzero per factor and row), where the real design
+(aggregate/japanese_regression.py `design_matrix`) is R's model.matrix with treatment contrasts
+and noun-by-marker interactions, also about 180 columns for 50 verb pairs; the choice drawn
+from a logistic model of the columns (seeded). What it measures is the solver's cost per row
+and column, which the coding does not change. Each size runs in a fresh process (`--one N`), so its peak RSS
 is its own; prints one Markdown table: rows, predictors, nonzeros, wall and CPU seconds for
 cv_glmnet (the path on all rows and one per fold: `--folds` + 1 fits of up to `--n-lambda`
 lambdas, each ended early as glmnet's; CPU seconds are the steadier figure on a shared
