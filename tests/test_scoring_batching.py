@@ -50,10 +50,20 @@ class RecordingForward:
         return input_ids.reshape(-1)[flat_positions].float()
 
 
+class CountingBar:
+    def __init__(self):
+        self.n = 0
+
+    def update(self, n):
+        self.n += n
+
+
 def run(lengths, budget, forward, **policy):
     runner = BatchRunner(forward, pad_id=-1, mask_id=None, device=torch.device("cpu"),
                          batch_tokens=budget, policy=BatchPolicy(**policy))
-    results = runner.run(rows_of(lengths), [2] * len(lengths))
+    bar = CountingBar()
+    results = runner.run(rows_of(lengths), [2] * len(lengths), bar)
+    assert bar.n == len(lengths)  # the progress bar counts every sentence, halved or not
     for i, (n, result) in enumerate(zip(lengths, results, strict=True)):
         assert list(result) == [100 * i, 100 * i + n - 1]
     return runner

@@ -140,20 +140,16 @@ class BatchRunner:
                                   for b in plan), self.policy.prefetch)
             with contextlib.closing(batches):
                 for batch in batches:
-                    try:
-                        values.append(self._launch(batch))
-                        destinations.append(batch.destinations)
-                    except torch.cuda.OutOfMemoryError as error:
-                        self._halve(rows, tokens, batch, padded, offsets, values, destinations,
-                                    error)
-                        done += len(batch.rows)
-                        break  # plan the rest under the halved budget
+                    halved = self._run_batch(rows, tokens, batch, padded, offsets, values,
+                                             destinations)
                     done += len(batch.rows)
                     if bar is not None:
                         owners, counts = np.unique(rows.owner[batch.rows], return_counts=True)
                         remaining[owners] -= counts
                         if finished := int((remaining[owners] == 0).sum()):
                             bar.update(finished)
+                    if halved:
+                        break  # plan the rest under the halved budget
         if values:  # one copy back for the whole call
             flat[np.concatenate(destinations)] = torch.cat(values).double().cpu().numpy()
         bounds = offsets.tolist()
@@ -212,6 +208,18 @@ class BatchRunner:
         self.stats.real_tokens += batch.real_tokens
         return values
 
+    def _run_batch(self, rows: Rows, tokens: np.ndarray, batch: HostBatch, padded: np.ndarray,
+                   offsets: np.ndarray, values: list, destinations: list) -> bool:
+        """Launch `batch`, appending its values and destinations; one that does not fit runs in
+        halves. Whether the budget was halved."""
+        try:
+            values.append(self._launch(batch))
+            destinations.append(batch.destinations)
+            return False
+        except torch.cuda.OutOfMemoryError as error:
+            self._halve(rows, tokens, batch, padded, offsets, values, destinations, error)
+            return True
+
     def _halve(self, rows: Rows, tokens: np.ndarray, batch: HostBatch, padded: np.ndarray,
                offsets: np.ndarray, values: list, destinations: list,
                error: torch.cuda.OutOfMemoryError) -> None:
@@ -227,10 +235,5 @@ class BatchRunner:
         half = len(batch.rows) // 2
         for part in (batch.rows[:half], batch.rows[half:]):
             smaller = self._host_batch(rows, tokens, part, padded, offsets, fill=False)
-            try:
-                values.append(self._launch(smaller))
-                destinations.append(smaller.destinations)
-            except torch.cuda.OutOfMemoryError as smaller_error:
-                self._halve(rows, tokens, smaller, padded, offsets, values, destinations,
-                            smaller_error)
+            self._run_batch(rows, tokens, smaller, padded, offsets, values, destinations)
 
