@@ -79,6 +79,7 @@ def _svg_texts(svg: bytes) -> list[str]:
     return [t.strip() for t in re.findall(r"<!-- (.*?) -->", svg.decode("utf-8"))]
 
 
+@pytest.mark.slow
 def test_agreement_heat_map_shows_missing_cells_as_missing(tmp_path, run_cli):
     """Two scoring modes that share no pair have no agreement: the cell says n/a, not 0.00."""
     items, scores = japanese_inputs(tmp_path)

@@ -431,6 +431,7 @@ def _edges(graph) -> dict:
     return {tuple(sorted((a, b))): w for a, b, w in graph.edges(data="weight")}
 
 
+@pytest.mark.slow
 def test_agreement_graph_prunes_as_the_thesis(produced, tmp_path, run_cli):
     """Removing the weakest edges while the graph stays connected keeps every edge at least as
     strong as the weakest edge of a maximum spanning tree, and the graph connected; a threshold

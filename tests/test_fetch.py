@@ -113,6 +113,7 @@ def test_a_rehearsal_checks_its_stand_ins_against_their_own_checksums(tmp_path):
                                          "full")["fetch"]
 
 
+@pytest.mark.slow
 def test_an_items_file_given_by_url_is_fetched_as_a_treebank(tmp_path):
     """The German case sentence files given by URL are downloaded by the one rule for items
     dataset files (fetch_pairs_file, as CoLA's phenomenon sets) under their file names: from

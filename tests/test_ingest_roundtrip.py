@@ -66,6 +66,7 @@ def test_vendored_treebanks_round_trip(run_cli, tmp_path, path):
     assert _round_trip(run_cli, path, tmp_path) == _read_bytes(path)
 
 
+@pytest.mark.slow
 @pytest.mark.shared
 def test_every_shared_treebank_round_trips(run_cli, tmp_path):
     files = sorted((SHARED_DATA / "ud").glob("*/*.conllu.gz"))

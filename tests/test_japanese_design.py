@@ -121,6 +121,7 @@ def _r_available() -> str | None:
     return None if check.returncode == 0 else "R's glmnet package is absent (r-cran-glmnet)"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_r_available() is not None, reason=str(_r_available()))
 @pytest.mark.parametrize(("n", "relative"), [(400, False), (400, True), (60, False)],
                          ids=["base", "relative", "small"])

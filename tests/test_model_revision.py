@@ -88,6 +88,7 @@ def test_a_scoring_job_loads_its_revision_and_the_cache_keys_on_that_snapshot(tm
     assert f"cache: hub model org/tiny-gpt2 at commit {second}\n" in log + "\n"
 
 
+@pytest.mark.slow
 def test_a_probe_encoder_loads_its_revision(tmp_path):
     """The probe's encoder comes from the revision's snapshot (its tokenizer's vocabulary), and
     says so with the commit."""
@@ -155,6 +156,7 @@ def test_a_config_revision_of_a_local_model_stops_planning():
         "not a Hugging Face hub id; a revision names a hub model's version"]
 
 
+@pytest.mark.slow
 def test_a_models_revision_is_in_its_scoring_jobs_arguments(tmp_path):
     """The rules pass `revision` on (so a changed revision reruns the job: its params change);
     a config without one passes none."""

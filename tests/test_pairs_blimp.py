@@ -90,6 +90,7 @@ def test_vendored_subset_has_100_pairs_of_each_of_67_paradigms(tmp_path, capsys)
     assert len(rows) == 1000 and Counter(r["label"] for r in rows) == {0: 500, 1: 500}
 
 
+@pytest.mark.slow
 @needs_shared
 @pytest.mark.shared
 def test_full_blimp_has_67_paradigms_of_1000_pairs(tmp_path, capsys):

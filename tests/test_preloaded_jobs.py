@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from preloaded_jobs import ONE_THREAD_JOB, client_dir
 
+# the module's preloading client takes seconds to start, and every test here runs jobs through it
+pytestmark = pytest.mark.slow
+
 TINY_EN = Path(__file__).parent / "data" / "workflow" / "tiny_en.conllu"
 
 

@@ -284,6 +284,7 @@ def test_an_unpadded_batch_gets_no_square_mask():
                     (LENGTH_STEP, (1, 1, LENGTH_STEP, LENGTH_STEP))]
 
 
+@pytest.mark.slow
 def test_compiled_base_model_scores_alike(wordpiece, monkeypatch):
     """BatchPolicy.compile compiles the base model's forward only: the hook that gathers the
     scored positions, a new closure every call, stays outside (dynamo's eager backend here, so
