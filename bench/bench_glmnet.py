@@ -4,16 +4,15 @@
 
 A synthetic design, not the thesis's coding: seven factors of 40, 6, 8, 4, 2, 60 and 60 levels,
 every level a column (180 predictors, one nonzero per factor and row), where the real design
-(aggregate/japanese_regression.py `design_matrix`) is R's model.matrix with treatment contrasts
-and noun-by-marker interactions, also about 180 columns for 50 verb pairs; the choice drawn
-from a logistic model of the columns (seeded). What it measures is the solver's cost per row
-and column, which the coding does not change. Each size runs in a fresh process (`--one N`), so its peak RSS
-is its own; prints one Markdown table: rows, predictors, nonzeros, wall and CPU seconds for
-cv_glmnet (the path on all rows and one per fold: `--folds` + 1 fits of up to `--n-lambda`
-lambdas, each ended early as glmnet's; CPU seconds are the steadier figure on a shared
-machine), peak RSS, the lambdas on the path, lambda.1se and the number of nonzero coefficients
-there. The first call's numba compilation is excluded (a warm-up
-fit on a tiny design).
+(aggregate/japanese_regression.py `design_matrix`) is R's model.matrix with treatment contrasts and
+noun-by-marker interactions, also about 180 columns for 50 verb pairs; the choice drawn from a
+logistic model of the columns (seeded). What it measures is the solver's cost per row and column,
+which the coding does not change. Each size runs in a fresh process (`--one N`), so its peak RSS is
+its own; prints one Markdown table: rows, predictors, nonzeros, wall and CPU seconds for cv_glmnet
+(the path on all rows and one per fold: `--folds` + 1 fits of up to `--n-lambda` lambdas, each
+ended early as glmnet's; CPU seconds are the steadier figure on a shared machine), peak RSS, the
+lambdas on the path, lambda.1se and the number of nonzero coefficients there. The first call's
+numba compilation is excluded (a warm-up fit on a tiny design).
 """
 
 from __future__ import annotations

@@ -81,19 +81,12 @@ def child(spec: dict) -> None:
     import bench_scoring_vs_minicons as B
     import numpy as np
     import torch
-    from transformers import (
-        BertConfig,
-        BertForMaskedLM,
-        GPT2Config,
-        GPT2LMHeadModel,
-        PreTrainedTokenizerBase,
-        PreTrainedTokenizerFast,
-    )
+    import transformers as T
 
     from spudflow.scoring.causal import CausalScorer
     from spudflow.scoring.masked import MaskedScorer
 
-    PreTrainedTokenizerBase.batch_encode_plus = lambda self, *a, **k: self(*a, **k)
+    T.PreTrainedTokenizerBase.batch_encode_plus = lambda self, *a, **k: self(*a, **k)
     device = torch.device(spec["device"])
     quick = spec["quick"]
     cuda = device.type == "cuda"
@@ -172,23 +165,23 @@ def child(spec: dict) -> None:
         emit(what="device", name=props.name, torch=torch.__version__,
              transformers=__import__("transformers").__version__)
     for kind in kinds:
-        tokenizer = PreTrainedTokenizerFast.from_pretrained(tokenizers / kind)
+        tokenizer = T.PreTrainedTokenizerFast.from_pretrained(tokenizers / kind)
         torch.manual_seed(1)
         with torch.device(device):
             if kind == "masked":
                 vocab = 30_000 if quick else 119_547
-                config = (BertConfig(vocab_size=vocab, hidden_size=64, num_hidden_layers=2,
-                                     num_attention_heads=2, intermediate_size=128) if quick
-                          else BertConfig(vocab_size=vocab))
-                model = BertForMaskedLM(config).eval()
+                config = (T.BertConfig(vocab_size=vocab, hidden_size=64, num_hidden_layers=2,
+                                       num_attention_heads=2, intermediate_size=128) if quick
+                          else T.BertConfig(vocab_size=vocab))
+                model = T.BertForMaskedLM(config).eval()
                 blocks = "bert.encoder."
                 hidden = config.hidden_size
                 cls, method, n_sample, minicons_batches = MaskedScorer, "pppl", 300, (1, 8)
             else:
                 vocab = 50_257
-                config = GPT2Config(vocab_size=vocab, bos_token_id=0, eos_token_id=0,
-                                    **(dict(n_embd=64, n_layer=2, n_head=2) if quick else {}))
-                model = GPT2LMHeadModel(config).eval()
+                config = T.GPT2Config(vocab_size=vocab, bos_token_id=0, eos_token_id=0,
+                                      **(dict(n_embd=64, n_layer=2, n_head=2) if quick else {}))
+                model = T.GPT2LMHeadModel(config).eval()
                 blocks = "transformer.h."
                 hidden = config.n_embd
                 cls, method, n_sample, minicons_batches = CausalScorer, "ppl", 600, (1, 16)

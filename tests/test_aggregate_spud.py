@@ -135,44 +135,23 @@ def test_identical_scoring_functions_get_no_test(tmp_path, run_cli):
         assert row["statistic"] is None and row["p_value"] is None
 
 
-def test_two_originals_in_a_group_is_bad_input(tmp_path, run_cli):
+@pytest.mark.parametrize(("item_id", "column", "value", "message"), [
+    ("1-orig", "group_id", "g0",
+     "group 'g0' has more than one original sentence (method 'orig')"),
+    ("2-spud-1", "group_id", "g1",
+     "group 'g1' has more than one nonce sentence of method 'spud' and seed 1"),
+    ("3-pos-1", "seed", None, "nonce item '3-pos-1' has no seed"),
+], ids=["two originals in a group", "two nonce versions of one seed", "a nonce without a seed"])
+def test_a_malformed_group_is_bad_input(tmp_path, run_cli, item_id, column, value, message):
     items, scores = spud_inputs(tmp_path, n_groups=4)
     rewrite(items, lambda f: f.with_columns(
-        pl.when(pl.col("item_id") == "1-orig").then(pl.lit("g0"))
-        .otherwise(pl.col("group_id")).alias("group_id")))
+        pl.when(pl.col("item_id") == item_id).then(pl.lit(value, dtype=f.schema[column]))
+        .otherwise(pl.col(column)).alias(column)))
     out = tmp_path / "tables"
     code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
                            "--out-dir", out)
     assert code == 2
-    assert err.strip() == f"{items}: group 'g0' has more than one original sentence (method " \
-        "'orig')"
-    assert not out.exists()
-
-
-def test_two_nonce_versions_of_one_seed_is_bad_input(tmp_path, run_cli):
-    items, scores = spud_inputs(tmp_path, n_groups=4)
-    rewrite(items, lambda f: f.with_columns(
-        pl.when(pl.col("item_id") == "2-spud-1").then(pl.lit("g1"))
-        .otherwise(pl.col("group_id")).alias("group_id")))
-    out = tmp_path / "tables"
-    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
-                           "--out-dir", out)
-    assert code == 2
-    assert err.strip() == f"{items}: group 'g1' has more than one nonce sentence of method " \
-        "'spud' and seed 1"
-    assert not out.exists()
-
-
-def test_a_nonce_sentence_without_a_seed_is_bad_input(tmp_path, run_cli):
-    items, scores = spud_inputs(tmp_path, n_groups=4)
-    rewrite(items, lambda f: f.with_columns(
-        pl.when(pl.col("item_id") == "3-pos-1").then(None)
-        .otherwise(pl.col("seed")).alias("seed")))
-    out = tmp_path / "tables"
-    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
-                           "--out-dir", out)
-    assert code == 2
-    assert err.strip() == f"{items}: nonce item '3-pos-1' has no seed"
+    assert err.strip() == f"{items}: {message}"
     assert not out.exists()
 
 

@@ -209,6 +209,19 @@ def test_every_command_is_enumerated():
             "score", "train-control", "figure-german-case-roc"} <= set(COMMANDS)
 
 
+def one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def bad_input_line(run_cli, argv) -> str:
+    """The one line a command given bad input prints, after checking it exits 2."""
+    code, _, err = run_cli(*argv)
+    assert code == EXIT_BAD_INPUT, f"{argv}: exit {code}\n{err}"
+    return one_line(err)
+
+
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_bad_input_exits_2_with_one_line(run_cli, tmp_path, artifacts, command, case):
@@ -218,13 +231,9 @@ def test_bad_input_exits_2_with_one_line(run_cli, tmp_path, artifacts, command, 
     (tmp_path / "in").mkdir()
     out = tmp_path / "out"
     argv = build_argv(command, bad, out)
-    code, _, err = run_cli(*argv)
-    lines = err.strip().splitlines()
-    assert code == EXIT_BAD_INPUT, f"{argv}: exit {code}\n{err}"
-    assert len(lines) == 1, err
+    line = bad_input_line(run_cli, argv)
     named = [str(p) for p in bad.made] + [p.as_uri() for p in bad.made]
-    assert any(lines[0].startswith(f"{p}:") or lines[0].startswith(f"{p}/") for p in named), \
-        lines[0]
+    assert any(line.startswith(f"{p}:") or line.startswith(f"{p}/") for p in named), line
     assert not out.exists() or not any(out.rglob("*")), sorted(out.rglob("*"))
 
 
@@ -279,11 +288,8 @@ def test_bad_optional_input_exits_2_with_one_line(run_cli, tmp_path, artifacts, 
     out = tmp_path / "out"
     argv = [*VALID_ARGV[command](artifacts), "--out", out / "result", option,
             *bad(OPTIONAL_INPUTS[command, option])]
-    code, _, err = run_cli(*argv)
-    lines = err.strip().splitlines()
-    assert code == EXIT_BAD_INPUT, f"{argv}: exit {code}\n{err}"
-    assert len(lines) == 1, err
-    assert lines[0].startswith(str(bad.made[0])), lines[0]
+    line = bad_input_line(run_cli, argv)
+    assert line.startswith(str(bad.made[0])), line
     assert not out.exists() or not any(out.rglob("*")), sorted(out.rglob("*"))
 
 
@@ -355,11 +361,8 @@ def test_an_input_given_twice_exits_2_with_one_line(run_cli, tmp_path, artifacts
     bad = GivenTwice(tmp_path / "in", artifacts, position)
     out = tmp_path / "out"
     argv = build_argv(command, bad, out)
-    code, _, err = run_cli(*argv)
-    lines = err.strip().splitlines()
-    assert code == EXIT_BAD_INPUT, f"{argv}: exit {code}\n{err}"
-    assert len(lines) == 1, err
-    assert any(lines[0] == f"{p}: given twice" for p in map(str, bad.made)), lines[0]
+    line = bad_input_line(run_cli, argv)
+    assert any(line == f"{p}: given twice" for p in map(str, bad.made)), line
     assert not out.exists() or not any(out.rglob("*")), sorted(out.rglob("*"))
 
 
@@ -382,10 +385,8 @@ def test_a_folder_that_is_not_a_score_cache_exits_2_and_stays(run_cli, tmp_path,
     argv = [*command.split(), folder]
     if command == "cache prune":
         argv += ["--keep-models", "m"]
-    code, _, err = run_cli(*argv)
-    lines = err.strip().splitlines()
-    assert code == EXIT_BAD_INPUT, err
-    assert len(lines) == 1 and lines[0].startswith(f"{folder}: not a score cache"), err
+    line = bad_input_line(run_cli, argv)
+    assert line.startswith(f"{folder}: not a score cache"), line
     assert sorted(folder.rglob("*")) == before
 
 
@@ -404,12 +405,6 @@ SEED_TYPES = {option_types.seed}
 LANGUAGE_TYPES = {option_types.language, option_types.language_list}
 
 
-def one_line(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    return lines[0]
-
-
 def test_every_output_argument_is_checked_when_the_command_line_is_read():
     actions = [(command, action) for command, parser in COMMANDS.items()
                for action in parser._actions]
@@ -426,9 +421,7 @@ def test_an_output_below_a_file_exits_2_before_the_inputs_are_read(run_cli, tmp_
     blocker = tmp_path / "a_file"
     blocker.write_text("kept\n", encoding="utf-8")
     argv = build_argv(command, BadInputs(tmp_path / "in", "missing", artifacts), blocker)
-    code, _, err = run_cli(*argv)
-    assert code == EXIT_BAD_INPUT, f"{argv}: exit {code}\n{err}"
-    line = one_line(err)
+    line = bad_input_line(run_cli, argv)
     assert line.startswith(f"{blocker}/") and f"{blocker} is a file, not a directory" in line
     assert blocker.read_text(encoding="utf-8") == "kept\n"
 
@@ -497,9 +490,7 @@ def test_an_unwritable_output_of_real_work_exits_2(run_cli, tmp_path, work_input
         pytest.skip("a file in place of the score cache: tests/test_scoring_cache.py")
     argv = [str(out if a == "OUT" else tmp_path / "nonce" if a == "NONCE" else a)
             for a in build(work_inputs)]
-    code, _, err = run_cli(*argv)
-    assert code == EXIT_BAD_INPUT, f"{argv}: exit {code}\n{err}"
-    line = one_line(err)
+    line = bad_input_line(run_cli, argv)
     assert line.startswith(f"{out}: "), line
     assert blocker.read_text(encoding="utf-8") == "kept\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file"]

@@ -30,12 +30,18 @@ def stale(monkeypatch, gone) -> None:
     monkeypatch.setattr(os, "pread", pread)
 
 
-def test_a_lookup_whose_store_another_node_removed_lists_the_cache_again(tmp_path, monkeypatch):
+def compacted_cache(tmp_path):
+    """(a cache of 4 entries compacted into one store, those entries, that store)."""
     cache = a_cache(tmp_path, compact_after=0)
     part = entries(4, 0)
     cache.store(part)
     assert compact(cache.folder)
-    (old,) = list_folder(cache.folder).stores
+    (store,) = list_folder(cache.folder).stores
+    return cache, part, store
+
+
+def test_a_lookup_whose_store_another_node_removed_lists_the_cache_again(tmp_path, monkeypatch):
+    cache, part, old = compacted_cache(tmp_path)
     reader = a_cache(tmp_path)
     first = next(iter(part))
     assert np.array_equal(reader.lookup([first])[first], part[first])  # the store is open
@@ -49,11 +55,7 @@ def test_a_lookup_whose_store_another_node_removed_lists_the_cache_again(tmp_pat
 
 
 def test_a_compaction_whose_store_another_node_removed_is_left_for_later(tmp_path, monkeypatch):
-    cache = a_cache(tmp_path, compact_after=0)
-    part = entries(4, 0)
-    cache.store(part)
-    assert compact(cache.folder)
-    (store,) = list_folder(cache.folder).stores
+    cache, part, store = compacted_cache(tmp_path)
     cache.store(entries(2, 1))
     before = sorted(p.name for p in cache.folder.iterdir())
     stale(monkeypatch, store)
