@@ -370,7 +370,7 @@ def test_a_mode_whose_fold_holds_every_pair_of_one_choice_is_not_fitted(caplog):
     with caplog.at_level("WARNING"):
         fits, largest, smallest = regression_tables(pairs, folds, seed, "lambda.1se", 1.0, 5,
                                                     1000, n_lambda=10)
-    reason = ("0 pairs of one choice among all pairs or a fold's training pairs: glmnet "
+    reason = ("one choice has 0 of the pairs (all pairs, or a fold's training pairs): glmnet "
               "refuses a fit with fewer than 2 of a class")
     assert fits.select("status", "reason", "n_pairs").rows() == [("skipped", reason, 40)]
     assert fits.select("lambda", "intercept", "n_lambdas").null_count().row(0) == (1, 1, 1)

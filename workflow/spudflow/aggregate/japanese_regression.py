@@ -203,8 +203,8 @@ def _skip_reason(n_pairs: int, n_features: int, minority: int, folds: int) -> st
     if n_pairs < 2 * folds:
         return f"{n_pairs} pairs, fewer than 2 per fold of {folds}"
     if minority < 2:
-        return (f"{minority} pairs of one choice among all pairs or a fold's training pairs: "
-                "glmnet refuses a fit with fewer than 2 of a class")
+        return (f"one choice has {minority} of the pairs (all pairs, or a fold's training "
+                "pairs): glmnet refuses a fit with fewer than 2 of a class")
     return None
 
 
