@@ -119,7 +119,8 @@ def import_nodes(tree: ast.AST, at_import_time: bool):
                 stack.append(child)
 
 
-def imported_names(path: Path, at_import_time: bool = False) -> list[str]:
+@cache  # the package's files do not change while the tests run; every rule's check reads them
+def imported_names(path: Path, at_import_time: bool = False) -> tuple[str, ...]:
     """Absolute module names a file imports (handlers import lazily, inside functions)."""
     package = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     if path.name != "__init__.py":
@@ -137,7 +138,7 @@ def imported_names(path: Path, at_import_time: bool = False) -> list[str]:
             names.append(base)
             # `from spudflow.core import treebank` imports a submodule
             names += [f"{base}.{alias.name}" for alias in node.names]
-    return names
+    return tuple(names)
 
 
 def spudflow_closure(start: list[Path], at_import_time: bool) -> set[Path]:
