@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -96,3 +98,15 @@ def default_plan(tmp_path_factory):
     from workflow_helpers import copy_checkout, plan
 
     return plan(copy_checkout(tmp_path_factory.mktemp("default") / "workflow"), forceall=True)
+
+
+@pytest.fixture(scope="session")
+def r_glmnet():
+    """Skips a test that compares with R's glmnet where Rscript or the glmnet package is
+    missing. Checked once per test process, when a test first needs it: starting R at collection
+    cost each worker seconds, also those that run no such test."""
+    if shutil.which("Rscript") is None:
+        pytest.skip("Rscript is not installed (Debian: r-base-core)")
+    check = subprocess.run(["Rscript", "-e", "library(glmnet)"], capture_output=True)
+    if check.returncode != 0:
+        pytest.skip("R's glmnet package is absent (r-cran-glmnet)")

@@ -4,7 +4,6 @@ LogisticRegression (saga, L1) at a fixed lambda on the standardised design."""
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -31,14 +30,7 @@ def _design(n: int = 400, seed: int = 3):
     return x, y
 
 
-def _r_available() -> str | None:
-    if shutil.which("Rscript") is None:
-        return "Rscript is not installed (Debian: r-base-core)"
-    check = subprocess.run(["Rscript", "-e", "library(glmnet)"], capture_output=True)
-    return None if check.returncode == 0 else "R's glmnet package is absent (r-cran-glmnet)"
-
-
-needs_r = pytest.mark.skipif(_r_available() is not None, reason=str(_r_available()))
+needs_r = pytest.mark.usefixtures("r_glmnet")  # skipped without R and its glmnet (conftest)
 
 
 def _r(tmp_path, x, y, script: str) -> np.ndarray:

@@ -5,7 +5,6 @@ cross-validated fit on it against R's own model.matrix and cv.glmnet (skipped wi
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 
 import numpy as np
@@ -114,15 +113,8 @@ def _sample(n: int, seed: int, relative: bool) -> tuple[pl.DataFrame, np.ndarray
     return frame, (rng.random(n) < expit(eta)).astype(float)
 
 
-def _r_available() -> str | None:
-    if shutil.which("Rscript") is None:
-        return "Rscript is not installed (Debian: r-base-core)"
-    check = subprocess.run(["Rscript", "-e", "library(glmnet)"], capture_output=True)
-    return None if check.returncode == 0 else "R's glmnet package is absent (r-cran-glmnet)"
-
-
 @pytest.mark.slow
-@pytest.mark.skipif(_r_available() is not None, reason=str(_r_available()))
+@pytest.mark.usefixtures("r_glmnet")  # skipped without R and its glmnet (conftest)
 @pytest.mark.parametrize(("n", "relative"), [(400, False), (400, True), (60, False)],
                          ids=["base", "relative", "small"])
 def test_the_design_and_its_fit_are_r_model_matrix_and_cv_glmnet(tmp_path, n, relative):
