@@ -129,7 +129,12 @@ def test_the_tiny_config_runs_as_a_module_in_an_empty_directory(tmp_path):
     in_repo = finished_tiny_run(tmp_path / "repository")
     assert plan(project, forceall=True).jobs == plan(in_repo, forceall=True).jobs
 
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    # the jobs' `spudflow` with the heavy libraries imported once (tests/preloaded_jobs.py), as
+    # in run_workflow(): what is checked here is where the module's jobs read and write
+    from preloaded_jobs import client_dir
+
+    path = [str(d) for d in (client_dir(), Path(sys.executable).parent) if d is not None]
+    env = {**os.environ, "PATH": os.pathsep.join([*path, os.environ["PATH"]])}
     # one thread a job, as run_workflow(): two tiny jobs at a time instead of one
     result = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", "--max-threads",
                              "1", *MODULE_TARGETS], cwd=project,
