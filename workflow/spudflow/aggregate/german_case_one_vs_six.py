@@ -57,8 +57,10 @@ def sentence_aucs(scored: pl.DataFrame) -> pl.DataFrame:
 def _over_templates(per_sentence: pl.DataFrame, group: list[str]) -> pl.DataFrame:
     """Per template the mean AUC of its sentences in each group, then mean and sample sd over
     templates; the sentences and their scored violations summed."""
+    # maintain_order: the rows of a group reach mean and sd in one order, so that their float
+    # sums, and the table's bytes, are the same in every run (polars' threads vary it otherwise)
     per_template = per_sentence.filter(pl.col("auc").is_not_null()).group_by(
-        [*DATASET_SCORING, *group, "template"]).agg(
+        [*DATASET_SCORING, *group, "template"], maintain_order=True).agg(
         pl.len().cast(pl.Int64).alias("n_positive"),
         pl.col("n_violations").sum().cast(pl.Int64).alias("n_negative"),
         pl.col("auc").mean())
@@ -110,7 +112,7 @@ def animacy_aucs(per_sentence: pl.DataFrame, source: str = "positions") -> pl.Da
     frame = pl.concat(parts)
     keys = [*DATASET_SCORING, "case", "template"]
     animate = pl.col("animate")
-    per_template = frame.group_by(keys).agg(
+    per_template = frame.group_by(keys, maintain_order=True).agg(  # byte-identical sums
         animate.sum().cast(pl.Int64).alias("n_animate"),
         (~animate).sum().cast(pl.Int64).alias("n_inanimate"),
         pl.col("auc").filter(animate).mean().alias("auc_animate"),
