@@ -10,8 +10,9 @@ its exit status. The command's code path is the real one; only interpreter start
 
 Where sharing could change what a job sees, the client runs the real `spudflow` instead: when
 its environment differs from the server's in a variable a library reads at import time (the
-Hugging Face hub cache and offline switch, thread counts, PYTHONPATH, ...), when the server is
-not running, or when SPUDFLOW_PRELOADED_JOBS=off. Tests that measure a job's own process (its
+Hugging Face hub cache and offline switch, thread counts, PYTHONPATH, ...), when the server has
+stopped (a job that comes while it is still importing waits for it), or when
+SPUDFLOW_PRELOADED_JOBS=off. Tests that measure a job's own process (its
 benchmark, a kill) or the command line itself use real processes (run_workflow(preloaded=False),
 snakemake_cli, the SLURM test).
 """
@@ -60,16 +61,30 @@ _LENGTH = struct.Struct("!Q")
 
 CLIENT = """#!{python} -S
 # `spudflow` for the tests' workflow runs: see tests/preloaded_jobs.py.
-import json, os, signal, socket, struct, sys
+import json, os, signal, socket, struct, sys, time
 REAL = {real!r}
+SOCKET = {socket_path!r}
 def real():
     os.execv(REAL, [REAL, *sys.argv[1:]])
+def connect():
+    # The server is ready once its socket exists. Until then it is importing (seconds): wait
+    # for it rather than import everything beside it, unless it stopped or is gone.
+    deadline = time.monotonic() + 120
+    while not os.path.exists(SOCKET):
+        gone = not os.path.isdir(os.path.dirname(SOCKET)) or os.path.exists(SOCKET + ".stopped")
+        if gone or time.monotonic() > deadline:
+            return None
+        time.sleep(0.1)
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.connect(SOCKET)
+    except OSError:
+        return None
+    return server
 if os.environ.get("SPUDFLOW_PRELOADED_JOBS") == "off":
     real()
-try:
-    server = socket.socket(socket.AF_UNIX)
-    server.connect({socket_path!r})
-except OSError:
+server = connect()
+if server is None:
     real()
 request = json.dumps({{"program": REAL, "argv": sys.argv[1:], "cwd": os.getcwd(),
                       "env": dict(os.environ)}}).encode()
@@ -143,7 +158,15 @@ def _run_job(conn: socket.socket, request: dict, fds: list[int]) -> None:
 
 
 def serve(socket_path: str) -> None:
-    """Import PRELOAD, then fork one child per request on `socket_path` until killed."""
+    """Import PRELOAD, then fork one child per request on `socket_path` until killed. If it
+    stops otherwise, `socket_path`.stopped tells the clients waiting for it not to wait."""
+    try:
+        _serve(socket_path)
+    finally:
+        Path(socket_path + ".stopped").touch()
+
+
+def _serve(socket_path: str) -> None:
     started_with = dict(os.environ)
     own_env = _import_time_env(started_with)
     for name in PRELOAD:

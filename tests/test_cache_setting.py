@@ -42,6 +42,22 @@ def spudflow(package_root: Path, *args, env=None) -> tuple[int, int, str]:
     return int(counts[0]), int(counts[1]), done.stderr
 
 
+def score_offline(monkeypatch, caplog, hub: Path, *args) -> tuple[int, int, str]:
+    """`spudflow score ARGS` in this process, as a job with HF_HUB_OFFLINE=1 and
+    HF_HUB_CACHE=hub runs it: huggingface_hub reads both at import into its constants, where
+    transformers and the score cache look them up when a model loads; (hits, computed) and the
+    log."""
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(hub))
+    caplog.clear()
+    with caplog.at_level("INFO"):
+        assert main(["score", *map(str, args)]) == 0
+    (counts,) = COUNTS.findall(caplog.text)
+    return int(counts[0]), int(counts[1]), caplog.text
+
+
 @pytest.fixture(scope="module")
 def items(tmp_path_factory):
     return write_items(tmp_path_factory.mktemp("items") / "items.parquet", ITEMS)
@@ -81,16 +97,16 @@ def test_an_edited_scoring_module_computes_every_item_again(tmp_path, items):
 
 
 @pytest.mark.slow
-def test_a_hub_model_is_keyed_on_the_snapshot_it_was_loaded_from(tmp_path, items):
+def test_a_hub_model_is_keyed_on_the_snapshot_it_was_loaded_from(tmp_path, items, monkeypatch,
+                                                                 caplog):
     hub = tmp_path / "hub"
     first = add_snapshot(hub, "org/tiny-gpt2", tiny_model_dir("causal", "bytebpe"))
-    env = {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(hub), "HF_HOME": str(tmp_path / "home")}
     cache = tmp_path / "cache"
 
     def run(out):
-        return spudflow(PACKAGE.parent, "score", items, "--model", "org/tiny-gpt2", "--kind",
-                        "causal", "--method", "ppl", "--out", tmp_path / out, "--device", "cpu",
-                        "--threads", "1", "--cache", cache, env=env)
+        return score_offline(monkeypatch, caplog, hub, items, "--model", "org/tiny-gpt2",
+                             "--kind", "causal", "--method", "ppl", "--out", tmp_path / out,
+                             "--device", "cpu", "--threads", "1", "--cache", cache)
 
     hits, computed, log = run("a")
     assert (hits, computed) == (0, N_SCORED)

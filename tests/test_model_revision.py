@@ -6,16 +6,13 @@ thesis's commits."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import huggingface_hub.constants
 import pytest
 import yaml
 from scoring_models import changed_weights, tiny_model_dir
-from test_cache_setting import N_SCORED, PACKAGE, spudflow
+from test_cache_setting import N_SCORED, score_offline
 from test_scoring_cli import ITEMS, write_items
 from workflow_helpers import REPO, copy_checkout, default_config, plan, planning_error
 
@@ -60,20 +57,19 @@ def test_a_revision_resolves_offline_to_its_snapshot_and_main_stays(hub):
 
 
 @pytest.mark.slow
-def test_a_scoring_job_loads_its_revision_and_the_cache_keys_on_that_snapshot(tmp_path, hub):
+def test_a_scoring_job_loads_its_revision_and_the_cache_keys_on_that_snapshot(
+        tmp_path, hub, monkeypatch, caplog):
     """--revision loads the revision's snapshot: its scores are the cache's entries of the
     first snapshot (every item a hit), where main's (other weights) miss; the job logs the
     commit with the revision, a job without one main's commit."""
     cache_hub, first, second = hub
     items = write_items(tmp_path / "items.parquet", ITEMS)
-    env = {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(cache_hub),
-           "HF_HOME": str(tmp_path / "home")}
     cache = tmp_path / "cache"
 
     def run(out, *revision):
-        return spudflow(PACKAGE.parent, "score", items, "--model", "org/tiny-gpt2", "--kind",
-                        "causal", "--method", "ppl", "--out", tmp_path / out, "--device", "cpu",
-                        "--threads", "1", "--cache", cache, *revision, env=env)
+        return score_offline(monkeypatch, caplog, cache_hub, items, "--model", "org/tiny-gpt2",
+                             "--kind", "causal", "--method", "ppl", "--out", tmp_path / out,
+                             "--device", "cpu", "--threads", "1", "--cache", cache, *revision)
 
     hits, computed, log = run("a", "--revision", first)
     assert (hits, computed) == (0, N_SCORED)
@@ -89,9 +85,12 @@ def test_a_scoring_job_loads_its_revision_and_the_cache_keys_on_that_snapshot(tm
 
 
 @pytest.mark.slow
-def test_a_probe_encoder_loads_its_revision(tmp_path):
+def test_a_probe_encoder_loads_its_revision(tmp_path, monkeypatch, caplog):
     """The probe's encoder comes from the revision's snapshot (its tokenizer's vocabulary), and
-    says so with the commit."""
+    says so with the commit, also without a revision: a probe-only hub model has no scoring job
+    to log it. (Offline on the stand-in hub as a job with HF_HUB_OFFLINE=1 and
+    HF_HUB_CACHE: huggingface_hub's constants, read when the encoder loads.)"""
+    from spudflow.probe.encoder import load_encoder
     from spudflow.rehearse.families import FAMILIES
     from spudflow.rehearse.tiny_models import add_tiny_model
 
@@ -101,22 +100,18 @@ def test_a_probe_encoder_loads_its_revision(tmp_path):
                             ["another text with quite other words in it entirely"] * 20, 0)
     assert first != second
     register_revision(tmp_path / "hub", "someorg/probe-bert", first, "v1")
-    code = ("import logging, sys; logging.basicConfig(level=logging.INFO)\n"
-            "from spudflow.probe.encoder import load_encoder\n"
-            "encoder = load_encoder('someorg/probe-bert', [1], None, 0, None, 'cpu',\n"
-            "                       *sys.argv[1:])\n"
-            "print(sorted(encoder.tokenizer.get_vocab()))")
-    env = dict(os.environ, PYTHONPATH=str(REPO / "workflow"), HF_HUB_OFFLINE="1",
-               HF_HUB_CACHE=str(tmp_path / "hub"))
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
     vocabularies = {}
     for revision in ("v1", None):
-        run = subprocess.run([sys.executable, "-c", code, *([revision] if revision else [])],
-                             env=env, capture_output=True, text=True)
-        assert run.returncode == 0, run.stderr[-2000:]
-        vocabularies[revision] = run.stdout
+        caplog.clear()
+        with caplog.at_level("INFO"):
+            encoder = load_encoder("someorg/probe-bert", [1], None, 0, None, "cpu",
+                                   *([revision] if revision else []))
+        vocabularies[revision] = set(encoder.tokenizer.get_vocab())
         commit = first if revision else second
         named = " (revision v1)" if revision else ""
-        assert f"hub model someorg/probe-bert at commit {commit}{named}" in run.stderr
+        assert f"hub model someorg/probe-bert at commit {commit}{named}" in caplog.text
     assert "text" in vocabularies["v1"] and "entirely" not in vocabularies["v1"]
     assert "entirely" in vocabularies[None]
 

@@ -7,8 +7,6 @@ after one mirror file is edited only what depends on it reruns. About a minute u
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -202,24 +200,6 @@ def test_probe_feature_jobs_count_one_encoder_per_baseline(tmp_path):
         for baseline in baselines:
             (features / split / baseline).mkdir(parents=True)
     assert probe_feature_loads(tmp_path) == (3, 3 + 2 * 2)
-
-
-@pytest.mark.slow
-def test_a_probe_encoder_logs_its_hub_commit(tmp_path):
-    """A probe-only hub model (no scoring job logs it) says which snapshot it came from."""
-    from spudflow.rehearse.families import FAMILIES
-    from spudflow.rehearse.tiny_models import add_tiny_model
-
-    texts = ["a small text for a tiny tokenizer"] * 20
-    commit = add_tiny_model(tmp_path / "hub", "someorg/probe-bert", FAMILIES["bert"], texts, 0)
-    code = ("import logging; logging.basicConfig(level=logging.INFO)\n"
-            "from spudflow.probe.encoder import load_encoder\n"
-            "load_encoder('someorg/probe-bert', [1], None, 0, None, 'cpu')")
-    env = dict(os.environ, PYTHONPATH=str(REPO / "workflow"), HF_HUB_OFFLINE="1",
-               HF_HUB_CACHE=str(tmp_path / "hub"))
-    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert f"hub model someorg/probe-bert at commit {commit}" in run.stderr
 
 
 @pytest.mark.parametrize(("text", "extra", "error"), [
