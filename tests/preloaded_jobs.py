@@ -20,6 +20,7 @@ snakemake_cli, the SLURM test).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import importlib
 import json
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 # Imported once by the server. A child imports anything else itself, as a fresh job would.
@@ -102,6 +104,17 @@ sys.exit(json.loads(last)["status"] if last else 1)
 
 def _import_time_env(env: dict[str, str]) -> dict[str, str]:
     return {k: v for k, v in env.items() if k.startswith(IMPORT_TIME_ENV)}
+
+
+def _differs(own_env: dict[str, str], set_by_imports: dict[str, str],
+             env: dict[str, str]) -> list[str]:
+    """The import-time variables in which a job's `env` differs from the server's: a variable
+    the server's imports set is the same when the job has it unset or at that value (the job
+    inherited it from a process that had made the same imports)."""
+    job_env = _import_time_env(env)
+    return sorted(k for k in own_env.keys() | job_env.keys()
+                  if own_env.get(k) != job_env.get(k)
+                  and not (k in set_by_imports and job_env.get(k) in (None, set_by_imports[k])))
 
 
 def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
@@ -197,8 +210,7 @@ def _serve(socket_path: str) -> None:
         except (OSError, ValueError):
             conn.close()
             continue
-        differs = sorted(k for k in own_env.keys() | _import_time_env(request["env"]).keys()
-                         if own_env.get(k) != request["env"].get(k))
+        differs = _differs(own_env, set_by_imports, request["env"])
         with open(socket_path + ".log", "a", encoding="utf-8") as log:  # what ran how
             print(" ".join(request["argv"][:1]), "real:" if differs else "forked", *differs,
                   file=log)
@@ -218,28 +230,51 @@ def client_dir() -> Path | None:
     stopped at exit); None when SPUDFLOW_PRELOADED_JOBS=off."""
     if os.environ.get("SPUDFLOW_PRELOADED_JOBS") == "off":
         return None
+    found, stop = _start_server({})
+    atexit.register(stop)
+    return found
+
+
+@contextlib.contextmanager
+def client_dir_for(changes: Mapping[str, str]) -> Iterator[Path | None]:
+    """As client_dir, for jobs whose environment is this process's with `changes` (a command
+    that sets the hub cache for its jobs, say): a server that imports under those, stopped when
+    the block ends."""
+    if os.environ.get("SPUDFLOW_PRELOADED_JOBS") == "off":
+        yield None
+        return
+    found, stop = _start_server(changes)
+    try:
+        yield found
+    finally:
+        stop()
+
+
+def _start_server(changes: Mapping[str, str]) -> tuple[Path, Callable[[], None]]:
+    """The client's folder and how to stop its server, which imports in this process's
+    environment with `changes` and one thread (as Snakemake runs a job of one thread)."""
     root = Path(tempfile.mkdtemp(prefix="sf-jobs-"))
     socket_path = str(root / "server.sock")
     with open(root / "server.err", "wb") as errors:
         server = subprocess.Popen([sys.executable, __file__, socket_path],
                                   stdin=subprocess.DEVNULL, stdout=errors, stderr=errors,
-                                  env={**os.environ, **ONE_THREAD_JOB})
+                                  env={**os.environ, **ONE_THREAD_JOB, **changes})
 
     def stop() -> None:
         server.terminate()
         server.wait()
         shutil.rmtree(root, ignore_errors=True)
 
-    atexit.register(stop)
     real = shutil.which("spudflow", path=str(Path(sys.executable).parent))
     if real is None:
+        stop()
         raise FileNotFoundError(f"no spudflow beside {sys.executable}")
     client = root / "bin" / "spudflow"
     client.parent.mkdir()
     client.write_text(CLIENT.format(python=sys.executable, real=real, socket_path=socket_path),
                       encoding="utf-8")
     client.chmod(0o755)
-    return client.parent
+    return client.parent, stop
 
 
 if __name__ == "__main__":

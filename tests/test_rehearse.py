@@ -6,7 +6,9 @@ after one mirror file is edited only what depends on it reruns. About a minute u
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -68,15 +70,34 @@ def end_one_sentence_with_a_bang(conllu: Path, among: set[str]) -> None:
     raise AssertionError(f"{conllu}: no sentence of {len(among)} sent_ids ends in '.'")
 
 
-def rehearse(config: Path, workdir: Path, monkeypatch, capfd) -> tuple[int, str]:
-    """`spudflow rehearse` in-process (coverage sees it), run from workdir's parent with no
-    HF_HUB_CACHE of the caller's; (exit status, stderr: ours and the Snakemake subprocess's).
-    The rehearsal leaves the environment and the working directory as it found them."""
-    from spudflow.cli import main
+@contextlib.contextmanager
+def preloaded_rehearsal_jobs(workdir: Path, monkeypatch) -> Iterator[Path]:
+    """The environment `rehearse` runs in here (from workdir's parent, with no HF_HUB_CACHE of
+    the caller's), its jobs' `spudflow` started with the heavy libraries imported in the jobs'
+    own environment (tests/preloaded_jobs.py: the offline hub cache of the rehearsal's
+    stand-ins; a job whose environment differs runs as a real process). Yields the server's
+    log of how each job ran."""
+    from preloaded_jobs import client_dir_for
+
+    import spudflow.rehearse.cli as rehearse_cli
 
     monkeypatch.chdir(workdir.parent)
     monkeypatch.setenv("PYTHONPATH", str(REPO / "workflow"))
     monkeypatch.delenv("HF_HUB_CACHE", raising=False)
+    with client_dir_for(rehearse_cli.offline_hub_env(workdir)) as client:
+        if client is not None:
+            search_path = rehearse_cli.jobs_search_path
+            monkeypatch.setattr(rehearse_cli, "jobs_search_path",
+                                lambda: f"{client}{os.pathsep}{search_path()}")
+        yield client.parent / "server.sock.log" if client is not None else None
+
+
+def rehearse(config: Path, workdir: Path, capfd) -> tuple[int, str]:
+    """`spudflow rehearse` in-process (coverage sees it), inside preloaded_rehearsal_jobs;
+    (exit status, stderr: ours and the Snakemake subprocess's). The rehearsal leaves the
+    environment and the working directory as it found them."""
+    from spudflow.cli import main
+
     environment = dict(os.environ)
     code = main(["rehearse", str(config), "--workdir", str(workdir), "--cores", "2"])
     # torch writes its compile cache folder (its default) into os.environ on first use
@@ -113,7 +134,15 @@ def test_rehearsal_runs_offline_from_hub_cache_mirror_and_stand_ins(tmp_path, mo
     config = tmp_path / "cut_spud.yaml"
     config.write_text(yaml.safe_dump(cut_spud_preset()), encoding="utf-8")
     workdir = tmp_path / "rehearsal"
-    code, log = rehearse(config, workdir, monkeypatch, capfd)
+    with preloaded_rehearsal_jobs(workdir, monkeypatch) as jobs_log:
+        rehearse_three_times(config, workdir, capfd)
+        # the jobs had the rehearsal's environment: they ran in the preloaded server
+        assert jobs_log is None or "score forked" in jobs_log.read_text()
+
+
+def rehearse_three_times(config: Path, workdir: Path, capfd) -> None:
+    """The first rehearsal, a second with nothing to do, a third after an edit in the mirror."""
+    code, log = rehearse(config, workdir, capfd)
     assert code == 0, log[-3000:]
 
     # Every hub id is a snapshot of the offline cache, loaded by id from it.
@@ -138,7 +167,7 @@ def test_rehearsal_runs_offline_from_hub_cache_mirror_and_stand_ins(tmp_path, mo
     assert "resources/corpora/user.txt" in report
     assert "| score |" in report
 
-    code, log = rehearse(config, workdir, monkeypatch, capfd)
+    code, log = rehearse(config, workdir, capfd)
     assert code == 0, log[-3000:]
     assert "Nothing to be done" in log
 
@@ -148,7 +177,7 @@ def test_rehearsal_runs_offline_from_hub_cache_mirror_and_stand_ins(tmp_path, mo
     _, edited = mirror_location(workdir / "mirror", OTHER_TEST)
     scored = pl.read_parquet(workdir / "results/items/spud_en_ewt_test.parquet")["sent_id"]
     end_one_sentence_with_a_bang(edited, set(scored.drop_nulls()))
-    code, log = rehearse(config, workdir, monkeypatch, capfd)
+    code, log = rehearse(config, workdir, capfd)
     assert code == 0, log[-3000:]
     jobs = job_stats(log)
     assert jobs["fetch_treebank"] == 1 and jobs["score"] == 3, jobs

@@ -163,12 +163,22 @@ def build_hub(config: dict, workdir: Path, families: dict[str, str]) -> list[Hub
     return built
 
 
+def offline_hub_env(workdir: Path) -> dict[str, str]:
+    """What the rehearsal's jobs have in their environment beside the caller's: the hub cache of
+    stand-ins, offline."""
+    return {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": str(workdir / "hub"),
+            "TRANSFORMERS_OFFLINE": "1"}
+
+
+def jobs_search_path() -> str:
+    """PATH for Snakemake and its jobs: `snakemake` and `spudflow` of this interpreter first,
+    activated or not (.venv/bin/...)."""
+    return os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+
 def run_snakemake(config_path: Path, overlay_path: Path, workdir: Path, cores: int,
                   extra: str, size: str) -> RunResult:
-    # Snakemake and the jobs' `spudflow` of this interpreter, activated or not (.venv/bin/...)
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    env = dict(os.environ, HF_HUB_OFFLINE="1", HF_HUB_CACHE=str(workdir / "hub"),
-               TRANSFORMERS_OFFLINE="1", PATH=path)
+    env = dict(os.environ, **offline_hub_env(workdir), PATH=jobs_search_path())
     # A small rehearsal's models are tiny and keep one core busy at most: one thread a job runs
     # `cores` jobs side by side where the rules' 2-4 threads would run them one at a time.
     # (--snakemake-args comes after, so a user's --max-threads wins.)
