@@ -18,7 +18,14 @@ VENDORED_UD = REPO / "resources" / "ud"
 
 def pytest_configure(config):
     """Workflow tests run `spudflow` from Snakemake's shell: find it beside this interpreter, so
-    that `.venv/bin/python -m pytest` works without an activated venv."""
+    that `.venv/bin/python -m pytest` works without an activated venv.
+
+    The suite runs test processes and their jobs side by side on few cores: torch's OpenMP
+    threads sleep while they wait (OMP_WAIT_POLICY=PASSIVE) instead of spinning on the cores the
+    others need (spinning took a third of the scoring tests' CPU time on two cores). Set before
+    torch loads, here and in what the tests start; a caller's own setting is kept. It changes
+    how threads wait, not what they compute."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     bin_dir = str(Path(sys.executable).parent)
     if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
