@@ -117,3 +117,15 @@ def r_glmnet():
     check = subprocess.run(["Rscript", "-e", "library(glmnet)"], capture_output=True)
     if check.returncode != 0:
         pytest.skip("R's glmnet package is absent (r-cran-glmnet)")
+
+
+@pytest.fixture(scope="module")
+def preloaded_test_jobs():
+    """The client folder of a preloaded server (tests/preloaded_jobs.py) for `spudflow` jobs a
+    test starts itself with TEST_JOB's environment, stopped with the module; None when
+    SPUDFLOW_PRELOADED_JOBS=off. Jobs that run side by side start without seconds of imports
+    each, each still a process of its own."""
+    from preloaded_jobs import TEST_JOB, client_dir_for
+
+    with client_dir_for(TEST_JOB) as client:
+        yield client

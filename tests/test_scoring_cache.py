@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from cache_scenario import COUNTS
+from preloaded_jobs import TEST_JOB
 from scoring_models import changed_weights, edge_case_items, make_item, tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
 
@@ -119,9 +120,13 @@ def test_a_change_that_can_change_scores_misses(tmp_path, items, caplog, change)
     assert score(items, tmp_path / "third", cache, caplog=caplog) == (n, 0)
 
 
-def _spudflow(*args) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    return subprocess.Popen([sys.executable, "-m", "spudflow", *map(str, args)], env=env,
+def _spudflow(*args, client: Path | None = None) -> subprocess.Popen:
+    """`spudflow ARGS` as a process of its own (one thread, a fixed hash seed): a fresh Python,
+    or with `client` (the preloaded_test_jobs fixture) one forked from a server that has the
+    heavy libraries imported. A job that is killed must be a fresh Python: a kill reaches the
+    client, not the forked job."""
+    program = [str(client / "spudflow")] if client else [sys.executable, "-m", "spudflow"]
+    return subprocess.Popen([*program, *map(str, args)], env=dict(os.environ, **TEST_JOB),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
@@ -140,14 +145,15 @@ def many_items(tmp_path):
 
 
 @pytest.mark.slow
-def test_concurrent_jobs_share_the_cache_safely(tmp_path, many_items, caplog):
+def test_concurrent_jobs_share_the_cache_safely(tmp_path, many_items, caplog,
+                                                preloaded_test_jobs):
     caplog.set_level("INFO")
     cold = tmp_path / "cold"
     assert main(["score", str(many_items), *map(str, _score_command(
         many_items, cold, tmp_path / "unused")[2:-2])]) == 0
     cache = tmp_path / "cache"
-    jobs = [_spudflow(*_score_command(many_items, tmp_path / f"job{k}", cache))
-            for k in range(4)]
+    jobs = [_spudflow(*_score_command(many_items, tmp_path / f"job{k}", cache),
+                      client=preloaded_test_jobs) for k in range(4)]
     for job in jobs:
         _, err = job.communicate(timeout=600)
         assert job.returncode == 0, err[-2000:]

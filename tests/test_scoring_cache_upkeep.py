@@ -259,7 +259,8 @@ def test_a_reader_lists_again_when_a_compaction_removes_what_it_listed(tmp_path,
 
 
 @pytest.mark.slow
-def test_concurrent_jobs_that_compact_share_the_cache_safely(tmp_path, caplog):
+def test_concurrent_jobs_that_compact_share_the_cache_safely(tmp_path, caplog,
+                                                            preloaded_test_jobs):
     caplog.set_level("INFO")
     import dataclasses
 
@@ -270,7 +271,8 @@ def test_concurrent_jobs_that_compact_share_the_cache_safely(tmp_path, caplog):
     score(many, cold, None, "--block-size", 4, method="ppl,ppl_region")
     cache = tmp_path / "cache"
     jobs = [_spudflow(*_score_command(many, tmp_path / f"job{k}", cache,
-                                      "--cache-compact-after", "2")) for k in range(3)]
+                                      "--cache-compact-after", "2"), client=preloaded_test_jobs)
+            for k in range(3)]
     for job in jobs:
         _, err = job.communicate(timeout=600)
         assert job.returncode == 0, err[-2000:]

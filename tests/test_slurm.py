@@ -260,12 +260,18 @@ CACHE_SCORE_OPTIONS = ("--kind", "ngram", "--method", "kn,addk", "--block-size",
 KILLED = ("tiny_en", 1)
 
 
-def spudflow(*args, env: dict[str, str] | None = None) -> str:
-    """`spudflow ARGS` here (not on the cluster); its log (stderr)."""
-    result = subprocess.run([sys.executable, "-m", "spudflow", *map(str, args)],
-                            capture_output=True, text=True, env=env)
-    assert result.returncode == 0, f"spudflow {args[0]} failed:\n{result.stderr[-3000:]}"
-    return result.stderr
+@pytest.fixture
+def spudflow(caplog):
+    """`spudflow ARGS` here, in this process (not on the cluster); its log."""
+    from spudflow.cli import main
+
+    def run(*args) -> str:
+        caplog.clear()
+        with caplog.at_level("INFO"):
+            assert main([str(a) for a in args]) == 0, f"spudflow {args[0]} failed"
+        return caplog.text
+
+    return run
 
 
 def submit(slurm: SlurmCluster, env: dict[str, str], log: Path, *args) -> str:
@@ -291,7 +297,8 @@ def cache_counts(log: str) -> tuple[int, int]:
     return int(hits), int(computed)
 
 
-def test_one_score_cache_shared_by_concurrent_shard_jobs_survives_a_kill(slurm, tmp_path):
+def test_one_score_cache_shared_by_concurrent_shard_jobs_survives_a_kill(slurm, tmp_path,
+                                                                         spudflow):
     """Four shard jobs write one cache at once, compacting it under each other; one is
     SIGKILLed with a segment half written and then run again. Its shards gathered, and a rerun
     of each model that finds every item in the cache, give a cold run's bytes; `cache verify`
