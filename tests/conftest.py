@@ -71,12 +71,24 @@ def pytest_sessionfinish(session, exitstatus):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+# The files that take tens of seconds on two cores (a SLURM cluster, whole workflow runs, a
+# rehearsal, R), longest first. The SLURM test builds the tiny run that test_incremental
+# reuses: by the time a worker is free for that file, the run is there to clone.
+LONGEST_FILES = ("test_slurm.py", "test_every_table.py", "test_incremental.py",
+                 "test_rehearse.py", "test_scoring_cache.py", "test_glmnet.py", "test_module.py",
+                 "test_workflow.py", "test_scoring_smollm2.py", "test_japanese_design.py",
+                 "test_cli_imports.py", "test_score_cache_rerun.py")
+
+
 def pytest_collection_modifyitems(config, items):
-    """Files with a slow test first (`make test` hands out whole files in collection order,
-    --dist loadfile --no-loadscope-reorder): a long run that starts last ends the suite alone.
-    Without ../shared, its tests are skipped with the reason."""
+    """LONGEST_FILES first, then the other files with a slow test, then the rest (`make test`
+    hands out whole files in collection order, --dist loadfile --no-loadscope-reorder): a long
+    file that starts last ends the suite alone. Without ../shared, its tests are skipped with
+    the reason."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
-    items.sort(key=lambda item: item.path not in slow_files)  # stable: file order kept
+    rank = {name: i for i, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: (item.path not in slow_files,
+                                 rank.get(item.path.name, len(rank))))  # stable otherwise
     if SHARED_DATA.is_dir():
         return
     skip = pytest.mark.skip(reason=f"needs {SHARED_DATA} (the shared corpora beside the repo)")

@@ -43,15 +43,24 @@ def _r(tmp_path, x, y, script: str) -> np.ndarray:
     return np.array([float(v) for v in done.stdout.split()])
 
 
+def _fits_at(tmp_path, x, y, lambdas, options: str) -> list[np.ndarray]:
+    """R glmnet's coefficients (intercept first) of one binomial fit at each lambda alone, all
+    in one R process (R and glmnet take seconds to start)."""
+    values = _r(tmp_path, x, y, (
+        f"for (lam in c({', '.join(map(repr, lambdas))})) {{ "
+        f"fit <- glmnet(x, y, family = 'binomial', {options}, lambda = lam, "
+        "thresh = 1e-14, maxit = 1e6); "
+        "cat(sprintf('%.17g', as.numeric(coef(fit))), sep = '\\n'); cat('\\n') }"))
+    return np.split(values, len(lambdas))
+
+
 @pytest.mark.slow
 @needs_r
 def test_coefficients_match_r_glmnet_at_fixed_lambda(tmp_path):
     x, y = _design()
-    for lam in (0.05, 0.01, 0.002):
-        reference = _r(tmp_path, x, y, (
-            f"fit <- glmnet(x, y, family = 'binomial', alpha = 1, lambda = {lam}, "
-            "standardize = TRUE, thresh = 1e-14, maxit = 1e6); "
-            "cat(sprintf('%.17g', as.numeric(coef(fit))), sep = '\\n')"))
+    lambdas = (0.05, 0.01, 0.002)
+    references = _fits_at(tmp_path, x, y, lambdas, "alpha = 1, standardize = TRUE")
+    for lam, reference in zip(lambdas, references, strict=True):
         ours = fit_path(x, y, np.array([lam]), thresh=1e-14)
         assert ours.intercepts[0] == pytest.approx(reference[0], abs=1e-4)
         # with all levels kept the coefficients of a factor are identified by the penalty only;
@@ -395,11 +404,9 @@ def test_elastic_net_on_a_continuous_sparse_design_matches_r_glmnet(tmp_path):
     """alpha = 0.5 (the ridge part of the update) and unequal column scales and means: the
     centring offset of the residual updates does its work."""
     x, y = _continuous_design()
-    for lam in (0.08, 0.01):
-        reference = _r(tmp_path, x, y, (
-            f"fit <- glmnet(x, y, family = 'binomial', alpha = 0.5, lambda = {lam}, "
-            "thresh = 1e-14, maxit = 1e6); "
-            "cat(sprintf('%.17g', as.numeric(coef(fit))), sep = '\\n')"))
+    lambdas = (0.08, 0.01)
+    for lam, reference in zip(lambdas, _fits_at(tmp_path, x, y, lambdas, "alpha = 0.5"),
+                              strict=True):
         ours = fit_path(sparse.csc_matrix(x), y, np.array([lam]), alpha=0.5, thresh=1e-14)
         assert ours.intercepts[0] == pytest.approx(reference[0], abs=1e-5)
         assert ours.coefficients[0] == pytest.approx(reference[1:], abs=1e-5)
