@@ -42,15 +42,20 @@ def spudflow(package_root: Path, *args, env=None) -> tuple[int, int, str]:
     return int(counts[0]), int(counts[1]), done.stderr
 
 
-def score_offline(monkeypatch, caplog, hub: Path, *args) -> tuple[int, int, str]:
-    """`spudflow score ARGS` in this process, as a job with HF_HUB_OFFLINE=1 and
-    HF_HUB_CACHE=hub runs it: huggingface_hub reads both at import into its constants, where
-    transformers and the score cache look them up when a model loads; (hits, computed) and the
-    log."""
+def offline_hub(monkeypatch, hub: Path) -> None:
+    """This process as a job with HF_HUB_OFFLINE=1 and HF_HUB_CACHE=hub: huggingface_hub reads
+    both at import into its constants, where transformers, the score cache and the probe's
+    encoder look them up when a model loads."""
     import huggingface_hub.constants
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(hub))
+
+
+def score_offline(monkeypatch, caplog, hub: Path, *args) -> tuple[int, int, str]:
+    """`spudflow score ARGS` in this process under offline_hub(hub); (hits, computed) and the
+    log."""
+    offline_hub(monkeypatch, hub)
     caplog.clear()
     with caplog.at_level("INFO"):
         assert main(["score", *map(str, args)]) == 0

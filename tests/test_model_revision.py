@@ -12,7 +12,7 @@ import huggingface_hub.constants
 import pytest
 import yaml
 from scoring_models import changed_weights, tiny_model_dir
-from test_cache_setting import N_SCORED, score_offline
+from test_cache_setting import N_SCORED, offline_hub, score_offline
 from test_scoring_cli import ITEMS, write_items
 from workflow_helpers import REPO, copy_checkout, default_config, plan, planning_error
 
@@ -88,8 +88,7 @@ def test_a_scoring_job_loads_its_revision_and_the_cache_keys_on_that_snapshot(
 def test_a_probe_encoder_loads_its_revision(tmp_path, monkeypatch, caplog):
     """The probe's encoder comes from the revision's snapshot (its tokenizer's vocabulary), and
     says so with the commit, also without a revision: a probe-only hub model has no scoring job
-    to log it. (Offline on the stand-in hub as a job with HF_HUB_OFFLINE=1 and
-    HF_HUB_CACHE: huggingface_hub's constants, read when the encoder loads.)"""
+    to log it."""
     from spudflow.probe.encoder import load_encoder
     from spudflow.rehearse.families import FAMILIES
     from spudflow.rehearse.tiny_models import add_tiny_model
@@ -100,8 +99,7 @@ def test_a_probe_encoder_loads_its_revision(tmp_path, monkeypatch, caplog):
                             ["another text with quite other words in it entirely"] * 20, 0)
     assert first != second
     register_revision(tmp_path / "hub", "someorg/probe-bert", first, "v1")
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
-    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    offline_hub(monkeypatch, tmp_path / "hub")
     vocabularies = {}
     for revision in ("v1", None):
         caplog.clear()
