@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import subprocess
@@ -95,6 +96,18 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "shared" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _long_lived_objects_left_out_of_collections():
+    """What the test process holds when a test file starts (the imported torch, transformers
+    and Snakemake: about half a million objects) is moved out of the cyclic garbage collector's
+    reach, once per file after a collection. Otherwise each full collection walks all of it,
+    about a second each time, and planning a workflow triggers several. What is frozen is
+    still freed when nothing refers to it; only a cycle among frozen objects stays in memory."""
+    gc.collect()
+    gc.freeze()
+    yield
 
 
 @pytest.fixture

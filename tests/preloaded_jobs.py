@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import functools
+import gc
 import importlib
 import json
 import os
@@ -33,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
@@ -139,6 +141,15 @@ def _exit_status(code: object) -> int:
     return 1
 
 
+def _drop_inherited_exit_finalizers() -> None:
+    """The server's imports left weakref finalizers that run at exit (torch unregisters each of
+    its operator libraries, a tenth of a tiny job's CPU time). They free what dies with the
+    process anyway, and a temporary folder of the server's would be the server's to remove, not
+    each job's. The job's own finalizers still run at its exit."""
+    for finalizer in list(weakref.finalize._registry):
+        finalizer.atexit = False
+
+
 def _run_job(conn: socket.socket, request: dict, fds: list[int]) -> None:
     """In the forked child: become the job, run the command, report its status; never returns."""
     status = 1
@@ -150,6 +161,7 @@ def _run_job(conn: socket.socket, request: dict, fds: list[int]) -> None:
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
+        _drop_inherited_exit_finalizers()
         tempfile.tempdir = None  # TMPDIR is the job's (Snakemake sets it per job)
         sys.argv = [request["program"], *request["argv"]]
         conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
@@ -192,6 +204,11 @@ def _serve(socket_path: str) -> None:
     # What the imports put in the environment (torch's inductor cache dir, ...): a fresh job
     # would have set them too, so each child gets them beside its own environment.
     set_by_imports = {k: v for k, v in os.environ.items() if started_with.get(k) != v}
+    # The imported heap (over half a million objects with torch) is left out of the cyclic garbage
+    # collector: a job's collections would otherwise walk it, and in doing so copy every page
+    # the fork shares (the gc.freeze documentation's advice for a process that forks).
+    gc.collect()
+    gc.freeze()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(socket_path + ".tmp")

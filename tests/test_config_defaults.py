@@ -7,6 +7,7 @@ Snakemake, where a silent difference would give different numbers."""
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,18 @@ import yaml
 from spudflow.cli import build_parser
 
 SCHEMA = Path(__file__).resolve().parents[1] / "config" / "schema.yaml"
+
+
+# Built and read once per test process: the parameter lists below look up ~70 options at
+# collection, and no test changes either.
+@functools.cache
+def schema_file() -> dict:
+    return yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def parser_of_all() -> argparse.ArgumentParser:
+    return build_parser()
 
 # config key (`*`: any name under that section) -> (command, option dest[, how the option spells
 # the schema value]). Every option of a command that a rule fills from the config is here.
@@ -100,7 +113,7 @@ def resolve(node: dict, schema: dict) -> dict:
 
 
 def schema_default(key: str):
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    schema = schema_file()
     node = schema
     for part in key.split("."):
         node = resolve(node, schema)
@@ -111,7 +124,7 @@ def schema_default(key: str):
 
 
 def command_parser(command: str) -> argparse.ArgumentParser:
-    parser = build_parser()
+    parser = parser_of_all()
     for word in command.split():
         [subparsers] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
         parser = subparsers.choices[word]
@@ -158,7 +171,7 @@ SAME_CONSTRAINTS = {
 
 
 def schema_node(key: str) -> dict:
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    schema = schema_file()
     node = schema
     for part in key.split("."):
         node = resolve(node, schema)
@@ -205,7 +218,7 @@ def test_every_seed_of_the_schema_is_a_32_bit_seed():
     """numpy's and scikit-learn's seeds: what `--seed` accepts (option_types.SEED)."""
     from spudflow.core.option_types import SEED
 
-    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    schema = schema_file()
     seeds = []
 
     def walk(node, key):
