@@ -191,7 +191,8 @@ SECTIONS = (
             probe_headline, "Probe LAS on each treebank's original test sentences and its drop "
             "Δ = orig − nonce on the nonce versions, means over probe seeds (and nonce seeds), "
             "per treebank, model, baseline (`lm`: the LM itself) and layers."),
-    Section("German case violations", "German case paper, TABREF18", "german_case_auc",
+    Section("German case violations", "German case paper, Results and FIGREF16",
+            "german_case_auc",
             german_headline, "ROC AUC of sentence log-probability, grammatical sentences against "
             f"case violations: mean and sd over templates. {UNSEEN_TIED} (a grammatical "
             "sentence and a violation of one template with equal log-probabilities: 1/2 in the "

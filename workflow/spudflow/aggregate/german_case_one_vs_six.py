@@ -73,7 +73,8 @@ def _over_templates(per_sentence: pl.DataFrame, group: list[str]) -> pl.DataFram
 
 
 def one_vs_six_orders(per_sentence: pl.DataFrame) -> pl.DataFrame:
-    """FIGREF20 as the reference computes it: the 1-vs-6 AUC by the cases' order in the sentence
+    """The reference notebook's reading of FIGREF20 (docs/aggregate.md: the paper's prose fits
+    other readings better): the 1-vs-6 AUC by the cases' order in the sentence
     (`one_vs_six`, subset e.g. `NAD`) and by the case of the first NP (`one_vs_six_first_case`,
     subset `N`, `A` or `D`: 1vs6_analyses.ipynb cell 31)."""
     by_order = _over_templates(per_sentence.with_columns(

@@ -290,7 +290,8 @@ GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-cas
     col("violation", STR, "the doubled case: `N`, `A` or `D`"),
     col("n_templates", I64, "templates"),
     col("auc_mean", F64, "mean over templates of the AUC of the grammatical sentences against "
-        "the 36 violations doubling this case (the paper's figure, TABREF18 and TABREF24)"),
+        "the 36 violations doubling this case (TABREF18's figure; for `restricted` our reading "
+        "of TABREF24, `auc_pooled` the other)"),
     col("auc_sd", F64, "sample sd over templates", True),
     col("auc_pooled", F64, "the same sentences of all templates in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
