@@ -208,7 +208,10 @@ def test_count_verbs_counts_lemmas_in_a_text_corpus(tmp_path, capsys):
         "入れる/入る", "開ける/開く"}
 
 
-def test_longer_and_relative_share_their_sample_of_base_pairs(tmp_path, capsys):
+def test_longer_and_relative_share_their_sample_of_base_pairs_with_an_argument(tmp_path,
+                                                                                 capsys):
+    """The thesis's relative ambiguous pairs are exactly 3x its longer ones (Table 3: 657 and
+    219), so its sample had no context without an argument, which a relative clause needs."""
     base = read_items(_build(capsys, tmp_path, "base", "--sample", "40", "--seed", "5"))
     longer = read_items(_build(capsys, tmp_path, "longer", "--sample", "40", "--seed", "5"))
     relative = read_items(_build(capsys, tmp_path, "relative", "--sample", "40", "--seed", "5"))
@@ -216,14 +219,18 @@ def test_longer_and_relative_share_their_sample_of_base_pairs(tmp_path, capsys):
     def drawn(rows):
         return {(r["verb_pair"], r["context_index"]) for r in rows}
 
-    assert drawn(base) == drawn(longer) and len(drawn(base)) == 40
-    assert drawn(relative) == {k for k in drawn(base) if enumerate_contexts()[k[1]].arguments}
+    assert len(drawn(base)) == 40 and drawn(longer) == drawn(relative)
+    assert len(drawn(longer)) == 40
+    assert all(enumerate_contexts()[c].arguments for _, c in drawn(longer))
+    ambiguous = [r for r in longer if r["context_label"] != "obligatory"]
+    assert len([r for r in relative if r["context_label"] != "obligatory"]) == 3 * len(
+        [r for r in ambiguous if r["n_arguments"] == 1])
     assert all(r["sentence"].startswith(PREFIX) and r["prefix"] == PREFIX for r in longer)
     for r in longer:
         spans = {g["name"]: r["sentence"][g["start"]:g["end"]] for g in r["regions"]}
         assert spans == {"prefix": PREFIX, "verb": r["verb"]}
     # Each drawn pair gives one pair per argument and relative clause.
-    n_arguments = sum(enumerate_contexts()[c].arguments.__len__() for _, c in drawn(base))
+    n_arguments = sum(enumerate_contexts()[c].arguments.__len__() for _, c in drawn(longer))
     assert len(relative) == 2 * 3 * n_arguments
     for r in relative:
         spans = {g["name"]: r["sentence"][g["start"]:g["end"]] for g in r["regions"]}
@@ -233,6 +240,15 @@ def test_longer_and_relative_share_their_sample_of_base_pairs(tmp_path, capsys):
         end = next(g["end"] for g in r["regions"] if g["name"] == "relative_clause")
         assert r["sentence"][end:].startswith(noun + particle)
     assert len({r["item_id"] for r in relative}) == len(relative)
+
+
+def test_longer_leaves_out_the_contexts_without_an_argument(tmp_path, capsys):
+    """All of one verb pair's longer pairs: the 7,491 contexts with an argument (the 4 without
+    one, which relative cannot use either, are not drawn)."""
+    rows = read_items(_build(capsys, tmp_path, "longer", "--n-verb-pairs", "1"))
+    contexts = {r["context_index"] for r in rows}
+    assert len(rows) == 2 * len(contexts) == 2 * 7491
+    assert all(r["n_arguments"] > 0 for r in rows)
 
 
 def test_item_ids_are_stable(tmp_path, capsys):

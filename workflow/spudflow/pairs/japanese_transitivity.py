@@ -151,15 +151,19 @@ def build_japanese_items(lexicon: str | Path, variant: str, dataset: str,
                          n_verb_pairs: int = 50, sample: int | None = None,
                          seed: int = 0, rank_by: str = "min", min_count: int = 1) -> pa.Table:
     """Items of one variant. `sample` pairs (verb pair x context) are drawn, seeded, from the
-    n_verb_pairs x 7,495 of the variant; longer and relative draw from the base pairs, so with
-    the same (sample, seed) they share their pairs. relative turns each drawn pair into one pair
-    per argument and clause."""
+    n_verb_pairs x 7,495 of base and rare. longer and relative draw from the base pairs whose
+    context has an argument (7,491 per verb pair), so with the same (sample, seed) they share
+    their pairs: the thesis's counts show its sample had no argument-less context (its relative
+    ambiguous pairs are exactly 3x its longer ones: 657 and 219 in Table 3). relative turns each
+    drawn pair into one pair per argument and clause."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}")
     chosen = select_pairs(read_lexicon(lexicon), variant, n_verb_pairs, lexicon, rank_by,
                           min_count)
     contexts = enumerate_contexts()
     builder = ItemsBuilder(dataset, "ja", ITEMS_JAPANESE)
+    if variant in ("longer", "relative"):
+        contexts = tuple(c for c in contexts if c.arguments)
     drawn = sample_indices(len(chosen) * len(contexts), sample, seed)
     for index in progress(drawn, desc=f"{dataset} pairs", total=len(drawn), unit="pair"):
         rank, pair = chosen[index // len(contexts)]
