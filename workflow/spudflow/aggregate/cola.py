@@ -38,7 +38,7 @@ NORMALISATIONS = {
 }
 
 
-def fit_threshold(scores: np.ndarray, labels: np.ndarray, criterion: str = "accuracy") -> float:
+def fit_threshold(scores: np.ndarray, labels: np.ndarray, criterion: str = "mcc") -> float:
     """The threshold that maximises the criterion on these items (prediction: score >= t).
 
     Candidates are sklearn's roc_curve thresholds (each a score); the best one is returned as the

@@ -220,7 +220,8 @@ class NgramModel:
     def order1_logprob(self, method: str, word: str) -> float:
         """log P_1(word) of the method's own order-1 distribution (Lau et al.'s unigram term,
         `tokens_logprob(tokens, 1)`): Kneser-Ney's unigram level (with `lau`, the continuation
-        distribution), or the add-k unigram."""
+        distribution), or the add-k unigram (our extension: their Laplace model cannot be trained,
+        so it is no reference)."""
         if method == "kn":
             return math.log(self._kneser_ney(1, (), self.symbol(word)))
         if method == "addk":
