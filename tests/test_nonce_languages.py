@@ -202,8 +202,8 @@ def test_russian_prepositions_fit_the_next_word(tmp_path, first, second):
 def test_registry_and_options():
     assert type(get_rules("xx")) is LanguageRules
     assert get_rules("ar").options == {"strip_diacritics": True, "lemma_forms": True}
-    assert get_rules("de").options == {"strict_endings": False}
-    assert get_rules("fr").options == {"ordered_context": True}
+    assert get_rules("de").options == {"strict_endings": False, "infer_case": True}
+    assert get_rules("fr").options == {"ordered_context": True, "infer_number": True}
     assert get_rules("ru", {"strict_case": "true"}).options == {"strict_case": True}
     with pytest.raises(InputError, match="no option 'strict_case'"):
         get_rules("en", {"strict_case": "true"})

@@ -51,7 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="language option, e.g. strip_diacritics=false (ar), strict_case=true "
                    "(ru), lemma_forms=false (ar), ordered_context=false (fr), "
-                   "strict_endings=true (de)")
+                   "strict_endings=true (de), infer_case=false (de), infer_number=false (fr)")
     p.add_argument("--case", choices=CASES, default=MATCH,
                    help="match: a replacement takes the original word's capitals from its "
                    "position (first word, headline, shouted sentence); reference: it is written "

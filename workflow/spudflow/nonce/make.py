@@ -93,13 +93,13 @@ def make_nonce(directory: Path, settings: NonceSettings
     upos = list(settings.upos)
     tokens, sentences = _read(directory)
     mode = detect_mode(tokens, upos, str(directory))
-    own = word_frame(tokens, rules, mode)
+    own = word_frame(tokens, rules, mode, str(directory))
 
     frames: dict[Path, pl.DataFrame] = {}
 
     def words_of(path: Path) -> pl.DataFrame:
         if path not in frames:
-            frames[path] = word_frame(_read(path)[0], rules, mode)
+            frames[path] = word_frame(_read(path)[0], rules, mode, str(path))
         return frames[path]
 
     # Pool treebanks are of the language too: their words also feed the lexicon.

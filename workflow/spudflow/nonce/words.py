@@ -68,13 +68,20 @@ def _position_case_removed(form: pl.Expr, lexical_case: pl.Expr) -> pl.Expr:
             .otherwise(form))
 
 
-def word_frame(tokens: pl.DataFrame, rules: LanguageRules, mode: WordMode) -> pl.DataFrame:
+def word_frame(tokens: pl.DataFrame, rules: LanguageRules, mode: WordMode,
+               source: str = "") -> pl.DataFrame:
     """Words of an ingested treebank with unit, morph, form_class, lex_form, lex_lemma; `row` is
-    the token row (tokens in sent_index, token_index order)."""
+    the token row (tokens in sent_index, token_index order). `feats` holds what the language
+    fills in (LanguageRules.fill_feats); SOURCE names the treebank in the log."""
     frame = (tokens.with_row_index("row")
              .filter(pl.col("token_type") == "word")
              .select("row", "sent_index", "word_index", "head", "form", "lemma", "upos", "xpos",
                      "feats", "deprel"))
+    filled = rules.fill_feats(frame) if mode.morph == "feats" else None
+    if filled is not None:
+        frame = filled.words
+        log.info("%s: %s filled in for %d of the %d words without it", source or "treebank",
+                 filled.what, filled.filled, filled.tried)
     form = rules.normalise(pl.col("form"))
     has_lemma = pl.col("lemma").is_not_null() & (pl.col("lemma") != MISSING)
     lemma = pl.when(has_lemma).then(rules.normalise(pl.col("lemma"))).otherwise(pl.lit(MISSING))

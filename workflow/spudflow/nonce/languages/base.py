@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 import polars as pl
 
 if TYPE_CHECKING:
+    from spudflow.nonce.languages.inferred_feats import FilledFeats
     from spudflow.nonce.sentence import SentenceView
 
 
@@ -48,6 +49,13 @@ class LanguageRules:
         """Words the reference's case (`--case reference`) folds to lower case after their
         first letter (surface.initial_case_fold); none here."""
         return range(0)
+
+    def fill_feats(self, words: pl.DataFrame) -> FilledFeats | None:
+        """Features the treebank leaves out, filled in from related words before the lexicon
+        and the words to replace are keyed on FEATS (German Case, French adjective Number, as
+        the reference's preprocessing); columns: sent_index, word_index, head, upos, feats,
+        deprel. None: nothing to fill."""
+        return None
 
     def normalise(self, text: pl.Expr) -> pl.Expr:
         """FORM and LEMMA as indexed and matched (e.g. Arabic without diacritics)."""

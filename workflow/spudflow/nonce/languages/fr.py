@@ -6,6 +6,9 @@ an aspirated h, see fr_aspirated_h.txt), and back before a consonant (le or la f
 the article's head noun). `du`/`au` become `de l'`/`à l'` through the multiword-token parts;
 the reverse (de l' -> du) would need a new multiword token, so a candidate that would need it is
 rejected instead.
+
+`infer_number` (default true, the reference's prep/infer_feats_french.py): an adjective whose
+FEATS lack Number takes its head's Number before matching (`fill_feats`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from importlib import resources
 
 import polars as pl
 
+from spudflow.core.feats import feature
 from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.inferred_feats import FilledFeats, fill, lacks
 from spudflow.nonce.sentence import SentenceView
 
 VOWELS = frozenset("aàâäeéèêëiîïoôöuùûüœæ")
@@ -100,7 +105,7 @@ def _gender(sentence: SentenceView, i: int) -> str | None:
 class FrenchRules(LanguageRules):
     code = "fr"
     filters_candidates = True
-    OPTIONS = {"ordered_context": True}
+    OPTIONS = {"ordered_context": True, "infer_number": True}
 
     def case_folded(self, n_words: int) -> range:
         # The reference's FrenchReplacer.postprocess loops over every token.
@@ -122,6 +127,9 @@ class FrenchRules(LanguageRules):
         side = pl.when(pl.col("word_index") < pl.col("head")).then(pl.lit("pre")) \
             .otherwise(pl.lit("post"))
         return pl.when(amod).then(side).otherwise(pl.lit(""))
+
+    def fill_feats(self, words: pl.DataFrame) -> FilledFeats | None:
+        return infer_number(words) if self.options["infer_number"] else None
 
     def protected(self) -> pl.Expr:
         # `ne` is an ADV in UD but a clitic that elides; swapping it breaks negation.
@@ -197,3 +205,29 @@ class FrenchRules(LanguageRules):
         for previous, form in zip(forms, forms[1:], strict=False):
             out += form if previous.endswith(APOSTROPHES) else " " + form
         return out
+
+
+def infer_number(words: pl.DataFrame) -> FilledFeats:
+    """The reference's prep/infer_feats_french.py: an ADJ with FEATS but no Number takes its
+    head's Number where the head has one. The reference fills a sentence's words in order, so an
+    adjective whose head is an earlier adjective sees the Number that head was given, and one
+    whose head comes later sees the head's own; the loop below resolves such chains so."""
+    on = ["sent_index", "word_index"]
+    tried = (pl.col("upos") == "ADJ") & lacks("Number")
+    frame = words.select(*on, "head", tried=tried, own=feature("Number"))
+    number = frame.get_column("own")
+    while True:
+        heads = frame.with_columns(number=number).select(
+            "sent_index", pl.col("word_index").alias("head"), head_now=pl.col("number"),
+            head_own=pl.col("own"))
+        resolved = (frame.join(heads, on=["sent_index", "head"], how="left",
+                               maintain_order="left")
+                    .select(pl.when(pl.col("tried"))
+                            .then(pl.when(pl.col("head") < pl.col("word_index"))
+                                  .then(pl.col("head_now")).otherwise(pl.col("head_own")))
+                            .otherwise(pl.col("own")))
+                    .to_series())
+        if resolved.equals(number, check_names=False, null_equal=True):
+            break
+        number = resolved
+    return fill(words, "Number", pl.lit(number), tried, "Number of ADJ")
