@@ -143,3 +143,78 @@ def test_a_cap_keeps_a_seeded_sample_and_the_filter_counts(caplog):
     assert torch.equal(kept.dist[:kept.lengths[0]],
                        data.dist[data.offsets[first]:data.offsets[first + 1]])
     assert cap(data, None, args(42)) is data and cap(data, 12, args(42)) is data
+
+
+def _reference_tokenizer(tokenizer):
+    """The reference's way: the same tokenizer with `add_prefix_space=True` (its ByteLevel
+    pre-tokenizer's), to be called with `is_split_into_words=True`."""
+    import copy
+
+    from tokenizers import pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    backend = copy.deepcopy(tokenizer.backend_tokenizer)
+    backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    return PreTrainedTokenizerFast(tokenizer_object=backend)
+
+
+SENTENCES = [["The", "cat", "sat", "on", "the", "mat", "."],
+             ["She", "does", "n't", "think", "so", "!"],
+             ["Colourless", "green", "ideas", "sleep", "furiously", "."]]
+
+
+def test_byte_level_words_all_start_with_the_prefix_as_the_reference_tokenizes():
+    from scoring_models import hf_tokenizer
+
+    from spudflow.probe.features import encode_sentence, encode_sentences, leading_space
+
+    tokenizer = hf_tokenizer("bytebpe")
+    assert leading_space(tokenizer)
+    reference = _reference_tokenizer(tokenizer)
+    encoded = encode_sentences(tokenizer, SENTENCES)
+    for forms, (ids, words) in zip(SENTENCES, encoded, strict=True):
+        assert ids == reference(forms, is_split_into_words=True)["input_ids"]
+        tokens = tokenizer.convert_ids_to_tokens(ids)
+        first = [t for t, w in zip(tokens, words, strict=True) if w == 0]
+        assert first[0].startswith("Ġ")  # the first word too: "ĠThe", not "The"
+        # every word's first token is a word start, and the words keep their order
+        starts = [t for k, (t, w) in enumerate(zip(tokens, words, strict=True))
+                  if w >= 0 and (k == 0 or words[k - 1] != w)]
+        assert len(starts) == len(forms) and all(t.startswith("Ġ") for t in starts)
+        assert [w for w in words if w >= 0] == sorted(w for w in words if w >= 0)
+        assert encode_sentence(tokenizer, forms) == (ids, words)
+
+
+def test_a_tokenizer_that_adds_its_own_prefix_or_none_is_given_the_plain_text():
+    from scoring_models import hf_tokenizer
+
+    from spudflow.probe.features import encode_sentences, leading_space
+
+    for tokenizer in (hf_tokenizer("wordpiece"), hf_tokenizer("metaspace"),
+                      _reference_tokenizer(hf_tokenizer("bytebpe"))):
+        assert not leading_space(tokenizer)
+        for forms, (ids, _) in zip(SENTENCES, encode_sentences(tokenizer, SENTENCES),
+                                   strict=True):
+            assert ids == tokenizer(" ".join(forms))["input_ids"]
+
+
+def test_the_feature_file_records_the_leading_space(tmp_path):
+    import json
+
+    from probe_support import ewt_sentences, feature_file, save_tiny_encoder
+    from safetensors import safe_open
+    from scoring_models import tiny_model_dir
+
+    from spudflow.cli import main
+
+    (tmp_path / "s.conllu").write_text(ewt_sentences("dev", 0, 6), encoding="utf-8")
+    assert main(["ingest", str(tmp_path / "s.conllu"), "--out", str(tmp_path / "s")]) == 0
+
+    def metadata(model, name):
+        out = tmp_path / f"{name}.safetensors"
+        assert feature_file(tmp_path / "s", model, "0,1", out) == 0
+        with safe_open(str(out), framework="numpy") as handle:
+            return json.loads(handle.metadata()["spudflow"])
+
+    assert metadata(tiny_model_dir("causal", "bytebpe"), "gpt2")["leading_space"] == "true"
+    assert "leading_space" not in metadata(save_tiny_encoder(tmp_path / "bert"), "bert")
