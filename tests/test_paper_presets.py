@@ -120,6 +120,11 @@ def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path)
     features = {(w["treebank"], w["probe_model"]) for rule, w in map(
         lambda j: (j[0], dict(j[1])), planned.jobs) if rule == "probe_features"}
     assert features == probed
+    # the reference pipeline's 20,000-sentence cap and its scoring of a predicted `acl` as UNK
+    hdt_probe = [cmd for (rule, w), cmd in planned.shell.items()
+                 if rule == "probe_train" and dict(w)["treebank"] == "de_hdt"]
+    assert hdt_probe and all("--acl-predicted-as-unk" in cmd and "--max-train-sentences 20000"
+                             in cmd and "--max-sentences-seed 42" in cmd for cmd in hdt_probe)
 
 
 def test_cola_preset_is_lau_et_al_s_code_and_fetches_table_5_s_phenomena(tmp_path):
@@ -217,3 +222,10 @@ def test_spud_preset_takes_the_settings_the_papers_numbers_were_made_with():
     assert config["nonce"]["ttr_tokenizer"] == "bert-base-multilingual-cased"
     schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
     assert schema["properties"]["probe"]["properties"]["distance"]["default"] == "l2"
+    # The reference's predict.py writes a predicted `acl` as UNK (RelAcc and LAS lose it), and
+    # its data/split.py keeps 20,000 sentences of a larger training or dev split.
+    assert config["probe"]["acl_predicted_as_unk"] is True
+    assert config["probe"]["max_train_sentences"] == config["probe"]["max_dev_sentences"] == 20000
+    probe = schema["properties"]["probe"]["properties"]
+    assert probe["acl_predicted_as_unk"]["default"] is False
+    assert probe["max_train_sentences"]["default"] is None

@@ -83,3 +83,43 @@ def test_the_config_rejects_a_probe_seed_given_twice():
         "config key probe.seeds: [1, 2, 1] has non-unique elements"]
     config["probe"]["seeds"] = []
     assert config_errors(config, schema) == ["config key probe.seeds: [] should be non-empty"]
+
+
+def test_max_train_sentences_trains_on_a_seeded_sample(root, tmp_path):
+    import polars as pl
+
+    out = tmp_path / "capped"
+    assert _train(root, [1], out, "--max-train-sentences", "20", "--max-dev-sentences",
+                  "4", "--max-sentences-seed", "7") == 0
+    row = pl.read_parquet(out / "seed1" / "metrics.parquet").row(0, named=True)
+    # 20 of the training split's sentences, a quarter of them held out, and 4 of those kept
+    assert (row["n_train_sentences"], row["n_dev_sentences"]) == (15, 4)
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "x"])
+def test_a_cap_is_a_positive_number(root, tmp_path, capsys, value):
+    with pytest.raises(SystemExit) as stop:
+        _train(root, [1], tmp_path / "bad", "--max-train-sentences", value)
+    assert stop.value.code == EXIT_BAD_INPUT
+    assert "--max-train-sentences" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+
+def test_acl_predicted_as_unk_writes_the_reference_s_predictions(root, tmp_path):
+    import polars as pl
+
+    def deprels(out: Path) -> list[str]:
+        text = (out / "seed1" / "predictions" / "orig.conllu").read_text(encoding="utf-8")
+        return [line.split("\t")[7] for line in text.splitlines()
+                if line and not line.startswith("#")]
+
+    plain, reference = tmp_path / "plain", tmp_path / "reference"
+    assert _train(root, [1], plain) == 0
+    assert _train(root, [1], reference, "--acl-predicted-as-unk") == 0
+    # the same probe (the option changes no training): its `acl` written as UNK
+    assert "acl" in deprels(plain)
+    assert deprels(reference) == ["UNK" if d == "acl" else d for d in deprels(plain)]
+    metrics = [pl.read_parquet(out / "seed1" / "metrics.parquet").row(0, named=True)
+               for out in (plain, reference)]
+    assert metrics[1]["uas"] == metrics[0]["uas"]
+    assert metrics[1]["relacc"] < metrics[0]["relacc"]

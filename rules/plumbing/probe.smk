@@ -19,6 +19,10 @@ PROBE_TRAIN_OPTIONS = (
     "batch_size",
     "max_epochs",
     "patience",
+    "acl_predicted_as_unk",
+    "max_train_sentences",
+    "max_dev_sentences",
+    "max_sentences_seed",
 )
 
 

@@ -73,7 +73,8 @@ def read_tree_words(directory: Path, subtypes: bool) -> Words:
 
 def read_predictions(path: Path, empty: bool = False) -> Words:
     """The words (integer IDs) of a predictions CoNLL-U file, per sentence, read by `conllu`.
-    The labels are taken as written: the probe predicts labels of its own label set. `empty`:
+    The labels are taken as written: the probe predicts labels of its own label set (`UNK` for
+    `acl` with `probe train --acl-predicted-as-unk`, so it counts wrong here too). `empty`:
     a file without sentences is an eval set without words (its metrics say 0), not bad input."""
     if not path.is_file():
         raise InputError(path, None, "no predictions file (written by `probe train` next to "

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from spudflow.core.errors import InputError
-from spudflow.core.option_types import seed
+from spudflow.core.option_types import positive, seed
 from spudflow.core.output_paths import output_dir, output_file, output_path
 from spudflow.core.shards import WHOLE, Shard, parse_shard
 from spudflow.probe.layer_choice import AUTO
@@ -122,6 +122,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--holdout", type=float, default=0.1,
                    help="fraction of the training sentences held out for selection without --dev")
     p.add_argument("--holdout-seed", type=seed, default=0)
+    p.add_argument("--max-train-sentences", type=positive, default=None, metavar="N",
+                   help="train on a seeded sample of at most N sentences of the training split "
+                   "(after --min-words and the too-long ones; before --holdout), as the DepProbe "
+                   "reference caps its splits at 20,000 (default: all)")
+    p.add_argument("--max-dev-sentences", type=positive, default=None, metavar="N",
+                   help="select on a seeded sample of at most N selection sentences (--dev, or "
+                   "the held-out share) (default: all)")
+    p.add_argument("--max-sentences-seed", type=seed, default=0,
+                   help="seed of the --max-train-sentences and --max-dev-sentences samples")
     p.add_argument("--eval", nargs=3, action="append", default=[],
                    metavar=("NAME", "FEATURES", "TREEBANK_DIR"),
                    help="an eval set: `orig` or METHOD/seedN, its features and treebank")
@@ -143,6 +152,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="predicted distance of two projected words: l2 (the paper, App. F.1 "
                    "Eq. 5; default) or squared (the DepProbe reference code)")
     p.add_argument("--no-punct", action="store_true", help="metrics leave out PUNCT words")
+    p.add_argument("--acl-predicted-as-unk", action="store_true",
+                   help="write a predicted `acl` as `UNK`, so it never counts as right (RelAcc, "
+                   "LAS), as the DepProbe reference's predict.py does (it made the SPUD paper's "
+                   "tables); default: predicted labels as predicted")
     p.add_argument("--min-words", type=int, default=4,
                    help="sentences with fewer words are left out of training, selection and "
                    "evaluation (default 4, as the paper, App. C)")

@@ -14,6 +14,7 @@ import torch
 
 from spudflow.core.batching import pad_rows
 from spudflow.core.errors import InputError
+from spudflow.core.sampling import sample_indices
 from spudflow.probe.feature_file import read_features
 from spudflow.probe.labels import label_of
 from spudflow.probe.loss import IGNORE
@@ -121,6 +122,16 @@ def split_off(data: ProbeSet, fraction: float, seed: int) -> tuple[ProbeSet, Pro
     order = np.random.default_rng(seed).permutation(len(data))
     n_held = max(1, round(fraction * len(data)))
     return subset(data, np.sort(order[n_held:])), subset(data, np.sort(order[:n_held]))
+
+
+def capped(data: ProbeSet, n: int | None, seed: int) -> ProbeSet:
+    """At most n sentences of the set: a seeded sample in set order (core/sampling.py), the
+    counts of sentences filtered out kept; n None keeps all."""
+    if n is None or n >= len(data):
+        return data
+    kept = subset(data, sample_indices(len(data), n, seed))
+    kept.n_too_long, kept.n_short = data.n_too_long, data.n_short
+    return kept
 
 
 def subset(data: ProbeSet, picks: np.ndarray) -> ProbeSet:

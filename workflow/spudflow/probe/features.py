@@ -16,6 +16,7 @@ features are the bits they always were.
 from __future__ import annotations
 
 import contextlib
+import json
 from dataclasses import dataclass
 from itertools import chain
 
@@ -39,9 +40,29 @@ GPU_LENGTH_STEP = 8
 GPU_PREFETCH = 2
 
 
+def leading_space(tokenizer) -> bool:
+    """Whether the words are given with a space before the first one: for a byte-level BPE
+    tokenizer (GPT-2, RoBERTa, mGPT) whose pre-tokenizer adds none. The DepProbe reference
+    loads every tokenizer with `add_prefix_space=True` and passes the words pre-split
+    (`is_split_into_words=True`), so every word, the first included, gets its `Ġ`-marked
+    tokens; joined by spaces alone, the first word would get the tokens of a word inside
+    another. Other tokenizers (WordPiece: no such mark; Metaspace: adds its own) are
+    unaffected."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    pre_tokenizer = None if backend is None else backend.pre_tokenizer
+    return pre_tokenizer is not None and _byte_level_without_prefix(
+        json.loads(pre_tokenizer.__getstate__()))
+
+
+def _byte_level_without_prefix(node: dict) -> bool:
+    if node.get("type") == "Sequence":
+        return any(_byte_level_without_prefix(part) for part in node["pretokenizers"])
+    return node.get("type") == "ByteLevel" and not node.get("add_prefix_space", False)
+
+
 def encode_sentence(tokenizer, forms: list[str]) -> tuple[list[int], list[int]]:
     """Input ids (special tokens included) and, per id, the word it belongs to (-1: none)."""
-    text, starts, ends = sentence_text(forms)
+    text, starts, ends = sentence_text(forms, leading_space(tokenizer))
     encoded = tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True,
                         split_special_tokens=True)
     token_words = []
@@ -57,7 +78,9 @@ def encode_sentences(tokenizer, sentences: list[list[str]]) -> list[tuple[list[i
     tokens at once."""
     if not sentences:
         return []
-    texts, word_starts, word_ends = zip(*map(sentence_text, sentences), strict=True)
+    leading = leading_space(tokenizer)
+    texts, word_starts, word_ends = zip(*(sentence_text(forms, leading) for forms in sentences),
+                                        strict=True)
     ids, specials, offset_lists = tokenize(tokenizer, texts, add_special_tokens=True)
     lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
     total = int(lengths.sum())

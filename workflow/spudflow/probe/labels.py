@@ -11,9 +11,21 @@ UD_RELATIONS = (
 )
 ROOT = "root"
 
+# The DepProbe reference's predict.py writes a predicted label as
+# `UD_RELATION_TYPES[i] if i > 0 else 'UNK'`: index 0 of its sorted labels, `acl`, is written
+# `UNK`, so a predicted `acl` never matches the gold one (RelAcc, LAS; not UAS). The SPUD paper's
+# probe tables were made by that code; `--acl-predicted-as-unk` writes the same.
+REFERENCE_LOST_LABEL = "acl"
+REFERENCE_UNKNOWN = "UNK"
+
 
 def label_of(deprel: str, subtypes: bool) -> str:
     return deprel if subtypes else deprel.split(":", 1)[0]
+
+
+def as_reference_writes(label: str) -> str:
+    """A predicted label as the reference's predict.py writes it (`acl` -> `UNK`)."""
+    return REFERENCE_UNKNOWN if label == REFERENCE_LOST_LABEL else label
 
 
 def label_set(training_deprels: list[list[str]], subtypes: bool) -> list[str]:

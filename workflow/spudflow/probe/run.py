@@ -132,7 +132,7 @@ def _extract(args: Namespace, encoder, baseline: str, layers: list[int], directo
              words):
     """One eval set's features for one baseline; its metadata names the baseline."""
     from spudflow.core.shards import shard_range
-    from spudflow.probe.features import extract
+    from spudflow.probe.features import extract, leading_space
 
     positions = range(*shard_range(len(words), args.shard, args.block_size))
     features = extract(encoder, words, positions, layers, args.block_size, args.batch_tokens)
@@ -142,6 +142,8 @@ def _extract(args: Namespace, encoder, baseline: str, layers: list[int], directo
                      "block_size": str(args.block_size)}
     if args.revision is not None:  # absent when none: the files of a config without one stay
         features.info["revision"] = args.revision
+    if leading_space(encoder.tokenizer):  # absent otherwise: those files stay as they were
+        features.info["leading_space"] = "true"
     if args.shard.count > 1:
         features.info["shard"] = str(args.shard)
     if features.too_long:

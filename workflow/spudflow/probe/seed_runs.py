@@ -56,6 +56,19 @@ def _checked_seeds(seeds: list[int]) -> list[int]:
     return seeds
 
 
+def cap(data: ProbeSet, n: int | None, args: Namespace) -> ProbeSet:
+    """The set, or a seeded sample of n of its sentences (after the short and too-long ones are
+    left out): the DepProbe reference's data/split.py keeps at most 20,000 sentences of a
+    training or dev split, even with --keep_all."""
+    from spudflow.probe.data import capped
+
+    kept = capped(data, n, args.max_sentences_seed)
+    if n is not None:
+        log.info("%s: %d of %d sentences kept (at most %d, seed %d)", data.name, len(kept),
+                 len(data), n, args.max_sentences_seed)
+    return kept
+
+
 def load_probe_data(args: Namespace) -> ProbeData:
     """Every input read and checked before the first seed trains (bad input writes nothing)."""
     from spudflow.core.distinct_inputs import distinct_names
@@ -77,7 +90,7 @@ def load_probe_data(args: Namespace) -> ProbeData:
     # than its original) leaves every eval set: Δ = orig − nonce compares the same sentences.
     too_long = frozenset(i for _, features, _ in args.eval for i in too_long_of(features))
 
-    train = load("train", *args.train)
+    train = cap(load("train", *args.train), args.max_train_sentences, args)
     n_train_short = train.n_short
     if args.dev:
         dev = load("dev", *args.dev)
@@ -87,6 +100,7 @@ def load_probe_data(args: Namespace) -> ProbeData:
         if len(train) == 0:
             raise InputError(args.train[1], None, "no sentences to train or select on")
         train, dev = split_off(train, args.holdout, args.holdout_seed)
+    dev = cap(dev, args.max_dev_sentences, args)
     if len(train) == 0 or len(dev) == 0:
         raise InputError(args.train[1], None, "no sentences to train or select on")
     evals = [(name, load(name, features, treebank, too_long), treebank)
@@ -156,7 +170,8 @@ def train_command(args: Namespace) -> int:
     settings = TrainSettings(labels=label_set(data.train.words.deprels, args.subtypes),
                              subtypes=args.subtypes, squared=args.distance == "squared",
                              rank=args.rank, lr=args.lr, batch_size=args.batch_size,
-                             max_epochs=args.max_epochs, patience=args.patience)
+                             max_epochs=args.max_epochs, patience=args.patience,
+                             acl_predicted_as_unk=args.acl_predicted_as_unk)
     log.info("training on %d sentences, selecting on %d; seeds %s", len(data.train),
              len(data.dev), " ".join(map(str, seeds)))
     for seed in progress(seeds, "probe seeds", unit="seed"):

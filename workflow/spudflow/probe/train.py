@@ -1,7 +1,10 @@
 """Training and evaluation of one probe run.
 
 AdamW (lr 1e-3), batches of 32 sentences, ReduceLROnPlateau (factor 0.1, patience 0) on the
-selection loss, at most 30 epochs, stop after 3 epochs without improvement, keep the best epoch.
+selection loss, at most 30 epochs, keep the best epoch, stop 3 epochs after the first epoch of
+the lowest selection loss. As the DepProbe reference's train.py: any decrease is an improvement
+(no threshold), and an epoch whose loss ties the lowest becomes the kept one (it saves the best
+checkpoint on `loss <= min(losses)`) while the count towards stopping still runs from the first.
 """
 
 from __future__ import annotations
@@ -17,14 +20,10 @@ from spudflow.core.batching import length_bucketed_batches
 from spudflow.core.progress import progress
 from spudflow.probe.data import ProbeSet, make_batch
 from spudflow.probe.decode import decode
-from spudflow.probe.labels import ROOT, label_of
+from spudflow.probe.labels import ROOT, as_reference_writes, label_of
 from spudflow.probe.loss import probe_loss
 from spudflow.probe.metrics import attachment_scores
 from spudflow.probe.model import DepProbe
-
-# Relative decrease of the selection loss that counts as an improvement (ReduceLROnPlateau's
-# default threshold); smaller gains count as epochs without improvement.
-MIN_IMPROVEMENT = 1e-4
 
 
 @dataclass
@@ -38,6 +37,8 @@ class TrainSettings:
     max_epochs: int = 30
     patience: int = 3
     seed: int = 1
+    # predicted `acl` written (and scored) as `UNK`, as the reference's predict.py (labels.py)
+    acl_predicted_as_unk: bool = False
 
 
 @dataclass
@@ -91,7 +92,7 @@ def train_probe(train: ProbeSet, dev: ProbeSet, settings: TrainSettings) -> Trai
                      settings.rank, settings.squared)
     optimizer = torch.optim.AdamW(probe.parameters(), lr=settings.lr)
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.1, patience=0)
-    best_loss, best_state, best_epoch, stale, history = float("inf"), None, 0, 0, []
+    best_loss, best_state, best_epoch, first_best, history = float("inf"), None, 0, 0, []
     for epoch in progress(range(1, settings.max_epochs + 1),
                           f"probe epochs, seed {settings.seed}", unit="epoch"):
         probe.train()
@@ -110,13 +111,12 @@ def train_probe(train: ProbeSet, dev: ProbeSet, settings: TrainSettings) -> Trai
         history.append({"epoch": epoch, "train_loss": total / weight, "dev_loss": dev_loss,
                         "lr": optimizer.param_groups[0]["lr"]})
         scheduler.step(dev_loss)
-        if dev_loss < best_loss * (1 - MIN_IMPROVEMENT):
-            best_loss, best_state, best_epoch, stale = dev_loss, copy.deepcopy(
-                probe.state_dict()), epoch, 0
-        else:
-            stale += 1
-            if stale >= settings.patience:
-                break
+        if dev_loss <= best_loss:  # a tie: the later epoch is kept
+            best_state, best_epoch = copy.deepcopy(probe.state_dict()), epoch
+        if dev_loss < best_loss:
+            best_loss, first_best = dev_loss, epoch
+        if epoch - first_best >= settings.patience:
+            break
     probe.load_state_dict(best_state)
     return Trained(probe.eval(), history, best_epoch)
 
@@ -129,6 +129,8 @@ class Predictions:
 
 def predict(probe: DepProbe, data: ProbeSet, settings: TrainSettings) -> Predictions:
     root = settings.labels.index(ROOT)
+    written = (as_reference_writes if settings.acl_predicted_as_unk
+               else lambda label: label)
     heads, labels = [], []
     with torch.no_grad():
         for picks in _batches(data.lengths, settings.batch_size, None):
@@ -139,7 +141,7 @@ def predict(probe: DepProbe, data: ProbeSet, settings: TrainSettings) -> Predict
             for b, n in enumerate(batch.lengths.tolist()):
                 h, lab = decode(distances[b, :n, :n], log_probs[b, :n], root)
                 heads.append(h)
-                labels.append([settings.labels[k] for k in lab])
+                labels.append([written(settings.labels[k]) for k in lab])
     return Predictions(heads, labels)
 
 

@@ -74,13 +74,15 @@ def read_words(directory: str | Path, need_trees: bool) -> SentenceWords:
     )
 
 
-def sentence_text(forms: list[str]) -> tuple[str, list[int], list[int]]:
+def sentence_text(forms: list[str], leading_space: bool = False
+                  ) -> tuple[str, list[int], list[int]]:
     """The words joined by single spaces (the model input), with each word's character span.
     Spaces rather than the treebank's SpaceAfter: nonce words change the forms, and a fixed
-    rule keeps the original and nonce inputs comparable."""
-    starts, ends, position = [], [], 0
+    rule keeps the original and nonce inputs comparable. `leading_space`: one space before the
+    first word too (what a byte-level BPE tokenizer needs to mark it as a word start)."""
+    starts, ends, position = [], [], int(leading_space)
     for form in forms:
         starts.append(position)
         ends.append(position + len(form))
         position += len(form) + 1
-    return " ".join(forms), starts, ends
+    return " " * leading_space + " ".join(forms), starts, ends
