@@ -26,7 +26,8 @@ VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *dict.fromkeys(WORDS + CH
 # Half-width ｶﾞ and full-width ａｂｃ are normalised (NFKC) by the tokenizer; 😀 is unknown.
 SENTENCES = [
     ("s1", "猫が魚を食べる。", ["猫", "が", "魚", "を", "食べる", "。"], "食べる"),
-    ("s2", "犬が ａｂｃ を食べた😀。", ["犬", "が", "ａｂｃ", "を", "食べた", "😀", "。"], "食べた"),
+    ("s2", "犬が ａｂｃ を食べた😀。",
+     ["犬", "が", "ａｂｃ", "を", "食べた", "😀", "。"], "食べた"),
     ("s3", "ｶﾞガ東京に行く。", ["ｶﾞガ", "東京", "に", "行く", "。"], "行く"),
 ]
 KINDS = [("basic", "wordpiece"), ("basic", "character"), ("sudachi", "wordpiece"),
