@@ -123,8 +123,6 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
         tokenizer = AutoTokenizer.from_pretrained(location, **options)
     if not resolved.local:
         log_hub_commit(location, revision)
-    if not getattr(tokenizer, "is_fast", False):
-        raise InputError(source, None, "needs a fast tokenizer (character offsets)")
     n_layers = _n_layers(config)
     outside = [layer for layer in layers if not 0 <= layer <= n_layers]
     if outside:

@@ -25,9 +25,11 @@ import torch
 
 from spudflow.core.alignment import anchor_span, anchor_spans, word_of_span, words_of_spans
 from spudflow.core.batching import pad_rows
+from spudflow.core.errors import InputError
 from spudflow.core.gpu_feed import attention_backends, paused_gc, prefetched, square_mask
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
+from spudflow.core.slow_offsets import UnalignedToken
 from spudflow.core.tokenize import tokenize
 from spudflow.probe.encoder import Encoder, square_mask_direction
 from spudflow.probe.feature_file import Features
@@ -165,10 +167,16 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     # on the GPU feed, the padding mask as SDPA's square one where the model takes it
     causal = square_mask_direction(model) if gpu else None
-    with paused_gc():
-        encoded = dict(zip(positions, encode_sentences(tokenizer, [words.forms[i]
-                                                                   for i in positions]),
-                           strict=True))
+    try:
+        with paused_gc():
+            encoded = dict(zip(positions, encode_sentences(tokenizer, [words.forms[i]
+                                                                       for i in positions]),
+                               strict=True))
+    except UnalignedToken as error:  # a slow tokenizer's token its sentence cannot place
+        sentence = positions[error.text_index]
+        raise InputError(model.name_or_path, None,
+                         f"sentence {words.sent_index[sentence]} (line "
+                         f"{words.lines[sentence]}): {error}") from None
     too_long = [i for i in positions if len(encoded[i][0]) > encoder.max_length]
     for i in too_long:
         log.warning("sentence %d (line %d): %d tokens > %d, left out", words.sent_index[i],

@@ -11,6 +11,10 @@ A setting folder's id hashes:
 - the versions of torch, transformers and tokenizers (and gguf for a GGUF model);
 - the spudflow code that scores: `code_version(package, "scoring")`, the hash the rules'
   `params.code` uses, so any edit of the scoring stage or core invalidates;
+- for a slow tokenizer (no fast version, e.g. BertJapaneseTokenizer): its class and the
+  versions of the word splitters and dictionaries it may call (MeCab's, Sudachi's, ...), which
+  choose its ids and are not files of the model; a fast tokenizer's setting has no such field,
+  so a slow and a fast load of the same files never share entries;
 - for an n-gram model, whether `</s>` is scored too (`--measures lau`): each item then has one
   more token score.
 The n-gram model needs only its file, that choice and the code hash. The model's name, where
@@ -33,6 +37,12 @@ from spudflow.scoring.model_files import loader_files
 log = get_logger("spudflow.scoring")
 
 LIBRARIES = ("torch", "transformers", "tokenizers")
+# What a slow tokenizer may call to split words (BertJapaneseTokenizer: MeCab through fugashi
+# with its dictionary, Sudachi with its, Juman++ through rhoknp) or into pieces: outside the
+# model's files, yet they choose its tokens.
+SLOW_TOKENIZER_LIBRARIES = ("fugashi", "mecab-python3", "ipadic", "unidic-lite", "unidic",
+                            "sudachipy", "sudachidict-core", "sudachidict-small",
+                            "sudachidict-full", "rhoknp", "sentencepiece")
 # Shown in model.json and `cache stats`, left out of the id.
 NOT_HASHED = ("name", "source", "files")
 
@@ -53,9 +63,12 @@ class Setting:
     libraries: tuple[str, ...]  # "torch 2.6.0", …
     code: str                  # code_version(spudflow package, "scoring")
     sentence_end: bool = False  # an n-gram model also scores `</s>` (--measures lau)
+    tokenizer: str = ""        # a slow tokenizer: its class and libraries ("": a fast one)
 
     def id(self) -> str:
         state = {k: v for k, v in asdict(self).items() if k not in NOT_HASHED}
+        if not state["tokenizer"]:  # a fast tokenizer's setting: the fields it always had
+            del state["tokenizer"]
         return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:24]
 
 
@@ -147,7 +160,16 @@ def build_setting(scorer, *, model: str, gguf_file: str | None, kind: str, name:
     return Setting(name, found.source, names, fingerprint, kind,
                    str(scorer.model.dtype).removeprefix("torch."), scorer.device.type,
                    device_name(scorer.device), attention_implementation(scorer.model),
-                   trust_remote_code, library_versions(found.gguf), scoring_code_version())
+                   trust_remote_code, library_versions(found.gguf), scoring_code_version(),
+                   tokenizer=slow_tokenizer(scorer.tokenizer))
+
+
+def slow_tokenizer(tokenizer) -> str:
+    """"" for a fast tokenizer; else its class and SLOW_TOKENIZER_LIBRARIES' versions."""
+    if getattr(tokenizer, "is_fast", False):
+        return ""
+    versions = ", ".join(f"{name} {_version(name)}" for name in SLOW_TOKENIZER_LIBRARIES)
+    return f"slow {type(tokenizer).__name__} ({versions})"
 
 
 def device_name(device) -> str:

@@ -10,6 +10,7 @@ import torch
 
 from spudflow.core.errors import InputError
 from spudflow.core.model_source import ModelSource, check_model_files, loading_errors
+from spudflow.core.slow_offsets import UnalignedToken
 from spudflow.scoring.batching import BatchPolicy, BatchRunner
 from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
 from spudflow.scoring.items import Item
@@ -67,9 +68,6 @@ def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: 
                         remote_code=allow):
         tokenizer = AutoTokenizer.from_pretrained(source.location, **options)
         model = auto_class(kind).from_pretrained(source.location, dtype=dtype, **options)
-    if not getattr(tokenizer, "is_fast", False):
-        raise InputError(name, None,
-                         "needs a fast tokenizer (character offsets); none could be built")
     if kind == "electra" and not hasattr(model, "discriminator_predictions"):
         raise InputError(name, None,
                          f"is not an ELECTRA discriminator ({type(model).__name__})")
@@ -122,8 +120,14 @@ class TransformerScorer:
         raise NotImplementedError
 
     def encode(self, items: Sequence[Item]) -> list[EncodedItem]:
-        return encode_with_tokenizer(items, self.tokenizer, template=self.template,
-                                     prefix=self.prefix, max_length=self.max_length)
+        """A slow tokenizer's token that its text cannot place is bad input (exit 2), named by
+        model and item, never a guessed offset."""
+        try:
+            return encode_with_tokenizer(items, self.tokenizer, template=self.template,
+                                         prefix=self.prefix, max_length=self.max_length)
+        except UnalignedToken as error:
+            raise InputError(self.model.name_or_path, None,
+                             f"item {items[error.text_index].item_id}: {error}") from None
 
     def describe(self) -> str:
         return (f"{type(self.model).__name__} on {self.device} in "
