@@ -112,8 +112,26 @@ def _wrap(tok, first: str, last: str) -> None:
         special_tokens=[(first, tok.token_to_id(first)), (last, tok.token_to_id(last))])
 
 
+def _japanese_bert_tokenizer(texts: list[str], char_level: bool, **common):
+    """transformers' BertJapaneseTokenizer, the class of the Japanese BERTs and ELECTRA on the
+    hub, which has no fast version: a rehearsal scores through the slow tokenizers' path as the
+    real models do. It splits words with its basic splitter (the real ones use MeCab, which
+    needs a dictionary package), then WordPiece or characters over the same vocabulary."""
+    import transformers as tf
+
+    vocab = _wordpiece(texts, char_level).get_vocab()
+    with tempfile.TemporaryDirectory(prefix="spudflow-vocab-") as tmp:
+        vocab_file = Path(tmp) / "vocab.txt"
+        vocab_file.write_text("".join(f"{t}\n" for t in sorted(vocab, key=vocab.get)),
+                              encoding="utf-8")
+        return tf.BertJapaneseTokenizer(
+            str(vocab_file), do_lower_case=False, word_tokenizer_type="basic",
+            subword_tokenizer_type="character" if char_level else "wordpiece", **common)
+
+
 def build_tokenizer(family: Family, texts: list[str]):
-    """The family's fast tokenizer class around a `tokenizers` tokenizer of its type."""
+    """The family's tokenizer class around a `tokenizers` tokenizer of its type (the Japanese
+    BERTs': the slow class they have on the hub)."""
     import transformers as tf
 
     arch, tokenizer_type = family.architecture, family.tokenizer
@@ -126,6 +144,8 @@ def build_tokenizer(family: Family, texts: list[str]):
         return cls(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", sep_token="</s>",
                    cls_token="<s>", unk_token="<unk>", pad_token="<pad>", mask_token="<mask>",
                    **common)
+    if arch in ("bert", "electra") and tokenizer_type in ("wordpiece-ja", "char"):
+        return _japanese_bert_tokenizer(texts, char_level=tokenizer_type == "char", **common)
     if arch in ("bert", "electra"):
         tok = _wordpiece(texts, char_level=tokenizer_type == "char")
         _wrap(tok, "[CLS]", "[SEP]")
