@@ -15,6 +15,8 @@ from spudflow.probe.features import encode_sentence, encode_sentences, extract, 
 from spudflow.probe.words import SentenceWords
 
 ODD = [["a" * 40, "b"], ["x", "  ", "y"], ["[MASK]", "typed"], ["naïve", "café", "日本語"]]
+# extract refuses a word of no token ("  "): the odd sentences every word of which has one
+ODD_WITH_TOKENS = [s for s in ODD if all(w.strip() for w in s)]
 
 
 def forms_of_ewt(count):
@@ -59,7 +61,7 @@ def test_word_means_are_index_add_bit_for_bit():
 
 
 def test_the_gpu_way_of_batching_gives_the_same_features(encoder):
-    sentences = forms_of_ewt(40) + ODD
+    sentences = forms_of_ewt(40) + ODD_WITH_TOKENS
     words = SentenceWords(np.arange(len(sentences)), sentences, None, None,
                           [["X"] * len(f) for f in sentences], list(range(len(sentences))))
     shapes = []
@@ -91,7 +93,7 @@ def test_square_masks_give_the_same_features(encoder, monkeypatch):
     from spudflow.probe.encoder import square_mask_direction
 
     assert square_mask_direction(encoder.model) is False  # a BERT with SDPA: bidirectional
-    sentences = forms_of_ewt(40) + ODD
+    sentences = forms_of_ewt(40) + ODD_WITH_TOKENS
     words = SentenceWords(np.arange(len(sentences)), sentences, None, None,
                           [["X"] * len(f) for f in sentences], list(range(len(sentences))))
     masks = []
@@ -111,3 +113,37 @@ def test_square_masks_give_the_same_features(encoder, monkeypatch):
     assert 4 in seen and set(masks) == {2}
     for layer in (0, 1, 2):
         assert np.array_equal(squared.layers[layer], plain.layers[layer])
+
+
+def test_a_word_no_token_stands_for_is_bad_input_not_a_zero_vector(encoder):
+    """A word made only of characters the tokenizer drops has no token to average: its feature
+    would be made up (it was a zero vector), so the sentence is named and the job stops."""
+    from spudflow.core.errors import InputError
+
+    sentences = [["The", "cat"], ["a", "\u200b", "b"]]
+    words = SentenceWords(np.arange(2), sentences, None, None,
+                          [["X"] * len(f) for f in sentences], [1, 5])
+    with pytest.raises(InputError, match=r"sentence 1 \(line 5\): word 2 '\\u200b' has no token"):
+        extract(encoder, words, range(2), [0, 1], 16, 400)
+
+
+def test_features_beyond_float16_are_refused_not_stored_as_infinity():
+    from spudflow.probe.features import _check_float16_range
+
+    fine = np.full((2, 3, 4), 65504.0, dtype=np.float32)
+    _check_float16_range(fine, "m", [6, 7])
+    fine[1, 2, 3] = -7e4
+    with pytest.raises(ValueError, match="m: layer 7 has a word vector value of 7e\\+04"):
+        _check_float16_range(fine, "m", [6, 7])
+
+
+def test_an_encoder_saved_in_float16_extracts_in_float32(tmp_path):
+    """transformers 5 loads a model in the dtype its config names; the reference's (4.x) loaded
+    float32, and so does the probe, whatever the checkpoint's dtype."""
+    path = save_tiny_encoder(tmp_path / "encoder")
+    from transformers import AutoModel
+
+    AutoModel.from_pretrained(path).to(torch.float16).save_pretrained(path)
+    for baseline in (None, "MR", "MRC"):
+        encoder = load_encoder(str(path), [0, 1], baseline, 0, None, "cpu")
+        assert next(encoder.model.parameters()).dtype == torch.float32, baseline

@@ -137,14 +137,16 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
     config.use_cache = False
     if baseline in (None, "M0"):
         with loading_errors(source, "an encoder"):
-            model = AutoModel.from_pretrained(location, config=config, **options)
+            model = AutoModel.from_pretrained(location, config=config, dtype=torch.float32,
+                                              **options)
     else:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(init_seed)
-            model = AutoModel.from_config(config)
+            model = AutoModel.from_config(config, dtype=torch.float32)
         if baseline == "MRC":
             with loading_errors(source, "an encoder"):
-                pretrained = AutoModel.from_pretrained(location, config=config, **options)
+                pretrained = AutoModel.from_pretrained(location, config=config,
+                                                       dtype=torch.float32, **options)
             # strict: the same architecture, so every parameter and buffer must match
             embedding_layer(model, source).load_state_dict(
                 embedding_layer(pretrained, source).state_dict())

@@ -155,6 +155,18 @@ def word_means(states: list[torch.Tensor], table: torch.Tensor) -> torch.Tensor:
     return sums / counts[:, None]
 
 
+FLOAT16_MAX = float(np.finfo(np.float16).max)
+
+
+def _check_float16_range(block_means: np.ndarray, model: str, layers: list[int]) -> None:
+    """Features are stored as float16: a mean beyond its range would be stored as infinity."""
+    largest = np.abs(block_means).max(axis=(1, 2), initial=0.0)
+    for k, value in enumerate(largest):
+        if not value <= FLOAT16_MAX:
+            raise ValueError(f"{model}: layer {layers[k]} has a word vector value of {value:.4g}, "
+                             f"beyond float16's {FLOAT16_MAX:.0f}: the feature file cannot hold it")
+
+
 @torch.inference_mode()
 def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: list[int],
             block_size: int, batch_tokens: int, max_batch: int = 256,
@@ -177,6 +189,14 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
         raise InputError(model.name_or_path, None,
                          f"sentence {words.sent_index[sentence]} (line "
                          f"{words.lines[sentence]}): {error}") from None
+    for i in positions:  # a word no token stands for would get a made-up vector
+        missing = set(range(len(words.forms[i]))) - set(encoded[i][1])
+        if missing:
+            word = min(missing)
+            raise InputError(model.name_or_path, None,
+                             f"sentence {words.sent_index[i]} (line {words.lines[i]}): word "
+                             f"{word + 1} {words.forms[i][word]!r} has no token under this "
+                             "tokenizer (characters it drops), so it would have no vector")
     too_long = [i for i in positions if len(encoded[i][0]) > encoder.max_length]
     for i in too_long:
         log.warning("sentence %d (line %d): %d tokens > %d, left out", words.sent_index[i],
@@ -213,6 +233,7 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
             if rows:  # the block's words come back in one copy
                 block_means = torch.cat(means, dim=1).cpu().numpy()
                 rows_of_block = np.concatenate(rows)
+                _check_float16_range(block_means, model.name_or_path, layers)
                 for k, layer in enumerate(layers):
                     values[layer][rows_of_block] = block_means[k].astype(np.float16)
     return Features(values, words.sent_index[kept], offsets,
