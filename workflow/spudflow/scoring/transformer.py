@@ -125,6 +125,11 @@ class TransformerScorer:
         return encode_with_tokenizer(items, self.tokenizer, template=self.template,
                                      prefix=self.prefix, max_length=self.max_length)
 
+    def method_key(self, method: str) -> str:
+        """What the score cache keys `method`'s scores under (with any setting of the scorer that
+        changes them)."""
+        return method
+
     def describe(self) -> str:
         return (f"{type(self.model).__name__} on {self.device} in "
                 f"{str(self.model.dtype).removeprefix('torch.')}, max input "
