@@ -148,3 +148,27 @@ def test_an_unknown_word_setting_is_refused():
         load_scorer("masked", str(tiny_model_dir("masked", "wordpiece")), device="cpu",
                     l2r_words="spaces")
 
+
+
+@pytest.mark.slow
+def test_the_config_setting_reaches_the_jobs_that_score_pppl_l2r(tmp_path):
+    """`scoring.l2r_words` is passed to the scoring jobs of models with pppl_l2r (so that a
+    change reruns them: their command changes) and to no other job."""
+    from workflow_helpers import copy_checkout, default_config, plan
+
+    config = default_config()
+    config["models"]["bert_l2r"] = {"source": "org/bert", "kind": "masked",
+                                    "methods": ["pppl", "pppl_l2r_region"],
+                                    "datasets": ["german_case"]}
+    config["models"]["bert"] = {"source": "org/bert", "kind": "masked", "methods": ["pppl"],
+                                "datasets": ["german_case"]}
+    for setting, root in ((None, "default"), ("items", "items")):
+        if setting is not None:
+            config["scoring"]["l2r_words"] = setting
+        shells = {j: s for j, s in plan(copy_checkout(tmp_path / root, config),
+                                        forceall=True).shell.items() if j[0] == "score"}
+        l2r = [s for j, s in shells.items() if ("model", "bert_l2r") in j[1]]
+        assert l2r and all(f"--l2r-words {setting or 'tokenizer'}" in s for s in l2r)
+        others = [s for j, s in shells.items() if ("model", "bert_l2r") not in j[1]]
+        assert any(("model", "bert") in j[1] for j in shells)
+        assert others and not any("--l2r-words" in s for s in others)
