@@ -107,7 +107,9 @@ def random_model(model_class, config, seed: int):
 
 def items_of(sentences: list[str], tokenizer) -> list[Item]:
     """Items whose words are the tokenizer's pre-tokenizer words, the units minicons's
-    within-word l2r uses, so that both tools mask the same tokens."""
+    within-word l2r uses. pppl_l2r's default words are the tokenizer's whatever the items'
+    words are (docs/scoring.md, "pppl_l2r's words"), so both tools mask the same tokens either
+    way; with these items `--l2r-words items` would too."""
     items = []
     for i, sentence in enumerate(sentences):
         words = tokenizer.backend_tokenizer.pre_tokenizer.pre_tokenize_str(sentence)

@@ -68,6 +68,7 @@ SAME_AS_CLI = {
     "models.*.trust_remote_code": ("score", "trust_remote_code"),
     "models.*.sample.seed": ("score", "sample_seed"),
     "scoring.block_size": ("score", "block_size"),
+    "scoring.l2r_words": ("score", "l2r_words"),
     "probe.models.*.device": ("probe features", "device"),
     "probe.models.*.init_seed": ("probe features", "init_seed"),
     "probe.models.*.max_length": ("probe features", "max_length"),

@@ -129,7 +129,8 @@ def test_all_tokens_at_once_follow_the_per_token_rules():
 @pytest.mark.parametrize("tokenizer_kind", TOKENIZER_KINDS)
 def test_a_block_encodes_as_its_items_one_by_one(tokenizer_kind):
     """encode_with_tokenizer's one call and array alignment against its definition, item by
-    item (`aligned`: the tokenizer's offsets of each scored token, anchors, words)."""
+    item (`aligned`: the tokenizer's offsets of each scored token, anchors, words; the
+    tokenizer's word ids of the item's sentence alone)."""
     from spudflow.scoring.encoding import aligned
 
     tokenizer = AutoTokenizer.from_pretrained(tiny_model_dir("causal", tokenizer_kind))
@@ -146,6 +147,8 @@ def test_a_block_encodes_as_its_items_one_by_one(tokenizer_kind):
                 special = [1] * len(prefix) + one["special_tokens_mask"]
                 offsets = [(0, 0)] * len(prefix) + one["offset_mapping"]
                 positions = [p for p, s in enumerate(special) if not s]
+                word_ids = [None] * len(prefix) + one.word_ids()
                 expected = aligned(item, ids, positions, tokenizer.convert_ids_to_tokens(
-                    [ids[p] for p in positions]), [offsets[p] for p in positions], max_length)
+                    [ids[p] for p in positions]), [offsets[p] for p in positions], max_length,
+                    [word_ids[p] for p in positions])
                 assert got == expected, item.item_id

@@ -120,6 +120,38 @@ def test_a_change_that_can_change_scores_misses(tmp_path, items, caplog, change)
     assert score(items, tmp_path / "third", cache, caplog=caplog) == (n, 0)
 
 
+def test_pppl_l2r_scores_are_keyed_on_their_words(tmp_path, caplog):
+    """A pppl_l2r score made with the tokenizer's words is never served for the items' words
+    (they differ on `U.S.`), nor the reverse; pppl's scores do not depend on the setting."""
+    import polars as pl
+
+    caplog.set_level("INFO")
+    items = write_items(tmp_path / "ud.parquet", [
+        make_item("us", "The U.S. embassy said so...",
+                  ["The", "U.S.", "embassy", "said", "so", "..."]),
+        make_item("plain", "The cat sat on the mat.", ["The", "cat", "sat", "on", "the", "mat",
+                                                       "."])])
+    cache, model = tmp_path / "cache", tiny_model_dir("masked", "wordpiece")
+
+    def run(out, method, *extra):
+        return score(items, tmp_path / out, cache, *extra, model=model, kind="masked",
+                     method=method, caplog=caplog)
+
+    assert run("tokenizer", "pppl,pppl_l2r") == (0, 4)
+    assert run("items", "pppl,pppl_l2r", "--l2r-words", "items") == (2, 2)
+    assert run("items-again", "pppl_l2r", "--l2r-words", "items") == (2, 0)
+    assert run("tokenizer-again", "pppl_l2r") == (2, 0)
+
+    def l2r_sums(out):
+        table = pl.read_parquet(tmp_path / out / "item_scores.parquet")
+        return table.filter(pl.col("method") == "pppl_l2r").sort("item_id")["logprob_sum"]
+
+    tokenizer, by_items = l2r_sums("tokenizer"), l2r_sums("items")
+    assert tokenizer[0] == by_items[0]  # plain: the same words either way
+    assert tokenizer[1] != by_items[1]  # us
+    assert l2r_sums("tokenizer-again").to_list() == tokenizer.to_list()
+
+
 def _spudflow(*args, client: Path | None = None) -> subprocess.Popen:
     """`spudflow ARGS` as a process of its own (one thread, a fixed hash seed): a fresh Python,
     or with `client` (the preloaded_test_jobs fixture) one forked from a server that has the

@@ -25,8 +25,10 @@ THREADS = 2
 # Items of many lengths, so that budgets cut batches differently and rows get padding.
 MIXED = [*ITEMS, *edge_case_items(),
          *(dataclasses.replace(i, item_id=f"{i.item_id}-again") for i in ITEMS[:2])]
+# A method may carry options of its own: pppl_l2r with the items' words as well as the default.
 SCORERS = [("causal", "ppl"), ("masked", "pppl"), ("masked", "pppl_l2r"),
-           ("masked", "unmasked"), ("electra", "electra"), ("ngram", "kn"), ("ngram", "addk")]
+           ("masked", "pppl_l2r --l2r-words=items"), ("masked", "unmasked"),
+           ("electra", "electra"), ("ngram", "kn"), ("ngram", "addk")]
 KEY = ["item_id", "method", "token_index"]
 
 
@@ -41,8 +43,9 @@ def model_path(kind: str, root: Path) -> Path:
 
 
 def score(items, out, kind, method, *extra):
+    method, *options = method.split()
     code = main(["score", str(items), "--model", str(model_path(kind, items.parent)),
-                 "--kind", kind, "--method", method, "--out", str(out), "--name", "m",
+                 "--kind", kind, "--method", method, *options, "--out", str(out), "--name", "m",
                  "--device", "cpu", "--dtype", "float32", "--threads", str(THREADS),
                  *map(str, extra)])
     assert code == 0

@@ -1,6 +1,7 @@
 """Every scoring method against a slow, obviously correct reference: one input at a time, one
 masked copy at a time, full logits, on tiny BERT / GPT-2 / ELECTRA models with WordPiece,
-byte-level BPE and Metaspace tokenizers."""
+byte-level BPE and Metaspace tokenizers. pppl_l2r is checked with both its words: the
+tokenizer's (`word_ids()`, the default) and the items' (`pppl_l2r items`)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from transformers import (
 from spudflow.scoring.heads import HEAD_ROWS
 from spudflow.scoring.scorers import load_scorer
 
-METHODS = {"masked": ["pppl", "pppl_l2r", "unmasked"], "causal": ["ppl"], "electra": ["electra"]}
+METHODS = {"masked": ["pppl", "pppl_l2r", "pppl_l2r items", "unmasked"], "causal": ["ppl"],
+           "electra": ["electra"]}
 CASES = [(kind, tok, method) for kind, methods in METHODS.items() for tok in TOKENIZER_KINDS
          for method in methods]
 
@@ -72,12 +74,16 @@ def reference_scores(kind: str, method: str, directory, item) -> list[float]:
         with torch.no_grad():
             logprobs = model(torch.tensor([ids])).logits[0].log_softmax(-1)
         return [logprobs[p, ids[p]].item() for p in scored]
-    words = [reference_word(sentence, *encoding["offset_mapping"][p], item) for p in scored]
+    # pppl_l2r's words: the tokenizer's word_ids() (as minicons), or `items`: the items' words
+    if method == "pppl_l2r items":
+        words = [reference_word(sentence, *encoding["offset_mapping"][p], item) for p in scored]
+    else:
+        words = [encoding.word_ids()[p] for p in scored]
     scores = []
     for k, p in enumerate(scored):
         masked = list(ids)
         masked[p] = tokenizer.mask_token_id
-        if method == "pppl_l2r" and words[k] is not None:
+        if method.startswith("pppl_l2r") and words[k] is not None:
             for j in range(k + 1, len(scored)):
                 if words[j] == words[k]:
                     masked[scored[j]] = tokenizer.mask_token_id
@@ -87,17 +93,27 @@ def reference_scores(kind: str, method: str, directory, item) -> list[float]:
     return scores
 
 
+def scorer_of(kind: str, tokenizer_kind: str, method: str, **options):
+    """(scorer, method it scores) of a case's method: `pppl_l2r items` is pppl_l2r with the
+    items' words (l2r_words="items")."""
+    method, _, words = method.partition(" ")
+    if words:
+        options["l2r_words"] = words
+    return load_scorer(kind, str(tiny_model_dir(kind, tokenizer_kind)), device="cpu",
+                       **options), method
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("kind", "tokenizer_kind", "method"), CASES)
 def test_every_method_equals_the_reference(kind, tokenizer_kind, method):
     directory = tiny_model_dir(kind, tokenizer_kind)
     items = edge_case_items()
     # A small token budget forces several batches, with padding, mixing sentences.
-    scorer = load_scorer(kind, str(directory), device="cpu", batch_tokens=64)
+    scorer, scored_method = scorer_of(kind, tokenizer_kind, method, batch_tokens=64)
     encoded = scorer.encode(items)
     assert all(e.skipped is None for e in encoded)
     targets = [list(range(e.n_tokens)) for e in encoded]
-    results = scorer.score(encoded, method, targets)
+    results = scorer.score(encoded, scored_method, targets)
     for item, got in zip(items, results, strict=True):
         expected = reference_scores(kind, method, directory, item)
         assert len(got) == len(expected), item.item_id
@@ -107,7 +123,8 @@ def test_every_method_equals_the_reference(kind, tokenizer_kind, method):
 @pytest.mark.slow
 @pytest.mark.parametrize("tokenizer_kind", TOKENIZER_KINDS)
 def test_pppl_l2r_differs_from_pppl_only_on_multi_token_words(tokenizer_kind):
-    """l2r masks more than pppl exactly when a later token of the same word exists."""
+    """l2r masks more than pppl exactly when a later token of the same word (the tokenizer's)
+    exists."""
     scorer = load_scorer("masked", str(tiny_model_dir("masked", tokenizer_kind)), device="cpu")
     encoded = scorer.encode(edge_case_items())
     targets = [list(range(e.n_tokens)) for e in encoded]
@@ -115,9 +132,15 @@ def test_pppl_l2r_differs_from_pppl_only_on_multi_token_words(tokenizer_kind):
     l2r = scorer.score(encoded, "pppl_l2r", targets)
     multi_token_word = 0
     for sentence, a, b in zip(encoded, pppl, l2r, strict=True):
+        words = sentence.tokenizer_word_index
+        # a token whose id is the mask id already (Metaspace's piece `[MASK]` of the typed
+        # `[MASK]`) changes nothing when masked
+        ids = [sentence.input_ids[p] for p in sentence.positions]
         for k in range(sentence.n_tokens):
-            word = sentence.word_index[k]
-            has_later = word is not None and word in sentence.word_index[k + 1:]
+            word = words[k]
+            has_later = word is not None and any(
+                words[j] == word and ids[j] != scorer.tokenizer.mask_token_id
+                for j in range(k + 1, sentence.n_tokens))
             multi_token_word += has_later
             assert (abs(a[k] - b[k]) > 1e-6) == has_later or not has_later
             if not has_later:
@@ -172,8 +195,7 @@ def test_region_variant_equals_the_full_method_on_region_tokens(kind, tokenizer_
                                                              "!"], regions=[("noun", "Super")]),
         make_item("none", "A", ["A"]),
     ]
-    scorer = load_scorer(kind, str(tiny_model_dir(kind, tokenizer_kind)), device="cpu",
-                         batch_tokens=64)
+    scorer, method = scorer_of(kind, tokenizer_kind, method, batch_tokens=64)
     encoded = scorer.encode(items)
     full = scorer.score(encoded, method, [list(range(e.n_tokens)) for e in encoded])
     wanted = [e.tokens_in_any_region() for e in encoded]

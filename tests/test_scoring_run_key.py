@@ -4,7 +4,9 @@ long as nothing that made them changed. The keys below were computed by the code
 command's argparse namespace, before the keys were made from a ScoreJob; those of a transformer
 model changed once more when `--dtype auto` started entering them as the dtype it loads and the
 resume key the device class (cpu | cuda), so that blocks scored in bfloat16 on a GPU are never
-resumed in float32 on a CPU."""
+resumed in float32 on a CPU; those of a job scoring pppl_l2r when its words (`--l2r-words`)
+entered them, so that its blocks and shard tables made with the items' words are never taken
+for the tokenizer's."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ CASES = {
          "--lang", "de", "--languages", "de,en", "--sample", "50", "--sample-seed", "7",
          "--block-size", "100", "--unigram", "uni_en.parquet", "--unigram", "uni_de.parquet",
          "--shard", "2/3"],
-        "e4408256baba03c0", "3b396ead60e176d9"),
+        "cc757910dfe25a42", "640acf6849194e04"),
     "a model file named by its file, lau measures": (
         ["--model", "uni_en.parquet", "--kind", "ngram", "--method", "kn,addk_region",
          "--measures", "lau"], "3d9054d27738e4a1", "65e9b3b86d17fe43"),
@@ -95,3 +97,19 @@ def test_auto_enters_the_keys_as_the_dtype_and_device_it_loads(files, monkeypatc
     assert run_key.job_content_key(pinned_gpu) == run_key.job_content_key(pinned_cpu) \
         == run_key.job_content_key(on_cpu)
     assert run_key.resume_key(pinned_gpu) != run_key.resume_key(pinned_cpu)
+
+
+def test_pppl_l2r_words_enter_the_keys_of_jobs_that_score_pppl_l2r(files):
+    """Blocks and shard tables made with the tokenizer's words are never taken for the items'
+    words; a job without pppl_l2r keeps its keys whatever the setting."""
+    def keys(method, *extra):
+        job = score_job(parse(["--model", "model", "--kind", "masked", "--method", method,
+                               *extra]))
+        return run_key.job_content_key(job), run_key.resume_key(job)
+
+    for method in ("pppl_l2r", "pppl,pppl_l2r_region"):
+        default = keys(method)
+        assert keys(method, "--l2r-words", "tokenizer") == default
+        by_items = keys(method, "--l2r-words", "items")
+        assert by_items[0] != default[0] and by_items[1] != default[1]
+    assert keys("pppl,unmasked", "--l2r-words", "items") == keys("pppl,unmasked")

@@ -5,6 +5,7 @@ and their tokens get character offsets by alignment (core/slow_offsets.py)."""
 from __future__ import annotations
 
 import importlib.util
+import re
 
 import polars as pl
 import pytest
@@ -160,3 +161,21 @@ def test_a_token_the_text_cannot_place_is_bad_input(tmp_path):
     item = make_item("cat-1", "猫が", ["猫", "が"], language="ja")
     with pytest.raises(InputError, match="item cat-1: token 0 '犬が'"):
         scorer.encode([item])
+
+
+def test_pppl_l2r_takes_the_items_words_from_a_slow_tokenizer_and_never_guesses_its_own(
+        model_dir, tmp_path, capsys):
+    """A slow tokenizer reports no words of its own (word_ids), which pppl_l2r's default
+    groups by: that is bad input naming the setting, and `--l2r-words items` scores it."""
+    items = [make_item(i, s, w, language="ja") for i, s, w, _ in SENTENCES]
+    items_file = write_items(tmp_path / "items.parquet", items)
+    common = ["score", str(items_file), "--model", str(model_dir), "--kind", "masked",
+              "--method", "pppl_l2r", "--lang", "ja", "--threads", "1", "--device", "cpu"]
+    assert main([*common, "--out", str(tmp_path / "default")]) == 2
+    err = capsys.readouterr().err
+    lines = re.findall(r"scoring\.l2r_words: [^\n]*", err)  # after the progress bar's text
+    assert len(lines) == 1 and "l2r_words: items" in lines[0] and "Traceback" not in err, err
+    assert not (tmp_path / "default").exists()
+    assert main([*common, "--l2r-words", "items", "--out", str(tmp_path / "items")]) == 0
+    rows = pl.read_parquet(tmp_path / "items" / "token_scores.parquet")
+    assert rows.height and rows["logprob"].is_finite().all()

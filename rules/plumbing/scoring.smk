@@ -56,6 +56,9 @@ def score_args(wildcards):
     args = ["--kind", spec["kind"], "--method", ",".join(spec["methods"])]
     args += ["--block-size", config["scoring"]["block_size"]]
     args += cli_options(config["scoring"], ("cache",))
+    # Only a job that scores pppl_l2r is given its words: the others' commands stay as they were.
+    if any(m.removesuffix("_region") == "pppl_l2r" for m in spec["methods"]):
+        args += cli_options(config["scoring"], ("l2r_words",))
     args += cli_options(spec, ("gguf_file", "revision", "languages"))
     if spec.get("sample", {}).get("n") is not None:
         args += ["--sample", spec["sample"]["n"], "--sample-seed", spec["sample"]["seed"]]

@@ -2,8 +2,10 @@
 
 `tokenize` returns what `tokenizer(texts, add_special_tokens=..., return_offsets_mapping=True,
 return_special_tokens_mask=True, split_special_tokens=True)` returns: per text its ids, its
-special-tokens mask and its tokens' character offsets. Where that call comes down to the
-`tokenizers` backend alone (a tokenizer class that overrides no step of it, with no truncation or
+special-tokens mask and its tokens' character offsets; `tokenize_with_words` also each token's
+word as the tokenizer's pre-tokenizer splits the text (the BatchEncoding's `word_ids()`, None
+for special tokens; None for a slow tokenizer, which reports none). Where that call comes down
+to the `tokenizers` backend alone (a tokenizer class that overrides no step of it, with no truncation or
 padding set on the backend), the backend is called directly: transformers' conversion of the
 backend's output into lists of dicts and back took a quarter of a block's host time.
 
@@ -23,14 +25,28 @@ from spudflow.core.slow_offsets import align_tokens, spelled_tokens
 def tokenize(tokenizer, texts: Sequence[str], add_special_tokens: bool
              ) -> tuple[list[list[int]], list[list[int]], list[list[tuple[int, int]]]]:
     """(ids, special-tokens masks, offsets) of each text; see the module docstring."""
-    if not getattr(tokenizer, "is_fast", False):
-        return _slow(tokenizer, texts, add_special_tokens)
+    ids, specials, offsets, _ = _tokenize(tokenizer, texts, add_special_tokens, False)
+    return ids, specials, offsets
+
+
+def tokenize_with_words(tokenizer, texts: Sequence[str], add_special_tokens: bool
+                        ) -> tuple[list[list[int]], list[list[int]],
+                                   list[list[tuple[int, int]]], list[list[int | None]]]:
+    """(ids, special-tokens masks, offsets, word ids) of each text; see the module docstring."""
+    return _tokenize(tokenizer, texts, add_special_tokens, True)
+
+
+def _tokenize(tokenizer, texts: Sequence[str], add_special_tokens: bool, words: bool):
+    if not getattr(tokenizer, "is_fast", False):  # no words of its own (None): not guessed
+        return (*_slow(tokenizer, texts, add_special_tokens), None)
     backend = getattr(tokenizer, "backend_tokenizer", None)
     if backend is None or not _plain_call(tokenizer, backend):
         batch = tokenizer(list(texts), add_special_tokens=add_special_tokens,
                           return_offsets_mapping=True, return_special_tokens_mask=True,
                           return_attention_mask=False, split_special_tokens=True)
-        return batch["input_ids"], batch["special_tokens_mask"], batch["offset_mapping"]
+        word_ids = [batch.word_ids(i) for i in range(len(texts))] if words else None
+        return (batch["input_ids"], batch["special_tokens_mask"], batch["offset_mapping"],
+                word_ids)
     before = backend.encode_special_tokens
     backend.encode_special_tokens = True  # split_special_tokens=True
     try:
@@ -38,7 +54,7 @@ def tokenize(tokenizer, texts: Sequence[str], add_special_tokens: bool
     finally:
         backend.encode_special_tokens = before
     return ([e.ids for e in encodings], [e.special_tokens_mask for e in encodings],
-            [e.offsets for e in encodings])
+            [e.offsets for e in encodings], [e.word_ids for e in encodings] if words else None)
 
 
 def _plain_call(tokenizer, backend) -> bool:

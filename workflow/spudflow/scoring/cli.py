@@ -12,6 +12,7 @@ from spudflow.core.errors import InputError
 from spudflow.core.option_types import language, language_list, ngram_order, seed
 from spudflow.core.output_paths import output_dir, output_file, shared_dir
 from spudflow.core.text_lines import WORD_SPLITS
+from spudflow.scoring.methods import L2R_WORDS
 from spudflow.scoring.ngram_settings import KNESER_NEY, MEASURES, UNKNOWN
 
 if TYPE_CHECKING:
@@ -68,6 +69,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "code computes them, `</s>` scored and included, the model's own "
                         "order-1 distribution as the unigram term, SLOR divided by the "
                         "sentence's length padded with n-1 `<s>` and `</s>` (docs/scoring.md)")
+    p.add_argument("--l2r-words", choices=L2R_WORDS, default="tokenizer",
+                   help="what pppl_l2r counts as one word: tokenizer (default), the words the "
+                        "tokenizer's pre-tokenizer splits the sentence into (its word_ids(), as "
+                        "Kauf & Ivanova's code and minicons: BERT splits `U.S.` into `U . S .`); "
+                        "items, the items' words (UD surface tokens for SPUD items)")
     p.add_argument("--device", default="auto", help="auto (CUDA when present) | cpu | cuda[:N]")
     p.add_argument("--dtype", default="auto",
                    help="auto (bfloat16 on GPU, else float32) | float32 | bfloat16 | float16")
@@ -269,7 +275,7 @@ def score_job(args: argparse.Namespace) -> ScoreJob:
         languages=tuple(args.languages) if args.languages is not None else None,
         sample=args.sample, sample_seed=args.sample_seed, block_size=args.block_size,
         unigram=tuple(args.unigram), measures=args.measures, shard=shard,
-        device_class=device_class)
+        device_class=device_class, l2r_words=args.l2r_words)
 
 
 def loaded_precision(kind: str, dtype: str, device: str) -> tuple[str, str]:
@@ -334,7 +340,8 @@ def run_score(args: argparse.Namespace) -> None:
     scorer = load_scorer(job.kind, job.model, gguf_file=job.gguf_file, device=args.device,
                          dtype=job.dtype, batch_tokens=args.batch_tokens,
                          trust_remote_code=args.trust_remote_code,
-                         sentence_end=sentence_end, revision=job.revision)
+                         sentence_end=sentence_end, revision=job.revision,
+                         l2r_words=job.l2r_words)
     log.info("model %s loaded in %.1f s: %s", job.name, time.perf_counter() - started,
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), job.input, ", ".join(job.methods))

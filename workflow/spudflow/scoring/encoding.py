@@ -1,5 +1,6 @@
 """Sentences as model input: token ids, which positions are scored, and each scored token's
-characters, word and regions (see alignment.py)."""
+characters, word and regions (see alignment.py), and its word as the tokenizer splits the
+sentence (pppl_l2r's default words)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from spudflow.core.alignment import (
     words_of_spans,
 )
 from spudflow.core.gpu_feed import paused_gc
-from spudflow.core.tokenize import tokenize
+from spudflow.core.tokenize import tokenize_with_words
 from spudflow.scoring.items import Item, Region
 
 # Reasons an item is left out, as written in item_scores.parquet's `skipped` column.
@@ -40,6 +41,10 @@ class EncodedItem:
     anchors: list[tuple[int, int]]
     word_index: list[int | None]
     skipped: str | None = None   # SKIP_* when the item is left out
+    # Each scored token's word among the tokenizer's pre-tokenizer words of the sentence (the
+    # fast tokenizer's `word_ids()`, as Kauf & Ivanova's l2r masking reads them); None: not known
+    # (an n-gram model's words) or a token of no such word.
+    tokenizer_word_index: list[int | None] | None = None
 
     @property
     def n_tokens(self) -> int:
@@ -58,13 +63,15 @@ class EncodedItem:
 
 
 def aligned(item: Item, input_ids: list[int], positions: list[int], tokens: list[str],
-            offsets: Sequence[tuple[int, int]], max_length: int | None) -> EncodedItem:
-    """An EncodedItem whose scored tokens (at `positions`) have character `offsets`."""
+            offsets: Sequence[tuple[int, int]], max_length: int | None,
+            tokenizer_words: list[int | None] | None = None) -> EncodedItem:
+    """An EncodedItem whose scored tokens (at `positions`) have character `offsets` (and the
+    tokenizer's word ids `tokenizer_words`, when known)."""
     anchors = [anchor_span(item.sentence, s, e) for s, e in offsets]
     words = [word_of_span(a, item.word_starts, item.word_ends) for a in anchors]
     return EncodedItem(item, input_ids, positions, tokens, [s for s, _ in offsets],
                        [e for _, e in offsets], anchors, words,
-                       skip_reason(len(positions), len(input_ids), max_length))
+                       skip_reason(len(positions), len(input_ids), max_length), tokenizer_words)
 
 
 def skip_reason(n_scored: int, n_input: int, max_length: int | None) -> str | None:
@@ -93,14 +100,20 @@ def encode_with_tokenizer(items: Sequence[Item], tokenizer, *, template: bool,
 
 def _encode(items: Sequence[Item], tokenizer, template: bool, prefix: Sequence[int],
             max_length: int | None) -> list[EncodedItem]:
-    ids, specials, offset_lists = tokenize(tokenizer, [item.sentence for item in items],
-                                           template)
+    # The sentence's own text is tokenized, so its word ids are those of the text a tool such as
+    # minicons is given.
+    ids, specials, offset_lists, word_id_lists = tokenize_with_words(
+        tokenizer, [item.sentence for item in items], template)
     lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(items))
     total = int(lengths.sum())
     special = np.fromiter(chain.from_iterable(specials), dtype=np.int64, count=total)
     offsets = np.fromiter(chain.from_iterable(chain.from_iterable(offset_lists)),
                           dtype=np.int64, count=2 * total).reshape(total, 2)
     flat_ids = np.fromiter(chain.from_iterable(ids), dtype=np.int64, count=total)
+    # None (a special token) becomes NaN, then -1: one C loop instead of one per token
+    tokenizer_words = None if word_id_lists is None else np.nan_to_num(
+        np.array(list(chain.from_iterable(word_id_lists)), dtype=np.float64),
+        nan=-1).astype(np.int64)
     scored = np.flatnonzero(special == 0)
     owner = np.repeat(np.arange(len(items)), lengths)[scored]
     positions = scored - (np.cumsum(lengths) - lengths)[owner] + len(prefix)
@@ -117,6 +130,8 @@ def _encode(items: Sequence[Item], tokenizer, template: bool, prefix: Sequence[i
     positions_, starts_, ends_ = positions.tolist(), starts.tolist(), ends.tolist()
     anchors = list(zip(anchor_starts.tolist(), anchor_ends.tolist(), strict=True))
     word_index = [None if w < 0 else w for w in words.tolist()]
+    tokenizer_word_index = None if tokenizer_words is None else [
+        None if w < 0 else w for w in tokenizer_words[scored].tolist()]
     cuts = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(items)))]).tolist()
     prefix = list(prefix)
     encoded = []
@@ -125,5 +140,7 @@ def _encode(items: Sequence[Item], tokenizer, template: bool, prefix: Sequence[i
         input_ids = prefix + ids[index]
         encoded.append(EncodedItem(item, input_ids, positions_[a:b], tokens[a:b], starts_[a:b],
                                    ends_[a:b], anchors[a:b], word_index[a:b],
-                                   skip_reason(b - a, len(input_ids), max_length)))
+                                   skip_reason(b - a, len(input_ids), max_length),
+                                   None if tokenizer_word_index is None
+                                   else tokenizer_word_index[a:b]))
     return encoded

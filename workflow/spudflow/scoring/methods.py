@@ -13,6 +13,10 @@ METHODS = {
     "ngram": ("kn", "addk"),                      # interpolated Kneser-Ney; add-k (Laplace)
 }
 
+# What pppl_l2r counts as one word: the tokenizer's pre-tokenizer words (Kauf & Ivanova's code,
+# minicons: the fast tokenizer's word_ids()) or the items' words (for SPUD, UD surface tokens).
+L2R_WORDS = ("tokenizer", "items")
+
 # `M_region`: only the tokens inside the items' named regions are scored (for masked models only
 # they are masked, one at a time), and only region rows are written.
 REGION_SUFFIX = "_region"

@@ -24,6 +24,10 @@ class NgramScorer:
         self.model = NgramModel.load(self.path)
         self.sentence_end = sentence_end
 
+    def method_key(self, method: str) -> str:
+        """What the score cache keys `method`'s scores under (`</s>` is in the setting)."""
+        return method
+
     def describe(self) -> str:
         s = self.model.settings()
         return (f"word {s['order']}-gram model {self.path} (lang {s['lang']}, k {s['k']}, "

@@ -145,7 +145,8 @@ def _scores(job: Job, scorable: Sequence[EncodedItem], method: str,
     then added to it)."""
     found, keys = {}, []
     if job.cache is not None:
-        keys = [item_key(method, e.item) for e in scorable]
+        # with any setting of the scorer that changes the method's scores (pppl_l2r's words)
+        keys = [item_key(job.scorer.method_key(method), e.item) for e in scorable]
         found = job.cache.lookup(keys)
     # An entry is used when it has one score per wanted token; anything else is scored.
     todo = [i for i in range(len(scorable))

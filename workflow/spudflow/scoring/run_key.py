@@ -13,6 +13,7 @@ from spudflow.core.errors import InputError
 from spudflow.core.model_source import PACKAGE_PREFIX, package_directory
 from spudflow.core.shards import Shard
 from spudflow.scoring.cache_setting import scoring_code_version
+from spudflow.scoring.methods import base_method
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class ScoreJob:
     measures: str
     shard: Shard | None               # None: the whole job
     device_class: str = ""            # cpu | cuda ("" for an n-gram model)
+    l2r_words: str = "tokenizer"      # pppl_l2r's words: tokenizer | items
 
 
 def job_content_key(job: ScoreJob) -> str:
@@ -75,6 +77,9 @@ def _job_state(job: ScoreJob) -> dict:
     # only when given: a job without one keeps the key (and its finished blocks) it had
     if job.revision is not None:
         state["revision"] = job.revision
+    # only for a job that scores pppl_l2r: the others' scores do not depend on it
+    if any(base_method(m) == "pppl_l2r" for m in job.methods):
+        state["l2r_words"] = job.l2r_words
     return state
 
 

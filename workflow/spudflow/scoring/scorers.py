@@ -4,6 +4,8 @@
     scorer.score(encoded, method, targets, bar) -> list[np.ndarray]
         natural-log probability of each wanted token (targets[i]: token indices of sentence i)
     scorer.describe() -> str                              for the job log
+    scorer.method_key(method) -> str                      what the score cache keys a method's
+                                                          scores under
 
 and, n-gram scorers only (run.py asks with getattr), `unseen(encoded)`: per token, whether the
 model never saw its word in training; `order1_logprobs(encoded, method)` and
@@ -23,10 +25,10 @@ from spudflow.core.model_source import resolve_source
 def load_scorer(kind: str, model: str, *, gguf_file: str | None = None, device: str = "auto",
                 dtype: str = "auto", batch_tokens: int | None = None,
                 trust_remote_code: bool = False, sentence_end: bool = False,
-                revision: str | None = None):
+                revision: str | None = None, l2r_words: str = "tokenizer"):
     """The scorer for a model (a hub id at `revision`); anything that cannot be loaded raises
     InputError (exit 2). `sentence_end`: an n-gram model also scores `</s>` (Lau et al.'s
-    measures)."""
+    measures). `l2r_words`: a masked model's pppl_l2r words (masked.py)."""
     source = resolve_source(model, gguf_file, revision)
     if kind == "ngram":
         from spudflow.scoring.ngram_scorer import NgramScorer
@@ -45,5 +47,7 @@ def load_scorer(kind: str, model: str, *, gguf_file: str | None = None, device: 
     torch_dtype = pick_dtype(dtype, torch_device)
     tokenizer, network = load_pretrained(source, kind, torch_dtype, torch_device,
                                          trust_remote_code)
-    scorer_class = {"causal": CausalScorer, "masked": MaskedScorer, "electra": ElectraScorer}[kind]
+    if kind == "masked":
+        return MaskedScorer(tokenizer, network, torch_device, batch_tokens, l2r_words)
+    scorer_class = {"causal": CausalScorer, "electra": ElectraScorer}[kind]
     return scorer_class(tokenizer, network, torch_device, batch_tokens)

@@ -129,6 +129,11 @@ class TransformerScorer:
             raise InputError(self.model.name_or_path, None,
                              f"item {items[error.text_index].item_id}: {error}") from None
 
+    def method_key(self, method: str) -> str:
+        """What the score cache keys `method`'s scores under (with any setting of the scorer that
+        changes them)."""
+        return method
+
     def describe(self) -> str:
         return (f"{type(self.model).__name__} on {self.device} in "
                 f"{str(self.model.dtype).removeprefix('torch.')}, max input "
