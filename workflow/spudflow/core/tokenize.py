@@ -5,9 +5,10 @@ return_special_tokens_mask=True, split_special_tokens=True)` returns: per text i
 special-tokens mask and its tokens' character offsets; `tokenize_with_words` also each token's
 word as the tokenizer's pre-tokenizer splits the text (the BatchEncoding's `word_ids()`, None
 for special tokens; None for a slow tokenizer, which reports none). Where that call comes down
-to the `tokenizers` backend alone (a tokenizer class that overrides no step of it, with no truncation or
-padding set on the backend), the backend is called directly: transformers' conversion of the
-backend's output into lists of dicts and back took a quarter of a block's host time.
+to the `tokenizers` backend alone (a tokenizer class that overrides no step of it, with no
+truncation or padding set on the backend), the backend is called directly: transformers'
+conversion of the backend's output into lists of dicts and back took a quarter of a block's host
+time.
 
 A slow tokenizer (one with no fast version, e.g. BertJapaneseTokenizer) reports no offsets: its
 own call gives the ids and the special-tokens mask, and the offsets of its other tokens are found
