@@ -9,6 +9,7 @@ import networkx as nx
 import numpy as np
 import polars as pl
 import pytest
+import torch
 from artifact_files import artifact_of_file, rewrite
 from scipy import sparse, stats
 from sklearn.metrics import cohen_kappa_score
@@ -110,6 +111,24 @@ VARIANTS = ("base", "longer", "relative")
 SCORERS = {"gpt": ("causal", "bytebpe", "ppl"), "bert": ("masked", "wordpiece", "pppl,unmasked")}
 
 
+def _tiny_gpt_of_128_positions(directory):
+    """The tiny byte-level GPT-2 with 128 positions: a `longer` sentence (the prefix and at
+    least one argument) takes 45 to 60 byte-level tokens, beyond the tiny models' 48."""
+    from scoring_models import build_model, hf_tokenizer
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    tokenizer = hf_tokenizer("bytebpe")
+    tokenizer.model_max_length = 128
+    small = build_model("causal", len(tokenizer), tokenizer.cls_token_id, tokenizer.sep_token_id)
+    config = GPT2Config(**{**small.config.to_dict(), "n_positions": 128})
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = GPT2LMHeadModel(config).eval()
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
 @pytest.fixture(scope="module")
 def produced(tmp_path_factory):
     """{variant: (items file, {scorer: item_scores file})}: 20 sampled pairs per variant from
@@ -118,6 +137,7 @@ def produced(tmp_path_factory):
     from scoring_models import tiny_model_dir
 
     root = tmp_path_factory.mktemp("japanese")
+    gpt = _tiny_gpt_of_128_positions(root / "gpt")
     produced = {}
     for variant in VARIANTS:
         dataset = f"japanese_transitivity_{variant}"
@@ -128,7 +148,8 @@ def produced(tmp_path_factory):
         scores = {}
         for name, (kind, tokenizer, methods) in SCORERS.items():
             out = root / "scores" / dataset / name
-            assert main(["score", str(items), "--model", str(tiny_model_dir(kind, tokenizer)),
+            model = gpt if name == "gpt" else tiny_model_dir(kind, tokenizer)
+            assert main(["score", str(items), "--model", str(model),
                          "--kind", kind, "--method", methods, "--name", name, "--out", str(out),
                          "--threads", "1"]) == 0
             scores[name] = out / "item_scores.parquet"

@@ -148,9 +148,10 @@ def test_a_hub_id_missing_from_the_hub_cache_runs_uncached(tmp_path, monkeypatch
     assert "cache: off, hub model org/nowhere" in caplog.text
 
 
-def fake_scorer(attn="sdpa", device="cpu", dtype=torch.float32):
+def fake_scorer(attn="sdpa", device="cpu", dtype=torch.float32, fast_tokenizer=True):
     model = SimpleNamespace(dtype=dtype, config=SimpleNamespace(_attn_implementation=attn))
-    return SimpleNamespace(model=model, device=torch.device(device))
+    return SimpleNamespace(model=model, device=torch.device(device),
+                           tokenizer=SimpleNamespace(is_fast=fast_tokenizer))
 
 
 def setting_id(tmp_path, scorer=None, trust_remote_code=False, model=None, gguf_file=None):
@@ -167,6 +168,8 @@ def test_libraries_attention_device_and_remote_code_are_in_the_id(tmp_path, monk
     assert setting_id(tmp_path, fake_scorer(attn="eager")) != base
     assert setting_id(tmp_path, fake_scorer(dtype=torch.bfloat16)) != base
     assert setting_id(tmp_path, trust_remote_code=True) != base
+    # a slow tokenizer's ids also follow its word splitter's packages: never a fast one's scores
+    assert setting_id(tmp_path, fake_scorer(fast_tokenizer=False)) != base
     real_version = cache_setting.metadata.version
     for library in ("torch", "transformers", "tokenizers"):
         monkeypatch.setattr(cache_setting.metadata, "version",

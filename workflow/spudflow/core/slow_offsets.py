@@ -87,8 +87,8 @@ def spelled_tokens(tokenizer, text: str, tokens: list[str]) -> list[str | None]:
         return spelled
     words, subwords = getattr(tokenizer, "word_tokenizer", None), \
         getattr(tokenizer, "subword_tokenizer", None)
-    kind = type(subwords).__name__
-    if (words is None or kind not in ("WordpieceTokenizer", "CharacterTokenizer")
+    splitter = type(subwords).__name__
+    if (words is None or splitter not in ("WordpieceTokenizer", "CharacterTokenizer")
             or not getattr(tokenizer, "do_word_tokenize", False)
             or not getattr(tokenizer, "do_subword_tokenize", False)):
         return spelled
@@ -96,7 +96,7 @@ def spelled_tokens(tokenizer, text: str, tokens: list[str]) -> list[str | None]:
     surfaces: list[str] = []
     for word in words.tokenize(text, never_split=tokenizer.all_special_tokens):
         pieces = subwords.tokenize(word)
-        if kind == "CharacterTokenizer":
+        if splitter == "CharacterTokenizer":
             chars = unicodedata.normalize("NFKC", word) if subwords.normalize_text else word
             surfaces += list(chars) if len(chars) == len(pieces) else pieces
         else:
