@@ -98,3 +98,14 @@ def test_skipped_pairs_are_counted_apart_and_accuracy_has_one_denominator(produc
     for row in field.iter_rows(named=True):
         assert row["accuracy"] == pytest.approx(row["n_correct"] / row["n_pairs"])
         assert row["n_pairs"] + row["n_skipped"] == N_PAIRS
+
+
+def test_the_items_not_scored_are_counted_in_the_log(produced, caplog):
+    """The tables leave out the rows a scorer skipped; the log says how many, and why."""
+    from spudflow.aggregate.inputs import warn_not_scored
+
+    scored, _ = produced
+    caplog.set_level("WARNING")
+    warn_not_scored(scored)
+    assert "blimp, tiny/ppl: 2 items not scored (too_long), left out of the tables" \
+        in caplog.text

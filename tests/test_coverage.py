@@ -227,3 +227,25 @@ def test_cola_ties_are_acceptable_unacceptable_pairs_of_equal_score():
     assert rows["LogProb"]["tie_fraction"] == 2 / 9  # -5 against the two unacceptable -5
     assert rows["MeanLP"]["tie_fraction"] == 0.0
     assert rows["LogProb"]["unseen_fraction"] == 4 / 18
+
+
+def test_cola_items_with_an_infinite_score_are_left_out_with_a_warning(caplog):
+    from spudflow.aggregate.cola import cola_frames
+
+    n = 6
+    scored = pl.DataFrame({
+        "dataset": ["cola"] * n, "model": ["tri"] * n, "method": ["kn"] * n,
+        "split": ["in_domain_dev"] * n, "label": [1, 1, 1, 0, 0, 0],
+        "source": ["s"] * n, "phenomenon_set": [False] * n,
+        "logprob_sum": [-5.0, -6.0, -float("inf"), -5.0, -5.0, -9.0],
+        "mean_logprob": [-1.0, -2.0, -3.0, -4.0, -5.0, -6.0], "norm_lp": [None] * n,
+        "slor": [None] * n, "word_lp_min1": [None] * n,
+        "n_unseen": [0, 1, 0, 2, 1, 0], "n_words": [3] * n},
+        schema_overrides={"norm_lp": pl.Float64, "slor": pl.Float64, "word_lp_min1": pl.Float64})
+    caplog.set_level("WARNING")
+    thresholds = cola_frames(scored, folds=2, seed=0, criterion="mcc")["cola_thresholds"]
+    rows = {r["normalisation"]: r for r in thresholds.iter_rows(named=True)}
+    assert (rows["LogProb"]["n_items"], rows["MeanLP"]["n_items"]) == (5, 6)
+    assert "cola cola/tri/kn/in_domain_dev LogProb: 1 items with an infinite score left out" \
+        in caplog.text
+    assert "MeanLP" not in caplog.text

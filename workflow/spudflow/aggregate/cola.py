@@ -25,8 +25,11 @@ from spudflow.aggregate.group_status import Skipped, computed
 from spudflow.aggregate.inputs import scored_items
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
+from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
 from spudflow.core.table_artifacts import TABLES
+
+log = get_logger(__name__)
 
 # Table name -> score column (inputs.py names).
 NORMALISATIONS = {
@@ -94,6 +97,10 @@ def fits(scored: pl.DataFrame, folds: int, seed: int, criterion: str
             frame = group.filter(pl.col(column).is_not_null() & pl.col(column).is_finite())
             if frame.is_empty() and group[column].is_null().all():
                 continue  # no score of this normalisation at all (no unigram model: no SLOR)
+            infinite = group.filter(pl.col(column).is_infinite()).height
+            if infinite:
+                log.warning("cola %s %s: %d items with an infinite score left out",
+                            "/".join(map(str, key)), name, infinite)
             scores = frame[column].cast(pl.Float64).to_numpy()
             labels = frame["label"].cast(pl.Int64).to_numpy()
 

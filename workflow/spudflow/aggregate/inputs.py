@@ -114,6 +114,19 @@ def without_nan(scores: pl.DataFrame) -> pl.DataFrame:
     return scores.with_columns(pl.col(*FIGURES).fill_nan(None)) if counts.height else scores
 
 
+def warn_not_scored(scores: pl.DataFrame) -> None:
+    """One warning per scoring function and reason for the rows its scorer left out (`skipped`,
+    e.g. too_long): the tables leave them out too, and the log says how many."""
+    if "skipped" not in scores.columns:
+        return
+    counts = (scores.filter(pl.col("skipped").is_not_null() & pl.col("region").is_null())
+              .group_by("dataset", "model", "method", "skipped").len()
+              .sort("dataset", "model", "method", "skipped"))
+    for dataset, model, method, reason, n in counts.iter_rows():
+        log.warning("%s, %s/%s: %d items not scored (%s), left out of the tables", dataset,
+                    model, method, n, reason)
+
+
 def scored_items(items: pl.DataFrame, scores: pl.DataFrame,
                  all_regions: bool = False) -> pl.DataFrame:
     """Scores of whole sentences (and with `all_regions` of every region) joined with their items,
@@ -123,6 +136,7 @@ def scored_items(items: pl.DataFrame, scores: pl.DataFrame,
     if not all_regions:
         scores = scores.filter(pl.col("region").is_null())
     scores = without_nan(scores)
+    warn_not_scored(scores)
     unknown = scores.join(items, on=["dataset", "item_id"], how="anti")
     if unknown.height:
         row = unknown.row(0, named=True)
