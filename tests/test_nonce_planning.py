@@ -119,9 +119,11 @@ def test_ttr_all_splits_makes_every_split_of_a_treebank_for_the_ttr_table_alone(
     dev_tokens = "results/nonce/tiny_de/dev/spud/seed1/tokens.parquet"
     readers = {j[0] for j in planned.jobs if dev_tokens in planned.inputs.get(j, ())}
     assert readers - {"all"} == {"table_nonce_ttr"}  # `all` only asks for it to be made
-    # the nonce jobs pass the case and the multiword tokens: a change of either reruns them
+    # the nonce jobs pass the case, the multiword tokens and the candidate weights: a change of
+    # any reruns them
     nonce_job = job("nonce", treebank="tiny_de", split="dev", method="spud", seed="1")
     assert "--case match --multiword-tokens keep" in planned.shell[nonce_job]
+    assert "--candidate-weights forms" in planned.shell[nonce_job]
     # a version outside the nonce section stops planning
     update_config(workdir, lambda c: c["nonce"].update(ttr_all_splits={"methods": ["spud"],
                                                                        "seeds": [7]}))

@@ -136,3 +136,55 @@ def test_reference_case_folds_a_multiword_token_as_one_token(tmp_path):
     split = nonce(directory, "en", "--case", "reference", "--multiword-tokens", "split",
                   out=tmp_path / "split")[1]
     assert texts(split) == ["Do N't Eat wine NOW", "Do n't eat food now"]
+
+
+PAST = "Mood=Ind|Tense=Past|VerbForm=Fin"
+
+
+def they(form: str, lemma: str, feats: str = PAST) -> str:
+    """`they FORM it`: every verb in the same context (VERB, root, nsubj and obj)."""
+    return f"""
+1 they they PRON _ 2 nsubj
+2 {form} {lemma} VERB {feats} 0 root
+3 it it PRON _ 2 obj
+"""
+
+
+# In the verbs' one context: `see` with 3 forms, `eat` 3 times with 1 form, `hold` once, and the
+# 300 targets, `like`.
+WEIGHTED = [they("saw", "see"), they("sees", "see", f"{PRES}"),
+            they("see", "see", "Mood=Ind|Tense=Pres|VerbForm=Fin"),
+            *[they("ate", "eat")] * 3, they("held", "hold"), *[they("liked", "like")] * 300]
+
+
+def test_candidate_weights_count_distinct_forms_as_the_reference(tmp_path):
+    """The reference's SyntacticPatterns lists each distinct (form, lemma) of a context once
+    (`list(set(patterns))`), and its Replacer shuffles that list and takes the first lemma with
+    a form: `see` (saw, sees, see) comes first 3 times in 5, `eat` (ate, ate, ate) and `hold`
+    once in 5 each. `uniform`: each lemma once, 1 in 3."""
+    from spudflow.nonce.candidates import UNIFORM, unit_weights
+    from spudflow.nonce.context import with_context
+    from spudflow.nonce.languages import get_rules
+    from spudflow.nonce.words import WordMode, word_frame
+
+    directory = ingest(tmp_path, conllu(*WEIGHTED))
+    rules = get_rules("en", {})
+    words = with_context(word_frame(pl.read_parquet(directory / "tokens.parquet"), rules,
+                                    WordMode(unit="lemma", morph="feats")), "spud", rules)
+    verbs = words.filter(pl.col("upos") == "VERB")
+    weights = dict(unit_weights([verbs]).select("unit", "weight").iter_rows())
+    assert weights == {"see": 3, "eat": 1, "hold": 1, "like": 1}
+    assert set(unit_weights([verbs], UNIFORM)["weight"]) == {1}
+
+    def drawn(*args: str) -> dict[str, float]:
+        tokens = nonce(directory, "en", *args, out=tmp_path / (args[-1] if args else "forms"))[0]
+        liked = tokens.filter((pl.col("orig_lemma") == "like") & pl.col("replaced"))
+        assert liked.height == 300
+        return {lemma: liked.filter(pl.col("lemma") == lemma).height / 300
+                for lemma in ("see", "eat", "hold")}
+
+    forms = drawn()
+    assert 0.52 < forms["see"] < 0.68  # 3/5; counting occurrences too would give 3/7 (.43)
+    assert 0.13 < forms["eat"] < 0.27 and 0.13 < forms["hold"] < 0.27  # 1/5 each
+    uniform = drawn("--candidate-weights", "uniform")
+    assert all(0.26 < share < 0.41 for share in uniform.values())  # 1/3 each

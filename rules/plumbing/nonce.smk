@@ -95,6 +95,7 @@ def nonce_options(wildcards, input):
             [
                 f"--upos {','.join(nonce['upos'])}",
                 f"--case {nonce['case']} --multiword-tokens {nonce['multiword_tokens']}",
+                f"--candidate-weights {nonce['candidate_weights']}",
                 f"--pool {dirs(input.pools)}" if input.pools else "",
                 f"--lexicon-from {dirs(input.lexicon_from)}" if input.lexicon_from else "",
                 f"--lexicon {quoted(input.lexicons)}" if input.lexicons else "",

@@ -10,6 +10,7 @@ from spudflow.core.errors import InputError
 from spudflow.core.option_types import language, seed
 from spudflow.core.output_paths import output_dir, output_file, output_stem
 from spudflow.nonce import DEFAULT_UPOS
+from spudflow.nonce.candidates import FORMS, WEIGHTS
 from spudflow.nonce.context import METHODS
 from spudflow.nonce.human_eval import cli as human_eval_cli
 from spudflow.nonce.replace import CASES, KEEP, MATCH, MWT_MODES
@@ -63,6 +64,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "where one changed); split: the nonce treebank has no multiword-token lines "
                    "and each sentence's text is its words (zu dem, de le), as the reference's "
                    "(default: %(default)s)")
+    p.add_argument("--candidate-weights", choices=WEIGHTS, default=FORMS,
+                   help="forms: a candidate lemma is drawn in proportion to the distinct (form, "
+                   "lemma) pairs it was seen with in the context, as the reference (a form seen "
+                   "again adds nothing); uniform: every lemma seen in the context equally "
+                   "(default: %(default)s)")
     p.add_argument("--conllu", type=output_file,
                    help="also write the nonce treebank as CoNLL-U here")
     p.add_argument("--treebank", default="", help="treebank name in the statistics "
@@ -113,7 +119,8 @@ def run_nonce(args: argparse.Namespace) -> None:
         lang=args.lang, seed=args.seed, method=args.method, upos=_upos(args.upos),
         pools=args.pool, lexicon_from=args.lexicon_from, lexicons=args.lexicon,
         options=parse_options(args.option), treebank=args.treebank, split=args.split,
-        case=args.case, multiword_tokens=args.multiword_tokens)
+        case=args.case, multiword_tokens=args.multiword_tokens,
+        candidate_weights=args.candidate_weights)
     for path in args.lexicon:
         if not path.is_file():
             raise InputError(path, None, "no such file")

@@ -14,7 +14,7 @@ from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.treebank import read_treebank
 from spudflow.nonce import DEFAULT_UPOS
-from spudflow.nonce.candidates import build_index
+from spudflow.nonce.candidates import FORMS, WEIGHTS, build_index
 from spudflow.nonce.context import METHODS, RULE_FREE_METHODS, with_context
 from spudflow.nonce.languages import get_rules
 from spudflow.nonce.languages.base import LanguageRules
@@ -40,6 +40,7 @@ class NonceSettings:
     options: dict[str, str] = field(default_factory=dict)   # language options
     case: str = MATCH                # replacements' capitals: MATCH or REFERENCE (surface.py)
     multiword_tokens: str = KEEP     # KEEP their surface or SPLIT them into words (surface.py)
+    candidate_weights: str = FORMS   # a unit's chance: its FORMS in the context, or UNIFORM
     treebank: str = ""
     split: str = ""
 
@@ -86,6 +87,9 @@ def make_nonce(directory: Path, settings: NonceSettings
     if settings.multiword_tokens not in MWT_MODES:
         raise InputError("--multiword-tokens", None,
                          f"unknown mode {settings.multiword_tokens!r}")
+    if settings.candidate_weights not in WEIGHTS:
+        raise InputError("--candidate-weights", None,
+                         f"unknown weights {settings.candidate_weights!r}")
     started = time.perf_counter()
     rules = get_rules(settings.lang, settings.options)  # options are checked either way
     if settings.method in RULE_FREE_METHODS:
@@ -123,7 +127,7 @@ def make_nonce(directory: Path, settings: NonceSettings
     pool = [candidates_of(words) for words in
             [own] + [words_of(p) for p in _others(directory, settings.pools)]]
     pool = [words.filter(~pl.col("protected")) for words in pool]
-    index = build_index(targets, pool, lexicon)
+    index = build_index(targets, pool, lexicon, settings.candidate_weights)
     log.info("%s: %d words, %d targets, lexicon %d entries, %d candidate groups (%.2f s)",
              directory, own.height, targets.height, lexicon.height, len(index.groups),
              time.perf_counter() - started)

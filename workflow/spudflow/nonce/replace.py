@@ -47,19 +47,22 @@ def sentence_rng(seed: int, sentence_key: str) -> random.Random:
 def draw(rng: random.Random, units: list[str], own_unit: str,
          accept: Callable[[int], bool] | None) -> tuple[int | None, str]:
     """Try the candidates in a random order (a lazy Fisher-Yates shuffle, so a word costs only
-    the tries it needs); return (index, REPLACED) or (None, reason)."""
+    the tries it needs); return (index, REPLACED) or (None, reason). A unit listed several times
+    (its weight, candidates.py) comes first as often, as in the reference's shuffled list."""
     n = len(units)
     moved: dict[int, int] = {}
+    rejected: set[str] = set()  # a unit's copies share its form: one verdict for all
     other = False
     for t in range(n):
         j = rng.randrange(t, n)
         pick = moved.get(j, j)
         moved[j] = moved.get(t, t)
-        if units[pick] == own_unit:
+        if units[pick] == own_unit or units[pick] in rejected:
             continue
         other = True
         if accept is None or accept(pick):
             return pick, REPLACED
+        rejected.add(units[pick])
     return None, RULE if other else NO_FORM
 
 

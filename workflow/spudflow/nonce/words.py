@@ -4,6 +4,7 @@
 - morph: what a replacement form must share (FEATS; XPOS when the treebank has no FEATS)
 - form_class: a class of the written form from the language rules ("" = none)
 - lex_form / lex_lemma: the form and lemma a replacement writes
+- seen_form: the form as written, normalised (capitals kept): the candidate weights count these
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ def word_frame(tokens: pl.DataFrame, rules: LanguageRules, mode: WordMode,
     form_class = rules.form_class()
     return frame.with_columns(
         unit=unit,
+        seen_form=form,
         morph=morph.fill_null(MISSING),
         form_class=pl.lit("") if form_class is None else form_class.fill_null(""),
     )
