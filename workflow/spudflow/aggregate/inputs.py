@@ -115,8 +115,8 @@ def without_nan(scores: pl.DataFrame) -> pl.DataFrame:
 
 
 def warn_not_scored(scores: pl.DataFrame) -> None:
-    """One warning per scoring function and reason for the rows its scorer left out (`skipped`,
-    e.g. too_long): the tables leave them out too, and the log says how many."""
+    """One warning per scoring function and reason for the items that scoring left out
+    (`skipped`, e.g. too_long): the tables leave them out too, and the log says how many."""
     if "skipped" not in scores.columns:
         return
     counts = (scores.filter(pl.col("skipped").is_not_null() & pl.col("region").is_null())
