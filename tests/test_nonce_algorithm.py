@@ -4,14 +4,13 @@ baseline, treebanks without lemmas or FEATS, casing, text and flags."""
 from __future__ import annotations
 
 import logging
-import random
 
 import polars as pl
 import pytest
 from nonce_helpers import conllu, ingest, nonce, run_texts, texts
 
 from spudflow.nonce.lexicon import build_lexicon
-from spudflow.nonce.replace import NO_FORM, REPLACED, RULE, draw
+from spudflow.nonce.replace import NO_FORM, REPLACED, RULE, copy_keys, draw, word_key
 
 SLEEPS = "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin"
 
@@ -157,18 +156,54 @@ def test_treebank_without_feats_matches_xpos(tmp_path, caplog):
 
 def test_draw_tries_every_candidate_once_in_a_seeded_order():
     units = [f"u{i}" for i in range(50)]
+    keys = copy_keys(units)
+    word = word_key(1, "s1", 3)
     tried = []
 
     def reject(pick):
         tried.append(pick)
         return False
-    assert draw(random.Random("x"), units, "u7", reject) == (None, RULE)
+    assert draw(word, units, keys, "u7", reject) == (None, RULE)
     assert sorted(tried) == [i for i in range(50) if i != 7]
-    first = draw(random.Random("x"), units, "u7", None)
-    assert first == draw(random.Random("x"), units, "u7", None) and first[1] == REPLACED
-    assert draw(random.Random("x"), ["u7"], "u7", None) == (None, NO_FORM)
-    orders = {draw(random.Random(str(seed)), units, "u7", None)[0] for seed in range(20)}
+    first = draw(word, units, keys, "u7", None)
+    assert first == draw(word, units, keys, "u7", None) and first[1] == REPLACED
+    assert draw(word, ["u7"], copy_keys(["u7"]), "u7", None) == (None, NO_FORM)
+    orders = {draw(word_key(seed, "s1", 3), units, keys, "u7", None)[0] for seed in range(20)}
     assert len(orders) > 5
+    # The stream is the word's own: another word of the sentence or another sentence draws
+    # differently, the same (seed, sentence, word) always the same.
+    assert len({word_key(1, "s1", 3), word_key(1, "s1", 4), word_key(1, "s2", 3),
+                word_key(2, "s1", 3)}) == 4
+    # BLAKE2b of "1\x1fs1\x1f3": pinned, so a platform or Python version cannot move it
+    assert word_key(1, "s1", 3) == 0x573A0E00CAC08AE6
+
+
+def test_draw_is_stable_when_the_list_changes_elsewhere():
+    # An entry's rank depends on the word and the entry alone: adding candidates changes the
+    # pick only when an added one ranks first, removing them only when the pick is removed.
+    units = sorted(f"u{i:02}" for i in range(40))
+    added = sorted([*units, "zz", "aa"])
+    kept = [u for u in units if u not in ("u03", "u17")]
+    moved = 0
+    for sentence in range(300):
+        word = word_key(1, f"s{sentence}", 2)
+        pick = units[draw(word, units, copy_keys(units), "u00", None)[0]]
+        new = added[draw(word, added, copy_keys(added), "u00", None)[0]]
+        assert new in (pick, "zz", "aa")
+        moved += new != pick
+        fewer = kept[draw(word, kept, copy_keys(kept), "u00", None)[0]]
+        assert fewer == pick or pick in ("u03", "u17")
+    assert 0 < moved < 40  # about 2 in 41
+
+
+def test_draw_follows_the_weights():
+    # A unit listed w times (its weight) comes first w times in (sum of weights).
+    units = ["a"] * 3 + ["b"] + ["c"]
+    keys = copy_keys(units)
+    firsts = [units[draw(word_key(1, f"s{i}", 1), units, keys, "own", None)[0]]
+              for i in range(3000)]
+    assert 0.56 < firsts.count("a") / 3000 < 0.64
+    assert 0.17 < firsts.count("b") / 3000 < 0.23
 
 
 def test_lexicon_most_frequent_form_wins_ties_by_code_point():

@@ -1,14 +1,17 @@
 """The seeded replacement: each target word takes the first acceptable candidate in a random
-order drawn from a generator seeded by (seed, sentence), so a sentence's result does not depend
-on which other sentences are processed or in which order."""
+order keyed by (seed, sentence, word, candidate), so an edit is local: a word's result depends
+only on its own candidate list, not on the other sentences, their order, or the other words and
+lists of its sentence, and a candidate added to or removed from a list changes the word's pick
+only when that candidate is (or was) the pick."""
 
 from __future__ import annotations
 
 import bisect
+import hashlib
 import itertools
-import random
 from collections.abc import Callable
 
+import numpy as np
 import polars as pl
 
 from spudflow.core.artifacts import NONCE_REASONS
@@ -39,24 +42,52 @@ KEEP, SPLIT = "keep", "split"
 MWT_MODES = (KEEP, SPLIT)
 
 
-def sentence_rng(seed: int, sentence_key: str) -> random.Random:
-    # A str seed is hashed with SHA-512: the same stream on every platform and Python 3 version.
-    return random.Random(f"{seed}\x1f{sentence_key}")
+def _hash64(text: str) -> int:
+    # BLAKE2b, not hash(): the same value on every platform, Python version and process.
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
 
 
-def draw(rng: random.Random, units: list[str], own_unit: str,
+def word_key(seed: int, sentence_key: str, word_index: int) -> int:
+    """The word's own 64-bit stream: the seed, the sentence's id and the word's place in it."""
+    return _hash64(f"{seed}\x1f{sentence_key}\x1f{word_index}")
+
+
+def copy_keys(units: list[str]) -> np.ndarray:
+    """A 64-bit identity per entry of a candidate list: its unit and which copy of the unit it is
+    (a unit listed w times, its weight, has copies 0 .. w-1), so an entry keeps its identity
+    whatever else the list holds."""
+    copy = [0] * len(units)
+    for i in range(1, len(units)):
+        copy[i] = copy[i - 1] + 1 if units[i] == units[i - 1] else 0
+    return np.array([_hash64(f"{unit}\x1f{k}") for unit, k in zip(units, copy, strict=True)],
+                    dtype=np.uint64)
+
+
+def _mix(keys: np.ndarray, word: int) -> np.ndarray:
+    """MurmurHash3's 64-bit finaliser of KEYS xor WORD: a pseudo-random rank of every entry for
+    this word, the same rank for the same (word, entry) whatever the list's other entries."""
+    x = keys ^ np.uint64(word)
+    x ^= x >> np.uint64(33)
+    x *= np.uint64(0xFF51AFD7ED558CCD)
+    x ^= x >> np.uint64(33)
+    x *= np.uint64(0xC4CEB9FE1A85EC53)
+    x ^= x >> np.uint64(33)
+    return x
+
+
+def draw(word: int, units: list[str], keys: np.ndarray, own_unit: str,
          accept: Callable[[int], bool] | None) -> tuple[int | None, str]:
-    """Try the candidates in a random order (a lazy Fisher-Yates shuffle, so a word costs only
-    the tries it needs); return (index, REPLACED) or (None, reason). A unit listed several times
-    (its weight, candidates.py) comes first as often, as in the reference's shuffled list."""
-    n = len(units)
-    moved: dict[int, int] = {}
+    """Try the candidates in the order of their rank for WORD (word_key; KEYS from copy_keys);
+    return (index, REPLACED) or (None, reason). The ranks are uniform, so the order is a uniform
+    shuffle of the list and a unit listed several times (its weight, candidates.py) comes first
+    as often, as in the reference's shuffled list."""
+    ranks = _mix(keys, word)
+    first = int(ranks.argmin())  # the common case: the first candidate is taken
+    if accept is None and units[first] != own_unit:
+        return first, REPLACED
     rejected: set[str] = set()  # a unit's copies share its form: one verdict for all
     other = False
-    for t in range(n):
-        j = rng.randrange(t, n)
-        pick = moved.get(j, j)
-        moved[j] = moved.get(t, t)
+    for pick in np.argsort(ranks, kind="stable").tolist():
         if units[pick] == own_unit or units[pick] in rejected:
             continue
         other = True
@@ -80,6 +111,12 @@ class Replacer:
         self.case, self.multiword_tokens = case, multiword_tokens
         self.outcome: list[str | None] = [None] * len(self.sent_of_row)
         self.new_text: dict[int, str] = {}
+        self._keys: dict[int, np.ndarray] = {}  # group -> copy_keys of its list
+
+    def _group_keys(self, group: int) -> np.ndarray:
+        if group not in self._keys:
+            self._keys[group] = copy_keys(self.index.groups[group][0])
+        return self._keys[group]
 
     def _bounds(self, sent_index: int) -> tuple[int, int]:
         return (bisect.bisect_left(self.sent_of_row, sent_index),
@@ -108,7 +145,6 @@ class Replacer:
         """Replace the target WORDS of a sentence and fit its function words; True when a word
         was replaced."""
         columns, rules = self.columns, self.rules
-        rng = sentence_rng(self.seed, key)
         start, stop = self._bounds(sent_index)
         view = SentenceView(columns, start, stop)
         first_word = next((i for i in range(view.n) if view.upos(i) != "PUNCT"), 0)
@@ -135,7 +171,8 @@ class Replacer:
             accept = None
             if rules.filters_candidates:
                 accept = self._acceptor(view, position, forms, case)
-            pick, outcome = draw(rng, units, unit, accept)
+            pick, outcome = draw(word_key(self.seed, key, columns.word_index[row]), units,
+                                 self._group_keys(group), unit, accept)
             self.outcome[row] = outcome
             if pick is None:
                 continue
