@@ -29,7 +29,8 @@ def nonce(root: Path, method: str, seed: int) -> tuple[pl.DataFrame, pl.DataFram
         out / "replacement_stats.parquet")
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+# Seeds whose pos version of tiny_en fixes an article (most draws there need no fix).
+@pytest.mark.parametrize("seed", [1, 7])
 def test_posfree_leaves_the_article_that_pos_fixes(tiny_en, seed):
     """Same seed, same candidates: the two differ exactly where the English a/an rule fired."""
     pos, pos_stats = nonce(tiny_en, "pos", seed)
