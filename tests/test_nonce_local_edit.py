@@ -13,12 +13,16 @@ computed here from the CoNLL-U alone. The draw of one stream per sentence change
 from __future__ import annotations
 
 import gzip
+import logging
 import re
 from collections import Counter
+
 import polars as pl
 import pytest
 from nonce_helpers import ingest, nonce
 from workflow_helpers import REPO
+
+from spudflow.cli import main
 
 PUD = REPO / "resources" / "ud" / "UD_English-PUD" / "en_pud-ud-test.conllu.gz"
 NEW = "florbix"
@@ -59,7 +63,8 @@ def edit_one_word(blocks: list[str]) -> tuple[list[str], str, str, str]:
 @pytest.fixture(scope="module")
 def treebanks(tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("local_edit")
-    text = gzip.open(PUD, "rt", encoding="utf-8").read()
+    with gzip.open(PUD, "rt", encoding="utf-8") as handle:
+        text = handle.read()
     blocks = text.rstrip("\n").split("\n\n")
     edited, sent_id, old, feats = edit_one_word(blocks)
     assert NEW not in text
@@ -116,3 +121,40 @@ def test_same_input_and_seed_same_bytes(treebanks, tmp_path):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
     assert sorted(p.name for p in (tmp_path / "two").iterdir()) == names
 
+
+
+def test_rescoring_after_the_edit_computes_only_the_changed_items(treebanks, tmp_path, caplog):
+    # The SPUD items (original + spud and pos versions) before and after the edit, scored by a
+    # trigram into one cache: the second run computes exactly the items whose text changed.
+    text = tmp_path / "train.txt"
+    text.write_text("The cat sat on the mat .\nA dog saw the cat in the garden .\n",
+                    encoding="utf-8")
+    model = tmp_path / "trigram.parquet"
+    assert main(["ngram-train", str(text), "--lang", "en", "--order", "3",
+                 "--out", str(model)]) == 0
+    counts = []
+    items = {}
+    for name in ("orig", "edited"):
+        versions = []
+        for method in ("spud", "pos"):
+            out = tmp_path / name / method / "seed1"
+            nonce(treebanks[name], "en", method=method, out=out)
+            versions += ["--nonce", str(out)]
+        items[name] = tmp_path / f"{name}_items.parquet"
+        assert main(["pairs", "spud", "--orig", str(treebanks[name]), *versions, "--lang", "en",
+                     "--out", str(items[name]), "--dataset", "spud_local"]) == 0
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="spudflow"):
+            assert main(["score", str(items[name]), "--model", str(model), "--kind", "ngram",
+                         "--method", "kn", "--out", str(tmp_path / f"{name}_scores"),
+                         "--cache", str(tmp_path / "cache")]) == 0
+        (found,) = re.findall(r"cache: (\d+) hits, (\d+) computed", caplog.text)
+        counts.append(tuple(map(int, found)))
+    before, after = (pl.read_parquet(items[n]).select("item_id", "sentence")
+                     for n in ("orig", "edited"))
+    assert before.height == after.height > 2000
+    changed = after.join(before, on=["item_id", "sentence"], how="anti").height
+    # 2 here: the edited original and the one pos sentence that now draws `florbix` (535 with
+    # one stream per sentence: every version whose list the edit reached)
+    assert 1 <= changed <= 8, changed
+    assert counts == [(0, before.height), (after.height - changed, changed)]
