@@ -115,7 +115,7 @@ def nonce_marker(directory: str | Path) -> dict | None:
     return marker
 
 
-def refuse_nonce_treebank(directory: str | Path, tokens: pl.DataFrame, what: str) -> None:
+def refuse_nonce_treebank(directory: str | Path, tokens: pl.DataFrame, what: str = "") -> None:
     """Bad input where the treebank in DIRECTORY (its tokens read) is a nonce treebank: by its
     marker or, for one written before the marker, by the nonce stage's columns."""
     directory = Path(directory)
@@ -126,7 +126,7 @@ def refuse_nonce_treebank(directory: str | Path, tokens: pl.DataFrame, what: str
     made = (f"made by spudflow nonce, method {marker.get('method')!r} seed {marker.get('seed')!r}"
             if marker is not None else f"column(s) {', '.join(found)}")
     raise InputError(directory / TOKENS_FILE, None, f"a nonce treebank ({made}), not an "
-                     f"original one; {what}")
+                     f"original one{'; ' + what if what else ''}")
 
 
 def read_original_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -134,7 +134,7 @@ def read_original_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.Data
     nonce stage's marker or columns, is bad input where the original is read."""
     directory = Path(directory)
     tokens, sentences = read_treebank(directory)
-    refuse_nonce_treebank(directory, tokens, "an original treebank is read here")
+    refuse_nonce_treebank(directory, tokens)
     return tokens, sentences
 
 
