@@ -61,5 +61,5 @@ def test_a_doubled_statistics_row_is_bad_input(run_cli, treebank, tmp_path):
     code, _, err = run_cli("table-treebank-stats", stats, "--out", tmp_path / "table")
     assert code == 2
     assert err == (f"{stats}: rows 1 and 2 are one row twice (treebank 'mini', split 'test'): "
-                   "a treebank_stats file has one row per treebank, split\n")
+                   "treebank_stats files have one row per treebank, split\n")
     assert not list(tmp_path.glob("table*"))

@@ -375,7 +375,7 @@ def _check_key(path: str | Path, table: pa.Table, artifact: Artifact) -> None:
     if repeated:
         first, again, values = repeated
         raise InputError(path, None, f"rows {first + 1} and {again + 1} are one row twice "
-                         f"({describe_key(values)}): a {artifact.name} file has one row per "
+                         f"({describe_key(values)}): {artifact.name} files have one row per "
                          f"{', '.join(artifact.key)}")
 
 
