@@ -37,12 +37,15 @@ def test_missing_column_and_file_are_bad_input(tmp_path, run_cli):
 
 def test_duplicate_score_rows_are_bad_input(tmp_path, run_cli):
     items, scores = blimp_inputs(tmp_path, n_pairs=2)
-    rewrite(scores[0], lambda f: pl.concat([f, f.head(1)]))
+    n_rows = pl.read_parquet(scores[0]).height
+    tamper(scores[0], lambda f: pl.concat([f, f.head(1)]))  # the contract refuses to write it
     code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir",
                            tmp_path / "t")
     assert code == 2
-    assert err.strip() == (f"{scores[0]}: two rows for item 'anaphor_gender_agreement-0-good', "
-                           "model 'lm', method 'ppl', region None")
+    assert err.strip() == (f"{scores[0]}: rows 1 and {n_rows + 1} are one row twice (item_id "
+                           "'anaphor_gender_agreement-0-good', model 'lm', method 'ppl', region "
+                           "None): item_scores files have one row per item_id, model, method, "
+                           "region")
 
 
 def test_undeclared_score_column_is_bad_input(tmp_path, run_cli):

@@ -258,3 +258,26 @@ def test_two_folds_stop_a_config_with_japanese_regressions_but_not_one_without()
     config["pairs"]["japanese_transitivity"]["enabled"] = True
     config["aggregate"]["folds"] = 3
     check_config(config, SCHEMA)
+
+
+def test_two_splits_of_one_treebank_naming_one_file_stop_the_config():
+    """dev and test naming one file: the probe would select on its test data and report it as
+    held out. The config check names the key, before anything runs."""
+    from spudflow.core.config import ConfigError, check_config
+
+    config = yaml.safe_load((SCHEMA.parent / "config.yaml").read_text(encoding="utf-8"))
+    splits = config["treebanks"]["en_pud"]["splits"]
+    test = splits["test"]
+    check_config(config, SCHEMA)
+    splits["dev"] = test
+    with pytest.raises(ConfigError) as stopped:
+        check_config(config, SCHEMA)
+    assert str(stopped.value) == (
+        f"config key treebanks.en_pud.splits.dev: {test} is also split test's file; a split "
+        "tested on the data another split trains or selects on is no held-out split")
+    splits["dev"] = ["other.conllu", test.replace("/en_pud", "/./en_pud")]  # in a list, respelt
+    with pytest.raises(ConfigError, match="splits.dev: .* is also split test's file"):
+        check_config(config, SCHEMA)
+    splits["dev"] = "other.conllu"
+    config["treebanks"]["de_pud"]["splits"]["test"] = "other.conllu"  # another treebank: fine
+    check_config(config, SCHEMA)

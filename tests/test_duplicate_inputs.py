@@ -129,8 +129,8 @@ def test_pairs_spud_refuses_a_nonce_treebank_as_the_original(run_cli, tmp_path, 
     code, _, err = run_cli("pairs", "spud", "--orig", nonce, "--nonce", nonce, "--lang", "de",
                            "--out", out)
     assert code == EXIT_BAD_INPUT
-    assert one_line(err) == (f"{nonce / 'tokens.parquet'}: a nonce treebank (column(s) "
-                             "orig_form, orig_lemma, replaced), not an original one")
+    assert one_line(err) == (f"{nonce / 'tokens.parquet'}: a nonce treebank (made by spudflow "
+                             "nonce, method 'spud' seed 1), not an original one")
     assert not out.exists()
     assert run_cli("pairs", "spud", "--orig", ingested, "--nonce", nonce, "--lang", "de",
                    "--out", out)[0] == 0

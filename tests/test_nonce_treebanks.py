@@ -177,3 +177,31 @@ def test_commands_are_registered():
 
     commands = build_parser()._subparsers._group_actions[0].choices
     assert {"nonce", "table-nonce-ratio", "table-nonce-ttr"} <= set(commands)
+
+
+def test_a_nonce_treebank_is_refused_as_the_input(tmp_path, run_cli):
+    """A nonce version of a nonce version would pass for one of the original sentences: the
+    nonce stage's marker (Parquet metadata) names it even when its columns are gone."""
+    from artifact_files import tamper
+    from nonce_helpers import conllu
+    from test_nonce_algorithm import subject
+
+    from spudflow.core.artifacts import NONCE_SENTENCE_COLUMNS, NONCE_TOKEN_COLUMNS
+    from spudflow.core.treebank import nonce_marker
+
+    directory = ingest(tmp_path, conllu(subject("dog", "dog"), subject("cat", "cat")))
+    first = tmp_path / "nonce" / "spud" / "seed1"
+    nonce(directory, "en", out=first)
+    assert nonce_marker(first) == {"method": "spud", "seed": 1, "language": "en"}
+    assert nonce_marker(directory) is None
+    out = tmp_path / "again"
+    code, _, err = run_cli("nonce", first, "--lang", "en", "--seed", "2", "--out", out)
+    assert code == 2 and not out.exists()
+    assert err == (f"{first / 'tokens.parquet'}: a nonce treebank (made by spudflow nonce, "
+                   "method 'spud' seed 1), not an original one; spudflow nonce makes nonce "
+                   "versions of an ingested treebank\n")
+    tamper(first / "tokens.parquet", lambda f: f.drop(NONCE_TOKEN_COLUMNS))
+    tamper(first / "sentences.parquet", lambda f: f.drop(NONCE_SENTENCE_COLUMNS))
+    code, _, err = run_cli("nonce", first, "--lang", "en", "--seed", "2", "--out", out)
+    assert code == 2 and "a nonce treebank (made by spudflow nonce" in err
+    assert not out.exists()

@@ -165,3 +165,25 @@ def test_bad_nonce_directories_exit_2(treebanks, tmp_path, capsys):
                      "its sentences differ")
     assert_bad_input(capsys, out, ["pairs", "spud", "--orig", tmp_path / "none", "--lang", "fr"],
                      str(tmp_path / "none" / "tokens.parquet"), "no such file")
+
+
+def test_a_nonce_treebank_copied_to_another_seed_is_refused(tmp_path, capsys):
+    """The nonce stage's marker says which method and seed made a treebank: the same folder at
+    two seeds' paths would count one draw twice."""
+    import shutil
+
+    src = tmp_path / "fr.conllu"
+    src.write_text(CONLLU, encoding="utf-8")
+    orig = tmp_path / "orig"
+    assert run_cli(capsys, "ingest", src, "--out", orig)[0] == 0
+    seed1 = tmp_path / "nonce" / "spud" / "seed1"
+    assert run_cli(capsys, "nonce", orig, "--lang", "fr", "--seed", "1", "--out", seed1)[0] == 0
+    seed2 = tmp_path / "nonce" / "spud" / "seed2"
+    shutil.copytree(seed1, seed2)
+    base = ["pairs", "spud", "--orig", orig, "--lang", "fr", "--nonce", seed1, "--nonce", seed2]
+    assert_bad_input(capsys, tmp_path / "items.parquet", base, str(seed2 / "tokens.parquet"),
+                     "made by spudflow nonce as spud/seed1, but its path says spud/seed2")
+    # Given as the original, a nonce treebank is named by its marker too.
+    assert_bad_input(capsys, tmp_path / "items.parquet",
+                     ["pairs", "spud", "--orig", seed1, "--lang", "fr"],
+                     str(seed1 / "tokens.parquet"), "a nonce treebank (made by spudflow nonce")

@@ -123,3 +123,35 @@ def test_acl_predicted_as_unk_writes_the_reference_s_predictions(root, tmp_path)
                for out in (plain, reference)]
     assert metrics[1]["uas"] == metrics[0]["uas"]
     assert metrics[1]["relacc"] < metrics[0]["relacc"]
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_a_rank_of_zero_or_less_is_bad_input(root, tmp_path, capsys, value):
+    """A rank-0 projection scores every sentence with no probe at all: refused, not trained."""
+    with pytest.raises(SystemExit) as stop:
+        _train(root, [1], tmp_path / "bad", "--rank", value)
+    assert stop.value.code == EXIT_BAD_INPUT
+    assert "--rank" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+
+def test_an_eval_set_that_is_the_training_set_is_bad_input(root, tmp_path, capsys):
+    """Tested on what it trained on, a probe would report memory as structure: the same files,
+    or a copy of the training split, are refused before any training."""
+    import shutil
+
+    args = ["probe", "train", "--train", str(root / "train.safetensors"), str(root / "train"),
+            *LAYERS, "--treebank", "ewt", "--model", "tiny", "--rank", "16", "--max-epochs", "1",
+            "--holdout", "0.25", "--out", str(tmp_path / "run")]
+    same = ["--eval", "orig", str(root / "train.safetensors"), str(root / "train")]
+    assert main([*args, *same]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == (
+        f"{root / 'train'}: eval set 'orig' is the training set (--train): a probe is tested on "
+        "sentences it did not train on\n")
+    copy = tmp_path / "copy"
+    shutil.copytree(root / "train", copy)
+    shutil.copy(root / "train.safetensors", tmp_path / "copy.safetensors")
+    assert main([*args, "--eval", "orig", str(tmp_path / "copy.safetensors"), str(copy)]) == \
+        EXIT_BAD_INPUT
+    assert "every sentence of it is a sentence of the training set" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

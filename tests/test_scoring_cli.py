@@ -318,3 +318,30 @@ def test_spans_sharing_a_name_are_one_region(tmp_path, unigram_file):
     expected = tokens.filter(pl.col("token").is_in(["cat", "mat"]))["logprob"].sum()
     assert replaced["n_words"][0] == 2
     assert replaced["logprob_sum"][0] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("kind, method", [("masked", "pppl"), ("causal", "ppl")])
+def test_an_encoder_without_the_kinds_head_is_bad_input(items_file, tmp_path, capsys, kind,
+                                                        method):
+    # causal: BERT's encoder as a causal LM (BertLMHeadModel) lacks its `cls` head alike
+    """The encoder of the tiny masked model saved alone (no MLM head, as a sentence-embedding
+    model ships): transformers would give it a randomly initialised head, scores that differ on
+    every cold run. Refused with the weights it lacks; a model with the head still scores."""
+    from scoring_models import build_model, hf_tokenizer
+
+    tokenizer = hf_tokenizer("wordpiece")
+    model = build_model("masked", len(tokenizer), tokenizer.cls_token_id,
+                        tokenizer.sep_token_id)
+    encoder = tmp_path / "encoder"
+    model.bert.save_pretrained(encoder)
+    tokenizer.save_pretrained(encoder)
+    out = tmp_path / "out"
+    assert score([items_file, "--model", encoder, "--kind", kind, "--method", method,
+                  "--out", out]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"{encoder}: holds no weights for ")
+    assert f"of a {kind} model" in last
+    assert "they would be randomly initialised" in last
+    assert not out.exists()
+    assert score([items_file, "--model", tiny_model_dir("masked", "wordpiece"), "--kind",
+                  "masked", "--method", "pppl", "--out", out]) == 0

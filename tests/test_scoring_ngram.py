@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import math
 
+import polars as pl
 import pytest
 from scoring_models import make_item
 
@@ -94,6 +95,32 @@ def test_model_file_round_trip_and_determinism(tmp_path, bigram):
     for history, word in [(("a",), "b"), (("<s>",), "c"), (("b",), "zzz")]:
         for method in ("kn", "addk"):
             assert loaded.logprob(method, history, word) == bigram.logprob(method, history, word)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda f: f.with_columns(pl.when(pl.col("ngram") == ["a"]).then(0)
+                              .otherwise(pl.col("count")).alias("count")),
+     "n-gram 'a' has count 0: n-gram counts are positive"),
+    (lambda f: f.with_columns(pl.when(pl.col("ngram") == ["a", "b"]).then(-3)
+                              .otherwise(pl.col("count")).alias("count")),
+     "n-gram 'a b' has count -3: n-gram counts are positive"),
+    (lambda f: f.with_columns(pl.when(pl.col("ngram") == ["a", "b"]).then(["x", "a", "b"])
+                              .otherwise(pl.col("ngram")).alias("ngram")),
+     "n-gram 'x a b' has 3 words in a model of order 2"),
+])
+def test_a_model_file_with_a_count_of_zero_or_less_is_bad_input(tmp_path, bigram, change,
+                                                                 message):
+    from artifact_files import tamper
+
+    from spudflow.core.errors import InputError
+
+    path = tmp_path / "model.parquet"
+    bigram.save(path)
+    tamper(path, change)
+    with pytest.raises(InputError) as error:
+        NgramModel.load(path)
+    assert error.value.source == str(path) and message in error.value.message
+    assert error.value.message.startswith("row ")
 
 
 def test_scorer_scores_words_with_their_offsets(tmp_path, bigram):

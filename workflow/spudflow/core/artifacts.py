@@ -26,7 +26,8 @@ def col(name: str, dtype: pa.DataType, doc: str, null: bool = False) -> Column:
 
 # --- ingest -----------------------------------------------------------------------------------
 # v2: column token_type (docs/glossary.md)
-TREEBANK_TOKENS = Artifact("treebank_tokens", "ingest", open=True, version=2, doc=(
+TREEBANK_TOKENS = Artifact("treebank_tokens", "ingest", open=True, version=2,
+                           key=("sent_index", "token_index"), doc=(
     "`results/ingest/{treebank}/{split}/tokens.parquet`: one row per CoNLL-U token line."),
     columns=(
     col("sent_index", I32, "0-based position of the sentence in the file"),
@@ -56,7 +57,8 @@ TREEBANK_TOKENS = Artifact("treebank_tokens", "ingest", open=True, version=2, do
         "kept words and function words a language rule changed (those have `form != orig_form`)"),
 ))
 
-TREEBANK_SENTENCES = Artifact("treebank_sentences", "ingest", open=True, doc=(
+TREEBANK_SENTENCES = Artifact("treebank_sentences", "ingest", open=True, key=("sent_index",),
+                              doc=(
     "`results/ingest/{treebank}/{split}/sentences.parquet`: one row per sentence."), columns=(
     col("sent_index", I32, "joins with `tokens.sent_index`"),
     col("sent_id", STR, "from `# sent_id = …`", True),
@@ -79,7 +81,7 @@ NONCE_SENTENCE_COLUMNS = tuple(c.name for c in TREEBANK_SENTENCES.extra)
 UPOS_TAGS = ("ADJ", "ADP", "ADV", "AUX", "CCONJ", "DET", "INTJ", "NOUN", "NUM", "PART", "PRON",
              "PROPN", "PUNCT", "SCONJ", "SYM", "VERB", "X")
 
-TREEBANK_STATS = Artifact("treebank_stats", "ingest", doc=(
+TREEBANK_STATS = Artifact("treebank_stats", "ingest", key=("treebank", "split"), doc=(
     "`results/stats/{treebank}/{split}.parquet` (`spudflow stats`): one row per split; "
     "`results/tables/treebank_stats.*` stacks them."), columns=(
     col("treebank", STR, "the treebank's name in the config"),
@@ -103,7 +105,8 @@ TREEBANK_STATS = Artifact("treebank_stats", "ingest", doc=(
 # (the language never replaces this word, French `ne`).
 NONCE_REASONS = ("no_candidate", "no_form", "rule", "protected")
 
-NONCE_STATS = Artifact("nonce_stats", "nonce", doc=(
+NONCE_STATS = Artifact("nonce_stats", "nonce", key=(
+        "treebank", "split", "language", "method", "seed", "upos"), doc=(
     "`results/nonce/{treebank}/{split}/{method}/seed{seed}/replacement_stats.parquet`: one row "
     "per UPOS present in the split, then a row `upos = \"ALL\"` over all words."), columns=(
     col("treebank", STR, "label"),
@@ -127,7 +130,7 @@ NONCE_STATS = Artifact("nonce_stats", "nonce", doc=(
 # --- pairs: items -----------------------------------------------------------------------------
 REGION_TYPE = pa.struct([("name", pa.string()), ("start", pa.int32()), ("end", pa.int32())])
 
-ITEMS = Artifact("items", "pairs", open=True, doc=(
+ITEMS = Artifact("items", "pairs", open=True, key=("dataset", "item_id"), doc=(
     "`results/items/{dataset}.parquet`: one row per sentence; the base columns every dataset "
     "has, then its family's condition columns."), columns=(
     col("dataset", STR, "the dataset name (the file's stem)"),
@@ -231,7 +234,8 @@ ITEMS_FAMILIES = {a.name: a for a in (ITEMS_SPUD, ITEMS_GERMAN_CASE, ITEMS_JAPAN
                                       ITEMS_COLA, ITEMS_BLIMP)}
 
 # --- scoring ----------------------------------------------------------------------------------
-TOKEN_SCORES = Artifact("token_scores", "score", version=2, doc=(
+TOKEN_SCORES = Artifact("token_scores", "score", version=2, key=(
+        "item_id", "model", "method", "token_index"), doc=(
     "`results/scores/{dataset}/{model}/token_scores.parquet`: one row per scored token, in item "
     "order, then method order as given, then token order."), columns=(
     col("item_id", STR, "the item's id (text input: 1-based line number)"),
@@ -253,7 +257,8 @@ TOKEN_SCORES = Artifact("token_scores", "score", version=2, doc=(
         "subword vocabulary covers every word)", True),
 ))
 
-ITEM_SCORES = Artifact("item_scores", "score", version=2, doc=(
+ITEM_SCORES = Artifact("item_scores", "score", version=2, key=(
+        "item_id", "model", "method", "region"), doc=(
     "`results/scores/{dataset}/{model}/item_scores.parquet`: one row per item and method for the "
     "whole sentence (`region` null; not for `_region` methods), plus one row per named region of "
     "the item, in item order."), columns=(
@@ -289,7 +294,7 @@ ITEM_SCORES = Artifact("item_scores", "score", version=2, doc=(
         "or `no_tokens` (nothing to score) when left out; such rows have null figures", True),
 ))
 
-NGRAM_MODEL = Artifact("ngram_model", "ngram-train", doc=(
+NGRAM_MODEL = Artifact("ngram_model", "ngram-train", key=("ngram",), doc=(
     "`results/ngram/{name}.parquet`: the counts of a word n-gram model, sorted by order then "
     "n-gram; the settings (order, k, discount, lang, min_count, lowercase, unknown, kneser_ney) "
     "are JSON under the schema metadata key `spudflow.ngram`."), columns=(
@@ -298,7 +303,7 @@ NGRAM_MODEL = Artifact("ngram_model", "ngram-train", doc=(
 ))
 
 # --- controls ---------------------------------------------------------------------------------
-CONTROL_LOSSES = Artifact("control_losses", "train-control", doc=(
+CONTROL_LOSSES = Artifact("control_losses", "train-control", key=("step",), doc=(
     "`results/controls/{name}/training_loss.parquet`: one row per optimisation step."), columns=(
     col("epoch", I32, "1-based epoch"),
     col("step", I32, "1-based optimisation step, over all epochs"),
@@ -312,7 +317,8 @@ CONTROL_LOSSES = Artifact("control_losses", "train-control", doc=(
 # The `baseline` of a probe on the language model itself (docs/glossary.md), beside M0, MR, MRC.
 LM_BASELINE = "lm"
 
-PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=4, doc=(
+PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=4, key=(
+        "treebank", "model", "baseline", "seed", "dist_layer", "label_layer", "eval_set"), doc=(
     "`results/probe/runs/…/metrics.parquet`: one row per eval set of a probe run."), columns=(
     col("treebank", STR, "the test treebank"),
     col("model", STR, "the model's name in the config"),
@@ -346,7 +352,7 @@ PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=4, doc=(
     col("dev_root_acc", F64, "root accuracy on the selection data"),
 ))
 
-PROBE_HISTORY = Artifact("probe_history", "probe-train", doc=(
+PROBE_HISTORY = Artifact("probe_history", "probe-train", key=("epoch",), doc=(
     "`results/probe/runs/…/history.parquet`: one row per epoch."), columns=(
     col("epoch", I64, "1-based epoch"),
     col("train_loss", F64, "mean loss over the training sentences"),
@@ -354,7 +360,8 @@ PROBE_HISTORY = Artifact("probe_history", "probe-train", doc=(
     col("lr", F64, "learning rate during that epoch"),
 ))
 
-PROBE_LAYER_CHOICE = Artifact("probe_layer_choice", "probe-select-layers", doc=(
+PROBE_LAYER_CHOICE = Artifact("probe_layer_choice", "probe-select-layers", key=(
+        "treebank", "model", "part"), doc=(
     "`results/probe/layers/{treebank}/{model}.parquet`: the layers the layer sweep chose for "
     "config `auto` (App. F.6), one row per probe part."), columns=(
     col("treebank", STR, "the test treebank (as in the metrics)"),
@@ -374,7 +381,8 @@ def by_name(name: str) -> Artifact | None:
     return next((a for a in STAGE_ARTIFACTS if a.name == name), None)
 
 
-HUMAN_EVAL_KEY = Artifact("human_eval_key", "human-eval export", doc=(
+HUMAN_EVAL_KEY = Artifact("human_eval_key", "human-eval export", key=(
+        "treebank", "split", "seed", "annotator", "item"), doc=(
     "`results/human_eval/{treebank}/{split}/answer_key.parquet`: one row per annotator and item "
     "(the row of the annotator's sheet): the triplet and which nonce method is sentence A and "
     "which is B. Kept apart from the sheets (`sheets/`), which show neither."), columns=(

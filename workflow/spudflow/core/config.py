@@ -112,10 +112,32 @@ def fold_errors(config: dict) -> list[str]:
     return []
 
 
+def split_file_errors(config: dict) -> list[str]:
+    """Two splits of one treebank naming one file (dev and test alike): the probe would select
+    on its test data and the tables would report that as held-out, so it is an error."""
+    import os
+
+    from spudflow.core.split_files import is_url
+
+    lines = []
+    for treebank, spec in (config.get("treebanks") or {}).items():
+        seen: dict[str, str] = {}
+        for split, value in ((spec or {}).get("splits") or {}).items():
+            for location in (value if isinstance(value, list) else [value]):
+                location = str(location)
+                same = location if is_url(location) else os.path.realpath(location)
+                if same in seen and seen[same] != split:
+                    lines.append(f"config key treebanks.{treebank}.splits.{split}: {location} is "
+                                 f"also split {seen[same]}'s file; a split tested on the data "
+                                 "another split trains or selects on is no held-out split")
+                seen.setdefault(same, split)
+    return lines
+
+
 def check_config(config: dict, schema_path: str | Path) -> None:
     errors = config_errors(config, schema_path)
     if not errors:
-        errors = revision_errors(config) + fold_errors(config)
+        errors = revision_errors(config) + fold_errors(config) + split_file_errors(config)
     if errors:
         raise ConfigError("\n".join(errors))
 

@@ -7,7 +7,8 @@ checked likewise when present); the file gets the artifact's name and schema ver
 Parquet metadata. A reader calls `read_artifact`: a file that is missing, not Parquet, of another
 artifact or version, or whose columns (nested values included) differ from the definition is bad
 input (exit 2, one line naming the file, the column and the stage that writes it). Nothing is
-ever filled with nulls.
+ever filled with nulls. Two rows with one value of the artifact's `key` (one sentence twice, one
+item's score twice) are a writer's bug on write and bad input on read: they would count twice.
 """
 
 from __future__ import annotations
@@ -109,6 +110,9 @@ class Artifact:
     # Open artifacts whose further columns sit among the declared ones (one column per UPOS
     # before the total): the writer's column order is kept.
     keep_order: bool = False
+    # The columns that name a row: no two rows of a file share their values (nulls equal), or a
+    # doubled row would be counted twice downstream. Checked on write and on read.
+    key: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -119,6 +123,9 @@ class Artifact:
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"{self.name}: column(s) {', '.join(twice)} declared twice")
+        unknown = [n for n in self.key if n not in self.names]
+        if unknown:
+            raise ValueError(f"{self.name}: key column(s) {', '.join(unknown)} not declared")
 
     def column(self, name: str) -> Column:
         for column in self.columns + self.extra:
@@ -139,11 +146,30 @@ class Artifact:
         own version (bump it when `columns` change; this artifact's version covers the rest)."""
         return Artifact(name=name, producer=self.producer, columns=self.columns + tuple(columns),
                         version=version, doc=doc or self.doc, inherited=len(self.columns),
-                        base_version=self.version)
+                        base_version=self.version, key=self.key)
 
 
 class ContractError(ValueError):
     """A writer's frame breaks its artifact's definition: a bug in the writer, not bad input."""
+
+
+def repeated_key(data: pa.Table | pl.DataFrame, key: Sequence[str]) -> tuple[int, int, dict] | None:
+    """(first row, repeating row, key values), 0-based, of the first key value that two rows of
+    DATA share, or None. Nulls count as equal values."""
+    if not key:
+        return None
+    frame = pl.from_arrow(data.select(list(key))) if isinstance(data, pa.Table) \
+        else data.select(key)
+    twice = frame.with_row_index("_row").filter(pl.struct(*key).is_duplicated())
+    if not twice.height:
+        return None
+    first = twice.row(0, named=True)
+    again = twice.filter(pl.all_horizontal(pl.col(k).eq_missing(first[k]) for k in key)).row(1)
+    return first["_row"], again[0], {k: first[k] for k in key}
+
+
+def describe_key(values: dict) -> str:
+    return ", ".join(f"{k} {v!r}" for k, v in values.items())
 
 
 def _plain(dtype: pa.DataType) -> pa.DataType:
@@ -242,6 +268,11 @@ def conform(data: pa.Table | pl.DataFrame, artifact: Artifact) -> pa.Table:
         position = {f.name: i for i, f in enumerate(fields)}
         order = [position[name] for name in table.column_names]
         arrays, fields = [arrays[i] for i in order], [fields[i] for i in order]
+    repeated = repeated_key(table, artifact.key)
+    if repeated:
+        first, again, values = repeated
+        raise ContractError(f"{artifact.name}: rows {first} and {again} share the key "
+                            f"({describe_key(values)})")
     metadata = dict(table.schema.metadata or {})
     metadata[ARTIFACT_KEY] = artifact.name.encode()
     metadata[VERSION_KEY] = str(artifact.version).encode()
@@ -325,7 +356,27 @@ def read_artifact_table(path: str | Path, artifact: Artifact,
         if inside:
             raise InputError(path, None, f"column {inside[0]!r} has {inside[1]} null(s) inside "
                              f"but may not; {_where(artifact)}")
+    _check_key(path, table, artifact)
     return table
+
+
+def _check_key(path: str | Path, table: pa.Table, artifact: Artifact) -> None:
+    """Bad input where two rows of the file share the artifact's key (read from the file when
+    the caller asked for other columns)."""
+    if not artifact.key:
+        return
+    keys = table
+    if any(k not in table.column_names for k in artifact.key):
+        try:
+            keys = pq.read_table(str(path), columns=list(artifact.key))
+        except (pa.ArrowException, OSError) as error:
+            raise InputError(path, None, f"unreadable Parquet file ({error})") from None
+    repeated = repeated_key(keys, artifact.key)
+    if repeated:
+        first, again, values = repeated
+        raise InputError(path, None, f"rows {first + 1} and {again + 1} are one row twice "
+                         f"({describe_key(values)}): {artifact.name} files have one row per "
+                         f"{', '.join(artifact.key)}")
 
 
 def read_artifact(path: str | Path, artifact: Artifact,

@@ -73,7 +73,7 @@ NONCE_REPLACEMENT_RATIO = table("nonce_replacement_ratio", "table-nonce-ratio", 
     *[col(f"unreplaced_{reason}", I64, f"targeted words kept: {reason}")
       for reason in NONCE_REASONS],
     col("adjusted", I64, "words whose form a language rule changed (a → an, le → l')"),
-), open=True, keep_order=True)
+), open=True, keep_order=True, key=tuple(c.name for c in TABLE_LABELS))
 
 NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
     "type-token ratio of word forms (the default) or of a tokenizer's tokens in the original and "
@@ -92,7 +92,7 @@ NONCE_TYPE_TOKEN_RATIO = table("nonce_type_token_ratio", "table-nonce-ttr", (
     col("types_nonce", I64, "distinct units after"),
     col("ttr_orig", F64, "types_orig / tokens_orig"),
     col("ttr_nonce", F64, "types_nonce / tokens_nonce"),
-), version=4)
+), version=4, key=tuple(c.name for c in TABLE_LABELS))
 
 # --- human evaluation kit (docs/nonce.md, "Human evaluation") ----------------------------------
 HUMAN_EVAL_HEAD = (

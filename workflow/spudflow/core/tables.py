@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from numbers import Number
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from spudflow.core.atomic import atomic_outputs
@@ -17,11 +19,32 @@ def table_paths(stem: str | Path) -> dict[str, Path]:
     return {fmt: stem.with_name(f"{stem.name}.{fmt}") for fmt in TABLE_FORMATS}
 
 
+# A cell's text as Markdown shows it: HTML special characters as entities (a sentence's `<b>` is
+# text, not markup), `|` escaped (it would end the cell), line breaks as `<br>` (one would end the
+# row). `&` first, so that the entities written here are not escaped again.
+_MARKDOWN_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|"),
+                     ("\r\n", "<br>"), ("\n", "<br>"), ("\r", "<br>"))
+
+
+def markdown_cell(text: str) -> str:
+    for plain, escaped in _MARKDOWN_ESCAPES:
+        text = text.replace(plain, escaped)
+    return text
+
+
+def _markdown_value(value: object) -> object:
+    # Numbers stay numbers (tabulate formats them); anything else is text to escape.
+    if value is None or isinstance(value, (Number, np.bool_)):
+        return value
+    return markdown_cell(str(value))
+
+
 def _markdown(df: pl.DataFrame) -> str:
     # Nulls as `--`, as in the LaTeX table: pandas would turn a null string (a whole-sentence
     # row's region) into NaN and print `nan`.
-    frame = df.to_pandas().astype(object)
-    frame = frame.where(frame.notna(), None)
+    frame = df.to_pandas().astype(object).map(_markdown_value, na_action="ignore")
+    frame = frame.astype(object).where(frame.notna(), None)
+    frame.columns = [markdown_cell(str(name)) for name in frame.columns]
     return frame.to_markdown(index=False, floatfmt=".4g", missingval="--") + "\n"
 
 

@@ -8,10 +8,12 @@ byte-identical.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 
 from spudflow.core.artifacts import (
     NONCE_SENTENCE_COLUMNS,
@@ -22,7 +24,7 @@ from spudflow.core.artifacts import (
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import conform, read_artifact, write_parquet
 from spudflow.core.errors import InputError
-from spudflow.core.input_files import require_directory
+from spudflow.core.input_files import parquet_schema, require_directory
 
 TOKENS_FILE = "tokens.parquet"
 SENTENCES_FILE = "sentences.parquet"
@@ -35,12 +37,27 @@ TOKEN_SCHEMA = TREEBANK_TOKENS.schema()
 SENTENCE_SCHEMA = TREEBANK_SENTENCES.schema()
 
 
-def write_treebank(directory: str | Path, tokens: pl.DataFrame, sentences: pl.DataFrame) -> None:
+# Parquet metadata key of a nonce treebank's two files: JSON of what made it (method, seed, ...),
+# so that a nonce treebank is known as one even where its columns are gone or its path lies.
+NONCE_MARKER_KEY = b"spudflow.nonce"
+
+
+def _marked(table: pa.Table, marker: dict | None) -> pa.Table:
+    if marker is None:
+        return table
+    metadata = {**(table.schema.metadata or {}),
+                NONCE_MARKER_KEY: json.dumps(marker, sort_keys=True).encode()}
+    return table.replace_schema_metadata(metadata)
+
+
+def write_treebank(directory: str | Path, tokens: pl.DataFrame, sentences: pl.DataFrame,
+                   nonce: dict | None = None) -> None:
     """Write both tables into DIRECTORY, both or neither. Columns beyond the schema (such as the
-    nonce stage's `orig_form`) are kept after the documented ones."""
+    nonce stage's `orig_form`) are kept after the documented ones. NONCE: the nonce stage's
+    marker (its method, seed, ...), kept in both files' metadata."""
     directory = Path(directory)
-    token_table = conform(tokens, TREEBANK_TOKENS)
-    sentence_table = conform(sentences, TREEBANK_SENTENCES)
+    token_table = _marked(conform(tokens, TREEBANK_TOKENS), nonce)
+    sentence_table = _marked(conform(sentences, TREEBANK_SENTENCES), nonce)
     with atomic_outputs() as out:
         write_parquet(token_table, out.path(directory / TOKENS_FILE))
         write_parquet(sentence_table, out.path(directory / SENTENCES_FILE))
@@ -82,15 +99,42 @@ def _check_one_treebank(directory: Path, tokens: pl.DataFrame, sentences: pl.Dat
                      f"treebank: {found}")
 
 
+def nonce_marker(directory: str | Path) -> dict | None:
+    """The nonce stage's marker of the treebank in DIRECTORY (None for an original treebank)."""
+    path = Path(directory) / TOKENS_FILE
+    metadata = parquet_schema(path, "ingested treebank file").metadata or {}
+    value = metadata.get(NONCE_MARKER_KEY)
+    if value is None:
+        return None
+    try:
+        marker = json.loads(value)
+    except ValueError:
+        marker = None
+    if not isinstance(marker, dict):
+        raise InputError(path, None, f"unreadable {NONCE_MARKER_KEY.decode()} metadata")
+    return marker
+
+
+def refuse_nonce_treebank(directory: str | Path, tokens: pl.DataFrame, what: str = "") -> None:
+    """Bad input where the treebank in DIRECTORY (its tokens read) is a nonce treebank: by its
+    marker or, for one written before the marker, by the nonce stage's columns."""
+    directory = Path(directory)
+    marker = nonce_marker(directory)
+    found = [c for c in NONCE_TOKEN_COLUMNS if c in tokens.columns]
+    if marker is None and not found:
+        return
+    made = (f"made by spudflow nonce, method {marker.get('method')!r} seed {marker.get('seed')!r}"
+            if marker is not None else f"column(s) {', '.join(found)}")
+    raise InputError(directory / TOKENS_FILE, None, f"a nonce treebank ({made}), not an "
+                     f"original one{'; ' + what if what else ''}")
+
+
 def read_original_treebank(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame]:
     """As read_treebank, for an original (ingested) treebank: a nonce treebank, which has the
-    nonce stage's columns, is bad input where the original is read."""
+    nonce stage's marker or columns, is bad input where the original is read."""
     directory = Path(directory)
     tokens, sentences = read_treebank(directory)
-    found = [c for c in NONCE_TOKEN_COLUMNS if c in tokens.columns]
-    if found:
-        raise InputError(directory / TOKENS_FILE, None, f"a nonce treebank (column(s) "
-                         f"{', '.join(found)}), not an original one")
+    refuse_nonce_treebank(directory, tokens)
     return tokens, sentences
 
 

@@ -31,7 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "export", help="DIR (from ingest) -> CoNLL-U file",
         description="Write an ingested treebank back as CoNLL-U. For a valid UD file, ingest then "
-        "export is byte-identical. Extra token columns added by later stages are ignored.")
+        "export is byte-identical. Extra token columns added by later stages are ignored. The "
+        "output is read back as ingest reads it first: a treebank that would export as invalid "
+        "CoNLL-U (a tab or newline in a field, a HEAD outside its sentence) is bad input and "
+        "writes nothing.")
     p.add_argument("dir", type=Path, help="directory with tokens.parquet and sentences.parquet")
     p.add_argument("--out", type=output_file, required=True, help="output .conllu file")
     p.set_defaults(handler=run_export)
@@ -104,10 +107,19 @@ def run_training_share(args: argparse.Namespace) -> None:
 
 def run_export(args: argparse.Namespace) -> None:
     from spudflow.core.treebank import read_treebank, write_conllu
+    from spudflow.ingest.convert import read_conllu
 
     tokens, sentences = read_treebank(args.dir)
     with atomic_outputs() as out:
-        write_conllu(out.path(args.out), tokens, sentences)
+        tmp = out.path(args.out)
+        write_conllu(tmp, tokens, sentences)
+        # What export writes must ingest again: a tab or newline inside a field, a HEAD of -1 or
+        # one outside its sentence (Parquet written by other tools) would make invalid CoNLL-U.
+        try:
+            read_conllu(tmp)
+        except InputError as error:
+            raise InputError(args.dir, None, f"would export as invalid CoNLL-U ({error.message}, "
+                             f"at line {error.line} of the export): nothing written") from None
 
 
 def _check_url(url: str) -> None:

@@ -130,7 +130,8 @@ def run_nonce(args: argparse.Namespace) -> None:
         write_artifact(stats, out.path(args.out / STATS_FILE), NONCE_STATS)
         if args.conllu:
             write_conllu(out.path(args.conllu), tokens, sentences)
-        write_treebank(args.out, tokens, sentences)
+        write_treebank(args.out, tokens, sentences, nonce={
+            "method": args.method, "seed": args.seed, "language": args.lang})
 
 
 def run_table(args: argparse.Namespace) -> None:

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import polars as pl
 
-from spudflow.core.artifacts import NONCE_SENTENCE_COLUMNS, NONCE_TOKEN_COLUMNS
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
-from spudflow.core.treebank import read_treebank
+from spudflow.core.treebank import read_treebank, refuse_nonce_treebank
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import FORMS, WEIGHTS, build_index
 from spudflow.nonce.context import METHODS, RULE_FREE_METHODS, with_context
@@ -50,9 +49,9 @@ def _read(directory: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
         if not (directory / name).is_file():
             raise InputError(directory / name, None, "no such file (not an ingested treebank?)")
     tokens, sentences = read_treebank(directory)
-    # The columns this stage adds, dropped from an input that is itself a nonce treebank.
-    tokens = tokens.drop([c for c in NONCE_TOKEN_COLUMNS if c in tokens.columns])
-    sentences = sentences.drop([c for c in NONCE_SENTENCE_COLUMNS if c in sentences.columns])
+    # A nonce version of a nonce version would pass for one of the original sentences.
+    refuse_nonce_treebank(directory, tokens, "spudflow nonce makes nonce versions of an "
+                          "ingested treebank")
     return tokens.sort("sent_index", "token_index"), sentences.sort("sent_index")
 
 

@@ -22,6 +22,7 @@ from spudflow.core.training_share import sentences_in_share
 from spudflow.core.treebank import (
     SENTENCES_FILE,
     TOKENS_FILE,
+    nonce_marker,
     read_nonce_treebank,
     read_original_treebank,
 )
@@ -128,6 +129,20 @@ def _read(directory: Path, nonce: bool) -> tuple[pl.DataFrame, pl.DataFrame]:
     return read_nonce_treebank(directory) if nonce else read_original_treebank(directory)
 
 
+def _check_marker(version: NonceVersion) -> None:
+    """The path's method and seed are those the nonce stage made the treebank with: a folder
+    copied to another seed's path would otherwise count as a second, independent draw."""
+    marker = nonce_marker(version.directory)
+    if marker is None:  # written before the marker: the path is all there is
+        return
+    made = (marker.get("method"), marker.get("seed"))
+    if made != (version.method, version.seed):
+        raise InputError(version.directory / TOKENS_FILE, None, f"made by spudflow nonce as "
+                         f"{made[0]}/seed{made[1]}, but its path says "
+                         f"{version.method}/seed{version.seed}: one nonce treebank given as "
+                         "another seed's?")
+
+
 def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, language: str,
                      min_words: int = 4, leave_out_share: tuple[float, int] | None = None
                      ) -> tuple[pa.Table, dict[str, int]]:
@@ -146,6 +161,7 @@ def build_spud_items(orig_dir: Path, nonce_dirs: list[Path], dataset: str, langu
     nonce_data = []
     for version in versions:
         n_tokens, n_sentences = _read(version.directory, nonce=True)
+        _check_marker(version)
         if n_sentences.get_column("sent_index").to_list() != sentences.get_column(
                 "sent_index").to_list() or n_sentences.get_column("sent_id").to_list() != \
                 sentences.get_column("sent_id").to_list():

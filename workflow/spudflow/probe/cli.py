@@ -159,7 +159,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--min-words", type=int, default=4,
                    help="sentences with fewer words are left out of training, selection and "
                    "evaluation (default 4, as the paper, App. C)")
-    p.add_argument("--rank", type=int, default=128)
+    p.add_argument("--rank", type=positive, default=128,
+                   help="rank of the probes' projection, at least 1 (default: %(default)s)")
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--max-epochs", type=int, default=30)

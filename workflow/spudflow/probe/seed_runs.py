@@ -69,6 +69,37 @@ def cap(data: ProbeSet, n: int | None, args: Namespace) -> ProbeSet:
     return kept
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
+
+
+def _texts(treebank: Path) -> set[str]:
+    from spudflow.core.artifacts import TREEBANK_SENTENCES
+    from spudflow.core.contract import read_artifact
+    from spudflow.core.treebank import SENTENCES_FILE
+
+    texts = read_artifact(treebank / SENTENCES_FILE, TREEBANK_SENTENCES, ["text"])["text"]
+    return set(texts.drop_nulls().to_list())
+
+
+def _refuse_training_data(name: str, features: Path, treebank: Path, train: list) -> None:
+    """Bad input where an eval set is the training set (the same files, or a copy whose every
+    sentence is a training sentence): its scores would measure memory, not generalisation."""
+    train_features, train_treebank = map(Path, train)
+    if _same_file(features, train_features) or _same_file(treebank, train_treebank):
+        same = treebank if _same_file(treebank, train_treebank) else features
+        raise InputError(same, None, f"eval set {name!r} is the training set (--train): a "
+                         "probe is tested on sentences it did not train on")
+    texts = _texts(treebank)
+    if texts and texts <= _texts(train_treebank):
+        raise InputError(treebank, None, f"eval set {name!r}: every sentence of it is a "
+                         f"sentence of the training set {train_treebank}: a probe is tested on "
+                         "sentences it did not train on")
+
+
 def load_probe_data(args: Namespace) -> ProbeData:
     """Every input read and checked before the first seed trains (bad input writes nothing)."""
     from spudflow.core.distinct_inputs import distinct_names
@@ -105,6 +136,8 @@ def load_probe_data(args: Namespace) -> ProbeData:
         raise InputError(args.train[1], None, "no sentences to train or select on")
     evals = [(name, load(name, features, treebank, too_long), treebank)
              for name, features, treebank in args.eval]
+    for name, features, treebank in args.eval:
+        _refuse_training_data(name, Path(features), Path(treebank), args.train)
     run = {"treebank": args.treebank, "model": args.model, "baseline": args.baseline or LM_BASELINE,
            "seed": None, "dist_layer": layers["dist"], "label_layer": layers["label"],
            "auto_layers": AUTO in (args.dist_layer, args.label_layer)}

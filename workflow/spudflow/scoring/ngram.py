@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from spudflow.core.artifacts import NGRAM_MODEL
 from spudflow.core.contract import read_artifact_table, write_artifact
@@ -152,6 +153,7 @@ class NgramModel:
                 or settings.get("unknown", "unk") not in UNKNOWN \
                 or settings.get("kneser_ney", "interpolated") not in KNESER_NEY:
             raise InputError(path, None, f"unknown model settings {settings!r}")
+        _check_counts(path, table, settings["order"])
         counts = dict(zip(map(tuple, table.column("ngram").to_pylist()),
                           table.column("count").to_pylist(), strict=True))
         return cls(counts=counts, **settings)
@@ -249,6 +251,26 @@ class _Totals:
         self.counts[gram] = count
         self.context[gram[:-1]] += count
         self.types[gram[:-1]] += 1
+
+
+def _check_counts(path: str | Path, table: pa.Table, order: object) -> None:
+    """Bad input unless every count is positive and every n-gram has 1 to ORDER words: a zero or
+    negative count (a file edited or written by another tool) would give probabilities of zero,
+    negative or above one, scored without a word of warning."""
+    if not isinstance(order, int) or isinstance(order, bool) or order < 1:
+        raise InputError(path, None, f"n-gram order {order!r}: a positive integer")
+    counts = table.column("count")
+    lengths = pc.list_value_length(table.column("ngram"))
+    bad = pc.or_(pc.less_equal(counts, 0),
+                 pc.or_(pc.less(lengths, 1), pc.greater(lengths, order)))
+    if not pc.any(bad).as_py():
+        return
+    row = pc.index(bad, True).as_py()
+    gram, count = table.column("ngram")[row].as_py(), counts[row].as_py()
+    what = (f"count {count}: n-gram counts are positive" if count <= 0 else
+            f"{len(gram)} words in a model of order {order}")
+    raise InputError(path, None, f"row {row + 1}: n-gram {' '.join(gram)!r} has {what}; the "
+                     "ngram-train command writes these files")
 
 
 def unigram_lookup(paths: Sequence[Path]):

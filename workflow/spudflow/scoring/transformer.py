@@ -51,6 +51,19 @@ def auto_class(kind: str):
             "electra": transformers.AutoModelForPreTraining}[kind]
 
 
+def refuse_new_weights(name: str, what: str, loading: dict) -> None:
+    """Bad input where transformers found no weights for some parameters of WHAT in the files
+    (`missing_keys`): it initialises them at random, so an encoder without its MLM head would be
+    scored with a random head, differently on every cold run."""
+    missing = sorted(loading.get("missing_keys") or [])
+    if missing:
+        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3
+                                          else "")
+        raise InputError(name, None, f"holds no weights for {shown} of {what}: they would be "
+                         "randomly initialised (a model without the head this kind needs); "
+                         "choose a model with that head or another --kind")
+
+
 def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: torch.device,
                     trust_remote_code: bool):
     """(tokenizer, model) of a source. A path that holds no model, or a hub id that cannot be
@@ -67,10 +80,12 @@ def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: 
     with loading_errors(name, f"a {kind} model", gguf=bool(source.gguf_file),
                         remote_code=allow):
         tokenizer = AutoTokenizer.from_pretrained(source.location, **options)
-        model = auto_class(kind).from_pretrained(source.location, dtype=dtype, **options)
+        model, loading = auto_class(kind).from_pretrained(
+            source.location, dtype=dtype, output_loading_info=True, **options)
     if kind == "electra" and not hasattr(model, "discriminator_predictions"):
         raise InputError(name, None,
                          f"is not an ELECTRA discriminator ({type(model).__name__})")
+    refuse_new_weights(name, f"a {kind} model", loading)
     return tokenizer, model.to(device).eval()
 
 
