@@ -1,5 +1,5 @@
-"""What format of file an existing output path holds, so that a writer replaces only a previous
-output of the format it writes (core/atomic.py) and never a file of something else.
+"""What format of file an existing output path holds, for the messages of core/atomic.py (and
+its check that a Parquet file is replaced only by one of the same artifact).
 
 A Parquet file is known by the artifact its schema metadata names (core/contract.py); other
 files by their content: CoNLL-U text, other text, an SVG or HTML page, PNG, gzip, safetensors.
@@ -16,8 +16,6 @@ PARQUET_MAGIC = b"PAR1"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 GZIP_MAGIC = b"\x1f\x8b"
 EMPTY, CONLLU, TEXT = "empty", "CoNLL-U text", "text"
-# Formats an empty output (an export of no sentences) may replace.
-TEXT_FORMATS = (EMPTY, CONLLU, TEXT)
 # One CoNLL-U line: a comment, a blank line ending a sentence, or ten tab-separated fields.
 CONLLU_LINE = re.compile(r"^(#.*|\s*|([^\t]*\t){9}[^\t]*)$")
 
@@ -75,12 +73,3 @@ def file_format(path: Path) -> str:
         return _text_format(head)
     except UnicodeDecodeError:
         return "binary data"
-
-
-def may_replace(old: Path, new: Path) -> tuple[bool, str, str]:
-    """(whether NEW may replace OLD, OLD's format, NEW's format): an output replaces a previous
-    output of its own format, or an empty file; an empty output replaces only text."""
-    old_format, new_format = file_format(old), file_format(new)
-    allowed = old_format in (EMPTY, new_format) or \
-        (new_format == EMPTY and old_format in TEXT_FORMATS)
-    return allowed, old_format, new_format
