@@ -284,7 +284,7 @@ def test_a_filled_sheet_is_kept_and_the_new_blank_one_goes_beside_it(treebanks, 
     filled = (kit / "sheets" / "ann1.csv").read_bytes()
     blank_ann2 = (kit / "sheets" / "ann2.csv").read_bytes()
     caplog.set_level("WARNING")
-    for run in range(2):  # the second run replaces its own blank NAME.new.csv
+    for _ in range(2):  # the second run replaces its own blank NAME.new.csv
         assert export(treebanks, kit, seed=2) == 0
         assert (kit / "sheets" / "ann1.csv").read_bytes() == filled
         new = (kit / "sheets" / "ann1.new.csv").read_text(encoding="utf-8")

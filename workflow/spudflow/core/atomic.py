@@ -69,30 +69,22 @@ def _check_folder(final: Path, description: str, recognise: Callable[[Path], boo
                      "written; remove it or choose another path")
 
 
-def _is_parquet(path: Path) -> bool:
-    from spudflow.core.output_formats import PARQUET_MAGIC
-
-    with path.open("rb") as handle:
-        return handle.read(len(PARQUET_MAGIC)) == PARQUET_MAGIC
-
-
 def _check_file(tmp: Path, final: Path) -> list[str]:
     """Bad input unless FINAL may be replaced by TMP; returns the hashes of FINAL's bytes that
     are spudflow's (kept in its mark until the new bytes are in place)."""
-    from spudflow.core.output_formats import file_format
+    from spudflow.core.output_formats import file_format, self_marked
     from spudflow.core.written_files import written_hash
 
     _refuse_directory(final)
     if not final.is_file() or final.stat().st_size == 0:  # nothing there to lose
         return []
-    if _is_parquet(final) or _is_parquet(tmp):
-        # Parquet carries its mark: the artifact it holds (a file of no artifact is a user's)
-        old, new = file_format(final), file_format(tmp)
+    old, new = self_marked(final), self_marked(tmp)
+    if old or new:  # Parquet, safetensors: the artifact in the file is its mark
         if old == new and "no spudflow artifact" not in old:
             return []
-        raise InputError(final, None, f"holds {old}; spudflow writes {new} here and replaces "
-                         "only a file of that artifact: nothing written; remove it or choose "
-                         "another path")
+        raise InputError(final, None, f"holds {old or file_format(final)}; spudflow writes "
+                         f"{new or file_format(tmp)} here and replaces only a file of that "
+                         "artifact: nothing written; remove it or choose another path")
     old_hash = written_hash(final)
     if old_hash is None:
         raise InputError(final, None, "a file spudflow did not write, or changed since it did; "
@@ -102,8 +94,11 @@ def _check_file(tmp: Path, final: Path) -> list[str]:
 
 
 def _marked_file(tmp: Path) -> bool:
-    """Whether a file is marked beside it (core/written_files.py): all but Parquet ones."""
-    return tmp.stat().st_size > 0 and not _is_parquet(tmp)
+    """Whether a file is marked beside it (core/written_files.py): all but those that carry
+    their own mark (Parquet, safetensors)."""
+    from spudflow.core.output_formats import self_marked
+
+    return tmp.stat().st_size > 0 and self_marked(tmp) is None
 
 
 class AtomicOutputs:

@@ -15,6 +15,8 @@ HEAD_BYTES = 1 << 16
 PARQUET_MAGIC = b"PAR1"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 GZIP_MAGIC = b"\x1f\x8b"
+# The metadata key of spudflow's safetensors files (probe features).
+SAFETENSORS_KEY = "spudflow"
 EMPTY, CONLLU, TEXT = "empty", "CoNLL-U text", "text"
 # One CoNLL-U line: a comment, a blank line ending a sentence, or ten tab-separated fields.
 CONLLU_LINE = re.compile(r"^(#.*|\s*|([^\t]*\t){9}[^\t]*)$")
@@ -73,3 +75,30 @@ def file_format(path: Path) -> str:
         return _text_format(head)
     except UnicodeDecodeError:
         return "binary data"
+
+
+def self_marked(path: Path) -> str | None:
+    """The format of PATH when it carries its own mark of what wrote it (a Parquet file, its
+    artifact; a safetensors file, its metadata), else None (core/written_files.py marks it)."""
+    with path.open("rb") as handle:
+        head = handle.read(16)
+    if head.startswith(PARQUET_MAGIC):
+        return file_format(path)
+    if len(head) > 8 and head[8:9] == b"{" and int.from_bytes(head[:8], "little") < 1 << 30:
+        return _safetensors_format(path)
+    return None
+
+
+def _safetensors_format(path: Path) -> str:
+    import json
+
+    with path.open("rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        try:
+            header = json.loads(handle.read(size))
+        except ValueError:
+            return "an unreadable safetensors file"
+    metadata = header.get("__metadata__") if isinstance(header, dict) else None
+    ours = isinstance(metadata, dict) and SAFETENSORS_KEY in metadata
+    return "a safetensors file of spudflow's" if ours else "a safetensors file of no spudflow " \
+        "artifact"

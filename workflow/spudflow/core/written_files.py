@@ -1,12 +1,13 @@
 """Which files spudflow wrote: the mark core/atomic.py checks before it replaces a file.
 
-A Parquet output carries its own mark, the artifact its schema metadata names (core/contract.py).
-Every other file spudflow writes (CSV, Markdown, LaTeX, CoNLL-U, PNG, SVG, HTML, a download, a
-model) is listed in the hidden folder `.spudflow-written/` beside it: one entry per file, named as
-the file, holding the SHA-256 of the bytes spudflow wrote there. A file is spudflow's when its
-entry lists the hash of its bytes as they are now. A file spudflow wrote and someone changed since
-(a filled annotation sheet, a table edited by hand) is theirs from then on, and kept like any
-other file of theirs.
+A Parquet output carries its own mark, the artifact its schema metadata names (core/contract.py),
+and so does a safetensors file (its `spudflow` metadata key). Every other file spudflow writes
+(CSV, Markdown, LaTeX, CoNLL-U, PNG, SVG, HTML, a download) is listed in the hidden folder
+`.spudflow-written/` beside it: one entry per file, NAME.sha256 (a suffix no reader globs for),
+holding the SHA-256 of the bytes spudflow wrote there. A file is spudflow's when its entry lists
+the hash of its bytes as they are now. A file spudflow wrote and someone changed since (a filled
+annotation sheet, a table edited by hand) is theirs from then on, and kept like any other file
+of theirs.
 
 One entry per file, not one list per folder: jobs that write into one folder side by side mark
 their files without a lock and without losing each other's entries.
@@ -29,8 +30,11 @@ def sha256_of(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
+ENTRY_SUFFIX = ".sha256"
+
+
 def _entry(path: Path) -> Path:
-    return path.parent / MARK_DIR / path.name
+    return path.parent / MARK_DIR / f"{path.name}{ENTRY_SUFFIX}"
 
 
 def _listed(path: Path) -> list[str]:
@@ -61,7 +65,7 @@ def mark(final: Path, hashes: list[str]) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "w", encoding="ascii") as handle:
             handle.write("".join(f"{h}\n" for h in hashes))
-        os.replace(tmp, folder / final.name)
+        os.replace(tmp, _entry(final))
     except OSError as error:
         raise InputError(folder, None, f"cannot record the files spudflow writes here "
                          f"({error.strerror or error}): nothing written") from None
