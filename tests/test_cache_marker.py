@@ -124,3 +124,16 @@ def test_an_empty_cache_path_is_refused(run_cli, tmp_path, ngram_job, monkeypatc
     assert err.strip().splitlines() == [
         f"{value!r}: an empty path, which would be the working folder: name a folder of its own"]
     assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_scoring_cache_is_a_config_error(value):
+    import yaml
+
+    from spudflow.core.config import config_errors
+
+    repo = Path(__file__).parent.parent
+    config = yaml.safe_load((repo / "config" / "config.yaml").read_text(encoding="utf-8"))
+    config["scoring"]["cache"] = value
+    errors = config_errors(config, repo / "config" / "schema.yaml")
+    assert [e.split(":")[0] for e in errors] == ["config key scoring.cache"], errors
