@@ -85,3 +85,55 @@ def test_a_cache_made_before_the_marker_keeps_working(run_cli, tmp_path, ngram_j
     (cache / "notes.txt").write_text("mine\n")
     (cache / MARKER).unlink()
     assert run_cli("cache", "stats", cache)[0] == EXIT_BAD_INPUT
+
+
+def test_cache_commands_touch_only_the_settings_they_made_and_follow_no_link(
+        run_cli, tmp_path, ngram_job):
+    """Inside a marked cache: a user's folder, a folder named like a setting but a link to one
+    outside (whose torn segment verify would remove), and a torn segment that is a link to a
+    file outside are all left alone by verify, compact and prune."""
+    cache = tmp_path / "cache"
+    assert run_cli(*ngram_job, "--out", tmp_path / "a", "--cache", cache)[0] == 0
+    [setting] = [p for p in cache.iterdir() if p.is_dir()]
+    (cache / "my_notes").mkdir()
+    (cache / "my_notes" / "notes.txt").write_text("mine\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "seg-0-0.parquet").write_bytes(b"torn, and not the cache's")
+    (outside / "model.json").write_text("{}\n")
+    (cache / ("f" * 24)).symlink_to(outside)
+    (setting / "seg-1-1.parquet").symlink_to(outside / "seg-0-0.parquet")
+    before = tree(outside)
+    for command in (["verify"], ["compact"], ["prune", "--keep-models", "m"],
+                    ["prune", "--keep-models", "other"]):
+        code, _, err = run_cli("cache", command[0], cache, *command[1:])
+        assert code == 0, (command, err)
+        assert tree(outside) == before, command
+        assert (cache / "my_notes" / "notes.txt").read_text() == "mine\n", command
+        assert (cache / ("f" * 24)).is_symlink(), command
+    assert not setting.exists()  # pruned: prune still removes a setting it made
+
+
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_cache_path_is_refused(run_cli, tmp_path, ngram_job, monkeypatch, value):
+    """`score --cache ''` would make the working folder the cache."""
+    monkeypatch.chdir(tmp_path)
+    before = tree(tmp_path)
+    code, _, err = run_cli(*ngram_job, "--out", tmp_path / "a", "--cache", value)
+    assert code == EXIT_BAD_INPUT, err
+    assert err.strip().splitlines() == [
+        f"{value!r}: an empty path, which would be the working folder: name a folder of its own"]
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_scoring_cache_is_a_config_error(value):
+    import yaml
+
+    from spudflow.core.config import config_errors
+
+    repo = Path(__file__).parent.parent
+    config = yaml.safe_load((repo / "config" / "config.yaml").read_text(encoding="utf-8"))
+    config["scoring"]["cache"] = value
+    errors = config_errors(config, repo / "config" / "schema.yaml")
+    assert [e.split(":")[0] for e in errors] == ["config key scoring.cache"], errors

@@ -13,6 +13,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from spudflow.cli import main
 from spudflow.core.errors import EXIT_BAD_INPUT
+from spudflow.core.written_files import MARK_DIR
 
 TINY_EN = Path(__file__).parent / "data" / "workflow" / "tiny_en.conllu"
 FILLED = Path(__file__).parent / "data" / "workflow" / "human_eval"
@@ -39,8 +40,9 @@ def export(dirs: dict[str, Path], out: Path, seed: int = 1, n: int = 3,
 
 
 def files(directory: Path) -> dict[str, bytes]:
+    """The files under DIRECTORY, but for the marks of what spudflow wrote."""
     return {str(p.relative_to(directory)): p.read_bytes()
-            for p in sorted(directory.rglob("*")) if p.is_file()}
+            for p in sorted(directory.rglob("*")) if p.is_file() and MARK_DIR not in p.parts}
 
 
 def test_same_seed_gives_byte_identical_files(treebanks, tmp_path):
@@ -269,3 +271,48 @@ def test_kappa_is_null_where_it_is_undefined_not_an_error():
     same = pl.DataFrame({"annotator": ["a"] * 3 + ["b"] * 3, "sent_index": [0, 1, 2] * 2,
                          "spud": ["yes"] * 6})
     assert _kappa(same, ["spud"]) == (None, 1.0)
+
+
+def test_a_filled_sheet_is_kept_and_the_new_blank_one_goes_beside_it(treebanks, tmp_path,
+                                                                       caplog):
+    """`human-eval export --out` over a kit whose sheet was filled: the answers stay, the new
+    sheet is NAME.new.csv (a log line says so); an unfilled sheet is replaced as before."""
+    kit = tmp_path / "kit"
+    assert export(treebanks, kit) == 0
+    key = pl.read_parquet(kit / "answer_key.parquet")
+    fill(kit / "sheets" / "ann1.csv", key, random.Random(3))
+    filled = (kit / "sheets" / "ann1.csv").read_bytes()
+    blank_ann2 = (kit / "sheets" / "ann2.csv").read_bytes()
+    caplog.set_level("WARNING")
+    for _ in range(2):  # the second run replaces its own blank NAME.new.csv
+        assert export(treebanks, kit, seed=2) == 0
+        assert (kit / "sheets" / "ann1.csv").read_bytes() == filled
+        new = (kit / "sheets" / "ann1.new.csv").read_text(encoding="utf-8")
+        assert "ann1" in new and ",yes," not in new.lower()
+        assert (kit / "sheets" / "ann2.csv").read_bytes() != blank_ann2  # seed 2's sheet
+        assert not (kit / "sheets" / "ann2.new.csv").exists()
+    assert not (kit / "sheets" / "ann1.new-2.csv").exists()
+    assert f"{kit / 'sheets' / 'ann1.csv'} holds answers" in caplog.text
+    assert f"the new blank sheet is {kit / 'sheets' / 'ann1.new.csv'}" in caplog.text
+
+
+@pytest.mark.slow
+def test_the_workflow_keeps_a_filled_sheet_when_the_seed_changes(tmp_path):
+    """A tiny workflow copy: export the kit, fill annotator1's sheet in place, change
+    human_eval.seed, run again: the answers are where they were, the new sheet beside them."""
+    from workflow_helpers import copy_workflow, run_workflow, update_config
+
+    workdir = copy_workflow(tmp_path / "wf")
+    kit = workdir / "results" / "human_eval" / "tiny_en" / "test"
+    target = ["results/human_eval/tiny_en/test/sheets/annotator1.html"]
+    run_workflow(workdir, targets=target)
+    sheet = kit / "sheets" / "annotator1.csv"
+    fill(sheet, pl.read_parquet(kit / "answer_key.parquet"), random.Random(3))
+    filled = sheet.read_bytes()
+    update_config(workdir, lambda config: config["human_eval"].update(seed=2))
+    run_workflow(workdir, targets=target)
+    assert sheet.read_bytes() == filled
+    assert (kit / "sheets" / "annotator1.new.csv").is_file()
+    assert (kit / "sheets" / "annotator2.csv").is_file()
+    log = (workdir / "results" / "logs" / "human_eval_export.log").read_text(encoding="utf-8")
+    assert "annotator1.csv holds answers" in log

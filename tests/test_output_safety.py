@@ -53,20 +53,70 @@ def test_export_and_stats_run_again_over_their_own_outputs(run_cli, workdir):
     assert (workdir / "mini.conllu").read_bytes() == MINI.read_bytes()
 
 
+NOT_OURS = ("a file spudflow did not write, or changed since it did; spudflow replaces only "
+            "what it wrote: nothing written; remove it or choose another path")
+
+
 def test_a_file_of_another_format_is_not_replaced(run_cli, workdir):
     (workdir / "README.md").write_text("# My notes\n\nNot CoNLL-U.\n", encoding="utf-8")
     before = tree(workdir)
     code, _, err = run_cli("export", "ing", "--out", "README.md")
     assert code == EXIT_BAD_INPUT, err
-    assert err.strip().splitlines() == [
-        "README.md: holds text; spudflow writes CoNLL-U text here and replaces only a file of "
-        "that format: nothing written; remove it or choose another path"]
+    assert err.strip().splitlines() == [f"README.md: {NOT_OURS}"]
     code, _, err = run_cli("stats", "ing", "--treebank", "t", "--split", "s", "--lang", "de",
                            "--out", "ing/tokens.parquet")
     assert code == EXIT_BAD_INPUT, err
     assert err.startswith("ing/tokens.parquet: holds a Parquet file of treebank_tokens; "
                           "spudflow writes a Parquet file of treebank_stats here")
     assert tree(workdir) == before
+
+
+def _serve_file(path: Path) -> str:
+    return path.resolve().as_uri()
+
+
+@pytest.mark.parametrize("case", ["export", "nonce-conllu", "fetch", "front-page",
+                                  "table-stem", "edited"])
+def test_a_users_file_of_the_same_format_is_never_replaced(run_cli, workdir, case):
+    """The write rule is who wrote a file, not its format: a hand-made CoNLL-U file, a user's
+    notes.txt or index.html, a README.md / budget.csv / paper.tex beside a table stem, and a
+    file spudflow wrote that the user edited since all stay, exit 2, nothing written."""
+    (workdir / "mine.conllu").write_bytes(b"# my own treebank\n" + MINI.read_bytes())
+    (workdir / "notes.txt").write_text("my notes\n", encoding="utf-8")
+    (workdir / "index.html").write_text("<!DOCTYPE html><html>mine</html>\n", encoding="utf-8")
+    assert run_cli("stats", "ing", "--treebank", "t", "--split", "s", "--lang", "de",
+                   "--out", "stats.parquet")[0] == 0
+    commands = {
+        "export": (["export", "ing", "--out", "mine.conllu"], "mine.conllu"),
+        "nonce-conllu": (["nonce", "ing", "--lang", "de", "--seed", "1", "--out", "n",
+                          "--conllu", "mine.conllu"], "mine.conllu"),
+        "fetch": (["fetch", _serve_file(MINI), "--out", "notes.txt"], "notes.txt"),
+        "front-page": (["front-page", "--out", "index.html"], "index.html"),
+        "table-stem": (["table-treebank-stats", "stats.parquet", "--out", "README"],
+                       "README.md"),
+        "edited": (["export", "ing", "--out", "ours.conllu"], "ours.conllu"),
+    }
+    command, refused = commands[case]
+    if case == "table-stem":
+        (workdir / "README.md").write_text("# budget notes\n", encoding="utf-8")
+        (workdir / "README.csv").write_text("item,cost\nGPU,1\n", encoding="utf-8")
+        (workdir / "README.tex").write_text("\\section{paper}\n", encoding="utf-8")
+    if case == "edited":
+        assert run_cli(*command)[0] == 0  # spudflow's file, replaced by a rerun
+        assert run_cli(*command)[0] == 0
+        with (workdir / "ours.conllu").open("a", encoding="utf-8") as handle:
+            handle.write("# a note of the user's\n")
+    before = tree(workdir)
+    code, _, err = run_cli(*command)
+    assert code == EXIT_BAD_INPUT, err
+    line = err.strip().splitlines()[-1]
+    assert line == f"{refused}: {NOT_OURS}" or case == "table-stem" and \
+        line.startswith("README.") and line.endswith(NOT_OURS), line
+    if case == "nonce-conllu":  # its folder n/ is written apart from --conllu (issue 21's)
+        before = {k: v for k, v in before.items() if not k.startswith("n")}
+        assert {k: v for k, v in tree(workdir).items() if not k.startswith("n")} == before
+    else:
+        assert tree(workdir) == before
 
 
 def test_one_refused_file_of_a_table_writes_none_of_its_files(run_cli, workdir):
@@ -77,7 +127,7 @@ def test_one_refused_file_of_a_table_writes_none_of_its_files(run_cli, workdir):
     before = tree(workdir)
     code, _, err = run_cli("table-treebank-stats", "stats.parquet", "--out", "table")
     assert code == EXIT_BAD_INPUT, err
-    assert err.startswith("table.md: holds a PNG image; spudflow writes text here")
+    assert err.startswith(f"table.md: {NOT_OURS}")
     assert tree(workdir) == before
     (workdir / "table.md").unlink()
     assert run_cli("table-treebank-stats", "stats.parquet", "--out", "table")[0] == 0
@@ -139,3 +189,36 @@ def test_a_folder_output_replaces_only_a_previous_one_of_its_kind(tmp_path):
     from spudflow.controls.save import is_control
 
     assert is_control(control) and not is_control(run)
+
+
+@pytest.mark.parametrize("command", [
+    ["pairs", "count-verbs", "corpus.txt", "--lexicon", "lex.tsv", "--out", "lex.tsv"],
+    ["training-share", "ing", "--fraction", "0.5", "--out", "ing"],
+    ["nonce", "ing", "--lang", "en", "--method", "spud", "--seed", "1", "--out", "ing"],
+    ["nonce", "ing", "--lang", "en", "--method", "spud", "--seed", "1", "--out", "n",
+     "--lexicon", "n/lex.tsv"],
+    ["table-treebank-stats", "stats.parquet", "--out", "stats"],
+    ["score-gather", "s1", "s2", "--out", "s1"],
+    ["training-share", "ing", "--fraction", "0.5", "--out", "./keep/../ing"],
+], ids=["count-verbs", "training-share", "nonce", "nonce-folder", "table-stem", "score-gather",
+        "another-spelling"])
+def test_an_output_that_is_or_holds_an_input_is_refused_before_any_work(run_cli, workdir,
+                                                                         command):
+    """One check for every command (cli.main): an output equal to an input, a stem whose
+    STEM.parquet is an input, or a folder the command fills holding an input is bad input."""
+    (workdir / "corpus.txt").write_text("扉を開けた。\n", encoding="utf-8")
+    (workdir / "lex.tsv").write_text("transitive\tintransitive\n開ける\t開く\n", encoding="utf-8")
+    assert run_cli("stats", "ing", "--treebank", "t", "--split", "s", "--lang", "de",
+                   "--out", "stats.parquet")[0] == 0
+    for name in ("s1", "s2", "n"):
+        (workdir / name).mkdir()
+        (workdir / name / "token_scores.parquet").write_bytes(b"PAR1 not read")
+    (workdir / "n" / "lex.tsv").write_text("mine\n", encoding="utf-8")
+    before = tree(workdir)
+    code, _, err = run_cli(*command)
+    assert code == EXIT_BAD_INPUT, err
+    [line] = err.strip().splitlines()
+    out = command[command.index("--out") + 1]
+    assert line.startswith(f"{Path(out)}: "), line
+    assert "spudflow never writes over its own input; nothing written" in line
+    assert tree(workdir) == before

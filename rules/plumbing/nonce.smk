@@ -128,11 +128,12 @@ def human_eval_nonce(method):
 
 
 def human_eval_sheets():
-    """The exported sheets: NAME.csv and NAME.html per annotator."""
+    """The exported sheets' printable pages, NAME.html per annotator. NAME.csv, the sheet to fill
+    in, is written beside each but is no declared output: Snakemake would delete it, answers and
+    all, before a rerun; `human-eval export` keeps a filled one and writes NAME.new.csv."""
     return [
-        f"{human_eval_dir()}/sheets/{name}.{ext}"
+        f"{human_eval_dir()}/sheets/{name}.html"
         for name in config["human_eval"]["annotators"]
-        for ext in ("csv", "html")
     ]
 
 

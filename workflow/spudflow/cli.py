@@ -9,6 +9,7 @@ import sys
 from spudflow import __version__
 from spudflow.core.distinct_inputs import check_distinct_path_arguments
 from spudflow.core.errors import EXIT_BAD_INPUT, InputError
+from spudflow.core.output_paths import check_outputs_apart_from_inputs
 
 # Each stage package has a `cli` module with `register(subparsers)`; handlers import heavy
 # libraries (torch, transformers, sklearn, scipy, matplotlib) lazily: every Snakemake job is a
@@ -45,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         # output arguments are checked while they are parsed (spudflow.core.output_paths)
         args = parser.parse_args(argv)
         check_distinct_path_arguments(args)
+        check_outputs_apart_from_inputs(args)
         result = args.handler(args)
     except InputError as error:
         print(error.format(), file=sys.stderr)

@@ -1,11 +1,13 @@
 """Write outputs under temporary names and rename them into place only when all succeeded.
 
-A command that fails half-way therefore leaves no partial output behind. A writer replaces only
-what it made itself: a file only a previous file of the same format (the same artifact for
-Parquet, core/output_formats.py) or an empty one; a folder only an empty one or one the writer
-recognises as its own previous output (by the metadata of the files in it). Anything else at an
-output path (a folder given as a file's path, the working directory, a user's file) is bad input:
-exit 2, nothing written, nothing removed.
+A command that fails half-way therefore leaves no partial output behind. One write rule holds
+for every command: spudflow replaces only what it wrote. A file only where spudflow wrote it
+(a Parquet file of the same artifact, by its metadata; any other file listed with its current
+bytes' hash in the marks beside it, core/written_files.py) or where it is empty; a folder only an
+empty one or one the writer recognises as its own previous output (by the metadata of the files
+in it). Anything else at an output path (a folder given as a file's path, the working directory,
+a user's file, a file of spudflow's that someone edited since) is bad input: exit 2, nothing
+written, nothing removed.
 """
 
 from __future__ import annotations
@@ -67,17 +69,36 @@ def _check_folder(final: Path, description: str, recognise: Callable[[Path], boo
                      "written; remove it or choose another path")
 
 
-def _check_file(tmp: Path, final: Path) -> None:
-    from spudflow.core.output_formats import may_replace
+def _check_file(tmp: Path, final: Path) -> list[str]:
+    """Bad input unless FINAL may be replaced by TMP; returns the hashes of FINAL's bytes that
+    are spudflow's (kept in its mark until the new bytes are in place)."""
+    from spudflow.core.output_formats import file_format, self_marked
+    from spudflow.core.written_files import written_hash
 
     _refuse_directory(final)
-    if not final.is_file():  # absent, or a dangling link: nothing is lost
-        return
-    allowed, old, new = may_replace(final, tmp)
-    if not allowed:
-        raise InputError(final, None, f"holds {old}; spudflow writes {new} here and replaces "
-                         "only a file of that format: nothing written; remove it or choose another "
-                         "path")
+    if not final.is_file() or final.stat().st_size == 0:  # nothing there to lose
+        return []
+    old, new = self_marked(final), self_marked(tmp)
+    if old or new:  # Parquet, safetensors: the artifact in the file is its mark
+        if old == new and "no spudflow artifact" not in old:
+            return []
+        raise InputError(final, None, f"holds {old or file_format(final)}; spudflow writes "
+                         f"{new or file_format(tmp)} here and replaces only a file of that "
+                         "artifact: nothing written; remove it or choose another path")
+    old_hash = written_hash(final)
+    if old_hash is None:
+        raise InputError(final, None, "a file spudflow did not write, or changed since it did; "
+                         "spudflow replaces only what it wrote: nothing written; remove it or "
+                         "choose another path")
+    return [old_hash]
+
+
+def _marked_file(tmp: Path) -> bool:
+    """Whether a file is marked beside it (core/written_files.py): all but those that carry
+    their own mark (Parquet, safetensors)."""
+    from spudflow.core.output_formats import self_marked
+
+    return tmp.stat().st_size > 0 and self_marked(tmp) is None
 
 
 class AtomicOutputs:
@@ -107,12 +128,22 @@ class AtomicOutputs:
         return tmp
 
     def commit(self) -> None:
+        from spudflow.core.written_files import mark, sha256_of
+
         # Every output is checked before the first is renamed: all appear, or none.
+        previous: dict[Path, list[str]] = {}
         for pending in self._pending:
             if pending.description is None:
-                _check_file(pending.tmp, pending.final)
+                previous[pending.final] = _check_file(pending.tmp, pending.final)
             else:
                 _check_folder(pending.final, pending.description, pending.recognise)
+        marks: list[tuple[Path, str]] = []
+        for pending in self._pending:
+            if pending.description is None and _marked_file(pending.tmp):
+                new = sha256_of(pending.tmp)
+                # both hashes until the rename: a crash in between leaves a file still ours
+                mark(pending.final, [new, *previous[pending.final]])
+                marks.append((pending.final, new))
         mask = _umask()
         for pending in self._pending:
             tmp, final = pending.tmp, pending.final
@@ -127,6 +158,9 @@ class AtomicOutputs:
                 shutil.rmtree(old, ignore_errors=True)
             else:
                 os.replace(tmp, final)
+        for final, new in marks:
+            with contextlib.suppress(InputError):  # the two-hash mark still holds
+                mark(final, [new])
         self._pending.clear()
 
     def discard(self) -> None:

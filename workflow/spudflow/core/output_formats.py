@@ -1,5 +1,5 @@
-"""What format of file an existing output path holds, so that a writer replaces only a previous
-output of the format it writes (core/atomic.py) and never a file of something else.
+"""What format of file an existing output path holds, for the messages of core/atomic.py (and
+its check that a Parquet file is replaced only by one of the same artifact).
 
 A Parquet file is known by the artifact its schema metadata names (core/contract.py); other
 files by their content: CoNLL-U text, other text, an SVG or HTML page, PNG, gzip, safetensors.
@@ -15,9 +15,9 @@ HEAD_BYTES = 1 << 16
 PARQUET_MAGIC = b"PAR1"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 GZIP_MAGIC = b"\x1f\x8b"
+# The metadata key of spudflow's safetensors files (probe features).
+SAFETENSORS_KEY = "spudflow"
 EMPTY, CONLLU, TEXT = "empty", "CoNLL-U text", "text"
-# Formats an empty output (an export of no sentences) may replace.
-TEXT_FORMATS = (EMPTY, CONLLU, TEXT)
 # One CoNLL-U line: a comment, a blank line ending a sentence, or ten tab-separated fields.
 CONLLU_LINE = re.compile(r"^(#.*|\s*|([^\t]*\t){9}[^\t]*)$")
 
@@ -77,10 +77,28 @@ def file_format(path: Path) -> str:
         return "binary data"
 
 
-def may_replace(old: Path, new: Path) -> tuple[bool, str, str]:
-    """(whether NEW may replace OLD, OLD's format, NEW's format): an output replaces a previous
-    output of its own format, or an empty file; an empty output replaces only text."""
-    old_format, new_format = file_format(old), file_format(new)
-    allowed = old_format in (EMPTY, new_format) or \
-        (new_format == EMPTY and old_format in TEXT_FORMATS)
-    return allowed, old_format, new_format
+def self_marked(path: Path) -> str | None:
+    """The format of PATH when it carries its own mark of what wrote it (a Parquet file, its
+    artifact; a safetensors file, its metadata), else None (core/written_files.py marks it)."""
+    with path.open("rb") as handle:
+        head = handle.read(16)
+    if head.startswith(PARQUET_MAGIC):
+        return file_format(path)
+    if len(head) > 8 and head[8:9] == b"{" and int.from_bytes(head[:8], "little") < 1 << 30:
+        return _safetensors_format(path)
+    return None
+
+
+def _safetensors_format(path: Path) -> str:
+    import json
+
+    with path.open("rb") as handle:
+        size = int.from_bytes(handle.read(8), "little")
+        try:
+            header = json.loads(handle.read(size))
+        except ValueError:
+            return "an unreadable safetensors file"
+    metadata = header.get("__metadata__") if isinstance(header, dict) else None
+    ours = isinstance(metadata, dict) and SAFETENSORS_KEY in metadata
+    return "a safetensors file of spudflow's" if ours else "a safetensors file of no spudflow " \
+        "artifact"

@@ -7,16 +7,45 @@ fills), `output_stem` (STEM.parquet, STEM.csv, … beside each other), `output_p
 directory, by what the command is given) and `shared_dir` (a folder jobs share). They raise
 InputError, which argparse passes on and `spudflow.cli.main` prints as `PATH: what is wrong`.
 
+Each returns a Path of a class saying what kind of output it is, so that `spudflow.cli.main`
+can refuse an output that is or contains one of the command's inputs before any work
+(`check_outputs_apart_from_inputs`): `--out lex.tsv` over the lexicon it reads, `--out split
+split`, a stem `a` over its input `a.parquet`.
+
 Whether an existing output may be replaced (a directory where a file is written, a folder the
 command did not make) is decided where outputs are renamed into place (core/atomic.py).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from spudflow.core.errors import InputError
+
+
+class OutputPath(type(Path())):
+    """A path the command writes (the concrete Path class of this system, subclassed)."""
+
+    kind = "output"
+
+
+class OutputFile(OutputPath):
+    kind = "file"
+
+
+class OutputDir(OutputPath):
+    kind = "directory"
+
+
+class OutputStem(OutputPath):
+    kind = "stem"  # STEM.parquet, STEM.csv, ... (one suffix each)
+
+
+class SharedDir(OutputPath):
+    kind = "shared"  # a folder jobs share (the score cache): neither replaced nor an input
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -37,11 +66,11 @@ def _check_parent(text: str, path: Path) -> None:
         raise InputError(text, None, f"cannot be written: no permission to write in {found}")
 
 
-def _output(what: str):
+def _output(what: str, cls: type[OutputPath]):
     """argparse type of WHAT, a path whose parent folders can be made and written."""
 
     def output(text: str) -> Path:
-        path = Path(text)
+        path = cls(text)
         _check_parent(text, path)
         return path
 
@@ -49,14 +78,16 @@ def _output(what: str):
     return output
 
 
-output_file = _output("an output file")
-output_stem = _output("an output path without extension (STEM.parquet, STEM.csv, ...)")
-output_path = _output("an output that is a file or a directory, by the command's inputs")
+output_file = _output("an output file", OutputFile)
+output_stem = _output("an output path without extension (STEM.parquet, STEM.csv, ...)",
+                      OutputStem)
+output_path = _output("an output that is a file or a directory, by the command's inputs",
+                      OutputDir)
 
 
 def output_dir(text: str) -> Path:
     """argparse type of an output directory; an existing file in its place is bad input."""
-    path = Path(text)
+    path = OutputDir(text)
     if path.exists() and not path.is_dir():
         raise InputError(text, None, "is a file, not a directory (an output directory)")
     if path.is_dir() and not os.access(path, os.W_OK | os.X_OK):
@@ -67,9 +98,50 @@ def output_dir(text: str) -> Path:
 
 def shared_dir(text: str) -> Path:
     """argparse type of a folder that jobs share and create when missing (the score cache):
-    one below a file is bad input; one that cannot be written is the command's to handle."""
-    path = Path(text)
+    one below a file is bad input; one that cannot be written is the command's to handle. An
+    empty path is refused: it would make the working folder the shared one."""
+    if not text.strip():
+        raise InputError(repr(text), None, "an empty path, which would be the working folder: "
+                         "name a folder of its own")
+    path = SharedDir(text)
     found = _nearest_existing(path.parent)
     if not found.is_dir():
         raise InputError(text, None, f"cannot be written: {found} is a file, not a directory")
     return path
+
+
+def _paths(value) -> Iterator[Path]:
+    """The paths in an argument's value (a path, a list of them, lists of lists, tuples)."""
+    if isinstance(value, Path):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _paths(item)
+
+
+def _writes_over(output: OutputPath, written: Path, read: Path) -> bool:
+    """Whether OUTPUT (resolved: WRITTEN) is, or would replace, the input READ (resolved)."""
+    if read == written:
+        return True
+    if output.kind == "stem":  # STEM.parquet, STEM.md: the stem's name and one suffix
+        rest = read.name[len(written.name) + 1:] if read.name.startswith(written.name + ".") \
+            else ""
+        return read.parent == written.parent and bool(rest) and "." not in rest
+    # A folder the command fills: an input among its files would be replaced with the folder
+    # or by one of them (inputs in its subfolders, such as score shards, are not).
+    return output.kind == "directory" and read.parent == written
+
+
+def check_outputs_apart_from_inputs(args: argparse.Namespace) -> None:
+    """Bad input, before any work, where an output of the command is or would replace one of
+    its inputs (every path argument that is not an output is an input)."""
+    values = list(vars(args).values())
+    outputs = [p for p in _paths(values) if isinstance(p, OutputPath) and p.kind != "shared"]
+    inputs = [p for p in _paths(values) if not isinstance(p, OutputPath)]
+    for output in outputs:
+        written = Path(os.path.realpath(output))
+        for read in inputs:
+            if _writes_over(output, written, Path(os.path.realpath(read))):
+                same = "is" if os.path.realpath(read) == str(written) else "would replace"
+                raise InputError(output, None, f"{same} the input {read}: spudflow never "
+                                 "writes over its own input; nothing written")

@@ -48,6 +48,7 @@ from spudflow.scoring.cache_files import (
     write_atomically,
     write_segment,
 )
+from spudflow.scoring.cache_marker import setting_folders
 from spudflow.scoring.cache_setting import Setting, build_setting
 from spudflow.scoring.cache_upkeep import COMPACT_AFTER, compact, is_torn, verify
 from spudflow.scoring.file_hashes import MEMO_FILE, FileHashes
@@ -232,7 +233,7 @@ def cache_stats(root: Path) -> list[dict]:
     live stores and segments; a key stored twice counts twice until compaction), live segments
     and stores, torn segments (`cache verify` removes them) and bytes."""
     rows = []
-    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir()):
+    for folder in setting_folders(Path(root)):
         setting = _read_json(folder / SETTING_FILE)
         listing = list_folder(folder)
         torn = [s for s in listing.segments if is_torn(s)]
@@ -265,10 +266,11 @@ def prune_cache(root: Path, keep_models: Sequence[str]) -> list[str]:
     import time
 
     removed = []
-    for folder in sorted(p for p in Path(root).iterdir() if p.is_dir()):
+    for folder in setting_folders(Path(root)):
         if folder.name in keep_models or set(setting_names(folder)) & set(keep_models):
             for leftover in folder.glob(f"{TMP_PREFIX}*"):
-                if time.time() - leftover.stat().st_mtime > STALE_SECONDS:
+                stale = time.time() - leftover.lstat().st_mtime > STALE_SECONDS
+                if stale and not leftover.is_symlink():
                     remove(leftover)
             verify(folder)
             continue

@@ -40,6 +40,14 @@ def _setting_folder(path: Path) -> bool:
             and all(SETTING_ENTRY.match(entry.name) for entry in path.iterdir()))
 
 
+def setting_folders(root: Path) -> list[Path]:
+    """The setting folders of the cache ROOT: what the cache commands look into and prune.
+    Anything else there (a user's folder, a link, even one to a setting folder elsewhere) is
+    not the cache's and is left alone."""
+    return sorted(entry for entry in root.iterdir()
+                  if SETTING_ID.match(entry.name) and entry.is_dir() and not entry.is_symlink())
+
+
 def has_old_layout(root: Path) -> bool:
     """A cache written before the marker: only setting folders, the memo and temporary files."""
     entries = list(root.iterdir())

@@ -119,6 +119,7 @@ def verify(folder: Path) -> list[Path]:
             continue
         except (BrokenStore, OSError):
             torn.append(path)
+    torn = [path for path in torn if not path.is_symlink()]  # never a link, nor where it leads
     for path in torn:
         remove(path)
     return torn

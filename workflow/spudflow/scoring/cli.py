@@ -163,9 +163,9 @@ def _register_cache(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _setting_folders(root: Path) -> list[Path]:
-    from spudflow.scoring.cache_marker import require_score_cache
+    from spudflow.scoring.cache_marker import require_score_cache, setting_folders
 
-    return sorted(p for p in require_score_cache(root).iterdir() if p.is_dir())
+    return setting_folders(require_score_cache(root))
 
 
 def run_cache_stats(args: argparse.Namespace) -> None:

@@ -27,7 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "write, per annotator, OUT/sheets/NAME.csv (to fill in) and OUT/sheets/NAME.html (to "
         "print): each item the original sentence and its SPUD and posfree versions as A and B, "
         "items and A/B in a seeded order of their own per annotator. OUT/answer_key.parquet "
-        "says which sentence is which. The same inputs and seed give byte-identical files.")
+        "says which sentence is which. The same inputs and seed give byte-identical files. A "
+        "sheet someone filled in (changed since spudflow wrote it) is kept: the new blank one "
+        "goes beside it as NAME.new.csv (NAME.new-2.csv, ...).")
     p.add_argument("--orig", type=Path, required=True, help="ingested treebank split")
     p.add_argument("--spud", type=Path, required=True,
                    help="its nonce version made with --method spud")
@@ -53,11 +55,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_tables)
 
 
+def blank_sheet_path(sheet: Path) -> Path:
+    """Where the blank sheet for SHEET goes: SHEET itself unless it holds what spudflow did not
+    write there (answers filled in), then the first of NAME.new.csv, NAME.new-2.csv, ... that
+    is free or a blank sheet of spudflow's. Annotations are never replaced."""
+    from spudflow.core.written_files import is_written
+
+    def taken(path: Path) -> bool:
+        return path.is_file() and path.stat().st_size > 0 and not is_written(path)
+
+    candidate, number = sheet, 1
+    while taken(candidate):
+        suffix = ".new" if number == 1 else f".new-{number}"
+        candidate = sheet.with_name(f"{sheet.stem}{suffix}{sheet.suffix}")
+        number += 1
+    return candidate
+
+
 def run_export(args: argparse.Namespace) -> None:
     from spudflow.core.artifacts import HUMAN_EVAL_KEY
     from spudflow.core.atomic import atomic_outputs
     from spudflow.core.contract import write_artifact
     from spudflow.core.errors import InputError
+    from spudflow.core.logs import get_logger
     from spudflow.nonce.human_eval.kit import (
         answer_key,
         check_annotators,
@@ -66,6 +86,7 @@ def run_export(args: argparse.Namespace) -> None:
     )
     from spudflow.nonce.human_eval.sheets import sheet_csv, sheet_html, sheet_rows
 
+    log = get_logger("spudflow.nonce")
     if args.n < 1:
         raise InputError("--n", None, f"{args.n}: at least 1 triplet")
     annotators = check_annotators(args.annotators)
@@ -77,7 +98,11 @@ def run_export(args: argparse.Namespace) -> None:
         for annotator in annotators:
             rows = sheet_rows(key, annotator)
             stem = args.out / SHEETS_DIR / annotator
-            out.path(stem.with_suffix(".csv")).write_text(sheet_csv(rows), encoding="utf-8")
+            sheet = blank_sheet_path(stem.with_suffix(".csv"))
+            if sheet != stem.with_suffix(".csv"):
+                log.warning("human-eval: %s holds answers (changed since spudflow wrote it): "
+                            "kept; the new blank sheet is %s", stem.with_suffix(".csv"), sheet)
+            out.path(sheet).write_text(sheet_csv(rows), encoding="utf-8")
             out.path(stem.with_suffix(".html")).write_text(
                 sheet_html(rows, annotator, title), encoding="utf-8")
         write_artifact(key, out.path(args.out / KEY_FILE), HUMAN_EVAL_KEY)
