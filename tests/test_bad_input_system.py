@@ -165,3 +165,45 @@ def test_a_rate_of_nan_is_refused_when_parsed(capsys, argv, option):
     assert stop.value.code == EXIT_BAD_INPUT
     line = one_line(capsys.readouterr().err)
     assert f"argument {option}" in line and "is not a finite number" in line, line
+
+
+def test_rehearse_checks_the_config_before_making_its_folder(run_cli, tmp_path):
+    """A treebank without `lang` was a KeyError after the work folder was made."""
+    config = tmp_path / "bad.yaml"
+    config.write_text("treebanks:\n  x: {}\n", encoding="utf-8")
+    status, _, err = run_cli("rehearse", config, "--workdir", tmp_path / "work")
+    assert status == EXIT_BAD_INPUT
+    assert one_line(err).startswith(f"{config}: config key ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "/dev/null"])
+@pytest.mark.parametrize("command", ["ingest", "score", "train-control"])
+def test_an_input_file_that_is_not_a_regular_file_says_what_it_is(run_cli, tmp_path, kind,
+                                                                  command):
+    """A folder, a FIFO or /dev/null was `no such file`."""
+    if kind == "folder":
+        path = tmp_path / "in.txt"
+        path.mkdir()
+    elif kind == "fifo":
+        path = tmp_path / "in.txt"
+        os.mkfifo(path)
+    else:
+        path = Path(kind)
+    out = tmp_path / "out"
+    argv = {"ingest": ["ingest", path, "--out", out],
+            "score": ["score", path, "--model", "x", "--kind", "ngram", "--method", "kn",
+                      "--out", out],
+            "train-control": ["train-control", "--text", path, "--kind", "causal", "--out",
+                              out]}[command]
+    if kind == "folder" and command == "train-control":
+        argv[2] = path = tmp_path  # a folder is an ingested split there; a missing table
+    status, _, err = run_cli(*argv)
+    assert status == EXIT_BAD_INPUT
+    if kind == "folder" and command == "train-control":
+        assert one_line(err) == f"{path}/sentences.parquet: no such file", err
+        return
+    reason = "is a directory, not a file" if kind == "folder" else \
+        "is not a regular file (a FIFO, socket or device)"
+    assert one_line(err) == f"{path}: {reason}", err
+    assert not out.exists()

@@ -10,6 +10,7 @@ import polars as pl
 from spudflow.core.artifacts import TREEBANK_SENTENCES, TREEBANK_TOKENS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
+from spudflow.core.regular_files import check_regular_file
 from spudflow.core.text_lines import nonblank_lines
 from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE
 
@@ -63,7 +64,7 @@ def training_sentences(source: Path, lang: str, words: str = "spacy") -> list[li
     elif source.is_file():
         sentences = text_sentences(source, lang, words)
     else:
-        raise InputError(source, None, "no such file or directory")
+        check_regular_file(source)  # missing, or a FIFO or device: says which
     if not any(sentences):
         raise InputError(source, None, "no sentences (empty input)")
     return sentences
@@ -90,7 +91,7 @@ def training_texts(source: Path) -> list[str]:
     elif source.is_file():
         texts = [line for _, line in nonblank_lines(source)]
     else:
-        raise InputError(source, None, "no such file or directory")
+        check_regular_file(source)  # missing, or a FIFO or device: says which
     if not any(text.strip() for text in texts):
         raise InputError(source, None, "no sentences (empty input)")
     return texts
