@@ -207,3 +207,11 @@ def test_an_input_file_that_is_not_a_regular_file_says_what_it_is(run_cli, tmp_p
         "is not a regular file (a FIFO, socket or device)"
     assert one_line(err) == f"{path}: {reason}", err
     assert not out.exists()
+
+
+def test_fetch_never_repeats_a_password_of_its_url(run_cli, tmp_path):
+    url = "http://bob:s3cret@127.0.0.1:9/split.conllu"  # nothing listens on port 9
+    status, _, err = run_cli("fetch", url, "--out", tmp_path / "split.conllu")
+    assert status == EXIT_BAD_INPUT
+    assert "s3cret" not in err and "bob" not in err
+    assert one_line(err).startswith("http://***@127.0.0.1:9/split.conllu: download failed")
