@@ -63,8 +63,10 @@ def training_sentences(source: Path, lang: str, words: str = "spacy") -> list[li
         sentences = treebank_sentences(source)
     elif source.is_file():
         sentences = text_sentences(source, lang, words)
+    elif not source.exists():
+        raise InputError(source, None, "no such file or directory")
     else:
-        check_regular_file(source)  # missing, or a FIFO or device: says which
+        check_regular_file(source)  # a FIFO or a device: says so
     if not any(sentences):
         raise InputError(source, None, "no sentences (empty input)")
     return sentences
@@ -90,8 +92,10 @@ def training_texts(source: Path) -> list[str]:
         texts = treebank_texts(source)
     elif source.is_file():
         texts = [line for _, line in nonblank_lines(source)]
+    elif not source.exists():
+        raise InputError(source, None, "no such file or directory")
     else:
-        check_regular_file(source)  # missing, or a FIFO or device: says which
+        check_regular_file(source)  # a FIFO or a device: says so
     if not any(text.strip() for text in texts):
         raise InputError(source, None, "no sentences (empty input)")
     return texts
