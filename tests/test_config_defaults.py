@@ -281,3 +281,35 @@ def test_two_splits_of_one_treebank_naming_one_file_stop_the_config():
     splits["dev"] = "other.conllu"
     config["treebanks"]["de_pud"]["splits"]["test"] = "other.conllu"  # another treebank: fine
     check_config(config, SCHEMA)
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    # a billion shards: `snakemake -n` grew to 20 GB planning their jobs
+    (lambda c: c["scoring"].update(shards=10**9),
+     "config key scoring.shards: 1000000000 is greater than the maximum of 1000"),
+    (lambda c: c["models"]["smollm2_135m"].update(shards=5000),
+     "config key models.smollm2_135m.shards: 5000 is greater than the maximum of 1000"),
+    (lambda c: c["probe"].update(feature_shards=10**6),
+     "config key probe.feature_shards: 1000000 is greater than the maximum of 1000"),
+    (lambda c: c["nonce"].update(seeds=list(range(500))),
+     "config key nonce.seeds: 500 entries, more than the maximum of 100"),
+    (lambda c: c["probe"].update(seeds=list(range(101))),
+     "config key probe.seeds: 101 entries, more than the maximum of 100"),
+    (lambda c: c["aggregate"].update(folds=10**6),
+     "config key aggregate.folds: 1000000 is greater than the maximum of 100"),
+    # NaN passes every bound: a probe trained on NaN gradients
+    (lambda c: c["probe"].update(lr=float("nan")),
+     "config key probe.lr: nan is not a finite number"),
+    (lambda c: c["aggregate"].update(spud_outliers_above=float("inf")),
+     "config key aggregate.spud_outliers_above: inf is not a finite number"),
+])
+def test_counts_that_multiply_jobs_are_bounded_and_numbers_finite(edit, message):
+    from workflow_helpers import default_config
+
+    from spudflow.core.config import config_errors
+
+    config = default_config()
+    schema = Path(__file__).resolve().parents[1] / "config" / "schema.yaml"
+    assert config_errors(config, schema) == []
+    edit(config)
+    assert config_errors(config, schema) == [message]

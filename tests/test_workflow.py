@@ -203,6 +203,22 @@ REFERENCES = [
      "`models:`"),
     (lambda c: c["probe"]["tasks"].update(xx_pud={"train": "test", "test": "test"}),
      "config key probe.tasks.xx_pud: not a treebank of `treebanks:`"),
+    # values that named something and failed only in their job
+    (lambda c: c["models"]["en_ewt_trigram"].update(source="./resources",
+                                                   gguf_file="nope.gguf"),
+     "config key models.en_ewt_trigram.gguf_file: 'nope.gguf': no such file in ./resources"),
+    (lambda c: c["scoring"].update(cache=""),
+     "config key scoring.cache: empty: the working folder would become the score cache"),
+    (lambda c: c["scoring"].update(cache="results"),
+     "config key scoring.cache: 'results' is a pipeline output folder"),
+    (lambda c: c["scoring"].update(cache="results/scores"),
+     "config key scoring.cache: 'results/scores' is a pipeline output folder"),
+    (lambda c: c["scoring"].update(cache="README.md"),
+     "config key scoring.cache: 'README.md' is a file; the score cache is a folder"),
+    (lambda c: c["human_eval"].update(n=100000),
+     "config key human_eval.n: 100000 sentences, but en_ewt/test holds 2077"),
+    (lambda c: c["probe"]["models"]["minilm"].update(dist_layer=7),
+     "config key probe.models.minilm.dist_layer: layer 7, but the model has 6 layers"),
 ]
 
 
@@ -214,6 +230,28 @@ def test_a_config_name_that_names_nothing_is_a_config_error(edit, message):
     assert reference_errors(_checked_config()) == []
     errors = reference_errors(_checked_config(edit))
     assert [e for e in errors if e.startswith(message)] == errors, errors
+
+
+def test_a_hub_id_missing_from_the_cache_offline_is_a_config_error(tmp_path, monkeypatch):
+    """With HF_HUB_OFFLINE set, the job could not download it: said before any job."""
+    from spudflow.core.config_references import reference_errors
+
+    def edit(c):
+        c["models"]["smollm2_135m"].update(source="HuggingFaceTB/SmolLM2-135M")
+        c["nonce"].update(ttr_tokenizer="google-bert/bert-base-multilingual-cased")
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    assert reference_errors(_checked_config(edit)) == []
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path))
+    assert reference_errors(_checked_config(edit)) == [
+        "config key models.smollm2_135m.source: 'HuggingFaceTB/SmolLM2-135M' is not in the "
+        "Hugging Face hub cache, and HF_HUB_OFFLINE is set: download it first (or unset "
+        "HF_HUB_OFFLINE)",
+        "config key nonce.ttr_tokenizer: 'google-bert/bert-base-multilingual-cased' is not in "
+        "the Hugging Face hub cache, and HF_HUB_OFFLINE is set: download it first (or unset "
+        "HF_HUB_OFFLINE)"]
 
 
 @pytest.mark.slow

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 
 from spudflow import __version__
 from spudflow.core.distinct_inputs import check_distinct_path_arguments
 from spudflow.core.errors import EXIT_BAD_INPUT, InputError
+from spudflow.core.os_errors import NewOutputs, ignore_file_size_signal, system_error
 from spudflow.core.output_paths import check_outputs_apart_from_inputs
 
 # Each stage package has a `cli` module with `register(subparsers)`; handlers import heavy
@@ -41,14 +43,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    ignore_file_size_signal()
     parser = build_parser()
+    outputs = None
     try:
         # output arguments are checked while they are parsed (spudflow.core.output_paths)
         args = parser.parse_args(argv)
+        outputs = NewOutputs(args)
         check_distinct_path_arguments(args)
         check_outputs_apart_from_inputs(args)
         result = args.handler(args)
     except InputError as error:
+        _remove(outputs)
         print(error.format(), file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as error:  # a full disk, a file it may not read or write: one line
+        bad = system_error(error, outputs.first() if outputs else None)
+        if bad is None:
+            raise
+        _remove(outputs)
+        print(bad.format(), file=sys.stderr)
+        return EXIT_BAD_INPUT
     return int(result or 0)
+
+
+def _remove(outputs: NewOutputs | None) -> None:
+    """What a failed command made at its output paths (nothing is left half-written)."""
+    if outputs is not None:
+        with contextlib.suppress(OSError):  # best effort: the one line still comes
+            outputs.remove()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from spudflow.core.option_types import seed
+from spudflow.core.option_types import finite_float, seed
 from spudflow.core.output_paths import output_dir, output_file, output_stem
 
 TABLE_FILES = "DIR/NAME.parquet, .csv, .md and .tex (LaTeX booktabs)"
@@ -106,7 +106,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "are reported (default lambda.1se, glmnet coef()'s default)")
     p.add_argument("--n-lambda", type=int, default=100,
                    help="lambdas on glmnet's path (default 100)")
-    p.add_argument("--l1-ratio", type=float, default=1.0,
+    p.add_argument("--l1-ratio", type=finite_float, default=1.0,
                    help="glmnet's alpha, the L1 fraction of the elastic-net penalty, between 0 and "
                    "1 (default 1, glmnet's)")
     p.add_argument("--top", type=int, default=10,

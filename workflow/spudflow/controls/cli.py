@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from spudflow.core.errors import InputError
-from spudflow.core.option_types import seed
+from spudflow.core.option_types import finite_float, seed
 from spudflow.core.output_paths import output_dir
 
 DESCRIPTION = """\
@@ -37,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="longest input in tokens, special tokens included (128)")
     p.add_argument("--epochs", type=int, default=2, help="passes over the text (2)")
     p.add_argument("--batch-size", type=int, default=32, help="sentences per step (32)")
-    p.add_argument("--learning-rate", type=float, default=1e-3, help="peak AdamW rate (0.001)")
+    p.add_argument("--learning-rate", type=finite_float, default=1e-3,
+                   help="peak AdamW rate (0.001)")
     p.add_argument("--max-sentences", type=int,
                    help="train on a seeded sample of this many sentences (default: all)")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")

@@ -179,6 +179,18 @@ def atomic_outputs() -> Iterator[AtomicOutputs]:
     try:
         yield outputs
         outputs.commit()
-    except BaseException:
+    except BaseException as error:
+        if isinstance(error, OSError) and not error.filename and outputs._pending:
+            # a write() that failed (a full disk) names no file: the output being written
+            # is the one whose temporary file changed last
+            latest = max(outputs._pending, key=lambda p: _mtime(p.tmp))
+            error.spudflow_output = str(latest.final)
         outputs.discard()
         raise
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0

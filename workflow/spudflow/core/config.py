@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import jsonschema
@@ -12,11 +13,23 @@ def _is_integer(checker, value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _is_finite_number(checker, value) -> bool:
+    return jsonschema.Draft202012Validator.TYPE_CHECKER.is_type(value, "number") \
+        and math.isfinite(value)
+
+
+def _is_non_finite(value) -> bool:
+    return isinstance(value, float) and not math.isfinite(value)
+
+
 # JSON Schema counts 1.0 as an integer; in a config it is a typo that would become a path
 # (nonce seed 1.0: results/nonce/…/seed1.0, which no rule makes) or a float option value.
+# YAML's .nan and .inf are numbers to JSON Schema, and NaN passes every bound (probe.lr: .nan
+# trained on NaN gradients): no setting is a non-finite number.
 StrictValidator = jsonschema.validators.extend(
     jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many(
+        {"integer": _is_integer, "number": _is_finite_number}))
 
 
 # libyaml's loader where PyYAML has it (its wheels do): the same documents and line numbers,
@@ -32,7 +45,13 @@ def config_errors(config: dict, schema_path: str | Path) -> list[str]:
     lines = []
     for error in validator.iter_errors(config):
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-        lines.append(f"config key {key}: {error.message}")
+        message = error.message
+        if error.validator == "type" and _is_non_finite(error.instance):
+            message = f"{error.instance} is not a finite number"
+        elif error.validator == "maxItems":  # not the whole list
+            message = f"{len(error.instance)} entries, more than the maximum of " \
+                f"{error.validator_value}"
+        lines.append(f"config key {key}: {message}")
     return sorted(lines)
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from spudflow.core.config import ConfigError
+from spudflow.core.config_values import value_errors
 from spudflow.core.dataset_families import items_dataset_names, spud_dataset_list
 from spudflow.core.model_source import is_local_path
 from spudflow.core.overlap import CONTROL_SOURCE, NGRAM_SOURCE
@@ -183,6 +184,7 @@ def reference_errors(config: dict, exists: Callable[[str], bool] = lambda p: Pat
                for i, mode in enumerate(modes) if mode.split("/")[0] not in models]
     if "probe" in config:
         errors += _probe(config, exists)
+    errors += value_errors(config, exists)
     return sorted(errors)
 
 

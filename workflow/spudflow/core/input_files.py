@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spudflow.core.errors import InputError
+from spudflow.core.regular_files import not_a_file
 
 
 def require_file(path: str | Path, what: str) -> Path:
@@ -22,7 +23,7 @@ def require_file(path: str | Path, what: str) -> Path:
     if not path.exists():
         raise InputError(path, None, "no such file")
     if not path.is_file():
-        raise InputError(path, None, f"is a directory, not a file ({what} expected)")
+        raise InputError(path, None, f"{not_a_file(path)} ({what} expected)")
     if path.stat().st_size == 0:
         raise InputError(path, None, f"empty file ({what} expected)")
     return path

@@ -9,6 +9,7 @@ shipped with the package, so the commands cannot read it).
 from __future__ import annotations
 
 import argparse
+import math
 import re
 
 # numpy's and scikit-learn's seeds are 32-bit: a larger one fails deep inside a fit.
@@ -22,13 +23,25 @@ POSITIVE = {"type": "integer", "minimum": 1}
 NON_NEGATIVE = {"type": "integer", "minimum": 0}
 
 
+def finite_float(text: str) -> float:
+    """argparse type of a real number: `nan` and `inf` parse as floats and pass every bound
+    (a learning rate of nan trains on NaN gradients), so they are refused, as in the config."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not of type 'number'") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
 def _convert(schema: dict, text: str):
     json_type = schema["type"]
+    if json_type == "number":
+        return finite_float(text)
     try:
         if json_type == "integer":
             return int(text)
-        if json_type == "number":
-            return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not of type {json_type!r}") from None
     return text

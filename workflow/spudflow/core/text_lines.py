@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from spudflow.core.errors import InputError
+from spudflow.core.regular_files import check_regular_file
 
 # How a line of raw text is split into words: spaCy's blank tokenizer of the language, or at
 # whitespace (text that is tokenised already, as Lau et al.'s n-gram code reads it).
@@ -19,8 +20,7 @@ def read_lines(path: str | Path) -> list[tuple[int, str]]:
     """(1-based line number, line without its line end) for every line of a UTF-8 file; a
     leading byte-order mark is dropped."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, "no such file")
+    check_regular_file(path)
     data = path.read_bytes()
     try:
         text = data.decode("utf-8-sig")

@@ -10,6 +10,7 @@ import polars as pl
 from spudflow.core.artifacts import TREEBANK_SENTENCES, TREEBANK_TOKENS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
+from spudflow.core.regular_files import check_regular_file
 from spudflow.core.text_lines import nonblank_lines
 from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE
 
@@ -62,8 +63,10 @@ def training_sentences(source: Path, lang: str, words: str = "spacy") -> list[li
         sentences = treebank_sentences(source)
     elif source.is_file():
         sentences = text_sentences(source, lang, words)
-    else:
+    elif not source.exists():
         raise InputError(source, None, "no such file or directory")
+    else:
+        check_regular_file(source)  # a FIFO or a device: says so
     if not any(sentences):
         raise InputError(source, None, "no sentences (empty input)")
     return sentences
@@ -89,8 +92,10 @@ def training_texts(source: Path) -> list[str]:
         texts = treebank_texts(source)
     elif source.is_file():
         texts = [line for _, line in nonblank_lines(source)]
-    else:
+    elif not source.exists():
         raise InputError(source, None, "no such file or directory")
+    else:
+        check_regular_file(source)  # a FIFO or a device: says so
     if not any(text.strip() for text in texts):
         raise InputError(source, None, "no sentences (empty input)")
     return texts

@@ -9,6 +9,7 @@ from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import language, seed
 from spudflow.core.output_paths import output_dir, output_file
+from spudflow.core.regular_files import check_regular_file
 from spudflow.core.training_share import share_fraction
 from spudflow.ingest.download import sha256_hex
 
@@ -82,8 +83,7 @@ def run_ingest(args: argparse.Namespace) -> None:
     from spudflow.ingest.convert import read_conllu
 
     for src in args.src:
-        if not src.is_file():
-            raise InputError(src, None, "no such file")
+        check_regular_file(src)
     tokens, sentences = read_conllu(args.src, lenient=args.lenient)
     write_treebank(args.out, tokens, sentences)
 

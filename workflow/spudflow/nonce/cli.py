@@ -9,6 +9,7 @@ from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import language, seed
 from spudflow.core.output_paths import output_dir, output_file, output_stem
+from spudflow.core.regular_files import check_regular_file
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import FORMS, WEIGHTS
 from spudflow.nonce.context import METHODS
@@ -122,8 +123,7 @@ def run_nonce(args: argparse.Namespace) -> None:
         case=args.case, multiword_tokens=args.multiword_tokens,
         candidate_weights=args.candidate_weights)
     for path in args.lexicon:
-        if not path.is_file():
-            raise InputError(path, None, "no such file")
+        check_regular_file(path)
     tokens, sentences, stats = make_nonce(args.dir, settings)
     # The treebank is written last: if anything before fails, nothing appears.
     with atomic_outputs() as out:

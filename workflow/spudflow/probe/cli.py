@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from spudflow.core.errors import InputError
-from spudflow.core.option_types import positive, seed
+from spudflow.core.option_types import finite_float, positive, seed
 from spudflow.core.output_paths import output_dir, output_file, output_path
 from spudflow.core.shards import WHOLE, Shard, parse_shard
 from spudflow.probe.layer_choice import AUTO
@@ -119,7 +119,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    required=True)
     p.add_argument("--dev", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
                    help="selection split (default: hold out --holdout of the training split)")
-    p.add_argument("--holdout", type=float, default=0.1,
+    p.add_argument("--holdout", type=finite_float, default=0.1,
                    help="fraction of the training sentences held out for selection without --dev")
     p.add_argument("--holdout-seed", type=seed, default=0)
     p.add_argument("--max-train-sentences", type=positive, default=None, metavar="N",
@@ -161,7 +161,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "evaluation (default 4, as the paper, App. C)")
     p.add_argument("--rank", type=positive, default=128,
                    help="rank of the probes' projection, at least 1 (default: %(default)s)")
-    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--lr", type=finite_float, default=1e-3)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--max-epochs", type=int, default=30)
     p.add_argument("--patience", type=int, default=3)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from spudflow.core.errors import InputError
-from spudflow.core.option_types import language, language_list, ngram_order, seed
+from spudflow.core.option_types import finite_float, language, language_list, ngram_order, seed
 from spudflow.core.output_paths import output_dir, output_file, shared_dir
 from spudflow.core.text_lines import WORD_SPLITS
 from spudflow.scoring.methods import L2R_WORDS
@@ -119,8 +119,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--order", type=ngram_order, default=3, help="n (default 3, at most 10)")
     p.add_argument("--lang", type=language, required=True,
                    help="language of the text (ISO 639-1)")
-    p.add_argument("--k", type=float, default=1.0, help="add-k constant (default 1: Laplace)")
-    p.add_argument("--discount", type=float, default=0.75,
+    p.add_argument("--k", type=finite_float, default=1.0,
+                   help="add-k constant (default 1: Laplace)")
+    p.add_argument("--discount", type=finite_float, default=0.75,
                    help="Kneser-Ney discount D, 0 < D <= 1 (default 0.75)")
     p.add_argument("--min-count", type=int, default=1,
                    help="words seen fewer times become <unk> or their signature (default 1)")

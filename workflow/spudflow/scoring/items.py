@@ -9,6 +9,7 @@ from pathlib import Path
 from spudflow.core.artifacts import ITEMS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
+from spudflow.core.regular_files import check_regular_file
 from spudflow.core.sampling import sample_indices
 from spudflow.core.text_lines import nonblank_lines
 from spudflow.core.training_text import blank_pipeline
@@ -40,8 +41,7 @@ class Item:
 
 def load_items(path: Path, lang: str) -> list[Item]:
     """Items of an items Parquet file (`.parquet`) or of a text file (anything else)."""
-    if not path.is_file():
-        raise InputError(path, None, "no such file")
+    check_regular_file(path)
     if path.suffix == ".parquet":
         return _parquet_items(path)
     return _text_items(path, lang)

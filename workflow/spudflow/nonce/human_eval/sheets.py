@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.core.errors import InputError
+from spudflow.core.regular_files import check_regular_file
 from spudflow.nonce.human_eval import CLOSER, GRAMMATICAL
 
 ANSWERS = {"original_grammatical": GRAMMATICAL, "a_grammatical": GRAMMATICAL,
@@ -87,8 +88,7 @@ class FilledRow:
 
 def read_sheet(path: Path) -> list[FilledRow]:
     """The rows of a filled CSV sheet with their line numbers; header and answers checked."""
-    if not path.is_file():
-        raise InputError(path, None, "no such file")
+    check_regular_file(path)
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:

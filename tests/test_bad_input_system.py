@@ -1,0 +1,217 @@
+"""Failures of the system rather than of an input's content, and values that parse but mean
+nothing: a full disk or file size limit, a file the command may not read, a path holding a
+newline, a rate of nan. Each is exit 2 and one line naming the path or option, with nothing left
+at the outputs (no empty folders, no `.partial-*` blocks)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from spudflow.core.errors import EXIT_BAD_INPUT
+
+MINI = Path(__file__).parent / "data" / "mini.conllu"
+
+
+def one_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip() and " INFO " not in line
+             and " WARNING " not in line and "%|" not in line]  # logs, progress bars
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory) -> dict[str, Path]:
+    from spudflow.cli import main
+
+    root = tmp_path_factory.mktemp("inputs")
+    assert main(["ingest", str(MINI), "--out", str(root / "tb")]) == 0
+    assert main(["ngram-train", str(root / "tb"), "--lang", "de", "--out",
+                 str(root / "lm.parquet")]) == 0
+    assert main(["pairs", "spud", "--orig", str(root / "tb"), "--lang", "de", "--min-words",
+                 "1", "--out", str(root / "items.parquet")]) == 0
+    return {"treebank": root / "tb", "ngram": root / "lm.parquet",
+            "items": root / "items.parquet"}
+
+
+# Commands that write more than 200 bytes, with their output OUT (below a folder they make).
+WRITERS = {
+    "ingest": lambda a: ["ingest", MINI, "--out", "OUT"],
+    "export": lambda a: ["export", a["treebank"], "--out", "OUT"],
+    "nonce": lambda a: ["nonce", a["treebank"], "--lang", "de", "--seed", "1", "--out", "OUT"],
+    "training-share": lambda a: ["training-share", a["treebank"], "--fraction", "0.5",
+                                 "--out", "OUT"],
+    "ngram-train": lambda a: ["ngram-train", a["treebank"], "--lang", "de", "--out", "OUT"],
+    "pairs spud": lambda a: ["pairs", "spud", "--orig", a["treebank"], "--lang", "de",
+                             "--min-words", "1", "--out", "OUT"],
+    "score": lambda a: ["score", a["items"], "--model", a["ngram"], "--kind", "ngram",
+                        "--method", "kn", "--lang", "de", "--out", "OUT"],
+    "stats": lambda a: ["stats", a["treebank"], "--treebank", "t", "--split", "test",
+                        "--lang", "de", "--out", "OUT"],
+}
+
+
+def _file_size_limit():
+    """A child whose files may hold 200 bytes: its writes past that fail (SIGXFSZ, which spudflow
+    ignores, then EFBIG)."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
+
+
+@pytest.mark.parametrize("command", sorted(WRITERS))
+def test_a_full_disk_names_the_output_and_leaves_nothing(tmp_path, inputs, command):
+    out = tmp_path / "made" / "below" / "out"
+    argv = [str(out if a == "OUT" else a) for a in WRITERS[command](inputs)]
+    done = subprocess.run([sys.executable, "-m", "spudflow", *argv], capture_output=True,
+                          text=True, preexec_fn=_file_size_limit, check=False)
+    assert done.returncode == EXIT_BAD_INPUT, done.stderr
+    line = one_line(done.stderr)
+    assert line.startswith(f"{out}") and "file too large" in line, line
+    assert "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_full_disk_in_an_existing_folder_keeps_it_and_removes_the_blocks(tmp_path, inputs):
+    """score's resumable blocks (.partial-*) go with the rest; the folder the user made stays,
+    with what it held."""
+    out = tmp_path / "scores"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n", encoding="utf-8")
+    argv = [str(out if a == "OUT" else a) for a in WRITERS["score"](inputs)]
+    done = subprocess.run([sys.executable, "-m", "spudflow", *argv], capture_output=True,
+                          text=True, preexec_fn=_file_size_limit, check=False)
+    assert done.returncode == EXIT_BAD_INPUT, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv to drop root")
+def test_an_unreadable_input_names_it():
+    """chmod 000: as root every file is readable, so the command runs as nobody (in a folder
+    outside pytest's, which only root may enter)."""
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder).chmod(0o777)
+        _unreadable_input(Path(folder))
+
+
+def _unreadable_input(tmp_path: Path) -> None:
+    src = tmp_path / "split.conllu"
+    shutil.copyfile(MINI, src)
+    src.chmod(0)
+    out = tmp_path / "tb"
+    user = [] if os.geteuid() else ["setpriv", "--reuid=65534", "--regid=65534",
+                                    "--clear-groups"]
+    done = subprocess.run([*user, sys.executable, "-m", "spudflow", "ingest", str(src), "--out",
+                           str(out)], capture_output=True, text=True, check=False,
+                          env={**os.environ, "HOME": str(tmp_path)})
+    if "Permission denied" in done.stderr and "spudflow" not in done.stderr:
+        pytest.skip("nobody cannot run this interpreter")
+    assert done.returncode == EXIT_BAD_INPUT, done.stderr
+    assert one_line(done.stderr) == f"{src}: permission denied: nothing written"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("code", [errno.EROFS, errno.EACCES, errno.ENOSPC])
+def test_a_system_error_while_writing_is_one_line(run_cli, tmp_path, monkeypatch, code):
+    """A read-only cache (cache compact/prune), a folder the command may not write: the path
+    the system names, one line."""
+    import spudflow.ingest.cli as ingest_cli
+
+    def refuse(args):
+        raise OSError(code, os.strerror(code), str(tmp_path / "cache" / "segment"))
+
+    monkeypatch.setattr(ingest_cli, "run_ingest", refuse)
+    from spudflow.cli import build_parser  # the handler is looked up when parsing
+
+    monkeypatch.setattr("spudflow.cli.build_parser", lambda: _with_handler(build_parser(),
+                                                                             refuse))
+    status, _, err = run_cli("ingest", MINI, "--out", tmp_path / "new" / "tb")
+    assert status == EXIT_BAD_INPUT
+    assert one_line(err).startswith(f"{tmp_path / 'cache' / 'segment'}: ")
+    assert not (tmp_path / "new").exists()
+
+
+def _with_handler(parser, handler):
+    parser.set_defaults()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    sub.choices["ingest"].set_defaults(handler=handler)
+    return parser
+
+
+def test_a_newline_in_a_path_stays_on_one_line(run_cli, tmp_path):
+    missing = tmp_path / "two\nlines.conllu"
+    status, _, err = run_cli("ingest", missing, "--out", tmp_path / "tb")
+    assert status == EXIT_BAD_INPUT
+    assert err.count("\n") == 1 and "two\\nlines.conllu" in err, err
+
+
+@pytest.mark.parametrize(("argv", "option"), [
+    (["probe", "train", "--lr", "nan"], "--lr"),
+    (["train-control", "--learning-rate", "nan"], "--learning-rate"),
+    (["train-control", "--learning-rate", "inf"], "--learning-rate"),
+    (["ngram-train", "--k", "nan"], "--k"),
+])
+def test_a_rate_of_nan_is_refused_when_parsed(capsys, argv, option):
+    from spudflow.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == EXIT_BAD_INPUT
+    line = one_line(capsys.readouterr().err)
+    assert f"argument {option}" in line and "is not a finite number" in line, line
+
+
+def test_rehearse_checks_the_config_before_making_its_folder(run_cli, tmp_path):
+    """A treebank without `lang` was a KeyError after the work folder was made."""
+    config = tmp_path / "bad.yaml"
+    config.write_text("treebanks:\n  x: {}\n", encoding="utf-8")
+    status, _, err = run_cli("rehearse", config, "--workdir", tmp_path / "work")
+    assert status == EXIT_BAD_INPUT
+    assert one_line(err).startswith(f"{config}: config key ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "/dev/null"])
+@pytest.mark.parametrize("command", ["ingest", "score", "train-control"])
+def test_an_input_file_that_is_not_a_regular_file_says_what_it_is(run_cli, tmp_path, kind,
+                                                                  command):
+    """A folder, a FIFO or /dev/null was `no such file`."""
+    if kind == "folder":
+        path = tmp_path / "in.txt"
+        path.mkdir()
+    elif kind == "fifo":
+        path = tmp_path / "in.txt"
+        os.mkfifo(path)
+    else:
+        path = Path(kind)
+    out = tmp_path / "out"
+    argv = {"ingest": ["ingest", path, "--out", out],
+            "score": ["score", path, "--model", "x", "--kind", "ngram", "--method", "kn",
+                      "--out", out],
+            "train-control": ["train-control", "--text", path, "--kind", "causal", "--out",
+                              out]}[command]
+    if kind == "folder" and command == "train-control":
+        argv[2] = path = tmp_path  # a folder is an ingested split there; a missing table
+    status, _, err = run_cli(*argv)
+    assert status == EXIT_BAD_INPUT
+    if kind == "folder" and command == "train-control":
+        assert one_line(err) == f"{path}/sentences.parquet: no such file", err
+        return
+    reason = "is a directory, not a file" if kind == "folder" else \
+        "is not a regular file (a FIFO, socket or device)"
+    assert one_line(err) == f"{path}: {reason}", err
+    assert not out.exists()
+
+
+def test_fetch_never_repeats_a_password_of_its_url(run_cli, tmp_path):
+    url = "http://bob:s3cret@127.0.0.1:9/split.conllu"  # nothing listens on port 9
+    status, _, err = run_cli("fetch", url, "--out", tmp_path / "split.conllu")
+    assert status == EXIT_BAD_INPUT
+    assert "s3cret" not in err and "bob" not in err
+    assert one_line(err).startswith("http://***@127.0.0.1:9/split.conllu: download failed")
