@@ -186,8 +186,8 @@ def run_cache_verify(args: argparse.Namespace) -> None:
     removed = [path for folder in _setting_folders(args.dir) for path in verify(folder)]
     for path in removed:
         print(path)
-    get_logger("spudflow.scoring").info("cache: removed %d torn or corrupt segments and stores",
-                                        len(removed))
+    get_logger("spudflow.scoring").info("cache: removed %d torn segments and stores (unreadable, "
+                                        "or failing their checksums)", len(removed))
 
 
 def run_cache_compact(args: argparse.Namespace) -> None:
