@@ -32,7 +32,12 @@ import pyarrow.parquet as pq
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "workflow")]
 
-from spudflow.scoring.cache_files import SCHEMA, new_name  # noqa: E402
+from spudflow.scoring.cache_files import (  # noqa: E402
+    SCHEMA,
+    SEGMENT_SHA256,
+    new_name,
+    segment_digest,
+)
 
 SEGMENT_ENTRIES = 100_000
 N_QUERIES = 2000
@@ -92,7 +97,9 @@ def build(folder: Path, n: int, floats: int, seed: int = 0) -> np.ndarray:
         values = rng.normal(-5, 2, int(offsets[-1]))
         table = pa.table({"key": pa.FixedSizeBinaryArray.from_buffers(
                               pa.binary(32), size, [None, pa.py_buffer(keys)]),
-                          "logprob": pa.ListArray.from_arrays(offsets, values)}, schema=SCHEMA)
+                          "logprob": pa.ListArray.from_arrays(offsets, values)},
+                         schema=SCHEMA.with_metadata(
+                             {SEGMENT_SHA256: segment_digest(keys, offsets, values).encode()}))
         pq.write_table(table, folder / new_name("seg", ".parquet"), compression="zstd")
         picks = rng.choice(size, N_QUERIES // 2 * size // n + 1, replace=False)
         present += [keys[32 * i:32 * i + 32] for i in picks]

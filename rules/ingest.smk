@@ -28,8 +28,10 @@ rule fetch_treebank:
     params:
         url=fetch_url,
         checksum=fetch_checksum,
+        max_bytes=config["fetch"]["max_bytes"],
     shell:
-        "spudflow fetch {params.url:q} --out {output:q}{params.checksum} 2> {log:q}"
+        "spudflow fetch {params.url:q} --out {output:q}{params.checksum}"
+        " --max-bytes {params.max_bytes} 2> {log:q}"
 
 
 rule ingest:

@@ -166,8 +166,10 @@ rule fetch_pairs_file:
     params:
         url=pairs_file_url,
         checksum=pairs_file_checksum,
+        max_bytes=config["fetch"]["max_bytes"],
     shell:
-        "spudflow fetch {params.url:q} --out {output:q}{params.checksum} 2> {log:q}"
+        "spudflow fetch {params.url:q} --out {output:q}{params.checksum}"
+        " --max-bytes {params.max_bytes} 2> {log:q}"
 
 
 rule items_blimp:

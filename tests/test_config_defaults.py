@@ -35,6 +35,7 @@ JOINED = ",".join
 NEGATED = lambda value: not value  # noqa: E731 - `--no-punct` stores the opposite of `punct`
 SAME_AS_CLI = {
     "ingest.lenient": ("ingest", "lenient"),
+    "fetch.max_bytes": ("fetch", "max_bytes"),
     "training_shares.*.seed": ("training-share", "seed"),
     "nonce.upos": ("nonce", "upos", JOINED),
     "human_eval.n": ("human-eval export", "n"),

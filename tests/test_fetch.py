@@ -1,13 +1,21 @@
 """`spudflow fetch` keeps only whole downloads: a body shorter than the server's Content-Length
 (a connection cut at a sentence boundary, which would ingest cleanly with sentences missing) or
-one whose SHA-256 is not the configured one exits 2 with one line and writes nothing."""
+longer (which http.client would cut at the announced length), one larger than --max-bytes
+(config fetch.max_bytes; `file:///dev/zero` streamed 47.8 GB in 60 s before), or one whose
+SHA-256 is not the configured one exits 2 with one line and writes nothing. A fetch killed
+mid-download leaves a temporary file that the next fetch of the same output removes."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -24,14 +32,23 @@ FIRST_SENTENCE = BODY[:BODY.index(b"\n\n") + 2]
 
 class Treebank(BaseHTTPRequestHandler):
     """Serves BODY; under /cut/ it announces BODY's length but sends only its first sentence,
-    then closes the connection."""
+    under /long/ it announces the first sentence's length but sends BODY, then closes the
+    connection; under /slow/ it sends BODY's first sentence, then waits (a stalled download)."""
 
     def do_GET(self):  # noqa: N802 - http.server's name
-        sent = FIRST_SENTENCE if self.path.startswith("/cut/") else BODY
+        sent, announced = BODY, len(BODY)
+        if self.path.startswith("/cut/"):
+            sent = FIRST_SENTENCE
+        elif self.path.startswith("/long/"):
+            announced = len(FIRST_SENTENCE)
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
-        self.send_header("Content-Length", str(len(BODY)))
+        self.send_header("Content-Length", str(announced))
         self.end_headers()
+        if self.path.startswith("/slow/"):
+            self.wfile.write(FIRST_SENTENCE)
+            self.wfile.flush()
+            time.sleep(30)
         self.wfile.write(sent)
         self.wfile.flush()
         self.close_connection = True
@@ -43,7 +60,8 @@ class Treebank(BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[str]:
     """A local HTTP server on 127.0.0.1; yields its base URL."""
-    httpd = HTTPServer(("127.0.0.1", 0), Treebank)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Treebank)
+    httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
@@ -63,6 +81,98 @@ def test_a_download_cut_short_of_its_content_length_is_bad_input(run_cli, tmp_pa
         f"{url}: download failed: {len(FIRST_SENTENCE)} bytes received, the server announced "
         f"{len(BODY)} (Content-Length): cut short, nothing written"]
     assert not out.parent.exists()  # no file, no temporary file, not the folder it made
+
+
+def test_a_download_longer_than_its_content_length_is_bad_input(run_cli, tmp_path, server):
+    """Old code wrote the announced first sentence and exited 0."""
+    url = f"{server}/long/en-test.conllu"
+    out = tmp_path / "downloads" / "test.conllu"
+    code, _, err = run_cli("fetch", url, "--out", out)
+    assert code == EXIT_BAD_INPUT, err
+    assert err.strip().splitlines() == [
+        f"{url}: download failed: {len(BODY)} bytes received, the server announced "
+        f"{len(FIRST_SENTENCE)} (Content-Length): longer than announced, nothing written"]
+    assert list(out.parent.iterdir()) == []
+
+
+def test_a_download_announced_above_the_cap_is_refused_unread(run_cli, tmp_path, server):
+    url = f"{server}/en-test.conllu"
+    out = tmp_path / "downloads" / "test.conllu"
+    code, _, err = run_cli("fetch", url, "--out", out, "--max-bytes", len(BODY) - 1)
+    assert code == EXIT_BAD_INPUT, err
+    assert err.strip().splitlines() == [
+        f"{url}: download refused: the server announces {len(BODY)} bytes, more than "
+        f"fetch.max_bytes ({len(BODY) - 1}): nothing written"]
+    assert list(out.parent.iterdir()) == []
+    code, _, err = run_cli("fetch", url, "--out", out, "--max-bytes", len(BODY))
+    assert code == 0 and out.read_bytes() == BODY
+
+
+def test_an_endless_source_stops_at_the_cap(run_cli, tmp_path):
+    """`file:///dev/zero` announces 0 bytes and never ends: stopped at the cap, nothing kept."""
+    out = tmp_path / "downloads" / "zero.conllu"
+    code, _, err = run_cli("fetch", "file:///dev/zero", "--out", out, "--max-bytes", 5 << 20)
+    assert code == EXIT_BAD_INPUT, err
+    assert err.strip().splitlines() == [
+        f"file:///dev/zero: download stopped: more than fetch.max_bytes ({5 << 20}) bytes: "
+        "nothing written"]
+    assert list(out.parent.iterdir()) == []
+
+
+def test_the_default_cap_is_the_configs(run_cli, tmp_path):
+    from spudflow.ingest.download import MAX_BYTES
+
+    schema = yaml.safe_load((REPO / "config" / "schema.yaml").read_text(encoding="utf-8"))
+    assert schema["properties"]["fetch"]["properties"]["max_bytes"]["default"] == MAX_BYTES
+    with pytest.raises(SystemExit) as refused:
+        run_cli("fetch", "file:///dev/zero", "--out", tmp_path / "z", "--max-bytes", "0")
+    assert refused.value.code == EXIT_BAD_INPUT and list(tmp_path.iterdir()) == []
+
+
+def _spudflow_fetch(url: str, out: Path) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "spudflow", "fetch", url, "--out", str(out)],
+                            stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(
+                                REPO / "workflow")})
+
+
+def _hidden(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.name.startswith("."))
+
+
+def test_a_killed_fetch_leaves_a_temporary_file_the_next_fetch_removes(tmp_path, server):
+    """Killed with SIGKILL mid-download, a fetch leaves `.NAME.spudflow-HOST-PID-….tmp`; the
+    next fetch of the same output removes it (its process is gone), and leaves alone a live
+    fetch's temporary file and names it did not make."""
+    out = tmp_path / "downloads" / "test.conllu"
+    killed = _spudflow_fetch(f"{server}/slow/en-test.conllu", out)
+    for _ in range(600):  # until it is downloading into its temporary file
+        if out.parent.is_dir() and _hidden(out.parent):
+            break
+        time.sleep(0.05)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait()
+    (leftover,) = _hidden(out.parent)
+    assert ".spudflow-" in leftover.name and f"-{killed.pid}-" in leftover.name
+    live = _spudflow_fetch(f"{server}/slow/en-test.conllu", out)  # a concurrent fetch, alive
+    mine = out.parent / ".test.conllu.notes.tmp"  # a user's file of a similar name
+    mine.write_text("keep")
+    try:
+        for _ in range(600):  # (it may itself remove the killed fetch's file: also fine)
+            if any(f"-{live.pid}-" in p.name for p in _hidden(out.parent)):
+                break
+            time.sleep(0.05)
+        again = subprocess.run([sys.executable, "-m", "spudflow", "fetch",
+                                f"{server}/en-test.conllu", "--out", str(out)],
+                               env={**os.environ, "PYTHONPATH": str(REPO / "workflow")},
+                               capture_output=True, text=True, timeout=60)
+        assert again.returncode == 0, again.stderr
+        assert out.read_bytes() == BODY
+        remaining = _hidden(out.parent)
+        assert leftover not in remaining and mine in remaining
+        assert any(f"-{live.pid}-" in p.name for p in remaining)  # the live job's
+    finally:
+        live.kill()
+        live.wait()
 
 
 def test_a_whole_download_is_written(run_cli, tmp_path, server):
@@ -95,7 +205,8 @@ def test_the_fetch_rule_passes_the_configured_checksum(tmp_path):
     fetch = job("fetch_treebank", treebank=first, download="test", ext="conllu")
     assert planned.shell[fetch].startswith(f"spudflow fetch {url} --out "
                                            f"resources/downloads/{first}/test.conllu "
-                                           f"--sha256 {'ab' * 32} 2> ")
+                                           f"--sha256 {'ab' * 32} --max-bytes "
+                                           f"1073741824 2> ")
 
 
 def test_a_rehearsal_checks_its_stand_ins_against_their_own_checksums(tmp_path):
@@ -137,11 +248,12 @@ def test_an_items_file_given_by_url_is_fetched_as_a_treebank(tmp_path):
                         name="ungrammatical_sentences.txt")
     assert planned.shell[grammatical].startswith(
         f"spudflow fetch {(mirror / 'grammatical_sentences.txt').as_uri()} --out "
-        f"{downloads}/grammatical_sentences.txt 2> ")
+        f"{downloads}/grammatical_sentences.txt --max-bytes 1073741824 2> ")
     assert planned.inputs[grammatical] == {str(mirror / "grammatical_sentences.txt")}
     assert planned.shell[ungrammatical].startswith(
         f"spudflow fetch {direct}ungrammatical_sentences.txt --out "
-        f"{downloads}/ungrammatical_sentences.txt --sha256 {'ab' * 32} 2> ")
+        f"{downloads}/ungrammatical_sentences.txt --sha256 {'ab' * 32} --max-bytes "
+        "1073741824 2> ")
     assert planned.inputs[job("items_german_case")] == {
         f"{downloads}/grammatical_sentences.txt", f"{downloads}/ungrammatical_sentences.txt"}
     again = plan(workdir, forceall=True, attempt=2)

@@ -222,3 +222,56 @@ def test_an_output_that_is_or_holds_an_input_is_refused_before_any_work(run_cli,
     assert line.startswith(f"{Path(out)}: "), line
     assert "spudflow never writes over its own input; nothing written" in line
     assert tree(workdir) == before
+
+
+def test_temporaries_of_killed_writers_are_removed_by_the_next_writer(tmp_path):
+    """A killed job (`fetch`, `probe features`: a file or a folder output) leaves its temporary
+    beside the output; the next writer of that output removes those of a dead process on this
+    host, and nothing else: a live process's, another host's, a name spudflow does not make.
+    (Old temporary names carried no process id: nothing could tell a stale one.)"""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from spudflow.core.atomic import _host
+
+    dead = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    dead.send_signal(signal.SIGKILL)
+    dead.wait()
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        final = tmp_path / "features"
+        names = {
+            "dead_folder": f".features.spudflow-{_host()}-{dead.pid}-a1b2c3d4.tmp",
+            "dead_old": f".features.spudflow-{_host()}-{dead.pid}-zz_9y8x7.old",
+            "live": f".features.spudflow-{_host()}-{alive.pid}-a1b2c3d4.tmp",
+            "other_host": f".features.spudflow-elsewhere-{dead.pid}-a1b2c3d4.tmp",
+            "other_output": f".features2.spudflow-{_host()}-{dead.pid}-a1b2c3d4.tmp",
+            "not_ours": f".features.{dead.pid}.tmp",
+        }
+        for key, name in names.items():
+            if key.startswith("dead"):
+                (tmp_path / name).mkdir()
+                (tmp_path / name / "part.safetensors").write_bytes(b"x")
+            else:
+                (tmp_path / name).write_bytes(b"x")
+        with atomic_outputs() as out:
+            folder = out.dir(final, "a probe feature folder", lambda _: False)
+            (folder / "a.txt").write_text("new")
+        left = {p.name for p in tmp_path.iterdir()}
+        assert left == {"features"} | {names[k] for k in ("live", "other_host", "other_output",
+                                                           "not_ours")}
+        (tmp_path / names["dead_folder"]).write_bytes(b"x")  # a file output's leftover
+        with atomic_outputs() as out:
+            out.path(tmp_path / "features.txt").write_text("x")
+        assert (tmp_path / names["dead_folder"]).exists()  # another output's: not touched
+        leftover = tmp_path / f".features.txt.spudflow-{_host()}-{dead.pid}-q1w2e3r4.tmp"
+        leftover.write_bytes(b"half")
+        with atomic_outputs() as out:
+            out.path(tmp_path / "features.txt").write_text("y")
+        assert not leftover.exists() and (tmp_path / "features.txt").read_text() == "y"
+        assert os.getpid() != dead.pid
+    finally:
+        alive.kill()
+        alive.wait()

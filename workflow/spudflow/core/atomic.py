@@ -8,13 +8,20 @@ empty one or one the writer recognises as its own previous output (by the metada
 in it). Anything else at an output path (a folder given as a file's path, the working directory,
 a user's file, a file of spudflow's that someone edited since) is bad input: exit 2, nothing
 written, nothing removed.
+
+Temporary names carry the host and the process id (`.NAME.spudflow-HOST-PID-XXXXXXXX.tmp`): a
+killed job leaves one behind, and the next writer of the same output removes those whose
+process is gone from this host, never a live job's (nor another host's, nor a name spudflow did
+not make).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
+import socket
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,6 +34,48 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", socket.gethostname()) or "host"
+
+
+def _tmp_prefix(final: Path) -> str:
+    return f".{final.name}.spudflow-{_host()}-{os.getpid()}-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_stale_temporaries(final: Path) -> list[Path]:
+    """Remove the temporary files and folders that killed writers of FINAL left beside it:
+    names spudflow makes (_tmp_prefix), of this host, whose process is gone. Returns them."""
+    pattern = re.compile(rf"^\.{re.escape(final.name)}\.spudflow-(?P<host>[A-Za-z0-9_]+)-"
+                         r"(?P<pid>[0-9]+)-[A-Za-z0-9_]+\.(?:tmp|old)$")
+    removed = []
+    try:
+        candidates = list(final.parent.iterdir())
+    except OSError:
+        return removed
+    for path in candidates:
+        match = pattern.match(path.name)
+        if (match is None or match["host"] != _host() or _alive(int(match["pid"]))
+                or int(match["pid"]) == os.getpid()):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        removed.append(path)
+    return removed
 
 
 @dataclass
@@ -111,7 +160,8 @@ class AtomicOutputs:
         final = Path(final)
         _refuse_directory(final)
         _make_parent(final)
-        fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent)
+        remove_stale_temporaries(final)
+        fd, tmp = tempfile.mkstemp(prefix=_tmp_prefix(final), suffix=".tmp", dir=final.parent)
         os.close(fd)
         self._pending.append(_Pending(Path(tmp), final))
         return Path(tmp)
@@ -123,7 +173,8 @@ class AtomicOutputs:
         final = Path(final)
         _check_folder(final, description, recognise)
         _make_parent(final)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".tmp", dir=final.parent))
+        remove_stale_temporaries(final)
+        tmp = Path(tempfile.mkdtemp(prefix=_tmp_prefix(final), suffix=".tmp", dir=final.parent))
         self._pending.append(_Pending(tmp, final, description, recognise))
         return tmp
 
@@ -151,7 +202,7 @@ class AtomicOutputs:
             os.chmod(tmp, (0o777 if tmp.is_dir() else 0o666) & ~mask)
             if pending.description is not None and final.is_dir():
                 # The old folder goes aside first: a crash between the renames keeps it.
-                old = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".old",
+                old = Path(tempfile.mkdtemp(prefix=_tmp_prefix(final), suffix=".old",
                                             dir=final.parent))
                 os.replace(final, old / final.name)
                 os.replace(tmp, final)

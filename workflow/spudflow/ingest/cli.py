@@ -7,11 +7,11 @@ from pathlib import Path
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
-from spudflow.core.option_types import language, seed
+from spudflow.core.option_types import language, positive, seed
 from spudflow.core.output_paths import output_dir, output_file
 from spudflow.core.regular_files import check_regular_file
 from spudflow.core.training_share import share_fraction
-from spudflow.ingest.download import sha256_hex
+from spudflow.ingest.download import MAX_BYTES, sha256_hex
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,12 +43,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "fetch", help="download a treebank split or another input from a URL (atomic, checked)",
         description="Download URL to OUT through a temporary file renamed into place. A body "
-        "shorter or longer than the server's Content-Length, or whose SHA-256 is not --sha256, "
-        "is bad input (exit 2) and leaves nothing.")
+        "shorter or longer than the server's Content-Length, larger than --max-bytes (checked "
+        "while it streams), or whose SHA-256 is not --sha256, is bad input (exit 2) and leaves "
+        "nothing. Temporary files of killed fetches of OUT are removed.")
     p.add_argument("url")
     p.add_argument("--out", type=output_file, required=True)
     p.add_argument("--sha256", type=sha256_hex, default=None, metavar="HEX",
                    help="the file's SHA-256 (64 hex digits; config fetch.sha256)")
+    p.add_argument("--max-bytes", type=positive, default=MAX_BYTES, metavar="N",
+                   help="refuse a body larger than N bytes (config fetch.max_bytes; default "
+                   "%(default)s)")
     p.set_defaults(handler=run_fetch)
 
     p = subparsers.add_parser(
@@ -137,7 +141,7 @@ def run_fetch(args: argparse.Namespace) -> None:
 
     _check_url(args.url)
     with atomic_outputs() as out:
-        download(args.url, out.path(args.out), args.sha256)
+        download(args.url, out.path(args.out), args.sha256, args.max_bytes)
 
 
 def run_stats(args: argparse.Namespace) -> None:

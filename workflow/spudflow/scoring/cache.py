@@ -19,7 +19,12 @@ depend on those (tests/test_scoring_invariance.py).
 Concurrency: segments and stores are written under temporary names and renamed into place (and
 the folder synced), so readers see whole files or none; they are never modified, only added, and
 removed by compaction once a committed store contains them (cache_upkeep.py). A job killed
-mid-write leaves a `.tmp-*` file that no reader opens. A store removed while a job reads it (on
+mid-write leaves a `.tmp-*` file that no reader opens.
+
+Integrity: every segment carries a checksum of its contents and every store entry one of its
+own (cache_files.py). A segment that fails its check is not read, an entry that fails its check
+is not served: either is a miss (its items are scored again), with a warning, until `spudflow
+cache verify` removes it. A store removed while a job reads it (on
 NFS, by a compaction on another node, the open file goes too) makes the lookup list the folder
 again.
 """
@@ -32,13 +37,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from spudflow.core.logs import get_logger
 from spudflow.scoring.cache_files import (
+    DAMAGED,
     TMP_PREFIX,
     BrokenStore,
+    Corrupt,
     Entries,
     StoreReader,
     key_prefix,
@@ -127,15 +133,23 @@ class ScoreCache:
     def _find(self, rest: list[bytes]) -> dict[bytes, np.ndarray]:
         wanted = np.frombuffer(b"".join(rest), dtype=np.uint8).reshape(-1, 32)
         prefix = key_prefix(wanted)
-        best: list[tuple[int, Entries | StoreReader, int] | None] = [None] * len(rest)
+        best: list[tuple[int, np.ndarray] | None] = [None] * len(rest)
         for source in self._open_sources():  # in precedence order: the last of equal seqs wins
             rows = source.find(wanted, prefix)
+            corrupt = 0
             for i in np.flatnonzero(rows >= 0):
-                seq = source.seq_of(int(rows[i]))
+                try:
+                    seq, scores = source.entry(int(rows[i]), rest[i])
+                except Corrupt:  # never served: another copy, or a miss
+                    corrupt += 1
+                    continue
                 if best[i] is None or seq >= best[i][0]:
-                    best[i] = (seq, source, int(rows[i]))
-        return {key: hit[1].scores(hit[2]) for key, hit in zip(rest, best, strict=True)
-                if hit is not None}
+                    best[i] = (seq, scores)
+            if corrupt:
+                log.warning("cache: %d entries of %s do not match their checksums: scored "
+                            "again; `spudflow cache verify` removes them", corrupt,
+                            getattr(source, "store", source))
+        return {key: hit[1] for key, hit in zip(rest, best, strict=True) if hit is not None}
 
     def _open_sources(self) -> list[Entries | StoreReader]:
         """The live stores (read in part) and segments (read whole: they are few and small),
@@ -162,7 +176,7 @@ class ScoreCache:
             return reader(path)
         except FileNotFoundError:
             raise
-        except (pa.ArrowInvalid, BrokenStore, OSError) as error:
+        except DAMAGED as error:  # torn, or not matching its checksum: a miss
             log.warning("cache: unreadable segment %s left alone (%s); `spudflow cache verify` "
                         "removes it", path, error)
             return None

@@ -1,20 +1,28 @@
 """The files of one setting's score cache folder: segments, compacted stores, and the atomic
 writes both use (no locks, no database: only renames of whole files or folders).
 
-    seg-<seq>-<uuid>.parquet   entries a job added: key (32-byte SHA-256), logprob (list<f64>)
+    seg-<seq>-<uuid>.parquet   entries a job added: key (32-byte SHA-256), logprob (list<f64>),
+                               and in the file's metadata a SHA-256 of them (checked on every read)
     store-<seq>-<uuid>/        a compacted store: the entries of the segments and stores it names
                                in contents.json, sorted by key, one per key, as flat .npy arrays
-                               that lookup memory-maps and binary-searches (read only in part)
+                               that lookup binary-searches (read only in part), with check.npy:
+                               per entry a hash of its key, seq and values, checked on every read
 
 <seq> is the write time in nanoseconds: the newest copy of a key wins (the highest seq; among
 equal seqs the later source in name order, stores before segments). Segments of the first layout
 (`seg-<uuid>.parquet`) have seq 0. A segment or store named in the contents.json of any store is
 contained: readers skip it (the store has its entries), and compaction removes it.
+
+Bytes that do not match their checksum raise Corrupt (a miss for lookup, removed by `cache
+verify`): a flipped bit on disk must never be served as a score. Segments and stores written
+before the checksums existed have none and count as corrupt (their setting's id changed with
+the code anyway, so they are not even looked at).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -37,6 +45,10 @@ TMP_PREFIX = ".tmp-"
 GATHER_ROWS = 1 << 18
 # One key prefix in this many is kept in memory by lookup (fences.npy): a 2 KB block is read.
 FENCE = 256
+# A segment's checksum, in its Parquet metadata: SHA-256 of its keys, offsets and values.
+SEGMENT_SHA256 = b"spudflow.sha256"
+# Rows checked at a time by `cache verify` (bounds the values it holds in memory).
+CHECK_ROWS = 1 << 16
 
 
 def new_name(prefix: str, suffix: str = "") -> str:
@@ -86,9 +98,14 @@ def _write_table(table: pa.Table, path: Path) -> None:
 
 def write_segment(folder: Path, entries: dict[bytes, np.ndarray]) -> Path:
     keys = sorted(entries)
+    values = [np.asarray(entries[k], dtype=np.float64) for k in keys]
+    offsets = np.concatenate([[0], np.cumsum([len(v) for v in values])]).astype(np.int64)
+    flat = np.concatenate(values) if values else np.empty(0, dtype=np.float64)
+    digest = segment_digest(b"".join(keys), offsets, flat)
     table = pa.table({"key": pa.array(keys, pa.binary(32)),
-                      "logprob": pa.array([entries[k].tolist() for k in keys],
-                                          pa.list_(pa.float64()))}, schema=SCHEMA)
+                      "logprob": pa.array([v.tolist() for v in values],
+                                          pa.list_(pa.float64()))},
+                     schema=SCHEMA.with_metadata({SEGMENT_SHA256: digest.encode()}))
     tmp = folder / f"{TMP_PREFIX}{uuid.uuid4().hex}.parquet"
     final = folder / new_name("seg", ".parquet")
     try:
@@ -99,6 +116,43 @@ def write_segment(folder: Path, entries: dict[bytes, np.ndarray]) -> Path:
             tmp.unlink(missing_ok=True)
     fsync_dir(folder)
     return final
+
+
+def segment_digest(keys: bytes, offsets: np.ndarray, values: np.ndarray) -> str:
+    """SHA-256 of a segment's keys (in file order), offsets (from 0) and values, as little-endian
+    int64 and float64."""
+    digest = hashlib.sha256(keys)
+    digest.update(np.ascontiguousarray(offsets, dtype="<i8").tobytes())
+    digest.update(np.ascontiguousarray(values, dtype="<f8").tobytes())
+    return digest.hexdigest()
+
+
+def entry_check(key: bytes, seq: int, values: np.ndarray) -> int:
+    """A store entry's checksum: the first 8 bytes of BLAKE2b over its key, seq (int64) and
+    values (float64), little-endian; where it lies in the store is not hashed (compaction
+    moves entries), what lookup reads of it is."""
+    digest = hashlib.blake2b(key, digest_size=8)
+    digest.update(int(seq).to_bytes(8, "little", signed=True))
+    digest.update(np.ascontiguousarray(values, dtype="<f8").tobytes())
+    return int.from_bytes(digest.digest(), "little")
+
+
+def entry_checks(keys: np.ndarray, seq: np.ndarray, offsets: np.ndarray,
+                 values: np.ndarray) -> np.ndarray:
+    """entry_check of each row (uint64); values are those of offsets[0]:offsets[-1]."""
+    key_bytes = np.ascontiguousarray(keys, dtype=np.uint8).tobytes()
+    seq_bytes = np.ascontiguousarray(seq, dtype="<i8").tobytes()
+    value_bytes = np.ascontiguousarray(values, dtype="<f8").tobytes()
+    base = int(offsets[0]) if len(offsets) else 0
+    out = np.empty(len(seq), dtype=np.uint64)
+    blake2b = hashlib.blake2b
+    bounds = (np.asarray(offsets, dtype=np.int64) - base) * 8
+    for row in range(len(seq)):
+        digest = blake2b(key_bytes[32 * row:32 * row + 32], digest_size=8)
+        digest.update(seq_bytes[8 * row:8 * row + 8])
+        digest.update(value_bytes[bounds[row]:bounds[row + 1]])
+        out[row] = int.from_bytes(digest.digest(), "little")
+    return out
 
 
 def key_prefix(keys: np.ndarray) -> np.ndarray:
@@ -115,6 +169,7 @@ class Entries:
     offsets: np.ndarray
     values: np.ndarray | StoreValues
     seq: np.ndarray
+    check: np.ndarray | None = None  # a store's entry_check per row; None: a segment's entries
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -137,6 +192,10 @@ class Entries:
 
     def seq_of(self, row: int) -> int:
         return int(self.seq[row])
+
+    def entry(self, row: int, key: bytes) -> tuple[int, np.ndarray]:
+        """The row's seq and scores (a segment was checked whole when read)."""
+        return self.seq_of(row), self.scores(row)
 
 
 def open_npy(path: Path) -> tuple[int, int, tuple[int, ...], np.dtype]:
@@ -185,6 +244,10 @@ class StoreValues:
             raise BrokenStore(f"{self.path}: shorter than its header says")
         return np.frombuffer(data, dtype=self.dtype)[positions - first]
 
+    def span(self, begin: int, end: int) -> np.ndarray:
+        """values[begin:end]."""
+        return self.take(np.arange(begin, end)) if end > begin else np.empty(0, self.dtype)
+
 
 class StoreReader:
     """A store as lookup reads it: only `fences` (every FENCE-th key prefix) in memory, then
@@ -196,18 +259,22 @@ class StoreReader:
         self.n = 0
         self.fences = np.load(store / "fences.npy")
         self._files = {}
-        for name in ("prefix", "keys", "offsets", "values", "seq"):
+        if not (store / "check.npy").is_file() and (store / CONTENTS).is_file():
+            raise Corrupt(f"{store}: no check.npy (written before stores had checksums)")
+        for name in ("prefix", "keys", "offsets", "values", "seq", "check"):
             fd, offset, shape, dtype = open_npy(store / f"{name}.npy")
-            self._files[name] = (fd, offset, dtype)
+            self._files[name] = (fd, offset, dtype, int(np.prod(shape)))
             if name == "seq":
                 self.n = shape[0]
 
     def __del__(self):
-        for fd, _, _ in getattr(self, "_files", {}).values():
+        for fd, *_ in getattr(self, "_files", {}).values():
             os.close(fd)
 
     def _read(self, name: str, start: int, count: int, width: int = 1) -> np.ndarray:
-        fd, offset, dtype = self._files[name]
+        fd, offset, dtype, elements = self._files[name]
+        if start < 0 or count < 0 or (start + count) * width > elements:
+            raise Corrupt(f"{self.store / name}.npy: a read outside it ({start}, {count})")
         size = dtype.itemsize * width
         data = os.pread(fd, size * count, offset + size * start)
         if len(data) != size * count:
@@ -237,6 +304,14 @@ class StoreReader:
         begin, end = self._read("offsets", row, 2)
         return self._read("values", int(begin), int(end - begin)).astype(np.float64)
 
+    def entry(self, row: int, key: bytes) -> tuple[int, np.ndarray]:
+        """The row's seq and scores, checked against check.npy (the row's key matched `key`):
+        Corrupt when they differ."""
+        seq, scores = self.seq_of(row), self.scores(row)
+        if entry_check(key, seq, scores) != int(self._read("check", row, 1)[0]):
+            raise Corrupt(f"{self.store}: entry {row} does not match its checksum")
+        return seq, scores
+
 
 def sorted_entries(keys: np.ndarray, seq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(order, prefix): the rows to keep in key order, one per key: the highest seq, and among
@@ -249,14 +324,26 @@ def sorted_entries(keys: np.ndarray, seq: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def read_segment(path: Path) -> Entries:
-    """A segment's entries; FileNotFoundError when it is gone, ArrowInvalid/OSError when torn."""
-    table = pq.read_table(path, schema=SCHEMA)
+    """A segment's entries; FileNotFoundError when it is gone, ArrowInvalid/OSError when torn,
+    Corrupt when its bytes do not match its checksum (or it has none)."""
+    with pq.ParquetFile(path) as handle:
+        table = handle.read()
+    expected = (table.schema.metadata or {}).get(SEGMENT_SHA256)
+    if expected is None:
+        raise Corrupt(f"{path}: no checksum (written before segments had one)")
+    if not table.schema.equals(SCHEMA):
+        raise Corrupt(f"{path}: not a segment's columns")
     keys = table.column("key").combine_chunks()
     logprob = table.column("logprob").combine_chunks()
+    if keys.null_count or logprob.null_count:
+        raise Corrupt(f"{path}: null entries")
     key_bytes = np.frombuffer(keys.buffers()[1], dtype=np.uint8)
     key_bytes = key_bytes[keys.offset * 32:(keys.offset + len(keys)) * 32].reshape(-1, 32)
     offsets = logprob.offsets.to_numpy().astype(np.int64)
     values = logprob.values.to_numpy(zero_copy_only=False)
+    values, offsets = values[offsets[0]:offsets[-1]], offsets - offsets[0]
+    if segment_digest(key_bytes.tobytes(), offsets, values) != expected.decode(errors="replace"):
+        raise Corrupt(f"{path}: does not match its checksum")
     seq = np.full(len(keys), sequence(path.name), dtype=np.int64)
     order, prefix = sorted_entries(key_bytes, seq)
     starts, lengths = offsets[order], offsets[order + 1] - offsets[order]
@@ -267,6 +354,15 @@ def read_segment(path: Path) -> Entries:
 
 class BrokenStore(ValueError):
     pass
+
+
+class Corrupt(BrokenStore):
+    """Bytes of a segment or store that do not match their checksum."""
+
+
+# What reading a damaged segment or store can raise: a flipped bit in a Parquet footer or a .npy
+# header can ask for absurd sizes (OverflowError, MemoryError) before any checksum is looked at.
+DAMAGED = (pa.ArrowException, ValueError, OverflowError, MemoryError, OSError)
 
 
 def read_contents(store: Path) -> dict:
@@ -283,14 +379,39 @@ def read_contents(store: Path) -> dict:
 def open_store(store: Path) -> Entries:
     """A store as compaction and `cache verify` read it: its keys, prefixes, offsets and seqs
     whole (compaction reads them all), its values in part (StoreValues); no memory map."""
-    arrays = {name: np.load(store / f"{name}.npy") for name in ("prefix", "keys", "offsets", "seq")}
+    if not (store / "check.npy").is_file() and (store / CONTENTS).is_file():
+        raise Corrupt(f"{store}: no check.npy (written before stores had checksums)")
+    arrays = {name: np.load(store / f"{name}.npy")
+              for name in ("prefix", "keys", "offsets", "seq", "check")}
     np.load(store / "fences.npy")
     entries = Entries(**arrays, values=StoreValues(store / "values.npy"))
     n = len(entries.keys)
     if (entries.keys.shape != (n, 32) or len(entries.prefix) != n or len(entries.seq) != n
-            or len(entries.offsets) != n + 1 or entries.offsets[-1] != len(entries.values)):
+            or len(entries.check) != n or len(entries.offsets) != n + 1
+            or entries.offsets[-1] != len(entries.values)):
         raise BrokenStore(f"{store}: arrays of different lengths")
     return entries
+
+
+def store_faults(store: Path, entries: Entries) -> tuple[np.ndarray, bool]:
+    """(rows whose entry does not match its checksum, whether the index is damaged: prefix or
+    fences.npy not those of the keys, keys out of order, offsets decreasing), reading the whole
+    store CHECK_ROWS entries at a time."""
+    bad = []
+    offsets = np.asarray(entries.offsets)
+    for start in range(0, len(entries), CHECK_ROWS):
+        stop = min(start + CHECK_ROWS, len(entries))
+        span = offsets[start:stop + 1]
+        if np.any(np.diff(span) < 0) or span[0] < 0:
+            return np.arange(len(entries)), True
+        values = entries.values.span(int(span[0]), int(span[-1]))
+        checks = entry_checks(entries.keys[start:stop], entries.seq[start:stop], span, values)
+        bad.append(start + np.flatnonzero(checks != entries.check[start:stop]))
+    prefix = key_prefix(entries.keys) if len(entries) else np.empty(0, np.uint64)
+    index_ok = (np.array_equal(prefix, entries.prefix)
+                and np.array_equal(np.load(store / "fences.npy"), prefix[::FENCE])
+                and bool(np.all(prefix[1:] >= prefix[:-1])))
+    return np.concatenate(bad) if bad else np.empty(0, np.int64), not index_ok
 
 
 @dataclass
@@ -324,14 +445,27 @@ def list_folder(folder: Path) -> Listing:
                    broken=broken, contents=contents)
 
 
-def write_store(folder: Path, sources: list[Entries], contents: dict) -> Path:
-    """Merge the sources (in precedence order) into a new store, committed by renaming its
-    folder into place; returns it."""
-    keys = np.concatenate([np.asarray(s.keys) for s in sources])
-    seq = np.concatenate([np.asarray(s.seq) for s in sources])
-    source_of = np.concatenate([np.full(len(s), i, dtype=np.int32) for i, s in enumerate(sources)])
-    row_of = np.concatenate([np.arange(len(s), dtype=np.int64) for s in sources])
-    lengths = np.concatenate([np.diff(np.asarray(s.offsets)) for s in sources])
+class CorruptSources(BrokenStore):
+    """Sources whose entries did not match their checksums while they were merged."""
+
+    def __init__(self, indexes: list[int]):
+        super().__init__(f"sources {indexes} do not match their checksums")
+        self.indexes = indexes
+
+
+def write_store(folder: Path, sources: list[Entries], contents: dict,
+                rows: list[np.ndarray] | None = None) -> Path:
+    """Merge the sources (in precedence order; only their `rows` when given) into a new store,
+    committed by renaming its folder into place; returns it. Each entry's checksum is computed
+    from what was written; CorruptSources (nothing committed) when one taken from a store does
+    not match the store's."""
+    rows = rows if rows is not None else [np.arange(len(s), dtype=np.int64) for s in sources]
+    keys = np.concatenate([np.asarray(s.keys)[r] for s, r in zip(sources, rows, strict=True)])
+    seq = np.concatenate([np.asarray(s.seq)[r] for s, r in zip(sources, rows, strict=True)])
+    source_of = np.concatenate([np.full(len(r), i, dtype=np.int32) for i, r in enumerate(rows)])
+    row_of = np.concatenate([np.asarray(r, dtype=np.int64) for r in rows])
+    lengths = np.concatenate([np.diff(np.asarray(s.offsets))[r]
+                              for s, r in zip(sources, rows, strict=True)])
     order, prefix = sorted_entries(keys, seq)
     keys, seq, source_of, row_of = keys[order], seq[order], source_of[order], row_of[order]
     lengths = lengths[order]
@@ -348,7 +482,10 @@ def write_store(folder: Path, sources: list[Entries], contents: dict) -> Path:
                                            shape=(int(offsets[-1]),))
         _gather(values, offsets, sources, source_of, row_of)
         values.flush()
+        check = entry_checks(keys, seq, offsets, values)
         del values
+        _compare_checks(check, sources, source_of, row_of)
+        np.save(tmp / "check.npy", check)
         contents = {**contents, "entries": len(order)}
         (tmp / CONTENTS).write_text(json.dumps(contents, indent=1, sort_keys=True) + "\n")
         for path in tmp.iterdir():
@@ -359,6 +496,21 @@ def write_store(folder: Path, sources: list[Entries], contents: dict) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
     fsync_dir(folder)
     return final
+
+
+def _compare_checks(check: np.ndarray, sources: list[Entries], source_of: np.ndarray,
+                    row_of: np.ndarray) -> None:
+    """Raise CorruptSources when an entry copied from a store differs from what its store's
+    check.npy says it was."""
+    bad = []
+    for i, source in enumerate(sources):
+        if source.check is None:
+            continue
+        pick = source_of == i
+        if np.any(check[pick] != np.asarray(source.check)[row_of[pick]]):
+            bad.append(i)
+    if bad:
+        raise CorruptSources(bad)
 
 
 def _gather(out: np.ndarray, offsets: np.ndarray, sources: list[Entries],

@@ -1,18 +1,22 @@
 """Upkeep of a setting's score cache folder: compaction (segments and stores merged into one
-store) and verification (torn segments removed). Both are safe while jobs read and write: a
-merged input is removed only after the store that contains it was renamed into place, and a
-reader that finds a file gone lists the folder again (cache_files.py)."""
+store) and verification (torn segments and entries that fail their checksums removed). Both
+are safe while jobs read and write: a merged input is removed only after the store that
+contains it was renamed into place, and a reader that finds a file gone lists the folder again
+(cache_files.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from spudflow.core.logs import get_logger
 from spudflow.scoring.cache_files import (
+    DAMAGED,
     BrokenStore,
+    CorruptSources,
     Entries,
     StoreGone,
     list_folder,
@@ -20,6 +24,7 @@ from spudflow.scoring.cache_files import (
     read_contents,
     read_segment,
     remove,
+    store_faults,
     write_store,
 )
 
@@ -49,7 +54,7 @@ def compact(folder: Path, everything: bool = True) -> Compaction | None:
             segments.append((path, read_segment(path)))
         except FileNotFoundError:   # contained by another compaction meanwhile
             continue
-        except (pa.ArrowInvalid, OSError) as error:  # torn: left to `cache verify`
+        except DAMAGED as error:  # torn or corrupt: left to `cache verify`
             log.warning("cache: unreadable segment %s not compacted (%s)", path, error)
     stores: list[tuple[Path, Entries]] = []
     for path in listing.stores:
@@ -57,7 +62,7 @@ def compact(folder: Path, everything: bool = True) -> Compaction | None:
             stores.append((path, open_store(path)))
         except FileNotFoundError:
             continue
-        except (BrokenStore, OSError) as error:
+        except DAMAGED as error:
             log.warning("cache: unreadable store %s not compacted (%s)", path, error)
     if not everything:
         stores = _tiers(stores, sum(len(entries) for _, entries in segments))
@@ -71,6 +76,11 @@ def compact(folder: Path, everything: bool = True) -> Compaction | None:
                     "stores": [p.name for p, _ in stores]}
         try:
             store = write_store(folder, [entries for _, entries in merged], contents)
+        except CorruptSources as error:  # never copy a flipped bit into a fresh checksum
+            for i in error.indexes:
+                log.warning("cache: store %s does not match its checksums: not compacted; "
+                            "`spudflow cache verify` removes its bad entries", merged[i][0])
+            return None
         except (StoreGone, BrokenStore) as error:  # removed by another node's compaction (NFS)
             log.info("cache: compaction left for later, a store went away: %s", error)
             return None
@@ -102,7 +112,9 @@ def _tiers(stores: list[tuple[Path, Entries]], merging: int) -> list[tuple[Path,
 
 
 def verify(folder: Path) -> list[Path]:
-    """Remove the folder's torn segments (and unreadable stores); returns them."""
+    """Remove the folder's torn segments and unreadable stores, segments that do not match their
+    checksum, and stores' entries that do not match theirs (the store's good entries are written
+    to a new store that contains it); returns the segments and stores removed or rewritten."""
     listing = list_folder(folder)
     torn = list(listing.broken)
     for path in listing.segments:
@@ -110,19 +122,37 @@ def verify(folder: Path) -> list[Path]:
             read_segment(path)
         except FileNotFoundError:
             continue
-        except (pa.ArrowInvalid, OSError):
+        except DAMAGED as error:
+            log.warning("cache: %s", error)
             torn.append(path)
     for path in listing.stores:
         try:
-            open_store(path)
+            entries = open_store(path)
+            bad, index_damaged = store_faults(path, entries)
         except FileNotFoundError:
             continue
-        except (BrokenStore, OSError):
+        except DAMAGED as error:
+            log.warning("cache: %s", error)
+            torn.append(path)
+            continue
+        if len(bad) or index_damaged:
+            _rewrite_without(folder, path, entries, bad, index_damaged)
             torn.append(path)
     torn = [path for path in torn if not path.is_symlink()]  # never a link, nor where it leads
     for path in torn:
         remove(path)
     return torn
+
+
+def _rewrite_without(folder: Path, path: Path, entries: Entries, bad: np.ndarray,
+                     index_damaged: bool) -> None:
+    """Write the store's good entries to a new store that contains it (so readers skip it
+    from then on); the caller removes it."""
+    log.warning("cache: %s: %d of %d entries do not match their checksums%s; removed", path,
+                len(bad), len(entries), " and its index is damaged" if index_damaged else "")
+    good = np.setdiff1d(np.arange(len(entries)), bad)
+    if len(good):
+        write_store(folder, [entries], {"segments": [], "stores": [path.name]}, rows=[good])
 
 
 def is_torn(segment: Path) -> bool:

@@ -187,7 +187,8 @@ def run_cache_verify(args: argparse.Namespace) -> None:
     removed = [path for folder in _setting_folders(args.dir) for path in verify(folder)]
     for path in removed:
         print(path)
-    get_logger("spudflow.scoring").info("cache: removed %d torn segments", len(removed))
+    get_logger("spudflow.scoring").info("cache: removed %d torn segments and stores (unreadable, "
+                                        "or failing their checksums)", len(removed))
 
 
 def run_cache_compact(args: argparse.Namespace) -> None:
@@ -227,10 +228,12 @@ CACHE_COMMANDS = (
         "until compaction), segments and stores (live), torn (unreadable segments: `cache "
         "verify` removes them), bytes.", run_cache_stats),
     CacheCommand(
-        "verify", "list and remove torn segments",
-        "Read every live segment and store in full; print and remove those that cannot be read "
-        "(a truncated file), so that jobs stop warning about them. Their items are scored "
-        "again when next asked for.", run_cache_verify),
+        "verify", "list and remove torn or corrupt segments and entries",
+        "Read every live segment and store in full and check it against its checksums; print "
+        "and remove the segments that cannot be read (a truncated file) or do not match their "
+        "checksum, and the stores that cannot be read; a store with entries that do not match "
+        "theirs is printed and replaced by a store of its good entries. Jobs then stop warning "
+        "about them; the removed items are scored again when next asked for.", run_cache_verify),
     CacheCommand(
         "compact", "merge each setting's segments and stores into one store",
         "Merge each model setting's segments and stores into one sorted store with one entry "
