@@ -146,8 +146,8 @@ def test_an_eval_set_that_is_the_training_set_is_bad_input(root, tmp_path, capsy
     same = ["--eval", "orig", str(root / "train.safetensors"), str(root / "train")]
     assert main([*args, *same]) == EXIT_BAD_INPUT
     assert capsys.readouterr().err == (
-        f"{root / 'train'}: eval set 'orig' is the training set (--train): a probe is tested on "
-        "sentences it did not train on\n")
+        f"{root / 'train.safetensors'}: eval set 'orig' is the training set (--train): a probe "
+        "is tested on sentences it did not train on\n")
     copy = tmp_path / "copy"
     shutil.copytree(root / "train", copy)
     shutil.copy(root / "train.safetensors", tmp_path / "copy.safetensors")

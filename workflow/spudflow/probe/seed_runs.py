@@ -76,27 +76,20 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _texts(treebank: Path) -> set[str]:
-    from spudflow.core.artifacts import TREEBANK_SENTENCES
-    from spudflow.core.contract import read_artifact
-    from spudflow.core.treebank import SENTENCES_FILE
-
-    texts = read_artifact(treebank / SENTENCES_FILE, TREEBANK_SENTENCES, ["text"])["text"]
-    return set(texts.drop_nulls().to_list())
-
-
-def _refuse_training_data(name: str, features: Path, treebank: Path, train: list) -> None:
-    """Bad input where an eval set is the training set (the same files, or a copy whose every
-    sentence is a training sentence): its scores would measure memory, not generalisation."""
-    train_features, train_treebank = map(Path, train)
-    if _same_file(features, train_features) or _same_file(treebank, train_treebank):
-        same = treebank if _same_file(treebank, train_treebank) else features
-        raise InputError(same, None, f"eval set {name!r} is the training set (--train): a "
+def _refuse_training_data(name: str, features: Path, treebank: Path, evaluated,
+                          train_features: Path, training) -> None:
+    """Bad input where an eval set is the training set (the same feature file, or sentences
+    every one of which the training split holds): its scores would measure memory, not
+    generalisation. Sentences are compared as loaded (a split's training share and its held-out
+    rest are read from one treebank folder: different sentences)."""
+    if _same_file(features, train_features):
+        raise InputError(features, None, f"eval set {name!r} is the training set (--train): a "
                          "probe is tested on sentences it did not train on")
-    texts = _texts(treebank)
-    if texts and texts <= _texts(train_treebank):
+    trained = {tuple(forms) for forms in training.words.forms}
+    tested = {tuple(forms) for forms in evaluated.words.forms}
+    if tested and tested <= trained:
         raise InputError(treebank, None, f"eval set {name!r}: every sentence of it is a "
-                         f"sentence of the training set {train_treebank}: a probe is tested on "
+                         f"sentence of the training set {train_features}: a probe is tested on "
                          "sentences it did not train on")
 
 
@@ -121,7 +114,8 @@ def load_probe_data(args: Namespace) -> ProbeData:
     # than its original) leaves every eval set: Δ = orig − nonce compares the same sentences.
     too_long = frozenset(i for _, features, _ in args.eval for i in too_long_of(features))
 
-    train = cap(load("train", *args.train), args.max_train_sentences, args)
+    train_split = load("train", *args.train)
+    train = cap(train_split, args.max_train_sentences, args)
     n_train_short = train.n_short
     if args.dev:
         dev = load("dev", *args.dev)
@@ -136,8 +130,9 @@ def load_probe_data(args: Namespace) -> ProbeData:
         raise InputError(args.train[1], None, "no sentences to train or select on")
     evals = [(name, load(name, features, treebank, too_long), treebank)
              for name, features, treebank in args.eval]
-    for name, features, treebank in args.eval:
-        _refuse_training_data(name, Path(features), Path(treebank), args.train)
+    for (name, evaluated, treebank), (_, features, _) in zip(evals, args.eval, strict=True):
+        _refuse_training_data(name, Path(features), Path(treebank), evaluated,
+                              Path(args.train[0]), train_split)
     run = {"treebank": args.treebank, "model": args.model, "baseline": args.baseline or LM_BASELINE,
            "seed": None, "dist_layer": layers["dist"], "label_layer": layers["label"],
            "auto_layers": AUTO in (args.dist_layer, args.label_layer)}
