@@ -115,6 +115,33 @@ def without_nan(scores: pl.DataFrame) -> pl.DataFrame:
     return scores.with_columns(pl.col(*FIGURES).fill_nan(None)) if counts.height else scores
 
 
+# The reason of a table's row for a scoring function none of whose scores is usable (every one
+# NaN or left out): its rows carry it (status `skipped`), the front page a red line.
+NO_USABLE_SCORE = "no usable score"
+
+
+def unusable_functions(scores: pl.DataFrame, all_regions: bool = False) -> pl.DataFrame:
+    """(dataset, model, method, reason) of each scoring function without one usable score: every
+    logprob_sum of its whole-sentence rows (with `all_regions`: of all its rows) NaN (float16
+    overflow), null, or left out by scoring. Read the raw scores, before `without_nan`."""
+    rows = scores if all_regions else scores.filter(pl.col("region").is_null())
+    keys = ["dataset", "model", "method"]
+    counts = rows.group_by(keys).agg(
+        pl.len().alias("n"),
+        (pl.col("logprob_sum").is_not_null() & pl.col("logprob_sum").is_not_nan()
+         & pl.col("skipped").is_null()).sum().alias("usable"),
+        pl.col("logprob_sum").is_nan().sum().alias("nan"),
+        pl.col("skipped").is_not_null().sum().alias("left_out"),
+    ).filter(pl.col("usable") == 0).sort(keys)
+    reasons = []
+    for row in counts.iter_rows(named=True):
+        what = [f"{row['nan']} NaN (e.g. a float16 overflow)" if row["nan"] else "",
+                f"{row['left_out']} left out by scoring" if row["left_out"] else ""]
+        reasons.append(f"{NO_USABLE_SCORE}: of {row['n']} score rows, "
+                       f"{', '.join(w for w in what if w) or 'every one null'}")
+    return counts.select(*keys).with_columns(pl.Series("reason", reasons, dtype=pl.String))
+
+
 def warn_not_scored(scores: pl.DataFrame) -> None:
     """One warning per scoring function and reason for the items that scoring left out
     (`skipped`, e.g. too_long): the tables leave them out too, and the log says how many."""
