@@ -10,7 +10,7 @@ import pytest
 from artifact_files import rewrite, tamper
 from test_front_page import read_page
 
-from aggregate_inputs import blimp_inputs, german_case_inputs, spud_inputs
+from aggregate_inputs import blimp_inputs, cola_inputs, german_case_inputs, spud_inputs
 
 FIGURES = ["logprob_sum", "ppl", "mean_logprob", "slor", "word_lp_min1", "normlp"]
 
@@ -84,10 +84,12 @@ def test_one_scoring_function_all_nan_beside_usable_ones(tmp_path, run_cli):
     ("table-blimp", blimp_inputs, "blimp_overall", ["model", "method", "status", "n_pairs"]),
     ("table-german-case", german_case_inputs, "german_case_auc",
      ["model", "method", "analysis", "status", "n_templates"]),
+    ("table-cola", cola_inputs, "cola_thresholds", ["model", "method", "split", "status",
+                                                    "n_items"]),
 ])
 def test_other_tables_all_nan(tmp_path, run_cli, command, inputs, table, keys):
     """Before: exit 2 (`no BLiMP pair with both sentences scored`, `no scored German case
-    item`)."""
+    item`, `no CoLA item with a label and a score`)."""
     items, scores = inputs(tmp_path)
     for path in scores:
         _nan(path)
