@@ -18,6 +18,7 @@ import polars as pl
 from spudflow.core import artifacts
 from spudflow.core.contract import Artifact, write_artifact
 from spudflow.core.tables import TABLE_FORMATS
+from spudflow.core.text_hash import text_hash
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs" / "aggregate.md"
@@ -97,8 +98,22 @@ def write(frame: pl.DataFrame, path: Path, artifact: Artifact | None = None) -> 
         artifact = artifacts.ITEM_SCORES if path.name == "item_scores.parquet" else None
     if artifact is None:
         raise ValueError(f"{path}: say which artifact this fixture is")
+    if artifact is artifacts.ITEM_SCORES and "text_hash" not in frame.columns:
+        frame = with_text_hashes(frame, path)
     write_artifact(_filled(frame, artifact), path, artifact)
     return path
+
+
+def with_text_hashes(scores: pl.DataFrame, path: Path) -> pl.DataFrame:
+    """Score rows with the text hash the scorer writes: of their item's sentence in the items
+    file of the score path's dataset (results/items/{dataset}.parquet), written first."""
+    items_path = path.parents[3] / "items" / f"{path.parent.parent.name}.parquet"
+    items = pl.read_parquet(items_path, columns=["item_id", "sentence"])
+    hashes = items.select("item_id", pl.col("sentence").map_elements(
+        text_hash, return_dtype=pl.String).alias("text_hash"))
+    hashed = scores.join(hashes, on="item_id", how="left", maintain_order="left")
+    assert hashed["text_hash"].null_count() == 0, f"{path}: score rows of no item"
+    return hashed
 
 
 def score_path(root: Path, dataset: str, model: str) -> Path:

@@ -24,6 +24,7 @@ import pytest
 from spudflow.cli import main
 from spudflow.core.artifacts import ITEM_SCORES
 from spudflow.core.contract import write_artifact
+from spudflow.core.text_hash import text_hash
 from spudflow.pairs.german_case import read_templates
 from spudflow.pairs.german_case_reference import (
     GRAMMATICAL_BLOCKS,
@@ -85,7 +86,8 @@ def write_reference_scores(items: Path, out: Path) -> None:
         template, cases, positions = reference_line(which, line - 1)
         by_design[template_id(template), cases, positions] = logprob
     assert len(by_design) == 7200
-    frame = pl.read_parquet(items, columns=["item_id", "template", "cases", "positions", "words"])
+    frame = pl.read_parquet(items, columns=["item_id", "template", "cases", "positions", "words",
+                                            "sentence"])
     assert frame.height == 7200
     logprob = np.array([by_design.pop(key) for key in
                         frame.select("template", "cases", "positions").iter_rows()])
@@ -96,7 +98,9 @@ def write_reference_scores(items: Path, out: Path) -> None:
         ("normlp", pl.Float64), ("skipped", pl.String), ("n_unseen", pl.Int32))}
     out.parent.mkdir(parents=True)
     write_artifact(pl.DataFrame({
-        "item_id": frame["item_id"], "model": "wordnlm", "method": "reference",
+        "item_id": frame["item_id"],
+        "text_hash": frame["sentence"].map_elements(text_hash, return_dtype=pl.String),
+        "model": "wordnlm", "method": "reference",
         "region": nulls["region"], "logprob_sum": logprob, "n_tokens": n, "n_words": n,
         "n_unseen": nulls["n_unseen"], "ppl": np.exp(-logprob / n.to_numpy()),
         "mean_logprob": logprob / n.to_numpy(),

@@ -128,3 +128,30 @@ def test_a_model_file_that_is_not_a_directory_is_bad_input(tmp_path):
     for loader in LOADERS.values():
         with pytest.raises(InputError, match="is a file, not a model directory"):
             loader(str(weights))
+
+
+@pytest.mark.parametrize("baseline", [None, "MRC"])
+def test_an_encoder_missing_a_layers_weights_is_bad_input(tmp_path, baseline):
+    """A checkpoint without the weights of one of its layers was loaded with that layer drawn at
+    random (transformers' missing_keys), exit 0: features of a random layer. The pooler a masked
+    LM's checkpoint lacks (test_a_good_model_still_loads) is no probe layer and still loads."""
+    from probe_support import save_tiny_encoder
+    from safetensors.torch import load_file, save_file
+
+    from spudflow.probe.encoder import load_encoder
+
+    model = save_tiny_encoder(tmp_path / "encoder")
+    weights = load_file(model / "model.safetensors")
+    kept = {k: v for k, v in weights.items() if not k.startswith("encoder.layer.0.")}
+    assert len(kept) < len(weights)
+    save_file(kept, model / "model.safetensors", metadata={"format": "pt"})
+    with pytest.raises(InputError) as error:
+        load_encoder(str(model), [1, 2], baseline, 0, None, "cpu")
+    message = str(error.value)
+    assert message.startswith(f"{model}: holds no weights for encoder.layer.0.")
+    assert message.endswith("of the encoder: they would be randomly initialised; choose a "
+                            "complete checkpoint")
+    # the pooler alone missing is not the encoder's
+    no_pooler = {k: v for k, v in weights.items() if not k.startswith("pooler.")}
+    save_file(no_pooler, model / "model.safetensors", metadata={"format": "pt"})
+    assert load_encoder(str(model), [1, 2], baseline, 0, None, "cpu").n_layers == 2

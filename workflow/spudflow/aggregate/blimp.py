@@ -16,9 +16,10 @@ from __future__ import annotations
 import polars as pl
 
 from spudflow.aggregate.coverage import unseen_fraction
-from spudflow.aggregate.inputs import scored_items
+from spudflow.aggregate.inputs import scored_items, unusable_functions
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
+from spudflow.core.table_artifacts import STATUS_OK, STATUS_SKIPPED
 
 DATASET_SCORING = ["dataset", "model", "method"]
 PARADIGM = ["field", "linguistics_term", "uid"]
@@ -96,6 +97,16 @@ def accuracy_tables(pairs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl
     return tables[0], tables[1], _with_coverage(tables[2], pairs)
 
 
+def with_status(overall: pl.DataFrame, unusable: pl.DataFrame) -> pl.DataFrame:
+    """The overall rows with their status: `skipped` with the reason for a scoring function
+    without a usable score (its pairs all skipped), else `ok`."""
+    order = list(overall.columns)
+    overall = overall.join(unusable, on=DATASET_SCORING, how="left").with_columns(
+        pl.when(pl.col("reason").is_null()).then(pl.lit(STATUS_OK))
+        .otherwise(pl.lit(STATUS_SKIPPED)).alias("status"))
+    return overall.select(*DATASET_SCORING, "status", "reason", *order[len(DATASET_SCORING):])
+
+
 def _with_coverage(overall: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
     """The overall rows with tie_fraction and unseen_fraction (over the pairs with both sentences
     scored; coverage.py)."""
@@ -108,10 +119,12 @@ def _with_coverage(overall: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
 
 def blimp_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:
     check_pairs(items)
+    unusable = unusable_functions(scores)
     pairs = pair_outcomes(items, scores)
-    if not pairs["scored"].any():
+    if not pairs["scored"].any() and unusable.is_empty():
         raise InputError("--scores", None, "no BLiMP pair with both sentences scored")
     paradigm, field, overall = accuracy_tables(pairs)
+    overall = with_status(overall, unusable)
     return [
         Table("blimp_paradigm", paradigm,
               "BLiMP accuracy per paradigm: fraction of the pairs with both sentences scored that "

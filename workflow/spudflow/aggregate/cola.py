@@ -21,8 +21,8 @@ from sklearn.metrics import accuracy_score, matthews_corrcoef, roc_curve
 from sklearn.model_selection import KFold
 
 from spudflow.aggregate.coverage import tied_pairs, unseen_fraction
-from spudflow.aggregate.group_status import Skipped, computed
-from spudflow.aggregate.inputs import scored_items
+from spudflow.aggregate.group_status import Skipped, computed, unscored_rows
+from spudflow.aggregate.inputs import scored_items, unusable_functions
 from spudflow.aggregate.outputs import Table
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
@@ -196,9 +196,18 @@ def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str
 
 def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
                 criterion: str) -> list[Table]:
+    unusable = unusable_functions(scores)
     frames = cola_frames(scored_items(items, scores), folds, seed, criterion)
-    if frames["cola_thresholds"].is_empty() and frames["cola_phenomena"].is_empty():
+    if frames["cola_thresholds"].is_empty() and frames["cola_phenomena"].is_empty() \
+            and unusable.is_empty():
         raise InputError("--scores", None, "no CoLA item with a label and a score")
+    if not unusable.is_empty():
+        splits = items.filter(~pl.col("phenomenon_set")).select("dataset", "split").unique()
+        each = [{**split, "normalisation": "LogProb"}
+                for split in splits.sort("dataset", "split").to_dicts()]
+        frames["cola_thresholds"] = pl.concat([frames["cola_thresholds"], unscored_rows(
+            "cola_thresholds", unusable, each, n_items=0, n_acceptable=0)]).sort(
+            ["dataset", "model", "method", _normalisation_order(), "split"])
     method = (f"a threshold on each normalised score, fitted on the training folds of a "
               f"{folds}-fold cross-validation (maximising {criterion})")
     return [

@@ -64,6 +64,8 @@ BLIMP_ITEMS = {
 # Scores (results/scores/{dataset}/{model}/item_scores.parquet, artifact item_scores).
 SCORES = {
     "item_id": "item_id",
+    # hash of the sentence as scored (core/text_hash.py): checked against the items' sentence
+    "text_hash": "text_hash",
     "model": "model",
     "method": "method",
     "logprob_sum": "logprob_sum",

@@ -19,6 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.aggregate.coverage import note
+from spudflow.aggregate.inputs import NO_USABLE_SCORE
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import read_artifact
 from spudflow.core.outputs_registry import FIGURE_OUTPUTS, TABLE_OUTPUTS
@@ -248,6 +249,7 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
     if path is None:
         return head + "<p>Not in this run: the config makes no input for it.</p></section>\n"
     table = read_artifact(path, TABLES[section.table])
+    unscored = _unscored_lines(table)
     table, note = _computed_rows(table)
     headline = section.headline(table)
     links = [_link(path.with_suffix(".csv"), out, f"full table {section.table} (CSV)"),
@@ -259,8 +261,21 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
     if section.details is not None and headline.height:
         body += _html_table(section.details(table))
     body += _notes(section, table)
-    return (head + f"<p>{html.escape(section.caption)}</p>{body}{note}"
+    return (head + f"<p>{html.escape(section.caption)}</p>{unscored}{body}{note}"
             f'<p class="links">{" · ".join(links)}</p></section>\n')
+
+
+def _unscored_lines(table: pl.DataFrame) -> str:
+    """A red line per scoring function with no usable score (every score NaN, e.g. a float16
+    overflow): the table's rows of it say why, and no number of it is in the headline."""
+    if "reason" not in table.columns or "dataset" not in table.columns:
+        return ""
+    rows = table.filter(pl.col("status") != STATUS_OK,
+                        pl.col("reason").str.starts_with(NO_USABLE_SCORE)).select(
+        "dataset", "model", "method", "reason").unique().sort("dataset", "model", "method")
+    return "".join(f'<p class="note" style="color: #b00020">{html.escape(dataset)}, '
+                   f"{html.escape(model)} · {html.escape(method)}: {html.escape(reason)}</p>"
+                   for dataset, model, method, reason in rows.iter_rows())
 
 
 def _computed_rows(table: pl.DataFrame) -> tuple[pl.DataFrame, str]:

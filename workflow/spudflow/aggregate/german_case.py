@@ -29,11 +29,13 @@ from spudflow.aggregate.german_case_one_vs_six import (
     one_vs_six_orders,
     sentence_aucs,
 )
-from spudflow.aggregate.inputs import scored_items
+from spudflow.aggregate.group_status import unscored_rows
+from spudflow.aggregate.inputs import scored_items, unusable_functions
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
-from spudflow.core.table_artifacts import TABLES
+from spudflow.core.table_artifacts import STATUS_OK, TABLES
+from spudflow.core.tables import TABLE_FORMATS
 
 log = get_logger(__name__)
 
@@ -220,10 +222,13 @@ def roc_points(scored: pl.DataFrame) -> pl.DataFrame:
 def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame,
                        animacy: str = "positions") -> list[Table]:
     items = with_derived(items)
+    unusable = unusable_functions(scores)
     scored = scored_items(items, scores)
     scored = scored.filter(pl.col("logprob_sum").is_not_null())
     if scored.is_empty():
-        raise InputError("--scores", None, "no scored German case item")
+        if unusable.is_empty():
+            raise InputError("--scores", None, "no scored German case item")
+        return unscored_tables(unusable)
     per_template = template_aucs(scored)
     per_sentence = sentence_aucs(scored)
     return [
@@ -231,14 +236,59 @@ def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame,
               "ROC AUC of sentence log-probability, grammatical sentences against case "
               "violations, per template (restricted: only the original case assignment among "
               "the grammatical sentences)."),
-        Table("german_case_auc", with_pooled(
+        Table("german_case_auc", with_unscored(with_pooled(
             mean_sd(per_template, [*DATASET_SCORING, "analysis"]), pooled_aucs(scored),
             by_violation=False).join(
-            analysis_coverage(scored), on=[*DATASET_SCORING, "analysis"], how="left"),
-              "ROC AUC per scoring function: mean and sd over templates (the paper's figure), "
-              "and of all templates' sentences in one ROC (auc_pooled); tie_fraction: the pairs "
-              "the AUCs compare that the scoring function cannot tell apart; unseen_fraction: the "
-              "words its model never saw in training (n-gram models)."),
+            analysis_coverage(scored), on=[*DATASET_SCORING, "analysis"], how="left"), unusable),
+              AUC_CAPTION),
+    *_detail_tables(scored, per_template, per_sentence, animacy)]
+
+
+AUC_CAPTION = ("ROC AUC per scoring function: mean and sd over templates (the paper's figure), "
+               "and of all templates' sentences in one ROC (auc_pooled); tie_fraction: the pairs "
+               "the AUCs compare that the scoring function cannot tell apart; unseen_fraction: the "
+               "words its model never saw in training (n-gram models).")
+
+
+AUC_ANALYSES = ("all", "restricted")
+
+
+def with_unscored(auc: pl.DataFrame, unusable: pl.DataFrame) -> pl.DataFrame:
+    """german_case_auc's rows, status `ok`, and those of the scoring functions without a usable
+    score (`skipped`, per analysis)."""
+    order = [c for c in auc.columns if c not in DATASET_SCORING]
+    auc = auc.with_columns(pl.lit(STATUS_OK).alias("status"),
+                           pl.lit(None, pl.String).alias("reason"))
+    auc = auc.select(*DATASET_SCORING, "status", "reason", *order)
+    if unusable.is_empty():
+        return auc
+    unscored = unscored_rows("german_case_auc", unusable,
+                             [{"analysis": a} for a in AUC_ANALYSES], n_templates=0)
+    return pl.concat([auc, unscored], how="vertical_relaxed").sort(
+        [*DATASET_SCORING, "analysis"])
+
+
+def unscored_tables(unusable: pl.DataFrame) -> list[Table]:
+    """The tables when no scoring function has a usable score: german_case_auc's rows say why,
+    the others are empty."""
+    empty = pl.DataFrame(schema=TABLES["german_case_auc"].polars_schema())
+    tables = [Table("german_case_auc", with_unscored(empty.drop("status", "reason"), unusable),
+                    AUC_CAPTION)]
+    for name in GERMAN_DETAIL_TABLES:
+        tables.append(Table(name, pl.DataFrame(schema=TABLES[name].polars_schema()),
+                            "No scoring function has a usable score (german_case_auc says why).",
+                            formats=DATA_FORMATS if name == "german_case_roc" else TABLE_FORMATS))
+    return tables
+
+
+GERMAN_DETAIL_TABLES = ("german_case_auc_templates", "german_case_auc_violation",
+                        "german_case_animacy", "german_case_order", "german_case_order_auc",
+                        "german_case_roc")
+
+
+def _detail_tables(scored: pl.DataFrame, per_template: pl.DataFrame,
+                   per_sentence: pl.DataFrame, animacy: str) -> list[Table]:
+    return [
         Table("german_case_auc_violation", violation_aucs(scored),
               "ROC AUC per violation type (the doubled case; TABREF18, and restricted to the "
               "original case assignment, TABREF24): grammatical sentences against the "

@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+import polars as pl
+
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
-from spudflow.core.table_artifacts import STATUS_FAILED, STATUS_OK, STATUS_SKIPPED
+from spudflow.core.table_artifacts import STATUS_FAILED, STATUS_OK, STATUS_SKIPPED, TABLES
 
 log = get_logger(__name__)
 
@@ -40,3 +42,27 @@ def computed(what: str, compute: Callable[[], T]) -> tuple[T | None, dict[str, s
         reason = f"{type(error).__name__}: {error}"
         log.warning("%s: failed: %s", what, reason, exc_info=True)
         return None, {"status": STATUS_FAILED, "reason": reason}
+
+
+def unscored_rows(table: str, unusable: pl.DataFrame, each: list[dict] | None = None,
+                  **fixed) -> pl.DataFrame:
+    """Rows of TABLE (its defined columns) for the scoring functions of `unusable` (inputs.py
+    unusable_functions: dataset, model, method, reason): `skipped` with the reason, `fixed`
+    values (and, per function, one row per dict of `each`: {"dataset": ..., more values}),
+    every other column null."""
+    schema = TABLES[table].polars_schema()
+    rows = []
+    for function in unusable.iter_rows(named=True):
+        log.warning("%s, %s/%s: %s; its rows of %s say so", function["dataset"],
+                    function["model"], function["method"], function["reason"], table)
+        variants = [v for v in each or [{}] if v.get("dataset", function["dataset"])
+                    == function["dataset"]]
+        for variant in variants:
+            row = dict.fromkeys(schema.names())
+            row.update(fixed)
+            row.update(variant)
+            row.update({"dataset": function["dataset"], "model": function["model"],
+                        "method": function["method"], "status": STATUS_SKIPPED,
+                        "reason": function["reason"]})
+            rows.append(row)
+    return pl.DataFrame(rows, schema=schema)

@@ -13,6 +13,7 @@ from spudflow.core.contract import Artifact, read_artifact
 from spudflow.core.distinct_inputs import one_source_per
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
+from spudflow.core.text_hash import text_hash
 
 log = get_logger(__name__)
 
@@ -114,6 +115,33 @@ def without_nan(scores: pl.DataFrame) -> pl.DataFrame:
     return scores.with_columns(pl.col(*FIGURES).fill_nan(None)) if counts.height else scores
 
 
+# The reason of a table's row for a scoring function none of whose scores is usable (every one
+# NaN or left out): its rows carry it (status `skipped`), the front page a red line.
+NO_USABLE_SCORE = "no usable score"
+
+
+def unusable_functions(scores: pl.DataFrame, all_regions: bool = False) -> pl.DataFrame:
+    """(dataset, model, method, reason) of each scoring function without one usable score: every
+    logprob_sum of its whole-sentence rows (with `all_regions`: of all its rows) NaN (float16
+    overflow), null, or left out by scoring. Read the raw scores, before `without_nan`."""
+    rows = scores if all_regions else scores.filter(pl.col("region").is_null())
+    keys = ["dataset", "model", "method"]
+    counts = rows.group_by(keys).agg(
+        pl.len().alias("n"),
+        (pl.col("logprob_sum").is_not_null() & pl.col("logprob_sum").is_not_nan()
+         & pl.col("skipped").is_null()).sum().alias("usable"),
+        pl.col("logprob_sum").is_nan().sum().alias("nan"),
+        pl.col("skipped").is_not_null().sum().alias("left_out"),
+    ).filter(pl.col("usable") == 0).sort(keys)
+    reasons = []
+    for row in counts.iter_rows(named=True):
+        what = [f"{row['nan']} NaN (e.g. a float16 overflow)" if row["nan"] else "",
+                f"{row['left_out']} left out by scoring" if row["left_out"] else ""]
+        reasons.append(f"{NO_USABLE_SCORE}: of {row['n']} score rows, "
+                       f"{', '.join(w for w in what if w) or 'every one null'}")
+    return counts.select(*keys).with_columns(pl.Series("reason", reasons, dtype=pl.String))
+
+
 def warn_not_scored(scores: pl.DataFrame) -> None:
     """One warning per scoring function and reason for the items that scoring left out
     (`skipped`, e.g. too_long): the tables leave them out too, and the log says how many."""
@@ -142,12 +170,46 @@ def scored_items(items: pl.DataFrame, scores: pl.DataFrame,
         row = unknown.row(0, named=True)
         raise InputError(row["source_file"], None, f"item {row['item_id']!r} of dataset "
                          f"{row['dataset']!r} is in no items file")
+    items = with_text_hash(items)
+    check_text(items, scores)
     # Rows in items-file order within each scoring function, so that seeded fold splits follow
     # the file.
     items = items.drop("source_file").with_row_index("item_order")
-    joined = scores.drop("source_file").join(items, on=["dataset", "item_id"], how="inner")
+    joined = scores.drop("source_file", "text_hash").join(items, on=["dataset", "item_id"],
+                                                          how="inner")
     return joined.sort(["model", "method", "region", "item_order"], nulls_last=False).drop(
-        "item_order")
+        "item_order", ITEMS_TEXT_HASH)
+
+
+# The hash of an item's sentence (core/text_hash.py), beside the items while they are joined
+# with scores.
+ITEMS_TEXT_HASH = "items_text_hash"
+
+
+def with_text_hash(items: pl.DataFrame) -> pl.DataFrame:
+    """The items with their sentences' hash (kept where there already: a caller that drops the
+    sentence before joining many score files hashes once)."""
+    if ITEMS_TEXT_HASH in items.columns:
+        return items
+    return items.with_columns(pl.Series(ITEMS_TEXT_HASH, [text_hash(s) for s in items["sentence"]],
+                                        dtype=pl.String))
+
+
+def check_text(items: pl.DataFrame, scores: pl.DataFrame) -> None:
+    """Bad input where a score row's item has another sentence in the items (with_text_hash) than
+    the one scored: items made again under the same ids, whose old scores are not this text's."""
+    stale = scores.select("dataset", "item_id", "model", "text_hash", "source_file").join(
+        items.select("dataset", "item_id", ITEMS_TEXT_HASH), on=["dataset", "item_id"],
+        how="inner").filter(pl.col("text_hash") != pl.col(ITEMS_TEXT_HASH)).sort(
+        "source_file", "item_id", "model")
+    if stale.height:
+        row = stale.row(0, named=True)
+        n = stale["item_id"].n_unique()
+        raise InputError(row["source_file"], None, f"item {row['item_id']!r} of dataset "
+                         f"{row['dataset']!r}: model {row['model']!r} scored another text "
+                         f"than the items file's sentence (text hash {row['text_hash']}, the "
+                         f"items' {row[ITEMS_TEXT_HASH]}; {n} item(s) so): the items were made "
+                         "again since these scores, score them again")
 
 
 def read_probe_metrics(paths: Iterable[str | Path]) -> pl.DataFrame:

@@ -26,7 +26,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.coverage import unseen_fraction
-from spudflow.aggregate.inputs import scored_items
+from spudflow.aggregate.inputs import ITEMS_TEXT_HASH, scored_items, with_text_hash
 from spudflow.aggregate.japanese_length import correlation_table, length_perplexity_table
 from spudflow.aggregate.japanese_regression import FORMULA as REGRESSION_FORMULA
 from spudflow.aggregate.japanese_regression import regression_tables
@@ -183,8 +183,9 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
     for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
         # the columns the tables read: the sentence and its words would be joined to each of
         # the dataset's score rows
-        own_items = items.filter(pl.col("dataset") == dataset).select(
-            "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file")
+        own_items = with_text_hash(items.filter(pl.col("dataset") == dataset)).select(
+            "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file",
+            ITEMS_TEXT_HASH)
         choices = []
         for _, model_scores in chunks:
             scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))

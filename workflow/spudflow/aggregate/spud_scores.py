@@ -29,12 +29,18 @@ import polars as pl
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.coverage import unseen_fraction
-from spudflow.aggregate.inputs import of_scoring_function, scored_items, scoring_functions
+from spudflow.aggregate.group_status import unscored_rows
+from spudflow.aggregate.inputs import (
+    of_scoring_function,
+    scored_items,
+    scoring_functions,
+    unusable_functions,
+)
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
-from spudflow.core.table_artifacts import TABLES
+from spudflow.core.table_artifacts import STATUS_OK, TABLES
 
 log = get_logger(__name__)
 
@@ -142,7 +148,8 @@ def ratio_summary(pairs: pl.DataFrame, threshold: float,
     sentence; each on all observations and without those with r > threshold. `unseen`
     (unseen_fractions) gives each row its unseen_fraction (null without)."""
     columns = [*PAIR_SET, "nonce_seed", "n_seeds", "outliers", "outlier_threshold", "n_dropped",
-               *SCORING_FUNCTION, "n_pairs", "ratio_q1", "ratio_median", "ratio_q3", "ratio_mean",
+               *SCORING_FUNCTION, "status", "reason", "n_pairs", "ratio_q1", "ratio_median",
+               "ratio_q3", "ratio_mean",
                "fraction_ratio_gt1", "tie_fraction", "unseen_fraction", "ppl_orig_median",
                "ppl_nonce_median"]
     if unseen is None:
@@ -156,10 +163,25 @@ def ratio_summary(pairs: pl.DataFrame, threshold: float,
         for part in (every, _summary_without_outliers(frame, threshold)):
             part = part.join(unseen, on=[*SEED_SET, *SCORING_FUNCTION], how="left")
             parts.append(part.with_columns(
-                pl.lit(float(threshold)).alias("outlier_threshold")).select(columns))
-    return pl.concat(parts).sort(
-        [*PAIR_SET, *SCORING_FUNCTION, _seed_order(), _seed_number(), "nonce_seed",
-         _outliers_order()])
+                pl.lit(float(threshold)).alias("outlier_threshold"),
+                pl.lit(STATUS_OK).alias("status"), pl.lit(None, pl.String).alias("reason"))
+                .select(columns))
+    return summary_order(pl.concat(parts))
+
+
+def summary_order(summary: pl.DataFrame) -> pl.DataFrame:
+    return summary.sort([*PAIR_SET, *SCORING_FUNCTION, _seed_order(), _seed_number(),
+                         "nonce_seed", _outliers_order()])
+
+
+def unscored_summary(items: pl.DataFrame, unusable: pl.DataFrame,
+                     threshold: float) -> pl.DataFrame:
+    """spud_ratio_summary's rows of the scoring functions without a usable score: per dataset,
+    language and nonce method of the items, seed `all`, outliers kept, no pairs, the reason."""
+    pair_sets = items.filter(~is_original()).select(*PAIR_SET).unique().sort(PAIR_SET)
+    return unscored_rows("spud_ratio_summary", unusable, pair_sets.to_dicts(),
+                         nonce_seed=ALL_SEEDS, n_seeds=0, outliers=KEPT,
+                         outlier_threshold=float(threshold), n_dropped=0, n_pairs=0)
 
 
 def _outliers_order() -> pl.Expr:
@@ -367,12 +389,18 @@ def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
                 outlier_threshold: float, outliers_above: float,
                 outliers_below: float) -> list[Table]:
     check_groups(items)
+    unusable = unusable_functions(scores)
     scored = scored_items(items, scores)
     pairs = pair_ratios(scored)
-    if pairs.is_empty():
+    if pairs.is_empty() and unusable.is_empty():
         raise InputError("--scores", None, "no scored pair of an original and a nonce sentence")
-    models = ", ".join(sorted({m for m, _ in scoring_functions(pairs)}))
+    models = ", ".join(sorted({m for m, _ in scoring_functions(pairs)}
+                              | set(unusable["model"])))
     summary = ratio_summary(pairs, outlier_threshold, unseen_fractions(pairs, scored))
+    if not unusable.is_empty():
+        summary = summary_order(pl.concat([summary, unscored_summary(
+            items.with_columns(pl.col("nonce_method").cast(pl.String)), unusable,
+            outlier_threshold)]))
     return [
         Table("spud_ratio_summary", summary,
               "Perplexity ratio r = f(nonce) / f(orig) per sentence pair: quartiles, mean and "

@@ -257,12 +257,16 @@ TOKEN_SCORES = Artifact("token_scores", "score", version=2, key=(
         "subword vocabulary covers every word)", True),
 ))
 
-ITEM_SCORES = Artifact("item_scores", "score", version=2, key=(
+# v3: text_hash
+ITEM_SCORES = Artifact("item_scores", "score", version=3, key=(
         "item_id", "model", "method", "region"), doc=(
     "`results/scores/{dataset}/{model}/item_scores.parquet`: one row per item and method for the "
     "whole sentence (`region` null; not for `_region` methods), plus one row per named region of "
     "the item, in item order."), columns=(
     col("item_id", STR, "the item's id"),
+    col("text_hash", STR, "the first 16 hex digits of the SHA-256 of the item's sentence as "
+        "scored (UTF-8): a reader of items and scores refuses scores of another text under the "
+        "same id"),
     col("model", STR, "model name"),
     col("method", STR, "method as requested"),
     col("region", STR, "null: the whole sentence; else the region's name (its tokens only)", True),

@@ -40,6 +40,15 @@ STATUS = (
 )
 
 
+# The status of a headline table's rows: `skipped` for a scoring function none of whose scores
+# is usable (every one NaN, e.g. a float16 overflow, or left out), its numbers null or 0.
+UNSCORED_STATUS = (
+    col("status", STR, "`ok`; `skipped`: the scoring function has no usable score for these "
+        "rows (`reason`: e.g. every one NaN, a float16 overflow), its numbers null, its counts 0"),
+    col("reason", STR, "why the row is not `ok`; null when it is", True),
+)
+
+
 # The dataset and scoring function a row of a scores table is about.
 DATASET_SCORING = (
     col("dataset", STR, "items dataset"),
@@ -151,6 +160,7 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
     col("n_dropped", I64, "observations above the threshold left out (0 on `kept` rows)"),
     col("model", STR, "scoring model"),
     col("method", STR, "scoring method (`ppl`, `pppl`, `pppl_l2r`, `unmasked`, …)"),
+    *UNSCORED_STATUS,
     col("n_pairs", I64, "sentence pairs (original, nonce) summarised; on `all` rows original "
         "sentences"),
     col("ratio_q1", F64, "first quartile of r = ppl(nonce) / ppl(orig); null when n_pairs = 0 "
@@ -168,7 +178,7 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
         True),
     col("ppl_nonce_median", F64, "median perplexity of the nonce sentences (`all`: of their "
         "per-original geometric means; null as above)", True),
-), version=4)
+), version=5)  # v5: status, reason
 
 SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
     "one row per two scoring functions, seed and outlier handling"), columns=(
@@ -258,10 +268,12 @@ SPUD_RATIOS = table("spud_ratios", "table-spud-scores", (
 GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     "per scoring function"), columns=(
     *DATASET_SCORING,
+    *UNSCORED_STATUS,
     col("analysis", STR, "`all`: 36 grammatical vs 108 violations per template; `restricted`: "
         "only the original assignment (NDA) among the grammatical sentences, all violations"),
     col("n_templates", I64, "templates with an AUC"),
-    col("auc_mean", F64, "mean ROC AUC over templates (the paper's figure)"),
+    col("auc_mean", F64, "mean ROC AUC over templates (the paper's figure); null unless `ok`",
+        True),
     col("auc_sd", F64, "sample sd over templates (null for one template)", True),
     col("auc_pooled", F64, "ROC AUC of all templates' sentences in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
@@ -269,7 +281,7 @@ GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
         "violation of the same template), the fraction with equal log-probabilities (each "
         "counts 1/2 in the AUC)", True),
     unseen_fraction_col("of the analysis's sentences"),
-), version=2)  # v2: auc_pooled, tie_fraction, unseen_fraction
+), version=3)  # v2: auc_pooled, tie_fraction, unseen_fraction; v3: status, reason
 
 GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-case", (
     "per template"), columns=(
@@ -409,6 +421,7 @@ COLA_SOURCES = table("cola_sources", "table-cola", (
 BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
     "per scoring function"), columns=(
     *DATASET_SCORING,
+    *UNSCORED_STATUS,
     col("n_paradigms", I64, "paradigms (UIDs) with an accuracy (at least one pair scored)"),
     col("n_pairs", I64, "pairs with both sentences scored (ties included)"),
     col("n_correct", I64, "pairs with logprob(good) > logprob(bad)"),
@@ -421,7 +434,7 @@ BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
     col("tie_fraction", F64, "n_ties / n_pairs: pairs the scoring function cannot tell apart (null "
         "when n_pairs = 0)", True),
     unseen_fraction_col("of the n_pairs pairs"),
-), version=2)
+), version=3)  # v3: status, reason
 
 BLIMP_FIELD = table("blimp_field", "table-blimp", (
     "per field"), columns=(

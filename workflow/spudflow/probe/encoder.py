@@ -107,6 +107,39 @@ def _cut(config, top: int, n_layers: int) -> None:
         config.num_hidden_layers = top + 1
 
 
+# Modules of a base model that no probe layer passes through: a checkpoint of a model with a
+# language-model head (BertForMaskedLM) has no pooler, and AutoModel would build one at random.
+OUTSIDE_THE_LAYERS = {"pooler"}
+
+
+def new_encoder_weights(model: torch.nn.Module, missing_keys: list[str]) -> list[str]:
+    """The parameters among transformers' `missing_keys` (no weights in the files: initialised
+    at random) that the encoder's layers use, i.e. all but the pooler's."""
+    prefix = f"{getattr(model, 'base_model_prefix', '')}."
+    used = []
+    for key in missing_keys:
+        name = key[len(prefix):] if prefix != "." and key.startswith(prefix) else key
+        if name.split(".")[0] not in OUTSIDE_THE_LAYERS:
+            used.append(key)
+    return sorted(used)
+
+
+def _pretrained(source: str, location: str, config, options: dict) -> torch.nn.Module:
+    """The pretrained encoder; bad input where the files lack weights of its layers (an
+    embedding or a layer of a damaged or partial checkpoint), which transformers would draw at
+    random: features of a random layer, differently on every run."""
+    with loading_errors(source, "an encoder"):
+        model, loading = AutoModel.from_pretrained(location, config=config, dtype=torch.float32,
+                                                   output_loading_info=True, **options)
+    missing = new_encoder_weights(model, loading.get("missing_keys") or [])
+    if missing:
+        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3
+                                          else "")
+        raise InputError(source, None, f"holds no weights for {shown} of the encoder: they would "
+                         "be randomly initialised; choose a complete checkpoint")
+    return model
+
+
 def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed: int,
                  max_length: int | None, device: str, revision: str | None = None) -> Encoder:
     """The encoder for `baseline` (a hub id at `revision`), cut above the highest layer needed
@@ -136,17 +169,13 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
     # of GPU memory in a real run
     config.use_cache = False
     if baseline in (None, "M0"):
-        with loading_errors(source, "an encoder"):
-            model = AutoModel.from_pretrained(location, config=config, dtype=torch.float32,
-                                              **options)
+        model = _pretrained(source, location, config, options)
     else:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(init_seed)
             model = AutoModel.from_config(config, dtype=torch.float32)
         if baseline == "MRC":
-            with loading_errors(source, "an encoder"):
-                pretrained = AutoModel.from_pretrained(location, config=config,
-                                                       dtype=torch.float32, **options)
+            pretrained = _pretrained(source, location, config, options)
             # strict: the same architecture, so every parameter and buffer must match
             embedding_layer(model, source).load_state_dict(
                 embedding_layer(pretrained, source).state_dict())

@@ -27,6 +27,7 @@ from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import write_artifact, write_parquet
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress_bar
+from spudflow.core.text_hash import text_hash
 from spudflow.scoring.cache import ScoreCache, item_key
 from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.items import Item
@@ -224,7 +225,7 @@ def _add_item_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
                                   item.words, word_set, unigram,
                                   [sentence.words_of_token(t) for t in token_set])
         row["n_unseen"] = None if unseen is None else sum(unseen[t] for t in token_set)
-        _append_row(columns, item.item_id, job.model_name, method, region, row, None)
+        _append_row(columns, item, job.model_name, method, region, row, None)
 
 
 def _add_skipped_rows(columns: dict, job: Job, method: str, sentence: EncodedItem,
@@ -234,13 +235,14 @@ def _add_skipped_rows(columns: dict, job: Job, method: str, sentence: EncodedIte
         row = {"logprob_sum": None, "n_tokens": len(token_set), "n_words": len(word_set),
                "ppl": None, "mean_logprob": None, "slor": None, "word_lp_min1": None,
                "normlp": None, "n_unseen": None}
-        _append_row(columns, sentence.item.item_id, job.model_name, method, region, row,
+        _append_row(columns, sentence.item, job.model_name, method, region, row,
                     sentence.skipped)
 
 
-def _append_row(columns: dict, item_id: str, model: str, method: str, region: str | None,
+def _append_row(columns: dict, item: Item, model: str, method: str, region: str | None,
                 row: dict, skipped: str | None) -> None:
-    columns["item_id"].append(item_id)
+    columns["item_id"].append(item.item_id)
+    columns["text_hash"].append(text_hash(item.sentence))
     columns["model"].append(model)
     columns["method"].append(method)
     columns["region"].append(region)
