@@ -11,7 +11,7 @@
 #   probe_gold_treebanks() -> [tokens.parquet, ...]  probe: the eval sets' gold treebanks
 #   probe_eval_sets() -> [name, ...]              probe: orig and the nonce eval sets, each a
 #                                                 run's predictions/{name}.conllu
-#   probe_edge_args(wildcards, input) -> str      probe: table-probe-edges options
+#   probe_edge_args(wildcards) -> str             probe: table-probe-edges options
 #   nonce_stats_files() -> [path, ...]            nonce: per-split replacement statistics
 
 
@@ -148,12 +148,13 @@ for rule_name, family, command in family_table_rules():
             command=command,
             out_dir=subpath(output[1], parent=True),
             options=table["options"],
+            jobs=table.get("jobs", ""),
             datasets=items_datasets(family),
             models=aggregate_models(family),
             code=stage_code("aggregate"),
         shell:
             "spudflow {params.command} --items {input.item_files:q} --scores {input.score_files:q}"
-            " --out-dir {params.out_dir:q} {params.options} 2> {log:q}"
+            " --out-dir {params.out_dir:q} {params.options} {params.jobs} 2> {log:q}"
 
 
 # A figure: one table -> NAME.svg and NAME.png in results/figures, one rule per entry of the

@@ -26,7 +26,9 @@ rule train_control:
         runtime=grows_with_attempt(30),
         gpu=0,
     params:
+        text=control_text_args,
         args=control_train_args,
         code=stage_code("controls"),
     shell:
-        "spudflow train-control {params.args} --threads {threads} --out {output:q} 2> {log:q}"
+        "spudflow train-control {params.text} {params.args} --threads {threads}"
+        " --out {output:q} 2> {log:q}"

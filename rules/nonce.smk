@@ -36,12 +36,13 @@ rule nonce:
         out_dir=subpath(output.tokens, parent=True),
         lang=lambda wc: treebank_lang(wc.treebank),
         options=nonce_options,
+        sources=nonce_sources,
         code=stage_code("nonce"),
     shell:
         "spudflow nonce {params.in_dir:q} --lang {params.lang} --seed {wildcards.seed}"
         " --method {wildcards.method} --out {params.out_dir:q} --conllu {output.conllu:q}"
         " --treebank {wildcards.treebank} --split {wildcards.split} {params.options}"
-        " 2> {log:q}"
+        " {params.sources} 2> {log:q}"
 
 
 # The two tables over every nonce treebank's replacement statistics: one rule, two commands.

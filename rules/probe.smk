@@ -53,10 +53,12 @@ rule probe_features:
         source=lambda wc: probe_model_config(wc.probe_model)["source"],
         shard="",
         args=probe_feature_args,
+        sentences=probe_feature_paths,
         code=stage_code("probe"),
     shell:
         "spudflow probe features {params.treebanks:q} --model {params.source:q}"
-        " {params.shard} {params.args} --threads {threads} --out {output:q} 2> {log:q}"
+        " {params.shard} {params.args} {params.sentences} --threads {threads}"
+        " --out {output:q} 2> {log:q}"
 
 
 use rule probe_features as probe_features_shard with:
@@ -121,11 +123,12 @@ rule probe_train:
         runtime=grows_with_attempt(60 * len(probe_seeds())),
     params:
         out_dir=probe_pair_dir_of,
+        data=probe_train_paths,
         args=probe_train_args,
         code=stage_code("probe"),
     shell:
-        "spudflow probe train {params.args} --threads {threads} --out {params.out_dir:q}"
-        " 2> {log:q}"
+        "spudflow probe train {params.data} {params.args} --threads {threads}"
+        " --out {params.out_dir:q} 2> {log:q}"
 
 
 # The layers `auto` stands for: the best of the model's layer-sweep runs on the selection data

@@ -21,10 +21,11 @@ rule ngram_train:
         mem_mb=grows_with_attempt(4000),
         runtime=grows_with_attempt(30),
     params:
+        text=lambda wc, input: quoted(training_text_sources(input.text)),
         args=ngram_train_args,
         code=stage_code("scoring"),
     shell:
-        "spudflow ngram-train {params.args} --out {output:q} 2> {log:q}"
+        "spudflow ngram-train {params.text} {params.args} --out {output:q} 2> {log:q}"
 
 
 # One job per items dataset x model (models with one shard; see score_shard for the others).

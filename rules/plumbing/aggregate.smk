@@ -127,16 +127,16 @@ def family_table_rules():
     )
 
 
-def japanese_table_options(wildcards, threads):
-    """`spudflow table-japanese` options: cross-validation, regression and agreement settings,
-    and the regressions' threads (the job's)."""
+def japanese_table_options():
+    """`spudflow table-japanese` options: cross-validation, regression and agreement settings
+    (the regressions' threads are the job's: a --cores change reruns nothing)."""
     return quoted(
         cli_options(AGGREGATE, ("folds", "seed"))
         + cli_options(
             AGGREGATE["regression"],
             ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"),
         )
-        + ["--jobs", threads, "--decision", AGGREGATE["japanese_decision"]]
+        + ["--decision", AGGREGATE["japanese_decision"]]
         + [a for m in AGGREGATE["japanese_agreement_modes"] for a in ("--agreement-mode", m)]
     )
 
@@ -148,7 +148,8 @@ def japanese_section(key):
 
 
 # What each dataset family's table (rules/aggregate.smk) sets of its own: threads,
-# mem_mb and runtime, its command's options (beside --items, --scores and --out-dir) and the
+# mem_mb and runtime, its command's options (beside --items, --scores and --out-dir; `jobs`, a
+# function of the job's threads, is no rerun trigger) and the
 # config values its report captions show (`captions`, each a param of the rule).
 FAMILY_TABLES = {
     "spud": dict(
@@ -193,7 +194,8 @@ FAMILY_TABLES = {
         threads=4,
         mem_mb=japanese_table_memory,
         runtime=japanese_table_runtime,
-        options=japanese_table_options,
+        options=japanese_table_options(),
+        jobs=lambda wildcards, threads: f"--jobs {threads}",
         captions=dict(
             agreement_modes=AGGREGATE["japanese_agreement_modes"],
             decision=AGGREGATE["japanese_decision"],

@@ -26,10 +26,16 @@ def control_text_inputs(wildcards):
     return training_text_inputs(entries)
 
 
-def control_train_args(wildcards, input):
-    """`spudflow train-control` options from the control's config entry (docs/controls.md)."""
+def control_train_args(wildcards):
+    """`spudflow train-control` settings from the control's config entry (docs/controls.md): a
+    function of the wildcards only, so that a changed setting reruns the job (Snakemake
+    compares such params with the last run's; one of `input` it does not)."""
     spec = config["controls"][wildcards.control]
-    args = ["--kind", spec["kind"]]
-    for source in training_text_sources(input.text):
-        args += ["--text", source]
-    return quoted(args + cli_options(spec, CONTROL_OPTIONS))
+    return quoted(["--kind", spec["kind"], *cli_options(spec, CONTROL_OPTIONS)])
+
+
+def control_text_args(wildcards, input):
+    """`--text SOURCE` of each training text (the job's input), shell-quoted."""
+    return quoted(
+        [arg for source in training_text_sources(input.text) for arg in ("--text", source)]
+    )

@@ -84,25 +84,33 @@ def nonce_lexicon_files(wildcards):
     return config["nonce"]["lexicons"][treebank_lang(wildcards.treebank)]
 
 
-def nonce_options(wildcards, input):
-    """The optional arguments of `spudflow nonce` for one run, shell-quoted."""
+def nonce_options(wildcards):
+    """The settings of `spudflow nonce` for one run, shell-quoted: a function of the wildcards
+    only, so that a changed setting reruns the job (Snakemake compares such params with the
+    last run's; one of `input` it does not)."""
     nonce = config["nonce"]
     options = nonce["languages"][treebank_lang(wildcards.treebank)]
+    return " ".join(
+        [
+            f"--upos {','.join(nonce['upos'])}",
+            f"--case {nonce['case']} --multiword-tokens {nonce['multiword_tokens']}",
+            f"--candidate-weights {nonce['candidate_weights']}",
+            *[f"--option {name}={str(value).lower()}" for name, value in sorted(options.items())],
+        ]
+    )
+
+
+def nonce_sources(wildcards, input):
+    """The candidate pools, lexicon splits and lexicon files of one run (its input: a change
+    reruns it as an input change), shell-quoted."""
     dirs = lambda files: quoted(Path(f).parent for f in files)
     return " ".join(
         filter(
             None,
             [
-                f"--upos {','.join(nonce['upos'])}",
-                f"--case {nonce['case']} --multiword-tokens {nonce['multiword_tokens']}",
-                f"--candidate-weights {nonce['candidate_weights']}",
                 f"--pool {dirs(input.pools)}" if input.pools else "",
                 f"--lexicon-from {dirs(input.lexicon_from)}" if input.lexicon_from else "",
                 f"--lexicon {quoted(input.lexicons)}" if input.lexicons else "",
-                *[
-                    f"--option {name}={str(value).lower()}"
-                    for name, value in sorted(options.items())
-                ],
             ],
         )
     )

@@ -204,18 +204,23 @@ def probe_features_memory(wildcards, input):
     return max(PROBE_FEATURES_FLOOR_MB, math.ceil(1000 + 2 * weights_mb + 1.25 * held_mb))
 
 
-def probe_feature_args(wildcards, input):
-    """`spudflow probe features` options of one feature job, every baseline (docs/probe.md)."""
+def probe_feature_args(wildcards):
+    """`spudflow probe features` settings of one feature job, every baseline (docs/probe.md):
+    a function of the wildcards only, so that Snakemake compares them with the last run's (a
+    params function of `input` is not a rerun trigger)."""
     model, treebank = wildcards.probe_model, wildcards.treebank
     spec = probe_model_config(model)
     args = ["--baselines"]
     args += [f"{b}={probe_feature_layers(treebank, model, b)}" for b in probe_baselines(model)]
     args += ["--eval-sets", *probe_split_eval_sets(treebank, wildcards.split)]
     args += ["--device", spec["device"], "--init-seed", spec["init_seed"]]
-    if probe_wildcard_split(wildcards).part:
-        args += ["--sentences", Path(input.share).parent]
     args = quoted(args + cli_options(spec, ("max_length", "revision")))
     return " ".join(filter(None, [args, sample_args(config["probe"]["sample"], "--sample-seed")]))
+
+
+def probe_feature_paths(wildcards, input):
+    """`--sentences DIR` of a share's feature job: a path of its input (which it changes with)."""
+    return quoted(["--sentences", Path(input.share).parent]) if "share" in input.keys() else ""
 
 
 # With probe.feature_shards > 1, each split's features are scattered over shard jobs (contiguous
@@ -270,22 +275,32 @@ def probe_train_inputs(wildcards):
     return inputs
 
 
-def probe_train_args(wildcards, input):
-    """`spudflow probe train` options of one job, every seed (docs/probe.md), shell-quoted."""
-    probe = config["probe"]
+def probe_train_paths(wildcards, input):
+    """`spudflow probe train`'s data options of one job: the features and treebanks of its
+    train, dev and eval sets and its layer choice, shell-quoted (the job's input: a change
+    reruns it as an input change)."""
     parent = lambda path: str(Path(path).parent)
     file = lambda features_dir, name: probe_eval_set_file(features_dir, wildcards.baseline, name)
     orig = lambda features_dir: file(features_dir, "orig")
     args = ["--train", orig(input.train_features), parent(input.train_treebank)]
     if "dev_features" in input.keys():
         args += ["--dev", orig(input.dev_features), parent(input.dev_treebank)]
-    else:
-        args += cli_options(probe, ("holdout", "holdout_seed"))
     for name, tokens in zip(probe_eval_sets(), input.eval_treebanks, strict=True):
         args += ["--eval", name, file(input.eval_features, name), parent(tokens)]
-    args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label]
     if "layer_choice" in input.keys():
         args += ["--layer-choice", input.layer_choice]
+    return quoted(args)
+
+
+def probe_train_args(wildcards):
+    """`spudflow probe train`'s settings of one job, every seed (docs/probe.md), shell-quoted:
+    a function of the wildcards only, so that a changed setting reruns the job (Snakemake
+    compares such params with the last run's; one of `input` it does not)."""
+    probe = config["probe"]
+    args = []
+    if not probe_tasks()[wildcards.treebank].dev:
+        args += cli_options(probe, ("holdout", "holdout_seed"))
+    args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label]
     args += ["--seeds", *map(str, probe_seeds()), "--treebank", wildcards.treebank]
     args += ["--model", wildcards.probe_model, *cli_options(probe, PROBE_TRAIN_OPTIONS)]
     if wildcards.baseline != "lm":
@@ -356,7 +371,7 @@ def probe_gold_treebanks():
     return [tokens for _, _, tokens in probe_gold_sets()]
 
 
-def probe_edge_args(wildcards, input):
+def probe_edge_args(wildcards):
     """`spudflow table-probe-edges` options: the gold treebanks, and the runs' word counting."""
     args = []
     for treebank, eval_set, tokens in probe_gold_sets():

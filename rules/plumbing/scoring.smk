@@ -76,10 +76,10 @@ def ngram_text_inputs(wildcards):
     return training_text_inputs(config["ngrams"][wildcards.ngram]["text"])
 
 
-def ngram_train_args(wildcards, input):
-    spec = config["ngrams"][wildcards.ngram]
-    options = cli_options(spec, NGRAM_OPTIONS)
-    return quoted(training_text_sources(input.text) + options)
+def ngram_train_args(wildcards):
+    """`spudflow ngram-train` settings: a function of the wildcards only, so that a changed
+    setting reruns the job (Snakemake compares such params with the last run's)."""
+    return quoted(cli_options(config["ngrams"][wildcards.ngram], NGRAM_OPTIONS))
 
 
 def scoring_jobs():
