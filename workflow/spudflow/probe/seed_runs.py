@@ -181,11 +181,15 @@ def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:
 
 
 def is_probe_run(folder: Path) -> bool:
-    """A seed's folder `probe train` wrote: its metrics say so."""
-    from spudflow.core.artifacts import PROBE_METRICS
+    """A seed's folder `probe train` wrote: its metrics or its history say so. Either is
+    enough: Snakemake removes metrics.parquet (the rule's declared output) before it reruns the
+    job, or when the job was killed, and leaves the rest of the folder."""
+    from spudflow.core.artifacts import PROBE_HISTORY, PROBE_METRICS
     from spudflow.core.contract import artifact_of
 
-    return artifact_of(folder / "metrics.parquet") == PROBE_METRICS.name
+    marked = (("metrics.parquet", PROBE_METRICS), ("history.parquet", PROBE_HISTORY))
+    return any((folder / name).is_file() and artifact_of(folder / name) == artifact.name
+               for name, artifact in marked)
 
 
 def train_command(args: Namespace) -> int:
