@@ -20,6 +20,7 @@ from spudflow.core.config_values import value_errors
 from spudflow.core.dataset_families import items_dataset_names, spud_dataset_list
 from spudflow.core.model_source import is_local_path
 from spudflow.core.overlap import CONTROL_SOURCE, NGRAM_SOURCE
+from spudflow.core.split_files import is_url
 from spudflow.core.training_share import split_part
 
 ITEMS_FILE = "results/items/{}.parquet"
@@ -153,6 +154,46 @@ def _probe(config: dict, exists) -> list[str]:
     return errors
 
 
+# Keys of each enabled `pairs:` section that name the files its items are made from (a list,
+# a mapping, or one path); a URL among them is downloaded by a rule.
+PAIRS_FILE_KEYS = {"german_case": ("templates", "sentences"), "blimp": ("paths",),
+                   "cola": ("files", "phenomena"), "japanese_transitivity": ("lexicon", "corpus")}
+
+
+def _named_paths(key: str, value) -> list[tuple[str, str]]:
+    """(config key, path) of a path, a list of paths or a mapping of them (None: none)."""
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        return [(f"{key}.{name}", v) for name, v in value.items()]
+    if isinstance(value, list):
+        return [(f"{key}[{i}]", v) for i, v in enumerate(value)]
+    return [(key, value)]
+
+
+def _source_files(config: dict, exists) -> list[str]:
+    """Every local file the config names as a job's source (a treebank split, a pairs
+    section's files, a nonce lexicon, a filled sheet) must exist. Snakemake stops on a missing
+    one only while the outputs made from it are missing too: after a run it would keep them and
+    plan nothing."""
+    named = [(f"treebanks.{tb}.splits.{split}", path)
+             for tb, spec in config["treebanks"].items()
+             for split, value in spec["splits"].items()
+             for _, path in _named_paths("", value)]
+    for family, keys in PAIRS_FILE_KEYS.items():
+        section = (config.get("pairs") or {}).get(family) or {}
+        if section.get("enabled"):
+            for key in keys:
+                named += _named_paths(f"pairs.{family}.{key}", section.get(key))
+    if "nonce" in config:
+        for lang, files in (config["nonce"].get("lexicons") or {}).items():
+            named += _named_paths(f"nonce.lexicons.{lang}", files)
+    if "human_eval" in config:
+        named += _named_paths("human_eval.filled", config["human_eval"].get("filled") or None)
+    return [f"config key {key}: {path!r}: no such file" for key, path in named
+            if isinstance(path, str) and not is_url(path) and not exists(path)]
+
+
 def reference_errors(config: dict, exists: Callable[[str], bool] = lambda p: Path(p).exists()
                      ) -> list[str]:
     """One `config key KEY: …` line per name in the config that names nothing, sorted."""
@@ -185,6 +226,7 @@ def reference_errors(config: dict, exists: Callable[[str], bool] = lambda p: Pat
     if "probe" in config:
         errors += _probe(config, exists)
     errors += value_errors(config, exists)
+    errors += _source_files(config, exists)
     return sorted(errors)
 
 
