@@ -18,8 +18,11 @@ $(VENV)/.installed: pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $@
 
+# A run killed with SIGKILL leaves Snakemake's lock: the wrapper removes it, with a note, when
+# no live run holds it (spudflow/core/snakemake_lock.py), and the profile's --rerun-incomplete
+# reruns the jobs the killed run left unfinished.
 run: venv
-	$(BIN)/snakemake --profile profiles/default --cores $(CORES)
+	$(BIN)/python -m spudflow.core.snakemake_lock $(BIN)/snakemake --profile profiles/default --cores $(CORES)
 	$(BIN)/snakemake --profile profiles/default --report results/report.html
 
 # Test files run side by side in one worker per core (pytest-xdist); each file stays on one
