@@ -114,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     clear_stale_lock()
-    record_owner()
+    locks = LOCKS
+    if not (locks.is_dir() and any(locks.iterdir())):
+        record_owner()  # a live run's lock stays, and so does its record: Snakemake refuses
     os.execvp(argv[0], argv)
     return 1  # not reached: exec replaces this process
 
