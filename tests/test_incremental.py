@@ -9,6 +9,8 @@ parameter scenarios below (update_config, then planned_jobs against plan(forceal
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from workflow_helpers import (
     REPO,
@@ -18,8 +20,10 @@ from workflow_helpers import (
     job,
     plan,
     planned_jobs,
+    planning_error,
     run_workflow,
     shell_subcommand,
+    snakemake_cli,
     stage_of_subcommand,
     update_config,
 )
@@ -233,4 +237,112 @@ def test_core_code_change_reruns_everything(rerun):
 def test_non_code_file_in_stage_reruns_nothing(rerun):
     workdir, _ = rerun
     (workdir / "workflow" / "spudflow" / "ingest" / "notes.md").write_text("scratch\n")
+    assert planned_jobs(workdir) == set()
+
+
+PROBE_METRICS = "results/probe/runs/tiny_en/tiny_bert/M0/dist0_label0/seed1/metrics.parquet"
+
+
+def test_a_forced_probe_run_reruns_from_its_own_leftovers(rerun):
+    """`snakemake --force` of a probe run's metrics: Snakemake removes metrics.parquet (the
+    job's declared output) and `probe train` finds seed1/ with the rest of its files (history,
+    probe, predictions) and a killed attempt's temporary folder beside it. It replaces its own
+    folder (it refused it as "not a probe run spudflow wrote", exit 2, twice with the retry)."""
+    workdir, _ = rerun
+    seed_dir = (workdir / PROBE_METRICS).parent
+    assert (seed_dir / "history.parquet").is_file()
+    (seed_dir.parent / ".seed1.killed.tmp").mkdir()
+    (seed_dir.parent / ".seed1.killed.tmp" / "history.parquet").write_bytes(b"PAR1")
+    done = snakemake_cli("--cores", "1", "--force", PROBE_METRICS, cwd=workdir)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert sorted(p.name for p in seed_dir.iterdir()) == [
+        "history.parquet", "metrics.parquet", "predictions", "probe.safetensors"]
+
+
+def test_every_job_reruns_from_its_own_leftovers(rerun):
+    """--forceall on a finished run: Snakemake removes each job's declared outputs and nothing
+    else (a probe run's other files, a folder's other outputs), and every command then
+    replaces what it finds of its own previous output. After it, nothing is left to do."""
+    workdir, _ = rerun
+    run_workflow(workdir, forceall=True)
+    assert planned_jobs(workdir) == set()
+
+
+# A config path to a missing file after a run: Snakemake alone takes the old outputs made from it
+# as up to date ("Nothing to be done"); the config check stops planning, as in a fresh folder.
+MISSING_SOURCES = [
+    (lambda c: c["treebanks"]["tiny_de"]["splits"].update(test="resources/tiny/gone.conllu"),
+     "config key treebanks.tiny_de.splits.test: 'resources/tiny/gone.conllu': no such file"),
+    (lambda c: c["pairs"]["german_case"].update(templates="config/templates/gone.tsv"),
+     "config key pairs.german_case.templates: 'config/templates/gone.tsv': no such file"),
+    (lambda c: c["pairs"]["blimp"].update(paths=["resources/blimp/gone.jsonl"]),
+     "config key pairs.blimp.paths[0]: 'resources/blimp/gone.jsonl': no such file"),
+    (lambda c: c["nonce"].update(lexicons={"en": ["resources/tiny/gone.tsv"]}),
+     "config key nonce.lexicons.en[0]: 'resources/tiny/gone.tsv': no such file"),
+    (lambda c: c["human_eval"]["filled"].update(annotator1="resources/tiny/gone.csv"),
+     "config key human_eval.filled.annotator1: 'resources/tiny/gone.csv': no such file"),
+]
+
+
+@pytest.mark.parametrize(("edit", "message"), MISSING_SOURCES,
+                         ids=[m.split(":")[0].removeprefix("config key ") for _, m in
+                              MISSING_SOURCES])
+def test_a_missing_config_file_after_a_run_stops_planning(rerun, edit, message):
+    workdir, _ = rerun
+    update_config(workdir, edit)
+    assert message in planning_error(workdir).splitlines()
+
+
+def test_a_removed_source_file_after_a_run_stops_planning(rerun):
+    workdir, _ = rerun
+    (workdir / "resources" / "tiny" / "tiny_de.conllu").unlink()
+    assert ("config key treebanks.tiny_de.splits.test: 'resources/tiny/tiny_de.conllu': "
+            "no such file") in planning_error(workdir).splitlines()
+
+
+def _make_run(workdir, *extra):
+    """`make run`'s command (the Makefile) on the tiny copy: the stale-lock wrapper, then
+    Snakemake with the default profile; EXTRA narrows it to a few jobs."""
+    import subprocess
+    import sys
+
+    snakemake = str(Path(sys.executable).parent / "snakemake")
+    return subprocess.Popen(
+        [sys.executable, "-m", "spudflow.core.snakemake_lock", snakemake,
+         "--profile", "profiles/default", "--cores", "1", *extra],
+        cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_make_run_resumes_after_a_kill_and_refuses_a_live_run(rerun):
+    """A run killed with SIGKILL leaves Snakemake's lock; `make run` removes it (one line) when
+    no live run holds it and resumes. A second run beside a live one is still refused."""
+    import os
+    import signal
+    import time
+
+    workdir, _ = rerun
+    target = ("results/tables/treebank_stats.csv",)
+    first = _make_run(workdir, "--forceall", *target)
+    locks = workdir / ".snakemake" / "locks"
+    started = workdir / "results" / "logs" / "ingest"
+    deadline = time.monotonic() + 300
+    while not (locks.is_dir() and any(locks.iterdir()) and started.is_dir()
+               and any(started.rglob("*.log"))):
+        assert first.poll() is None, first.communicate()
+        assert time.monotonic() < deadline, "the run never started a job"
+        time.sleep(0.2)
+
+    second = _make_run(workdir, *target)
+    _, err = second.communicate(timeout=300)
+    assert second.returncode != 0 and "cannot be locked" in err, err
+    assert any(locks.iterdir())
+
+    os.kill(first.pid, signal.SIGKILL)
+    first.communicate()
+    assert any(locks.iterdir())  # what a killed run leaves
+
+    third = _make_run(workdir, *target)
+    _, err = third.communicate(timeout=600)
+    assert third.returncode == 0, err[-3000:]
+    assert sum("unlocked" in line for line in err.splitlines()) == 1
     assert planned_jobs(workdir) == set()

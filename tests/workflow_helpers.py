@@ -301,14 +301,15 @@ def planned_jobs(workdir: Path, **kwargs) -> set[Job]:
 
 
 def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = (),
-                 preloaded: bool = True) -> None:
+                 preloaded: bool = True, forceall: bool = False) -> None:
     """Run the workflow at `workdir` locally through the Snakemake API (raises on failure).
 
     With `targets`, only the jobs those files need (default: rule all). Every job gets one thread
     (`--max-threads 1`): the rules ask for 2-4, which on 2 cores would run the tiny jobs one at a
     time although each keeps one core busy; the rules' own threads are checked by plan().
     `preloaded`: the jobs' `spudflow` starts with the heavy libraries imported
-    (tests/preloaded_jobs.py); False runs each job as a fresh process."""
+    (tests/preloaded_jobs.py); False runs each job as a fresh process. `forceall`: every job
+    runs again (`--forceall`: Snakemake removes each job's outputs first)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
         DAGSettings,
@@ -323,7 +324,7 @@ def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = (),
             snakefile=workdir / "Snakefile",
             workdir=workdir,
         )
-        dag_api = workflow_api.dag(DAGSettings(targets=frozenset(targets)))
+        dag_api = workflow_api.dag(DAGSettings(targets=frozenset(targets), forceall=forceall))
         dag_api.execute_workflow(executor="local")
 
 
