@@ -185,11 +185,17 @@ def _source_files(config: dict, exists) -> list[str]:
         if section.get("enabled"):
             for key in keys:
                 named += _named_paths(f"pairs.{family}.{key}", section.get(key))
+    # (a lexicon of no configured language, sheets not matching the annotators: errors of
+    # their own)
+    languages = {spec["lang"] for spec in config["treebanks"].values()}
     if "nonce" in config:
         for lang, files in (config["nonce"].get("lexicons") or {}).items():
-            named += _named_paths(f"nonce.lexicons.{lang}", files)
+            if lang in languages:
+                named += _named_paths(f"nonce.lexicons.{lang}", files)
     if "human_eval" in config:
-        named += _named_paths("human_eval.filled", config["human_eval"].get("filled") or None)
+        filled = config["human_eval"].get("filled") or {}
+        if set(filled) == set(config["human_eval"].get("annotators") or ()):
+            named += _named_paths("human_eval.filled", filled or None)
     return [f"config key {key}: {path!r}: no such file" for key, path in named
             if isinstance(path, str) and not is_url(path) and not exists(path)]
 
