@@ -73,6 +73,7 @@ OTHER_VALUES = {
     "scoring.unigram": [],
     "scoring.cache": "results/cache/other_scores",
     "probe.models.tiny_bert.source": "resources/tiny/tiny_bert_copy",
+    "probe.models.tiny_bert.label_layer": 1,  # the tiny encoder's last layer is 2
     "probe.models.tiny_bert.max_length": 64,
     "probe.models.tiny_bert.device": "auto",
     "probe.models.tiny_bert.tasks": ["tiny_en"],
