@@ -207,8 +207,6 @@ REFERENCES = [
     (lambda c: c["models"]["en_ewt_trigram"].update(source="./resources",
                                                    gguf_file="nope.gguf"),
      "config key models.en_ewt_trigram.gguf_file: 'nope.gguf': no such file in ./resources"),
-    (lambda c: c["scoring"].update(cache=""),
-     "config key scoring.cache: empty: the working folder would become the score cache"),
     (lambda c: c["scoring"].update(cache="results"),
      "config key scoring.cache: 'results' is a pipeline output folder"),
     (lambda c: c["scoring"].update(cache="results/scores"),
