@@ -484,6 +484,7 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
     col("region", STR, "null: whole sentence; `verb`: verb-only mode (no other regions)", True),
     col("decision", STR, "`perplexity` (lower perplexity preferred; the thesis's rule, §4.5) or "
         "`logprob_sum`"),
+    *UNSCORED_STATUS,
     col("n_obligatory", I64, "obligatory pairs"),
     col("accuracy_obligatory", F64, "fraction of obligatory pairs preferring the transitive "
         "verb", True),
@@ -498,7 +499,7 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
         "mode cannot tell apart (null without obligatory pairs)", True),
     unseen_fraction_col("of the obligatory pairs (in the mode's span: the verb alone in verb-only "
                      "modes)"),
-), version=3, key=JAPANESE_MODE_KEY)
+), version=4, key=JAPANESE_MODE_KEY)  # v4: status, reason
 
 JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     "every ordered pair of modes"), columns=(
