@@ -11,7 +11,12 @@ import pytest
 from spudflow.core import artifacts
 from spudflow.core.contract import ContractError, conform, read_artifact, write_artifact
 from spudflow.core.errors import InputError
-from spudflow.core.table_artifacts import ALL_ARTIFACTS, NONCE_REPLACEMENT_RATIO
+from spudflow.core.table_artifacts import (
+    ALL_ARTIFACTS,
+    NONCE_REPLACEMENT_RATIO,
+    TABLE_ARTIFACTS,
+    TABLES,
+)
 
 
 def _value(dtype: pa.DataType):
@@ -33,15 +38,20 @@ def one_row(artifact) -> pa.Table:
     return pa.Table.from_pylist([{c.name: _value(c.type) for c in columns}], schema=schema)
 
 
-STAGE = [pytest.param(a, id=a.name) for a in artifacts.STAGE_ARTIFACTS]
+# The result tables (core/table_artifacts.py) as well: a table's row is one group's numbers.
+EVERY = [pytest.param(a, id=a.name) for a in ALL_ARTIFACTS]
 
 
-def test_every_stage_artifact_names_its_rows():
-    assert [a.name for a in artifacts.STAGE_ARTIFACTS if not a.key] == []
+def test_every_artifact_names_its_rows():
+    """Stage artifacts and every result table: none is a list whose rows may repeat."""
+    assert [a.name for a in ALL_ARTIFACTS if not a.key] == []
     assert NONCE_REPLACEMENT_RATIO.key
+    assert set(TABLES) == {a.name for a in TABLE_ARTIFACTS} | {"treebank_stats",
+                                                               "nonce_replacements"}
+    assert all(a.key for a in TABLES.values())
 
 
-@pytest.mark.parametrize("artifact", STAGE)
+@pytest.mark.parametrize("artifact", EVERY)
 def test_a_doubled_row_is_refused_on_write(tmp_path, artifact):
     row = one_row(artifact)
     write_artifact(row, tmp_path / "one.parquet", artifact)  # one row is fine
@@ -51,7 +61,7 @@ def test_a_doubled_row_is_refused_on_write(tmp_path, artifact):
     assert not path.exists()
 
 
-@pytest.mark.parametrize("artifact", STAGE)
+@pytest.mark.parametrize("artifact", EVERY)
 def test_a_doubled_row_is_bad_input_on_read(tmp_path, artifact):
     row = conform(one_row(artifact), artifact)
     path = tmp_path / "twice.parquet"

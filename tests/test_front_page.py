@@ -162,7 +162,8 @@ def test_japanese_headline_shows_the_ties_beside_the_accuracy(tmp_path, run_cli)
 
     accuracy = pl.DataFrame({
         "dataset": ["japanese_base"] * 2, "model": ["trigram"] * 2, "method": ["kn"] * 2,
-        "region": [None, "verb"], "decision": ["perplexity"] * 2, "n_obligatory": [194, 194],
+        "region": [None, "verb"], "decision": ["perplexity"] * 2, "status": ["ok"] * 2,
+        "reason": [None, None], "n_obligatory": [194, 194],
         "accuracy_obligatory": [5 / 194, 0.5], "n_ties_obligatory": [189, 0],
         "n_ambiguous": [10, 10], "transitive_rate_ambiguous": [0.0, 0.5], "n_ties": [199, 0],
         "tie_fraction_obligatory": [189 / 194, 0.0], "unseen_fraction": [0.62, 0.4]})

@@ -47,9 +47,9 @@ def computed(what: str, compute: Callable[[], T]) -> tuple[T | None, dict[str, s
 def unscored_rows(table: str, unusable: pl.DataFrame, each: list[dict] | None = None,
                   **fixed) -> pl.DataFrame:
     """Rows of TABLE (its defined columns) for the scoring functions of `unusable` (inputs.py
-    unusable_functions: dataset, model, method, reason): `skipped` with the reason, `fixed`
-    values (and, per function, one row per dict of `each`: {"dataset": ..., more values}),
-    every other column null."""
+    unusable_functions: dataset, model, method, [region,] reason): `skipped` with the reason,
+    `fixed` values (and, per function, one row per dict of `each`: {"dataset": ..., more
+    values}), every other column null."""
     schema = TABLES[table].polars_schema()
     rows = []
     for function in unusable.iter_rows(named=True):
@@ -61,8 +61,7 @@ def unscored_rows(table: str, unusable: pl.DataFrame, each: list[dict] | None = 
             row = dict.fromkeys(schema.names())
             row.update(fixed)
             row.update(variant)
-            row.update({"dataset": function["dataset"], "model": function["model"],
-                        "method": function["method"], "status": STATUS_SKIPPED,
-                        "reason": function["reason"]})
+            row.update(function)  # dataset, model, method (region), reason
+            row["status"] = STATUS_SKIPPED
             rows.append(row)
     return pl.DataFrame(rows, schema=schema)

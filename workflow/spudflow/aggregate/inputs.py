@@ -120,19 +120,22 @@ def without_nan(scores: pl.DataFrame) -> pl.DataFrame:
 NO_USABLE_SCORE = "no usable score"
 
 
-def unusable_functions(scores: pl.DataFrame, all_regions: bool = False) -> pl.DataFrame:
+def unusable_functions(scores: pl.DataFrame, all_regions: bool = False,
+                       by_region: bool = False) -> pl.DataFrame:
     """(dataset, model, method, reason) of each scoring function without one usable score: every
     logprob_sum of its whole-sentence rows (with `all_regions`: of all its rows) NaN (float16
-    overflow), null, or left out by scoring. Read the raw scores, before `without_nan`."""
-    rows = scores if all_regions else scores.filter(pl.col("region").is_null())
-    keys = ["dataset", "model", "method"]
+    overflow), null, or left out by scoring. `by_region`: of each (function, region) of the
+    rows, with a `region` column before the reason (a Japanese scoring mode). Read the raw
+    scores, before `without_nan`."""
+    rows = scores if all_regions or by_region else scores.filter(pl.col("region").is_null())
+    keys = ["dataset", "model", "method", *["region"] * by_region]
     counts = rows.group_by(keys).agg(
         pl.len().alias("n"),
         (pl.col("logprob_sum").is_not_null() & pl.col("logprob_sum").is_not_nan()
          & pl.col("skipped").is_null()).sum().alias("usable"),
         pl.col("logprob_sum").is_nan().sum().alias("nan"),
         pl.col("skipped").is_not_null().sum().alias("left_out"),
-    ).filter(pl.col("usable") == 0).sort(keys)
+    ).filter(pl.col("usable") == 0).sort(keys, nulls_last=False)
     reasons = []
     for row in counts.iter_rows(named=True):
         what = [f"{row['nan']} NaN (e.g. a float16 overflow)" if row["nan"] else "",

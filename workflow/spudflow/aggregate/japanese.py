@@ -26,13 +26,20 @@ from sklearn.metrics import cohen_kappa_score
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.coverage import unseen_fraction
-from spudflow.aggregate.inputs import ITEMS_TEXT_HASH, scored_items, with_text_hash
+from spudflow.aggregate.group_status import unscored_rows
+from spudflow.aggregate.inputs import (
+    ITEMS_TEXT_HASH,
+    scored_items,
+    unusable_functions,
+    with_text_hash,
+)
 from spudflow.aggregate.japanese_length import correlation_table, length_perplexity_table
 from spudflow.aggregate.japanese_regression import FORMULA as REGRESSION_FORMULA
 from spudflow.aggregate.japanese_regression import regression_tables
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
+from spudflow.core.table_artifacts import STATUS_OK, TABLES
 
 log = get_logger(__name__)
 
@@ -66,14 +73,44 @@ def mode_label() -> pl.Expr:
                          region.otherwise(pl.lit("")))
 
 
+def is_thesis_mode() -> pl.Expr:
+    """A row of the thesis's spans (§4.5): whole sentence and verb-only."""
+    return pl.col("region").is_null() | (pl.col("region") == columns.JAPANESE_VERB_REGION)
+
+
 def thesis_modes(scored: pl.DataFrame) -> pl.DataFrame:
     """The rows of the thesis's spans (§4.5): whole sentence and verb-only. Rows of other regions
     (prefix, relative clause) are left out, and counted in the log."""
-    keep = pl.col("region").is_null() | (pl.col("region") == columns.JAPANESE_VERB_REGION)
-    left_out = scored.filter(~keep).group_by("region").len().sort("region")
+    left_out = scored.filter(~is_thesis_mode()).group_by("region").len().sort("region")
     for region, n in left_out.iter_rows():
         log.info("left out %d score rows of region %r: not a mode of the thesis (§4.5)", n, region)
-    return scored.filter(keep)
+    return scored.filter(is_thesis_mode())
+
+
+def unusable_modes(scores: pl.DataFrame) -> pl.DataFrame:
+    """(dataset, model, method, region, reason, mode) of each mode of the raw `scores` without
+    one usable score (every one NaN, e.g. a float16 overflow, or left out by scoring): it has
+    no pair, so its japanese_accuracy rows say why and every other table leaves it out."""
+    unusable = unusable_functions(scores.filter(is_thesis_mode()), by_region=True)
+    return unusable.with_columns(mode_label().alias("mode"))
+
+
+def accuracy_with_status(accuracy: pl.DataFrame, unusable: pl.DataFrame,
+                         decision: str) -> pl.DataFrame:
+    """japanese_accuracy's rows, status `ok`, and those of the modes without a usable score
+    (`skipped`, the reason; counts 0, fractions null)."""
+    schema = TABLES["japanese_accuracy"].polars_schema()
+    accuracy = accuracy.with_columns(pl.lit(STATUS_OK).alias("status"),
+                                     pl.lit(None, pl.String).alias("reason")).select(
+        schema.names()).cast(dict(schema))
+    if unusable.is_empty():
+        return accuracy
+    for dataset, mode, reason in unusable.select("dataset", "mode", "reason").iter_rows():
+        log.warning("%s, %s: %s; left out of japanese_agreement, japanese_regression (max, min) "
+                    "and japanese_length_*", dataset, mode, reason)
+    unscored = unscored_rows("japanese_accuracy", unusable.drop("mode"), decision=decision,
+                             n_obligatory=0, n_ties_obligatory=0, n_ambiguous=0, n_ties=0)
+    return pl.concat([accuracy, unscored]).sort(["dataset", *MODE], nulls_last=False)
 
 
 def preferences(scored: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.DataFrame:
@@ -178,7 +215,8 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
         raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
     check_pairs(items)
     parts: dict[str, list[pl.DataFrame]] = {name: [] for name in (
-        "accuracy", "agreement", "fits", "largest", "smallest", "correlation", "length")}
+        "accuracy", "agreement", "fits", "largest", "smallest", "correlation", "length",
+        "unusable")}
     scored_modes: set[str] = set()
     for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
         # the columns the tables read: the sentence and its words would be joined to each of
@@ -188,6 +226,7 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
             ITEMS_TEXT_HASH)
         choices = []
         for _, model_scores in chunks:
+            parts["unusable"].append(unusable_modes(model_scores))
             scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))
             del model_scores
             pairs = preferences(scored, decision)
@@ -205,9 +244,10 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
             choices.append(compared.select("dataset", "group_id", *MODE, "mode",
                                            "prefers_transitive"))
         parts["agreement"].append(agreement_table(pl.concat(choices), decision))
-    if not scored_modes:
+    if not scored_modes and all(u.is_empty() for u in parts["unusable"]):
         raise InputError("--scores", None, "no Japanese pair with both sentences scored")
-    check_agreement_modes(scored_modes, agreement)
+    unusable = pl.concat(parts["unusable"])
+    check_agreement_modes(scored_modes | set(unusable["mode"]), agreement)
     accuracy_keys = ["dataset", *MODE]
     coefficient_keys = [*accuracy_keys, "rank"]
     length_keys = ["dataset", "model", "method"]
@@ -228,13 +268,15 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
                   f"cross-validated binomial deviance, at {lambda_choice} (coef()'s default is "
                   "lambda.1se).")
     return [
-        Table("japanese_accuracy",
-              pl.concat(parts["accuracy"]).sort(accuracy_keys, nulls_last=False),
+        Table("japanese_accuracy", accuracy_with_status(
+            pl.concat(parts["accuracy"]).sort(accuracy_keys, nulls_last=False), unusable,
+            decision),
               "Japanese transitivity: accuracy on obligatory pairs (transitive preferred) and "
               "transitive-preference rate on ambiguous pairs, per dataset and scoring mode; "
               "tie_fraction_obligatory: obligatory pairs the mode cannot tell apart; "
               "unseen_fraction: the obligatory pairs' words the model never saw in training "
-              f"(n-gram models). {modes} {rule}"),
+              "(n-gram models); status `skipped`: a mode without a usable score (reason), left "
+              f"out of the other tables. {modes} {rule}"),
         Table("japanese_agreement", pl.concat(parts["agreement"]),
               "Agreement between scoring modes: fraction of pairs on which two modes prefer the "
               f"same verb, and Cohen's kappa. {compared_text} {modes} {rule}"),

@@ -45,6 +45,9 @@ def render(artifact: Artifact) -> str:
     lines = [f"*{artifact.name}* (schema v{artifact.version}, written by `spudflow "
              f"{artifact.producer}`){'; further columns may follow' if artifact.open else ''}."
              f" {artifact.doc}", "", "| column | type | meaning |", "|---|---|---|"]
+    if artifact.key:
+        key = ", ".join(f"`{k}`" for k in artifact.key)
+        lines[0] = lines[0].rstrip(" .") + f". One row per {key} (a file with two is bad input)."
     if artifact.inherited:
         lines[0] += f" The first {artifact.inherited} columns are the items columns above; then:"
     for column in artifact.columns[artifact.inherited:] + artifact.extra:

@@ -56,6 +56,15 @@ DATASET_SCORING = (
     col("method", STR, "scoring method"),
 )
 
+# Key columns (core/contract.py `key`) that several tables' rows share: no two rows of a table
+# have the same values in its key, or a doubled row would be counted twice by a reader.
+DATASET_SCORING_KEY = ("dataset", "model", "method")
+SCORING_FUNCTION = ("model", "method")
+SPUD_PAIR_SET = ("dataset", "language", "nonce_method")
+JAPANESE_MODE_KEY = ("dataset", "model", "method", "region")
+PROBE_CONFIGURATION = ("treebank", "model", "baseline", "dist_layer", "label_layer",
+                       "auto_layers")
+
 
 def unseen_fraction_col(where: str) -> Column:
     """The fraction of a row's scored words its n-gram model never saw (aggregate/coverage.py)."""
@@ -130,7 +139,7 @@ HUMAN_EVAL_GRAMMATICALITY = table("human_eval_grammaticality", "human-eval table
     *HUMAN_EVAL_AGREEMENT,
     *[col(f"kappa_{method}", F64, f"Cohen's kappa on the {method} sentences alone (mean over "
           "pairs); null as kappa", null=True) for method in ("spud", "posfree")],
-), version=2)
+), version=2, key=("treebank", "split"))
 
 HUMAN_EVAL_PREFERENCE = table("human_eval_preference", "human-eval tables", (
     "which nonce sentence is syntactically closer to the original (paper Table 2 layout): "
@@ -141,7 +150,7 @@ HUMAN_EVAL_PREFERENCE = table("human_eval_preference", "human-eval tables", (
     col("posfree", F64, "percent where the posfree sentence is closer"),
     col("unsure", F64, "percent unsure"),
     *HUMAN_EVAL_AGREEMENT,
-))
+), key=("treebank", "split"))
 HUMAN_EVAL_TABLES = (HUMAN_EVAL_GRAMMATICALITY, HUMAN_EVAL_PREFERENCE)
 
 # --- aggregate tables -------------------------------------------------------------------------
@@ -178,7 +187,8 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
         True),
     col("ppl_nonce_median", F64, "median perplexity of the nonce sentences (`all`: of their "
         "per-original geometric means; null as above)", True),
-), version=5)  # v5: status, reason
+    # v5: status, reason
+), version=5, key=(*SPUD_PAIR_SET, "nonce_seed", "outliers", *SCORING_FUNCTION))
 
 SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
     "one row per two scoring functions, seed and outlier handling"), columns=(
@@ -204,7 +214,8 @@ SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
     col("fraction_a_greater", F64, "fraction of pairs with r_a > r_b; null without pairs", True),
     col("statistic", F64, "Wilcoxon signed-rank statistic (scipy)", True),
     col("p_value", F64, "its two-sided p-value", True),
-), version=3)
+), version=3, key=(
+    *SPUD_PAIR_SET, "nonce_seed", "outliers", "model_a", "method_a", "model_b", "method_b"))
 
 SPUD_EXTREMES = table("spud_extremes", "table-spud-scores", (
     "highest and lowest ratios (Tables 12–13)"), columns=(
@@ -222,7 +233,7 @@ SPUD_EXTREMES = table("spud_extremes", "table-spud-scores", (
     col("ppl_nonce", F64, "perplexity of the nonce sentence"),
     col("orig_sentence", STR, "the original sentence"),
     col("nonce_sentence", STR, "the nonce sentence"),
-))
+), key=(*SPUD_PAIR_SET, *SCORING_FUNCTION, "extreme", "rank"))
 
 SPUD_OUTLIERS = table("spud_outliers", "table-spud-scores", (
     "pairs with r_PPL above / below two thresholds (Tables 12–13 layout)"), columns=(
@@ -244,7 +255,7 @@ SPUD_OUTLIERS = table("spud_outliers", "table-spud-scores", (
         "not score both sentences with `pppl`", True),
     col("r_pppl_l2r", F64, "likewise with `pppl_l2r`", True),
     col("r_ppl", F64, "ppl_model's ppl(nonce) / ppl(orig)"),
-))
+), key=(*SPUD_PAIR_SET, "ppl_model", "mlm_model", "extreme", "rank"))
 
 SPUD_RATIOS = table("spud_ratios", "table-spud-scores", (
     "every pair (data of the box plots)"), columns=(
@@ -263,7 +274,7 @@ SPUD_RATIOS = table("spud_ratios", "table-spud-scores", (
     col("log_ratio", F64, "natural log of ratio"),
     col("orig_sentence", STR, "the original sentence"),
     col("nonce_sentence", STR, "the nonce sentence"),
-))
+), key=(*SPUD_PAIR_SET, "nonce_seed", *SCORING_FUNCTION, "nonce_item_id"))
 
 GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     "per scoring function"), columns=(
@@ -281,7 +292,8 @@ GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
         "violation of the same template), the fraction with equal log-probabilities (each "
         "counts 1/2 in the AUC)", True),
     unseen_fraction_col("of the analysis's sentences"),
-), version=3)  # v2: auc_pooled, tie_fraction, unseen_fraction; v3: status, reason
+    # v2: auc_pooled, tie_fraction, unseen_fraction; v3: status, reason
+), version=3, key=(*DATASET_SCORING_KEY, "analysis"))
 
 GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-case", (
     "per template"), columns=(
@@ -291,7 +303,7 @@ GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-cas
     col("n_grammatical", I64, "grammatical sentences (positives)"),
     col("n_violation", I64, "violations (negatives)"),
     col("auc", F64, "roc_auc_score of logprob_sum; null without both classes", True),
-))
+), key=(*DATASET_SCORING_KEY, "template", "analysis"))
 
 GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-case", (
     "per violation type (TABREF18; restricted to the original case assignment: TABREF24)"),
@@ -307,7 +319,7 @@ GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-cas
     col("auc_sd", F64, "sample sd over templates", True),
     col("auc_pooled", F64, "the same sentences of all templates in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
-), version=3)  # v3: auc_pooled
+), version=3, key=(*DATASET_SCORING_KEY, "analysis", "violation"))  # v3: auc_pooled
 
 GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
     "per case (TABREF22)"), columns=(
@@ -325,7 +337,8 @@ GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
     col("difference_mean", F64, "mean over templates of animate minus inanimate (the paper's "
         "figure: positive, the case is preferred on an animate NP)"),
     col("difference_sd", F64, "sample sd over templates", True),
-), version=3)  # v3: the reference's 1-vs-6 difference (v2: AUC of animate vs inanimate)
+    # v3: the reference's 1-vs-6 difference (v2: AUC of animate vs inanimate)
+), version=3, key=(*DATASET_SCORING_KEY, "case", "animacy_from"))
 
 GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
     "per case order"), columns=(
@@ -336,7 +349,7 @@ GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
     col("n_items", I64, "sentences"),
     col("logprob_mean", F64, "mean logprob_sum"),
     col("logprob_sd", F64, "sample sd", True),
-))
+), key=(*DATASET_SCORING_KEY, "grammatical", "case_order"))
 
 GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
     "per case order and position of the violation (FIGREF20)"), columns=(
@@ -358,7 +371,8 @@ GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
     col("n_negative", I64, "negatives (1-vs-6: their scored violations), summed over templates"),
     col("auc_mean", F64, "mean template AUC (1-vs-6: of the template's mean over its sentences)"),
     col("auc_sd", F64, "sample sd over templates", True),
-), version=3)  # v3: one_vs_six, one_vs_six_first_case replace order_vs_all_orders
+    # v3: one_vs_six, one_vs_six_first_case replace order_vs_all_orders
+), version=3, key=(*DATASET_SCORING_KEY, "comparison", "subset"))
 
 GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
     "ROC curve points (data of the figure)"), columns=(
@@ -367,7 +381,7 @@ GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
     col("tpr", F64, "true positive rate (grammatical scored ≥ threshold)"),
     col("threshold", F64, "logprob_sum threshold (the first is +inf)"),
     col("auc", F64, "AUC of all templates pooled"),
-))
+), key=(*DATASET_SCORING_KEY, "threshold"))
 
 COLA_CROSS_VALIDATED = (
     col("n_items", I64, "labelled items with this score (a finite one)"),
@@ -392,7 +406,7 @@ COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
         "split, the fraction with equal scores (no threshold separates them; null when the "
         "labels are of one class)", True),
     unseen_fraction_col("of the split's sentences"),
-), version=4)
+), version=4, key=(*DATASET_SCORING_KEY, "split", "normalisation"))
 
 COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     "per normalisation and phenomenon set (section 8, Table 5); each set cross-validated on "
@@ -402,7 +416,7 @@ COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     col("phenomenon", STR, "the phenomenon set's file stem (`svo`, `wh_extraction`, "
         "`inchoative`, `singular_pl`, `reflexive`)"),
     *COLA_CROSS_VALIDATED,
-), version=2)
+), version=2, key=(*DATASET_SCORING_KEY, "normalisation", "phenomenon"))
 
 COLA_SOURCES = table("cola_sources", "table-cola", (
     "per normalisation, split and source (section 7): the split's held-out predictions "
@@ -416,7 +430,7 @@ COLA_SOURCES = table("cola_sources", "table-cola", (
     col("accuracy", F64, "accuracy of the held-out predictions"),
     col("mcc", F64, "Matthews correlation of the held-out predictions; null when the "
         "source's labels are of one class", True),
-))
+), key=(*DATASET_SCORING_KEY, "split", "normalisation", "source"))
 
 BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
     "per scoring function"), columns=(
@@ -434,7 +448,7 @@ BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
     col("tie_fraction", F64, "n_ties / n_pairs: pairs the scoring function cannot tell apart (null "
         "when n_pairs = 0)", True),
     unseen_fraction_col("of the n_pairs pairs"),
-), version=3)  # v3: status, reason
+), version=3, key=DATASET_SCORING_KEY)  # v3: status, reason
 
 BLIMP_FIELD = table("blimp_field", "table-blimp", (
     "per field"), columns=(
@@ -447,7 +461,7 @@ BLIMP_FIELD = table("blimp_field", "table-blimp", (
     col("n_skipped", I64, "skipped pairs (not in n_pairs)"),
     col("accuracy", F64, "n_correct / n_pairs (null when n_pairs = 0)", True),
     col("paradigm_mean_accuracy", F64, "unweighted mean of the field's paradigm accuracies", True),
-))
+), key=(*DATASET_SCORING_KEY, "field"))
 
 BLIMP_PARADIGM = table("blimp_paradigm", "table-blimp", (
     "per paradigm"), columns=(
@@ -460,7 +474,7 @@ BLIMP_PARADIGM = table("blimp_paradigm", "table-blimp", (
     col("n_ties", I64, "tied pairs (counted wrong)"),
     col("n_skipped", I64, "skipped pairs (not in n_pairs)"),
     col("accuracy", F64, "n_correct / n_pairs (null when every pair is skipped)", True),
-))
+), key=(*DATASET_SCORING_KEY, "uid"))
 
 JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
     "per dataset and scoring mode"), columns=(
@@ -470,6 +484,7 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
     col("region", STR, "null: whole sentence; `verb`: verb-only mode (no other regions)", True),
     col("decision", STR, "`perplexity` (lower perplexity preferred; the thesis's rule, §4.5) or "
         "`logprob_sum`"),
+    *UNSCORED_STATUS,
     col("n_obligatory", I64, "obligatory pairs"),
     col("accuracy_obligatory", F64, "fraction of obligatory pairs preferring the transitive "
         "verb", True),
@@ -484,7 +499,7 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
         "mode cannot tell apart (null without obligatory pairs)", True),
     unseen_fraction_col("of the obligatory pairs (in the mode's span: the verb alone in verb-only "
                      "modes)"),
-), version=3)
+), version=4, key=JAPANESE_MODE_KEY)  # v4: status, reason
 
 JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     "every ordered pair of modes"), columns=(
@@ -496,7 +511,7 @@ JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     col("agreement", F64, "fraction of pairs with the same preferred verb; null when the two modes "
         "share no pair", True),
     col("kappa", F64, "Cohen's kappa (null when both modes always choose the same verb)", True),
-))
+), key=("dataset", "mode_a", "mode_b"))
 
 JAPANESE_MODE = (
     *DATASET_SCORING,
@@ -530,7 +545,8 @@ JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
         "folds also chose lambda)", True),
     col("cv_accuracy_sd", F64, "its sample sd over the folds", True),
     col("intercept", F64, "intercept of the fit on all pairs", True),
-), version=4)  # v4: status, path_end; n_features counts R's model.matrix columns
+    # v4: status, path_end; n_features counts R's model.matrix columns
+), version=4, key=JAPANESE_MODE_KEY)
 
 
 def _coefficients(name: str, sign: str, tables: str) -> Artifact:
@@ -547,7 +563,7 @@ def _coefficients(name: str, sign: str, tables: str) -> Artifact:
             "`relative_clause…`, `relative_position2`, or `(Intercept)`", True),
         col("coefficient", F64, "coefficient of the fit on all pairs at the chosen lambda, "
             "original scale (positive: favours the transitive verb)", True),
-    ), version=3)  # v3: status; R's model.matrix column names
+    ), version=3, key=(*JAPANESE_MODE_KEY, "rank"))  # v3: status; R's model.matrix column names
 
 
 JAPANESE_REGRESSION_MAX = _coefficients("japanese_regression_max", "positive",
@@ -567,7 +583,7 @@ JAPANESE_LENGTH_CORRELATION = table("japanese_length_correlation", "table-japane
     col("spearman_rho", F64, "Spearman's rho (scipy.stats.spearmanr); null when either is "
         "constant", True),
     col("spearman_p", F64, "its two-sided p-value", True),
-))
+), key=DATASET_SCORING_KEY)
 
 JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese", (
     "perplexity per sentence length (data of the length figure)"), columns=(
@@ -577,7 +593,7 @@ JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese
     col("ppl_q1", F64, "first quartile of perplexity (linear interpolation)"),
     col("ppl_median", F64, "median perplexity"),
     col("ppl_q3", F64, "third quartile of perplexity"),
-))
+), key=(*DATASET_SCORING_KEY, "n_tokens"))
 
 # A probe run's eval set without words has no score (the probe writes 0 there): its means are
 # null, never a mean of fewer runs than n_runs counts.
@@ -606,7 +622,7 @@ PROBE_SUMMARY = table("probe_summary", "table-probe", (
     col("delta_uas_sd", F64, "its sample sd", True),
     col("delta_las_mean", F64, "Δ LAS", True),
     col("delta_las_sd", F64, "its sample sd", True),
-))
+), key=(*PROBE_CONFIGURATION, "eval_set"))
 
 def _probe_side_by_side():
     """orig, nonce and Δ mean/sd columns of RelAcc, UAS and LAS (probe_languages)."""
@@ -643,7 +659,7 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
     col("n_too_long", I64, "test sentences left out of the original and every nonce set alike "
         "because one of their versions is longer than the model's limit (most over the runs)"),
     *_probe_side_by_side(),
-), version=4)
+), version=4, key=(*PROBE_CONFIGURATION, "nonce"))
 
 
 PROBE_LAYERS = table("probe_layers", "table-probe", (
@@ -663,7 +679,7 @@ PROBE_LAYERS = table("probe_layers", "table-probe", (
         "`--layer-choice` file; what a `dist_layer: auto` uses)"),
     col("label_chosen", BOOL, "the layer sweep's best layer for the label probe (what a "
         "`label_layer: auto` uses)"),
-))
+), key=("treebank", "model", "baseline", "layer", "eval_set"))
 
 PROBE_EDGES = table("probe_edges", "table-probe-edges", (
     "per probe configuration, eval set and edge direction (App. F.7, Tables 21–22)"), columns=(
@@ -687,7 +703,7 @@ PROBE_EDGES = table("probe_edges", "table-probe-edges", (
     *[c for m in ("relacc", "uas", "las")
       for c in (col(f"delta_{m}_mean", F64, f"Δ {m} = orig − nonce of the same run (null on "
                     "`orig` rows)", True), col(f"delta_{m}_sd", F64, "its sample sd", True))],
-), version=3)
+), version=3, key=(*PROBE_CONFIGURATION, "eval_set", "direction"))
 
 AGGREGATE_TABLES = (
     SPUD_RATIO_SUMMARY, SPUD_WILCOXON, SPUD_EXTREMES, SPUD_OUTLIERS, SPUD_RATIOS, GERMAN_CASE_AUC,
