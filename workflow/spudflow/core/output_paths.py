@@ -7,7 +7,7 @@ fills), `output_stem` (STEM.parquet, STEM.csv, … beside each other), `output_p
 directory, by what the command is given) and `shared_dir` (a folder jobs share). They raise
 InputError, which argparse passes on and `spudflow.cli.main` prints as `PATH: what is wrong`.
 
-Each returns a Path of a class saying what kind of output it is, so that `spudflow.cli.main`
+Each returns a Path of a class saying what shape of output it is, so that `spudflow.cli.main`
 can refuse an output that is or contains one of the command's inputs before any work
 (`check_outputs_apart_from_inputs`): `--out lex.tsv` over the lexicon it reads, `--out split
 split`, a stem `a` over its input `a.parquet`.
@@ -29,23 +29,23 @@ from spudflow.core.errors import InputError
 class OutputPath(type(Path())):
     """A path the command writes (the concrete Path class of this system, subclassed)."""
 
-    kind = "output"
+    shape = "output"
 
 
 class OutputFile(OutputPath):
-    kind = "file"
+    shape = "file"
 
 
 class OutputDir(OutputPath):
-    kind = "directory"
+    shape = "directory"
 
 
 class OutputStem(OutputPath):
-    kind = "stem"  # STEM.parquet, STEM.csv, ... (one suffix each)
+    shape = "stem"  # STEM.parquet, STEM.csv, ... (one suffix each)
 
 
 class SharedDir(OutputPath):
-    kind = "shared"  # a folder jobs share (the score cache): neither replaced nor an input
+    shape = "shared"  # a folder jobs share (the score cache): neither replaced nor an input
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -123,20 +123,20 @@ def _writes_over(output: OutputPath, written: Path, read: Path) -> bool:
     """Whether OUTPUT (resolved: WRITTEN) is, or would replace, the input READ (resolved)."""
     if read == written:
         return True
-    if output.kind == "stem":  # STEM.parquet, STEM.md: the stem's name and one suffix
+    if output.shape == "stem":  # STEM.parquet, STEM.md: the stem's name and one suffix
         rest = read.name[len(written.name) + 1:] if read.name.startswith(written.name + ".") \
             else ""
         return read.parent == written.parent and bool(rest) and "." not in rest
     # A folder the command fills: an input among its files would be replaced with the folder
     # or by one of them (inputs in its subfolders, such as score shards, are not).
-    return output.kind == "directory" and read.parent == written
+    return output.shape == "directory" and read.parent == written
 
 
 def check_outputs_apart_from_inputs(args: argparse.Namespace) -> None:
     """Bad input, before any work, where an output of the command is or would replace one of
     its inputs (every path argument that is not an output is an input)."""
     values = list(vars(args).values())
-    outputs = [p for p in _paths(values) if isinstance(p, OutputPath) and p.kind != "shared"]
+    outputs = [p for p in _paths(values) if isinstance(p, OutputPath) and p.shape != "shared"]
     inputs = [p for p in _paths(values) if not isinstance(p, OutputPath)]
     for output in outputs:
         written = Path(os.path.realpath(output))

@@ -87,7 +87,7 @@ def draw(word: int, units: list[str], keys: np.ndarray, own_unit: str,
         return first, REPLACED
     rejected: set[str] = set()  # a unit's copies share its form: one verdict for all
     other = False
-    for pick in np.argsort(ranks, kind="stable").tolist():
+    for pick in np.argsort(ranks, stable=True).tolist():
         if units[pick] == own_unit or units[pick] in rejected:
             continue
         other = True
