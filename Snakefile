@@ -8,7 +8,12 @@ from pathlib import Path
 from snakemake.sourcecache import LocalSourceFile
 from snakemake.utils import min_version, validate
 
-from spudflow.core.config import check_config, check_config_files, fill_named_entries
+from spudflow.core.config import (
+    check_config,
+    check_config_encoding,
+    check_config_files,
+    fill_named_entries,
+)
 from spudflow.core.config_references import check_references
 from spudflow.core.workflow_paths import (
     code_dir,
@@ -42,6 +47,7 @@ DEFAULT_CONFIG = "config/config.yaml"
 if not os.path.exists(DEFAULT_CONFIG):
     DEFAULT_CONFIG = workflow.source_path(DEFAULT_CONFIG)
 if not workflow.overwrite_configfiles:
+    check_config_encoding([DEFAULT_CONFIG])  # one line naming file and line, not a traceback
 
     configfile: DEFAULT_CONFIG
 

@@ -14,6 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from spudflow.core.errors import EXIT_BAD_INPUT
@@ -215,3 +216,185 @@ def test_fetch_never_repeats_a_password_of_its_url(run_cli, tmp_path):
     assert status == EXIT_BAD_INPUT
     assert "s3cret" not in err and "bob" not in err
     assert one_line(err).startswith("http://***@127.0.0.1:9/split.conllu: download failed")
+
+
+# --- Tracebacks and unclear messages of odd inputs, each now one line (or a working output) ---
+
+
+def test_a_doubled_row_of_nonce_statistics_is_one_line(run_cli, tmp_path, inputs):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    nonce = tmp_path / "n"
+    assert run_cli("nonce", inputs["treebank"], "--lang", "de", "--seed", "1",
+                   "--out", nonce)[0] == 0
+    stats = pq.read_table(nonce / "replacement_stats.parquet")
+    doubled = tmp_path / "doubled.parquet"
+    pq.write_table(pa.concat_tables([stats, stats]), doubled)
+    code, _, err = run_cli("table-nonce-ratio", doubled, "--out", tmp_path / "out" / "ratio")
+    assert code == EXIT_BAD_INPUT
+    assert one_line(err).startswith(f"{doubled}: rows 1 and {stats.num_rows + 1} are one row "
+                                    "twice")
+    assert not (tmp_path / "out").exists()
+
+
+def _damaged_cache(root: Path) -> tuple[Path, Path, dict]:
+    """A score cache with a store whose fences.npy claims 10^30 entries (np.load: OverflowError)
+    and a segment whose Parquet footer claims 2 GiB (ArrowInvalid): reading either used to be
+    able to raise what no handler caught."""
+    import re
+    import struct
+
+    import numpy as np
+
+    from spudflow.scoring.cache_files import STORE_GLOB, write_segment
+    from spudflow.scoring.cache_marker import mark
+    from spudflow.scoring.cache_upkeep import compact
+
+    mark(root)
+    folder = root / "0123456789abcdef01234567"
+    folder.mkdir()
+    rng = np.random.default_rng(1)
+    truth = {rng.bytes(32): rng.normal(-5, 2, 4) for _ in range(20)}
+    write_segment(folder, truth)
+    assert compact(folder) is not None
+    (store,) = folder.glob(STORE_GLOB)
+    fences = store / "fences.npy"
+    fences.write_bytes(re.sub(rb"'shape': \(\d+,\)", b"'shape': (10**30,)".replace(
+        b"10**30", str(10**30).encode()), fences.read_bytes(), count=1))
+    segment = write_segment(folder, {rng.bytes(32): rng.normal(-5, 2, 3) for _ in range(3)})
+    data = bytearray(segment.read_bytes())
+    data[-8:-4] = struct.pack("<i", 2**31 - 1)
+    segment.write_bytes(bytes(data))
+    return store, segment, truth
+
+
+def test_a_malformed_cache_store_or_segment_is_a_miss_and_verify_removes_it(run_cli, tmp_path):
+    from spudflow.scoring.cache import ScoreCache
+    from spudflow.scoring.cache_files import StoreReader, read_segment
+
+    root = tmp_path / "cache"
+    store, segment, truth = _damaged_cache(root)
+    with pytest.raises(OverflowError):  # what the reader raises, caught as damage
+        StoreReader(store)
+    with pytest.raises(Exception, match="footer"):
+        read_segment(segment)
+
+    class Setting:
+        name, kind = "m", "causal"
+
+        def id(self):
+            return store.parent.name
+
+    assert ScoreCache(root, Setting(), 0).lookup(list(truth)) == {}  # misses, no traceback
+    for command in ("stats", "compact"):
+        code, _, err = run_cli("cache", command, root)
+        assert code == 0 and "Traceback" not in err, err
+    code, out, err = run_cli("cache", "verify", root)
+    assert code == 0, err
+    assert sorted(out.split()) == sorted([str(segment), str(store)])
+    assert not store.exists() and not segment.exists()
+
+
+def test_cache_commands_leave_links_and_what_they_lead_to(run_cli, tmp_path):
+    """A setting folder that is a link, and links named like a segment, a store or a temporary
+    file inside a setting: no command follows them or fails on them."""
+    from spudflow.scoring.cache import ScoreCache
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "mine.txt").write_text("mine\n", encoding="utf-8")
+    root = tmp_path / "cache"
+    store, segment, truth = _damaged_cache(root)
+    store.parent.joinpath(store.name).rename(root / "x")  # keep one sound segment only
+    import shutil
+
+    shutil.rmtree(root / "x")
+    segment.unlink()
+    folder = store.parent
+    links = [root / "0123456789abcdef0123ffff",
+             folder / "seg-01795928217522114500-be5136c47b974661b1b02d5cae4a0eaa.parquet",
+             folder / "store-01795928217522114500-be5136c47b974661b1b02d5cae4a0eab",
+             folder / ".tmp-01795928217522114500"]
+    for link, target in zip(links, [outside, outside / "mine.txt", outside, outside],
+                            strict=True):
+        link.symlink_to(target)
+        os.utime(link, (1, 1), follow_symlinks=False)  # older than prune's hour
+    ScoreCache(root, type("S", (), {"name": "m", "kind": "causal",
+                                    "id": lambda self: folder.name})(), 0).store(
+        {b"k" * 32: np.zeros(3)})
+    for command in (["stats"], ["verify"], ["compact"], ["prune", "--keep-models", "m"],
+                    ["prune", "--keep-models", "nobody"]):
+        code, _, err = run_cli("cache", command[0], root, *command[1:])
+        assert code == 0 and "Traceback" not in err, (command, err)
+        assert (outside / "mine.txt").read_text(encoding="utf-8") == "mine\n"
+    assert links[0].is_symlink()
+
+
+def test_a_causal_checkpoint_asked_for_as_masked_is_one_line(run_cli, tmp_path):
+    from scoring_models import tiny_model_dir
+
+    model = tiny_model_dir("causal", "bytebpe")
+    (tmp_path / "text.txt").write_text("the cat sat\n", encoding="utf-8")
+    code, _, err = run_cli("score", tmp_path / "text.txt", "--model", model, "--kind", "masked",
+                           "--method", "pppl", "--out", tmp_path / "out")
+    assert code == EXIT_BAD_INPUT
+    assert one_line(err) == (
+        f"{model}: cannot load a masked model: transformers has no AutoModelForMaskedLM for "
+        "its architecture (GPT2Config); choose the --kind the model is (causal, masked, "
+        "electra)")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_hub_id_out_of_reach_is_one_line_naming_it(tmp_path):
+    """No HF_HUB_OFFLINE, an empty hub cache and a hub that cannot be reached: the hub client
+    warned twice per retry (45 lines) before the error; now one line naming the model id.
+    (Its retries' sleeps are skipped here.)"""
+    from spudflow.cli import main
+
+    (tmp_path / "text.txt").write_text("the cat sat\n", encoding="utf-8")
+    assert main(["ingest", str(MINI), "--out", str(tmp_path / "tb")]) == 0
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}
+    env.update(HF_HOME=str(tmp_path / "hf"), HF_ENDPOINT="http://127.0.0.1:9")
+    script = ("import sys, time\ntime.sleep = lambda seconds: None\n"
+              "from spudflow.cli import main\nsys.exit(main(sys.argv[1:]))")
+    for command in (["score", "text.txt", "--model", "nobody/tiny-model", "--kind", "causal",
+                     "--method", "ppl", "--out", "out"],
+                    ["probe", "features", "tb", "--model", "nobody/tiny-model",
+                     "--baselines", "lm=1", "--out", "out"]):
+        done = subprocess.run([sys.executable, "-c", script, *command], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=300, check=False)
+        assert done.returncode == EXIT_BAD_INPUT, done.stderr
+        assert one_line(done.stderr).startswith("nobody/tiny-model: cannot load "), done.stderr
+        assert "not in the local hub cache, and https://huggingface.co cannot be reached" in \
+            done.stderr, done.stderr
+        assert not (tmp_path / "out").exists()
+
+
+def test_a_scores_file_outside_its_folders_says_the_layout(run_cli, tmp_path):
+    from aggregate_inputs import blimp_inputs
+
+    items, scores = blimp_inputs(tmp_path, n_pairs=2)
+    moved = tmp_path / "item_scores.parquet"
+    shutil.copy(scores[0], moved)
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", moved, "--out-dir",
+                           tmp_path / "tables")
+    assert code == EXIT_BAD_INPUT
+    assert one_line(err) == (
+        f"{moved}: a scores file names its dataset by its path, results/scores/{{dataset}}/"
+        f"{{model}}/item_scores.parquet, and '{tmp_path.parent.name}' from this one is the "
+        "dataset of no items file ('blimp')")
+    assert not (tmp_path / "tables").exists()
+
+
+def test_a_config_file_that_is_not_utf8_names_its_line():
+    from spudflow.core.config import encoding_errors
+
+    with tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "config.yaml"
+        config.write_bytes(b"treebanks: {}\n# caf\xe9\nnonce: {}\n")
+        assert encoding_errors(config) == [
+            f"{config}:2: not UTF-8 text: byte 0xe9 at offset 19 cannot be decoded; save the "
+            "config file as UTF-8"]
+        config.write_bytes("treebanks: {}\n# café\n".encode())
+        assert encoding_errors(config) == []

@@ -136,6 +136,19 @@ def test_the_same_tables_give_the_same_page(tables, run_cli):
     assert pages[0] == pages[1]
 
 
+def test_a_table_outside_the_pages_folder_is_linked_with_a_relative_path(tables, run_cli):
+    """A table beside, not below, the page's folder: linked by `../` (a traceback before:
+    relative_to refused a path outside the folder)."""
+    page = tables.parent / "site" / "index.html"
+    code, _, err = run_cli("front-page", "--table",
+                           f"blimp_overall={tables / 'blimp_overall.parquet'}", "--out", page)
+    assert code == 0, err
+    links = read_page(page)["blimp_overall"]["links"]
+    assert "../tables/blimp_overall.csv" in links
+    for href in links:
+        assert (page.parent / href).is_file(), href
+
+
 def test_a_table_without_a_section_is_refused(tables, run_cli, capsys):
     with pytest.raises(SystemExit) as stop:
         run_cli("front-page", "--table", f"spud_wilcoxon={tables / 'spud_wilcoxon.parquet'}",

@@ -112,11 +112,70 @@ def test_a_users_file_of_the_same_format_is_never_replaced(run_cli, workdir, cas
     line = err.strip().splitlines()[-1]
     assert line == f"{refused}: {NOT_OURS}" or case == "table-stem" and \
         line.startswith("README.") and line.endswith(NOT_OURS), line
-    if case == "nonce-conllu":  # its folder n/ is written apart from --conllu (issue 21's)
-        before = {k: v for k, v in before.items() if not k.startswith("n")}
-        assert {k: v for k, v in tree(workdir).items() if not k.startswith("n")} == before
-    else:
-        assert tree(workdir) == before
+    assert tree(workdir) == before  # nonce's folder n/ too: refused before the draw
+
+
+# A command whose output conflicts, with inputs that are missing: the refusal names the
+# output, so it came before any input was read, any model loaded or trained.
+CONFLICTS = {
+    "nonce": (["nonce", "missing", "--lang", "de", "--seed", "1", "--out", "n", "--conllu",
+               "mine.conllu"], "mine.conllu", NOT_OURS),
+    "nonce-folder": (["nonce", "missing", "--lang", "de", "--seed", "1", "--out", "scored"],
+                     "scored/sentences.parquet", "holds a Parquet file of treebank_stats; "
+                     "spudflow writes a Parquet file of treebank_sentences here"),
+    "score": (["score", "missing.parquet", "--model", "missing-model", "--kind", "causal",
+               "--method", "ppl", "--out", "scored", "--cache", "cache"],
+              "scored/token_scores.parquet", "holds a Parquet file of treebank_tokens; spudflow "
+              "writes a Parquet file of token_scores here"),
+    "ngram-train": (["ngram-train", "missing.txt", "--lang", "en", "--out", "stats.parquet"],
+                    "stats.parquet", "holds a Parquet file of treebank_stats; spudflow writes "
+                    "a Parquet file of ngram_model here"),
+    "train-control": (["train-control", "--kind", "masked", "--text", "missing.txt", "--out",
+                       "keep"], "keep", "a folder that is not a control model spudflow wrote"),
+}
+
+
+@pytest.mark.parametrize("case", CONFLICTS)
+def test_an_output_conflict_is_refused_before_any_work(run_cli, workdir, case):
+    """Every output's conflict is found before the work (the inputs here do not exist: had the
+    command read them, or loaded its model, it would say so first); exit 2, one line, and the
+    tree unchanged byte for byte: no folder, no `.partial-*` block, no cache."""
+    assert run_cli("stats", "ing", "--treebank", "t", "--split", "s", "--lang", "de",
+                   "--out", "stats.parquet")[0] == 0
+    (workdir / "mine.conllu").write_bytes(b"# my own treebank\n" + MINI.read_bytes())
+    (workdir / "scored").mkdir()
+    (workdir / "scored" / "token_scores.parquet").write_bytes(
+        (workdir / "ing" / "tokens.parquet").read_bytes())
+    (workdir / "scored" / "sentences.parquet").write_bytes(
+        (workdir / "stats.parquet").read_bytes())
+    command, path, message = CONFLICTS[case]
+    before = tree(workdir)
+    code, _, err = run_cli(*command)
+    assert code == EXIT_BAD_INPUT, err
+    [line] = err.strip().splitlines()
+    assert line.startswith(f"{path}: {message}"), line
+    assert tree(workdir) == before
+
+
+def test_score_refuses_its_conflict_before_scoring(run_cli, workdir):
+    """With inputs it could score (an n-gram model, a text file), a conflicting item_scores.parquet
+    is refused before the first block: no `.partial-*` blocks, nothing added; a rerun over its
+    own tables still works."""
+    (workdir / "text.txt").write_text("the cat sat\nthe dog sat\n", encoding="utf-8")
+    assert run_cli("ngram-train", "text.txt", "--lang", "en", "--words", "whitespace",
+                   "--out", "lm.parquet")[0] == 0
+    score = ["score", "text.txt", "--model", "lm.parquet", "--kind", "ngram", "--method", "kn",
+             "--out", "scored"]
+    assert run_cli(*score)[0] == 0
+    assert run_cli(*score)[0] == 0  # its own tables are replaced
+    (workdir / "scored" / "item_scores.parquet").write_bytes(b"my own notes\n")
+    before = tree(workdir)
+    code, _, err = run_cli(*score)
+    assert code == EXIT_BAD_INPUT, err
+    [line] = err.strip().splitlines()
+    assert line.startswith("scored/item_scores.parquet: holds text; spudflow writes a Parquet "
+                           "file of item_scores here"), line
+    assert tree(workdir) == before
 
 
 def test_one_refused_file_of_a_table_writes_none_of_its_files(run_cli, workdir):

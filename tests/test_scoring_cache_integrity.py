@@ -6,8 +6,13 @@ flips of a segment and 16 flipped bytes of a store's values.npy as wrong scores,
 
 from __future__ import annotations
 
+import pickle
 import shutil
+import subprocess
+import sys
+import textwrap
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -175,3 +180,31 @@ def test_cache_verify_prints_a_corrupt_segment(tmp_path, run_cli):
     status, out, _ = run_cli("cache", "verify", root)
     assert status == 0 and out.splitlines() == [str(bad)]
     assert sorted(folder.glob(SEGMENT_GLOB)) == [good]
+
+
+@pytest.mark.parametrize("name", ["values", "keys", "seq", "fences", "check"])
+def test_a_store_that_lacks_a_file_is_a_miss_not_an_endless_listing(store_cache, name):
+    """A store folder that lost one of its files (not removed by a compaction: the store is
+    still live) is damaged: its entries are misses with a warning, and `cache verify` removes
+    it. A missing file used to mean only "removed by a compaction, list again", so a lookup
+    listed the folder for ever (run in a child process with a timeout: the old code hangs)."""
+    root, folder, store, truth = store_cache
+    (store / f"{name}.npy").unlink()
+    extra = entries(3, seed=11)
+    write_segment(folder, extra)  # a live segment is still served
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_scoring_cache_integrity import lookup
+        import pickle
+        keys = pickle.loads({pickle.dumps(list(truth) + list(extra))!r})
+        print(len(lookup({str(root)!r}, keys)))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(len(extra))]
+    assert str(store) in done.stderr and "`spudflow cache verify` removes it" in done.stderr
+    assert verify(folder) == [store] and not store.exists()
+    assert len(lookup(root, list(extra))) == len(extra)
+    assert verify(folder) == []

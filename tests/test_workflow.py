@@ -290,6 +290,16 @@ def test_a_key_given_twice_in_the_default_config_file_stops_planning(tmp_path):
         "the last would count" in planning_error(workdir).splitlines()
 
 
+def test_a_default_config_file_that_is_not_utf8_stops_planning_naming_its_line(tmp_path):
+    """YAML's reader stopped with a traceback naming neither the file nor the line."""
+    workdir = copy_checkout(tmp_path)
+    config = workdir / "config" / "config.yaml"
+    config.write_bytes(b"# caf\xe9\n" + config.read_bytes())
+    assert planning_error(workdir).splitlines() == [
+        "config/config.yaml:1: not UTF-8 text: byte 0xe9 at offset 5 cannot be decoded; save "
+        "the config file as UTF-8"]
+
+
 @pytest.mark.slow
 def test_a_key_given_twice_in_a_configfile_stops_snakemake(tmp_path):
     config = tmp_path / "config.yaml"

@@ -11,7 +11,10 @@ from spudflow import __version__
 from spudflow.core.distinct_inputs import check_distinct_path_arguments
 from spudflow.core.errors import EXIT_BAD_INPUT, InputError
 from spudflow.core.os_errors import NewOutputs, ignore_file_size_signal, system_error
-from spudflow.core.output_paths import check_outputs_apart_from_inputs
+from spudflow.core.output_paths import (
+    check_outputs_apart_from_inputs,
+    check_outputs_replaceable,
+)
 
 # Each stage package has a `cli` module with `register(subparsers)`; handlers import heavy
 # libraries (torch, transformers, sklearn, scipy, matplotlib) lazily: every Snakemake job is a
@@ -52,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         outputs = NewOutputs(args)
         check_distinct_path_arguments(args)
         check_outputs_apart_from_inputs(args)
+        check_outputs_replaceable(args)  # the write rule, before any input is read
         result = args.handler(args)
     except InputError as error:
         _remove(outputs)

@@ -12,6 +12,7 @@ ties or unseen words."""
 from __future__ import annotations
 
 import html
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -318,7 +319,8 @@ def _cell(value) -> str:
 
 
 def _link(path: Path, out: Path, text: str) -> str:
-    href = Path(path).resolve().relative_to(out.resolve()).as_posix()
+    # relative to the page's folder, `../` where the file lies outside it
+    href = Path(os.path.relpath(Path(path).resolve(), out.resolve())).as_posix()
     return f'<a href="{html.escape(href)}">{html.escape(text)}</a>'
 
 

@@ -49,6 +49,10 @@ def read_items(paths: Iterable[str | Path], artifact: Artifact,
     return items
 
 
+# Where a scores file lies: its path names its dataset (the file has no dataset column).
+SCORES_LAYOUT = "results/scores/{dataset}/{model}/item_scores.parquet"
+
+
 def dataset_of_scores(path: Path) -> str:
     """results/scores/{dataset}/{model}/item_scores.parquet -> dataset."""
     return path.parent.parent.name
@@ -168,6 +172,13 @@ def scored_items(items: pl.DataFrame, scores: pl.DataFrame,
         scores = scores.filter(pl.col("region").is_null())
     scores = without_nan(scores)
     warn_not_scored(scores)
+    datasets = sorted(set(items["dataset"]))
+    elsewhere = scores.filter(~pl.col("dataset").is_in(datasets))
+    if elsewhere.height:  # the path names the dataset: a file moved out of its folders
+        row = elsewhere.row(0, named=True)
+        raise InputError(row["source_file"], None, f"a scores file names its dataset by its "
+                         f"path, {SCORES_LAYOUT}, and {row['dataset']!r} from this one is the "
+                         f"dataset of no items file ({', '.join(map(repr, datasets))})")
     unknown = scores.join(items, on=["dataset", "item_id"], how="anti")
     if unknown.height:
         row = unknown.row(0, named=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import finite_float, seed
-from spudflow.core.output_paths import output_dir
+from spudflow.core.output_paths import PlannedFolder, output_dir
 
 DESCRIPTION = """\
 Train a small control language model from scratch on treebank text and write OUT, a
@@ -42,7 +42,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-sentences", type=int,
                    help="train on a seeded sample of this many sentences (default: all)")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
-    p.set_defaults(handler=run_train_control)
+    p.set_defaults(handler=run_train_control, planned_outputs=control_outputs)
+
+
+def control_outputs(args: argparse.Namespace) -> list[PlannedFolder]:
+    """The folder `train-control` writes, checked against the write rule before training."""
+    from spudflow.controls.save import is_control
+
+    return [PlannedFolder(args.out, "a control model", is_control)]
 
 
 def check_arguments(args: argparse.Namespace) -> None:

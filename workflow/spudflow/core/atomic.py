@@ -122,17 +122,56 @@ def _check_file(tmp: Path, final: Path) -> list[str]:
     """Bad input unless FINAL may be replaced by TMP; returns the hashes of FINAL's bytes that
     are spudflow's (kept in its mark until the new bytes are in place)."""
     from spudflow.core.output_formats import file_format, self_marked
+
+    return _check_file_as(final, self_marked(tmp), lambda: file_format(tmp))
+
+
+# `check_replaceable`'s WRITES when the command has not said what it writes: any file of
+# spudflow's may be replaced for now; the exact artifact is checked when the file is renamed.
+ANY_OF_SPUDFLOWS = "any file of spudflow's"
+
+
+def check_replaceable(final: str | Path, writes: str | None) -> None:
+    """The write rule's decision for one output file, made before any work: bad input unless
+    FINAL is absent, empty, or may be replaced by a file of WRITES (`parquet_of(ARTIFACT)` or
+    SAFETENSORS of core/output_formats.py for a file that carries its own mark; None for any
+    other file, marked beside it; ANY_OF_SPUDFLOWS when the command does not say). The same
+    decision is made again when the file is renamed into place."""
+    final = Path(final)
+    if writes == ANY_OF_SPUDFLOWS:
+        from spudflow.core.output_formats import self_marked
+
+        _refuse_directory(final)
+        old = self_marked(final) if final.is_file() and final.stat().st_size else None
+        if old is not None and ("no spudflow" in old or "unreadable" in old):
+            raise InputError(final, None, f"holds {old}; spudflow replaces only a file it "
+                             "wrote: nothing written; remove it or choose another path")
+        writes = old  # a Parquet or safetensors file of spudflow's, else one marked beside it
+    _check_file_as(final, writes, lambda: "a file of another format")
+
+
+def check_folder_replaceable(final: str | Path, description: str,
+                             recognise: Callable[[Path], bool]) -> None:
+    """The write rule's decision for one output folder, made before any work (and again when
+    it is renamed into place): bad input unless FINAL is absent, empty, or a previous folder of
+    DESCRIPTION (`a control model`) that RECOGNISE knows."""
+    _check_folder(Path(final), description, recognise)
+
+
+def _check_file_as(final: Path, new: str | None, new_format: Callable[[], str]) -> list[str]:
+    """`_check_file` for a new file whose own mark is NEW (None: a file marked beside it)."""
+    from spudflow.core.output_formats import file_format, self_marked
     from spudflow.core.written_files import written_hash
 
     _refuse_directory(final)
     if not final.is_file() or final.stat().st_size == 0:  # nothing there to lose
         return []
-    old, new = self_marked(final), self_marked(tmp)
+    old = self_marked(final)
     if old or new:  # Parquet, safetensors: the artifact in the file is its mark
         if old == new and "no spudflow artifact" not in old:
             return []
         raise InputError(final, None, f"holds {old or file_format(final)}; spudflow writes "
-                         f"{new or file_format(tmp)} here and replaces only a file of that "
+                         f"{new or new_format()} here and replaces only a file of that "
                          "artifact: nothing written; remove it or choose another path")
     old_hash = written_hash(final)
     if old_hash is None:

@@ -92,6 +92,30 @@ def duplicate_key_errors(path: str | Path) -> list[str]:
             "last would count" for line, key, first in duplicate_keys(path)]
 
 
+def encoding_errors(path: str | Path) -> list[str]:
+    """`FILE:LINE: not UTF-8 text …` where a config file's bytes are not UTF-8 (YAML's reader
+    stops with a traceback that names neither the file nor the line)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError:
+        return []  # its reader says what is wrong
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        return [f"{path}:{line}: not UTF-8 text: byte 0x{data[error.start]:02x} at offset "
+                f"{error.start} cannot be decoded; save the config file as UTF-8"]
+    return []
+
+
+def check_config_encoding(paths) -> None:
+    """The config files given are UTF-8 text: checked before Snakemake's `configfile:` reads
+    them. (A --configfile Snakemake reads before the Snakefile runs, and says so itself.)"""
+    errors = [e for path in paths for e in encoding_errors(path)]
+    if errors:
+        raise ConfigError("\n".join(errors))
+
+
 def check_config_files(paths) -> None:
     """The config files given (--configfile, or the workflow's default) repeat no key."""
     errors = [e for path in paths for e in duplicate_key_errors(path)]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -167,6 +168,43 @@ GGUF_FILE_ERRORS = (ValueError, struct.error, KeyError, IndexError, EOFError)
 REMOTE_CODE_MARK = "trust_remote_code=True"
 
 
+# transformers' ValueError for a checkpoint asked for as a kind its architecture is not (GPT-2
+# as a masked model): `Unrecognized configuration class <class '….GPT2Config'> for this kind of
+# AutoModel: AutoModelForMaskedLM.`
+UNRECOGNISED = re.compile(r"Unrecognized configuration class <class '(?:[\w.]*\.)?"
+                          r"(?P<config>\w+)'> for this kind of AutoModel: (?P<auto>\w+)")
+HUB_URL = "https://huggingface.co"
+
+
+@contextlib.contextmanager
+def _quiet_hub() -> Iterator[None]:
+    """The hub client's warnings off while a model loads: without a network it warns twice per
+    retry (some 45 lines) before the one error that matters, which loading_errors says."""
+    import logging
+
+    hub = logging.getLogger("huggingface_hub")
+    level = hub.level
+    hub.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        hub.setLevel(level)
+
+
+def _unreachable(error: BaseException) -> bool:
+    """Whether ERROR (or what caused it) says the hub could not be reached for files that are
+    not in the local cache."""
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    seen = 0
+    while error is not None and seen < 10:
+        if isinstance(error, (LocalEntryNotFoundError, ConnectionError)) or \
+                "couldn't connect to" in str(error):
+            return True
+        error, seen = error.__cause__ or error.__context__, seen + 1
+    return False
+
+
 @contextlib.contextmanager
 def loading_errors(name: str, what: str, *, gguf: bool = False,
                    remote_code: str = NO_REMOTE_CODE) -> Iterator[None]:
@@ -180,13 +218,24 @@ def loading_errors(name: str, what: str, *, gguf: bool = False,
         return " ".join(str(error).split())[:300] or type(error).__name__
 
     try:
-        yield
+        with _quiet_hub():
+            yield
     except (OSError, SafetensorError) as error:
+        if _unreachable(error):
+            raise InputError(name, None, f"cannot load {what}: not in the local hub cache, and "
+                             f"{HUB_URL} cannot be reached; download it where the hub can be "
+                             "reached (or give a local model directory)") from None
         raise InputError(name, None, f"cannot load {what}: {reason(error)}") from None
     except ValueError as error:
         if REMOTE_CODE_MARK in str(error):
             raise InputError(name, None, f"cannot load {what}: it needs its own Python code "
                              f"to load, and {remote_code or NO_REMOTE_CODE}") from None
+        architecture = UNRECOGNISED.search(str(error))
+        if architecture:
+            raise InputError(name, None, f"cannot load {what}: transformers has no "
+                             f"{architecture['auto']} for its architecture "
+                             f"({architecture['config']}); choose the --kind the model is "
+                             "(causal, masked, electra)") from None
         if not gguf:
             raise
         raise InputError(name, None, f"cannot load {what}: not a readable GGUF model file: "

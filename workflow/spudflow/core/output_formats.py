@@ -33,8 +33,12 @@ def _parquet_format(path: Path) -> str:
     except (pa.ArrowException, OSError):
         return "an unreadable Parquet file"
     name = metadata.get(ARTIFACT_KEY)
-    return f"a Parquet file of {name.decode()}" if name else "a Parquet file of no spudflow " \
-        "artifact"
+    return parquet_of(name.decode()) if name else "a Parquet file of no spudflow artifact"
+
+
+def parquet_of(artifact_name: str) -> str:
+    """What `file_format` says of a Parquet file of ARTIFACT_NAME (core/contract.py)."""
+    return f"a Parquet file of {artifact_name}"
 
 
 def _text_format(head: bytes) -> str:

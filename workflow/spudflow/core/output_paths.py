@@ -13,14 +13,19 @@ can refuse an output that is or contains one of the command's inputs before any 
 split`, a stem `a` over its input `a.parquet`.
 
 Whether an existing output may be replaced (a directory where a file is written, a folder the
-command did not make) is decided where outputs are renamed into place (core/atomic.py).
+command did not make, a user's file) is the one write rule of core/atomic.py, decided where
+outputs are renamed into place and, before any work, by `check_outputs_replaceable`: on the
+files and folders a command declares it writes (`planned_outputs`, a function of its arguments
+set as a parser default: each a `PlannedFile` or `PlannedFolder`) or else on its output file
+arguments. A conflict is found in seconds, not after the model is loaded or trained.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from spudflow.core.errors import InputError
@@ -145,3 +150,45 @@ def check_outputs_apart_from_inputs(args: argparse.Namespace) -> None:
                 same = "is" if os.path.realpath(read) == str(written) else "would replace"
                 raise InputError(output, None, f"{same} the input {read}: spudflow never "
                                  "writes over its own input; nothing written")
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """A file a command writes: WRITES as core/atomic.check_replaceable takes it (a Parquet
+    artifact's `parquet_of(NAME)`; None: a file marked beside it, CoNLL-U, CSV, a figure)."""
+
+    path: Path
+    writes: str | None
+
+
+@dataclass(frozen=True)
+class PlannedFolder:
+    """A folder a command writes as a whole (DESCRIPTION: `a control model`), replacing only an
+    empty one or one RECOGNISE knows as a previous output of that description."""
+
+    path: Path
+    description: str
+    recognise: Callable[[Path], bool]
+
+
+def check_outputs_replaceable(args: argparse.Namespace) -> None:
+    """Bad input, before any work, where the command would replace what it may not (the write
+    rule, core/atomic.py): each output the command declares (`args.planned_outputs(args)`), or
+    else each output file argument, which may then be any file of spudflow's."""
+    from spudflow.core.atomic import (
+        ANY_OF_SPUDFLOWS,
+        check_folder_replaceable,
+        check_replaceable,
+    )
+
+    planned = getattr(args, "planned_outputs", None)
+    if planned is None:
+        outputs = [PlannedFile(p, ANY_OF_SPUDFLOWS) for p in _paths(list(vars(args).values()))
+                   if isinstance(p, OutputPath) and p.kind == "file"]
+    else:
+        outputs = planned(args)
+    for output in outputs:
+        if isinstance(output, PlannedFolder):
+            check_folder_replaceable(output.path, output.description, output.recognise)
+        else:
+            check_replaceable(output.path, output.writes)

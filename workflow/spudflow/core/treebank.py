@@ -8,6 +8,7 @@ byte-identical.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +22,7 @@ from spudflow.core.artifacts import (
     TREEBANK_SENTENCES,
     TREEBANK_TOKENS,
 )
-from spudflow.core.atomic import atomic_outputs
+from spudflow.core.atomic import AtomicOutputs, atomic_outputs
 from spudflow.core.contract import conform, read_artifact, write_parquet
 from spudflow.core.errors import InputError
 from spudflow.core.input_files import parquet_schema, require_directory
@@ -51,14 +52,15 @@ def _marked(table: pa.Table, marker: dict | None) -> pa.Table:
 
 
 def write_treebank(directory: str | Path, tokens: pl.DataFrame, sentences: pl.DataFrame,
-                   nonce: dict | None = None) -> None:
+                   nonce: dict | None = None, outputs: AtomicOutputs | None = None) -> None:
     """Write both tables into DIRECTORY, both or neither. Columns beyond the schema (such as the
     nonce stage's `orig_form`) are kept after the documented ones. NONCE: the nonce stage's
-    marker (its method, seed, ...), kept in both files' metadata."""
+    marker (its method, seed, ...), kept in both files' metadata. OUTPUTS: the caller's atomic
+    outputs, which rename both into place with its other files (default: their own)."""
     directory = Path(directory)
     token_table = _marked(conform(tokens, TREEBANK_TOKENS), nonce)
     sentence_table = _marked(conform(sentences, TREEBANK_SENTENCES), nonce)
-    with atomic_outputs() as out:
+    with contextlib.nullcontext(outputs) if outputs is not None else atomic_outputs() as out:
         write_parquet(token_table, out.path(directory / TOKENS_FILE))
         write_parquet(sentence_table, out.path(directory / SENTENCES_FILE))
 

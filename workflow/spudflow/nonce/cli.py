@@ -8,7 +8,8 @@ from pathlib import Path
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import language, seed
-from spudflow.core.output_paths import output_dir, output_file, output_stem
+from spudflow.core.output_formats import parquet_of
+from spudflow.core.output_paths import PlannedFile, output_dir, output_file, output_stem
 from spudflow.core.regular_files import check_regular_file
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import FORMS, WEIGHTS
@@ -75,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--treebank", default="", help="treebank name in the statistics "
                    "(default: the name of DIR's parent)")
     p.add_argument("--split", default="", help="split name in the statistics (default: DIR's name)")
-    p.set_defaults(handler=run_nonce)
+    p.set_defaults(handler=run_nonce, planned_outputs=nonce_outputs)
 
     for name, table, what in (
         ("table-nonce-ratio", "ratio", "replacement ratio per UPOS and in total, with unreplaced "
@@ -109,6 +110,17 @@ def _upos(text: str) -> tuple[str, ...]:
     return tags
 
 
+def nonce_outputs(args: argparse.Namespace) -> list[PlannedFile]:
+    """What `nonce` writes, checked against the write rule before the draw."""
+    from spudflow.core.artifacts import NONCE_STATS, TREEBANK_SENTENCES, TREEBANK_TOKENS
+    from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE
+
+    planned = [PlannedFile(args.out / name, parquet_of(artifact.name)) for name, artifact in (
+        (STATS_FILE, NONCE_STATS), (TOKENS_FILE, TREEBANK_TOKENS),
+        (SENTENCES_FILE, TREEBANK_SENTENCES))]
+    return planned + ([PlannedFile(args.conllu, None)] if args.conllu else [])
+
+
 def run_nonce(args: argparse.Namespace) -> None:
     from spudflow.core.artifacts import NONCE_STATS
     from spudflow.core.contract import write_artifact
@@ -125,13 +137,13 @@ def run_nonce(args: argparse.Namespace) -> None:
     for path in args.lexicon:
         check_regular_file(path)
     tokens, sentences, stats = make_nonce(args.dir, settings)
-    # The treebank is written last: if anything before fails, nothing appears.
+    # All four files or none: the treebank is renamed into place with the others.
     with atomic_outputs() as out:
         write_artifact(stats, out.path(args.out / STATS_FILE), NONCE_STATS)
         if args.conllu:
             write_conllu(out.path(args.conllu), tokens, sentences)
         write_treebank(args.out, tokens, sentences, nonce={
-            "method": args.method, "seed": args.seed, "language": args.lang})
+            "method": args.method, "seed": args.seed, "language": args.lang}, outputs=out)
 
 
 def run_table(args: argparse.Namespace) -> None:

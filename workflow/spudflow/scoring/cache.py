@@ -51,6 +51,7 @@ from spudflow.scoring.cache_files import (
     list_folder,
     read_segment,
     remove,
+    still_live,
     write_atomically,
     write_segment,
 )
@@ -170,12 +171,15 @@ class ScoreCache:
             self._sources = [s for s in sources if s is not None]
         return self._sources
 
-    @staticmethod
-    def _open(reader, path: Path) -> Entries | StoreReader | None:
+    def _open(self, reader, path: Path) -> Entries | StoreReader | None:
         try:
             return reader(path)
-        except FileNotFoundError:
-            raise
+        except FileNotFoundError as error:
+            if not still_live(self.folder, path):
+                raise  # removed by a compaction meanwhile: list again
+            log.warning("cache: store %s lacks a file (%s): its entries are misses; `spudflow "
+                        "cache verify` removes it", path, error.filename or error)
+            return None
         except DAMAGED as error:  # torn, or not matching its checksum: a miss
             log.warning("cache: unreadable segment %s left alone (%s); `spudflow cache verify` "
                         "removes it", path, error)

@@ -445,6 +445,16 @@ def list_folder(folder: Path) -> Listing:
                    broken=broken, contents=contents)
 
 
+def still_live(folder: Path, source: Path) -> bool:
+    """Whether SOURCE, a store or segment of FOLDER that a reader found a file of missing, is
+    still live in a fresh listing. A compaction puts the store that contains what it merged in
+    place before it removes them, so a source it removed is gone or contained (list again); a
+    live one that lacks a file (values.npy deleted) is damaged, and listing again would find
+    it again for ever."""
+    listing = list_folder(folder)
+    return source in listing.stores or source in listing.segments
+
+
 class CorruptSources(BrokenStore):
     """Sources whose entries did not match their checksums while they were merged."""
 

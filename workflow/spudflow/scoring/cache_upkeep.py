@@ -24,6 +24,7 @@ from spudflow.scoring.cache_files import (
     read_contents,
     read_segment,
     remove,
+    still_live,
     store_faults,
     write_store,
 )
@@ -129,7 +130,10 @@ def verify(folder: Path) -> list[Path]:
         try:
             entries = open_store(path)
             bad, index_damaged = store_faults(path, entries)
-        except FileNotFoundError:
+        except FileNotFoundError as error:
+            if still_live(folder, path):  # not a compaction's: a store that lacks a file
+                log.warning("cache: %s lacks %s", path, error.filename or "a file")
+                torn.append(path)
             continue
         except DAMAGED as error:
             log.warning("cache: %s", error)

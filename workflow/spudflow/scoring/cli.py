@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import finite_float, language, language_list, ngram_order, seed
-from spudflow.core.output_paths import output_dir, output_file, shared_dir
+from spudflow.core.output_formats import parquet_of
+from spudflow.core.output_paths import PlannedFile, output_dir, output_file, shared_dir
 from spudflow.core.text_lines import WORD_SPLITS
 from spudflow.scoring.methods import L2R_WORDS
 from spudflow.scoring.ngram_settings import KNESER_NEY, MEASURES, UNKNOWN
@@ -95,7 +96,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "(default 64; 0: never)")
     p.add_argument("--trust-remote-code", action="store_true",
                    help="allow the model's own Python code (off unless the config enables it)")
-    p.set_defaults(handler=run_score)
+    p.set_defaults(handler=run_score, planned_outputs=score_outputs)
 
     p = subparsers.add_parser(
         "score-gather", help="join the shards of a scoring job (score --shard I/N)",
@@ -138,7 +139,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--words", choices=WORD_SPLITS, default="spacy",
                    help="how a text file's lines are split into words: spacy (default), the "
                         "blank --lang tokenizer; whitespace, for tokenised text (Lau et al.)")
-    p.set_defaults(handler=run_ngram_train)
+    p.set_defaults(handler=run_ngram_train, planned_outputs=ngram_outputs)
 
     _register_cache(subparsers)
 
@@ -295,6 +296,16 @@ def loaded_precision(kind: str, dtype: str, device: str) -> tuple[str, str]:
     return str(pick_dtype(dtype, picked)).removeprefix("torch."), picked.type
 
 
+def score_outputs(args: argparse.Namespace) -> list[PlannedFile]:
+    """The two tables `score` writes, checked against the write rule before any item is read
+    or model loaded."""
+    from spudflow.core.artifacts import ITEM_SCORES, TOKEN_SCORES
+    from spudflow.scoring.outputs import ITEM_SCORES_FILE, TOKEN_SCORES_FILE
+
+    return [PlannedFile(args.out / name, parquet_of(artifact.name)) for name, artifact in (
+        (TOKEN_SCORES_FILE, TOKEN_SCORES), (ITEM_SCORES_FILE, ITEM_SCORES))]
+
+
 def run_score(args: argparse.Namespace) -> None:
     from spudflow.core.logs import get_logger
     from spudflow.scoring.job_items import ItemSelection, job_items
@@ -363,6 +374,13 @@ def run_score(args: argparse.Namespace) -> None:
                            sentence_end=sentence_end, revision=job.revision)
     run_job(Job(scorer, job.name, job.methods, unigram_for, args.out, resume_key(job),
                 job.block_size, metadata, cache, job.measures), items)
+
+
+def ngram_outputs(args: argparse.Namespace) -> list[PlannedFile]:
+    """The model file `ngram-train` writes, checked against the write rule before counting."""
+    from spudflow.core.artifacts import NGRAM_MODEL
+
+    return [PlannedFile(args.out, parquet_of(NGRAM_MODEL.name))]
 
 
 def run_score_gather(args: argparse.Namespace) -> None:
