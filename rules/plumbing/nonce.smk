@@ -139,10 +139,7 @@ def human_eval_sheets():
     """The exported sheets' printable pages, NAME.html per annotator. NAME.csv, the sheet to fill
     in, is written beside each but is no declared output: Snakemake would delete it, answers and
     all, before a rerun; `human-eval export` keeps a filled one and writes NAME.new.csv."""
-    return [
-        f"{human_eval_dir()}/sheets/{name}.html"
-        for name in config["human_eval"]["annotators"]
-    ]
+    return [f"{human_eval_dir()}/sheets/{name}.html" for name in config["human_eval"]["annotators"]]
 
 
 def human_eval_filled():
