@@ -301,7 +301,8 @@ def planned_jobs(workdir: Path, **kwargs) -> set[Job]:
 
 
 def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = (),
-                 preloaded: bool = True, forceall: bool = False) -> None:
+                 preloaded: bool = True, forceall: bool = False,
+                 forcerun: Iterable[str] = ()) -> None:
     """Run the workflow at `workdir` locally through the Snakemake API (raises on failure).
 
     With `targets`, only the jobs those files need (default: rule all). Every job gets one thread
@@ -309,7 +310,8 @@ def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = (),
     time although each keeps one core busy; the rules' own threads are checked by plan().
     `preloaded`: the jobs' `spudflow` starts with the heavy libraries imported
     (tests/preloaded_jobs.py); False runs each job as a fresh process. `forceall`: every job
-    runs again (`--forceall`: Snakemake removes each job's outputs first)."""
+    runs again (`--forceall`: Snakemake removes each job's outputs first); `forcerun`: the jobs
+    of these rules run again (`--forcerun`), with everything downstream."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
         DAGSettings,
@@ -324,7 +326,8 @@ def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = (),
             snakefile=workdir / "Snakefile",
             workdir=workdir,
         )
-        dag_api = workflow_api.dag(DAGSettings(targets=frozenset(targets), forceall=forceall))
+        dag_api = workflow_api.dag(DAGSettings(targets=frozenset(targets), forceall=forceall,
+                                               forcerun=frozenset(forcerun)))
         dag_api.execute_workflow(executor="local")
 
 

@@ -184,7 +184,7 @@ def check_outputs_replaceable(args: argparse.Namespace) -> None:
     planned = getattr(args, "planned_outputs", None)
     if planned is None:
         outputs = [PlannedFile(p, ANY_OF_SPUDFLOWS) for p in _paths(list(vars(args).values()))
-                   if isinstance(p, OutputPath) and p.kind == "file"]
+                   if isinstance(p, OutputPath) and p.shape == "file"]
     else:
         outputs = planned(args)
     for output in outputs:
