@@ -168,9 +168,9 @@ GGUF_FILE_ERRORS = (ValueError, struct.error, KeyError, IndexError, EOFError)
 REMOTE_CODE_MARK = "trust_remote_code=True"
 
 
-# transformers' ValueError for a checkpoint asked for as a kind its architecture is not (GPT-2
-# as a masked model): `Unrecognized configuration class <class '….GPT2Config'> for this kind of
-# AutoModel: AutoModelForMaskedLM.`
+# transformers' ValueError for a checkpoint loaded through an Auto class its architecture has
+# no model for (GPT-2 through AutoModelForMaskedLM): its message names the config class and the
+# Auto class.
 UNRECOGNISED = re.compile(r"Unrecognized configuration class <class '(?:[\w.]*\.)?"
                           r"(?P<config>\w+)'> for this kind of AutoModel: (?P<auto>\w+)")
 HUB_URL = "https://huggingface.co"
