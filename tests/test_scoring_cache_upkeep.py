@@ -47,7 +47,7 @@ class StubSetting:
     kind: str = "causal"
 
     def id(self) -> str:
-        return "setting-id"
+        return "5e771e6000000000000000ab"  # a setting id's shape: 24 hex digits
 
 
 def setting_folder(cache):
