@@ -15,6 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
+from workflow_helpers import default_config
 
 from spudflow.rehearse.families import choose_family
 from spudflow.rehearse.mirror import mirror_location
@@ -238,8 +239,10 @@ def test_probe_feature_jobs_count_one_encoder_per_baseline(tmp_path):
     ("models: {}\n", [], "cut_spud.yaml: not a spudflow config (no treebanks: mapping)"),
     ("treebanks: {}\n", ["--family", "gpt2"], "--family: 'gpt2' is not HUB_ID=FAMILY"),
     ("treebanks: {}\n", ["--family", "x/y=gpt5"], "--family: unknown family 'gpt5' for x/y"),
-    ("treebanks: {}\nngrams: {lm: {lang: en, text: [/abs/corpus.txt]}}\n", [],
+    ({"ngrams": {"lm": {"lang": "en", "text": ["/abs/corpus.txt"]}}}, [],
      "cut_spud.yaml: /abs/corpus.txt: missing, and a stand-in is only made for a path relative"),
+    ({"treebanks": {"en_pud": {"lang": 5, "splits": {}}}}, [],
+     "cut_spud.yaml: config key treebanks.en_pud.lang: 5 is not of type 'string'"),
     # YAML keeps the last of a key given twice without a word
     ("treebanks: {}\nnonce: {seeds: [1]}\nnonce: {seeds: [2]}\n", [],
      "cut_spud.yaml:3: config key nonce: given twice (first on line 2)"),
@@ -249,6 +252,8 @@ def test_bad_rehearsal_input_is_one_line_and_writes_nothing(tmp_path, capsys, te
     from spudflow.cli import main
 
     config = tmp_path / "cut_spud.yaml"
+    if isinstance(text, dict):  # the default config with these sections: valid but for them
+        text = yaml.safe_dump({**default_config(), **text})
     if text is not None:
         config.write_text(text, encoding="utf-8")
     workdir = tmp_path / "rehearsal"

@@ -222,6 +222,10 @@ def run_rehearse(args: argparse.Namespace) -> int:
                          f"not a YAML config ({' '.join(str(error).split())[:200]})") from None
     if not isinstance(config, dict) or not isinstance(config.get("treebanks"), dict):
         raise InputError(args.config, None, "not a spudflow config (no treebanks: mapping)")
+    for line, key, first in duplicate_keys(config_path)[:1]:  # YAML kept the last silently
+        raise InputError(args.config, line, f"config key {key}: given twice (first on line "
+                         f"{first}); only the last would count")
+    families = _families(args.family)
     # the config check the Snakefile makes, before the rehearsal's folder is made
     from spudflow.core.config import config_errors
 
@@ -229,14 +233,10 @@ def run_rehearse(args: argparse.Namespace) -> int:
     if errors:
         more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
         raise InputError(args.config, None, f"{errors[0]}{more}")
-    for line, key, first in duplicate_keys(config_path)[:1]:  # YAML kept the last silently
-        raise InputError(args.config, line, f"config key {key}: given twice (first on line "
-                         f"{first}); only the last would count")
     try:  # the config's `workflow:` files, as paths of this repository (stand-ins avoid them)
         config = resolve_workflow_paths(config, local_workflow_file(REPO, REPO))
     except ValueError as error:
         raise InputError(args.config, None, str(error)) from None
-    families = _families(args.family)
     try:  # every check before the first file is written
         check_user_files(config)
     except ValueError as error:
