@@ -488,3 +488,30 @@ def test_every_item_stale_writes_skipped_tables(treebanks, tmp_path, caplog):
             "status", "reason")]
         assert numbers and all(v is None for v in numbers)
     assert "nothing is left to compute" in caplog.text
+
+
+@pytest.mark.slow
+def test_the_workflow_counts_stale_items_after_a_sentence_edit(tmp_path):
+    """A finished tiny run, then one word of a sampled tiny_en sentence edited (`peaceful` ->
+    `quiet`) and the workflow run again: the run finishes (the human_eval_tables job no longer
+    dies with exit 2 on the committed filled sheets), Tables 1-2 count the stale items, the log
+    names them and the front page shows a red line."""
+    from workflow_helpers import finished_tiny_run, run_workflow
+
+    workdir = finished_tiny_run(tmp_path / "wf")
+    treebank = workdir / "resources" / "tiny" / "tiny_en.conllu"
+    edit_peaceful(TINY_EN, treebank)
+    run_workflow(workdir)
+    tables = workdir / "results" / "tables"
+    for name in ("human_eval_grammaticality", "human_eval_preference"):
+        row = pl.read_parquet(tables / f"{name}.parquet").row(0, named=True)
+        assert row["status"] == "ok" and row["stale_items"] >= 2, row
+        # annotator1's item 1 and annotator2's item 2 are the edited sentence (sent_index 0).
+        assert "annotator1, item" in row["stale"] and "annotator2, item" in row["stale"]
+        assert row["stale_items"] < 6 and row["sentences"] >= 1
+    log = (workdir / "results" / "logs" / "human_eval_tables.log").read_text(encoding="utf-8")
+    assert "annotator1.csv:2: item 1 of annotator1 left out of Tables 1-2: original changed" \
+        in log
+    page = (workdir / "results" / "index.html").read_text(encoding="utf-8")
+    stale = pl.read_parquet(tables / "human_eval_grammaticality.parquet")["stale_items"].item()
+    assert f"the filled annotation sheets are stale for {stale} items" in page
