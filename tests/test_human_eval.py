@@ -376,6 +376,7 @@ def test_an_edited_sentence_leaves_its_stale_items_out_and_counts_them(treebanks
     truth = [fill(sheet, old_key, random.Random(seed))
              for sheet, seed in zip(sheets, (3, 5), strict=True)]
     edited = make_treebanks(tmp_path / "edited", edit_peaceful(TINY_EN, tmp_path / "e.conllu"))
+    caplog.set_level("WARNING")
     assert export(edited, kit) == 0
     assert (kit / "sheets" / "ann1.new.csv").is_file()  # the filled sheets stay
     key = pl.read_parquet(kit / "answer_key.parquet")
@@ -386,7 +387,11 @@ def test_an_edited_sentence_leaves_its_stale_items_out_and_counts_them(treebanks
             for r in edited_sentence.iter_rows(named=True)}.items() <= stale.items()
     assert "nonce sentence changed" in stale.values() and 0 < len(stale) < key.height
 
-    caplog.set_level("WARNING")
+    # The export says which items of each kept sheet changed.
+    for annotator in ("ann1", "ann2"):
+        items = ", ".join(str(i) for a, i in sorted(stale) if a == annotator)
+        assert f"{annotator}.csv holds answers" in caplog.text
+        assert f"the sentences of its item(s) {items} changed" in caplog.text
     assert run_tables(kit, tmp_path / "tables") == 0
     table1 = pl.read_parquet(tmp_path / "tables" / "human_eval_grammaticality.parquet")
     table2 = pl.read_parquet(tmp_path / "tables" / "human_eval_preference.parquet")

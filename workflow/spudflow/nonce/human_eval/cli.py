@@ -87,7 +87,12 @@ def run_export(args: argparse.Namespace) -> None:
         load_triplets,
         sample_triplets,
     )
-    from spudflow.nonce.human_eval.sheets import sheet_csv, sheet_html, sheet_rows
+    from spudflow.nonce.human_eval.sheets import (
+        changed_items,
+        sheet_csv,
+        sheet_html,
+        sheet_rows,
+    )
 
     log = get_logger("spudflow.nonce")
     if args.n < 1:
@@ -103,8 +108,12 @@ def run_export(args: argparse.Namespace) -> None:
             stem = args.out / SHEETS_DIR / annotator
             sheet = blank_sheet_path(stem.with_suffix(".csv"))
             if sheet != stem.with_suffix(".csv"):
+                changed = changed_items(stem.with_suffix(".csv"), rows)
                 log.warning("human-eval: %s holds answers (changed since spudflow wrote it): "
-                            "kept; the new blank sheet is %s", stem.with_suffix(".csv"), sheet)
+                            "kept; the new blank sheet is %s%s", stem.with_suffix(".csv"), sheet,
+                            f"; the sentences of its item(s) {', '.join(map(str, changed))} "
+                            "changed: `human-eval tables` leaves them out as stale, re-annotate "
+                            "them on the new sheet" if changed else "")
             out.path(sheet).write_text(sheet_csv(rows), encoding="utf-8")
             out.path(stem.with_suffix(".html")).write_text(
                 sheet_html(rows, annotator, title), encoding="utf-8")

@@ -1,5 +1,7 @@
 """Filled sheets + answer key -> the paper's Table 1 (grammaticality) and Table 2 (preference),
-with Cohen's kappa between annotators (sklearn.metrics.cohen_kappa_score)."""
+with Cohen's kappa between annotators (sklearn.metrics.cohen_kappa_score). Items whose sentences
+changed since their sheet was exported (stale items) are left out and counted, never matched to
+the new sentences."""
 
 from __future__ import annotations
 
