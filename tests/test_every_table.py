@@ -182,7 +182,8 @@ def test_front_page_shows_every_headline(finished_run):
     sections = read_page(page)
     tables = finished_run / "results" / "tables"
     assert set(sections) == {"spud_ratio_summary", "probe_languages", "german_case_auc",
-                             "cola_thresholds", "blimp_overall", "japanese_accuracy"}
+                             "cola_thresholds", "blimp_overall", "japanese_accuracy",
+                             "human_eval_grammaticality"}
     for name, section in sections.items():
         assert len(section["rows"]) >= 2, name  # a header and at least one row
         assert f"tables/{name}.csv" in section["links"], name
@@ -200,6 +201,14 @@ def test_front_page_shows_every_headline(finished_run):
         assert line[header.index("accuracy_obligatory")] == \
             ("n/a" if accuracy is None else fmt(accuracy))
         assert line[header.index("n_ties")] == str(row["n_ties_obligatory"])
+    # Table 1 of the human evaluation; the committed sheets fit the kit: no stale items, no red
+    # line
+    human = pl.read_parquet(tables / "human_eval_grammaticality.parquet").row(0, named=True)
+    grid = as_grid(sections["human_eval_grammaticality"]["rows"])
+    assert human["stale_items"] == 0 and human["status"] == "ok"
+    for column in ("spud_yes", "posfree_no", "kappa"):
+        assert grid[(human["language"], column)] == fmt(human[column])
+    assert "annotation sheets are stale" not in page.read_text(encoding="utf-8")
     cola = pl.read_parquet(tables / "cola_thresholds.parquet")
     grid = as_grid(sections["cola_thresholds"]["rows"])
     for row in cola.iter_rows(named=True):

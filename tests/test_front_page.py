@@ -293,3 +293,32 @@ def test_rows_that_could_not_be_computed_are_counted_not_shown(tmp_path, run_cli
     assert [row[0] for row in section["rows"]] == ["split", "in_domain_dev"]
     assert "Not shown: 5 rows whose numbers could not be computed (5 skipped)" in " ".join(
         section["text"].split())
+
+
+def test_stale_annotation_sheets_get_a_red_line(tmp_path):
+    """A human-evaluation kit whose filled sheets are stale for some items: its headline shows
+    the numbers over the other items, and a red line above it says for how many items the sheets
+    are stale and where to re-annotate them; a kit without stale items gets no such line."""
+    from spudflow.aggregate.front_page import front_page
+    from spudflow.core.table_artifacts import TABLES
+    from spudflow.core.tables import write_table
+
+    artifact = TABLES["human_eval_grammaticality"]
+    row = dict.fromkeys(artifact.polars_schema().names(), 50.0)
+    row.update(treebank="en_ewt", split="test", language="en", annotators=2, sentences=39,
+               kappa=0.4, agreement=0.7, stale_items=2, status="ok", reason=None,
+               stale="annotator1, item 5: original changed; annotator2, item 9: original changed")
+    for stale, items in ((True, 2), (False, 0)):
+        row.update(stale_items=items, stale=row["stale"] if stale else None)
+        write_table(pl.DataFrame([row], schema=artifact.polars_schema()), tmp_path / "t",
+                    artifact)
+        page = tmp_path / "index.html"
+        page.write_text(front_page({"human_eval_grammaticality": tmp_path / "t.parquet"}, {},
+                                   tmp_path), encoding="utf-8")
+        section = read_page(page)["human_eval_grammaticality"]
+        assert as_grid(section["rows"])["en", "spud_yes"] == "50.000"
+        text = " ".join(section["text"].split())
+        line = ("en_ewt test: the filled annotation sheets are stale for 2 items (annotator1, "
+                "item 5: original changed; annotator2, item 9: original changed)")
+        assert (line in text) is stale
+        assert ("re-annotate them with the new blank sheet" in text) is stale

@@ -19,17 +19,32 @@ TINY_EN = Path(__file__).parent / "data" / "workflow" / "tiny_en.conllu"
 FILLED = Path(__file__).parent / "data" / "workflow" / "human_eval"
 
 
-@pytest.fixture(scope="module")
-def treebanks(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("human_eval")
+def make_treebanks(root: Path, conllu: Path = TINY_EN) -> dict[str, Path]:
+    """CONLLU ingested as tiny_en/test under ROOT and its nonce versions (seed 1)."""
     orig = root / "tiny_en" / "test"
-    assert main(["ingest", str(TINY_EN), "--out", str(orig)]) == 0
+    assert main(["ingest", str(conllu), "--out", str(orig)]) == 0
     dirs = {"orig": orig}
     for method in ("spud", "pos", "posfree"):
         dirs[method] = root / method
         assert main(["nonce", str(orig), "--lang", "en", "--seed", "1", "--method", method,
                      "--out", str(dirs[method])]) == 0
     return dirs
+
+
+@pytest.fixture(scope="module")
+def treebanks(tmp_path_factory) -> dict[str, Path]:
+    return make_treebanks(tmp_path_factory.mktemp("human_eval"))
+
+
+def edit_peaceful(conllu: Path, out: Path) -> Path:
+    """CONLLU with one word of its first sentence edited, as a researcher would: `peaceful` ->
+    `quiet` in FORM, LEMMA and `# text` (the sentence keeps its length: the same sample)."""
+    text = conllu.read_text(encoding="utf-8")
+    edited = text.replace("the peaceful transition", "the quiet transition", 1).replace(
+        "16\tpeaceful\tpeaceful\t", "16\tquiet\tquiet\t", 1)
+    assert edited.count("quiet") == 3
+    out.write_text(edited, encoding="utf-8")
+    return out
 
 
 def export(dirs: dict[str, Path], out: Path, seed: int = 1, n: int = 3,
@@ -186,7 +201,8 @@ def test_committed_filled_sheets_give_the_tables(treebanks, tmp_path):
     (lambda rows: rows[2].__setitem__(6, ""), "a_grammatical is empty; expected yes, no, unsure"),
     (lambda rows: rows[1].__setitem__(8, "C"), "closer is 'C'; expected A, B, equal, unsure"),
     (lambda rows: rows[3].__setitem__(1, "2"), "item 2 appears twice"),
-    (lambda rows: rows[1].__setitem__(3, rows[1][3] + "!"), "sentence_a of item 1 differs"),
+    (lambda rows: [row.__setitem__(2, row[2] + "!") for row in rows[1:]],
+     "no item's original is the answer key's (item 1's differs first): a sheet of another kit"),
     (lambda rows: rows[2].__setitem__(0, "ann2"), "annotator 'ann2', but the sheet is"),
     (lambda rows: rows.pop(), "items missing: 3"),
 ])
@@ -316,3 +332,191 @@ def test_the_workflow_keeps_a_filled_sheet_when_the_seed_changes(tmp_path):
     assert (kit / "sheets" / "annotator2.csv").is_file()
     log = (workdir / "results" / "logs" / "human_eval_export.log").read_text(encoding="utf-8")
     assert "annotator1.csv holds answers" in log
+
+
+def stale_by_keys(old: pl.DataFrame, new: pl.DataFrame) -> dict[tuple[str, int], str]:
+    """(annotator, item) -> why the item of a sheet exported with the OLD key is stale under the
+    NEW one: its original, or else its A/B sentences, differ (docs/nonce.md: the same item)."""
+    stale = {}
+    for before, after in zip(old.iter_rows(named=True), new.iter_rows(named=True), strict=True):
+        assert (before["annotator"], before["item"]) == (after["annotator"], after["item"])
+        shown = [(r["original"], r[r["sentence_a"]], r[r["sentence_b"]]) for r in (before, after)]
+        if shown[0][0] != shown[1][0]:
+            stale[before["annotator"], before["item"]] = "original changed"
+        elif shown[0] != shown[1]:
+            stale[before["annotator"], before["item"]] = "nonce sentence changed"
+    return stale
+
+
+def summary(stale: dict[tuple[str, int], str]) -> str:
+    """The tables' `stale` text: per annotator and reason (in sheet order) the item numbers."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for (annotator, item), reason in stale.items():
+        groups.setdefault((annotator, reason), []).append(str(item))
+    return "; ".join(f"{a}, item{'s' * (len(n) > 1)} {', '.join(n)}: {r}"
+                     for (a, r), n in groups.items())
+
+
+def run_tables(kit: Path, out: Path, annotators: tuple[str, ...] = ("ann1", "ann2")) -> int:
+    return main(["human-eval", "tables", *(str(kit / "sheets" / f"{a}.csv") for a in annotators),
+                 "--key", str(kit / "answer_key.parquet"), "--out-dir", str(out)])
+
+
+def test_an_edited_sentence_leaves_its_stale_items_out_and_counts_them(treebanks, tmp_path,
+                                                                       caplog):
+    """Sheets filled on a kit, then one word of one sampled sentence edited (`peaceful` ->
+    `quiet`) and the kit exported again from the edited treebank: the filled sheets are kept,
+    the tables exit 0 with the stale items counted (the edited sentence's: original changed; a
+    sentence whose nonce versions the edit redrew: nonce sentence changed), and every number is
+    the hand computation over the items still the key's."""
+    kit = tmp_path / "kit"
+    assert export(treebanks, kit) == 0
+    old_key = pl.read_parquet(kit / "answer_key.parquet")
+    sheets = [kit / "sheets" / f"{a}.csv" for a in ("ann1", "ann2")]
+    truth = [fill(sheet, old_key, random.Random(seed))
+             for sheet, seed in zip(sheets, (3, 5), strict=True)]
+    edited = make_treebanks(tmp_path / "edited", edit_peaceful(TINY_EN, tmp_path / "e.conllu"))
+    caplog.set_level("WARNING")
+    assert export(edited, kit) == 0
+    assert (kit / "sheets" / "ann1.new.csv").is_file()  # the filled sheets stay
+    key = pl.read_parquet(kit / "answer_key.parquet")
+    assert key["sent_index"].to_list() == old_key["sent_index"].to_list()  # the same sample
+    stale = stale_by_keys(old_key, key)
+    edited_sentence = key.filter(pl.col("original").str.contains("quiet"))
+    assert {(r["annotator"], r["item"]): "original changed"
+            for r in edited_sentence.iter_rows(named=True)}.items() <= stale.items()
+    assert "nonce sentence changed" in stale.values() and 0 < len(stale) < key.height
+
+    # The export says which items of each kept sheet changed.
+    for annotator in ("ann1", "ann2"):
+        items = ", ".join(str(i) for a, i in sorted(stale) if a == annotator)
+        assert f"{annotator}.csv holds answers" in caplog.text
+        assert f"the sentences of its item(s) {items} changed" in caplog.text
+    assert run_tables(kit, tmp_path / "tables") == 0
+    table1 = pl.read_parquet(tmp_path / "tables" / "human_eval_grammaticality.parquet")
+    table2 = pl.read_parquet(tmp_path / "tables" / "human_eval_preference.parquet")
+    row1, row2 = table1.row(0, named=True), table2.row(0, named=True)
+    for row in (row1, row2):
+        assert (row["status"], row["reason"], row["stale_items"]) == ("ok", None, len(stale))
+        assert row["stale"] == summary(stale)
+    # By hand over the counted items: each annotator's own, then the mean.
+    counted = [{s for (a, _), s in zip(key.select("annotator", "item").iter_rows(),
+                                       key["sent_index"], strict=True)
+                if a == annotator and (a, _) not in stale} for annotator in ("ann1", "ann2")]
+    assert all(counted)
+    for method in ("spud", "posfree"):
+        for answer in ("yes", "no", "unsure"):
+            mean = sum(100 * sum(t[s, method] == answer for s in c) / len(c)
+                       for t, c in zip(truth, counted, strict=True)) / 2
+            assert row1[f"{method}_{answer}"] == pytest.approx(mean)
+    for answer in ("equal", "spud", "posfree", "unsure"):
+        mean = sum(100 * sum(t[s, "preference"] == answer for s in c) / len(c)
+                   for t, c in zip(truth, counted, strict=True)) / 2
+        assert row2[answer] == pytest.approx(mean)
+    common = sorted(counted[0] & counted[1])
+    assert row1["sentences"] == len(counted[0] | counted[1]) and row1["annotators"] == 2
+    g = [[t[s, m] for m in ("spud", "posfree") for s in common] for t in truth]
+    assert row1["agreement"] == pytest.approx(
+        sum(a == b for a, b in zip(*g, strict=True)) / len(g[0]))
+    p = [[t[s, "preference"] for s in common] for t in truth]
+    assert row2["agreement"] == pytest.approx(
+        sum(a == b for a, b in zip(*p, strict=True)) / len(p[0]))
+    for row, answers in ((row1, g), (row2, p)):
+        if len(set(answers[0]) | set(answers[1])) > 1:
+            assert row["kappa"] == pytest.approx(cohen_kappa_score(*answers))
+        else:
+            assert row["kappa"] is None
+    # The log names each stale item with its sheet line.
+    for (annotator, item), reason in stale.items():
+        assert f"item {item} of {annotator} left out of Tables 1-2: {reason}" in caplog.text
+    assert f"stale for {len(stale)} item(s)" in caplog.text
+    # The front page shows a red line for them.
+    page = tmp_path / "index.html"
+    assert main(["front-page", "--table", "human_eval_grammaticality="
+                 f"{tmp_path / 'tables' / 'human_eval_grammaticality.parquet'}",
+                 "--out", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert f"the filled annotation sheets are stale for {len(stale)} items" in html
+    assert "color: #b00020" in html and "NAME.new.csv" in html
+
+
+def test_a_sheet_of_another_kit_is_still_bad_input(treebanks, tmp_path, capsys):
+    """Sheets filled on a kit of another seed (none of whose items has the key's original under
+    its number) given with this kit's key: exit 2, one line, nothing written."""
+    assert export(treebanks, tmp_path / "kit") == 0
+    assert export(treebanks, tmp_path / "other", seed=3) == 0
+    key = pl.read_parquet(tmp_path / "kit" / "answer_key.parquet")
+    other = pl.read_parquet(tmp_path / "other" / "answer_key.parquet")
+    assert not any(a == b for a, b in zip(key["original"], other["original"], strict=True))
+    for name, seed in (("ann1", 3), ("ann2", 5)):
+        fill(tmp_path / "other" / "sheets" / f"{name}.csv", other, random.Random(seed))
+    (tmp_path / "other" / "answer_key.parquet").unlink()
+    (tmp_path / "kit" / "answer_key.parquet").rename(tmp_path / "other" / "answer_key.parquet")
+    capsys.readouterr()
+    assert run_tables(tmp_path / "other", tmp_path / "tables") == EXIT_BAD_INPUT
+    err = capsys.readouterr().err.strip()
+    sheet = tmp_path / "other" / "sheets" / "ann1.csv"
+    assert err == (f"{sheet}:2: no item's original is the answer key's (item 1's differs "
+                   "first): a sheet of another kit (another seed, split or annotator order)")
+    assert not (tmp_path / "tables").exists()
+
+
+def test_every_item_stale_writes_skipped_tables(treebanks, tmp_path, caplog):
+    """The same originals with nonce versions drawn again (nonce seed 2): every item of the
+    filled sheets is stale (nonce sentence changed). Nothing is left to compute: both tables
+    are written with status `skipped`, their numbers null, the stale items counted; exit 0."""
+    kit = tmp_path / "kit"
+    assert export(treebanks, kit) == 0
+    old_key = pl.read_parquet(kit / "answer_key.parquet")
+    for name, seed in (("ann1", 3), ("ann2", 5)):
+        fill(kit / "sheets" / f"{name}.csv", old_key, random.Random(seed))
+    redrawn = dict(treebanks)
+    for method in ("spud", "posfree"):
+        redrawn[method] = tmp_path / f"{method}2"
+        assert main(["nonce", str(treebanks["orig"]), "--lang", "en", "--seed", "2", "--method",
+                     method, "--out", str(redrawn[method])]) == 0
+    assert export(redrawn, kit) == 0
+    stale = stale_by_keys(old_key, pl.read_parquet(kit / "answer_key.parquet"))
+    assert set(stale.values()) == {"nonce sentence changed"} and len(stale) == 6
+    caplog.set_level("WARNING")
+    assert run_tables(kit, tmp_path / "tables") == 0
+    for name in ("human_eval_grammaticality", "human_eval_preference"):
+        row = pl.read_parquet(tmp_path / "tables" / f"{name}.parquet").row(0, named=True)
+        assert (row["status"], row["stale_items"], row["annotators"], row["sentences"]) == (
+            "skipped", 6, 0, 0)
+        assert "every item of the sheets is stale" in row["reason"]
+        assert row["stale"] == ("ann1, items 1, 2, 3: nonce sentence changed; "
+                                "ann2, items 1, 2, 3: nonce sentence changed")
+        assert row["kappa"] is None and row["agreement"] is None
+        numbers = [v for c, v in row.items() if c not in (
+            "treebank", "split", "language", "annotators", "sentences", "stale_items", "stale",
+            "status", "reason")]
+        assert numbers and all(v is None for v in numbers)
+    assert "nothing is left to compute" in caplog.text
+
+
+@pytest.mark.slow
+def test_the_workflow_counts_stale_items_after_a_sentence_edit(tmp_path):
+    """A finished tiny run, then one word of a sampled tiny_en sentence edited (`peaceful` ->
+    `quiet`) and the workflow run again: the run finishes (the human_eval_tables job no longer
+    dies with exit 2 on the committed filled sheets), Tables 1-2 count the stale items, the log
+    names them and the front page shows a red line."""
+    from workflow_helpers import finished_tiny_run, run_workflow
+
+    workdir = finished_tiny_run(tmp_path / "wf")
+    treebank = workdir / "resources" / "tiny" / "tiny_en.conllu"
+    edit_peaceful(TINY_EN, treebank)
+    run_workflow(workdir)
+    tables = workdir / "results" / "tables"
+    for name in ("human_eval_grammaticality", "human_eval_preference"):
+        row = pl.read_parquet(tables / f"{name}.parquet").row(0, named=True)
+        assert row["status"] == "ok" and row["stale_items"] >= 2, row
+        # annotator1's item 1 and annotator2's item 2 are the edited sentence (sent_index 0).
+        assert "annotator1, item" in row["stale"] and "annotator2, item" in row["stale"]
+        assert row["stale_items"] < 6 and row["sentences"] >= 1
+    log = (workdir / "results" / "logs" / "human_eval_tables.log").read_text(encoding="utf-8")
+    assert "annotator1.csv:2: item 1 of annotator1 left out of Tables 1-2: original changed" \
+        in log
+    page = (workdir / "results" / "index.html").read_text(encoding="utf-8")
+    stale = pl.read_parquet(tables / "human_eval_grammaticality.parquet")["stale_items"].item()
+    assert f"the filled annotation sheets are stale for {stale} items" in page

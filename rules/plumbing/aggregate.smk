@@ -102,11 +102,11 @@ def aggregate_outputs():
 
 
 def front_page_files(outputs=None):
-    """The headline tables (.parquet) and figures (.svg) among the aggregate outputs: those the
-    front page's sections show (aggregate/front_page.py)."""
+    """The headline tables (.parquet) and figures (.svg) among the aggregate outputs and the human
+    evaluation's tables: those the front page's sections show (aggregate/front_page.py)."""
     outputs = aggregate_outputs() if outputs is None else outputs
     shown = set(front_page_shown())
-    return [f for f in outputs if f in shown]
+    return [f for f in [*outputs, *human_eval_outputs()] if f in shown]
 
 
 def front_page_args(wildcards, input):

@@ -142,6 +142,14 @@ def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
                        ).sort("dataset", "scoring_function")
 
 
+def human_eval_headline(grammaticality: pl.DataFrame) -> pl.DataFrame:
+    """Table 1 as the paper prints it: percent yes / no / unsure per nonce method, pooled kappa."""
+    return grammaticality.select(
+        "language", "treebank", "split", "annotators", "sentences",
+        *[f"{m}_{a}" for m in ("spud", "posfree") for a in ("yes", "no", "unsure")],
+        "kappa").sort("language", "treebank", "split")
+
+
 def japanese_coverage(accuracy: pl.DataFrame) -> pl.DataFrame:
     rows = accuracy.filter(pl.col("region").is_null())
     return rows.select(pl.concat_str("dataset", pl.lit(": "), SCORING_FUNCTION).alias("what"),
@@ -193,6 +201,12 @@ SECTIONS = (
             probe_headline, "Probe LAS on each treebank's original test sentences and its drop "
             "Δ = orig − nonce on the nonce versions, means over probe seeds (and nonce seeds), "
             "per treebank, model, baseline (`lm`: the LM itself) and layers."),
+    Section("SPUD: human evaluation", "SPUD paper, Table 1", "human_eval_grammaticality",
+            human_eval_headline, "Grammaticality judgments of the SPUD and the rule-free "
+            "POS-only (posfree) nonce sentences: percent yes / no / unsure, the mean over "
+            "annotators, and Cohen's kappa pooled over both nonce sentences (§3.2). Items whose "
+            "sentences changed since the sheets were exported are left out and counted "
+            "(`stale_items`)."),
     Section("German case violations", "German case paper, Results and FIGREF16",
             "german_case_auc",
             german_headline, "ROC AUC of sentence log-probability, grammatical sentences against "
@@ -250,7 +264,7 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
     if path is None:
         return head + "<p>Not in this run: the config makes no input for it.</p></section>\n"
     table = read_artifact(path, TABLES[section.table])
-    unscored = _unscored_lines(table)
+    unscored = _unscored_lines(table) + _stale_lines(table)
     table, note = _computed_rows(table)
     headline = section.headline(table)
     links = [_link(path.with_suffix(".csv"), out, f"full table {section.table} (CSV)"),
@@ -277,6 +291,23 @@ def _unscored_lines(table: pl.DataFrame) -> str:
     return "".join(f'<p class="note" style="color: #b00020">{html.escape(dataset)}, '
                    f"{html.escape(model)} · {html.escape(method)}: {html.escape(reason)}</p>"
                    for dataset, model, method, reason in rows.iter_rows())
+
+
+def _stale_lines(table: pl.DataFrame) -> str:
+    """A red line per kit whose filled annotation sheets are stale for some items (their
+    sentences changed since the export): those items are left out of the human-evaluation
+    tables (nonce/human_eval/tables.py)."""
+    if "stale_items" not in table.columns:
+        return ""
+    rows = table.filter(pl.col("stale_items") > 0).sort("treebank", "split")
+    return "".join(
+        f'<p class="note" style="color: #b00020">{html.escape(treebank)} {html.escape(split)}: '
+        f"the filled annotation sheets are stale for {n} item{'s' if n != 1 else ''} "
+        f"({html.escape(stale)}): their sentences changed since the sheets were exported, so "
+        "they are left out of the tables; re-annotate them with the new blank sheet "
+        "`human-eval export` wrote beside each filled one (NAME.new.csv).</p>"
+        for treebank, split, n, stale in rows.select(
+            "treebank", "split", "stale_items", "stale").iter_rows())
 
 
 def _computed_rows(table: pl.DataFrame) -> tuple[pl.DataFrame, str]:

@@ -117,15 +117,31 @@ HUMAN_EVAL_HEAD = (
     col("treebank", STR, "the treebank's name in the config"),
     col("split", STR, "the split's name in the config"),
     col("language", STR, "the treebank's language code"),
-    col("annotators", I64, "annotators (filled sheets)"),
-    col("sentences", I64, "triplets each annotator judged"),
+    col("annotators", I64, "annotators whose answers are counted (a sheet all of whose items are "
+        "stale counts none)"),
+    col("sentences", I64, "triplets judged in the counted items (the sample's, less those stale "
+        "on every sheet)"),
 )
 HUMAN_EVAL_AGREEMENT = (
-    col("kappa", F64, "Cohen's kappa between the annotators (mean over pairs); null with one "
-        "annotator or where undefined (both gave one and the same answer throughout)",
-        null=True),
+    col("kappa", F64, "Cohen's kappa between the annotators (mean over pairs, each on the "
+        "sentences both judged); null with one annotator, no pair sharing a sentence, or where "
+        "undefined (both gave one and the same answer throughout)", null=True),
     col("agreement", F64, "fraction of equal answers between the annotators (mean over pairs); "
-        "null with one annotator", null=True),
+        "null with one annotator or no pair sharing a sentence", null=True),
+)
+# Items of a filled sheet whose sentences are no longer the answer key's (an edited treebank
+# sentence, a nonce version drawn again) are left out and counted, never a dead job
+# (nonce/human_eval/tables.py).
+HUMAN_EVAL_STATUS = (
+    col("stale_items", I64, "items of the filled sheets left out because their sentences (the "
+        "original, or the A/B nonce sentences the annotator saw) are no longer the answer key's; "
+        "re-annotate them from the new blank sheet `human-eval export` writes beside the filled "
+        "one"),
+    col("stale", STR, "the stale items per annotator and why (`annotator1, items 1, 4: original "
+        "changed`; `nonce sentence changed`); null when there are none", True),
+    col("status", STR, "`ok`: the numbers are over the items counted; `skipped`: every item is "
+        "stale, the numbers null"),
+    col("reason", STR, "why the row is not `ok`; null when it is", True),
 )
 
 HUMAN_EVAL_GRAMMATICALITY = table("human_eval_grammaticality", "human-eval tables", (
@@ -134,23 +150,27 @@ HUMAN_EVAL_GRAMMATICALITY = table("human_eval_grammaticality", "human-eval table
     "over both nonce sentences of every triplet (most likely the paper's single κ per language) "
     "and per method (the originals are judged but, as in the paper, left out)."), columns=(
     *HUMAN_EVAL_HEAD,
-    *[col(f"{method}_{answer}", F64, f"percent of {method} sentences judged `{answer}`")
+    *[col(f"{method}_{answer}", F64, f"percent of {method} sentences judged `{answer}`; null "
+          "when `skipped`", null=True)
       for method in ("spud", "posfree") for answer in ("yes", "no", "unsure")],
     *HUMAN_EVAL_AGREEMENT,
     *[col(f"kappa_{method}", F64, f"Cohen's kappa on the {method} sentences alone (mean over "
           "pairs); null as kappa", null=True) for method in ("spud", "posfree")],
-), version=2, key=("treebank", "split"))
+    *HUMAN_EVAL_STATUS,
+), version=3, key=("treebank", "split"))
 
 HUMAN_EVAL_PREFERENCE = table("human_eval_preference", "human-eval tables", (
     "which nonce sentence is syntactically closer to the original (paper Table 2 layout): "
     "percent of triplets, the mean over annotators."), columns=(
     *HUMAN_EVAL_HEAD,
-    col("equal", F64, "percent judged equally close"),
-    col("spud", F64, "percent where the SPUD sentence is closer"),
-    col("posfree", F64, "percent where the posfree sentence is closer"),
-    col("unsure", F64, "percent unsure"),
+    col("equal", F64, "percent judged equally close; null when `skipped`", True),
+    col("spud", F64, "percent where the SPUD sentence is closer; null when `skipped`", True),
+    col("posfree", F64, "percent where the posfree sentence is closer; null when `skipped`",
+        True),
+    col("unsure", F64, "percent unsure; null when `skipped`", True),
     *HUMAN_EVAL_AGREEMENT,
-), key=("treebank", "split"))
+    *HUMAN_EVAL_STATUS,
+), version=2, key=("treebank", "split"))
 HUMAN_EVAL_TABLES = (HUMAN_EVAL_GRAMMATICALITY, HUMAN_EVAL_PREFERENCE)
 
 # --- aggregate tables -------------------------------------------------------------------------

@@ -47,7 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "tables", help="filled sheets -> Tables 1-2 with Cohen's kappa",
         description="Read filled CSV sheets (every annotator of the answer key once) and write "
         "human_eval_grammaticality (Table 1) and human_eval_preference (Table 2) as "
-        "DIR/NAME.parquet, .csv, .md and .tex. A missing or unknown answer, item or sentence "
+        "DIR/NAME.parquet, .csv, .md and .tex. An item whose sentences are no longer the "
+        "answer key's (an edited sentence, a nonce version drawn again) is stale: left out, "
+        "counted in the tables (stale_items) and named in the log. A missing or unknown "
+        "answer or item, or a sheet none of whose originals is the key's (another kit), "
         "exits 2 with FILE:LINE.")
     p.add_argument("sheets", type=Path, nargs="+", help="filled CSV sheets")
     p.add_argument("--key", type=Path, required=True, help=f"the export's {KEY_FILE}")
@@ -84,7 +87,12 @@ def run_export(args: argparse.Namespace) -> None:
         load_triplets,
         sample_triplets,
     )
-    from spudflow.nonce.human_eval.sheets import sheet_csv, sheet_html, sheet_rows
+    from spudflow.nonce.human_eval.sheets import (
+        changed_items,
+        sheet_csv,
+        sheet_html,
+        sheet_rows,
+    )
 
     log = get_logger("spudflow.nonce")
     if args.n < 1:
@@ -100,8 +108,12 @@ def run_export(args: argparse.Namespace) -> None:
             stem = args.out / SHEETS_DIR / annotator
             sheet = blank_sheet_path(stem.with_suffix(".csv"))
             if sheet != stem.with_suffix(".csv"):
+                changed = changed_items(stem.with_suffix(".csv"), rows)
                 log.warning("human-eval: %s holds answers (changed since spudflow wrote it): "
-                            "kept; the new blank sheet is %s", stem.with_suffix(".csv"), sheet)
+                            "kept; the new blank sheet is %s%s", stem.with_suffix(".csv"), sheet,
+                            f"; the sentences of its item(s) {', '.join(map(str, changed))} "
+                            "changed: `human-eval tables` leaves them out as stale, re-annotate "
+                            "them on the new sheet" if changed else "")
             out.path(sheet).write_text(sheet_csv(rows), encoding="utf-8")
             out.path(stem.with_suffix(".html")).write_text(
                 sheet_html(rows, annotator, title), encoding="utf-8")
@@ -111,13 +123,28 @@ def run_export(args: argparse.Namespace) -> None:
 def run_tables(args: argparse.Namespace) -> None:
     from spudflow.core.artifacts import HUMAN_EVAL_KEY
     from spudflow.core.contract import read_artifact
-    from spudflow.core.table_artifacts import HUMAN_EVAL_GRAMMATICALITY, HUMAN_EVAL_PREFERENCE
+    from spudflow.core.logs import get_logger
+    from spudflow.core.table_artifacts import (
+        HUMAN_EVAL_GRAMMATICALITY,
+        HUMAN_EVAL_PREFERENCE,
+        STATUS_OK,
+    )
     from spudflow.core.tables import write_table
     from spudflow.nonce.human_eval.tables import human_eval_tables
 
     key = read_artifact(args.key, HUMAN_EVAL_KEY)
     # Both tables are computed before either is written: bad input leaves nothing behind.
-    grammaticality, preference = human_eval_tables(key, args.sheets)
+    grammaticality, preference, stale = human_eval_tables(key, args.sheets)
+    log = get_logger("spudflow.nonce")
+    for item in stale:
+        log.warning("%s:%d: item %d of %s left out of Tables 1-2: %s since the sheet was "
+                    "exported (its sentences are not the answer key's)", item.path, item.line,
+                    item.item, item.annotator, item.reason)
+    if stale:
+        log.warning("human-eval: the filled sheets are stale for %d item(s): re-annotate them "
+                    "from the new blank sheet export wrote beside each filled one (NAME.new.csv)"
+                    "%s", len(stale), "; nothing is left to compute, the tables say `skipped`"
+                    if grammaticality["status"][0] != STATUS_OK else "")
     write_table(grammaticality, args.out_dir / HUMAN_EVAL_GRAMMATICALITY.name,
                 HUMAN_EVAL_GRAMMATICALITY, caption=(
                     "Human evaluation (Arps et al. 2024, Table 1): grammaticality judgments of "

@@ -80,6 +80,21 @@ def sheet_html(rows: list[dict[str, str]], annotator: str, title: str) -> str:
         f"{', '.join(ANSWERS)}).</p>\n{body}\n</body></html>\n")
 
 
+def changed_items(sheet: Path, rows: list[dict[str, str]]) -> list[int] | None:
+    """The item numbers of the kept sheet SHEET whose sentences (original, A, B) differ from the
+    new sheet's ROWS: the items `human-eval tables` will count as stale. None when SHEET cannot
+    be read as a sheet (being filled in, another file): export never fails on it."""
+    try:
+        with sheet.open(encoding="utf-8-sig", newline="") as handle:
+            kept = {row["item"].strip(): row for row in csv.DictReader(handle)}
+        now = {row["item"]: row for row in rows}
+        return sorted(int(item) for item, row in now.items() if item in kept and any(
+            kept[item][column] != row[column]
+            for column in ("original", "sentence_a", "sentence_b")))
+    except (OSError, UnicodeDecodeError, csv.Error, KeyError, AttributeError, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class FilledRow:
     line: int
