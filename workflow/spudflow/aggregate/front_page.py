@@ -192,7 +192,7 @@ SECTIONS = (
             probe_headline, "Probe LAS on each treebank's original test sentences and its drop "
             "Δ = orig − nonce on the nonce versions, means over probe seeds (and nonce seeds), "
             "per treebank, model, baseline (`lm`: the LM itself) and layers."),
-    Section("German case violations", "German case paper, Results and FIGREF16",
+    Section("German case violations", "German case paper, Results and the per-template AUC figure",
             "german_case_auc",
             german_headline, "ROC AUC of sentence log-probability, grammatical sentences against "
             f"case violations: mean and sd over templates. {UNSEEN_TIED} (a grammatical "
