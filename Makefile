@@ -6,7 +6,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 CORES ?= all
 export PATH := $(BIN):$(PATH)
 
-.PHONY: run test lint venv clean
+.PHONY: run test lint venv clean docs-graph
 
 venv: $(VENV)/.installed
 
@@ -35,6 +35,11 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/snakefmt --check Snakefile rules/
 	$(BIN)/snakemake --lint
+
+# The stage diagram of docs/architecture.md: the rule graph on the default config, planned in an
+# empty directory (needs graphviz's `dot`; tests/test_architecture.py fails while it is stale).
+docs-graph: venv
+	$(BIN)/python -m spudflow.core.rule_graph Snakefile docs/rulegraph.dot docs/rulegraph.svg
 
 clean:
 	rm -rf results .snakemake

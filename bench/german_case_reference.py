@@ -43,7 +43,8 @@ FIXTURE = REPO / "tests" / "data" / "german_case_reference" / "lstm_logprobs.par
 
 # What the reference reports, to 3 decimals where its notebooks print them, else the paper's 2.
 EXPECTED = {
-    # the paper (german_case_lstm.txt, "Results"; TABREF18): mean AUC over templates
+    # the paper (german_case_lstm.txt, "Results"; the per-violation AUC table): mean AUC over
+    # templates
     ("german_case_auc", "all", "auc_mean"): 0.56,
     ("german_case_auc_violation", "all N", "auc_mean"): 0.42,
     ("german_case_auc_violation", "all A", "auc_mean"): 0.55,
@@ -53,7 +54,7 @@ EXPECTED = {
     ("german_case_auc_violation", "all N", "auc_pooled"): 0.440,
     ("german_case_auc_violation", "all A", "auc_pooled"): 0.535,
     ("german_case_auc_violation", "all D", "auc_pooled"): 0.658,
-    # ... get_semantically_plausible_results (cell 50), TABREF24's sentences
+    # ... get_semantically_plausible_results (cell 50), the plausible-sentences table's sentences
     ("german_case_auc", "restricted", "auc_pooled"): 0.617,
     ("german_case_auc_violation", "restricted N", "auc_pooled"): 0.523,
     ("german_case_auc_violation", "restricted A", "auc_pooled"): 0.610,
@@ -62,7 +63,7 @@ EXPECTED = {
     ("german_case_order_auc", "one_vs_six_first_case N", "auc_mean"): 0.81,
     ("german_case_order_auc", "one_vs_six_first_case A", "auc_mean"): 0.35,
     ("german_case_order_auc", "one_vs_six_first_case D", "auc_mean"): 0.63,
-    # ... cell 32 (animate and inanimate per case; the paper's TABREF22 is their difference)
+    # ... cell 32 (animate and inanimate per case; the paper's animacy table is their difference)
     ("german_case_animacy", "N", "auc_animate"): 0.60,
     ("german_case_animacy", "N", "auc_inanimate"): 0.59,
     ("german_case_animacy", "A", "auc_animate"): 0.56,

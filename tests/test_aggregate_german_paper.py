@@ -1,9 +1,10 @@
-"""The German case paper's breakdowns: the reference's 1-vs-6 AUC by case order and first case
-(FIGREF20) and by the animacy of the NP in each case (TABREF22), the other word-order readings,
-violation types on the plausible sentences only (TABREF24), and the figures of FIGREF20 and
-FIGREF16. Inputs are what the real stages write: `spudflow pairs german-case` on four shipped
-templates, scored by `spudflow score` with a tiny GPT-2 (WordPiece: every sentence fits its 48
-positions). Expected values are recomputed here with sklearn from the template TSV and the
+"""The German case paper's breakdowns: the reference's 1-vs-6 AUC by case order and first case (the
+word-order figure) and by the animacy of the NP in each case (the animacy table), the other
+word-order readings, violation types on the plausible sentences only (the plausible-sentences
+table), and the word-order and per-template AUC figures. Inputs are what the real stages write:
+`spudflow pairs german-case` on four shipped templates, scored by `spudflow score` with a tiny GPT-2
+(WordPiece: every sentence fits its 48 positions). Expected values are recomputed here with sklearn
+from the template TSV and the
 items' cases/positions (tests/test_german_case_reference.py checks the same tables against the
 reference's own numbers)."""
 
@@ -121,8 +122,8 @@ def _mean_over_templates(frame: pl.DataFrame, aucs: dict[str, float], keep) -> l
 
 @pytest.mark.slow
 def test_one_vs_six_by_case_order_and_first_case(produced):
-    """FIGREF20 as the reference's 1-vs-6: each grammatical sentence against its six one-case
-    violations in the same NP order, averaged per case order and per first case."""
+    """The word-order figure as the reference's 1-vs-6: each grammatical sentence against its six
+    one-case violations in the same NP order, averaged per case order and per first case."""
     frame, tables, *_ = produced
     table = assert_table_files(tables, "german_case_order_auc")
     aucs = _one_vs_six(frame)
@@ -139,8 +140,9 @@ def test_one_vs_six_by_case_order_and_first_case(produced):
 
 
 def test_animacy_is_the_one_vs_six_difference_by_np_position(produced):
-    """TABREF22: per case, mean 1-vs-6 AUC where the case sits on np1 or np2 (animate) minus where
-    it sits on np3 (inanimate), as the reference defines its templates; no animacy flag needed."""
+    """The animacy table: per case, mean 1-vs-6 AUC where the case sits on np1 or np2 (animate)
+    minus where it sits on np3 (inanimate), as the reference defines its templates; no animacy flag
+    needed."""
     frame, tables, *_ = produced
     table = assert_table_files(tables, "german_case_animacy")
     assert table["case"].to_list() == ["N", "A", "D"]
@@ -186,8 +188,8 @@ def test_animacy_from_the_templates_flags_is_the_other_reading(produced, tmp_pat
 
 
 def test_one_order_against_the_other_five_and_against_violations(produced):
-    """The other readings of FIGREF20: one grammatical case order against the other five, and
-    against the violations."""
+    """The other readings of the word-order figure: one grammatical case order against the other
+    five, and against the violations."""
     frame, tables, *_ = produced
     table = assert_table_files(tables, "german_case_order_auc")
     orders = ["".join(p) for p in itertools.permutations(NAD)]
@@ -230,7 +232,8 @@ def test_violations_by_position_and_case_order(produced):
 
 
 def test_violation_types_on_plausible_sentences(produced):
-    """TABREF24: the 6 sentences of the original assignment against each violation type."""
+    """The plausible-sentences table: the 6 sentences of the original assignment against each
+    violation type."""
     frame, tables, *_ = produced
     table = assert_table_files(tables, "german_case_auc_violation")
     assert table.select("analysis", "violation").rows() == [

@@ -4,6 +4,7 @@ The whole run's page is checked in test_every_table.py."""
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -322,3 +323,19 @@ def test_stale_annotation_sheets_get_a_red_line(tmp_path):
                 "item 5: original changed; annotator2, item 9: original changed)")
         assert (line in text) is stale
         assert ("re-annotate them with the new blank sheet" in text) is stale
+
+
+# The plain-text German paper's labels (FIGREF16, TABREF18, …) mean nothing to a reader holding
+# the published paper; only docs/ keeps them, beside a description.
+PLAIN_TEXT_LABEL = re.compile("(FIG|TAB)" + "REF[0-9]+")
+
+
+def test_the_page_names_no_plain_text_paper_label(tables, run_cli):
+    page = tables.parent / "index.html"
+    code, _, err = run_cli("front-page", "--table",
+                           f"spud_ratio_summary={tables / 'spud_ratio_summary.parquet'}",
+                           "--out", page)
+    assert code == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert "German case paper" in html  # the section of the paper whose labels these were
+    assert not PLAIN_TEXT_LABEL.search(html)

@@ -117,8 +117,9 @@ def _value(tables: Path, name: str, column: str, **where) -> float:
 
 
 def test_the_papers_mean_auc_and_violation_types(tables):
-    """Results, Figure FIGREF16 and Table TABREF18: mean AUC over templates 0.56; per doubled case
-    N .42, A .55, D .71 (the numbers src/models_eval.ipynb cell 9 calls `previous`)."""
+    """Results, the per-template AUC figure and the per-violation AUC table: mean AUC over templates
+    0.56; per doubled case N .42, A .55, D .71 (the numbers src/models_eval.ipynb cell 9 calls
+    `previous`)."""
     assert round(_value(tables, "german_case_auc", "auc_mean", analysis="all"), 2) == 0.56
     assert _value(tables, "german_case_auc", "n_templates", analysis="all") == 50
     for violation, paper in (("N", 0.42), ("A", 0.55), ("D", 0.71)):
@@ -145,8 +146,9 @@ def test_pooled_rocs_are_the_analysis_notebooks(tables):
 
 def test_restricted_analysis_per_template(tables):
     """The restricted sentences' per-template mean (auc_mean): N .534, A .638, D .771, all .648.
-    Neither the paper's text nor a notebook prints these (TABREF24's values are not in the text),
-    so they pin our reading of it on the reference LSTM; test_pooled_rocs_are_the_analysis_notebooks
+    Neither the paper's text nor a notebook prints these (the plausible-sentences table's values are
+    not in the text), so they pin our reading of it on the reference LSTM;
+    test_pooled_rocs_are_the_analysis_notebooks
     checks the figures the notebook prints (auc_pooled)."""
     expected = {"N": 0.534, "A": 0.638, "D": 0.771}
     for violation, figure in expected.items():
@@ -168,8 +170,9 @@ def _variant_groups() -> dict[str, list[int]]:
 
 
 def test_word_order_is_the_notebooks_one_vs_six(tables):
-    """FIGREF20: the 1-vs-6 AUC per case order (ADN .346: the figure that came out .24 when one
-    order was compared with all six grammatical orders) and per first case (cell 31 prints N .81,
+    """The word-order figure: the 1-vs-6 AUC per case order (ADN .346: the figure that came out .24
+    when one order was compared with all six grammatical orders) and per first case (cell 31 prints
+    N .81,
     A .35, D .63), equal to the notebook's variant means grouped, to 3 decimals."""
     moy = np.array(LSTM_MOY)
     for subset, variants in _variant_groups().items():
@@ -187,8 +190,8 @@ def test_word_order_is_the_notebooks_one_vs_six(tables):
 
 
 def test_animacy_is_the_notebooks_difference(tables):
-    """TABREF22: cell 32 of 1vs6_analyses.ipynb prints per case the mean 1-vs-6 AUC where the
-    case sits on an animate NP (np1, np2) and where on the inanimate np3: N .60 / .59, A .56 /
+    """The animacy table: cell 32 of 1vs6_analyses.ipynb prints per case the mean 1-vs-6 AUC where
+    the case sits on an animate NP (np1, np2) and where on the inanimate np3: N .60 / .59, A .56 /
     .67, D .63 / .54; the paper reports animate minus inanimate ("negative AUC values for
     accusative"). Ours equal the notebook's variant means grouped the same way, to 3 decimals."""
     moy = np.array(LSTM_MOY)

@@ -4,6 +4,7 @@ Here undefined names are errors."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -66,3 +67,25 @@ def test_every_caption_renders_with_no_undefined_name(captions):
         except jinja2.UndefinedError as error:
             failures.append(f"{caption.name} (rule {rule.name}): {error}")
     assert not failures, failures
+
+
+def test_no_caption_or_registry_text_names_a_plain_text_paper_label():
+    """The report captions, the registry's captions and descriptions, the table definitions and
+    the table writers' captions say which of the paper's tables or figures they reproduce in
+    words a reader of the published paper can follow, never by the plain-text copy's labels
+    (FIGREF16, TABREF18, …); only docs/ keeps those, beside a description."""
+    label = re.compile("(FIG|TAB)" + "REF[0-9]+")
+    from spudflow.core.outputs_registry import OUTPUTS
+    from spudflow.core.table_artifacts import ALL_ARTIFACTS
+
+    texts = {f"report/{p.name}": p.read_text(encoding="utf-8")
+             for p in sorted((REPO / "report").glob("*.rst"))}
+    texts |= {f"registry {o.name}": f"{o.reproduces} {o.what} {o.shows}" for o in OUTPUTS}
+    texts |= {f"artifact {a.name}": " ".join([a.doc, *(c.doc for c in a.columns + a.extra)])
+              for a in ALL_ARTIFACTS}
+    package = REPO / "workflow" / "spudflow"
+    texts |= {str(p.relative_to(REPO)): p.read_text(encoding="utf-8")
+              for p in sorted(package.rglob("*.py"))}
+    texts |= {f"config/{p.name}": p.read_text(encoding="utf-8")
+              for p in sorted((REPO / "config").rglob("*")) if p.is_file()}
+    assert not [where for where, text in texts.items() if label.search(text)]

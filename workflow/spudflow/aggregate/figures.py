@@ -120,7 +120,7 @@ def german_case_roc(points: pl.DataFrame, stem: str | Path) -> None:
     save(fig, stem)
 
 
-# The panels of the word-order figure (FIGREF20), left to right: title and x values.
+# The panels of the word-order figure, left to right: title and x values.
 ORDER_PANELS = {
     "one_vs_six": ("1 vs 6 by case order", GRAMMATICAL_ORDERS),
     "one_vs_six_first_case": ("1 vs 6 by first case", CASES),
@@ -158,8 +158,9 @@ def _function_bars(ax, panel: pl.DataFrame, names: list[str], function_names: li
 
 @styled
 def german_case_order_auc(aucs: pl.DataFrame, stem: str | Path) -> None:
-    """FIGREF20: mean template AUC (± sd) of the reference's 1-vs-6 by case order and by first
-    case, one order against the other five, and grammatical against violations by the positions
+    """The word-order figure: mean template AUC (± sd) of the reference's 1-vs-6 by case order and
+    by first case, one order against the other five, and grammatical against violations by the
+    positions
     of the doubled case; one row of panels per dataset."""
     aucs = aucs.filter(pl.col("comparison").is_in(list(ORDER_PANELS)))
     if aucs.is_empty():
@@ -183,8 +184,8 @@ def german_case_order_auc(aucs: pl.DataFrame, stem: str | Path) -> None:
 
 @styled
 def german_case_auc_templates(per_template: pl.DataFrame, stem: str | Path) -> None:
-    """FIGREF16: the distribution of the per-template AUCs per scoring function (box and every
-    template as a dot, the mean as a diamond); one panel per dataset and analysis."""
+    """The per-template AUC figure: the distribution of the per-template AUCs per scoring function
+    (box and every template as a dot, the mean as a diamond); one panel per dataset and analysis."""
     per_template = per_template.filter(pl.col("auc").is_not_null())
     if per_template.is_empty():
         return _empty(stem, "template AUCs")

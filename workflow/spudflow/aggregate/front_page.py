@@ -207,7 +207,7 @@ SECTIONS = (
             "annotators, and Cohen's kappa pooled over both nonce sentences (§3.2). Items whose "
             "sentences changed since the sheets were exported are left out and counted "
             "(`stale_items`)."),
-    Section("German case violations", "German case paper, Results and FIGREF16",
+    Section("German case violations", "German case paper, Results and the per-template AUC figure",
             "german_case_auc",
             german_headline, "ROC AUC of sentence log-probability, grammatical sentences against "
             f"case violations: mean and sd over templates. {UNSEEN_TIED} (a grammatical "

@@ -3,11 +3,12 @@ grammatical case assignments from violations (a case doubled)?
 
 Per template, ROC AUC of logprob_sum with the grammatical sentences as positives
 (sklearn.metrics.roc_auc_score); mean and sd over templates, the paper's metric ("the average AUC
-over templates"); the same by violation type (TABREF18) and restricted to the original case
-assignment among the grammatical ones (TABREF24). Beside each mean, the AUC of all templates'
-sentences in one ROC, as the reference notebook src/analyse_results.ipynb computes it. By case
-order and animacy (FIGREF20, TABREF22): the reference's 1-vs-6 (german_case_one_vs_six.py) and
-other readings (german_case_groups.py).
+over templates"); the same by violation type (the per-violation AUC table) and restricted to the
+original case assignment among the grammatical ones (the plausible-sentences table). Beside each
+mean, the AUC of all templates' sentences in one ROC, as the reference notebook
+src/analyse_results.ipynb computes it. By case order and animacy (the word-order figure, the animacy
+table): the reference's 1-vs-6 (german_case_one_vs_six.py) and other readings
+(german_case_groups.py).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def with_derived(items: pl.DataFrame) -> pl.DataFrame:
 
 def _analyses(group: pl.DataFrame) -> tuple[tuple[str, pl.DataFrame], ...]:
     """`all` sentences, and `restricted`: the grammatical ones only in the template's own case
-    assignment (TABREF24's "non-permuted sentences"), every violation kept."""
+    assignment (the plausible-sentences table's "non-permuted sentences"), every violation kept."""
     restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
     return ("all", group), ("restricted", restricted)
 
@@ -156,8 +157,9 @@ def analysis_coverage(scored: pl.DataFrame) -> pl.DataFrame:
 
 
 def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
-    """Per template, the grammatical sentences (all: TABREF18; restricted to the original case
-    assignment: TABREF24) against the violations that double one case."""
+    """Per template, the grammatical sentences (all: the per-violation AUC table; restricted to the
+    original case assignment: the plausible-sentences table) against the violations that double one
+    case."""
     rows = []
     groups = scored.partition_by([*DATASET_SCORING, "template"], as_dict=True, maintain_order=True)
     for key in sorted(groups):
@@ -179,8 +181,8 @@ def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
 
 
 def order_aucs(per_sentence: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:
-    """FIGREF20: the reference's 1-vs-6 by case order and first case, then the other readings;
-    mean and sd over templates."""
+    """The word-order figure: the reference's 1-vs-6 by case order and first case, then the other
+    readings; mean and sd over templates."""
     rank = {name: i for i, name in enumerate(COMPARISON_ORDER)}
     return pl.concat([one_vs_six_orders(per_sentence), order_comparison_aucs(scored)]).sort(
         [*DATASET_SCORING, pl.col("comparison").replace_strict(rank), "subset"])
@@ -290,22 +292,22 @@ def _detail_tables(scored: pl.DataFrame, per_template: pl.DataFrame,
                    per_sentence: pl.DataFrame, animacy: str) -> list[Table]:
     return [
         Table("german_case_auc_violation", violation_aucs(scored),
-              "ROC AUC per violation type (the doubled case; TABREF18, and restricted to the "
-              "original case assignment, TABREF24): grammatical sentences against the "
-              "violations doubling that case; mean and sd over templates, and all templates in "
-              "one ROC (auc_pooled)."),
+              "ROC AUC per violation type (the doubled case; the paper's per-violation AUC "
+              "table, and, restricted to the original case assignment, its plausible-sentences "
+              "table): grammatical sentences against the violations doubling that case; mean "
+              "and sd over templates, and all templates in one ROC (auc_pooled)."),
         Table("german_case_animacy", animacy_aucs(per_sentence, animacy),
-              "Animacy and case (TABREF22): per case, the mean 1-vs-6 AUC of the grammatical "
-              "sentences whose NP in that case is animate, of those where it is inanimate, and "
-              "animate minus inanimate; mean and sd over templates."),
+              "Animacy and case (the paper's animacy table): per case, the mean 1-vs-6 AUC of "
+              "the grammatical sentences whose NP in that case is animate, of those where it "
+              "is inanimate, and animate minus inanimate; mean and sd over templates."),
         Table("german_case_order", order_means(scored),
               "Mean sentence log-probability per order of the cases in the sentence."),
         Table("german_case_order_auc", order_aucs(per_sentence, scored),
-              "Word order (FIGREF20): the 1-vs-6 AUC (each grammatical sentence against its "
-              "six one-case violations in the same NP order) by case order and by first case; "
-              "one case order against the other five and against the violations; all "
-              "grammatical sentences against the violations by the positions of the doubled "
-              "case and by case order; mean and sd over templates."),
+              "Word order (the paper's word-order figure): the 1-vs-6 AUC (each grammatical "
+              "sentence against its six one-case violations in the same NP order) by case "
+              "order and by first case; one case order against the other five and against the "
+              "violations; all grammatical sentences against the violations by the positions "
+              "of the doubled case and by case order; mean and sd over templates."),
         Table("german_case_roc", roc_points(scored),
               "ROC curve points, all templates pooled.", formats=DATA_FORMATS),
     ]

@@ -1,12 +1,12 @@
 """German case violations: AUC of one subset of a template's sentences against another, per
 template, summarised over templates.
 
-Every AUC is sklearn.metrics.roc_auc_score of logprob_sum, the first subset as positives. Word
-order beside the reference's 1-vs-6 (german_case_one_vs_six.py, FIGREF20): one case order against
-the other five (`order_vs_other_orders`, a reading of FIGREF20's prose, "higher log probability
-scores to the canonical order compared to others") and against the violations; all grammatical
-sentences against the violations by where the doubled case sits and by the violation's case
-order.
+Every AUC is sklearn.metrics.roc_auc_score of logprob_sum, the first subset as positives. Word order
+beside the reference's 1-vs-6 (german_case_one_vs_six.py, the word-order figure): one case order
+against the other five (`order_vs_other_orders`, a reading of the word-order figure's prose, "higher
+log probability scores to the canonical order compared to others") and against the violations; all
+grammatical sentences against the violations by where the doubled case sits and by the violation's
+case order.
 """
 
 from __future__ import annotations

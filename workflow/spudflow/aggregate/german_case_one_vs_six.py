@@ -3,7 +3,7 @@
 the six violations that give one of its NPs another case (the two other cases at each of the
 three NPs), the NPs in the same order, of the same template. With one positive the ROC AUC
 (sklearn's roc_auc_score) is the fraction of those violations the sentence outscores, ties counting
-one half. The paper's word order (FIGREF20) and animacy (TABREF22) results group these
+one half. The paper's word-order figure and animacy table group these
 per-sentence AUCs: a group's value is their mean over the template's sentences in the group,
 then the mean (and sample sd) over templates; with every sentence scored that is the notebook's
 mean over its 36 grammatical variants of their mean over templates.
@@ -73,8 +73,8 @@ def _over_templates(per_sentence: pl.DataFrame, group: list[str]) -> pl.DataFram
 
 
 def one_vs_six_orders(per_sentence: pl.DataFrame) -> pl.DataFrame:
-    """The reference notebook's reading of FIGREF20 (docs/aggregate.md: the paper's prose fits
-    other readings better): the 1-vs-6 AUC by the cases' order in the sentence
+    """The reference notebook's reading of the word-order figure (docs/aggregate.md: the paper's
+    prose fits other readings better): the 1-vs-6 AUC by the cases' order in the sentence
     (`one_vs_six`, subset e.g. `NAD`) and by the case of the first NP (`one_vs_six_first_case`,
     subset `N`, `A` or `D`: 1vs6_analyses.ipynb cell 31)."""
     by_order = _over_templates(per_sentence.with_columns(
@@ -92,8 +92,9 @@ def one_vs_six_orders(per_sentence: pl.DataFrame) -> pl.DataFrame:
 
 
 def animacy_aucs(per_sentence: pl.DataFrame, source: str = "positions") -> pl.DataFrame:
-    """TABREF22 as the reference computes it (1vs6_analyses.ipynb cell 32): per case, the mean
-    1-vs-6 AUC of the grammatical sentences whose NP in that case is animate, the same where it is
+    """The animacy table as the reference computes it (1vs6_analyses.ipynb cell 32): per case, the
+    mean 1-vs-6 AUC of the grammatical sentences whose NP in that case is animate, the same where it
+    is
     inanimate, and animate minus inanimate (the paper's figure: around 0, negative when the case
     is preferred on the inanimate NP). Per template, then mean and sd over the templates that
     have sentences of both."""

@@ -19,6 +19,9 @@ from spudflow.core.contract import Artifact
 
 BLOCK = re.compile(r"(<!-- artifact: (?P<name>[\w.]+) -->\n)(?P<body>.*?)(<!-- /artifact -->)",
                    re.S)
+# docs/architecture.md's one-line-per-artifact table of what the stages hand each other.
+SUMMARY = re.compile(r"(<!-- artifacts: stages -->\n)(?P<body>.*?)(<!-- /artifacts -->)", re.S)
+RESULTS_PATH = re.compile(r"`(results/[^`]*)`")
 
 
 def type_name(dtype: pa.DataType) -> str:
@@ -59,6 +62,32 @@ def render(artifact: Artifact) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _file(artifact: Artifact, by_name: dict[str, Artifact]) -> str:
+    """The artifact's results path as its doc names it; an items family's is its base's."""
+    found = RESULTS_PATH.search(artifact.doc)
+    if found:
+        return f"`{found[1]}`"
+    base = by_name.get(artifact.name.split(".")[0])
+    return _file(base, by_name) if base is not None and base is not artifact else ""
+
+
+def render_summary(artifacts: Iterable[Artifact]) -> str:
+    """One row per artifact a stage hands to another: who writes it, where, one row per what."""
+    artifacts = list(artifacts)
+    by_name = {a.name: a for a in artifacts}
+    lines = ["| artifact | written by | file | one row per |", "|---|---|---|---|"]
+    for artifact in artifacts:
+        key = ", ".join(f"`{k}`" for k in artifact.key)
+        lines.append(f"| {artifact.name} | `spudflow {artifact.producer}` | "
+                     f"{_cell(_file(artifact, by_name))} | {key} |")
+    return "\n".join(lines) + "\n"
+
+
+def summaries(text: str) -> list[str]:
+    """The bodies of the stage-artifact summary blocks in a docs page."""
+    return [m.group("body") for m in SUMMARY.finditer(text)]
+
+
 def blocks(text: str) -> dict[str, str]:
     """Artifact name -> the body of its block in a docs page."""
     return {m.group("name"): m.group("body") for m in BLOCK.finditer(text)}
@@ -71,6 +100,9 @@ def rewrite(text: str, artifacts: dict[str, Artifact], source: str) -> str:
             raise SystemExit(f"{source}: block for unknown artifact {name!r}")
         return match.group(1) + render(artifacts[name]) + match.group(4)
 
+    from spudflow.core.artifacts import STAGE_ARTIFACTS
+
+    text = SUMMARY.sub(lambda m: m.group(1) + render_summary(STAGE_ARTIFACTS) + m.group(3), text)
     return BLOCK.sub(body, text)
 
 

@@ -127,13 +127,14 @@ OUTPUTS: tuple[Output, ...] = (
             "per nonce method (paper Fig. 2); one value per original sentence, its mean log r "
             "over the nonce seeds"),
     *_tables("aggregate", "table_german_case", "table-german-case", GERMAN, "german_case",
-             ("german_case_auc", "German case paper, FIGREF16"),
-             ("german_case_auc_templates", "German case paper, FIGREF16"),
-             ("german_case_auc_violation", "German case paper, TABREF18, TABREF24"),
-             ("german_case_animacy", "German case paper, TABREF22",
+             ("german_case_auc", "German case paper, the per-template AUC figure"),
+             ("german_case_auc_templates", "German case paper, the per-template AUC figure"),
+             ("german_case_auc_violation", "German case paper, the per-violation AUC table "
+              "and the plausible-sentences table"),
+             ("german_case_animacy", "German case paper, the animacy table",
               "no scored template puts an animate and an inanimate NP in one case"),
              ("german_case_order", "German case paper, word order"),
-             ("german_case_order_auc", "German case paper, FIGREF20"),
+             ("german_case_order_auc", "German case paper, the word-order figure"),
              data=[("german_case_roc", "German case paper, ROC curves")]),
     _figure("german_case_roc", "german_case_roc",
             "ROC curves per scoring function on the German case set", GERMAN,
@@ -141,17 +142,20 @@ OUTPUTS: tuple[Output, ...] = (
             front_page=True,
             shows="ROC curve per scoring function with its pooled AUC, one panel per dataset"),
     _figure("german_case_order_auc", "german_case_order_auc",
-            "German case AUC per case order and position of the violation (FIGREF20)", GERMAN,
-            "German case paper, FIGREF20", "german_case",
-            shows="FIGREF20: mean template AUC ± sd per case order (one order vs all six; vs the "
-            "violations) and per position of the doubled case, one bar per scoring function, "
-            "chance line; an order without an AUC keeps its tick and says `n/a`"),
+            "German case AUC per case order and position of the violation (the paper's word-order "
+            "figure)", GERMAN,
+            "German case paper, the word-order figure", "german_case",
+            shows="the paper's word-order figure: mean template AUC ± sd per case order (one "
+            "order vs all six; vs the violations) and per position of the doubled case, one "
+            "bar per scoring function, chance line; an order without an AUC keeps its tick and "
+            "says `n/a`"),
     _figure("german_case_auc_templates", "german_case_auc_templates",
-            "distribution of the German case AUCs per template (FIGREF16)", GERMAN,
-            "German case paper, FIGREF16", "german_case",
-            shows="FIGREF16: per-template AUCs per scoring function as a box with every template "
-            "a dot (evenly spread, no random jitter) and the mean a diamond; one panel per "
-            "dataset and analysis"),
+            "distribution of the German case AUCs per template (the paper's per-template AUC "
+            "figure)", GERMAN,
+            "German case paper, the per-template AUC figure", "german_case",
+            shows="the paper's per-template AUC figure: per-template AUCs per scoring function "
+            "as a box with every template a dot (evenly spread, no random jitter) and the mean "
+            "a diamond; one panel per dataset and analysis"),
     *_tables("aggregate", "table_cola", "table-cola", "CoLA", "cola",
              ("cola_thresholds", "CoLA paper, Table 4", "only phenomenon sets are configured"),
              ("cola_phenomena", "CoLA paper, §8, Table 5", "no phenomenon set is configured"),

@@ -326,23 +326,25 @@ GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-cas
 ), key=(*DATASET_SCORING_KEY, "template", "analysis"))
 
 GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-case", (
-    "per violation type (TABREF18; restricted to the original case assignment: TABREF24)"),
+    "per violation type (the paper's per-violation AUC table; restricted to the original case "
+    "assignment: its plausible-sentences table)"),
     columns=(
     *DATASET_SCORING,
-    col("analysis", STR, "`all`: the 36 grammatical sentences of a template (TABREF18); "
-        "`restricted`: only the 6 in the original assignment (NDA), the plausible ones (TABREF24)"),
+    col("analysis", STR, "`all`: the 36 grammatical sentences of a template (the per-violation "
+        "AUC table); `restricted`: only the 6 in the original assignment (NDA), the plausible ones "
+        "(the plausible-sentences table)"),
     col("violation", STR, "the doubled case: `N`, `A` or `D`"),
     col("n_templates", I64, "templates"),
     col("auc_mean", F64, "mean over templates of the AUC of the grammatical sentences against "
-        "the 36 violations doubling this case (TABREF18's figure; for `restricted` our reading "
-        "of TABREF24, `auc_pooled` the other)"),
+        "the 36 violations doubling this case (the per-violation AUC table's number; for "
+        "`restricted` our reading of the plausible-sentences table, `auc_pooled` the other)"),
     col("auc_sd", F64, "sample sd over templates", True),
     col("auc_pooled", F64, "the same sentences of all templates in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
 ), version=3, key=(*DATASET_SCORING_KEY, "analysis", "violation"))  # v3: auc_pooled
 
 GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
-    "per case (TABREF22)"), columns=(
+    "per case (the paper's animacy table)"), columns=(
     *DATASET_SCORING,
     col("case", STR, "`N`, `A` or `D`"),
     col("animacy_from", STR, "`positions`: np1 and np2 animate, np3 inanimate (the reference's "
@@ -372,11 +374,12 @@ GERMAN_CASE_ORDER = table("german_case_order", "table-german-case", (
 ), key=(*DATASET_SCORING_KEY, "grammatical", "case_order"))
 
 GERMAN_CASE_ORDER_AUC = table("german_case_order_auc", "table-german-case", (
-    "per case order and position of the violation (FIGREF20)"), columns=(
+    "per case order and position of the violation (the paper's word-order figure)"), columns=(
     *DATASET_SCORING,
     col("comparison", STR, "`one_vs_six`: each grammatical sentence in this case order "
         "against its six one-case violations in the same NP order (the reference's 1-vs-6, "
-        "FIGREF20), averaged; `one_vs_six_first_case`: the same by the first NP's case; "
+        "the paper's word-order figure), averaged; `one_vs_six_first_case`: the same by the "
+        "first NP's case; "
         "`order_vs_other_orders`: the grammatical sentences in one case order against those in "
         "the other five orders (0.5 = no preference); "
         "`order_vs_violations`: those in one case order against all violations; "
