@@ -87,6 +87,8 @@ def pytest_sessionfinish(session, exitstatus):
     results/, .snakemake/ or downloads (only the main process checks: with pytest-xdist the
     workers share its checkout)."""
     config = session.config
+    if "preloaded_jobs" in sys.modules:  # its per-process server, else stopped at exit
+        sys.modules["preloaded_jobs"].stop_client_dir()
     token = config.stash.get(_SESSION_TOKEN, None)
     left = end_all(SESSION_VARIABLE, token) if token is not None else {}
     if left:
