@@ -10,10 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from leftover_processes import SESSION_VARIABLE, end_all, mark_session
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 _CHECKOUT_BEFORE = pytest.StashKey[dict]()
+_SESSION_TOKEN = pytest.StashKey[str]()
+_WORKER_LEFTOVERS = pytest.StashKey[list]()
+_LEFTOVERS = "leftover_processes"
 VENDORED_UD = REPO / "resources" / "ud"
 
 
@@ -48,14 +52,54 @@ def checkout_state(checkout: Path = REPO) -> dict[str, tuple[int, int]]:
     return state
 
 
+def _runs_tests(config) -> bool:
+    """Whether this process runs tests: not pytest-xdist's controller, whose workers do."""
+    return not config.pluginmanager.has_plugin("dsession")
+
+
 def pytest_sessionstart(session):
     session.config.stash[_CHECKOUT_BEFORE] = checkout_state()
+    if _runs_tests(session.config):
+        session.config.stash[_SESSION_TOKEN] = mark_session()
 
 
+def _fail_session(session, message: str) -> None:
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.ensure_newline()
+        reporter.write_line(message, red=True, bold=True)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """pytest-xdist's controller: keep what a finished worker found left running."""
+    message = getattr(node, "workeroutput", {}).get(_LEFTOVERS)
+    if message:
+        node.config.stash.setdefault(_WORKER_LEFTOVERS, []).append(
+            f"[{node.gateway.id}] {message}")
+
+
+@pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down
 def pytest_sessionfinish(session, exitstatus):
-    """Fail the run when a test wrote into the checkout's results/, .snakemake/ or downloads.
-    Only the main process checks (with pytest-xdist the workers share its checkout)."""
-    if hasattr(session.config, "workerinput"):
+    """Fail the run when a process a test started is still alive (each test process, xdist
+    workers too, checks its own, and kills them), or when a test wrote into the checkout's
+    results/, .snakemake/ or downloads (only the main process checks: with pytest-xdist the
+    workers share its checkout)."""
+    config = session.config
+    if "preloaded_jobs" in sys.modules:  # its per-process server, else stopped at exit
+        sys.modules["preloaded_jobs"].stop_client_dir()
+    token = config.stash.get(_SESSION_TOKEN, None)
+    left = end_all(SESSION_VARIABLE, token) if token is not None else {}
+    if left:
+        message = (f"tests left {len(left)} processes running (killed now): "
+                   + "; ".join(f"{pid}: {cmd}" for pid, cmd in sorted(left.items())))
+        if hasattr(config, "workerinput"):  # the worker's own exit status is not the run's
+            config.workeroutput[_LEFTOVERS] = message
+        _fail_session(session, message)
+    for message in config.stash.get(_WORKER_LEFTOVERS, []):
+        _fail_session(session, message)
+    if hasattr(config, "workerinput"):
         return
     before = session.config.stash.get(_CHECKOUT_BEFORE, None)
     if before is None:
@@ -63,13 +107,8 @@ def pytest_sessionfinish(session, exitstatus):
     after = checkout_state()
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     if changed:
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        message = (f"tests changed the checkout's own run state ({len(changed)} paths), e.g. "
-                   + ", ".join(changed[:5]))
-        if reporter is not None:
-            reporter.ensure_newline()
-            reporter.write_line(message, red=True, bold=True)
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        _fail_session(session, f"tests changed the checkout's own run state ({len(changed)} "
+                      "paths), e.g. " + ", ".join(changed[:5]))
 
 
 # The files that take tens of seconds on two cores (a SLURM cluster, whole workflow runs, a

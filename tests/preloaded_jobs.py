@@ -250,8 +250,20 @@ def client_dir() -> Path | None:
     if os.environ.get("SPUDFLOW_PRELOADED_JOBS") == "off":
         return None
     found, stop = _start_server({})
-    atexit.register(stop)
+    _STOPS.append(stop)
     return found
+
+
+_STOPS: list[Callable[[], None]] = []
+
+
+@atexit.register
+def stop_client_dir() -> None:
+    """Stop client_dir's server (tests/conftest.py does at the session's end, before it checks
+    that no process the tests started is left)."""
+    while _STOPS:
+        _STOPS.pop()()
+    client_dir.cache_clear()
 
 
 @contextlib.contextmanager

@@ -7,6 +7,12 @@ offers one fake GPU (GRES `gpu` backed by /dev/null) so that `--gpus=1` jobs are
 As a real cluster does, it kills a job step that uses more memory than its job asked for
 (sampled every second: OverMemoryKill, which needs no cgroups) and requeues only jobs submitted
 with --requeue (JobRequeue=0); jobs that ask for it (`--oversubscribe`) share the node's CPUs.
+
+Every process of the cluster, daemons and jobs alike, carries CLUSTER_VARIABLE in its
+environment (jobs get the submitter's, sbatch --export=ALL): stop() kills those that outlive the
+daemons. SLURM here tracks a job's processes by parentage (proctrack/linuxproc), so a job step
+reparented away from its slurmstepd (a requeued job's, say) escapes `scancel` and would keep
+running for ever once no slurmd is left to end it.
 """
 
 from __future__ import annotations
@@ -16,8 +22,10 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
 from pathlib import Path
+
+from leftover_processes import end_all
+from waiting import wait_until
 
 PACKAGES = ("munge", "slurmctld", "slurmd", "slurm-client")
 COMMANDS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo", "scancel")
@@ -25,6 +33,9 @@ COMMANDS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "si
 # and needs MinJobAge >= 3x --slurm-init-seconds-before-status-checks; long enough also lets the
 # test read every finished job's record after the run.
 MIN_JOB_AGE_S = 600
+CLUSTER_VARIABLE = "SPUDFLOW_TEST_SLURM_CLUSTER"
+# How long the daemons get to start and leftover jobs to end before the cluster is unusable.
+START_TIMEOUT_S = 600
 
 
 class SlurmUnavailable(RuntimeError):
@@ -73,7 +84,9 @@ class SlurmCluster:
             **os.environ,
             "SLURM_CONF": str(self.conf),
             "PATH": os.pathsep.join([str(self.bin), os.environ.get("PATH", "")]),
+            CLUSTER_VARIABLE: str(root),
         }
+        self.leftovers: dict[int, str] = {}  # what stop() had to kill: pid -> command line
         self.daemons: list[subprocess.Popen] = []
         self._outputs: list = []
 
@@ -152,7 +165,7 @@ PartitionName=gpu Nodes=localhost MaxTime=INFINITE State=UP
             )
         )
 
-    def start(self, timeout_s: float = 60) -> None:
+    def start(self, timeout_s: float = START_TIMEOUT_S) -> None:
         """Start the daemons and wait until the node is idle; raises SlurmUnavailable."""
         ensure_installed()
         self.write_config()
@@ -168,16 +181,15 @@ PartitionName=gpu Nodes=localhost MaxTime=INFINITE State=UP
         self._wait(lambda: self.node_state() == "idle", timeout_s, "node localhost idle")
 
     def _wait(self, ready, timeout_s: float, what: str) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
+        def daemons_alive() -> None:
             for daemon in self.daemons:
                 if daemon.poll() is not None:
                     raise SlurmUnavailable(f"{daemon.args[0]} exited ({daemon.returncode})\n"
                                            + self.logs())
-            if ready():
-                return
-            time.sleep(0.25)
-        raise SlurmUnavailable(f"timed out waiting for {what}\n{self.logs()}")
+        try:
+            wait_until(ready, what, still=daemons_alive, timeout_s=timeout_s)
+        except AssertionError as error:
+            raise SlurmUnavailable(f"{error}\n{self.logs()}") from None
 
     def run(self, *command: str, check: bool = True, env: dict[str, str] | None = None) -> str:
         """A SLURM command's output (`env`: the environment it and, for sbatch, the job get)."""
@@ -210,12 +222,14 @@ PartitionName=gpu Nodes=localhost MaxTime=INFINITE State=UP
         return "\n".join(parts)
 
     def stop(self) -> None:
-        """Cancel leftover jobs, then stop slurmd, slurmctld and munged by PID."""
+        """Cancel leftover jobs, stop slurmd, slurmctld and munged by PID, then kill any process
+        of the cluster still alive (self.leftovers)."""
         if self.daemons and all(d.poll() is None for d in self.daemons):
             try:
                 self.run("scancel", "--full", "--user", str(os.getuid()), check=False)
                 self._wait(lambda: not self.run("squeue", "-h", "-t", "RUNNING,COMPLETING",
-                                                check=False).strip(), 30, "jobs to end")
+                                                check=False).strip(), START_TIMEOUT_S,
+                           "jobs to end")
             except (subprocess.TimeoutExpired, SlurmUnavailable):
                 pass
         for daemon in reversed(self.daemons):
@@ -227,6 +241,7 @@ PartitionName=gpu Nodes=localhost MaxTime=INFINITE State=UP
                     os.kill(daemon.pid, signal.SIGKILL)
                     daemon.wait(timeout=15)
         self.daemons.clear()
+        self.leftovers = end_all(CLUSTER_VARIABLE, str(self.root), grace_s=10)
         for log in self._outputs:
             log.close()
         self._outputs.clear()

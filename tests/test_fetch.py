@@ -13,13 +13,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 import yaml
+from waiting import running, wait_until
 from workflow_helpers import REPO, copy_checkout, job, plan
 
 from spudflow.core.errors import EXIT_BAD_INPUT
@@ -33,7 +33,10 @@ FIRST_SENTENCE = BODY[:BODY.index(b"\n\n") + 2]
 class Treebank(BaseHTTPRequestHandler):
     """Serves BODY; under /cut/ it announces BODY's length but sends only its first sentence,
     under /long/ it announces the first sentence's length but sends BODY, then closes the
-    connection; under /slow/ it sends BODY's first sentence, then waits (a stalled download)."""
+    connection; under /slow/ it sends BODY's first sentence, then stalls until the server stops
+    (`stalled`: a download that stays half done for as long as the test needs)."""
+
+    stalled = threading.Event()  # set by the server fixture when it stops
 
     def do_GET(self):  # noqa: N802 - http.server's name
         sent, announced = BODY, len(BODY)
@@ -48,7 +51,7 @@ class Treebank(BaseHTTPRequestHandler):
         if self.path.startswith("/slow/"):
             self.wfile.write(FIRST_SENTENCE)
             self.wfile.flush()
-            time.sleep(30)
+            self.stalled.wait()
         self.wfile.write(sent)
         self.wfile.flush()
         self.close_connection = True
@@ -60,6 +63,7 @@ class Treebank(BaseHTTPRequestHandler):
 @pytest.fixture
 def server() -> Iterator[str]:
     """A local HTTP server on 127.0.0.1; yields its base URL."""
+    Treebank.stalled.clear()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Treebank)
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -67,6 +71,7 @@ def server() -> Iterator[str]:
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}"
     finally:
+        Treebank.stalled.set()
         httpd.shutdown()
         httpd.server_close()
         thread.join()
@@ -145,10 +150,8 @@ def test_a_killed_fetch_leaves_a_temporary_file_the_next_fetch_removes(tmp_path,
     fetch's temporary file and names it did not make."""
     out = tmp_path / "downloads" / "test.conllu"
     killed = _spudflow_fetch(f"{server}/slow/en-test.conllu", out)
-    for _ in range(600):  # until it is downloading into its temporary file
-        if out.parent.is_dir() and _hidden(out.parent):
-            break
-        time.sleep(0.05)
+    wait_until(lambda: out.parent.is_dir() and _hidden(out.parent),
+               "the fetch downloading into its temporary file", still=running(killed))
     killed.send_signal(signal.SIGKILL)
     killed.wait()
     (leftover,) = _hidden(out.parent)
@@ -157,10 +160,9 @@ def test_a_killed_fetch_leaves_a_temporary_file_the_next_fetch_removes(tmp_path,
     mine = out.parent / ".test.conllu.notes.tmp"  # a user's file of a similar name
     mine.write_text("keep")
     try:
-        for _ in range(600):  # (it may itself remove the killed fetch's file: also fine)
-            if any(f"-{live.pid}-" in p.name for p in _hidden(out.parent)):
-                break
-            time.sleep(0.05)
+        # (it may itself remove the killed fetch's file: also fine)
+        wait_until(lambda: any(f"-{live.pid}-" in p.name for p in _hidden(out.parent)),
+                   "the live fetch downloading into its temporary file", still=running(live))
         again = subprocess.run([sys.executable, "-m", "spudflow", "fetch",
                                 f"{server}/en-test.conllu", "--out", str(out)],
                                env={**os.environ, "PYTHONPATH": str(REPO / "workflow")},

@@ -318,19 +318,16 @@ def test_make_run_resumes_after_a_kill_and_refuses_a_live_run(rerun):
     no live run holds it and resumes. A second run beside a live one is still refused."""
     import os
     import signal
-    import time
+
+    from waiting import running, wait_until
 
     workdir, _ = rerun
     target = ("results/tables/treebank_stats.csv",)
     first = _make_run(workdir, "--forceall", *target)
     locks = workdir / ".snakemake" / "locks"
     started = workdir / "results" / "logs" / "ingest"
-    deadline = time.monotonic() + 300
-    while not (locks.is_dir() and any(locks.iterdir()) and started.is_dir()
-               and any(started.rglob("*.log"))):
-        assert first.poll() is None, first.communicate()
-        assert time.monotonic() < deadline, "the run never started a job"
-        time.sleep(0.2)
+    wait_until(lambda: locks.is_dir() and any(locks.iterdir()) and started.is_dir()
+               and any(started.rglob("*.log")), "the run starting a job", still=running(first))
 
     second = _make_run(workdir, *target)
     _, err = second.communicate(timeout=300)

@@ -295,10 +295,13 @@ def test_temporaries_of_killed_writers_are_removed_by_the_next_writer(tmp_path):
 
     from spudflow.core.atomic import _host
 
-    dead = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    # processes that live until their stdin closes (no time limit a slow run could outlast)
+    waiting = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    dead = subprocess.Popen(waiting, stdin=subprocess.PIPE)
     dead.send_signal(signal.SIGKILL)
     dead.wait()
-    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    dead.stdin.close()
+    alive = subprocess.Popen(waiting, stdin=subprocess.PIPE)
     try:
         final = tmp_path / "features"
         names = {

@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from cache_scenario import COUNTS
 from preloaded_jobs import TEST_JOB
 from scoring_models import changed_weights, edge_case_items, make_item, tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
+from waiting import running, wait_until
 
 from spudflow.cli import main
 from spudflow.scoring.cache_files import SEGMENT_GLOB
@@ -196,15 +196,27 @@ def test_concurrent_jobs_share_the_cache_safely(tmp_path, many_items, caplog,
     assert computed == 0 and hits > 0
 
 
+def _blocks_done(out: Path) -> list[Path]:
+    """The blocks an unfinished scoring job into `out` has written (its last table of each)."""
+    return sorted(out.glob(f".partial-*/block-*.{TABLES[1]}"))
+
+
 @pytest.mark.slow
 def test_a_job_killed_mid_run_leaves_no_false_entry(tmp_path, many_items, caplog):
     caplog.set_level("INFO")
     cache = tmp_path / "cache"
-    for delay in (3.0, 5.0, 7.0):
-        job = _spudflow(*_score_command(many_items, tmp_path / "killed", cache))
-        time.sleep(delay)
+    killed = tmp_path / "killed"
+    # Each job is killed once it has finished `more` blocks beyond those of the jobs before it
+    # (each resumes from their blocks: run.py's partial folder, whose files it writes after a
+    # block's cache segment), so the three kills fall at three different points in the items.
+    for more in (1, 2, 3):
+        before = len(_blocks_done(killed))
+        job = _spudflow(*_score_command(many_items, killed, cache))
+        wait_until(lambda: len(_blocks_done(killed)) >= before + more,  # noqa: B023
+                   f"{more} more blocks scored", still=running(job))
         job.send_signal(signal.SIGKILL)
         job.wait()
+        assert job.returncode == -signal.SIGKILL, "the job ended before it was killed"
     # whatever the kills left (whole segments, temporary files), a later run is the cold one
     score(many_items, tmp_path / "cold", None, "--method", "ppl,ppl_region")
     hits, computed = score(many_items, tmp_path / "after", cache, "--method", "ppl,ppl_region",
