@@ -1,0 +1,166 @@
+"""The incremental promise: researchers run the pipeline many times, not once. After a series of
+edits, config changes, a removed and restored input, forced rules and a run killed with SIGKILL,
+each followed by an incremental run, every result ends byte-identical to a fresh run on the final
+inputs.
+
+One series on one copy of a finished tiny run; the fresh run builds a second copy from the final
+inputs. Results are compared file by file (logs, benchmarks, the score cache and scoring shards
+aside: tests/test_incremental.py's result_files).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from test_incremental import result_files, stage_jobs, stages_with_rules
+from workflow_helpers import (
+    clone_run,
+    copy_workflow,
+    finished_tiny_run,
+    plan,
+    planned_jobs,
+    planning_error,
+    run_workflow,
+    update_config,
+)
+
+pytestmark = pytest.mark.slow
+
+TINY_EN = Path("resources/tiny/tiny_en.conllu")
+TINY_DE = Path("resources/tiny/tiny_de.conllu")
+ENCODER = Path("resources/tiny/tiny_bert")
+
+
+def edit_one_word(workdir: Path) -> None:
+    """`peaceful` -> `quiet` in tiny_en's first sentence: its FORM, LEMMA and its # text."""
+    path = workdir / TINY_EN
+    text = path.read_text(encoding="utf-8")
+    assert text.count("peaceful") == 3  # the # text line, FORM and LEMMA
+    path.write_text(text.replace("peaceful", "quiet"), encoding="utf-8")
+
+
+def change_one_key_per_stage(config: dict) -> None:
+    """One setting of each stage, each reaching its command another way (a rule's params, a
+    function-built option, a model's entry, a nested section)."""
+    config["ingest"]["lenient"] = True                                   # ingest
+    config["nonce"]["candidate_weights"] = "uniform"                     # nonce
+    config["pairs"]["german_case"]["sample"]["seed"] = 1                 # pairs
+    config["controls"]["tiny_bert"]["learning_rate"] = 0.002             # controls
+    config["ngrams"]["tiny_en"]["order"] = 2                             # scoring (n-gram)
+    config["models"]["tiny_bert"]["sample"]["seed"] = 1                  # scoring
+    config["probe"]["lr"] = 0.002                                        # probe
+    config["aggregate"]["spud_outlier_threshold"] = 100                  # aggregate
+
+
+def final_inputs(workdir: Path) -> None:
+    edit_one_word(workdir)
+    update_config(workdir, change_one_key_per_stage)
+
+
+def forced_rules(workdir: Path) -> list[str]:
+    """One rule of each stage that has rules, the first of its jobs in plan order."""
+    full = plan(workdir, forceall=True)
+    return sorted({min(stage_jobs(full, stage))[0] for stage in stages_with_rules()})
+
+
+def main_job(workdir: Path) -> list[str]:
+    """The main job as `make run` starts it: the stale-lock wrapper, the profile."""
+    snakemake = Path(sys.executable).parent / "snakemake"
+    return [sys.executable, "-m", "spudflow.core.snakemake_lock", str(snakemake), "--profile",
+            "profiles/default", "--cores", "2", "--max-threads", "1"]
+
+
+def kill_mid_run(workdir: Path, started_first: int = 2, timeout: float = 300) -> None:
+    """Start the main job and SIGKILL it (and its jobs) once more than `started_first` jobs have
+    started (their logs are written as they run)."""
+    logs = workdir / "results" / "logs"
+    since = time.time_ns()
+    started = time.monotonic()
+    process = subprocess.Popen(main_job(workdir), cwd=workdir, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        while time.monotonic() - started < timeout:
+            if process.poll() is not None:
+                pytest.fail("the run ended before it could be killed")
+            written = [p for p in logs.rglob("*.log") if p.stat().st_mtime_ns > since]
+            if len(written) > started_first:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("no job started within the timeout")
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def work_left(workdir: Path) -> bool:
+    """Whether a killed run left jobs to do: planned ones, or outputs Snakemake marks
+    incomplete (a dry run without --rerun-incomplete stops on those)."""
+    from snakemake.exceptions import IncompleteFilesException
+
+    try:
+        return bool(planned_jobs(workdir))
+    except IncompleteFilesException:
+        return True
+
+
+def outputs(workdir: Path) -> dict[str, bytes]:
+    """result_files() less the write marks (core/written_files.py): a mark may still list the
+    hash of a file a rerun replaced; it is spudflow's bookkeeping, not a result."""
+    return {name: data for name, data in result_files(workdir).items()
+            if ".spudflow-written" not in Path(name).parts}
+
+
+def test_series_of_incremental_runs_ends_as_a_fresh_run(tmp_path):
+    series = clone_run(finished_tiny_run(tmp_path / "finished"), tmp_path / "series")
+
+    # 1. One word of one sentence, then one key of each stage, each followed by a run.
+    edit_one_word(series)
+    run_workflow(series)
+    update_config(series, change_one_key_per_stage)
+    run_workflow(series)
+
+    # 2. An input removed stops planning, naming it; restored (new mtime), the run goes on.
+    treebank = series / TINY_DE
+    saved = treebank.read_bytes()
+    treebank.unlink()
+    assert str(TINY_DE) in planning_error(series)
+    treebank.write_bytes(saved)
+    run_workflow(series)
+
+    # 3. One rule of each stage forced.
+    run_workflow(series, forcerun=forced_rules(series))
+
+    # 4. A run killed with SIGKILL mid-way (a setting that reruns most of the DAG), resumed by
+    # the same command; then the setting back to the final inputs' value.
+    update_config(series, lambda config: config["ingest"].update(lenient=False))
+    kill_mid_run(series)
+    assert work_left(series)
+    resumed = subprocess.run(main_job(series), cwd=series, capture_output=True, text=True,
+                             timeout=900)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "left by a run that no longer runs (killed?): unlocked" in resumed.stderr
+    update_config(series, lambda config: config["ingest"].update(lenient=True))
+    run_workflow(series)
+    assert planned_jobs(series) == set()
+
+    fresh = copy_workflow(tmp_path / "fresh")
+    final_inputs(fresh)
+    # The probe's tiny encoder is an input too: the series' copy came with the cached finished
+    # run, built in another process (its WordPiece vocabulary breaks ties in hash-map order).
+    shutil.rmtree(fresh / ENCODER)
+    shutil.copytree(series / ENCODER, fresh / ENCODER)
+    run_workflow(fresh)
+
+    got, want = outputs(series), outputs(fresh)
+    assert sorted(got) == sorted(want), sorted(set(got) ^ set(want))
+    differing = sorted(name for name in want if got[name] != want[name])
+    assert not differing, f"{len(differing)} results differ from a fresh run: {differing[:10]}"
