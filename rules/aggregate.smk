@@ -17,7 +17,7 @@
 
 from spudflow.aggregate.plan import front_page_args
 from spudflow.core.outputs_registry import FIGURE_OUTPUTS
-from spudflow.core.plan_base import quoted, registry_dir, registry_files, registry_stem
+from spudflow.core.plan_base import quoted, registry_files
 from spudflow.core.rules_support import grows_with_attempt
 
 
@@ -27,7 +27,7 @@ rule table_treebank_stats:
             f"results/stats/{tb}/{split}.parquet" for tb, split in aggregate_plan.treebank_splits()
         ],
     output:
-        registry_files("table_treebank_stats"),
+        **registry_files("table_treebank_stats"),
     log:
         "results/logs/table_treebank_stats.log",
     benchmark:
@@ -39,7 +39,7 @@ rule table_treebank_stats:
         mem_mb=grows_with_attempt(1000),
         runtime=grows_with_attempt(5),
     params:
-        stem=registry_stem("table_treebank_stats"),
+        stem=subpath(output.parquet, strip_suffix=".parquet"),
         code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow table-treebank-stats {input.stats:q} --out {params.stem} 2> {log:q}"
@@ -49,7 +49,7 @@ rule table_nonce_replacements:
     input:
         tables=aggregate_plan.nonce_stats_files(),
     output:
-        registry_files("table_nonce_replacements"),
+        **registry_files("table_nonce_replacements"),
     log:
         "results/logs/table_nonce_replacements.log",
     benchmark:
@@ -61,7 +61,7 @@ rule table_nonce_replacements:
         mem_mb=grows_with_attempt(1000),
         runtime=grows_with_attempt(5),
     params:
-        stem=registry_stem("table_nonce_replacements"),
+        stem=subpath(output.parquet, strip_suffix=".parquet"),
         caption="Nonce treebanks: replacement statistics per treebank, method and seed.",
         code=aggregate_plan.stage_code("aggregate"),
     shell:
@@ -74,7 +74,7 @@ rule table_probe:
         metrics=aggregate_plan.probe_metrics_files(),
         layer_choice=aggregate_plan.probe_layer_choice_files(),
     output:
-        registry_files("table_probe"),
+        **registry_files("table_probe"),
     log:
         "results/logs/table_probe.log",
     benchmark:
@@ -86,7 +86,7 @@ rule table_probe:
         mem_mb=grows_with_attempt(2000),
         runtime=grows_with_attempt(10),
     params:
-        out_dir=registry_dir("table_probe"),
+        out_dir=subpath(output.parquet, parent=True),
         layer_choice=lambda wc, input: quoted(
             ["--layer-choice", *input.layer_choice] if input.layer_choice else []
         ),
@@ -103,7 +103,7 @@ rule table_probe_edges:
         metrics=aggregate_plan.probe_metrics_files(),
         gold=aggregate_plan.probe_gold_treebanks(),
     output:
-        registry_files("table_probe_edges"),
+        **registry_files("table_probe_edges"),
     log:
         "results/logs/table_probe_edges.log",
     benchmark:
@@ -115,7 +115,7 @@ rule table_probe_edges:
         mem_mb=grows_with_attempt(aggregate_plan.probe_edges_memory),
         runtime=grows_with_attempt(aggregate_plan.probe_edges_runtime),
     params:
-        out_dir=registry_dir("table_probe_edges"),
+        out_dir=subpath(output.parquet, parent=True),
         args=aggregate_plan.probe_edge_args,
         code=aggregate_plan.stage_code("aggregate"),
     shell:
@@ -137,7 +137,7 @@ for rule_name, family, command in aggregate_plan.family_table_rules():
             item_files=aggregate_plan.aggregate_items(family),
             score_files=aggregate_plan.aggregate_scores(family),
         output:
-            registry_files(rule_name),
+            **registry_files(rule_name),
         log:
             f"results/logs/{rule_name}.log",
         benchmark:
@@ -151,7 +151,7 @@ for rule_name, family, command in aggregate_plan.family_table_rules():
         params:
             **table["captions"],
             command=command,
-            out_dir=registry_dir(rule_name),
+            out_dir=subpath(output.parquet, parent=True),
             options=table["options"],
             jobs=table.get("jobs", ""),
             datasets=aggregate_plan.items_datasets(family),
@@ -175,7 +175,7 @@ for figure in FIGURE_OUTPUTS.values():
         input:
             table=f"results/tables/{figure.table}.parquet",
         output:
-            registry_files(figure.rule),
+            **registry_files(figure.rule),
         log:
             f"results/logs/{figure.rule}.log",
         benchmark:
@@ -189,7 +189,7 @@ for figure in FIGURE_OUTPUTS.values():
         params:
             **aggregate_plan.figure_params(figure),
             command=figure.command,
-            stem=registry_stem(figure.rule),
+            stem=subpath(output.png, strip_suffix=".png"),
             code=aggregate_plan.stage_code("aggregate"),
         shell:
             "spudflow {params.command} {input.table:q} --out {params.stem:q} {params.options}"

@@ -6,7 +6,7 @@
 # is known once the pairs and probe rules are included.
 
 
-from spudflow.core.plan_base import ingested, quoted, registry_dir, registry_files, registry_stem
+from spudflow.core.plan_base import ingested, quoted, registry_files
 from spudflow.core.rules_support import grows_with_attempt, memory_for_input
 from spudflow.nonce.plan import nonce_sources
 
@@ -52,7 +52,7 @@ rule table_nonce_ratio:
     input:
         stats=lambda wc: nonce_plan.nonce_stats_files(),
     output:
-        registry_files("table_nonce_ratio"),
+        **registry_files("table_nonce_ratio"),
     log:
         "results/logs/table_nonce_ratio.log",
     benchmark:
@@ -65,7 +65,7 @@ rule table_nonce_ratio:
         runtime=grows_with_attempt(5),
     params:
         command="table-nonce-ratio",
-        stem=registry_stem("table_nonce_ratio"),
+        stem=subpath(output.parquet, strip_suffix=".parquet"),
         options="",
         code=nonce_plan.stage_code("nonce"),
     shell:
@@ -79,14 +79,13 @@ use rule table_nonce_ratio as table_nonce_ttr with:
         tokens=lambda wc: nonce_plan.nonce_ttr_tokens(),
         tokenizer=nonce_plan.nonce_ttr_tokenizer_inputs(),
     output:
-        registry_files("table_nonce_ttr"),
+        **registry_files("table_nonce_ttr"),
     log:
         "results/logs/table_nonce_ttr.log",
     benchmark:
         "results/benchmarks/table_nonce_ttr.tsv"
     params:
         command="table-nonce-ttr",
-        stem=registry_stem("table_nonce_ttr"),
         options=nonce_plan.nonce_ttr_options(),
 
 
@@ -134,7 +133,7 @@ if "human_eval" in config:
                 key=rules.human_eval_export.output.key,
                 sheets=nonce_plan.human_eval_filled(),
             output:
-                registry_files("human_eval_tables"),
+                **registry_files("human_eval_tables"),
             log:
                 "results/logs/human_eval_tables.log",
             benchmark:
@@ -146,7 +145,7 @@ if "human_eval" in config:
                 mem_mb=grows_with_attempt(1000),
                 runtime=grows_with_attempt(5),
             params:
-                out_dir=registry_dir("human_eval_tables"),
+                out_dir=subpath(output.parquet, parent=True),
                 code=nonce_plan.stage_code("nonce"),
             shell:
                 "spudflow human-eval tables {input.sheets:q} --key {input.key:q}"

@@ -10,7 +10,7 @@ import pytest
 
 from spudflow.aggregate.plan import AggregatePlan
 from spudflow.controls.plan import ControlsPlan
-from spudflow.core.plan_base import registry_dir, registry_stem, training_text_sources
+from spudflow.core.plan_base import registry_files, training_text_sources
 from spudflow.core.rules_support import memory_mb
 from spudflow.ingest.plan import IngestPlan
 from spudflow.scoring.plan import ScoringPlan
@@ -80,10 +80,12 @@ def test_the_memory_model_is_base_plus_headroom_over_what_a_job_holds_with_a_flo
     assert memory_mb(100.2, 100, base_mb=0, headroom=1) == 101
 
 
-def test_registry_stems_and_directories():
-    assert registry_stem("table_treebank_stats") == "results/tables/treebank_stats"
-    assert registry_dir("table_probe") == "results/tables"
-    assert registry_stem("figure_probe_layers") == "results/figures/probe_layers"
+def test_registry_files_are_named_by_suffix_the_first_outputs_alone():
+    files = registry_files("table_treebank_stats")
+    assert list(files)[:4] == ["csv", "parquet", "md", "tex"]
+    assert files["parquet"] == "results/tables/treebank_stats.parquet"
+    assert registry_files("figure_probe_layers")["png"] == "results/figures/probe_layers.png"
+    assert len(registry_files("table_probe")) == len(set(registry_files("table_probe").values()))
 
 
 def test_a_family_table_reads_its_options_from_the_aggregate_section():

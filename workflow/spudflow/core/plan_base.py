@@ -60,35 +60,28 @@ def model_path_inputs(source):
 
 def registry_files(rule):
     """The files of every output the registry (core/outputs_registry.py) gives this rule, in
-    its order: a table's NAME.{csv,parquet,md,tex} under results/tables, per-item data's
-    NAME.{parquet,csv}, a figure's NAME.{svg,png} under results/figures. A table's CSV and a
-    figure's SVG go into the report, with the entry's caption (report/) and category."""
-    files = []
-    for entry in rule_outputs(rule):
+    its order, named: a table's NAME.{csv,parquet,md,tex} under results/tables, per-item data's
+    NAME.{parquet,csv}, a figure's NAME.{svg,png} under results/figures. The first output's
+    files are named by their suffix (`output.parquet`, `output.png`: what a rule takes its
+    command's stem or directory from), the others' NAME_SUFFIX. A table's CSV and a figure's
+    SVG go into the report, with the entry's caption (report/) and category."""
+    files = {}
+    for number, entry in enumerate(rule_outputs(rule)):
+        prefix = "" if number == 0 else f"{entry.name}_"
         if entry.output_type == "figure":
             stem = f"results/figures/{entry.name}"
-            files += [report_entry(f"{stem}.svg", entry), f"{stem}.png"]
+            named = {"svg": report_entry(f"{stem}.svg", entry), "png": f"{stem}.png"}
         elif entry.output_type == "data":
-            files += [f"results/tables/{entry.name}.parquet", f"results/tables/{entry.name}.csv"]
+            stem = f"results/tables/{entry.name}"
+            named = {"parquet": f"{stem}.parquet", "csv": f"{stem}.csv"}
         else:
             stem = f"results/tables/{entry.name}"
-            files += [report_entry(f"{stem}.csv", entry)]
-            files += [f"{stem}.parquet", f"{stem}.md", f"{stem}.tex"]
+            named = {"csv": report_entry(f"{stem}.csv", entry)}
+            named |= {suffix: f"{stem}.{suffix}" for suffix in ("parquet", "md", "tex")}
+        files |= {prefix + suffix: path for suffix, path in named.items()}
     if not files:
         raise ValueError(f"core/outputs_registry.py has no output of the rule {rule!r}")
     return files
-
-
-def registry_stem(rule):
-    """The stem its command writes of the rule's first registry output: results/tables/NAME
-    (NAME.csv, .parquet, ...) or results/figures/NAME (NAME.svg, .png)."""
-    entry = rule_outputs(rule)[0]
-    return f"results/{'figures' if entry.output_type == 'figure' else 'tables'}/{entry.name}"
-
-
-def registry_dir(rule):
-    """The directory of the rule's registry outputs (a table command's --out-dir)."""
-    return str(Path(registry_stem(rule)).parent)
 
 
 def report_entry(path, entry):
