@@ -1,13 +1,15 @@
 # spudflow: what do language models know about syntax? See README.md.
-# Reading order: this file, then rules/common.smk (what every stage shares), then each stage's
-# rules/<stage>.smk with its input functions and config lookups in rules/plumbing/<stage>.smk
-# (included at its top), then the stage's code in workflow/spudflow/<stage>/.
+# Reading order: this file, then each stage's rules/<stage>.smk, whose input functions, resources
+# and config lookups are its plan object's (workflow/spudflow/<stage>/plan.py, on the shared
+# spudflow.core.plan), then the stage's code in workflow/spudflow/<stage>/.
 import os
 from pathlib import Path
 
 from snakemake.sourcecache import LocalSourceFile
 from snakemake.utils import min_version, validate
 
+from spudflow.aggregate.plan import AggregatePlan
+from spudflow.controls.plan import ControlsPlan
 from spudflow.core.config import (
     check_config,
     check_config_encoding,
@@ -15,12 +17,18 @@ from spudflow.core.config import (
     fill_named_entries,
 )
 from spudflow.core.config_references import check_references
+from spudflow.core.plan_items import items_file
 from spudflow.core.workflow_paths import (
     code_dir,
     local_workflow_file,
     remote_workflow_file,
     resolve_workflow_paths,
 )
+from spudflow.ingest.plan import IngestPlan
+from spudflow.nonce.plan import NoncePlan
+from spudflow.pairs.plan import PairsPlan
+from spudflow.probe.plan import ProbePlan
+from spudflow.scoring.plan import ScoringPlan
 
 min_version("9.0")
 
@@ -69,6 +77,17 @@ resolve_workflow_paths(config, workflow_file)
 # model) names something configured: one line per problem, before any rule is read.
 check_references(config)
 
+# What each stage's rules plan with, from the validated config: rules/<stage>.smk reads only its
+# own <stage>_plan (spudflow/<stage>/plan.py), and every plan answers what the others make
+# (spudflow.core.plan).
+ingest_plan = IngestPlan(config, SPUDFLOW_CODE)
+nonce_plan = NoncePlan(config, SPUDFLOW_CODE)
+pairs_plan = PairsPlan(config, SPUDFLOW_CODE)
+controls_plan = ControlsPlan(config, SPUDFLOW_CODE)
+scoring_plan = ScoringPlan(config, SPUDFLOW_CODE)
+probe_plan = ProbePlan(config, SPUDFLOW_CODE)
+aggregate_plan = AggregatePlan(config, SPUDFLOW_CODE)
+
 
 # `snakemake --report results/report.html`: this text, then every table and figure marked with
 # report() in the rules files, each with its caption from report/.
@@ -86,16 +105,16 @@ include: "rules/aggregate.smk"
 
 
 # No model may score sentences it was trained on (docs/controls.md, "Training data overlap").
-check_training_overlap()
+scoring_plan.check_training_overlap()
 
 
 rule all:
     default_target: True
     input:
-        ingest_outputs(),
-        nonce_outputs(),
-        [items_file(dataset) for dataset in items_datasets()],
-        control_outputs(),
-        scoring_outputs(),
-        probe_metrics_files(),
-        aggregate_outputs(),
+        ingest_plan.ingest_outputs(),
+        nonce_plan.nonce_outputs(),
+        [items_file(dataset) for dataset in pairs_plan.items_datasets()],
+        controls_plan.control_outputs(),
+        scoring_plan.scoring_outputs(),
+        probe_plan.probe_metrics_files(),
+        aggregate_plan.aggregate_outputs(),

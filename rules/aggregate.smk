@@ -15,14 +15,19 @@
 #   nonce_stats_files() -> [path, ...]            nonce: per-split replacement statistics
 
 
-include: "plumbing/aggregate.smk"
+from spudflow.aggregate.plan import front_page_args
+from spudflow.core.outputs_registry import FIGURE_OUTPUTS
+from spudflow.core.plan_base import quoted, registry_files
+from spudflow.core.rules_support import grows_with_attempt
 
 
 rule table_treebank_stats:
     input:
-        stats=[f"results/stats/{tb}/{split}.parquet" for tb, split in treebank_splits()],
+        stats=[
+            f"results/stats/{tb}/{split}.parquet" for tb, split in aggregate_plan.treebank_splits()
+        ],
     output:
-        registry_files("table_treebank_stats"),
+        **registry_files("table_treebank_stats"),
     log:
         "results/logs/table_treebank_stats.log",
     benchmark:
@@ -34,17 +39,17 @@ rule table_treebank_stats:
         mem_mb=grows_with_attempt(1000),
         runtime=grows_with_attempt(5),
     params:
-        stem=subpath(output[1], strip_suffix=".parquet"),
-        code=stage_code("aggregate"),
+        stem=subpath(output.parquet, strip_suffix=".parquet"),
+        code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow table-treebank-stats {input.stats:q} --out {params.stem} 2> {log:q}"
 
 
 rule table_nonce_replacements:
     input:
-        tables=nonce_stats_files(),
+        tables=aggregate_plan.nonce_stats_files(),
     output:
-        registry_files("table_nonce_replacements"),
+        **registry_files("table_nonce_replacements"),
     log:
         "results/logs/table_nonce_replacements.log",
     benchmark:
@@ -56,9 +61,9 @@ rule table_nonce_replacements:
         mem_mb=grows_with_attempt(1000),
         runtime=grows_with_attempt(5),
     params:
-        stem=subpath(output[1], strip_suffix=".parquet"),
+        stem=subpath(output.parquet, strip_suffix=".parquet"),
         caption="Nonce treebanks: replacement statistics per treebank, method and seed.",
-        code=stage_code("aggregate"),
+        code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow table-collect {input.tables:q} --out {params.stem:q}"
         " --caption {params.caption:q} 2> {log:q}"
@@ -66,10 +71,10 @@ rule table_nonce_replacements:
 
 rule table_probe:
     input:
-        metrics=probe_metrics_files(),
-        layer_choice=probe_layer_choice_files(),
+        metrics=aggregate_plan.probe_metrics_files(),
+        layer_choice=aggregate_plan.probe_layer_choice_files(),
     output:
-        registry_files("table_probe"),
+        **registry_files("table_probe"),
     log:
         "results/logs/table_probe.log",
     benchmark:
@@ -81,11 +86,11 @@ rule table_probe:
         mem_mb=grows_with_attempt(2000),
         runtime=grows_with_attempt(10),
     params:
-        out_dir=subpath(output[1], parent=True),
+        out_dir=subpath(output.parquet, parent=True),
         layer_choice=lambda wc, input: quoted(
             ["--layer-choice", *input.layer_choice] if input.layer_choice else []
         ),
-        code=stage_code("aggregate"),
+        code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow table-probe {input.metrics:q} {params.layer_choice}"
         " --out-dir {params.out_dir:q} 2> {log:q}"
@@ -95,10 +100,10 @@ rule table_probe:
 # metrics.parquet, scored against the gold treebanks of the eval sets.
 rule table_probe_edges:
     input:
-        metrics=probe_metrics_files(),
-        gold=probe_gold_treebanks(),
+        metrics=aggregate_plan.probe_metrics_files(),
+        gold=aggregate_plan.probe_gold_treebanks(),
     output:
-        registry_files("table_probe_edges"),
+        **registry_files("table_probe_edges"),
     log:
         "results/logs/table_probe_edges.log",
     benchmark:
@@ -107,12 +112,12 @@ rule table_probe_edges:
         "../envs/stats.yaml"
     threads: 1
     resources:
-        mem_mb=grows_with_attempt(probe_edges_memory),
-        runtime=grows_with_attempt(probe_edges_runtime),
+        mem_mb=grows_with_attempt(aggregate_plan.probe_edges_memory),
+        runtime=grows_with_attempt(aggregate_plan.probe_edges_runtime),
     params:
-        out_dir=subpath(output[1], parent=True),
-        args=probe_edge_args,
-        code=stage_code("aggregate"),
+        out_dir=subpath(output.parquet, parent=True),
+        args=aggregate_plan.probe_edge_args,
+        code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow table-probe-edges {input.metrics:q} {params.args}"
         " --out-dir {params.out_dir:q} 2> {log:q}"
@@ -121,18 +126,18 @@ rule table_probe_edges:
 # The tables of one dataset family: its items and their scores -> tables in results/tables, one
 # rule per family, made from the registry's entries (the rule and command of the tables the family
 # feeds). Each family's command options, threads, resources and the config values its captions
-# show are FAMILY_TABLES' entry (rules/plumbing/aggregate.smk).
-for rule_name, family, command in family_table_rules():
-    table = FAMILY_TABLES[family]
+# show are its entry of AggregatePlan.family_tables (spudflow/aggregate/plan.py).
+for rule_name, family, command in aggregate_plan.family_table_rules():
+    table = aggregate_plan.family_tables()[family]
 
     rule:
         name:
             rule_name
         input:
-            item_files=aggregate_items(family),
-            score_files=aggregate_scores(family),
+            item_files=aggregate_plan.aggregate_items(family),
+            score_files=aggregate_plan.aggregate_scores(family),
         output:
-            registry_files(rule_name),
+            **registry_files(rule_name),
         log:
             f"results/logs/{rule_name}.log",
         benchmark:
@@ -146,12 +151,12 @@ for rule_name, family, command in family_table_rules():
         params:
             **table["captions"],
             command=command,
-            out_dir=subpath(output[1], parent=True),
+            out_dir=subpath(output.parquet, parent=True),
             options=table["options"],
             jobs=table.get("jobs", ""),
-            datasets=items_datasets(family),
-            models=aggregate_models(family),
-            code=stage_code("aggregate"),
+            datasets=aggregate_plan.items_datasets(family),
+            models=aggregate_plan.aggregate_models(family),
+            code=aggregate_plan.stage_code("aggregate"),
         shell:
             "spudflow {params.command} --items {input.item_files:q} --scores {input.score_files:q}"
             " --out-dir {params.out_dir:q} {params.options} {params.jobs} 2> {log:q}"
@@ -161,7 +166,7 @@ for rule_name, family, command in family_table_rules():
 # registry, which gives its name, table and command (every figure is one small table drawn once).
 # A figure fed by a dataset family shows that family's datasets and models in its caption; the
 # few with options of their own, or other config values in their captions, have an entry in
-# FIGURE_PARAMS (rules/plumbing/aggregate.smk).
+# AggregatePlan.figure_own_params (spudflow/aggregate/plan.py).
 for figure in FIGURE_OUTPUTS.values():
 
     rule:
@@ -170,7 +175,7 @@ for figure in FIGURE_OUTPUTS.values():
         input:
             table=f"results/tables/{figure.table}.parquet",
         output:
-            registry_files(figure.rule),
+            **registry_files(figure.rule),
         log:
             f"results/logs/{figure.rule}.log",
         benchmark:
@@ -182,10 +187,10 @@ for figure in FIGURE_OUTPUTS.values():
             mem_mb=grows_with_attempt(2000),
             runtime=grows_with_attempt(10),
         params:
-            **figure_params(figure),
+            **aggregate_plan.figure_params(figure),
             command=figure.command,
-            stem=subpath(output[1], strip_suffix=".png"),
-            code=stage_code("aggregate"),
+            stem=subpath(output.png, strip_suffix=".png"),
+            code=aggregate_plan.stage_code("aggregate"),
         shell:
             "spudflow {params.command} {input.table:q} --out {params.stem:q} {params.options}"
             " 2> {log:q}"
@@ -195,7 +200,7 @@ for figure in FIGURE_OUTPUTS.values():
 # Snakemake report (docs/aggregate.md, "Front page").
 rule front_page:
     input:
-        front_page_files(),
+        aggregate_plan.front_page_files(),
     output:
         "results/index.html",
     log:
@@ -210,6 +215,6 @@ rule front_page:
         runtime=grows_with_attempt(5),
     params:
         args=front_page_args,
-        code=stage_code("aggregate"),
+        code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow front-page {params.args} --out {output:q} 2> {log:q}"

@@ -4,12 +4,13 @@
 # `spudflow train-control` options with the same name as the control's config keys.
 
 
-include: "plumbing/controls.smk"
+from spudflow.controls.plan import control_text_args
+from spudflow.core.rules_support import grows_with_attempt
 
 
 rule train_control:
     input:
-        text=control_text_inputs,
+        text=controls_plan.control_text_inputs,
     output:
         directory("results/controls/{control}"),
     log:
@@ -27,8 +28,8 @@ rule train_control:
         gpu=0,
     params:
         text=control_text_args,
-        args=control_train_args,
-        code=stage_code("controls"),
+        args=controls_plan.control_train_args,
+        code=controls_plan.stage_code("controls"),
     shell:
         "spudflow train-control {params.text} {params.args} --threads {threads}"
         " --out {output:q} 2> {log:q}"

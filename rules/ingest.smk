@@ -2,14 +2,14 @@
 # A split given as a list of files is ingested as one, the files in order.
 
 
-include: "plumbing/ingest.smk"
+from spudflow.core.rules_support import grows_with_attempt, memory_for_input
 
 
 # One downloaded file: a split's URL ({download} = the split), or the N-th URL of a split given
 # as a list ({download} = split.N; core/split_files.py).
 rule fetch_treebank:
     input:
-        fetch_input,
+        ingest_plan.fetch_input,
     output:
         "resources/downloads/{treebank}/{download}.{ext}",
     log:
@@ -26,8 +26,8 @@ rule fetch_treebank:
         mem_mb=grows_with_attempt(500),
         runtime=grows_with_attempt(30),
     params:
-        url=fetch_url,
-        checksum=fetch_checksum,
+        url=ingest_plan.fetch_url,
+        checksum=ingest_plan.fetch_checksum,
         max_bytes=config["fetch"]["max_bytes"],
     shell:
         "spudflow fetch {params.url:q} --out {output:q}{params.checksum}"
@@ -36,7 +36,7 @@ rule fetch_treebank:
 
 rule ingest:
     input:
-        conllu=treebank_source,
+        conllu=ingest_plan.treebank_source,
     output:
         tokens="results/ingest/{treebank}/{split}/tokens.parquet",
         sentences="results/ingest/{treebank}/{split}/sentences.parquet",
@@ -54,7 +54,7 @@ rule ingest:
     params:
         out_dir=subpath(output.tokens, parent=True),
         lenient="--lenient" if config["ingest"]["lenient"] else "",
-        code=stage_code("ingest"),
+        code=ingest_plan.stage_code("ingest"),
     shell:
         "spudflow ingest {input.conllu:q} --out {params.out_dir:q} {params.lenient} 2> {log:q}"
 
@@ -77,8 +77,8 @@ rule treebank_stats:
         runtime=grows_with_attempt(5),
     params:
         in_dir=subpath(input.tokens, parent=True),
-        lang=lambda wc: treebank_lang(wc.treebank),
-        code=stage_code("ingest"),
+        lang=lambda wc: ingest_plan.treebank_lang(wc.treebank),
+        code=ingest_plan.stage_code("ingest"),
     shell:
         "spudflow stats {params.in_dir:q} --treebank {wildcards.treebank} --split {wildcards.split}"
         " --lang {params.lang} --out {output:q} 2> {log:q}"
@@ -107,8 +107,8 @@ rule training_share:
     params:
         in_dir=subpath(input.tokens, parent=True),
         out_dir=subpath(output.tokens, parent=True),
-        share=training_share_args,
-        code=stage_code("ingest"),
+        share=ingest_plan.training_share_args,
+        code=ingest_plan.stage_code("ingest"),
     shell:
         "spudflow training-share {params.in_dir:q} {params.share} --out {params.out_dir:q}"
         " 2> {log:q}"

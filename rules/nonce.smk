@@ -6,15 +6,17 @@
 # is known once the pairs and probe rules are included.
 
 
-include: "plumbing/nonce.smk"
+from spudflow.core.plan_base import ingested, quoted, registry_files
+from spudflow.core.rules_support import grows_with_attempt, memory_for_input
+from spudflow.nonce.plan import nonce_sources
 
 
 rule nonce:
     input:
         tokens=lambda wc: ingested(wc.treebank, wc.split),
-        pools=nonce_pool_inputs,
-        lexicon_from=nonce_lexicon_inputs,
-        lexicons=nonce_lexicon_files,
+        pools=nonce_plan.nonce_pool_inputs,
+        lexicon_from=nonce_plan.nonce_lexicon_inputs,
+        lexicons=nonce_plan.nonce_lexicon_files,
     output:
         tokens="results/nonce/{treebank}/{split}/{method}/seed{seed}/tokens.parquet",
         sentences="results/nonce/{treebank}/{split}/{method}/seed{seed}/sentences.parquet",
@@ -34,10 +36,10 @@ rule nonce:
     params:
         in_dir=subpath(input.tokens, parent=True),
         out_dir=subpath(output.tokens, parent=True),
-        lang=lambda wc: treebank_lang(wc.treebank),
-        options=nonce_options,
+        lang=lambda wc: nonce_plan.treebank_lang(wc.treebank),
+        options=nonce_plan.nonce_options,
         sources=nonce_sources,
-        code=stage_code("nonce"),
+        code=nonce_plan.stage_code("nonce"),
     shell:
         "spudflow nonce {params.in_dir:q} --lang {params.lang} --seed {wildcards.seed}"
         " --method {wildcards.method} --out {params.out_dir:q} --conllu {output.conllu:q}"
@@ -48,9 +50,9 @@ rule nonce:
 # The two tables over every nonce treebank's replacement statistics: one rule, two commands.
 rule table_nonce_ratio:
     input:
-        stats=lambda wc: nonce_stats_files(),
+        stats=lambda wc: nonce_plan.nonce_stats_files(),
     output:
-        registry_files("table_nonce_ratio"),
+        **registry_files("table_nonce_ratio"),
     log:
         "results/logs/table_nonce_ratio.log",
     benchmark:
@@ -63,9 +65,9 @@ rule table_nonce_ratio:
         runtime=grows_with_attempt(5),
     params:
         command="table-nonce-ratio",
-        stem=subpath(output[1], strip_suffix=".parquet"),
+        stem=subpath(output.parquet, strip_suffix=".parquet"),
         options="",
-        code=stage_code("nonce"),
+        code=nonce_plan.stage_code("nonce"),
     shell:
         "spudflow {params.command} {input.stats:q} --out {params.stem:q} {params.options}"
         " 2> {log:q}"
@@ -73,18 +75,18 @@ rule table_nonce_ratio:
 
 use rule table_nonce_ratio as table_nonce_ttr with:
     input:
-        stats=lambda wc: nonce_stats_files(),
-        tokens=lambda wc: nonce_ttr_tokens(),
-        tokenizer=nonce_ttr_tokenizer_inputs(),
+        stats=lambda wc: nonce_plan.nonce_stats_files(),
+        tokens=lambda wc: nonce_plan.nonce_ttr_tokens(),
+        tokenizer=nonce_plan.nonce_ttr_tokenizer_inputs(),
     output:
-        registry_files("table_nonce_ttr"),
+        **registry_files("table_nonce_ttr"),
     log:
         "results/logs/table_nonce_ttr.log",
     benchmark:
         "results/benchmarks/table_nonce_ttr.tsv"
     params:
         command="table-nonce-ttr",
-        options=nonce_ttr_options(),
+        options=nonce_plan.nonce_ttr_options(),
 
 
 # Human evaluation kit (paper section 3.2): sheets of one split's original / SPUD / posfree
@@ -93,12 +95,12 @@ if "human_eval" in config:
 
     rule human_eval_export:
         input:
-            orig=ingested(*human_eval_split()),
-            spud=human_eval_nonce("spud"),
-            posfree=human_eval_nonce("posfree"),
+            orig=ingested(*nonce_plan.human_eval_split()),
+            spud=nonce_plan.human_eval_nonce("spud"),
+            posfree=nonce_plan.human_eval_nonce("posfree"),
         output:
-            key=f"{human_eval_dir()}/answer_key.parquet",
-            sheets=human_eval_sheets(),
+            key=f"{nonce_plan.human_eval_dir()}/answer_key.parquet",
+            sheets=nonce_plan.human_eval_sheets(),
         log:
             "results/logs/human_eval_export.log",
         benchmark:
@@ -117,7 +119,7 @@ if "human_eval" in config:
             n=config["human_eval"]["n"],
             seed=config["human_eval"]["seed"],
             annotators=quoted(config["human_eval"]["annotators"]),
-            code=stage_code("nonce"),
+            code=nonce_plan.stage_code("nonce"),
         shell:
             "spudflow human-eval export --orig {params.orig:q} --spud {params.spud:q}"
             " --posfree {params.posfree:q} --n {params.n} --seed {params.seed}"
@@ -129,9 +131,9 @@ if "human_eval" in config:
         rule human_eval_tables:
             input:
                 key=rules.human_eval_export.output.key,
-                sheets=human_eval_filled(),
+                sheets=nonce_plan.human_eval_filled(),
             output:
-                registry_files("human_eval_tables"),
+                **registry_files("human_eval_tables"),
             log:
                 "results/logs/human_eval_tables.log",
             benchmark:
@@ -143,8 +145,8 @@ if "human_eval" in config:
                 mem_mb=grows_with_attempt(1000),
                 runtime=grows_with_attempt(5),
             params:
-                out_dir=subpath(output[1], parent=True),
-                code=stage_code("nonce"),
+                out_dir=subpath(output.parquet, parent=True),
+                code=nonce_plan.stage_code("nonce"),
             shell:
                 "spudflow human-eval tables {input.sheets:q} --key {input.key:q}"
                 " --out-dir {params.out_dir:q} 2> {log:q}"

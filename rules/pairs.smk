@@ -3,12 +3,22 @@
 # its jobs is planned (input and params functions): a section left out is a family not built.
 
 
-include: "plumbing/pairs.smk"
+from pathlib import Path
+
+from spudflow.core.dataset_families import JAPANESE_VARIANTS
+from spudflow.core.plan_base import quoted, sample_args
+from spudflow.core.rules_support import cli_options, grows_with_attempt, memory_for_input
+from spudflow.pairs.plan import (
+    JAPANESE_COUNTED_LEXICON,
+    PAIRS_URL_FAMILIES,
+    german_case_source_args,
+    spud_nonce_options,
+)
 
 
 rule items_spud:
     input:
-        unpack(spud_items_input),
+        unpack(pairs_plan.spud_items_input),
     output:
         "results/items/{dataset}.parquet",
     log:
@@ -28,10 +38,10 @@ rule items_spud:
     params:
         orig=lambda wc, input: Path(input.orig).parent,
         nonce=spud_nonce_options,
-        lang=lambda wc: treebank_lang(spud_items_splits()[wc.dataset][0]),
-        min_words=lambda wc: pairs_section("spud")["min_words"],
-        leave_out=spud_leave_out_args,
-        code=stage_code("pairs"),
+        lang=lambda wc: pairs_plan.treebank_lang(pairs_plan.spud_items_splits()[wc.dataset][0]),
+        min_words=lambda wc: pairs_plan.pairs_section("spud")["min_words"],
+        leave_out=pairs_plan.spud_leave_out_args,
+        code=pairs_plan.stage_code("pairs"),
     shell:
         "spudflow pairs spud --orig {params.orig:q} {params.nonce} --lang {params.lang}"
         " --min-words {params.min_words} {params.leave_out} --dataset {wildcards.dataset}"
@@ -41,7 +51,7 @@ rule items_spud:
 
 rule items_german_case:
     input:
-        unpack(german_case_items_input),
+        unpack(pairs_plan.german_case_items_input),
     output:
         "results/items/german_case.parquet",
     log:
@@ -56,8 +66,8 @@ rule items_german_case:
         runtime=grows_with_attempt(10),
     params:
         source=german_case_source_args,
-        sample=lambda wc: sample_args(pairs_section("german_case")["sample"]),
-        code=stage_code("pairs"),
+        sample=lambda wc: sample_args(pairs_plan.pairs_section("german_case")["sample"]),
+        code=pairs_plan.stage_code("pairs"),
     shell:
         "spudflow pairs german-case {params.source} {params.sample} --out {output:q} 2> {log:q}"
 
@@ -65,8 +75,8 @@ rule items_german_case:
 # Only when pairs.japanese_transitivity.corpus names a corpus (the thesis's Wikipedia counts).
 rule japanese_verb_counts:
     input:
-        corpus=lambda wc: pairs_section("japanese_transitivity")["corpus"],
-        lexicon=lambda wc: pairs_section("japanese_transitivity")["lexicon"],
+        corpus=lambda wc: pairs_plan.pairs_section("japanese_transitivity")["corpus"],
+        lexicon=lambda wc: pairs_plan.pairs_section("japanese_transitivity")["lexicon"],
     output:
         JAPANESE_COUNTED_LEXICON,
     log:
@@ -80,7 +90,7 @@ rule japanese_verb_counts:
         mem_mb=grows_with_attempt(4000),
         runtime=grows_with_attempt(720),
     params:
-        code=stage_code("pairs"),
+        code=pairs_plan.stage_code("pairs"),
     shell:
         "spudflow pairs count-verbs {input.corpus:q} --lexicon {input.lexicon:q}"
         " --out {output:q} 2> {log:q}"
@@ -88,7 +98,7 @@ rule japanese_verb_counts:
 
 rule items_japanese_transitivity:
     input:
-        lexicon=lambda wc: japanese_lexicon(),
+        lexicon=lambda wc: pairs_plan.japanese_lexicon(),
     output:
         "results/items/japanese_transitivity_{variant}.parquet",
     log:
@@ -104,12 +114,16 @@ rule items_japanese_transitivity:
         mem_mb=grows_with_attempt(8000),
         runtime=grows_with_attempt(30),
     params:
-        n_verb_pairs=lambda wc: pairs_section("japanese_transitivity")["n_verb_pairs"],
+        n_verb_pairs=lambda wc: pairs_plan.pairs_section("japanese_transitivity")["n_verb_pairs"],
         ranking=lambda wc: quoted(
-            cli_options(pairs_section("japanese_transitivity"), ("rank_by", "min_count"))
+            cli_options(
+                pairs_plan.pairs_section("japanese_transitivity"), ("rank_by", "min_count")
+            )
         ),
-        sample=lambda wc: sample_args(pairs_section("japanese_transitivity")["sample"][wc.variant]),
-        code=stage_code("pairs"),
+        sample=lambda wc: sample_args(
+            pairs_plan.pairs_section("japanese_transitivity")["sample"][wc.variant]
+        ),
+        code=pairs_plan.stage_code("pairs"),
     shell:
         "spudflow pairs japanese-transitivity --lexicon {input.lexicon:q}"
         " --variant {wildcards.variant} --n-verb-pairs {params.n_verb_pairs} {params.ranking}"
@@ -119,8 +133,8 @@ rule items_japanese_transitivity:
 
 rule items_cola:
     input:
-        tsv=lambda wc: pairs_section("cola")["files"],
-        phenomena=lambda wc: cola_phenomena(),
+        tsv=lambda wc: pairs_plan.pairs_section("cola")["files"],
+        phenomena=lambda wc: pairs_plan.cola_phenomena(),
     output:
         "results/items/cola.parquet",
     log:
@@ -134,10 +148,10 @@ rule items_cola:
         mem_mb=grows_with_attempt(2000),
         runtime=grows_with_attempt(10),
     params:
-        phenomena=lambda wc: cola_phenomena_args(),
-        sample=lambda wc: sample_args(pairs_section("cola")["sample"]),
-        words=lambda wc: pairs_section("cola")["words"],
-        code=stage_code("pairs"),
+        phenomena=lambda wc: pairs_plan.cola_phenomena_args(),
+        sample=lambda wc: sample_args(pairs_plan.pairs_section("cola")["sample"]),
+        words=lambda wc: pairs_plan.pairs_section("cola")["words"],
+        code=pairs_plan.stage_code("pairs"),
     shell:
         "spudflow pairs cola {input.tsv:q} {params.phenomena} {params.sample}"
         " --words {params.words} --out {output:q} 2> {log:q}"
@@ -147,7 +161,7 @@ rule items_cola:
 # sentence files; core/pairs_files.py), downloaded under its own file name.
 rule fetch_pairs_file:
     input:
-        pairs_file_input,
+        pairs_plan.pairs_file_input,
     output:
         "resources/downloads/pairs/{family}/{name}",
     log:
@@ -164,8 +178,8 @@ rule fetch_pairs_file:
         mem_mb=grows_with_attempt(500),
         runtime=grows_with_attempt(30),
     params:
-        url=pairs_file_url,
-        checksum=pairs_file_checksum,
+        url=pairs_plan.pairs_file_url,
+        checksum=pairs_plan.pairs_file_checksum,
         max_bytes=config["fetch"]["max_bytes"],
     shell:
         "spudflow fetch {params.url:q} --out {output:q}{params.checksum}"
@@ -174,7 +188,7 @@ rule fetch_pairs_file:
 
 rule items_blimp:
     input:
-        jsonl=lambda wc: blimp_files(),
+        jsonl=lambda wc: pairs_plan.blimp_files(),
     output:
         "results/items/blimp.parquet",
     log:
@@ -188,7 +202,7 @@ rule items_blimp:
         mem_mb=grows_with_attempt(4000),
         runtime=grows_with_attempt(20),
     params:
-        sample=lambda wc: sample_args(pairs_section("blimp")["sample"]),
-        code=stage_code("pairs"),
+        sample=lambda wc: sample_args(pairs_plan.pairs_section("blimp")["sample"]),
+        code=pairs_plan.stage_code("pairs"),
     shell:
         "spudflow pairs blimp {input.jsonl:q} {params.sample} --out {output:q} 2> {log:q}"

@@ -11,7 +11,11 @@
 # Nothing without an enabled `probe:` section.
 
 
-include: "plumbing/probe.smk"
+from pathlib import Path
+
+from spudflow.core.artifacts import AUTO
+from spudflow.core.rules_support import grows_with_attempt
+from spudflow.probe.plan import PROBE_SPLIT_DIR, probe_feature_paths, probe_pair_dir_of
 
 
 # The probe rules' own wildcards (the shared ones are in rules/common.smk).
@@ -24,13 +28,13 @@ wildcard_constraints:
 
 # A task naming an unknown treebank/split/share, or training and testing on the same sentences,
 # stops planning (spudflow.core.probe_tasks).
-probe_tasks()
+probe_plan.probe_tasks()
 
 
 rule probe_features:
     input:
-        unpack(probe_feature_inputs),
-        model=probe_model_inputs,
+        unpack(probe_plan.probe_feature_inputs),
+        model=probe_plan.probe_model_inputs,
     output:
         directory("results/probe/features/{probe_model}/{treebank}/{split}"),
     log:
@@ -38,23 +42,23 @@ rule probe_features:
     benchmark:
         "results/benchmarks/probe_features/{probe_model}/{treebank}/{split}.tsv"
     wildcard_constraints:
-        probe_model=probe_models_pattern(sharded=False),
+        probe_model=probe_plan.probe_models_pattern(sharded=False),
         split=PROBE_SPLIT_DIR,
     conda:
         "../envs/lm.yaml"
     threads: 2
     # one encoder in memory at a time; an hour per baseline
     resources:
-        mem_mb=grows_with_attempt(probe_features_memory),
-        runtime=grows_with_attempt(lambda wc: 60 * len(probe_baselines(wc.probe_model))),
+        mem_mb=grows_with_attempt(probe_plan.probe_features_memory),
+        runtime=grows_with_attempt(lambda wc: 60 * len(probe_plan.probe_baselines(wc.probe_model))),
         gpu=1,
     params:
         treebanks=lambda wc, input: [Path(tokens).parent for tokens in input.tokens],
-        source=lambda wc: probe_model_config(wc.probe_model)["source"],
+        source=lambda wc: probe_plan.probe_model_config(wc.probe_model)["source"],
         shard="",
-        args=probe_feature_args,
+        args=probe_plan.probe_feature_args,
         sentences=probe_feature_paths,
-        code=stage_code("probe"),
+        code=probe_plan.stage_code("probe"),
     shell:
         "spudflow probe features {params.treebanks:q} --model {params.source:q}"
         " {params.shard} {params.args} {params.sentences} --threads {threads}"
@@ -69,15 +73,15 @@ use rule probe_features as probe_features_shard with:
     benchmark:
         "results/benchmarks/probe_features_shard/{probe_model}/{treebank}/{split}.shard{shard}.tsv"
     wildcard_constraints:
-        probe_model=probe_models_pattern(sharded=True),
+        probe_model=probe_plan.probe_models_pattern(sharded=True),
         split=PROBE_SPLIT_DIR,
     params:
-        shard=lambda wc: f"--shard {wc.shard}/{probe_shards()}",
+        shard=lambda wc: f"--shard {wc.shard}/{probe_plan.probe_shards()}",
 
 
 rule probe_features_gather:
     input:
-        shards=probe_shard_dirs,
+        shards=probe_plan.probe_shard_dirs,
     output:
         directory("results/probe/features/{probe_model}/{treebank}/{split}"),
     log:
@@ -85,16 +89,16 @@ rule probe_features_gather:
     benchmark:
         "results/benchmarks/probe_features_gather/{probe_model}/{treebank}/{split}.tsv"
     wildcard_constraints:
-        probe_model=probe_models_pattern(sharded=True),
+        probe_model=probe_plan.probe_models_pattern(sharded=True),
         split=PROBE_SPLIT_DIR,
     conda:
         "../envs/lm.yaml"
     threads: 1
     resources:
-        mem_mb=grows_with_attempt(probe_gather_memory),
+        mem_mb=grows_with_attempt(probe_plan.probe_gather_memory),
         runtime=grows_with_attempt(10),
     params:
-        code=stage_code("probe"),
+        code=probe_plan.stage_code("probe"),
     shell:
         "spudflow probe gather {input.shards:q} --out {output:q} 2> {log:q}"
 
@@ -105,11 +109,11 @@ rule probe_features_gather:
 # seed{S}/: the probe, its history, metrics.parquet and predictions/{eval set}.conllu.
 rule probe_train:
     input:
-        unpack(probe_train_inputs),
+        unpack(probe_plan.probe_train_inputs),
     output:
         metrics=expand(
             "results/probe/runs/{{treebank}}/{{probe_model}}/{{baseline}}/dist{{dist}}_label{{label}}/seed{seed}/metrics.parquet",
-            seed=probe_seeds(),
+            seed=probe_plan.probe_seeds(),
         ),
     log:
         "results/logs/probe_train/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}.log",
@@ -119,13 +123,13 @@ rule probe_train:
         "../envs/lm.yaml"
     threads: 2
     resources:
-        mem_mb=grows_with_attempt(probe_train_memory),
-        runtime=grows_with_attempt(60 * len(probe_seeds())),
+        mem_mb=grows_with_attempt(probe_plan.probe_train_memory),
+        runtime=grows_with_attempt(60 * len(probe_plan.probe_seeds())),
     params:
         out_dir=probe_pair_dir_of,
-        data=probe_train_paths,
-        args=probe_train_args,
-        code=stage_code("probe"),
+        data=probe_plan.probe_train_paths,
+        args=probe_plan.probe_train_args,
+        code=probe_plan.stage_code("probe"),
     shell:
         "spudflow probe train {params.data} {params.args} --threads {threads}"
         " --out {params.out_dir:q} 2> {log:q}"
@@ -135,7 +139,7 @@ rule probe_train:
 # (App. F.6); {treebank} is the test treebank (the metrics' treebank column).
 rule probe_select_layers:
     input:
-        metrics=probe_sweep_metrics,
+        metrics=probe_plan.probe_sweep_metrics,
     output:
         "results/probe/layers/{treebank}/{probe_model}.parquet",
     log:
@@ -149,6 +153,6 @@ rule probe_select_layers:
         mem_mb=grows_with_attempt(1000),
         runtime=grows_with_attempt(5),
     params:
-        code=stage_code("probe"),
+        code=probe_plan.stage_code("probe"),
     shell:
         "spudflow probe select-layers {input.metrics:q} --out {output:q} 2> {log:q}"

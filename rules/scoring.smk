@@ -2,12 +2,13 @@
 # configured model (token_scores.parquet + item_scores.parquet; docs/scoring.md).
 
 
-include: "plumbing/scoring.smk"
+from spudflow.core.plan_base import quoted, training_text_sources
+from spudflow.core.rules_support import grows_with_attempt
 
 
 rule ngram_train:
     input:
-        text=ngram_text_inputs,
+        text=scoring_plan.ngram_text_inputs,
     output:
         "results/ngram/{ngram}.parquet",
     log:
@@ -22,8 +23,8 @@ rule ngram_train:
         runtime=grows_with_attempt(30),
     params:
         text=lambda wc, input: quoted(training_text_sources(input.text)),
-        args=ngram_train_args,
-        code=stage_code("scoring"),
+        args=scoring_plan.ngram_train_args,
+        code=scoring_plan.stage_code("scoring"),
     shell:
         "spudflow ngram-train {params.text} {params.args} --out {output:q} 2> {log:q}"
 
@@ -34,8 +35,8 @@ rule ngram_train:
 rule score:
     input:
         item_table="results/items/{dataset}.parquet",
-        model=model_source_inputs,
-        unigram=unigram_inputs,
+        model=scoring_plan.model_source_inputs,
+        unigram=scoring_plan.unigram_inputs,
     output:
         token_scores="results/scores/{dataset}/{model}/token_scores.parquet",
         item_scores="results/scores/{dataset}/{model}/item_scores.parquet",
@@ -44,20 +45,20 @@ rule score:
     benchmark:
         "results/benchmarks/score/{dataset}/{model}.tsv"
     wildcard_constraints:
-        model=scoring_models_pattern(sharded=False),
+        model=scoring_plan.scoring_models_pattern(sharded=False),
     conda:
         "../envs/lm.yaml"
     threads: 4
     resources:
-        mem_mb=grows_with_attempt(score_memory),
-        runtime=grows_with_attempt(lambda wc: 240 if is_transformer(wc.model) else 30),
-        gpu=lambda wc: 1 if is_transformer(wc.model) else 0,
+        mem_mb=grows_with_attempt(scoring_plan.score_memory),
+        runtime=grows_with_attempt(lambda wc: 240 if scoring_plan.is_transformer(wc.model) else 30),
+        gpu=lambda wc: 1 if scoring_plan.is_transformer(wc.model) else 0,
     params:
         out_dir=subpath(output.token_scores, parent=True),
-        source=lambda wc: model_config(wc.model)["source"],
-        args=score_args,
+        source=lambda wc: scoring_plan.model_config(wc.model)["source"],
+        args=scoring_plan.score_args,
         shard="",
-        code=stage_code("scoring"),
+        code=scoring_plan.stage_code("scoring"),
     shell:
         "spudflow score {input.item_table:q} --model {params.source:q} --name {wildcards.model}"
         " {params.shard} --out {params.out_dir:q} --threads {threads} {params.args} 2> {log:q}"
@@ -75,14 +76,14 @@ use rule score as score_shard with:
     benchmark:
         "results/benchmarks/score_shard/{dataset}/{model}/{shard}-of-{shards}.tsv"
     wildcard_constraints:
-        model=scoring_models_pattern(sharded=True),
+        model=scoring_plan.scoring_models_pattern(sharded=True),
     params:
         shard=lambda wc: f"--shard {wc.shard}/{wc.shards}",
 
 
 rule score_gather:
     input:
-        shards=score_shard_inputs,
+        shards=scoring_plan.score_shard_inputs,
     output:
         token_scores="results/scores/{dataset}/{model}/token_scores.parquet",
         item_scores="results/scores/{dataset}/{model}/item_scores.parquet",
@@ -91,16 +92,16 @@ rule score_gather:
     benchmark:
         "results/benchmarks/score_gather/{dataset}/{model}.tsv"
     wildcard_constraints:
-        model=scoring_models_pattern(sharded=True),
+        model=scoring_plan.scoring_models_pattern(sharded=True),
     conda:
         "../envs/lm.yaml"
     threads: 1
     resources:
-        mem_mb=grows_with_attempt(score_memory),
+        mem_mb=grows_with_attempt(scoring_plan.score_memory),
         runtime=grows_with_attempt(30),
     params:
-        shard_dirs=score_shard_dirs,
+        shard_dirs=scoring_plan.score_shard_dirs,
         out_dir=subpath(output.token_scores, parent=True),
-        code=stage_code("scoring"),
+        code=scoring_plan.stage_code("scoring"),
     shell:
         "spudflow score-gather {params.shard_dirs:q} --out {params.out_dir:q} 2> {log:q}"

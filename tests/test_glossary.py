@@ -22,8 +22,7 @@ CODE = ("workflow/spudflow/", "rules/", "Snakefile")
 # `spudflow score --kind`, `spudflow train-control --kind`, the score cache's key).
 MODEL_KIND_CODE = ("workflow/spudflow/scoring/", "workflow/spudflow/controls/",
                    "workflow/spudflow/rehearse/cli.py", "workflow/spudflow/rehearse/overlay.py",
-                   "workflow/spudflow/rehearse/families.py", "rules/plumbing/scoring.smk",
-                   "rules/plumbing/controls.smk",
+                   "workflow/spudflow/rehearse/families.py",
                    # a checkpoint loaded as an architecture it has no model for (--kind)
                    "workflow/spudflow/core/model_source.py")
 
@@ -33,7 +32,8 @@ RETIRED = [
     ("variant for a probe baseline",
      r"(?i)variants?\W[^\n]{0,40}\b(?:M0|MRC)\b|\b(?:M0|MRC)\b[^\n]{0,40}\bvariants?\b", None, ()),
     ("variant in the probe stage", r"\bvariants?\b",
-     ("rules/probe.smk", "rules/plumbing/probe.smk", "workflow/spudflow/probe/", "docs/probe.md"),
+     ("rules/probe.smk", "workflow/spudflow/core/plan_probe.py", "workflow/spudflow/probe/",
+      "docs/probe.md"),
      ()),
     ("none for the lm baseline",
      r"`none` \(the (?:LM|model)|NO_BASELINE|baseline[^\n]{0,30}[\"`]none[\"`]"
@@ -76,7 +76,7 @@ RETIRED = [
      ("workflow/spudflow/core/artifacts.py", "workflow/spudflow/core/schemas.snapshot.json")),
     # probe/layer_choice.py AUTO is the one spelling of a layer the sweep chooses.
     ("auto spelled out again", r"""\bPROBE_AUTO\b|\bAUTO = ["']auto["']|\|auto["']""", CODE,
-     ("workflow/spudflow/probe/layer_choice.py",)),
+     ("workflow/spudflow/core/artifacts.py",)),
     ("outdir and indir for out_dir and in_dir", r"\b(?:outdir|indir)\b", None, ()),
     # One separator, @, for a split's part in the config and in the result paths alike; configs
     # written with the old one still read (core/training_share.py split_part).
@@ -126,7 +126,7 @@ OLD_SPELLINGS = [
     ("original for orig", "workflow/spudflow/core/artifacts.py", 'SPUD_ORIGINAL = "original"'),
     ("a figure's other names", "rules/aggregate.smk",
      "use rule figure_probe_layers as figure_german_roc"),
-    ("kind for a dataset family", "rules/plumbing/pairs.smk",
+    ("kind for a dataset family", "workflow/spudflow/pairs/plan.py",
      "from spudflow.core.dataset_kinds import DATASET_KINDS"),
     ("kind for a dataset family", "docs/aggregate.md",
      "- **Items** `results/items/{dataset}.parquet` (`items.KIND`, docs/pairs.md): `dataset`,"),
@@ -149,7 +149,7 @@ OLD_SPELLINGS = [
      '    for name in ("share", *SCORES, *[f"delta_{s}" for s in SCORES]):'),
     ("share for a proportion", "report/japanese_agreement.rst",
      "Japanese transitivity: for every two scoring modes, the share of pairs on which they"),
-    ("share for a proportion", "rules/plumbing/ingest.smk",
+    ("share for a proportion", "workflow/spudflow/ingest/plan.py",
      "    return f\"--share {share['share']} --seed {share['seed']}{rest}\""),
     ("share for a proportion", "workflow/spudflow/controls/train.py", "WARMUP_SHARE = 0.06"),
     ("share for a proportion", "workflow/spudflow/aggregate/japanese.py",
@@ -162,17 +162,17 @@ OLD_SPELLINGS = [
      "`n_unseen` / `n_words`, which the n-gram scorer records per token; n/a for"),
     ("kind in code for anything but a model's architecture", "workflow/spudflow/core/atomic.py",
      "    from spudflow.core.output_kinds import may_replace"),
-    ("share for a shard's fraction of the items", "rules/plumbing/scoring.smk",
+    ("share for a shard's fraction of the items", "workflow/spudflow/scoring/plan.py",
      '    share = 1 / int(wildcards.shards) if "shards" in wildcards.keys() else 1'),
-    ("share for a shard's fraction of the items", "rules/plumbing/scoring.smk",
+    ("share for a shard's fraction of the items", "workflow/spudflow/scoring/plan.py",
      "    4000 an n-gram model) plus the score rows of the items it holds (a shard's share; a"),
     ("the nonce reasons spelled out again", "workflow/spudflow/nonce/replace.py",
      'NO_CANDIDATE = "no_candidate"  # the context holds no other unit in the pool'),
     ("the nonce reasons spelled out again", "workflow/spudflow/nonce/replace.py",
      "REASONS = (NO_CANDIDATE, NO_FORM, RULE, PROTECTED)"),
-    ("auto spelled out again", "rules/plumbing/probe.smk", 'PROBE_AUTO = "auto"'),
+    ("auto spelled out again", "workflow/spudflow/probe/plan.py", 'PROBE_AUTO = "auto"'),
     ("auto spelled out again", "workflow/spudflow/probe/cli.py", 'AUTO = "auto"'),
-    ("auto spelled out again", "rules/common.smk", '    dist=r"[0-9]+|auto",'),
+    ("auto spelled out again", "rules/probe.smk", '    dist=r"[0-9]+|auto",'),
     ("outdir and indir for out_dir and in_dir", "rules/ingest.smk",
      "        outdir=subpath(output.tokens, parent=True),"),
     ("outdir and indir for out_dir and in_dir", "rules/nonce.smk",
@@ -181,11 +181,11 @@ OLD_SPELLINGS = [
      '    de_pud: {train: "test:train", dev: null, test: "test:heldout", layers: {}}'),
     ("a colon before a split's part", "config/config.yaml",
      "  de_pud_share: {lang: de, text: [de_pud/test:train]}"),
-    ("a colon before a split's part", "rules/common.smk",
+    ("a colon before a split's part", "workflow/spudflow/core/plan_base.py",
      '        name = entry.removesuffix(":train")'),
     ("a colon before a split's part", "docs/probe.md",
      "(`test:heldout`: the sentences the SPUD items keep). `dev: null` selects on a seeded"),
-    ("aggregate_datasets for items_datasets", "rules/plumbing/aggregate.smk",
+    ("aggregate_datasets for items_datasets", "workflow/spudflow/aggregate/plan.py",
      "def aggregate_datasets(family):"),
 ]
 
@@ -208,7 +208,7 @@ def test_patterns_catch_the_old_spellings(tmp_path, synonym, rel, line):
     ("docs/scoring.md", "| kind | method | per-token log probability (natural log) |"),
     ("config/config.yaml", "    kind: causal"),
     ("config/config.yaml", "  en_pud/test: {share: 0.5, seed: 0}"),
-    ("rules/plumbing/pairs.smk",
+    ("workflow/spudflow/pairs/plan.py",
      "    return f\"--leave-out-share {share['share']} --share-seed {share['seed']}\""),
     ("workflow/spudflow/core/overlap.py",
      '    """Sentences of `treebank/split`: all of them, its training share or the rest'),

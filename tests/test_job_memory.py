@@ -228,7 +228,7 @@ def test_a_models_shape_comes_from_its_config_json(tmp_path):
 @pytest.mark.slow
 def test_every_rule_asks_for_more_memory_and_time_on_each_retry(tmp_path):
     """Every rule that runs something has its `mem_mb` and `runtime` from grows_with_attempt
-    (rules/common.smk), and Snakemake's dry run of the third attempt asks 2.25 times the
+    (spudflow.core.rules_support), and Snakemake's dry run of the third attempt asks 2.25 times the
     first's for every job of the tiny DAG, whether the rule's number is fixed or computed."""
     workdir = copy_workflow(tmp_path / "workflow")
     for rule in workflow_rules(workdir):

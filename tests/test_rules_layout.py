@@ -1,7 +1,9 @@
-"""One stage, one place, in the rules too: rules/common.smk (what every stage shares) imports only
-spudflow.core; a stage's plumbing (rules/plumbing/<stage>.smk) imports only core and its own
-stage's code; and the nonce plumbing plans nothing from the pairs' or the probes' plumbing: which
-nonce versions a run makes is core's nonce plan (spudflow.core.nonce_plan), read by all three."""
+"""One stage, one place, in the rules too: rules/ holds rules, and what they plan with is Python.
+
+A rules file defines no function (no .smk calls what another .smk defines: nothing works by
+include order) and reads only its own stage's plan object, <stage>_plan, which the Snakefile
+builds (spudflow/<stage>/plan.py). A stage's plan imports only core and its own stage; the
+shared plan (spudflow/core/plan*.py) only core. No rule takes an input or output by position."""
 
 from __future__ import annotations
 
@@ -11,40 +13,53 @@ from pathlib import Path
 from conftest import REPO
 
 RULES = REPO / "rules"
+PACKAGE = REPO / "workflow" / "spudflow"
+STAGES = ("ingest", "nonce", "pairs", "controls", "scoring", "probe", "aggregate")
 IMPORT = re.compile(r"^\s*(?:from|import)\s+(spudflow(?:\.\w+)*)", re.M)
-DEFINED = re.compile(r"^def (\w+)\(", re.M)
-CALLED = re.compile(r"\b(\w+)\(")
+DEFINED = re.compile(r"^\s*def \w+\(", re.M)
+PLAN_OBJECT = re.compile(r"\b(\w+)_plan\.")
+BY_INDEX = re.compile(r"\b(?:input|output)\[\d+\]")
 
 
 def imported_packages(path: Path) -> set[str]:
-    """The spudflow subpackages (core, probe, ...) a rules file imports from."""
+    """The spudflow subpackages (core, probe, ...) a file imports from."""
     return {name.split(".")[1] for name in IMPORT.findall(path.read_text(encoding="utf-8"))}
 
 
-def test_common_rules_import_only_core():
-    assert imported_packages(RULES / "common.smk") <= {"core"}
+def rules_files() -> list[Path]:
+    return [REPO / "Snakefile", *sorted(RULES.rglob("*.smk"))]
 
 
-def test_a_stages_plumbing_imports_only_core_and_its_stage():
-    for path in sorted((RULES / "plumbing").glob("*.smk")):
-        assert imported_packages(path) <= {"core", path.stem}, path.name
+def test_no_rules_file_defines_a_function():
+    assert [p.name for p in rules_files() if DEFINED.search(p.read_text("utf-8"))] == []
 
 
-def _plumbing(stage: str) -> str:
-    return (RULES / "plumbing" / f"{stage}.smk").read_text(encoding="utf-8")
+def test_a_stages_rules_read_only_their_own_plan():
+    for stage in STAGES:
+        text = (RULES / f"{stage}.smk").read_text(encoding="utf-8")
+        assert set(PLAN_OBJECT.findall(text)) <= {stage}, stage
+        assert imported_packages(RULES / f"{stage}.smk") <= {"core", stage}, stage
 
 
-def test_the_nonce_plumbing_calls_no_planning_function_of_the_pairs_or_the_probe():
-    others = set(DEFINED.findall(_plumbing("pairs"))) | set(DEFINED.findall(_plumbing("probe")))
-    assert set(CALLED.findall(_plumbing("nonce"))) & others == set()
+def test_a_stages_plan_imports_only_core_and_its_stage():
+    for stage in STAGES:
+        assert imported_packages(PACKAGE / stage / "plan.py") <= {"core", stage}, stage
+    for path in sorted((PACKAGE / "core").glob("plan*.py")):
+        assert imported_packages(path) <= {"core"}, path.name
+
+
+def test_no_rule_takes_a_file_by_position():
+    assert [p.name for p in rules_files() if BY_INDEX.search(p.read_text("utf-8"))] == []
 
 
 def test_the_checks_catch_the_old_layout(tmp_path):
-    """common.smk imported the probe's model_shape; the nonce plumbing called pairs' and
-    probe's spud_items_splits and probe_nonce_splits."""
+    """rules/common.smk defined ingested() that every stage's rules called; the aggregate rules
+    read the probe's functions; eight rules took a registry file as output[1]."""
     old = tmp_path / "common.smk"
-    old.write_text("from spudflow.core.model_source import is_local_path\n"
-                   "from spudflow.probe.model_shape import model_shape\n", encoding="utf-8")
-    assert imported_packages(old) == {"core", "probe"}
-    nonce = "    for treebank, split in spud_items_splits().values():\n"
-    assert "spud_items_splits" in set(CALLED.findall(nonce))
+    old.write_text("from spudflow.probe.model_shape import model_shape\n"
+                   "def ingested(treebank, split):\n", encoding="utf-8")
+    assert imported_packages(old) == {"probe"}
+    assert DEFINED.search(old.read_text("utf-8"))
+    assert set(PLAN_OBJECT.findall("        metrics=probe_plan.probe_metrics_files(),")) == {
+        "probe"}
+    assert BY_INDEX.search("        stem=subpath(output[1], strip_suffix=\".parquet\"),")

@@ -320,6 +320,9 @@ CONTROL_LOSSES = Artifact("control_losses", "train-control", key=("step",), doc=
 # --- probe ------------------------------------------------------------------------------------
 # The `baseline` of a probe on the language model itself (docs/glossary.md), beside M0, MR, MRC.
 LM_BASELINE = "lm"
+# A layer the sweep chooses: the value of a config layer (probe.models.MODEL.dist_layer, ...),
+# of `probe train --dist-layer/--label-layer` and of the rules' {dist} and {label} wildcards.
+AUTO = "auto"
 
 PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=4, key=(
         "treebank", "model", "baseline", "seed", "dist_layer", "label_layer", "eval_set"), doc=(

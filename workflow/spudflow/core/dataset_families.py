@@ -1,7 +1,7 @@
 """The families of items datasets: each is one section of the config's `pairs:` (its name is the
 family), whose builder fixes the sentences' language, except SPUD pairs, which have their
 treebank's. The rules attach a dataset's family and language where the pairs stage makes its name
-(rules/plumbing/pairs.smk), so a dataset's name never decides which tables it feeds; the
+(spudflow/pairs/plan.py), so a dataset's name never decides which tables it feeds; the
 registry (core/outputs_registry.py) names the family that feeds each table."""
 
 from __future__ import annotations

@@ -4,6 +4,7 @@
 - code_version: a fingerprint of a stage's code that a rule lists under `params:`, so that a code
   change reruns the stage's jobs through Snakemake's params rerun trigger. Listing every source
   file as an input did the same, at the cost of the scheduler checking each file of each job.
+- memory_mb: the one memory model of every rule's `mem_mb` (what the job holds, with headroom).
 - memory_for_input: the `mem_mb` of a job whose peak RSS grows with the split it holds.
 - grows_with_attempt: what every rule's `mem_mb` and `runtime` go through, so that a job killed
   for memory or time (SLURM's limits) comes back asking for more (docs/running.md, "Retries").
@@ -80,6 +81,19 @@ def input_mb(paths: Iterable[str | Path]) -> float:
     return total / 1e6
 
 
+# A job's memory: the interpreter and its libraries, plus what the job holds (measured peaks with
+# about a quarter of headroom, docs/running.md, "What a full run costs"), never under a floor.
+BASE_MB = 1000
+HEADROOM = 1.25
+
+
+def memory_mb(held_mb: float, floor_mb: int, base_mb: float = BASE_MB,
+              headroom: float = HEADROOM) -> int:
+    """`mem_mb` of a job holding `held_mb`: `base_mb` + `headroom` x `held_mb`, rounded up, at
+    least `floor_mb` (headroom 1 where a rate already has it)."""
+    return max(floor_mb, math.ceil(base_mb + headroom * held_mb))
+
+
 def memory_for_input(floor_mb: int, base_mb: int, mb_per_input_mb: float,
                      *names: str) -> Callable:
     """A rule's `mem_mb`: `base_mb` plus `mb_per_input_mb` per megabyte of its inputs `names`
@@ -92,7 +106,7 @@ def memory_for_input(floor_mb: int, base_mb: int, mb_per_input_mb: float,
         for name in names or (None,):
             files = input if name is None else getattr(input, name)
             paths += [files] if isinstance(files, (str, Path)) else list(files)
-        return max(floor_mb, math.ceil(base_mb + mb_per_input_mb * input_mb(paths)))
+        return memory_mb(mb_per_input_mb * input_mb(paths), floor_mb, base_mb, headroom=1)
 
     return mem_mb
 

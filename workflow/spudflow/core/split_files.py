@@ -2,7 +2,7 @@
 them read as one split in their order: UD ships some training sets in parts (German HDT
 train-a-1 … train-b-2, Russian SynTagRus train-a/b/c). A URL is downloaded first, to
 resources/downloads/{treebank}/{split}.conllu[.gz], or {split}.{N}.conllu[.gz] for the N-th
-(1-based) file of a list. The rules (rules/plumbing/ingest.smk) and the overlap check
+(1-based) file of a list. The rules' planning (spudflow/ingest/plan.py) and the overlap check
 (core/overlap.py) both ask here, so the two agree on every file."""
 
 from __future__ import annotations

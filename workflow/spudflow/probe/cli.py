@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from spudflow.core.artifacts import AUTO
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import finite_float, positive, seed
 from spudflow.core.output_paths import output_dir, output_file, output_path
 from spudflow.core.shards import WHOLE, Shard, parse_shard
-from spudflow.probe.layer_choice import AUTO
 
 BASELINE_CHOICES = ("M0", "MR", "MRC")
 FEATURE_BASELINES = ("lm", *BASELINE_CHOICES)  # lm: the model itself

@@ -16,9 +16,6 @@ from spudflow.core.artifacts import LM_BASELINE, PROBE_LAYER_CHOICE, PROBE_METRI
 from spudflow.core.contract import read_artifact, write_artifact
 from spudflow.core.errors import InputError
 
-# A layer the sweep chooses: the value of a config layer (probe.models.MODEL.dist_layer, ...),
-# of `probe train --dist-layer/--label-layer` and of the rules' {dist} and {label} wildcards.
-AUTO = "auto"
 # part -> the selection-data metric it maximises
 CRITERIA = {"dist": "dev_uas", "label": "dev_relacc"}
 SWEEP_COLUMNS = ["treebank", "model", "baseline", "seed", "dist_layer", "label_layer",

@@ -1,5 +1,5 @@
 """The width and weight bytes of a probe encoder, as the rules plan a feature job's memory
-(`probe_features_memory` in rules/plumbing/probe.smk; docs/running.md, "What a full run
+(`probe_features_memory` in spudflow/probe/plan.py; docs/running.md, "What a full run
 costs"). Read from files only: planning never loads a model."""
 
 from __future__ import annotations

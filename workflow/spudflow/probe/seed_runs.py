@@ -9,13 +9,13 @@ from pathlib import Path
 
 import torch
 
-from spudflow.core.artifacts import LM_BASELINE
+from spudflow.core.artifacts import AUTO, LM_BASELINE
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
 from spudflow.probe.data import ProbeSet
-from spudflow.probe.layer_choice import AUTO, chosen_layer
+from spudflow.probe.layer_choice import chosen_layer
 
 log = get_logger("spudflow.probe")
 

@@ -1,0 +1,72 @@
+"""What the scoring and aggregate stages plan from the pairs stage: the items datasets the config
+enables, their families and languages, and the config sections they are built from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spudflow.core import nonce_plan
+from spudflow.core.dataset_families import DATASET_FAMILIES, items_dataset_names
+from spudflow.core.plan_base import PlanBase
+
+
+def items_file(dataset):
+    return f"results/items/{dataset}.parquet"
+
+
+class ItemsQueries(PlanBase):
+    def pairs_section(self, name):
+        """The config of one dataset family under `pairs:` ({} when the config leaves it out: not
+        built)."""
+        return self.config["pairs"].get(name, {})
+
+    def pairs_enabled(self, name):
+        return bool(self.pairs_section(name).get("enabled"))
+
+    def spud_items_splits(self):
+        """SPUD items dataset name -> (treebank, split) of the scored splits, as the nonce plan has
+        them (spudflow.core.nonce_plan)."""
+        return nonce_plan.spud_items_splits(self.config)
+
+    def spud_items_versions(self):
+        """(method, seed) of the nonce versions a SPUD items dataset holds beside each original
+        sentence (spudflow.core.nonce_plan)."""
+        return nonce_plan.spud_items_versions(self.config)
+
+    def items_dataset_families(self):
+        """Name -> family (its `pairs:` section, core/dataset_families.py) of every items dataset
+        the config enables (results/items/{name}.parquet), in config order: SPUD items only of the
+        splits that are scored. The family is set here, where the name is made: no rule reads a
+        family off a name."""
+        scored = self.spud_items_splits()
+        return {
+            name: family
+            for name, family in items_dataset_names(self.config).items()
+            if family != "spud" or name in scored
+        }
+
+    def items_datasets(self, family=None):
+        """Names of the items datasets the config enables (of one family, or all), in config
+        order."""
+        return [d for d, f in self.items_dataset_families().items() if family in (None, f)]
+
+    def items_dataset_language(self, dataset):
+        """The language of an items dataset's sentences: its family's, or its treebank's (SPUD);
+        None for an items file the pairs stage does not make (a user's own, whose items carry their
+        language: the score command's --languages filters them item by item)."""
+        families = self.items_dataset_families()
+        if dataset not in families:
+            return None
+        language = DATASET_FAMILIES[families[dataset]].language
+        return language or self.treebank_lang(self.spud_items_splits()[dataset][0])
+
+    def blimp_files(self):
+        """The paradigm files of pairs.blimp.paths; a directory stands for its *.jsonl files. None
+        while BLiMP is not built."""
+        if not self.pairs_enabled("blimp"):
+            return []
+        files = []
+        for location in self.pairs_section("blimp")["paths"]:
+            path = Path(location)
+            files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
+        return files

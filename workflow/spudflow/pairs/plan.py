@@ -1,0 +1,104 @@
+"""Input functions and config lookups of the pairs stage's rules (rules/pairs.smk)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from spudflow.core.dataset_families import JAPANESE_VARIANTS
+from spudflow.core.fetch_options import fetch_inputs, fetch_source, sha256_option
+from spudflow.core.pairs_files import URL_KEYS, family_downloads, local_file
+from spudflow.core.plan import Plan
+from spudflow.core.plan_base import has_name, ingested, quoted
+from spudflow.core.plan_nonce import nonce_tokens
+
+# The paper's two German case sentence files (pairs.german_case.sentences).
+GERMAN_CASE_SENTENCES = ("grammatical", "ungrammatical")
+# The families with files that may be given by URL: fetch_pairs_file's `family` wildcard.
+PAIRS_URL_FAMILIES = "|".join(URL_KEYS)
+JAPANESE_COUNTED_LEXICON = "results/lexicons/japanese_verb_pairs.tsv"
+
+
+def german_case_source_args(wildcards, input):
+    """`--templates TSV` or `--sentences GRAMMATICAL UNGRAMMATICAL`, as the input is."""
+    if has_name(input, "templates"):
+        return f"--templates {quoted([input.templates])}"
+    return f"--sentences {quoted([input[which] for which in GERMAN_CASE_SENTENCES])}"
+
+
+def spud_nonce_options(wildcards, input):
+    """`--nonce DIR` options for the nonce versions' tokens.parquet files."""
+    return " ".join(f"--nonce {shlex.quote(str(Path(f).parent))}" for f in input.nonce)
+
+
+class PairsPlan(Plan):
+    def cola_phenomena(self):
+        """The local files of the CoLA phenomenon sets (pairs.cola.phenomena): paths as given, URLs
+        where rule fetch_pairs_file downloads them."""
+        return [local_file("cola", entry) for entry in self.pairs_section("cola")["phenomena"]]
+
+    def cola_phenomena_args(self):
+        """`--phenomena FILE…` of the CoLA phenomenon sets; "" when none."""
+        files = self.cola_phenomena()
+        return f"--phenomena {quoted(files)}" if files else ""
+
+    def pairs_download_url(self, wildcards):
+        """The configured URL of a fetch_pairs_file download (core/pairs_files.py)."""
+        return family_downloads(self.config, wildcards.family)[wildcards.name].url
+
+    def pairs_file_url(self, wildcards):
+        """What fetch_pairs_file downloads: the URL or its mirrored copy (config fetch.mirror)."""
+        return fetch_source(self.config, self.pairs_download_url(wildcards))
+
+    def pairs_file_checksum(self, wildcards):
+        return sha256_option(self.config, self.pairs_download_url(wildcards))
+
+    def pairs_file_input(self, wildcards):
+        return fetch_inputs(self.config, self.pairs_download_url(wildcards))
+
+    def german_case_sentence_file(self, which):
+        """Where items_german_case reads one of the paper's German case sentence files (the
+        configured path, or where fetch_pairs_file downloads its URL)."""
+        return local_file("german_case", self.pairs_section("german_case")["sentences"][which])
+
+    def german_case_items_input(self, wildcards):
+        """The template TSV, or the two sentence files the templates are recovered from."""
+        section = self.pairs_section("german_case")
+        if "sentences" in section:
+            return {which: self.german_case_sentence_file(which) for which in GERMAN_CASE_SENTENCES}
+        return {"templates": section["templates"]}
+
+    def japanese_variants(self):
+        if not self.pairs_enabled("japanese_transitivity"):
+            return []
+        chosen = self.pairs_section("japanese_transitivity")["datasets"]
+        return [v for v in JAPANESE_VARIANTS if v in chosen]
+
+    def japanese_lexicon(self):
+        """The verb pair lexicon the Japanese items rank by: counted in the configured corpus
+        (pairs.japanese_transitivity.corpus, rule japanese_verb_counts), or the lexicon file itself,
+        whose counts are those its header names."""
+        section = self.pairs_section("japanese_transitivity")
+        return JAPANESE_COUNTED_LEXICON if section.get("corpus") else section["lexicon"]
+
+    def spud_items_input(self, wildcards):
+        datasets = self.spud_items_splits()
+        if wildcards.dataset not in datasets:
+            raise ValueError(
+                f"{wildcards.dataset} is not a SPUD items dataset of the config "
+                f"(known: {', '.join(datasets) or 'none'})"
+            )
+        treebank, split = datasets[wildcards.dataset]
+        return {
+            "orig": ingested(treebank, split),
+            "nonce": nonce_tokens(treebank, split, self.spud_items_versions()),
+        }
+
+    def spud_leave_out_args(self, wildcards):
+        """`--leave-out-share`: the split's training share (config training_shares) is not
+        scored."""
+        treebank, split = self.spud_items_splits()[wildcards.dataset]
+        share = self.training_shares().get(f"{treebank}/{split}")
+        if not share:
+            return ""
+        return f"--leave-out-share {share['share']} --share-seed {share['seed']}"

@@ -1,0 +1,257 @@
+"""Input functions, resources and config lookups of the probe stage's rules (rules/probe.smk)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from spudflow.core.artifacts import AUTO
+from spudflow.core.plan import Plan
+from spudflow.core.plan_base import (
+    has_name,
+    ingested,
+    model_path_inputs,
+    quoted,
+    sample_args,
+    share_dir,
+)
+from spudflow.core.plan_probe import probe_layer_choice_file, probe_pair_dir, probe_run_dir
+from spudflow.core.probe_tasks import split_from_dir
+from spudflow.core.rules_support import BASE_MB, cli_options, input_mb, memory_mb
+from spudflow.core.training_share import PART_SEPARATOR, PARTS
+from spudflow.probe.feature_file import eval_set_file
+from spudflow.probe.model_shape import model_shape
+
+# The feature directory of a split: a split, or a share of one (SPLIT@train, SPLIT@heldout).
+PROBE_SPLIT_DIR = rf"[A-Za-z0-9_-]+(?:{PART_SEPARATOR}(?:{'|'.join(PARTS)}))?"
+# `spudflow probe train` options with the same name as the probe section's keys, in this order.
+PROBE_TRAIN_OPTIONS = (
+    "min_words",
+    "distance",
+    "rank",
+    "lr",
+    "batch_size",
+    "max_epochs",
+    "patience",
+    "acl_predicted_as_unk",
+    "max_train_sentences",
+    "max_dev_sentences",
+    "max_sentences_seed",
+)
+# A feature job's memory: its encoder's weights (counted twice: stored float16 ones are loaded
+# float32) and, per token row of the treebanks it reads (about 78,000 rows per MB of
+# tokens.parquet), about 170 bytes of words plus 2 bytes per hidden unit and layer of its widest
+# baseline's float16 features (measured on bench_scale.py's 1x and 16x EWT train,
+# docs/running.md); a quarter of headroom, 6000 MB at least. A hub model not yet in the local
+# cache when Snakemake plans gets the 6000.
+PROBE_FEATURES_FLOOR_MB = 6000
+TOKEN_ROWS_PER_MB = 78_000
+
+
+def probe_eval_set_file(features_dir, baseline, eval_set):
+    """One baseline's file of one eval set in a feature directory (spudflow.probe.feature_file)."""
+    return eval_set_file(f"{features_dir}/{baseline}", eval_set)
+
+
+def probe_wildcard_split(wildcards):
+    return split_from_dir(wildcards.treebank, wildcards.split)
+
+
+def probe_features_dir(model, probe_split):
+    """The feature job's directory of a ProbeSplit (a share's is SPLIT@train / SPLIT@heldout):
+    {baseline}/{eval set}.safetensors for each of the model's baselines."""
+    return f"results/probe/features/{model}/{probe_split.treebank}/{probe_split.dir_name}"
+
+
+def probe_feature_paths(wildcards, input):
+    """`--sentences DIR` of a share's feature job: a path of its input (which it changes with)."""
+    return quoted(["--sentences", Path(input.share).parent]) if has_name(input, "share") else ""
+
+
+def probe_pair_dir_of(wildcards):
+    w = wildcards
+    return probe_pair_dir(w.treebank, w.probe_model, w.baseline, w.dist, w.label)
+
+
+class ProbePlan(Plan):
+    def probe_split_eval_sets(self, treebank, split_dir):
+        """The eval sets a split's feature job extracts: every one (probe_eval_sets) on a task's
+        test split (or share), `orig` on a split only trained or selected on."""
+        tested = {(task.test.treebank, task.test.dir_name) for task in self.probe_tasks().values()}
+        return self.probe_eval_sets() if (treebank, split_dir) in tested else ["orig"]
+
+    def probe_sweep_metrics(self, wildcards):
+        """metrics.parquet of every sweep run (model itself, (l, l), every seed) of one model."""
+
+        def run_dir(layer, seed):
+            return probe_run_dir(
+                wildcards.treebank, wildcards.probe_model, "lm", layer, layer, seed
+            )
+
+        return [
+            f"{run_dir(layer, seed)}/metrics.parquet"
+            for layer in self.probe_sweep_layers(wildcards.probe_model)
+            for seed in self.config["probe"]["seeds"]
+        ]
+
+    def probe_feature_inputs(self, wildcards):
+        """The treebanks (original and nonce versions) of a feature job's eval sets and, for a
+        share, the share's sentences, which restrict them (the same sentences in every version)."""
+        found = probe_wildcard_split(wildcards)
+        inputs = {
+            "tokens": [
+                self.probe_treebank_tokens(found.treebank, found.split, s)
+                for s in self.probe_split_eval_sets(wildcards.treebank, wildcards.split)
+            ]
+        }
+        if found.part:
+            share = share_dir(found.treebank, found.split, found.part)
+            inputs["share"] = f"{share}/sentences.parquet"
+        return inputs
+
+    def probe_model_inputs(self, wildcards):
+        return model_path_inputs(self.probe_model_config(wildcards.probe_model)["source"])
+
+    def probe_feature_layers(self, treebank, model, baseline):
+        """The layers a baseline's features hold: those of its layer pairs, every layer where one
+        is `auto` (whichever the sweep chooses)."""
+        pairs = self.probe_layer_pairs(treebank, model, baseline)
+        layers = {layer for pair in pairs for layer in pair}
+        if AUTO in layers:
+            layers = set(self.probe_sweep_layers(model))
+        return ",".join(map(str, sorted(layers)))
+
+    def probe_features_memory(self, wildcards, input):
+        model, treebank = wildcards.probe_model, wildcards.treebank
+        spec = self.probe_model_config(model)
+        shape = model_shape(spec["source"], spec.get("revision"))
+        if shape is None:
+            return PROBE_FEATURES_FLOOR_MB
+        width, weights_mb = shape
+        layers = max(
+            len(self.probe_feature_layers(treebank, model, b).split(","))
+            for b in self.probe_baselines(model)
+        )
+        fraction = 1 / self.probe_shards() if has_name(wildcards, "shard") else 1
+        rows = input_mb(input.tokens) * TOKEN_ROWS_PER_MB * fraction
+        held_mb = rows * (170 + 2 * width * layers) / 1e6
+        return memory_mb(held_mb, PROBE_FEATURES_FLOOR_MB, base_mb=BASE_MB + 2 * weights_mb)
+
+    def probe_feature_args(self, wildcards):
+        """`spudflow probe features` settings of one feature job, every baseline (docs/probe.md):
+        a function of the wildcards only, so that Snakemake compares them with the last run's (a
+        params function of `input` is not a rerun trigger)."""
+        model, treebank = wildcards.probe_model, wildcards.treebank
+        spec = self.probe_model_config(model)
+        args = ["--baselines"]
+        args += [
+            f"{b}={self.probe_feature_layers(treebank, model, b)}"
+            for b in self.probe_baselines(model)
+        ]
+        args += ["--eval-sets", *self.probe_split_eval_sets(treebank, wildcards.split)]
+        args += ["--device", spec["device"], "--init-seed", spec["init_seed"]]
+        args = quoted(args + cli_options(spec, ("max_length", "revision")))
+        return " ".join(
+            filter(None, [args, sample_args(self.config["probe"]["sample"], "--sample-seed")])
+        )
+
+    def probe_shards(self):
+        return self.config["probe"]["feature_shards"] if self.probe_enabled() else 1
+
+    def probe_models_pattern(self, sharded):
+        """Regex matching every probe model when the features are (not) sharded, else nothing."""
+        return r"[A-Za-z0-9][A-Za-z0-9_.-]*" if (self.probe_shards() > 1) == sharded else "(?!)"
+
+    def probe_shard_dirs(self, wildcards):
+        stem = probe_features_dir(wildcards.probe_model, probe_wildcard_split(wildcards))
+        return [f"{stem}.shard{i}" for i in range(1, self.probe_shards() + 1)]
+
+    def probe_gather_memory(self, wildcards, input):
+        """A probe_features_gather job's mem_mb: it holds one gathered file at a time, read from
+        its shards and concatenated (twice its bytes: 1.84 GB file, 3.71 GB peak by
+        `/usr/bin/time`), with a quarter of headroom; 4000 MB at least. The shard directories are
+        there when Snakemake evaluates it again before running the job."""
+        gathered = {}  # file name in a shard -> MB over all shards
+        for shard in map(Path, input.shards):
+            for path in filter(Path.is_file, shard.rglob("*")):
+                name = path.relative_to(shard)
+                gathered[name] = gathered.get(name, 0) + input_mb([path])
+        return memory_mb(2 * max(gathered.values(), default=0), floor_mb=4000)
+
+    def probe_train_inputs(self, wildcards):
+        """Feature directories and treebanks of a probe run: train, dev (when configured), the
+        eval sets' (the test split's directory holds them all, of every baseline)."""
+        model = wildcards.probe_model
+        task = self.probe_tasks()[wildcards.treebank]
+        inputs = {}
+        for role in ("train", "dev"):
+            found = getattr(task, role)
+            if found:
+                inputs[f"{role}_features"] = probe_features_dir(model, found)
+                inputs[f"{role}_treebank"] = ingested(found.treebank, found.split)
+        test = task.test
+        inputs["eval_features"] = probe_features_dir(model, test)
+        inputs["eval_treebanks"] = [
+            self.probe_treebank_tokens(test.treebank, test.split, s) for s in self.probe_eval_sets()
+        ]
+        if AUTO in (wildcards.dist, wildcards.label):
+            inputs["layer_choice"] = probe_layer_choice_file(wildcards.treebank, model)
+        return inputs
+
+    def probe_train_paths(self, wildcards, input):
+        """`spudflow probe train`'s data options of one job: the features and treebanks of its
+        train, dev and eval sets and its layer choice, shell-quoted (the job's input: a change
+        reruns it as an input change)."""
+
+        def parent(path):
+            return str(Path(path).parent)
+
+        def file(features_dir, name):
+            return probe_eval_set_file(features_dir, wildcards.baseline, name)
+
+        def orig(features_dir):
+            return file(features_dir, "orig")
+
+        args = ["--train", orig(input.train_features), parent(input.train_treebank)]
+        if has_name(input, "dev_features"):
+            args += ["--dev", orig(input.dev_features), parent(input.dev_treebank)]
+        for name, tokens in zip(self.probe_eval_sets(), input.eval_treebanks, strict=True):
+            args += ["--eval", name, file(input.eval_features, name), parent(tokens)]
+        if has_name(input, "layer_choice"):
+            args += ["--layer-choice", input.layer_choice]
+        return quoted(args)
+
+    def probe_train_args(self, wildcards):
+        """`spudflow probe train`'s settings of one job, every seed (docs/probe.md), shell-quoted:
+        a function of the wildcards only, so that a changed setting reruns the job (Snakemake
+        compares such params with the last run's; one of `input` it does not)."""
+        probe = self.config["probe"]
+        args = []
+        if not self.probe_tasks()[wildcards.treebank].dev:
+            args += cli_options(probe, ("holdout", "holdout_seed"))
+        args += ["--dist-layer", wildcards.dist, "--label-layer", wildcards.label]
+        args += ["--seeds", *map(str, self.probe_seeds()), "--treebank", wildcards.treebank]
+        args += ["--model", wildcards.probe_model, *cli_options(probe, PROBE_TRAIN_OPTIONS)]
+        if wildcards.baseline != "lm":
+            args += ["--baseline", wildcards.baseline]
+        return quoted(args + self.probe_word_options())
+
+    def probe_train_memory(self, wildcards, input):
+        """A probe_train job's mem_mb (what SLURM enforces). It holds its baseline's feature files
+        as read (float16; the training split's once more when part of it is held out,
+        probe.holdout) and its treebanks' words and gold trees, about 36 MB per MB of
+        tokens.parquet. Rates from `/usr/bin/time` peaks at 1x and 16x EWT train, 32 and 768 wide,
+        with about a quarter of headroom (docs/running.md, "What a full run costs"); 4000 MB at
+        least."""
+
+        def file(features_dir, name):
+            return probe_eval_set_file(features_dir, wildcards.baseline, name)
+
+        train = file(input.train_features, "orig")
+        features = [
+            train,
+            file(input.dev_features, "orig") if has_name(input, "dev_features") else train,
+        ]
+        features += [file(input.eval_features, name) for name in self.probe_eval_sets()]
+        dev = [input.dev_treebank] if has_name(input, "dev_treebank") else []
+        treebanks = [input.train_treebank, *dev, *input.eval_treebanks]
+        return memory_mb(input_mb(features), 4000, base_mb=BASE_MB + 36 * input_mb(treebanks))
