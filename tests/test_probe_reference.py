@@ -123,26 +123,23 @@ def test_the_quirk_touches_no_other_label(monkeypatch):
 
 
 def test_a_cap_keeps_a_seeded_sample_and_the_filter_counts(caplog):
-    from argparse import Namespace
-
     from spudflow.probe.seed_runs import cap
 
     data = tiny_set(n_sentences=12)
     data.n_short, data.n_too_long = 3, 1
-    args = lambda seed: Namespace(max_sentences_seed=seed)  # noqa: E731
     with caplog.at_level("INFO", logger="spudflow.probe"):
-        kept = cap(data, 5, args(42))
+        kept = cap(data, 5, 42)
     assert "tiny: 5 of 12 sentences kept (at most 5, seed 42)" in caplog.text
     assert len(kept) == 5 and (kept.n_short, kept.n_too_long) == (3, 1)
     picks = kept.words.sent_index.tolist()
     assert picks == sorted(picks) and len(set(picks)) == 5
-    assert cap(data, 5, args(42)).words.sent_index.tolist() == picks
-    assert any(cap(data, 5, args(s)).words.sent_index.tolist() != picks for s in range(5))
+    assert cap(data, 5, 42).words.sent_index.tolist() == picks
+    assert any(cap(data, 5, s).words.sent_index.tolist() != picks for s in range(5))
     # each kept sentence keeps its own features
     first = picks[0]
     assert torch.equal(kept.dist[:kept.lengths[0]],
                        data.dist[data.offsets[first]:data.offsets[first + 1]])
-    assert cap(data, None, args(42)) is data and cap(data, 12, args(42)) is data
+    assert cap(data, None, 42) is data and cap(data, 12, 42) is data
 
 
 def _reference_tokenizer(tokenizer):

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from spudflow.core.artifacts import AUTO
+from spudflow.core.artifacts import AUTO, LM_BASELINE
+from spudflow.core.distinct_inputs import distinct_names
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import finite_float, positive, seed
 from spudflow.core.output_paths import output_dir, output_file, output_path
 from spudflow.core.shards import WHOLE, Shard, parse_shard
+
+if TYPE_CHECKING:
+    from spudflow.probe.jobs import FeatureJob, ProbeJob
 
 BASELINE_CHOICES = ("M0", "MR", "MRC")
 FEATURE_BASELINES = ("lm", *BASELINE_CHOICES)  # lm: the model itself
@@ -180,22 +185,108 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=run_select_layers)
 
 
+def feature_job(args: argparse.Namespace) -> FeatureJob:
+    """The FeatureJob `probe features`'s options describe, its eval set names and baselines
+    checked."""
+    from spudflow.probe.jobs import FeatureJob
+
+    eval_sets = _eval_set_names(args.eval_sets, args.dirs)
+    baselines = [name for name, _ in args.baselines]
+    if len(set(baselines)) != len(baselines):
+        raise InputError("--baselines", None, "names a baseline twice")
+    return FeatureJob(
+        dirs=tuple(args.dirs), eval_sets=eval_sets,
+        baselines=tuple((name, tuple(layers)) for name, layers in args.baselines),
+        model=args.model, revision=args.revision, init_seed=args.init_seed,
+        sentences=args.sentences, sample=args.sample, sample_seed=args.sample_seed,
+        shard=args.shard, block_size=args.block_size, batch_tokens=args.batch_tokens,
+        max_length=args.max_length, device=args.device, threads=args.threads, out=args.out)
+
+
+def _eval_set_names(given: list[str] | None, dirs: list[Path]) -> tuple[str, ...]:
+    """The eval set name of each DIR: given, or `orig` for a single one; each a relative path
+    (its file is OUT/{baseline}/{name}.safetensors), named once."""
+    names = given if given is not None else ["orig"]
+    if len(names) != len(dirs):
+        raise InputError("--eval-sets", None, f"{len(names)} name(s) for {len(dirs)} "
+                         "treebank directories: one each, in the same order")
+    for name in names:
+        parts = Path(name).parts
+        if not parts or Path(name).is_absolute() or ".." in parts or name.startswith("."):
+            raise InputError("--eval-sets", None, f"not an eval set name: {name!r}")
+    if len(set(names)) != len(names):
+        raise InputError("--eval-sets", None, "names an eval set twice")
+    return tuple(names)
+
+
+def probe_job(args: argparse.Namespace) -> ProbeJob:
+    """The ProbeJob `probe train`'s options describe: its seeds, eval sets and --holdout checked,
+    `auto` layers resolved (bad input here writes nothing and loads no data)."""
+    from spudflow.probe.jobs import ProbeInputs, ProbeJob, ProbeTraining
+
+    seeds = _checked_seeds(args.seeds)
+    if not args.eval:
+        raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
+    distinct_names([name for name, _, _ in args.eval], "--eval")
+    layers = _resolved_layers(args)
+    if not args.dev and not 0 < args.holdout < 1:
+        raise InputError("--holdout", None, "must be between 0 and 1 without --dev")
+    inputs = ProbeInputs(
+        train=tuple(args.train), dev=tuple(args.dev) if args.dev else None,
+        evals=tuple(tuple(given) for given in args.eval), holdout=args.holdout,
+        holdout_seed=args.holdout_seed, max_train_sentences=args.max_train_sentences,
+        max_dev_sentences=args.max_dev_sentences, max_sentences_seed=args.max_sentences_seed,
+        min_words=args.min_words)
+    training = ProbeTraining(
+        seeds=seeds, subtypes=args.subtypes, squared=args.distance == "squared",
+        rank=args.rank, lr=args.lr, batch_size=args.batch_size, max_epochs=args.max_epochs,
+        patience=args.patience, acl_predicted_as_unk=args.acl_predicted_as_unk,
+        punct=not args.no_punct)
+    return ProbeJob(
+        inputs=inputs, training=training, treebank=args.treebank, model=args.model,
+        baseline=args.baseline or LM_BASELINE, dist_layer=layers["dist"],
+        label_layer=layers["label"], auto_layers=AUTO in (args.dist_layer, args.label_layer),
+        out=args.out, threads=args.threads)
+
+
+def _checked_seeds(seeds: list[int]) -> tuple[int, ...]:
+    twice = sorted({seed for seed in seeds if seeds.count(seed) > 1})
+    if twice:
+        raise InputError("--seeds", None, f"names seed {twice[0]} twice")
+    return tuple(seeds)
+
+
+def _resolved_layers(args: argparse.Namespace) -> dict[str, int]:
+    """dist and label layers, `auto` replaced by the layer sweep's choice (--layer-choice)."""
+    from spudflow.probe.layer_choice import chosen_layer
+
+    layers = {"dist": args.dist_layer, "label": args.label_layer}
+    if AUTO not in layers.values():
+        if args.layer_choice is not None:
+            raise InputError("--layer-choice", None, "given, but no layer is `auto`")
+        return layers
+    if args.layer_choice is None:
+        raise InputError("--layer-choice", None, "needed for a layer `auto`")
+    return {part: chosen_layer(args.layer_choice, args.treebank, args.model, part)
+            if layer == AUTO else layer for part, layer in layers.items()}
+
+
 def run_features(args: argparse.Namespace) -> int:
     from spudflow.probe.run import features_command
 
-    return features_command(args)
+    return features_command(feature_job(args))
 
 
 def run_gather(args: argparse.Namespace) -> int:
     from spudflow.probe.run import gather_command
 
-    return gather_command(args)
+    return gather_command(args.shards, args.out)
 
 
 def run_train(args: argparse.Namespace) -> int:
     from spudflow.probe.seed_runs import train_command
 
-    return train_command(args)
+    return train_command(probe_job(args))
 
 
 def run_select_layers(args: argparse.Namespace) -> int:

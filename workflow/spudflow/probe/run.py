@@ -1,17 +1,20 @@
-"""The feature commands' work: argument checks, loading, writing (atomically); `probe train`'s
-is in seed_runs.py."""
+"""The feature commands' work: loading, extracting, writing (atomically), for a FeatureJob the
+CLI built and checked; `probe train`'s is in seed_runs.py."""
 
 from __future__ import annotations
 
 import contextlib
-from argparse import Namespace
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from spudflow.core.artifacts import LM_BASELINE
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.probe.feature_file import eval_set_file, write_features
+
+if TYPE_CHECKING:
+    from spudflow.probe.jobs import FeatureJob
 
 log = get_logger("spudflow.probe")
 
@@ -57,60 +60,41 @@ def all_or_none() -> Iterator[list[Path]]:
         raise
 
 
-def _words_of(directory: Path, args: Namespace):
+def _words_of(directory: Path, job: FeatureJob):
     from spudflow.probe.words import read_words
 
     words = read_words(directory, need_trees=False)
-    if args.sentences is not None:
-        words = restrict_to_share(words, directory, args.sentences)
-    if args.sample is not None:
-        words = words.sample(args.sample, args.sample_seed)
+    if job.sentences is not None:
+        words = restrict_to_share(words, directory, job.sentences)
+    if job.sample is not None:
+        words = words.sample(job.sample, job.sample_seed)
     return words
 
 
-def _eval_sets(args: Namespace) -> list[str]:
-    """The eval set name of each DIR: given, or `orig` for a single one; each a relative path
-    (its file is OUT/{baseline}/{name}.safetensors), named once."""
-    names = args.eval_sets if args.eval_sets is not None else ["orig"]
-    if len(names) != len(args.dirs):
-        raise InputError("--eval-sets", None, f"{len(names)} name(s) for {len(args.dirs)} "
-                         "treebank directories: one each, in the same order")
-    for name in names:
-        parts = Path(name).parts
-        if not parts or Path(name).is_absolute() or ".." in parts or name.startswith("."):
-            raise InputError("--eval-sets", None, f"not an eval set name: {name!r}")
-    if len(set(names)) != len(names):
-        raise InputError("--eval-sets", None, "names an eval set twice")
-    return names
-
-
-def features_command(args: Namespace) -> int:
+def features_command(job: FeatureJob) -> int:
     """Features of every treebank directory (a split's eval sets) for every baseline, one
     encoder in memory at a time, into OUT/{baseline}/ (OUT renamed into place when complete)."""
+    import torch  # here, not at the top: `probe gather` needs no torch
+
     from spudflow.core.atomic import atomic_outputs
     from spudflow.core.progress import progress
     from spudflow.probe.feature_file import is_feature_folder
 
-    names = _eval_sets(args)
-    baselines = [name for name, _ in args.baselines]
-    if len(set(baselines)) != len(baselines):
-        raise InputError("--baselines", None, "names a baseline twice")
-    import torch  # here, not at the top: `probe gather` needs no torch
-
-    torch.set_num_threads(args.threads)
+    torch.set_num_threads(job.threads)
     # Every treebank is read (and checked) before a model loads and anything is written.
-    sets = [(name, directory, _words_of(directory, args))
-            for name, directory in zip(names, args.dirs, strict=True)]
-    steps = [(baseline, layers, *found) for baseline, layers in args.baselines for found in sets]
+    sets = [(name, directory, _words_of(directory, job))
+            for name, directory in zip(job.eval_sets, job.dirs, strict=True)]
+    steps = [(baseline, list(layers), *found) for baseline, layers in job.baselines
+             for found in sets]
     built = None  # (baseline, its encoder): the encoders are built one after the other
     with atomic_outputs() as out:
-        folder = out.dir(args.out, "a probe feature folder", is_feature_folder)
+        folder = out.dir(job.out, "a probe feature folder", is_feature_folder)
         for baseline, layers, name, directory, words in progress(
                 steps, "probe features (baseline x eval set)", unit="set"):
             if built is None or built[0] != baseline:
                 built = None  # the previous encoder is freed before the next one is built
-                built = (baseline, _baseline_encoder(args, baseline, layers))
-            features = _extract(args, built[1], baseline, layers, directory, words)
+                built = (baseline, _baseline_encoder(job, baseline, layers))
+            features = _extract(job, built[1], baseline, layers, directory, words)
             write_features(eval_set_file(folder / baseline, name), features)
             log.info("%s: %d sentences, %d words, layers %s -> %s/%s", baseline,
                      len(features.sent_index), int(features.word_offsets[-1]), layers,
@@ -119,63 +103,63 @@ def features_command(args: Namespace) -> int:
     return 0
 
 
-def _baseline_encoder(args: Namespace, baseline: str, layers: list[int]):
+def _baseline_encoder(job: FeatureJob, baseline: str, layers: list[int]):
     from spudflow.probe.encoder import load_encoder
 
     # MR/MRC weights come from --init-seed alone (load_encoder forks the RNG): a baseline's
     # encoder is the same whichever baselines were built before it.
-    return load_encoder(args.model, layers, None if baseline == LM_BASELINE else baseline,
-                        args.init_seed, args.max_length, _device(args.device), args.revision)
+    return load_encoder(job.model, layers, None if baseline == LM_BASELINE else baseline,
+                        job.init_seed, job.max_length, _device(job.device), job.revision)
 
 
-def _extract(args: Namespace, encoder, baseline: str, layers: list[int], directory: Path,
+def _extract(job: FeatureJob, encoder, baseline: str, layers: list[int], directory: Path,
              words):
     """One eval set's features for one baseline; its metadata names the baseline."""
     from spudflow.core.shards import shard_range
     from spudflow.probe.features import extract, leading_space
 
-    positions = range(*shard_range(len(words), args.shard, args.block_size))
-    features = extract(encoder, words, positions, layers, args.block_size, args.batch_tokens)
-    features.info = {"model": args.model, "baseline": baseline,
-                     "init_seed": str(args.init_seed) if baseline in ("MR", "MRC") else "",
+    positions = range(*shard_range(len(words), job.shard, job.block_size))
+    features = extract(encoder, words, positions, layers, job.block_size, job.batch_tokens)
+    features.info = {"model": job.model, "baseline": baseline,
+                     "init_seed": str(job.init_seed) if baseline in ("MR", "MRC") else "",
                      "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
-                     "block_size": str(args.block_size)}
-    if args.revision is not None:  # absent when none: the files of a config without one stay
-        features.info["revision"] = args.revision
+                     "block_size": str(job.block_size)}
+    if job.revision is not None:  # absent when none: the files of a config without one stay
+        features.info["revision"] = job.revision
     if leading_space(encoder.tokenizer):  # absent otherwise: those files stay as they were
         features.info["leading_space"] = "true"
-    if args.shard.count > 1:
-        features.info["shard"] = str(args.shard)
+    if job.shard.count > 1:
+        features.info["shard"] = str(job.shard)
     if features.too_long:
         log.warning("%s: %d sentence(s) longer than %d tokens left out", directory,
                     len(features.too_long), encoder.max_length)
     return features
 
 
-def gather_command(args: Namespace) -> int:
-    """Shard files -> the unsharded file; shard directories -> the unsharded directory, file by
-    file ({baseline}/{eval set}; each shard must hold the same files)."""
+def gather_command(shards: list[Path], out: Path) -> int:
+    """Shard files -> the unsharded file OUT; shard directories -> the unsharded directory OUT,
+    file by file ({baseline}/{eval set}; each shard must hold the same files)."""
     from spudflow.core.input_files import require_file
     from spudflow.probe.feature_file import concatenate, eval_sets_in
 
-    if not all(shard.is_dir() for shard in args.shards):
-        for shard in args.shards:
+    if not all(shard.is_dir() for shard in shards):
+        for shard in shards:
             require_file(shard, "a probe feature file")
-        write_features(args.out, concatenate(_read_shards(args.shards)))
+        write_features(out, concatenate(_read_shards(shards)))
         return 0
-    names = eval_sets_in(args.shards[0])
+    names = eval_sets_in(shards[0])
     if not names:
-        raise InputError(args.shards[0], None, "holds no probe feature file")
-    for shard in args.shards[1:]:
+        raise InputError(shards[0], None, "holds no probe feature file")
+    for shard in shards[1:]:
         if eval_sets_in(shard) != names:
             raise InputError(shard, None, f"holds eval sets {eval_sets_in(shard)}, "
-                             f"{args.shards[0]} {names}: shards of different jobs?")
+                             f"{shards[0]} {names}: shards of different jobs?")
     with all_or_none() as written:
         for name in names:
-            out = Path(eval_set_file(args.out, name))
-            written.append(out)
-            write_features(out, concatenate(_read_shards(
-                [Path(eval_set_file(shard, name)) for shard in args.shards])))
+            path = Path(eval_set_file(out, name))
+            written.append(path)
+            write_features(path, concatenate(_read_shards(
+                [Path(eval_set_file(shard, name)) for shard in shards])))
     return 0
 
 

@@ -3,38 +3,26 @@ pair), the features loaded once; each seed's folder OUT/seed{S}/ appears whole o
 
 from __future__ import annotations
 
-from argparse import Namespace
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
-from spudflow.core.artifacts import AUTO, LM_BASELINE
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
 from spudflow.probe.data import ProbeSet
-from spudflow.probe.layer_choice import chosen_layer
+
+if TYPE_CHECKING:
+    from spudflow.probe.jobs import ProbeJob
 
 log = get_logger("spudflow.probe")
 
 
 def seed_dir(out: Path, seed: int) -> Path:
     return out / f"seed{seed}"
-
-
-def resolved_layers(args: Namespace) -> dict[str, int]:
-    """dist and label layers, `auto` replaced by the layer sweep's choice (--layer-choice)."""
-    layers = {"dist": args.dist_layer, "label": args.label_layer}
-    if AUTO not in layers.values():
-        if args.layer_choice is not None:
-            raise InputError("--layer-choice", None, "given, but no layer is `auto`")
-        return layers
-    if args.layer_choice is None:
-        raise InputError("--layer-choice", None, "needed for a layer `auto`")
-    return {part: chosen_layer(args.layer_choice, args.treebank, args.model, part)
-            if layer == AUTO else layer for part, layer in layers.items()}
 
 
 @dataclass
@@ -49,23 +37,16 @@ class ProbeData:
     training: dict
 
 
-def _checked_seeds(seeds: list[int]) -> list[int]:
-    twice = sorted({seed for seed in seeds if seeds.count(seed) > 1})
-    if twice:
-        raise InputError("--seeds", None, f"names seed {twice[0]} twice")
-    return seeds
-
-
-def cap(data: ProbeSet, n: int | None, args: Namespace) -> ProbeSet:
+def cap(data: ProbeSet, n: int | None, seed: int) -> ProbeSet:
     """The set, or a seeded sample of n of its sentences (after the short and too-long ones are
     left out): the DepProbe reference's data/split.py keeps at most 20,000 sentences of a
     training or dev split, even with --keep_all."""
     from spudflow.probe.data import capped
 
-    kept = capped(data, n, args.max_sentences_seed)
+    kept = capped(data, n, seed)
     if n is not None:
         log.info("%s: %d of %d sentences kept (at most %d, seed %d)", data.name, len(kept),
-                 len(data), n, args.max_sentences_seed)
+                 len(data), n, seed)
     return kept
 
 
@@ -93,53 +74,47 @@ def _refuse_training_data(name: str, features: Path, treebank: Path, evaluated,
                          "sentences it did not train on")
 
 
-def load_probe_data(args: Namespace) -> ProbeData:
+def load_probe_data(job: ProbeJob) -> ProbeData:
     """Every input read and checked before the first seed trains (bad input writes nothing)."""
-    from spudflow.core.distinct_inputs import distinct_names
     from spudflow.probe.data import load_set, split_off
     from spudflow.probe.feature_file import too_long_of
 
-    if not args.eval:
-        raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
-    distinct_names([name for name, _, _ in args.eval], "--eval")
-    layers = resolved_layers(args)
+    given = job.inputs
 
     def load(name, features, treebank, too_long=frozenset()):
         # One --min-words for training, selection and evaluation: the paper drops sentences
         # shorter than 4 words "from the data in all experiments" (App. C).
-        return load_set(name, features, treebank, layers["dist"], layers["label"],
-                        args.min_words, too_long)
+        return load_set(name, features, treebank, job.dist_layer, job.label_layer,
+                        given.min_words, too_long)
 
     # A sentence too long for the model in any version (a nonce version can have more tokens
     # than its original) leaves every eval set: Δ = orig − nonce compares the same sentences.
-    too_long = frozenset(i for _, features, _ in args.eval for i in too_long_of(features))
+    too_long = frozenset(i for _, features, _ in given.evals for i in too_long_of(features))
 
-    train_split = load("train", *args.train)
-    train = cap(train_split, args.max_train_sentences, args)
+    train_split = load("train", *given.train)
+    train = cap(train_split, given.max_train_sentences, given.max_sentences_seed)
     n_train_short = train.n_short
-    if args.dev:
-        dev = load("dev", *args.dev)
+    if given.dev:
+        dev = load("dev", *given.dev)
     else:
-        if not 0 < args.holdout < 1:
-            raise InputError("--holdout", None, "must be between 0 and 1 without --dev")
         if len(train) == 0:
-            raise InputError(args.train[1], None, "no sentences to train or select on")
-        train, dev = split_off(train, args.holdout, args.holdout_seed)
-    dev = cap(dev, args.max_dev_sentences, args)
+            raise InputError(given.train[1], None, "no sentences to train or select on")
+        train, dev = split_off(train, given.holdout, given.holdout_seed)
+    dev = cap(dev, given.max_dev_sentences, given.max_sentences_seed)
     if len(train) == 0 or len(dev) == 0:
-        raise InputError(args.train[1], None, "no sentences to train or select on")
+        raise InputError(given.train[1], None, "no sentences to train or select on")
     evals = [(name, load(name, features, treebank, too_long), treebank)
-             for name, features, treebank in args.eval]
-    for (name, evaluated, treebank), (_, features, _) in zip(evals, args.eval, strict=True):
+             for name, features, treebank in given.evals]
+    for (name, evaluated, treebank), (_, features, _) in zip(evals, given.evals, strict=True):
         _refuse_training_data(name, Path(features), Path(treebank), evaluated,
-                              Path(args.train[0]), train_split)
-    run = {"treebank": args.treebank, "model": args.model, "baseline": args.baseline or LM_BASELINE,
-           "seed": None, "dist_layer": layers["dist"], "label_layer": layers["label"],
-           "auto_layers": AUTO in (args.dist_layer, args.label_layer)}
+                              Path(given.train[0]), train_split)
+    run = {"treebank": job.treebank, "model": job.model, "baseline": job.baseline,
+           "seed": None, "dist_layer": job.dist_layer, "label_layer": job.label_layer,
+           "auto_layers": job.auto_layers}
     # The training data, per metrics row; with --holdout, dev is drawn from the training split
     # after the filter, so all its short sentences count in n_train_short.
     training = {"n_train_sentences": len(train), "n_train_short": n_train_short,
-                "n_dev_sentences": len(dev), "n_dev_short": dev.n_short if args.dev else 0}
+                "n_dev_sentences": len(dev), "n_dev_short": dev.n_short if given.dev else 0}
     return ProbeData(train, dev, evals, run, training)
 
 
@@ -192,23 +167,23 @@ def is_probe_run(folder: Path) -> bool:
                for name, artifact in marked)
 
 
-def train_command(args: Namespace) -> int:
+def train_command(job: ProbeJob) -> int:
     from spudflow.probe.labels import label_set
     from spudflow.probe.train import TrainSettings
 
-    torch.set_num_threads(args.threads)
-    seeds = _checked_seeds(args.seeds)
-    data = load_probe_data(args)
-    settings = TrainSettings(labels=label_set(data.train.words.deprels, args.subtypes),
-                             subtypes=args.subtypes, squared=args.distance == "squared",
-                             rank=args.rank, lr=args.lr, batch_size=args.batch_size,
-                             max_epochs=args.max_epochs, patience=args.patience,
-                             acl_predicted_as_unk=args.acl_predicted_as_unk)
+    torch.set_num_threads(job.threads)
+    data = load_probe_data(job)
+    how = job.training
+    settings = TrainSettings(labels=label_set(data.train.words.deprels, how.subtypes),
+                             subtypes=how.subtypes, squared=how.squared, rank=how.rank,
+                             lr=how.lr, batch_size=how.batch_size, max_epochs=how.max_epochs,
+                             patience=how.patience,
+                             acl_predicted_as_unk=how.acl_predicted_as_unk)
     log.info("training on %d sentences, selecting on %d; seeds %s", len(data.train),
-             len(data.dev), " ".join(map(str, seeds)))
-    for seed in progress(seeds, "probe seeds", unit="seed"):
+             len(data.dev), " ".join(map(str, how.seeds)))
+    for seed in progress(how.seeds, "probe seeds", unit="seed"):
         # One rename per seed: a job stopped during seed 3 keeps seeds 1-2 and no part of 3.
         with atomic_outputs() as out:
-            train_seed(data, replace(settings, seed=seed), not args.no_punct,
-                       out.dir(seed_dir(args.out, seed), "a probe run", is_probe_run))
+            train_seed(data, replace(settings, seed=seed), how.punct,
+                       out.dir(seed_dir(job.out, seed), "a probe run", is_probe_run))
     return 0
