@@ -52,10 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # output arguments are checked while they are parsed (spudflow.core.output_paths)
         args = parser.parse_args(argv)
-        outputs = NewOutputs(args)
-        check_distinct_path_arguments(args)
-        check_outputs_apart_from_inputs(args)
-        check_outputs_replaceable(args)  # the write rule, before any input is read
+        options = vars(args)  # the checks below look at every option of any command
+        outputs = NewOutputs(options)
+        check_distinct_path_arguments(options.values())
+        check_outputs_apart_from_inputs(options.values())
+        # the write rule, before any input is read: on the outputs the command declares
+        planned = args.planned_outputs(args) if options.get("planned_outputs") else None
+        check_outputs_replaceable(planned, options.values())
         result = args.handler(args)
     except InputError as error:
         _remove(outputs)

@@ -14,7 +14,6 @@ Two guards, used by every command that reads a list of inputs:
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -42,9 +41,10 @@ def distinct_paths(paths: Iterable[Path]) -> None:
         seen[identity] = path
 
 
-def check_distinct_path_arguments(args: argparse.Namespace) -> None:
-    """`distinct_paths` on every argument that is a list of paths."""
-    for value in vars(args).values():
+def check_distinct_path_arguments(values: Iterable) -> None:
+    """`distinct_paths` on every argument that is a list of paths (VALUES: the command's parsed
+    option values)."""
+    for value in values:
         if isinstance(value, list) and len(value) > 1 and \
                 all(isinstance(v, Path) for v in value):
             distinct_paths(value)

@@ -11,6 +11,7 @@ import contextlib
 import errno
 import shutil
 import signal
+from collections.abc import Mapping
 from pathlib import Path
 
 from spudflow.core.errors import InputError
@@ -53,11 +54,12 @@ class NewOutputs:
     the command made there, and the folders it made above them, are removed. An output that
     existed keeps its content; only scoring's `.partial-*` blocks the command added go."""
 
-    def __init__(self, args) -> None:
+    def __init__(self, options: Mapping[str, object]) -> None:
+        """OPTIONS: the command's parsed options by name (`vars` of its Namespace)."""
         self._new: list[tuple[Path, Path]] = []    # (path, its closest existing ancestor)
         self._kept: list[tuple[Path, set[str]]] = []  # (existing folder, its .partial-* names)
         for dest in OUTPUT_DESTS:
-            value = getattr(args, dest, None)
+            value = options.get(dest)
             for path in value if isinstance(value, list) else [value]:
                 if not isinstance(path, (str, Path)):
                     continue

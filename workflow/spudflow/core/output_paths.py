@@ -22,9 +22,8 @@ arguments. A conflict is found in seconds, not after the model is loaded or trai
 
 from __future__ import annotations
 
-import argparse
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,10 +136,11 @@ def _writes_over(output: OutputPath, written: Path, read: Path) -> bool:
     return output.shape == "directory" and read.parent == written
 
 
-def check_outputs_apart_from_inputs(args: argparse.Namespace) -> None:
+def check_outputs_apart_from_inputs(values: Iterable) -> None:
     """Bad input, before any work, where an output of the command is or would replace one of
-    its inputs (every path argument that is not an output is an input)."""
-    values = list(vars(args).values())
+    its inputs (every path argument that is not an output is an input; VALUES: the command's
+    parsed option values)."""
+    values = list(values)
     outputs = [p for p in _paths(values) if isinstance(p, OutputPath) and p.shape != "shared"]
     inputs = [p for p in _paths(values) if not isinstance(p, OutputPath)]
     for output in outputs:
@@ -171,22 +171,21 @@ class PlannedFolder:
     recognise: Callable[[Path], bool]
 
 
-def check_outputs_replaceable(args: argparse.Namespace) -> None:
+def check_outputs_replaceable(planned: list | None, values: Iterable) -> None:
     """Bad input, before any work, where the command would replace what it may not (the write
-    rule, core/atomic.py): each output the command declares (`args.planned_outputs(args)`), or
-    else each output file argument, which may then be any file of spudflow's."""
+    rule, core/atomic.py): each output the command declares (PLANNED: its `planned_outputs` of
+    its arguments), or else each output file argument among VALUES (the command's parsed option
+    values), which may then be any file of spudflow's."""
     from spudflow.core.atomic import (
         ANY_OF_SPUDFLOWS,
         check_folder_replaceable,
         check_replaceable,
     )
 
-    planned = getattr(args, "planned_outputs", None)
-    if planned is None:
-        outputs = [PlannedFile(p, ANY_OF_SPUDFLOWS) for p in _paths(list(vars(args).values()))
+    outputs = planned
+    if outputs is None:
+        outputs = [PlannedFile(p, ANY_OF_SPUDFLOWS) for p in _paths(list(values))
                    if isinstance(p, OutputPath) and p.shape == "file"]
-    else:
-        outputs = planned(args)
     for output in outputs:
         if isinstance(output, PlannedFolder):
             check_folder_replaceable(output.path, output.description, output.recognise)
