@@ -168,7 +168,9 @@ def code_of_stage(stage: str) -> dict[Path, bool]:
 
     others = [PACKAGE / other / "cli.py" for other in STAGES if other != stage]
     code = dict.fromkeys(spudflow_closure(others, at_import_time=True), True)
-    handler = [PACKAGE / "cli.py", *sorted((PACKAGE / stage).rglob("*.py"))]
+    # plan.py is the stage's planning: Snakemake runs it, in its own environment, never a job
+    handler = [PACKAGE / "cli.py",
+               *sorted(p for p in (PACKAGE / stage).rglob("*.py") if p.name != "plan.py")]
     code.update(dict.fromkeys(spudflow_closure(handler, at_import_time=False), False))
     return code
 
