@@ -1,14 +1,15 @@
-"""A tiny random BERT encoder (WordPiece tokenizer trained with `tokenizers`) for the probe tests
-and the tiny workflow config, and small slices of the vendored EWT treebank."""
+"""A tiny random BERT encoder (a WordPiece tokenizer of the corpus's characters and words) for
+the probe tests and the tiny workflow config, and small slices of the vendored EWT treebank."""
 
 from __future__ import annotations
 
 import gzip
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import torch
-from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
 from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
 
 REPO = Path(__file__).resolve().parents[1]
@@ -16,6 +17,7 @@ EWT = REPO / "resources" / "ud" / "UD_English-EWT"
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 MAX_POSITIONS = 512
 LAYERS = 2
+VOCAB_SIZE = 600
 
 
 def ewt_sentences(split: str, first: int, count: int) -> str:
@@ -28,8 +30,8 @@ def ewt_sentences(split: str, first: int, count: int) -> str:
 
 def save_tiny_encoder(directory: Path, corpus: list[str] | None = None,
                       pretrained_like: bool = False) -> Path:
-    """A 2-layer BERT (hidden 32) with random seeded weights and a WordPiece tokenizer trained
-    on `corpus` (default: EWT dev text), saved with save_pretrained. `pretrained_like`: every
+    """A 2-layer BERT (hidden 32) with random seeded weights and a WordPiece tokenizer made
+    from `corpus` (default: EWT dev text), saved with save_pretrained. `pretrained_like`: every
     weight moved off its initial value by seeded noise, as training would (fresh LayerNorms
     are all ones and biases all zeros, the same in any random model)."""
     if corpus is None:
@@ -38,13 +40,16 @@ def save_tiny_encoder(directory: Path, corpus: list[str] | None = None,
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.train_from_iterator(corpus, trainer=trainers.WordPieceTrainer(
-        vocab_size=600, special_tokens=SPECIALS))
-    # tokenizers' WordPiece trainer numbers tied tokens in hash-map order (a new order in every
-    # process): renumber the same vocabulary in a fixed order, so one corpus is one encoder
-    learned = sorted(set(tok.get_vocab()) - set(SPECIALS))
-    tok.model = models.WordPiece({t: i for i, t in enumerate([*SPECIALS, *learned])},
-                                 unk_token="[UNK]")
+    # Not tokenizers' WordPieceTrainer: it breaks ties between equally frequent merges in
+    # hash-map order, a new vocabulary in every process. Every character (alone and inside a
+    # word) and then the most frequent words, ties by spelling: one corpus is one encoder.
+    words = Counter(word for text in corpus for word, _ in
+                    tok.pre_tokenizer.pre_tokenize_str(tok.normalizer.normalize_str(text)))
+    chars = sorted({char for word in words for char in word})
+    vocab = list(dict.fromkeys([*SPECIALS, *chars, *(f"##{c}" for c in chars)]))
+    frequent = sorted(words.items(), key=lambda item: (-item[1], item[0]))
+    vocab += [w for w, _ in frequent if w not in vocab][:max(0, VOCAB_SIZE - len(vocab))]
+    tok.model = models.WordPiece({t: i for i, t in enumerate(vocab)}, unk_token="[UNK]")
     cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]", special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)])

@@ -4,20 +4,29 @@ versions pairs.spud.methods x pairs.spud.seeds choose, which the scoring jobs th
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from workflow_helpers import copy_workflow, job, plan, update_config
 
 TINY_DE = "resources/tiny/tiny_de.conllu"
+# tiny_de's dev split: a copy of its test file (one file named by two splits is refused)
+TINY_DE_DEV = "resources/tiny/tiny_de_dev.conllu"
 
 
 def _nonce_splits(planned) -> set[tuple[str, str]]:
     return {(dict(w)["treebank"], dict(w)["split"]) for rule, w in planned.jobs if rule == "nonce"}
 
 
+def with_dev_file(workdir):
+    shutil.copy(workdir / TINY_DE, workdir / TINY_DE_DEV)
+    return workdir
+
+
 def _add_unread_split(config):
     """tiny_de's dev split, which only trains (the controls' text: null): neither scored nor
     probed on."""
-    config["treebanks"]["tiny_de"]["splits"]["dev"] = TINY_DE
+    config["treebanks"]["tiny_de"]["splits"]["dev"] = TINY_DE_DEV
     config["scoring"]["datasets"] = [
         "spud_tiny_en_test", "spud_tiny_de_test", "german_case", "japanese_transitivity_base",
         "blimp"]
@@ -25,7 +34,7 @@ def _add_unread_split(config):
 
 @pytest.mark.slow
 def test_a_split_nothing_reads_gets_no_nonce_versions_or_items(tmp_path):
-    workdir = copy_workflow(tmp_path / "work")
+    workdir = with_dev_file(copy_workflow(tmp_path / "work"))
     update_config(workdir, _add_unread_split)
     planned = plan(workdir, forceall=True)
     assert job("ingest", treebank="tiny_de", split="dev") in planned.jobs
@@ -106,7 +115,7 @@ def test_language_options_left_out_of_the_config_are_the_schemas(tmp_path):
 def test_ttr_all_splits_makes_every_split_of_a_treebank_for_the_ttr_table_alone(tmp_path):
     """Table 8 pools a treebank's splits: with nonce.ttr_all_splits a split that nothing else
     reads (tiny_de dev) gets those versions, read by the type-token ratio table only."""
-    workdir = copy_workflow(tmp_path / "work")
+    workdir = with_dev_file(copy_workflow(tmp_path / "work"))
 
     def pool_all_splits(config):
         _add_unread_split(config)
