@@ -24,6 +24,11 @@ class ScoringPlan(Plan):
     def is_transformer(self, model):
         return self.model_config(model)["kind"] != "ngram"
 
+    def score_runtime(self, wildcards):
+        """`runtime` (minutes) of a score or score_shard job: 4 hours a transformer, 30 minutes
+        an n-gram model."""
+        return 240 if self.is_transformer(wildcards.model) else 30
+
     def score_memory(self, wildcards):
         """`mem_mb` of a score, score_shard or score_gather job: the model's (8000 a transformer,
         4000 an n-gram model) plus the score rows of the items it holds (a shard's fraction; a
