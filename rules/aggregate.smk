@@ -30,8 +30,6 @@ rule table_treebank_stats:
         **registry_files("table_treebank_stats"),
     log:
         "results/logs/table_treebank_stats.log",
-    resources:
-        **attempt_scaled(mem_mb=1000, runtime=5),
     params:
         stem=subpath(output.parquet, strip_suffix=".parquet"),
     shell:
@@ -45,8 +43,6 @@ rule table_nonce_replacements:
         **registry_files("table_nonce_replacements"),
     log:
         "results/logs/table_nonce_replacements.log",
-    resources:
-        **attempt_scaled(mem_mb=1000, runtime=5),
     params:
         stem=subpath(output.parquet, strip_suffix=".parquet"),
         caption="Nonce treebanks: replacement statistics per treebank, method and seed.",
@@ -166,8 +162,6 @@ rule front_page:
         "results/index.html",
     log:
         "results/logs/front_page.log",
-    resources:
-        **attempt_scaled(mem_mb=1000, runtime=5),
     params:
         args=front_page_args,
     shell:

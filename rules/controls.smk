@@ -15,8 +15,8 @@ rule train_control:
         directory("results/controls/{control}"),
     log:
         "results/logs/train_control/{control}.log",
-    # One thread: tiny matrices gain little from more, and two jobs then share 2 cores;
-    # training runs on the CPU whatever the machine (no GPU slot).
+    # One thread (the default): tiny matrices gain little from more, and two jobs then share 2
+    # cores; training runs on the CPU whatever the machine (no GPU slot).
     resources:
         **attempt_scaled(mem_mb=4000, runtime=30),
         gpu=0,

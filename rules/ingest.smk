@@ -2,7 +2,8 @@
 # A split given as a list of files is ingested as one, the files in order.
 
 
-from spudflow.core.rules_support import attempt_scaled, memory_for_input
+from spudflow.core.rules_support import attempt_scaled
+from spudflow.ingest.plan import INGEST_MEMORY
 
 
 # One downloaded file: a split's URL ({download} = the split), or the N-th URL of a split given
@@ -22,7 +23,7 @@ rule fetch_treebank:
     params:
         url=ingest_plan.fetch_url,
         checksum=ingest_plan.fetch_checksum,
-        max_bytes=config["fetch"]["max_bytes"],
+        max_bytes=lookup(dpath="fetch/max_bytes", within=config),
     shell:
         "spudflow fetch {params.url:q} --out {output:q}{params.checksum}"
         " --max-bytes {params.max_bytes} 2> {log:q}"
@@ -37,11 +38,10 @@ rule ingest:
     log:
         "results/logs/ingest/{treebank}/{split}.log",
     resources:
-        # peak RSS grows with the split's CoNLL-U (bench/bench_scale.py: 2.0 GB at 218 MB)
-        **attempt_scaled(mem_mb=memory_for_input(2000, 500, 10, "conllu"), runtime=10),
+        **attempt_scaled(mem_mb=INGEST_MEMORY, runtime=10),
     params:
         out_dir=subpath(output.tokens, parent=True),
-        lenient="--lenient" if config["ingest"]["lenient"] else "",
+        lenient="--lenient" if lookup(dpath="ingest/lenient", within=config) else "",
     shell:
         "spudflow ingest {input.conllu:q} --out {params.out_dir:q} {params.lenient} 2> {log:q}"
 
@@ -54,8 +54,6 @@ rule treebank_stats:
         "results/stats/{treebank}/{split}.parquet",
     log:
         "results/logs/treebank_stats/{treebank}/{split}.log",
-    resources:
-        **attempt_scaled(mem_mb=1000, runtime=5),
     params:
         in_dir=subpath(input.tokens, parent=True),
         lang=lambda wc: ingest_plan.treebank_lang(wc.treebank),
@@ -76,12 +74,9 @@ rule training_share:
         sentences="results/shares/{treebank}/{split}/{part}/sentences.parquet",
     log:
         "results/logs/training_share/{treebank}/{split}/{part}.log",
-    resources:
-        **attempt_scaled(mem_mb=1000, runtime=5),
     params:
         in_dir=subpath(input.tokens, parent=True),
         out_dir=subpath(output.tokens, parent=True),
         share=ingest_plan.training_share_args,
     shell:
-        "spudflow training-share {params.in_dir:q} {params.share} --out {params.out_dir:q}"
-        " 2> {log:q}"
+        "spudflow training-share {params.in_dir:q} {params.share} --out {params.out_dir:q} 2> {log:q}"

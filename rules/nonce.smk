@@ -7,8 +7,8 @@
 
 
 from spudflow.core.plan_base import ingested, quoted, registry_files
-from spudflow.core.rules_support import attempt_scaled, memory_for_input
-from spudflow.nonce.plan import nonce_sources
+from spudflow.core.rules_support import attempt_scaled
+from spudflow.nonce.plan import NONCE_MEMORY, nonce_sources
 
 
 rule nonce:
@@ -25,8 +25,7 @@ rule nonce:
     log:
         "results/logs/nonce/{treebank}/{split}/{method}/seed{seed}.log",
     resources:
-        # peak RSS grows with the split (bench/bench_scale.py: 4.6 GB at a 41 MB tokens.parquet)
-        **attempt_scaled(mem_mb=memory_for_input(3000, 500, 130, "tokens"), runtime=10),
+        **attempt_scaled(mem_mb=NONCE_MEMORY, runtime=10),
     params:
         in_dir=subpath(input.tokens, parent=True),
         out_dir=subpath(output.tokens, parent=True),
@@ -48,8 +47,6 @@ rule table_nonce_ratio:
         **registry_files("table_nonce_ratio"),
     log:
         "results/logs/table_nonce_ratio.log",
-    resources:
-        **attempt_scaled(mem_mb=1000, runtime=5),
     params:
         command="table-nonce-ratio",
         stem=subpath(output.parquet, strip_suffix=".parquet"),
@@ -94,16 +91,16 @@ if "human_eval" in config:
             spud=subpath(input.spud, parent=True),
             posfree=subpath(input.posfree, parent=True),
             out_dir=subpath(output.key, parent=True),
-            n=config["human_eval"]["n"],
-            seed=config["human_eval"]["seed"],
-            annotators=quoted(config["human_eval"]["annotators"]),
+            n=lookup(dpath="human_eval/n", within=config),
+            seed=lookup(dpath="human_eval/seed", within=config),
+            annotators=quoted(lookup(dpath="human_eval/annotators", within=config)),
         shell:
             "spudflow human-eval export --orig {params.orig:q} --spud {params.spud:q}"
             " --posfree {params.posfree:q} --n {params.n} --seed {params.seed}"
             " --annotators {params.annotators} --out {params.out_dir:q} 2> {log:q}"
 
     # Tables 1-2 only from filled sheets (human_eval.filled).
-    if config["human_eval"]["filled"]:
+    if lookup(dpath="human_eval/filled", within=config):
 
         rule human_eval_tables:
             input:
@@ -113,8 +110,6 @@ if "human_eval" in config:
                 **registry_files("human_eval_tables"),
             log:
                 "results/logs/human_eval_tables.log",
-            resources:
-                **attempt_scaled(mem_mb=1000, runtime=5),
             params:
                 out_dir=subpath(output.parquet, parent=True),
             shell:

@@ -6,11 +6,12 @@
 from pathlib import Path
 
 from spudflow.core.dataset_families import JAPANESE_VARIANTS
-from spudflow.core.plan_base import quoted, sample_args
-from spudflow.core.rules_support import attempt_scaled, cli_options, memory_for_input
+from spudflow.core.plan_base import sample_args
+from spudflow.core.rules_support import attempt_scaled
 from spudflow.pairs.plan import (
     JAPANESE_COUNTED_LEXICON,
     PAIRS_URL_FAMILIES,
+    SPUD_ITEMS_MEMORY,
     german_case_source_args,
     spud_nonce_options,
 )
@@ -26,9 +27,7 @@ rule items_spud:
     wildcard_constraints:
         dataset=r"spud_[A-Za-z0-9_.-]+",
     resources:
-        # peak RSS grows with the split and its nonce versions (bench/bench_scale.py: 5.4 GB
-        # at 94 MB of tokens.parquet)
-        **attempt_scaled(mem_mb=memory_for_input(2000, 500, 70), runtime=10),
+        **attempt_scaled(mem_mb=SPUD_ITEMS_MEMORY, runtime=10),
     params:
         orig=lambda wc, input: Path(input.orig).parent,
         nonce=spud_nonce_options,
@@ -38,8 +37,7 @@ rule items_spud:
     shell:
         "spudflow pairs spud --orig {params.orig:q} {params.nonce} --lang {params.lang}"
         " --min-words {params.min_words} {params.leave_out} --dataset {wildcards.dataset}"
-        " --out {output:q}"
-        " 2> {log:q}"
+        " --out {output:q} 2> {log:q}"
 
 
 rule items_german_case:
@@ -87,19 +85,12 @@ rule items_japanese_transitivity:
         **attempt_scaled(mem_mb=8000, runtime=30),
     params:
         n_verb_pairs=lambda wc: pairs_plan.pairs_section("japanese_transitivity")["n_verb_pairs"],
-        ranking=lambda wc: quoted(
-            cli_options(
-                pairs_plan.pairs_section("japanese_transitivity"), ("rank_by", "min_count")
-            )
-        ),
-        sample=lambda wc: sample_args(
-            pairs_plan.pairs_section("japanese_transitivity")["sample"][wc.variant]
-        ),
+        ranking=pairs_plan.japanese_ranking_args,
+        sample=pairs_plan.japanese_sample_args,
     shell:
         "spudflow pairs japanese-transitivity --lexicon {input.lexicon:q}"
         " --variant {wildcards.variant} --n-verb-pairs {params.n_verb_pairs} {params.ranking}"
-        " {params.sample}"
-        " --out {output:q} 2> {log:q}"
+        " {params.sample} --out {output:q} 2> {log:q}"
 
 
 rule items_cola:
@@ -138,7 +129,7 @@ rule fetch_pairs_file:
     params:
         url=pairs_plan.pairs_file_url,
         checksum=pairs_plan.pairs_file_checksum,
-        max_bytes=config["fetch"]["max_bytes"],
+        max_bytes=lookup(dpath="fetch/max_bytes", within=config),
     shell:
         "spudflow fetch {params.url:q} --out {output:q}{params.checksum}"
         " --max-bytes {params.max_bytes} 2> {log:q}"

@@ -126,7 +126,5 @@ rule probe_select_layers:
         "results/probe/layers/{treebank}/{probe_model}.parquet",
     log:
         "results/logs/probe_select_layers/{treebank}/{probe_model}.log",
-    resources:
-        **attempt_scaled(mem_mb=1000, runtime=5),
     shell:
         "spudflow probe select-layers {input.metrics:q} --out {output:q} 2> {log:q}"

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from spudflow.core.rule_defaults import benchmark_of_log, complete_rules
+from spudflow.core.rule_defaults import benchmark_of_log, complete_rules, small_job
 from spudflow.core.rules_support import code_version
 
 
@@ -19,10 +19,13 @@ class FakeRule(SimpleNamespace):
         self.params.update(params)
 
 
-def fake_rule(name, snakefile, output, log, norun=False):
+def fake_rule(name, snakefile, output, log, norun=False, resources=None, overwritten=None):
+    settings = SimpleNamespace(overwrite_resources={name: overwritten} if overwritten else {})
     return FakeRule(name=name, snakefile=snakefile, output=output, norun=norun, params={"a": 1},
-                    ruleinfo=SimpleNamespace(log=SimpleNamespace(paths=[log])),
-                    log_modifier=None, benchmark=None, conda_env=None)
+                    ruleinfo=SimpleNamespace(log=SimpleNamespace(paths=[log]),
+                                             resources=resources),
+                    log_modifier=None, benchmark=None, conda_env=None, resources={},
+                    workflow=SimpleNamespace(resource_settings=settings))
 
 
 def test_a_benchmark_lies_beside_its_log():
@@ -61,3 +64,22 @@ def test_a_rule_outside_a_stages_rules_file_is_refused(tmp_path):
     stray = fake_rule("x", "/w/rules/common.smk", ["results/x"], "results/logs/x.log")
     with pytest.raises(ValueError, match="no stage's rules file"):
         complete_rules([stray], tmp_path)
+
+
+def test_a_rule_without_resources_is_a_small_job_unless_set_resources_says_otherwise():
+    scaled = small_job({})
+    assert sorted(scaled) == ["mem_mb", "runtime"]
+    assert [scaled["mem_mb"]({}, [], 1, attempt) for attempt in (1, 2, 3)] == [1000, 1500, 2250]
+    assert [scaled["runtime"]({}, [], 1, attempt) for attempt in (1, 2)] == [5, 8]
+    assert sorted(small_job({"runtime": 240})) == ["mem_mb"]
+    assert sorted(small_job({"mem": "4G"})) == ["runtime"]
+
+
+def test_complete_rules_leaves_a_rules_own_resources(tmp_path):
+    own = fake_rule("own", "/w/rules/nonce.smk", ["results/x"], "results/logs/own.log",
+                    resources=((), {"mem_mb": 9000}))
+    small = fake_rule("small", "/w/rules/nonce.smk", ["results/y"], "results/logs/small.log",
+                      overwritten={"runtime": 240})
+    (tmp_path / "cli.py").write_text("")
+    complete_rules([own, small], tmp_path)
+    assert own.resources == {} and sorted(small.resources) == ["mem_mb"]
