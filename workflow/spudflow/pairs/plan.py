@@ -93,7 +93,7 @@ class PairsPlan(Plan):
         (pairs.japanese_transitivity.corpus, rule japanese_verb_counts), or the lexicon file itself,
         whose counts are those its header names."""
         section = self.pairs_section("japanese_transitivity")
-        return JAPANESE_COUNTED_LEXICON if section.get("corpus") else section["lexicon"]
+        return JAPANESE_COUNTED_LEXICON if section["corpus"] else section["lexicon"]
 
     def spud_items_input(self, wildcards):
         datasets = self.spud_items_splits()

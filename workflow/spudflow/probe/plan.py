@@ -131,7 +131,7 @@ class ProbePlan(Plan):
     def probe_features_memory(self, wildcards, input):
         model, treebank = wildcards.probe_model, wildcards.treebank
         spec = self.probe_model_config(model)
-        shape = model_shape(spec["source"], spec.get("revision"))
+        shape = model_shape(spec["source"], spec["revision"])
         if shape is None:
             return PROBE_FEATURES_FLOOR_MB
         width, weights_mb = shape

@@ -46,9 +46,9 @@ class ScoringPlan(Plan):
         return model_path_inputs(self.model_config(wildcards.model)["source"])
 
     def unigram_inputs(self, wildcards=None):
-        return [
-            f"results/ngram/{name}.parquet" for name in self.config["scoring"].get("unigram", [])
-        ]
+        # scoring.unigram: optional, no schema default (none: no unigram term)
+        unigrams = self.config["scoring"].get("unigram", [])
+        return [f"results/ngram/{name}.parquet" for name in unigrams]
 
     def score_args(self, wildcards):
         """`spudflow score` options from the model's config entry (docs/scoring.md)."""
@@ -61,6 +61,7 @@ class ScoringPlan(Plan):
         if any(m.removesuffix("_region") == "pppl_l2r" for m in spec["methods"]):
             args += cli_options(self.config["scoring"], ("l2r_words",))
         args += cli_options(spec, ("gguf_file", "revision", "languages"))
+        # a model's `sample:` is optional, with no schema default (none: every item)
         if spec.get("sample", {}).get("n") is not None:
             args += ["--sample", spec["sample"]["n"], "--sample-seed", spec["sample"]["seed"]]
         args += cli_options(spec, MODEL_OPTIONS)
@@ -89,6 +90,7 @@ class ScoringPlan(Plan):
 
     def model_shards(self, model):
         """Number of shards of the model's scoring jobs: its `shards:`, else `scoring.shards`."""
+        # models.NAME.shards has no schema default: unset, scoring.shards decides
         return self.model_config(model).get("shards") or self.config["scoring"]["shards"]
 
     def scoring_models_pattern(self, sharded):
