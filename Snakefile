@@ -18,6 +18,7 @@ from spudflow.core.config import (
 )
 from spudflow.core.config_references import check_references
 from spudflow.core.plan_items import items_file
+from spudflow.core.rule_defaults import complete_rules
 from spudflow.core.workflow_paths import (
     code_dir,
     local_workflow_file,
@@ -94,6 +95,11 @@ aggregate_plan = AggregatePlan(config, SPUDFLOW_CODE)
 report: "report/workflow.rst"
 
 
+# The rules defined from here on are this workflow's (as a module, the deploying Snakefile's own
+# come before).
+RULES_BEFORE = len(workflow.rules)
+
+
 include: "rules/common.smk"
 include: "rules/ingest.smk"
 include: "rules/nonce.smk"
@@ -103,6 +109,10 @@ include: "rules/scoring.smk"
 include: "rules/probe.smk"
 include: "rules/aggregate.smk"
 
+
+# Each rule's benchmark (beside its log), conda env and params.code, from its stage and its log:
+# one place for what every rule has (spudflow.core.rule_defaults).
+complete_rules(list(workflow.rules)[RULES_BEFORE:], SPUDFLOW_CODE)
 
 # No model may score sentences it was trained on (docs/controls.md, "Training data overlap").
 scoring_plan.check_training_overlap()

@@ -18,7 +18,7 @@
 from spudflow.aggregate.plan import front_page_args
 from spudflow.core.outputs_registry import FIGURE_OUTPUTS
 from spudflow.core.plan_base import quoted, registry_files
-from spudflow.core.rules_support import grows_with_attempt
+from spudflow.core.rules_support import attempt_scaled
 
 
 rule table_treebank_stats:
@@ -30,17 +30,8 @@ rule table_treebank_stats:
         **registry_files("table_treebank_stats"),
     log:
         "results/logs/table_treebank_stats.log",
-    benchmark:
-        "results/benchmarks/table_treebank_stats.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(1000),
-        runtime=grows_with_attempt(5),
     params:
         stem=subpath(output.parquet, strip_suffix=".parquet"),
-        code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow table-treebank-stats {input.stats:q} --out {params.stem} 2> {log:q}"
 
@@ -52,18 +43,9 @@ rule table_nonce_replacements:
         **registry_files("table_nonce_replacements"),
     log:
         "results/logs/table_nonce_replacements.log",
-    benchmark:
-        "results/benchmarks/table_nonce_replacements.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(1000),
-        runtime=grows_with_attempt(5),
     params:
         stem=subpath(output.parquet, strip_suffix=".parquet"),
         caption="Nonce treebanks: replacement statistics per treebank, method and seed.",
-        code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow table-collect {input.tables:q} --out {params.stem:q}"
         " --caption {params.caption:q} 2> {log:q}"
@@ -77,20 +59,13 @@ rule table_probe:
         **registry_files("table_probe"),
     log:
         "results/logs/table_probe.log",
-    benchmark:
-        "results/benchmarks/table_probe.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(2000),
-        runtime=grows_with_attempt(10),
+        **attempt_scaled(mem_mb=2000, runtime=10),
     params:
         out_dir=subpath(output.parquet, parent=True),
         layer_choice=lambda wc, input: quoted(
             ["--layer-choice", *input.layer_choice] if input.layer_choice else []
         ),
-        code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow table-probe {input.metrics:q} {params.layer_choice}"
         " --out-dir {params.out_dir:q} 2> {log:q}"
@@ -106,18 +81,13 @@ rule table_probe_edges:
         **registry_files("table_probe_edges"),
     log:
         "results/logs/table_probe_edges.log",
-    benchmark:
-        "results/benchmarks/table_probe_edges.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(aggregate_plan.probe_edges_memory),
-        runtime=grows_with_attempt(aggregate_plan.probe_edges_runtime),
+        **attempt_scaled(
+            mem_mb=aggregate_plan.probe_edges_memory, runtime=aggregate_plan.probe_edges_runtime
+        ),
     params:
         out_dir=subpath(output.parquet, parent=True),
         args=aggregate_plan.probe_edge_args,
-        code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow table-probe-edges {input.metrics:q} {params.args}"
         " --out-dir {params.out_dir:q} 2> {log:q}"
@@ -140,14 +110,9 @@ for rule_name, family, command in aggregate_plan.family_table_rules():
             **registry_files(rule_name),
         log:
             f"results/logs/{rule_name}.log",
-        benchmark:
-            f"results/benchmarks/{rule_name}.tsv"
-        conda:
-            "../envs/stats.yaml"
         threads: table["threads"]
         resources:
-            mem_mb=grows_with_attempt(table["mem_mb"]),
-            runtime=grows_with_attempt(table["runtime"]),
+            **attempt_scaled(mem_mb=table["mem_mb"], runtime=table["runtime"]),
         params:
             **table["captions"],
             command=command,
@@ -156,7 +121,6 @@ for rule_name, family, command in aggregate_plan.family_table_rules():
             jobs=table.get("jobs", ""),
             datasets=aggregate_plan.items_datasets(family),
             models=aggregate_plan.aggregate_models(family),
-            code=aggregate_plan.stage_code("aggregate"),
         shell:
             "spudflow {params.command} --items {input.item_files:q} --scores {input.score_files:q}"
             " --out-dir {params.out_dir:q} {params.options} {params.jobs} 2> {log:q}"
@@ -178,19 +142,12 @@ for figure in FIGURE_OUTPUTS.values():
             **registry_files(figure.rule),
         log:
             f"results/logs/{figure.rule}.log",
-        benchmark:
-            f"results/benchmarks/{figure.rule}.tsv"
-        conda:
-            "../envs/stats.yaml"
-        threads: 1
         resources:
-            mem_mb=grows_with_attempt(2000),
-            runtime=grows_with_attempt(10),
+            **attempt_scaled(mem_mb=2000, runtime=10),
         params:
             **aggregate_plan.figure_params(figure),
             command=figure.command,
             stem=subpath(output.png, strip_suffix=".png"),
-            code=aggregate_plan.stage_code("aggregate"),
         shell:
             "spudflow {params.command} {input.table:q} --out {params.stem:q} {params.options}"
             " 2> {log:q}"
@@ -205,16 +162,7 @@ rule front_page:
         "results/index.html",
     log:
         "results/logs/front_page.log",
-    benchmark:
-        "results/benchmarks/front_page.tsv"
-    conda:
-        "../envs/stats.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(1000),
-        runtime=grows_with_attempt(5),
     params:
         args=front_page_args,
-        code=aggregate_plan.stage_code("aggregate"),
     shell:
         "spudflow front-page {params.args} --out {output:q} 2> {log:q}"

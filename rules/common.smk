@@ -1,6 +1,9 @@
 # The wildcard constraints every stage's rules share. What the rules plan with (input functions,
 # params, resources) is Python: each rules file reads its stage's plan object, which the
 # Snakefile builds from the validated config (spudflow.<stage>.plan, spudflow.core.plan).
+# A rule holds only what is its own: its benchmark (beside its log), its stage's conda env, its
+# params.code and, without `resources:`, a small job's mem_mb and runtime are set on every rule
+# in one place (spudflow.core.rule_defaults, called by the Snakefile).
 
 
 wildcard_constraints:

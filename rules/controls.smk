@@ -5,7 +5,7 @@
 
 
 from spudflow.controls.plan import control_text_args
-from spudflow.core.rules_support import grows_with_attempt
+from spudflow.core.rules_support import attempt_scaled
 
 
 rule train_control:
@@ -15,21 +15,14 @@ rule train_control:
         directory("results/controls/{control}"),
     log:
         "results/logs/train_control/{control}.log",
-    benchmark:
-        "results/benchmarks/train_control/{control}.tsv"
-    conda:
-        "../envs/lm.yaml"
-    # One thread: tiny matrices gain little from more, and two jobs then share 2 cores;
-    # training runs on the CPU whatever the machine (no GPU slot).
-    threads: 1
+    # One thread (the default): tiny matrices gain little from more, and two jobs then share 2
+    # cores; training runs on the CPU whatever the machine (no GPU slot).
     resources:
-        mem_mb=grows_with_attempt(4000),
-        runtime=grows_with_attempt(30),
+        **attempt_scaled(mem_mb=4000, runtime=30),
         gpu=0,
     params:
         text=control_text_args,
         args=controls_plan.control_train_args,
-        code=controls_plan.stage_code("controls"),
     shell:
         "spudflow train-control {params.text} {params.args} --threads {threads}"
         " --out {output:q} 2> {log:q}"

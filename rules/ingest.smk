@@ -2,7 +2,8 @@
 # A split given as a list of files is ingested as one, the files in order.
 
 
-from spudflow.core.rules_support import grows_with_attempt, memory_for_input
+from spudflow.core.rules_support import attempt_scaled
+from spudflow.ingest.plan import INGEST_MEMORY
 
 
 # One downloaded file: a split's URL ({download} = the split), or the N-th URL of a split given
@@ -14,21 +15,15 @@ rule fetch_treebank:
         "resources/downloads/{treebank}/{download}.{ext}",
     log:
         "results/logs/fetch_treebank/{treebank}/{download}.{ext}.log",
-    benchmark:
-        "results/benchmarks/fetch_treebank/{treebank}/{download}.{ext}.tsv"
     wildcard_constraints:
         download=r"[A-Za-z0-9_-]+(?:\.[1-9][0-9]*)?",
         ext=r"conllu|conllu\.gz",
-    conda:
-        "../envs/core.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(500),
-        runtime=grows_with_attempt(30),
+        **attempt_scaled(mem_mb=500, runtime=30),
     params:
         url=ingest_plan.fetch_url,
         checksum=ingest_plan.fetch_checksum,
-        max_bytes=config["fetch"]["max_bytes"],
+        max_bytes=lookup(dpath="fetch/max_bytes", within=config),
     shell:
         "spudflow fetch {params.url:q} --out {output:q}{params.checksum}"
         " --max-bytes {params.max_bytes} 2> {log:q}"
@@ -42,19 +37,11 @@ rule ingest:
         sentences="results/ingest/{treebank}/{split}/sentences.parquet",
     log:
         "results/logs/ingest/{treebank}/{split}.log",
-    benchmark:
-        "results/benchmarks/ingest/{treebank}/{split}.tsv"
-    conda:
-        "../envs/core.yaml"
-    threads: 1
     resources:
-        # peak RSS grows with the split's CoNLL-U (bench/bench_scale.py: 2.0 GB at 218 MB)
-        mem_mb=grows_with_attempt(memory_for_input(2000, 500, 10, "conllu")),
-        runtime=grows_with_attempt(10),
+        **attempt_scaled(mem_mb=INGEST_MEMORY, runtime=10),
     params:
         out_dir=subpath(output.tokens, parent=True),
-        lenient="--lenient" if config["ingest"]["lenient"] else "",
-        code=ingest_plan.stage_code("ingest"),
+        lenient="--lenient" if lookup(dpath="ingest/lenient", within=config) else "",
     shell:
         "spudflow ingest {input.conllu:q} --out {params.out_dir:q} {params.lenient} 2> {log:q}"
 
@@ -67,18 +54,9 @@ rule treebank_stats:
         "results/stats/{treebank}/{split}.parquet",
     log:
         "results/logs/treebank_stats/{treebank}/{split}.log",
-    benchmark:
-        "results/benchmarks/treebank_stats/{treebank}/{split}.tsv"
-    conda:
-        "../envs/core.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(1000),
-        runtime=grows_with_attempt(5),
     params:
         in_dir=subpath(input.tokens, parent=True),
         lang=lambda wc: ingest_plan.treebank_lang(wc.treebank),
-        code=ingest_plan.stage_code("ingest"),
     shell:
         "spudflow stats {params.in_dir:q} --treebank {wildcards.treebank} --split {wildcards.split}"
         " --lang {params.lang} --out {output:q} 2> {log:q}"
@@ -96,19 +74,9 @@ rule training_share:
         sentences="results/shares/{treebank}/{split}/{part}/sentences.parquet",
     log:
         "results/logs/training_share/{treebank}/{split}/{part}.log",
-    benchmark:
-        "results/benchmarks/training_share/{treebank}/{split}/{part}.tsv"
-    conda:
-        "../envs/core.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(1000),
-        runtime=grows_with_attempt(5),
     params:
         in_dir=subpath(input.tokens, parent=True),
         out_dir=subpath(output.tokens, parent=True),
         share=ingest_plan.training_share_args,
-        code=ingest_plan.stage_code("ingest"),
     shell:
-        "spudflow training-share {params.in_dir:q} {params.share} --out {params.out_dir:q}"
-        " 2> {log:q}"
+        "spudflow training-share {params.in_dir:q} {params.share} --out {params.out_dir:q} 2> {log:q}"

@@ -7,8 +7,8 @@
 
 
 from spudflow.core.plan_base import ingested, quoted, registry_files
-from spudflow.core.rules_support import grows_with_attempt, memory_for_input
-from spudflow.nonce.plan import nonce_sources
+from spudflow.core.rules_support import attempt_scaled
+from spudflow.nonce.plan import NONCE_MEMORY, nonce_sources
 
 
 rule nonce:
@@ -24,22 +24,14 @@ rule nonce:
         stats="results/nonce/{treebank}/{split}/{method}/seed{seed}/replacement_stats.parquet",
     log:
         "results/logs/nonce/{treebank}/{split}/{method}/seed{seed}.log",
-    benchmark:
-        "results/benchmarks/nonce/{treebank}/{split}/{method}/seed{seed}.tsv"
-    conda:
-        "../envs/core.yaml"
-    threads: 1
     resources:
-        # peak RSS grows with the split (bench/bench_scale.py: 4.6 GB at a 41 MB tokens.parquet)
-        mem_mb=grows_with_attempt(memory_for_input(3000, 500, 130, "tokens")),
-        runtime=grows_with_attempt(10),
+        **attempt_scaled(mem_mb=NONCE_MEMORY, runtime=10),
     params:
         in_dir=subpath(input.tokens, parent=True),
         out_dir=subpath(output.tokens, parent=True),
         lang=lambda wc: nonce_plan.treebank_lang(wc.treebank),
         options=nonce_plan.nonce_options,
         sources=nonce_sources,
-        code=nonce_plan.stage_code("nonce"),
     shell:
         "spudflow nonce {params.in_dir:q} --lang {params.lang} --seed {wildcards.seed}"
         " --method {wildcards.method} --out {params.out_dir:q} --conllu {output.conllu:q}"
@@ -55,19 +47,10 @@ rule table_nonce_ratio:
         **registry_files("table_nonce_ratio"),
     log:
         "results/logs/table_nonce_ratio.log",
-    benchmark:
-        "results/benchmarks/table_nonce_ratio.tsv"
-    conda:
-        "../envs/core.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(1000),
-        runtime=grows_with_attempt(5),
     params:
         command="table-nonce-ratio",
         stem=subpath(output.parquet, strip_suffix=".parquet"),
         options="",
-        code=nonce_plan.stage_code("nonce"),
     shell:
         "spudflow {params.command} {input.stats:q} --out {params.stem:q} {params.options}"
         " 2> {log:q}"
@@ -82,8 +65,6 @@ use rule table_nonce_ratio as table_nonce_ttr with:
         **registry_files("table_nonce_ttr"),
     log:
         "results/logs/table_nonce_ttr.log",
-    benchmark:
-        "results/benchmarks/table_nonce_ttr.tsv"
     params:
         command="table-nonce-ttr",
         options=nonce_plan.nonce_ttr_options(),
@@ -103,30 +84,23 @@ if "human_eval" in config:
             sheets=nonce_plan.human_eval_sheets(),
         log:
             "results/logs/human_eval_export.log",
-        benchmark:
-            "results/benchmarks/human_eval_export.tsv"
-        conda:
-            "../envs/core.yaml"
-        threads: 1
         resources:
-            mem_mb=grows_with_attempt(2000),
-            runtime=grows_with_attempt(5),
+            **attempt_scaled(mem_mb=2000, runtime=5),
         params:
             orig=subpath(input.orig, parent=True),
             spud=subpath(input.spud, parent=True),
             posfree=subpath(input.posfree, parent=True),
             out_dir=subpath(output.key, parent=True),
-            n=config["human_eval"]["n"],
-            seed=config["human_eval"]["seed"],
-            annotators=quoted(config["human_eval"]["annotators"]),
-            code=nonce_plan.stage_code("nonce"),
+            n=lookup(dpath="human_eval/n", within=config),
+            seed=lookup(dpath="human_eval/seed", within=config),
+            annotators=quoted(lookup(dpath="human_eval/annotators", within=config)),
         shell:
             "spudflow human-eval export --orig {params.orig:q} --spud {params.spud:q}"
             " --posfree {params.posfree:q} --n {params.n} --seed {params.seed}"
             " --annotators {params.annotators} --out {params.out_dir:q} 2> {log:q}"
 
     # Tables 1-2 only from filled sheets (human_eval.filled).
-    if config["human_eval"]["filled"]:
+    if lookup(dpath="human_eval/filled", within=config):
 
         rule human_eval_tables:
             input:
@@ -136,17 +110,8 @@ if "human_eval" in config:
                 **registry_files("human_eval_tables"),
             log:
                 "results/logs/human_eval_tables.log",
-            benchmark:
-                "results/benchmarks/human_eval_tables.tsv"
-            conda:
-                "../envs/core.yaml"
-            threads: 1
-            resources:
-                mem_mb=grows_with_attempt(1000),
-                runtime=grows_with_attempt(5),
             params:
                 out_dir=subpath(output.parquet, parent=True),
-                code=nonce_plan.stage_code("nonce"),
             shell:
                 "spudflow human-eval tables {input.sheets:q} --key {input.key:q}"
                 " --out-dir {params.out_dir:q} 2> {log:q}"

@@ -6,11 +6,12 @@
 from pathlib import Path
 
 from spudflow.core.dataset_families import JAPANESE_VARIANTS
-from spudflow.core.plan_base import quoted, sample_args
-from spudflow.core.rules_support import cli_options, grows_with_attempt, memory_for_input
+from spudflow.core.plan_base import sample_args
+from spudflow.core.rules_support import attempt_scaled
 from spudflow.pairs.plan import (
     JAPANESE_COUNTED_LEXICON,
     PAIRS_URL_FAMILIES,
+    SPUD_ITEMS_MEMORY,
     german_case_source_args,
     spud_nonce_options,
 )
@@ -23,30 +24,20 @@ rule items_spud:
         "results/items/{dataset}.parquet",
     log:
         "results/logs/items_spud/{dataset}.log",
-    benchmark:
-        "results/benchmarks/items_spud/{dataset}.tsv"
     wildcard_constraints:
         dataset=r"spud_[A-Za-z0-9_.-]+",
-    conda:
-        "../envs/core.yaml"
-    threads: 1
     resources:
-        # peak RSS grows with the split and its nonce versions (bench/bench_scale.py: 5.4 GB
-        # at 94 MB of tokens.parquet)
-        mem_mb=grows_with_attempt(memory_for_input(2000, 500, 70)),
-        runtime=grows_with_attempt(10),
+        **attempt_scaled(mem_mb=SPUD_ITEMS_MEMORY, runtime=10),
     params:
         orig=lambda wc, input: Path(input.orig).parent,
         nonce=spud_nonce_options,
         lang=lambda wc: pairs_plan.treebank_lang(pairs_plan.spud_items_splits()[wc.dataset][0]),
         min_words=lambda wc: pairs_plan.pairs_section("spud")["min_words"],
         leave_out=pairs_plan.spud_leave_out_args,
-        code=pairs_plan.stage_code("pairs"),
     shell:
         "spudflow pairs spud --orig {params.orig:q} {params.nonce} --lang {params.lang}"
         " --min-words {params.min_words} {params.leave_out} --dataset {wildcards.dataset}"
-        " --out {output:q}"
-        " 2> {log:q}"
+        " --out {output:q} 2> {log:q}"
 
 
 rule items_german_case:
@@ -56,18 +47,11 @@ rule items_german_case:
         "results/items/german_case.parquet",
     log:
         "results/logs/items_german_case.log",
-    benchmark:
-        "results/benchmarks/items_german_case.tsv"
-    conda:
-        "../envs/core.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(2000),
-        runtime=grows_with_attempt(10),
+        **attempt_scaled(mem_mb=2000, runtime=10),
     params:
         source=german_case_source_args,
         sample=lambda wc: sample_args(pairs_plan.pairs_section("german_case")["sample"]),
-        code=pairs_plan.stage_code("pairs"),
     shell:
         "spudflow pairs german-case {params.source} {params.sample} --out {output:q} 2> {log:q}"
 
@@ -81,16 +65,8 @@ rule japanese_verb_counts:
         JAPANESE_COUNTED_LEXICON,
     log:
         "results/logs/japanese_verb_counts.log",
-    benchmark:
-        "results/benchmarks/japanese_verb_counts.tsv"
-    conda:
-        "../envs/core.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(4000),
-        runtime=grows_with_attempt(720),
-    params:
-        code=pairs_plan.stage_code("pairs"),
+        **attempt_scaled(mem_mb=4000, runtime=720),
     shell:
         "spudflow pairs count-verbs {input.corpus:q} --lexicon {input.lexicon:q}"
         " --out {output:q} 2> {log:q}"
@@ -103,32 +79,18 @@ rule items_japanese_transitivity:
         "results/items/japanese_transitivity_{variant}.parquet",
     log:
         "results/logs/items_japanese_transitivity/{variant}.log",
-    benchmark:
-        "results/benchmarks/items_japanese_transitivity/{variant}.tsv"
     wildcard_constraints:
         variant="|".join(JAPANESE_VARIANTS),
-    conda:
-        "../envs/core.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(8000),
-        runtime=grows_with_attempt(30),
+        **attempt_scaled(mem_mb=8000, runtime=30),
     params:
         n_verb_pairs=lambda wc: pairs_plan.pairs_section("japanese_transitivity")["n_verb_pairs"],
-        ranking=lambda wc: quoted(
-            cli_options(
-                pairs_plan.pairs_section("japanese_transitivity"), ("rank_by", "min_count")
-            )
-        ),
-        sample=lambda wc: sample_args(
-            pairs_plan.pairs_section("japanese_transitivity")["sample"][wc.variant]
-        ),
-        code=pairs_plan.stage_code("pairs"),
+        ranking=pairs_plan.japanese_ranking_args,
+        sample=pairs_plan.japanese_sample_args,
     shell:
         "spudflow pairs japanese-transitivity --lexicon {input.lexicon:q}"
         " --variant {wildcards.variant} --n-verb-pairs {params.n_verb_pairs} {params.ranking}"
-        " {params.sample}"
-        " --out {output:q} 2> {log:q}"
+        " {params.sample} --out {output:q} 2> {log:q}"
 
 
 rule items_cola:
@@ -139,19 +101,12 @@ rule items_cola:
         "results/items/cola.parquet",
     log:
         "results/logs/items_cola.log",
-    benchmark:
-        "results/benchmarks/items_cola.tsv"
-    conda:
-        "../envs/core.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(2000),
-        runtime=grows_with_attempt(10),
+        **attempt_scaled(mem_mb=2000, runtime=10),
     params:
         phenomena=lambda wc: pairs_plan.cola_phenomena_args(),
         sample=lambda wc: sample_args(pairs_plan.pairs_section("cola")["sample"]),
         words=lambda wc: pairs_plan.pairs_section("cola")["words"],
-        code=pairs_plan.stage_code("pairs"),
     shell:
         "spudflow pairs cola {input.tsv:q} {params.phenomena} {params.sample}"
         " --words {params.words} --out {output:q} 2> {log:q}"
@@ -166,21 +121,15 @@ rule fetch_pairs_file:
         "resources/downloads/pairs/{family}/{name}",
     log:
         "results/logs/fetch_pairs_file/{family}/{name}.log",
-    benchmark:
-        "results/benchmarks/fetch_pairs_file/{family}/{name}.tsv"
     wildcard_constraints:
         family=PAIRS_URL_FAMILIES,
         name=r"[A-Za-z0-9_.-]+",
-    conda:
-        "../envs/core.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(500),
-        runtime=grows_with_attempt(30),
+        **attempt_scaled(mem_mb=500, runtime=30),
     params:
         url=pairs_plan.pairs_file_url,
         checksum=pairs_plan.pairs_file_checksum,
-        max_bytes=config["fetch"]["max_bytes"],
+        max_bytes=lookup(dpath="fetch/max_bytes", within=config),
     shell:
         "spudflow fetch {params.url:q} --out {output:q}{params.checksum}"
         " --max-bytes {params.max_bytes} 2> {log:q}"
@@ -193,16 +142,9 @@ rule items_blimp:
         "results/items/blimp.parquet",
     log:
         "results/logs/items_blimp.log",
-    benchmark:
-        "results/benchmarks/items_blimp.tsv"
-    conda:
-        "../envs/core.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(4000),
-        runtime=grows_with_attempt(20),
+        **attempt_scaled(mem_mb=4000, runtime=20),
     params:
         sample=lambda wc: sample_args(pairs_plan.pairs_section("blimp")["sample"]),
-        code=pairs_plan.stage_code("pairs"),
     shell:
         "spudflow pairs blimp {input.jsonl:q} {params.sample} --out {output:q} 2> {log:q}"

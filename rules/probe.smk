@@ -14,7 +14,7 @@
 from pathlib import Path
 
 from spudflow.core.artifacts import AUTO
-from spudflow.core.rules_support import grows_with_attempt
+from spudflow.core.rules_support import attempt_scaled
 from spudflow.probe.plan import PROBE_SPLIT_DIR, probe_feature_paths, probe_pair_dir_of
 
 
@@ -39,18 +39,15 @@ rule probe_features:
         directory("results/probe/features/{probe_model}/{treebank}/{split}"),
     log:
         "results/logs/probe_features/{probe_model}/{treebank}/{split}.log",
-    benchmark:
-        "results/benchmarks/probe_features/{probe_model}/{treebank}/{split}.tsv"
     wildcard_constraints:
         probe_model=probe_plan.probe_models_pattern(sharded=False),
         split=PROBE_SPLIT_DIR,
-    conda:
-        "../envs/lm.yaml"
     threads: 2
     # one encoder in memory at a time; an hour per baseline
     resources:
-        mem_mb=grows_with_attempt(probe_plan.probe_features_memory),
-        runtime=grows_with_attempt(lambda wc: 60 * len(probe_plan.probe_baselines(wc.probe_model))),
+        **attempt_scaled(
+            mem_mb=probe_plan.probe_features_memory, runtime=probe_plan.probe_features_runtime
+        ),
         gpu=1,
     params:
         treebanks=lambda wc, input: [Path(tokens).parent for tokens in input.tokens],
@@ -58,7 +55,6 @@ rule probe_features:
         shard="",
         args=probe_plan.probe_feature_args,
         sentences=probe_feature_paths,
-        code=probe_plan.stage_code("probe"),
     shell:
         "spudflow probe features {params.treebanks:q} --model {params.source:q}"
         " {params.shard} {params.args} {params.sentences} --threads {threads}"
@@ -70,8 +66,6 @@ use rule probe_features as probe_features_shard with:
         temp(directory("results/probe/features/{probe_model}/{treebank}/{split}.shard{shard}")),
     log:
         "results/logs/probe_features_shard/{probe_model}/{treebank}/{split}.shard{shard}.log",
-    benchmark:
-        "results/benchmarks/probe_features_shard/{probe_model}/{treebank}/{split}.shard{shard}.tsv"
     wildcard_constraints:
         probe_model=probe_plan.probe_models_pattern(sharded=True),
         split=PROBE_SPLIT_DIR,
@@ -86,19 +80,11 @@ rule probe_features_gather:
         directory("results/probe/features/{probe_model}/{treebank}/{split}"),
     log:
         "results/logs/probe_features_gather/{probe_model}/{treebank}/{split}.log",
-    benchmark:
-        "results/benchmarks/probe_features_gather/{probe_model}/{treebank}/{split}.tsv"
     wildcard_constraints:
         probe_model=probe_plan.probe_models_pattern(sharded=True),
         split=PROBE_SPLIT_DIR,
-    conda:
-        "../envs/lm.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(probe_plan.probe_gather_memory),
-        runtime=grows_with_attempt(10),
-    params:
-        code=probe_plan.stage_code("probe"),
+        **attempt_scaled(mem_mb=probe_plan.probe_gather_memory, runtime=10),
     shell:
         "spudflow probe gather {input.shards:q} --out {output:q} 2> {log:q}"
 
@@ -117,19 +103,15 @@ rule probe_train:
         ),
     log:
         "results/logs/probe_train/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}.log",
-    benchmark:
-        "results/benchmarks/probe_train/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}.tsv"
-    conda:
-        "../envs/lm.yaml"
     threads: 2
     resources:
-        mem_mb=grows_with_attempt(probe_plan.probe_train_memory),
-        runtime=grows_with_attempt(60 * len(probe_plan.probe_seeds())),
+        **attempt_scaled(
+            mem_mb=probe_plan.probe_train_memory, runtime=probe_plan.probe_train_runtime()
+        ),
     params:
         out_dir=probe_pair_dir_of,
         data=probe_plan.probe_train_paths,
         args=probe_plan.probe_train_args,
-        code=probe_plan.stage_code("probe"),
     shell:
         "spudflow probe train {params.data} {params.args} --threads {threads}"
         " --out {params.out_dir:q} 2> {log:q}"
@@ -144,15 +126,5 @@ rule probe_select_layers:
         "results/probe/layers/{treebank}/{probe_model}.parquet",
     log:
         "results/logs/probe_select_layers/{treebank}/{probe_model}.log",
-    benchmark:
-        "results/benchmarks/probe_select_layers/{treebank}/{probe_model}.tsv"
-    conda:
-        "../envs/lm.yaml"
-    threads: 1
-    resources:
-        mem_mb=grows_with_attempt(1000),
-        runtime=grows_with_attempt(5),
-    params:
-        code=probe_plan.stage_code("probe"),
     shell:
         "spudflow probe select-layers {input.metrics:q} --out {output:q} 2> {log:q}"

@@ -3,7 +3,7 @@
 
 
 from spudflow.core.plan_base import quoted, training_text_sources
-from spudflow.core.rules_support import grows_with_attempt
+from spudflow.core.rules_support import attempt_scaled
 
 
 rule ngram_train:
@@ -13,18 +13,11 @@ rule ngram_train:
         "results/ngram/{ngram}.parquet",
     log:
         "results/logs/ngram_train/{ngram}.log",
-    benchmark:
-        "results/benchmarks/ngram_train/{ngram}.tsv"
-    conda:
-        "../envs/lm.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(4000),
-        runtime=grows_with_attempt(30),
+        **attempt_scaled(mem_mb=4000, runtime=30),
     params:
         text=lambda wc, input: quoted(training_text_sources(input.text)),
         args=scoring_plan.ngram_train_args,
-        code=scoring_plan.stage_code("scoring"),
     shell:
         "spudflow ngram-train {params.text} {params.args} --out {output:q} 2> {log:q}"
 
@@ -42,23 +35,17 @@ rule score:
         item_scores="results/scores/{dataset}/{model}/item_scores.parquet",
     log:
         "results/logs/score/{dataset}/{model}.log",
-    benchmark:
-        "results/benchmarks/score/{dataset}/{model}.tsv"
     wildcard_constraints:
         model=scoring_plan.scoring_models_pattern(sharded=False),
-    conda:
-        "../envs/lm.yaml"
     threads: 4
     resources:
-        mem_mb=grows_with_attempt(scoring_plan.score_memory),
-        runtime=grows_with_attempt(lambda wc: 240 if scoring_plan.is_transformer(wc.model) else 30),
+        **attempt_scaled(mem_mb=scoring_plan.score_memory, runtime=scoring_plan.score_runtime),
         gpu=lambda wc: 1 if scoring_plan.is_transformer(wc.model) else 0,
     params:
         out_dir=subpath(output.token_scores, parent=True),
         source=lambda wc: scoring_plan.model_config(wc.model)["source"],
         args=scoring_plan.score_args,
         shard="",
-        code=scoring_plan.stage_code("scoring"),
     shell:
         "spudflow score {input.item_table:q} --model {params.source:q} --name {wildcards.model}"
         " {params.shard} --out {params.out_dir:q} --threads {threads} {params.args} 2> {log:q}"
@@ -73,8 +60,6 @@ use rule score as score_shard with:
         item_scores="results/scores/{dataset}/{model}/shards/{shard}-of-{shards}/item_scores.parquet",
     log:
         "results/logs/score_shard/{dataset}/{model}/{shard}-of-{shards}.log",
-    benchmark:
-        "results/benchmarks/score_shard/{dataset}/{model}/{shard}-of-{shards}.tsv"
     wildcard_constraints:
         model=scoring_plan.scoring_models_pattern(sharded=True),
     params:
@@ -89,19 +74,12 @@ rule score_gather:
         item_scores="results/scores/{dataset}/{model}/item_scores.parquet",
     log:
         "results/logs/score_gather/{dataset}/{model}.log",
-    benchmark:
-        "results/benchmarks/score_gather/{dataset}/{model}.tsv"
     wildcard_constraints:
         model=scoring_plan.scoring_models_pattern(sharded=True),
-    conda:
-        "../envs/lm.yaml"
-    threads: 1
     resources:
-        mem_mb=grows_with_attempt(scoring_plan.score_memory),
-        runtime=grows_with_attempt(30),
+        **attempt_scaled(mem_mb=scoring_plan.score_memory, runtime=30),
     params:
         shard_dirs=scoring_plan.score_shard_dirs,
         out_dir=subpath(output.token_scores, parent=True),
-        code=scoring_plan.stage_code("scoring"),
     shell:
         "spudflow score-gather {params.shard_dirs:q} --out {params.out_dir:q} 2> {log:q}"

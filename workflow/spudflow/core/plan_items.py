@@ -18,10 +18,11 @@ class ItemsQueries(PlanBase):
     def pairs_section(self, name):
         """The config of one dataset family under `pairs:` ({} when the config leaves it out: not
         built)."""
-        return self.config["pairs"].get(name, {})
+        return self.config["pairs"].get(name, {})  # a family's section has no schema default
 
     def pairs_enabled(self, name):
-        return bool(self.pairs_section(name).get("enabled"))
+        section = self.pairs_section(name)
+        return bool(section) and section["enabled"]  # `enabled` defaults in the schema
 
     def spud_items_splits(self):
         """SPUD items dataset name -> (treebank, split) of the scored splits, as the nonce plan has

@@ -12,7 +12,7 @@ class ScoringQueries(PlanBase):
     def scoring_datasets(self):
         """Items datasets to score: `scoring.datasets` when set, else every dataset the pairs stage
         enables."""
-        configured = self.config["scoring"].get("datasets")
+        configured = self.config["scoring"].get("datasets")  # optional, no schema default
         return list(self.items_datasets() if configured is None else configured)
 
     def model_config(self, model):
@@ -24,6 +24,7 @@ class ScoringQueries(PlanBase):
         The aggregate stage reads their item_scores."""
         jobs = []
         for model, spec in self.config["models"].items():
+            # optional, with no schema default: unset, every dataset / language
             only, languages = spec.get("datasets"), spec.get("languages")
             jobs += [
                 (d, model)

@@ -7,7 +7,8 @@
 - memory_mb: the one memory model of every rule's `mem_mb` (what the job holds, with headroom).
 - memory_for_input: the `mem_mb` of a job whose peak RSS grows with the split it holds.
 - grows_with_attempt: what every rule's `mem_mb` and `runtime` go through, so that a job killed
-  for memory or time (SLURM's limits) comes back asking for more (docs/running.md, "Retries").
+  for memory or time (SLURM's limits) comes back asking for more (docs/running.md, "Retries");
+  attempt_scaled: a rule's `resources:` through it.
 """
 
 from __future__ import annotations
@@ -137,3 +138,9 @@ def grows_with_attempt(value: float | Callable) -> Callable:
 
     resource.grows_with_attempt = True  # tests/test_job_memory.py finds it on every rule
     return resource
+
+
+def attempt_scaled(**resources: float | Callable) -> dict[str, Callable]:
+    """A rule's `resources: **attempt_scaled(mem_mb=..., runtime=...)`: each through
+    grows_with_attempt (a resource that does not grow, like `gpu`, is given beside it)."""
+    return {name: grows_with_attempt(value) for name, value in resources.items()}

@@ -5,8 +5,12 @@ from __future__ import annotations
 from spudflow.core.fetch_options import fetch_inputs, fetch_source, sha256_option
 from spudflow.core.plan import Plan
 from spudflow.core.plan_base import ingested
+from spudflow.core.rules_support import memory_for_input
 from spudflow.core.split_files import download_url, split_files
 
+# An ingest job's mem_mb: peak RSS grows with the split's CoNLL-U (bench/bench_scale.py: 2.0 GB
+# at 218 MB).
+INGEST_MEMORY = memory_for_input(2000, 500, 10, "conllu")
 
 class IngestPlan(Plan):
     def fetch_url(self, wildcards):

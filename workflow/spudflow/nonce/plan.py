@@ -9,6 +9,7 @@ from spudflow.core.outputs_registry import rule_outputs
 from spudflow.core.plan import Plan
 from spudflow.core.plan_base import ingested, model_path_inputs, quoted
 from spudflow.core.plan_nonce import nonce_dir
+from spudflow.core.rules_support import memory_for_input
 
 
 def nonce_sources(wildcards, input):
@@ -29,6 +30,10 @@ def nonce_sources(wildcards, input):
         )
     )
 
+
+# A nonce job's mem_mb: peak RSS grows with the split (bench/bench_scale.py: 4.6 GB at a 41 MB
+# tokens.parquet).
+NONCE_MEMORY = memory_for_input(3000, 500, 130, "tokens")
 
 class NoncePlan(Plan):
     def nonce_ttr_tokenizer(self):

@@ -9,8 +9,9 @@ from spudflow.core.dataset_families import JAPANESE_VARIANTS
 from spudflow.core.fetch_options import fetch_inputs, fetch_source, sha256_option
 from spudflow.core.pairs_files import URL_KEYS, family_downloads, local_file
 from spudflow.core.plan import Plan
-from spudflow.core.plan_base import has_name, ingested, quoted
+from spudflow.core.plan_base import has_name, ingested, quoted, sample_args
 from spudflow.core.plan_nonce import nonce_tokens
+from spudflow.core.rules_support import cli_options, memory_for_input
 
 # The paper's two German case sentence files (pairs.german_case.sentences).
 GERMAN_CASE_SENTENCES = ("grammatical", "ungrammatical")
@@ -30,6 +31,10 @@ def spud_nonce_options(wildcards, input):
     """`--nonce DIR` options for the nonce versions' tokens.parquet files."""
     return " ".join(f"--nonce {shlex.quote(str(Path(f).parent))}" for f in input.nonce)
 
+
+# A SPUD items job's mem_mb: peak RSS grows with the split and its nonce versions
+# (bench/bench_scale.py: 5.4 GB at 94 MB of tokens.parquet).
+SPUD_ITEMS_MEMORY = memory_for_input(2000, 500, 70)
 
 class PairsPlan(Plan):
     def cola_phenomena(self):
@@ -74,12 +79,21 @@ class PairsPlan(Plan):
         chosen = self.pairs_section("japanese_transitivity")["datasets"]
         return [v for v in JAPANESE_VARIANTS if v in chosen]
 
+    def japanese_ranking_args(self, wildcards):
+        """How the Japanese items rank verb pairs (`--rank-by`, `--min-count`)."""
+        section = self.pairs_section("japanese_transitivity")
+        return quoted(cli_options(section, ("rank_by", "min_count")))
+
+    def japanese_sample_args(self, wildcards):
+        """The sample of one Japanese variant's items (pairs.japanese_transitivity.sample)."""
+        return sample_args(self.pairs_section("japanese_transitivity")["sample"][wildcards.variant])
+
     def japanese_lexicon(self):
         """The verb pair lexicon the Japanese items rank by: counted in the configured corpus
         (pairs.japanese_transitivity.corpus, rule japanese_verb_counts), or the lexicon file itself,
         whose counts are those its header names."""
         section = self.pairs_section("japanese_transitivity")
-        return JAPANESE_COUNTED_LEXICON if section.get("corpus") else section["lexicon"]
+        return JAPANESE_COUNTED_LEXICON if section["corpus"] else section["lexicon"]
 
     def spud_items_input(self, wildcards):
         datasets = self.spud_items_splits()

@@ -120,10 +120,18 @@ class ProbePlan(Plan):
             layers = set(self.probe_sweep_layers(model))
         return ",".join(map(str, sorted(layers)))
 
+    def probe_features_runtime(self, wildcards):
+        """`runtime` (minutes) of a probe_features job: an hour per baseline."""
+        return 60 * len(self.probe_baselines(wildcards.probe_model))
+
+    def probe_train_runtime(self):
+        """`runtime` (minutes) of a probe_train job: an hour per seed."""
+        return 60 * len(self.probe_seeds())
+
     def probe_features_memory(self, wildcards, input):
         model, treebank = wildcards.probe_model, wildcards.treebank
         spec = self.probe_model_config(model)
-        shape = model_shape(spec["source"], spec.get("revision"))
+        shape = model_shape(spec["source"], spec["revision"])
         if shape is None:
             return PROBE_FEATURES_FLOOR_MB
         width, weights_mb = shape

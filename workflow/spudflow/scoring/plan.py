@@ -24,6 +24,11 @@ class ScoringPlan(Plan):
     def is_transformer(self, model):
         return self.model_config(model)["kind"] != "ngram"
 
+    def score_runtime(self, wildcards):
+        """`runtime` (minutes) of a score or score_shard job: 4 hours a transformer, 30 minutes
+        an n-gram model."""
+        return 240 if self.is_transformer(wildcards.model) else 30
+
     def score_memory(self, wildcards):
         """`mem_mb` of a score, score_shard or score_gather job: the model's (8000 a transformer,
         4000 an n-gram model) plus the score rows of the items it holds (a shard's fraction; a
@@ -41,9 +46,9 @@ class ScoringPlan(Plan):
         return model_path_inputs(self.model_config(wildcards.model)["source"])
 
     def unigram_inputs(self, wildcards=None):
-        return [
-            f"results/ngram/{name}.parquet" for name in self.config["scoring"].get("unigram", [])
-        ]
+        # scoring.unigram: optional, no schema default (none: no unigram term)
+        unigrams = self.config["scoring"].get("unigram", [])
+        return [f"results/ngram/{name}.parquet" for name in unigrams]
 
     def score_args(self, wildcards):
         """`spudflow score` options from the model's config entry (docs/scoring.md)."""
@@ -56,6 +61,7 @@ class ScoringPlan(Plan):
         if any(m.removesuffix("_region") == "pppl_l2r" for m in spec["methods"]):
             args += cli_options(self.config["scoring"], ("l2r_words",))
         args += cli_options(spec, ("gguf_file", "revision", "languages"))
+        # a model's `sample:` is optional, with no schema default (none: every item)
         if spec.get("sample", {}).get("n") is not None:
             args += ["--sample", spec["sample"]["n"], "--sample-seed", spec["sample"]["seed"]]
         args += cli_options(spec, MODEL_OPTIONS)
@@ -84,6 +90,7 @@ class ScoringPlan(Plan):
 
     def model_shards(self, model):
         """Number of shards of the model's scoring jobs: its `shards:`, else `scoring.shards`."""
+        # models.NAME.shards has no schema default: unset, scoring.shards decides
         return self.model_config(model).get("shards") or self.config["scoring"]["shards"]
 
     def scoring_models_pattern(self, sharded):
