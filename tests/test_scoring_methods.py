@@ -83,7 +83,7 @@ def test_the_outlier_table_has_a_ratio_column_for_each_method_of_its_roles():
     assert scoring_methods.outlier_methods(scoring_methods.OUTLIER_CAUSAL) == ("ppl",)
 
 
-NEW_ENTRY = """    Method("uniform", "ngram", "log 1 / V of the model's V symbols (a test's method).",
+NEW_ENTRY = """    Method("uniform", "ngram", "log 1 / V, V the model's symbols.",
            "spudflow.scoring.uniform:score_uniform"),
 """
 NEW_FUNCTION = '''"""A test's method: every word the same probability."""
