@@ -24,7 +24,9 @@ MODEL_KIND_CODE = ("workflow/spudflow/scoring/", "workflow/spudflow/controls/",
                    "workflow/spudflow/rehearse/cli.py", "workflow/spudflow/rehearse/overlay.py",
                    "workflow/spudflow/rehearse/families.py",
                    # a checkpoint loaded as an architecture it has no model for (--kind)
-                   "workflow/spudflow/core/model_source.py")
+                   "workflow/spudflow/core/model_source.py",
+                   # the scoring methods of each kind
+                   "workflow/spudflow/core/scoring_methods.py")
 
 # (synonym, pattern, where: path prefixes, None for everywhere scanned, skipped prefixes)
 RETIRED = [

@@ -40,6 +40,7 @@ from spudflow.aggregate.outputs import DATA_FORMATS, Table
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
+from spudflow.core.scoring_methods import OUTLIER_CAUSAL, OUTLIER_MASKED, outlier_methods
 from spudflow.core.table_artifacts import STATUS_OK, TABLES
 
 log = get_logger(__name__)
@@ -323,9 +324,11 @@ def extreme_pairs(pairs: pl.DataFrame, k: int) -> pl.DataFrame:
     ).sort([*keys, "extreme", "rank"])
 
 
-# Tables 12–13: r_PPL of a causal model beside r_PPPL and r_PPPL_l2r of a masked model.
-CAUSAL_METHOD = "ppl"
-MASKED_METHODS = ("pppl", "pppl_l2r")
+# Tables 12–13: r_PPL of a causal model beside r_PPPL and r_PPPL_l2r of a masked model (the
+# methods whose entries in core/scoring_methods.py give them that role).
+(CAUSAL_METHOD,) = outlier_methods(OUTLIER_CAUSAL)
+MASKED_METHODS = outlier_methods(OUTLIER_MASKED)
+R_CAUSAL = f"r_{CAUSAL_METHOD}"
 OUTLIER_PAIR = [*SEED_SET, "group_id", "nonce_item_id"]
 
 
@@ -337,8 +340,8 @@ def outlier_pairs(pairs: pl.DataFrame, above: float, below: float) -> pl.DataFra
     method; `mlm_model` null where no masked model scored the dataset."""
     ppl = pairs.filter(pl.col("method") == CAUSAL_METHOD).select(
         *OUTLIER_PAIR, pl.col("model").alias("ppl_model"), "orig_sentence", "nonce_sentence",
-        pl.col("ratio").alias("r_ppl"))
-    r_ppl = pl.col("r_ppl")
+        pl.col("ratio").alias(R_CAUSAL))
+    r_ppl = pl.col(R_CAUSAL)
     ppl = ppl.with_columns(
         pl.when(r_ppl > above).then(pl.lit("above")).when(r_ppl < below).then(pl.lit("below"))
         .alias("extreme"),
@@ -359,7 +362,7 @@ def outlier_pairs(pairs: pl.DataFrame, above: float, below: float) -> pl.DataFra
     return rows.with_columns(
         pl.int_range(1, pl.len() + 1).over(listing).cast(pl.Int64).alias("rank"),
     ).select(*listing, "threshold", "rank", "nonce_seed", "group_id", "orig_sentence",
-             "nonce_sentence", "r_pppl", "r_pppl_l2r", "r_ppl")
+             "nonce_sentence", *(f"r_{m}" for m in MASKED_METHODS), R_CAUSAL)
 
 
 def check_groups(items: pl.DataFrame) -> None:

@@ -8,15 +8,17 @@ from pathlib import Path
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import finite_float, seed
 from spudflow.core.output_paths import PlannedFolder, output_dir
+from spudflow.core.scoring_methods import methods_of
 
 DESCRIPTION = """\
 Train a small control language model from scratch on treebank text and write OUT, a
 save_pretrained directory (model + fast tokenizer) that `spudflow score --model OUT` loads:
-masked - a BERT masked LM (pppl, pppl_l2r, unmasked); causal - a GPT-2 (ppl); electra - an
-ELECTRA discriminator (electra), trained jointly with a generator half as wide. All three use a
+masked - a BERT masked LM ({masked}); causal - a GPT-2 ({causal}); electra - an
+ELECTRA discriminator ({electra}), trained jointly with a generator half as wide. All three use a
 byte-level BPE tokenizer trained on the same text. OUT also holds training_loss.parquet (the loss
 of every step) and control.json (the training settings). The same inputs, seed and --threads
-give identical weights. See docs/controls.md."""
+give identical weights. See docs/controls.md.""".format(
+    **{kind: ", ".join(methods_of(kind)) for kind in ("masked", "causal", "electra")})
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -32,13 +32,14 @@ class CausalScorer(TransformerScorer):
     def forward(self):
         return lm_forward(self.model)
 
-    def score(self, encoded: Sequence[EncodedItem], method: str,
+
+def score_ppl(scorer: CausalScorer, encoded: Sequence[EncodedItem],
               targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
-        wanted = Wanted.of(encoded, targets)
-        # The output at position p predicts the token at p + 1; tokens after the last wanted
-        # one are not needed (a region early in the sentence needs a short input).
-        _, first = np.unique(wanted.owner, return_index=True)
-        lengths = (np.maximum.reduceat(wanted.position, first) + 1 if len(first)
-                   else np.empty(0, dtype=np.int64))
-        rows = wanted.one_row_each(lengths, shift=1)
-        return self.run_rows(rows, [len(t) for t in targets], bar)
+    wanted = Wanted.of(encoded, targets)
+    # The output at position p predicts the token at p + 1; tokens after the last wanted one are
+    # not needed (a region early in the sentence needs a short input).
+    _, first = np.unique(wanted.owner, return_index=True)
+    lengths = (np.maximum.reduceat(wanted.position, first) + 1 if len(first)
+               else np.empty(0, dtype=np.int64))
+    rows = wanted.one_row_each(lengths, shift=1)
+    return scorer.run_rows(rows, [len(t) for t in targets], bar)

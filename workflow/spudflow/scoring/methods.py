@@ -1,33 +1,34 @@
-"""Which scoring methods each model kind can do, and the `_region` variants."""
+"""Which scoring methods each model kind can do (core/scoring_methods.py's list), the `_region`
+variants, and the function that scores each."""
 
 from __future__ import annotations
 
+import importlib
+from functools import cache
+
 from spudflow.core.errors import InputError
+from spudflow.core.scoring_methods import (
+    BY_NAME,
+    KINDS,
+    REGION_SUFFIX,
+    base_method,
+    is_region_method,
+    methods_of,
+)
 
-KINDS = ("causal", "masked", "electra", "ngram")
-
-METHODS = {
-    "causal": ("ppl",),                           # every token given BOS and the tokens before it
-    "masked": ("pppl", "pppl_l2r", "unmasked"),   # Salazar et al.; Kauf & Ivanova; no mask
-    "electra": ("electra",),                      # discriminator's log P(original)
-    "ngram": ("kn", "addk"),                      # interpolated Kneser-Ney; add-k (Laplace)
-}
+__all__ = ["KINDS", "L2R_WORDS", "base_method", "check_kind", "is_region_method",
+           "parse_methods", "scoring_function"]
 
 # What pppl_l2r counts as one word: the tokenizer's pre-tokenizer words (Kauf & Ivanova's code,
 # minicons: the fast tokenizer's word_ids()) or the items' words (for SPUD, UD surface tokens).
 L2R_WORDS = ("tokenizer", "items")
 
-# `M_region`: only the tokens inside the items' named regions are scored (for masked models only
-# they are masked, one at a time), and only region rows are written.
-REGION_SUFFIX = "_region"
 
-
-def base_method(method: str) -> str:
-    return method.removesuffix(REGION_SUFFIX)
-
-
-def is_region_method(method: str) -> bool:
-    return method.endswith(REGION_SUFFIX)
+@cache
+def scoring_function(method: str):
+    """The function its entry names: `f(scorer, encoded, targets, bar) -> list[np.ndarray]`."""
+    module, name = BY_NAME[base_method(method)].score.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def check_kind(kind: str) -> str:
@@ -41,13 +42,12 @@ def parse_methods(kind: str, text: str) -> list[str]:
     methods = list(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
     if not methods:
         raise InputError("--method", None, "no method given")
-    known = {m for ms in METHODS.values() for m in ms}
     for method in methods:
         base = base_method(method)
-        if base not in known:
+        if base not in BY_NAME:
             raise InputError("--method", None, f"unknown method {method!r} (methods: "
-                             f"{', '.join(sorted(known))}, each also as M{REGION_SUFFIX})")
-        if base not in METHODS[kind]:
+                             f"{', '.join(sorted(BY_NAME))}, each also as M{REGION_SUFFIX})")
+        if BY_NAME[base].kind != kind:
             raise InputError("--method", None, f"a {kind} model cannot do {method!r} (it does "
-                             f"{', '.join(METHODS[kind])}, each also as M{REGION_SUFFIX})")
+                             f"{', '.join(methods_of(kind))}, each also as M{REGION_SUFFIX})")
     return methods

@@ -13,6 +13,7 @@ import numpy as np
 
 from spudflow.scoring.encoding import EncodedItem, aligned
 from spudflow.scoring.items import Item
+from spudflow.scoring.methods import scoring_function
 from spudflow.scoring.ngram import EOS, NgramModel
 
 
@@ -60,6 +61,12 @@ class NgramScorer:
 
     def score(self, encoded: Sequence[EncodedItem], method: str,
               targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
+        """`method`'s log probabilities (its entry's function, core/scoring_methods.py)."""
+        return scoring_function(method)(self, encoded, targets, bar)
+
+    def logprobs(self, encoded: Sequence[EncodedItem], method: str,
+                 targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
+        """The wanted words' log probabilities under the model's `method` (NgramModel.logprob)."""
         results = []
         for sentence, wanted in zip(encoded, targets, strict=True):
             words = sentence.item.words
@@ -86,3 +93,13 @@ class NgramScorer:
         """Lau et al.'s `len(tokens)`, SLOR's denominator: the words with n-1 `<s>` before them
         and `</s>` after (LanguageModel.tokenize_sentence)."""
         return len(sentence.item.words) + self.model.order
+
+
+def score_kn(scorer: NgramScorer, encoded: Sequence[EncodedItem],
+             targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
+    return scorer.logprobs(encoded, "kn", targets, bar)
+
+
+def score_addk(scorer: NgramScorer, encoded: Sequence[EncodedItem],
+               targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
+    return scorer.logprobs(encoded, "addk", targets, bar)

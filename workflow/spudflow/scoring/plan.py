@@ -8,6 +8,7 @@ import re
 from spudflow.core.plan import Plan
 from spudflow.core.plan_base import has_name, model_path_inputs, quoted
 from spudflow.core.rules_support import cli_options, input_mb, memory_mb
+from spudflow.core.scoring_methods import uses_l2r_words
 
 # `spudflow score` options with the same name as a model's config keys, in this order.
 MODEL_OPTIONS = ("device", "dtype", "batch_tokens", "trust_remote_code")
@@ -58,7 +59,7 @@ class ScoringPlan(Plan):
         args += cli_options(self.config["scoring"], ("cache",))
         # Only a job that scores pppl_l2r is given its words: the others' commands stay as they
         # were.
-        if any(m.removesuffix("_region") == "pppl_l2r" for m in spec["methods"]):
+        if uses_l2r_words(spec["methods"]):
             args += cli_options(self.config["scoring"], ("l2r_words",))
         args += cli_options(spec, ("gguf_file", "revision", "languages"))
         # a model's `sample:` is optional, with no schema default (none: every item)

@@ -11,9 +11,9 @@ from pathlib import Path
 from spudflow import __version__
 from spudflow.core.errors import InputError
 from spudflow.core.model_source import PACKAGE_PREFIX, package_directory
+from spudflow.core.scoring_methods import uses_l2r_words
 from spudflow.core.shards import Shard
 from spudflow.scoring.cache_setting import scoring_code_version
-from spudflow.scoring.methods import base_method
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def _job_state(job: ScoreJob) -> dict:
     if job.revision is not None:
         state["revision"] = job.revision
     # only for a job that scores pppl_l2r: the others' scores do not depend on it
-    if any(base_method(m) == "pppl_l2r" for m in job.methods):
+    if uses_l2r_words(job.methods):
         state["l2r_words"] = job.l2r_words
     return state
 

@@ -14,6 +14,7 @@ from spudflow.core.slow_offsets import UnalignedToken
 from spudflow.scoring.batching import BatchPolicy, BatchRunner
 from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
 from spudflow.scoring.items import Item
+from spudflow.scoring.methods import scoring_function
 from spudflow.scoring.rows import Rows
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
@@ -143,6 +144,11 @@ class TransformerScorer:
         except UnalignedToken as error:
             raise InputError(self.model.name_or_path, None,
                              f"item {items[error.text_index].item_id}: {error}") from None
+
+    def score(self, encoded: Sequence[EncodedItem], method: str,
+              targets: Sequence[Sequence[int]], bar=None) -> list[np.ndarray]:
+        """`method`'s log probabilities (its entry's function, core/scoring_methods.py)."""
+        return scoring_function(method)(self, encoded, targets, bar)
 
     def method_key(self, method: str) -> str:
         """What the score cache keys `method`'s scores under (with any setting of the scorer that
