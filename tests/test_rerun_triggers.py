@@ -58,6 +58,8 @@ OTHER_VALUES = {
     "pairs.cola.phenomena": ["unused_phenomenon.tsv"],
     "pairs.blimp.paths": ["workflow:resources/blimp/causative.jsonl"],
     "aggregate.japanese_graph_threshold": 0.5,
+    "aggregate.uncertainty.level": 0.9,
+    "aggregate.uncertainty.resamples": 0,
     "aggregate.japanese_agreement_modes": ["tiny_trigram/kn"],
     "ngrams.tiny_en.lang": "de",
     "ngrams.tiny_en.text": ["tiny_de/test"],

@@ -9,15 +9,26 @@ scored, and `accuracy` = n_correct / n_pairs (ties in n_pairs, counted wrong).
 Accuracy per paradigm (UID), per field and overall: `accuracy` over all pairs of the group and
 `paradigm_mean_accuracy`, the unweighted mean of its paradigms' accuracies (equal when every
 paradigm has the same number of pairs, as the 1,000 of the released files).
+
+Intervals (uncertainty.py) over pairs: Wilson's for `accuracy` with lm-eval's stderr beside it,
+and a bootstrap stratified by paradigm (pairs resampled within each paradigm) for
+`paradigm_mean_accuracy`.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from spudflow.aggregate.coverage import unseen_fraction
 from spudflow.aggregate.inputs import scored_items, unusable_functions
 from spudflow.aggregate.outputs import Table
+from spudflow.aggregate.uncertainty import (
+    Uncertainty,
+    accuracy_stderr,
+    stratified_mean_of_means,
+    wilson,
+)
 from spudflow.core.errors import InputError
 from spudflow.core.table_artifacts import STATUS_OK, STATUS_SKIPPED
 
@@ -69,31 +80,62 @@ def pair_outcomes(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
              ).sort([*DATASET_SCORING, "group_id"])
 
 
-def _accuracy(keys: list[str], frame: pl.DataFrame) -> pl.DataFrame:
+def _accuracy(keys: list[str], frame: pl.DataFrame, level: float) -> pl.DataFrame:
     counts = frame.group_by(keys).agg(
         pl.col("scored").sum().cast(pl.Int64).alias("n_pairs"),
         pl.col("correct").sum().cast(pl.Int64).alias("n_correct"),
         pl.col("tie").sum().cast(pl.Int64).alias("n_ties"),
         pl.col("skipped").sum().cast(pl.Int64).alias("n_skipped"),
-    )
-    # One denominator: the pairs with both sentences scored (none: no accuracy).
+    ).sort(keys)
+    low, high = wilson(counts["n_correct"].to_numpy(), counts["n_pairs"].to_numpy(), level)
+    stderr = accuracy_stderr(counts["n_correct"].to_numpy(), counts["n_pairs"].to_numpy())
+    # One denominator: the pairs with both sentences scored (none: no accuracy, no interval).
     return counts.with_columns(
         pl.when(pl.col("n_pairs") > 0).then(pl.col("n_correct") / pl.col("n_pairs"))
-        .alias("accuracy")).sort(keys)
+        .alias("accuracy"),
+        pl.Series("accuracy_ci_low", low).fill_nan(None),
+        pl.Series("accuracy_ci_high", high).fill_nan(None),
+        pl.Series("accuracy_stderr", stderr).fill_nan(None))
 
 
-def accuracy_tables(pairs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+ACCURACY_INTERVAL = ["accuracy_ci_low", "accuracy_ci_high", "accuracy_stderr"]
+MEAN_INTERVAL = ["paradigm_mean_accuracy_ci_low", "paradigm_mean_accuracy_ci_high",
+                 "paradigm_mean_interval"]
+
+
+def paradigm_mean_intervals(keys: list[str], pairs: pl.DataFrame,
+                            settings: Uncertainty) -> pl.DataFrame:
+    """Per group of `keys`: the stratified bootstrap interval of the mean of its paradigms'
+    accuracies (the scored pairs' outcomes resampled within each paradigm)."""
+    outcomes = pairs.filter(pl.col("scored")).group_by([*keys, "uid"]).agg(
+        pl.col("correct")).sort([*keys, "uid"])
+    rows = []
+    for key, group in outcomes.group_by(keys, maintain_order=True):
+        low, high, method = stratified_mean_of_means(
+            [np.asarray(c, dtype=np.float64) for c in group["correct"].to_list()], settings)
+        rows.append((*key, low, high, method))
+    schema = {**{k: pairs.schema[k] for k in keys},
+              MEAN_INTERVAL[0]: pl.Float64, MEAN_INTERVAL[1]: pl.Float64,
+              MEAN_INTERVAL[2]: pl.String}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def accuracy_tables(pairs: pl.DataFrame, settings: Uncertainty | None = None
+                    ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(per paradigm, per field, overall)."""
-    paradigm = _accuracy([*DATASET_SCORING, *PARADIGM], pairs)
+    settings = settings or Uncertainty()
+    paradigm = _accuracy([*DATASET_SCORING, *PARADIGM], pairs, settings.level)
     tables = [paradigm]
     for keys in ([*DATASET_SCORING, "field"], DATASET_SCORING):
         # Paradigms with an accuracy: the mean's denominator.
         macro = paradigm.group_by(keys).agg(
             pl.col("accuracy").is_not_null().sum().cast(pl.Int64).alias("n_paradigms"),
             pl.col("accuracy").mean().alias("paradigm_mean_accuracy"))
-        table = _accuracy(keys, pairs).join(macro, on=keys, how="left")
+        table = _accuracy(keys, pairs, settings.level).join(macro, on=keys, how="left").join(
+            paradigm_mean_intervals(keys, pairs, settings), on=keys, how="left")
         tables.append(table.select(*keys, "n_paradigms", "n_pairs", "n_correct", "n_ties",
-                                   "n_skipped", "accuracy", "paradigm_mean_accuracy").sort(keys))
+                                   "n_skipped", "accuracy", *ACCURACY_INTERVAL,
+                                   "paradigm_mean_accuracy", *MEAN_INTERVAL).sort(keys))
     return tables[0], tables[1], _with_coverage(tables[2], pairs)
 
 
@@ -117,21 +159,29 @@ def _with_coverage(overall: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
         .alias("tie_fraction")).join(unseen, on=DATASET_SCORING, how="left").sort(DATASET_SCORING)
 
 
-def blimp_tables(items: pl.DataFrame, scores: pl.DataFrame) -> list[Table]:
+def blimp_tables(items: pl.DataFrame, scores: pl.DataFrame,
+                 settings: Uncertainty | None = None) -> list[Table]:
+    settings = settings or Uncertainty()
     check_pairs(items)
     unusable = unusable_functions(scores)
     pairs = pair_outcomes(items, scores)
     if not pairs["scored"].any() and unusable.is_empty():
         raise InputError("--scores", None, "no BLiMP pair with both sentences scored")
-    paradigm, field, overall = accuracy_tables(pairs)
+    paradigm, field, overall = accuracy_tables(pairs, settings)
     overall = with_status(overall, unusable)
+    intervals = (f"Intervals at {settings.level:g} over pairs: Wilson's for the accuracy (stderr: "
+                 "lm-eval's, the sample sd over sqrt(n)); for the paradigm mean, a bootstrap "
+                 f"of {settings.resamples} resamples (seed {settings.seed}) of the pairs within "
+                 "each paradigm (paradigm_mean_interval: bca or percentile"
+                 + ("" if settings.resamples else "; none with 0 resamples") + ").")
     return [
         Table("blimp_paradigm", paradigm,
               "BLiMP accuracy per paradigm: fraction of the pairs with both sentences scored that "
               "have log P(good) > log P(bad); ties count as wrong; skipped pairs (a sentence "
-              "not scored, e.g. too long) are counted apart and left out of the accuracy."),
-        Table("blimp_field", field, "BLiMP accuracy per field."),
+              "not scored, e.g. too long) are counted apart and left out of the accuracy. "
+              f"{intervals}"),
+        Table("blimp_field", field, f"BLiMP accuracy per field. {intervals}"),
         Table("blimp_overall", overall, "BLiMP accuracy over all paradigms; tie_fraction: the "
               "pairs the scoring function cannot tell apart; unseen_fraction: the words of the "
-              "scored pairs its model never saw in training (n-gram models)."),
+              f"scored pairs its model never saw in training (n-gram models). {intervals}"),
     ]

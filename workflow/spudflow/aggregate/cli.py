@@ -82,10 +82,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="what the threshold maximises on the training folds (default mcc, "
                    "the paper's)")
 
-    _scored_table(subparsers, "table-blimp", run_blimp, "BLiMP accuracy per paradigm and field",
+    p = _scored_table(subparsers, "table-blimp", run_blimp, "BLiMP accuracy per paradigm and field",
                   "A pair is correct when log P(good) > log P(bad); ties count as wrong and are "
                   f"reported. Writes blimp_paradigm, blimp_field and blimp_overall as "
                   f"{TABLE_FILES}.")
+    _uncertainty_options(p, bootstrap=True)
 
     p = _scored_table(subparsers, "table-japanese", run_japanese,
                       "Japanese transitivity: accuracy, agreement, elastic-net regression, "
@@ -100,6 +101,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "japanese_regression_max, japanese_regression_min and "
                       f"japanese_length_correlation as {TABLE_FILES}, and "
                       "japanese_length_perplexity as Parquet and CSV.")
+    _uncertainty_options(p, bootstrap=False)
     _cv_options(p, minimum=3)  # cv.glmnet: "nfolds must be bigger than 3"
     p.add_argument("--lambda-choice", choices=("lambda.1se", "lambda.min"),
                    default="lambda.1se", help="the cross-validated penalty whose coefficients "
@@ -229,6 +231,32 @@ def _cv_options(p: argparse.ArgumentParser, minimum: int = 2) -> None:
     p.add_argument("--seed", type=seed, default=0, help="seed of the fold split (default 0)")
 
 
+def _uncertainty_options(p: argparse.ArgumentParser, bootstrap: bool) -> None:
+    """aggregate.uncertainty: the level of every interval; a bootstrap's resamples and seed."""
+    from spudflow.aggregate.uncertainty import MAX_RESAMPLES, MIN_RESAMPLES
+
+    p.add_argument("--interval-level", type=_open_fraction, default=0.95,
+                   help="confidence level of the intervals, between 0 and 1 (default 0.95)")
+    if bootstrap:
+        def resamples(text: str) -> int:
+            value = int(text)
+            if value != 0 and not MIN_RESAMPLES <= value <= MAX_RESAMPLES:
+                raise argparse.ArgumentTypeError(
+                    f"{value}: 0 (no bootstrap) or {MIN_RESAMPLES} to {MAX_RESAMPLES}")
+            return value
+        p.add_argument("--resamples", type=resamples, default=10_000,
+                       help="bootstrap resamples; 0: no bootstrap interval (default 10000)")
+        p.add_argument("--interval-seed", type=seed, default=0,
+                       help="seed of the bootstrap resampling (default 0)")
+
+
+def _open_fraction(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not strictly between 0 and 1")
+    return value
+
+
 def _fraction(text: str) -> float:
     value = float(text)
     if not 0 <= value <= 1:
@@ -321,10 +349,12 @@ def run_blimp(args: argparse.Namespace) -> None:
     from spudflow.aggregate.blimp import blimp_tables
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_BLIMP, columns.BLIMP_ITEMS)
-    write_tables(blimp_tables(items, read_scores(args.scores)), args.out_dir)
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
+    write_tables(blimp_tables(items, read_scores(args.scores), settings), args.out_dir)
 
 
 def run_japanese(args: argparse.Namespace) -> None:
@@ -340,7 +370,8 @@ def run_japanese(args: argparse.Namespace) -> None:
     items = read_items(args.items, artifacts.ITEMS_JAPANESE, columns.JAPANESE_ITEMS)
     tables = japanese_tables(items, scores_by_model(args.scores), args.folds, args.seed,
                              args.lambda_choice, args.l1_ratio, args.top, args.max_iter,
-                             args.n_lambda, args.decision, args.agreement_mode, args.jobs)
+                             args.n_lambda, args.decision, args.agreement_mode, args.jobs,
+                             args.interval_level)
     write_tables(tables, args.out_dir)
 
 

@@ -37,6 +37,7 @@ from spudflow.aggregate.japanese_length import correlation_table, length_perplex
 from spudflow.aggregate.japanese_regression import FORMULA as REGRESSION_FORMULA
 from spudflow.aggregate.japanese_regression import regression_tables
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
+from spudflow.aggregate.uncertainty import accuracy_stderr, wilson
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.table_artifacts import STATUS_OK, TABLES
@@ -140,22 +141,32 @@ def preferences(scored: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.Da
            ).sort(["dataset", *MODE, "group_id"], nulls_last=False)
 
 
-def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.DataFrame:
+def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION,
+                   level: float = 0.95) -> pl.DataFrame:
     obligatory = pl.col("condition") == columns.JAPANESE_OBLIGATORY
     ambiguous = pl.col("condition") == columns.JAPANESE_AMBIGUOUS
     prefers = pl.col("prefers_transitive")
     keys = ["dataset", *MODE]
     unseen = pairs.filter(obligatory).group_by(keys).agg(unseen_fraction().alias("unseen_fraction"))
-    return pairs.group_by(keys).agg(
+    table = pairs.group_by(keys).agg(
         obligatory.sum().cast(pl.Int64).alias("n_obligatory"),
         prefers.filter(obligatory).mean().alias("accuracy_obligatory"),
+        prefers.filter(obligatory).sum().cast(pl.Int64).alias("n_correct"),
         (pl.col("tie") & obligatory).sum().cast(pl.Int64).alias("n_ties_obligatory"),
         ambiguous.sum().cast(pl.Int64).alias("n_ambiguous"),
         prefers.filter(ambiguous).mean().alias("transitive_rate_ambiguous"),
         pl.col("tie").sum().cast(pl.Int64).alias("n_ties"),
         pl.col("tie").filter(obligatory).mean().alias("tie_fraction_obligatory"),
-    ).join(unseen, on=keys, how="left", nulls_equal=True).sort(
-        keys, nulls_last=False).insert_column(4, pl.lit(decision).alias("decision"))
+    ).join(unseen, on=keys, how="left", nulls_equal=True).sort(keys, nulls_last=False)
+    # over obligatory pairs: Wilson's interval (closed form) and lm-eval's stderr
+    correct, n = table["n_correct"].to_numpy(), table["n_obligatory"].to_numpy()
+    low, high = wilson(correct, n, level)
+    table = table.with_columns(
+        pl.Series("accuracy_obligatory_ci_low", low).fill_nan(None),
+        pl.Series("accuracy_obligatory_ci_high", high).fill_nan(None),
+        pl.Series("accuracy_obligatory_stderr", accuracy_stderr(correct, n)).fill_nan(None),
+    ).drop("n_correct")
+    return table.insert_column(4, pl.lit(decision).alias("decision"))
 
 
 def _kappa(a: np.ndarray, b: np.ndarray) -> float | None:
@@ -206,11 +217,13 @@ def decision_text(decision: str) -> str:
 def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]],
                     folds: int, seed: int, lambda_choice: str, l1_ratio: float, top: int,
                     max_iter: int, n_lambda: int = 100, decision: str = DEFAULT_DECISION,
-                    agreement: Sequence[str] = (), jobs: int = 1) -> list[Table]:
+                    agreement: Sequence[str] = (), jobs: int = 1,
+                    level: float = 0.95) -> list[Table]:
     """The tables of `scores`, (dataset, score rows) per dataset and model in sorted order
     (inputs.scores_by_model): every table is computed per dataset and mode, so one model's
     rows of one dataset are held at a time. `agreement` lists the modes the agreement table
-    compares (empty: all); `jobs` the threads of each regression's cross-validation."""
+    compares (empty: all); `jobs` the threads of each regression's cross-validation; `level` the
+    confidence level of the accuracy's interval."""
     if decision not in DECISIONS:
         raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
     check_pairs(items)
@@ -231,7 +244,7 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
             del model_scores
             pairs = preferences(scored, decision)
             scored_modes.update(pairs["mode"])
-            parts["accuracy"].append(accuracy_table(pairs, decision))
+            parts["accuracy"].append(accuracy_table(pairs, decision, level))
             fits, largest, smallest = regression_tables(
                 pairs, folds, seed, lambda_choice, l1_ratio, top, max_iter, n_lambda, decision,
                 jobs)
@@ -276,7 +289,9 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
               "tie_fraction_obligatory: obligatory pairs the mode cannot tell apart; "
               "unseen_fraction: the obligatory pairs' words the model never saw in training "
               "(n-gram models); status `skipped`: a mode without a usable score (reason), left "
-              f"out of the other tables. {modes} {rule}"),
+              f"out of the other tables. Interval of the accuracy at {level:g}: Wilson's over "
+              "obligatory pairs, with lm-eval's stderr (sample sd over sqrt(n)). "
+              f"{modes} {rule}"),
         Table("japanese_agreement", pl.concat(parts["agreement"]),
               "Agreement between scoring modes: fraction of pairs on which two modes prefer the "
               f"same verb, and Cohen's kappa. {compared_text} {modes} {rule}"),

@@ -139,12 +139,23 @@ class AggregatePlan(Plan):
                 ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"),
             )
             + ["--decision", self.config["aggregate"]["japanese_decision"]]
+            + self.uncertainty_options(bootstrap=False)
             + [
                 a
                 for m in self.config["aggregate"]["japanese_agreement_modes"]
                 for a in ("--agreement-mode", m)
             ]
         )
+
+    def uncertainty_options(self, bootstrap):
+        """aggregate.uncertainty as a table command's options: the level, and the bootstrap's
+        resamples and seed where the table bootstraps."""
+        uncertainty = self.config["aggregate"]["uncertainty"]
+        options = ["--interval-level", uncertainty["level"]]
+        if bootstrap:
+            options += ["--resamples", uncertainty["resamples"],
+                        "--interval-seed", uncertainty["seed"]]
+        return options
 
     def japanese_section(self, key):
         """A pairs.japanese_transitivity value for a caption, read when a job is planned (the
@@ -206,7 +217,9 @@ class AggregatePlan(Plan):
                     criterion=aggregate["cola_criterion"],
                 ),
             ),
-            "blimp": dict(threads=1, mem_mb=2000, runtime=10, options="", captions={}),
+            "blimp": dict(threads=1, mem_mb=2000, runtime=10,
+                          options=quoted(self.uncertainty_options(bootstrap=True)),
+                          captions={}),
             # the one that needs more: a cross-validated regression per dataset and mode
             "japanese_transitivity": dict(
                 threads=4,

@@ -455,6 +455,26 @@ COLA_SOURCES = table("cola_sources", "table-cola", (
         "source's labels are of one class", True),
 ), key=(*DATASET_SCORING_KEY, "split", "normalisation", "source"))
 
+def accuracy_interval(what: str = "accuracy", of: str = "pairs") -> tuple[Column, ...]:
+    """Wilson's interval of a proportion of independent items and lm-eval's stderr beside it."""
+    return (
+        col(f"{what}_ci_low", F64, f"lower end of {what}'s Wilson score interval over {of} at "
+            "aggregate.uncertainty.level (null when there is none)", True),
+        col(f"{what}_ci_high", F64, "upper end of that interval", True),
+        col(f"{what}_stderr", F64, f"lm-eval's standard error of {what}: sample sd of the 0/1 "
+            f"outcomes over sqrt(n) (null with fewer than two {of})", True),
+    )
+
+
+PARADIGM_MEAN_INTERVAL = (
+    col("paradigm_mean_accuracy_ci_low", F64, "lower end of paradigm_mean_accuracy's bootstrap "
+        "interval at aggregate.uncertainty.level, the scored pairs resampled within each paradigm "
+        "(null with aggregate.uncertainty.resamples 0)", True),
+    col("paradigm_mean_accuracy_ci_high", F64, "upper end of that interval", True),
+    col("paradigm_mean_interval", STR, "the bootstrap interval's method: `bca`, or `percentile` "
+        "where BCa is not defined (every resample equal); null with no interval", True),
+)
+
 BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
     "per scoring function"), columns=(
     *DATASET_SCORING,
@@ -466,12 +486,14 @@ BLIMP_OVERALL = table("blimp_overall", "table-blimp", (
     col("n_skipped", I64, "skipped pairs: a sentence not scored (no row, or `skipped` / null "
         "logprob_sum); not in n_pairs"),
     col("accuracy", F64, "n_correct / n_pairs (null when n_pairs = 0)", True),
+    *accuracy_interval(),
     col("paradigm_mean_accuracy", F64, "unweighted mean of the n_paradigms paradigms' "
         "accuracies", True),
+    *PARADIGM_MEAN_INTERVAL,
     col("tie_fraction", F64, "n_ties / n_pairs: pairs the scoring function cannot tell apart (null "
         "when n_pairs = 0)", True),
     unseen_fraction_col("of the n_pairs pairs"),
-), version=3, key=DATASET_SCORING_KEY)  # v3: status, reason
+), version=4, key=DATASET_SCORING_KEY)  # v4: intervals
 
 BLIMP_FIELD = table("blimp_field", "table-blimp", (
     "per field"), columns=(
@@ -483,8 +505,10 @@ BLIMP_FIELD = table("blimp_field", "table-blimp", (
     col("n_ties", I64, "tied pairs (counted wrong)"),
     col("n_skipped", I64, "skipped pairs (not in n_pairs)"),
     col("accuracy", F64, "n_correct / n_pairs (null when n_pairs = 0)", True),
+    *accuracy_interval(),
     col("paradigm_mean_accuracy", F64, "unweighted mean of the field's paradigm accuracies", True),
-), key=(*DATASET_SCORING_KEY, "field"))
+    *PARADIGM_MEAN_INTERVAL,
+), version=2, key=(*DATASET_SCORING_KEY, "field"))  # v2: intervals
 
 BLIMP_PARADIGM = table("blimp_paradigm", "table-blimp", (
     "per paradigm"), columns=(
@@ -497,7 +521,8 @@ BLIMP_PARADIGM = table("blimp_paradigm", "table-blimp", (
     col("n_ties", I64, "tied pairs (counted wrong)"),
     col("n_skipped", I64, "skipped pairs (not in n_pairs)"),
     col("accuracy", F64, "n_correct / n_pairs (null when every pair is skipped)", True),
-), key=(*DATASET_SCORING_KEY, "uid"))
+    *accuracy_interval(),
+), version=2, key=(*DATASET_SCORING_KEY, "uid"))  # v2: intervals
 
 JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
     "per dataset and scoring mode"), columns=(
@@ -511,6 +536,7 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
     col("n_obligatory", I64, "obligatory pairs"),
     col("accuracy_obligatory", F64, "fraction of obligatory pairs preferring the transitive "
         "verb", True),
+    *accuracy_interval("accuracy_obligatory", "obligatory pairs"),
     col("n_ties_obligatory", I64, "obligatory pairs with equal scores (count as not "
         "preferring the transitive verb, i.e. wrong)"),
     col("n_ambiguous", I64, "ambiguous pairs"),
@@ -522,7 +548,7 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
         "mode cannot tell apart (null without obligatory pairs)", True),
     unseen_fraction_col("of the obligatory pairs (in the mode's span: the verb alone in verb-only "
                      "modes)"),
-), version=4, key=JAPANESE_MODE_KEY)  # v4: status, reason
+), version=5, key=JAPANESE_MODE_KEY)  # v5: intervals
 
 JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     "every ordered pair of modes"), columns=(

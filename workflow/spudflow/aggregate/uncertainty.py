@@ -1,0 +1,105 @@
+"""Intervals of the headline figures (config `aggregate.uncertainty`).
+
+- A proportion of independent items (an accuracy over pairs): Wilson's score interval, a closed
+  form that needs no resampling (so it is given with `resamples: 0` too), and lm-evaluation-
+  harness's `acc_stderr`: the sample standard deviation of the 0/1 outcomes over sqrt(n).
+- A mean of group means (BLiMP's paradigm mean): a bootstrap stratified by group, the pairs
+  of each group resampled within it (scipy.stats.bootstrap with one sample per group), BCa
+  where it is defined and the percentile interval where it is not (every resample equal);
+  `resamples: 0` gives none.
+
+Every bootstrap draws from its own generator seeded with `seed`, so a figure's interval does
+not depend on which other figures the table holds or their order.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+BCA = "bca"
+PERCENTILE = "percentile"
+MIN_RESAMPLES = 100  # below this a 95 % percentile interval rests on a handful of resamples
+MAX_RESAMPLES = 1_000_000
+
+
+@dataclass(frozen=True)
+class Uncertainty:
+    level: float = 0.95
+    resamples: int = 10_000
+    seed: int = 0
+
+    def __post_init__(self):
+        if not 0 < self.level < 1:
+            raise ValueError(f"interval level {self.level} is not between 0 and 1")
+        if self.resamples != 0 and not MIN_RESAMPLES <= self.resamples <= MAX_RESAMPLES:
+            raise ValueError(f"resamples {self.resamples}: 0 (no bootstrap) or "
+                             f"{MIN_RESAMPLES} to {MAX_RESAMPLES}")
+        if self.seed < 0:
+            raise ValueError(f"seed {self.seed} is negative")
+
+
+def wilson(successes, n, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of successes / n, elementwise; NaN where n = 0."""
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    z = stats.norm.ppf(1 - (1 - level) / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    low, high = centre - half, centre + half
+    # the closed form's rounding can put an end a hair outside [0, 1] at p = 0 or 1
+    return np.clip(low, 0.0, 1.0), np.clip(high, 0.0, 1.0)
+
+
+def accuracy_stderr(successes, n) -> np.ndarray:
+    """lm-eval's acc_stderr: sample sd (ddof 1) of the 0/1 outcomes / sqrt(n); NaN for n < 2."""
+    k = np.asarray(successes, dtype=np.float64)
+    n = np.asarray(n, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / n
+        variance = np.where(n > 1, n * p * (1 - p) / (n - 1), np.nan)
+        return np.sqrt(variance) / np.sqrt(n)
+
+
+def _mean_of_means(constants: Sequence[float], n_groups: int):
+    """The statistic: the mean over the resampled groups' means and the one-item groups' values
+    (resampling one item always gives it back; scipy needs two per sample)."""
+    fixed = float(np.sum(constants))
+
+    def statistic(*groups, axis=-1):
+        return (np.sum([np.mean(g, axis=axis) for g in groups], axis=0) + fixed) / n_groups
+    return statistic
+
+
+def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
+                             ) -> tuple[float | None, float | None, str | None]:
+    """(low, high, method) of the unweighted mean of the groups' means, each group resampled
+    within itself; (None, None, None) with resamples 0 or no group."""
+    groups = [np.asarray(g, dtype=np.float64) for g in groups if len(g)]
+    if settings.resamples == 0 or not groups:
+        return None, None, None
+    resampled = tuple(g for g in groups if len(g) > 1)
+    constants = [float(g[0]) for g in groups if len(g) == 1]
+    if not resampled:  # nothing varies: the interval is the point
+        value = float(np.mean(constants))
+        return value, value, PERCENTILE
+    statistic = _mean_of_means(constants, len(groups))
+    for method in (BCA, PERCENTILE):
+        with warnings.catch_warnings():
+            # a degenerate distribution (every resample equal) makes BCa NaN: percentile then
+            warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                result = stats.bootstrap(
+                    resampled, statistic, n_resamples=settings.resamples,
+                    confidence_level=settings.level, method=method, vectorized=True,
+                    rng=np.random.default_rng(settings.seed))
+        low, high = result.confidence_interval
+        if np.isfinite(low) and np.isfinite(high):
+            return float(low), float(high), method
+    raise AssertionError("a percentile interval of finite data is finite")
