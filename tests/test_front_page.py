@@ -111,10 +111,12 @@ def test_headlines_are_the_full_tables_numbers(tables, run_cli):
     blimp = pl.read_parquet(tables / "blimp_overall.parquet")
     header, *body = sections["blimp_overall"]["rows"]
     assert header[4:6] == ["accuracy", "n_ties"]  # ties beside every accuracy
+    # the interval beside the accuracy, in its cell: "0.731 [0.702, 0.759]"
     assert [(r[1], r[2], r[4], r[5]) for r in body] == [
-        (m, meth, fmt(a), str(t)) for m, meth, a, t in
-        blimp.sort("model", "method").select("model", "method", "accuracy", "n_ties")
-        .iter_rows()]
+        (m, meth, f"{fmt(a)} [{fmt(low)}, {fmt(high)}]", str(t)) for m, meth, a, low, high, t in
+        blimp.sort("model", "method").select("model", "method", "accuracy", "accuracy_ci_low",
+                                             "accuracy_ci_high", "n_ties").iter_rows()]
+    assert "Wilson score interval" in sections["blimp_overall"]["text"]
     assert "count as wrong" in sections["blimp_overall"]["text"]
 
     # papers without tables in this run say so; every link but the report's leads to a file
@@ -178,7 +180,9 @@ def test_japanese_headline_shows_the_ties_beside_the_accuracy(tmp_path, run_cli)
         "dataset": ["japanese_base"] * 2, "model": ["trigram"] * 2, "method": ["kn"] * 2,
         "region": [None, "verb"], "decision": ["perplexity"] * 2, "status": ["ok"] * 2,
         "reason": [None, None], "n_obligatory": [194, 194],
-        "accuracy_obligatory": [5 / 194, 0.5], "n_ties_obligatory": [189, 0],
+        "accuracy_obligatory": [5 / 194, 0.5], "accuracy_obligatory_ci_low": [0.011, 0.43],
+        "accuracy_obligatory_ci_high": [0.059, 0.57], "accuracy_obligatory_stderr": [0.011, 0.036],
+        "n_ties_obligatory": [189, 0],
         "n_ambiguous": [10, 10], "transitive_rate_ambiguous": [0.0, 0.5], "n_ties": [199, 0],
         "tie_fraction_obligatory": [189 / 194, 0.0], "unseen_fraction": [0.62, 0.4]})
     write_table(accuracy, tmp_path / "japanese_accuracy", TABLES["japanese_accuracy"])
@@ -192,7 +196,8 @@ def test_japanese_headline_shows_the_ties_beside_the_accuracy(tmp_path, run_cli)
     assert header == [
         "dataset", "scoring_function", "n_obligatory", "accuracy_obligatory", "n_ties", "unseen",
         "tied"]
-    assert body == [["japanese_base", "trigram · kn", "194", fmt(5 / 194), "189", "0.620",
+    assert body == [["japanese_base", "trigram · kn", "194", f"{fmt(5 / 194)} [0.011, 0.059]",
+                     "189", "0.620",
                      fmt(189 / 194)]]
     assert "count as wrong" in section["text"]
     # and a line saying why the accuracy is far below chance

@@ -118,10 +118,25 @@ def cola_details(thresholds: pl.DataFrame) -> pl.DataFrame:
         pl.col("tie_fraction").alias("tied")).sort("split", "scoring_function")
 
 
+def with_interval(frame: pl.DataFrame, value: str) -> pl.Series:
+    """The figure `value` with its interval (`value`_ci_low, _ci_high) as one cell,
+    "0.731 [0.702, 0.759]"; the figure alone where it has no interval, null where it is null."""
+    cells = [
+        None if v is None else _cell(v) if low is None or high is None
+        else f"{_cell(v)} [{_cell(low)}, {_cell(high)}]"
+        for v, low, high in frame.select(value, f"{value}_ci_low", f"{value}_ci_high").iter_rows()]
+    return pl.Series(value, cells, dtype=pl.String)
+
+
+INTERVAL = ("[low, high]: its Wilson score interval over the pairs (config "
+            "aggregate.uncertainty.level, 0.95 unless set)")
+
+
 def blimp_headline(overall: pl.DataFrame) -> pl.DataFrame:
-    """Accuracy with its ties beside it: a tie counts as wrong, so an accuracy far below 0.5
-    may mean "cannot tell" rather than "prefers the ungrammatical sentence"."""
-    return overall.select("dataset", "model", "method", "n_pairs", "accuracy", "n_ties",
+    """Accuracy with its interval and its ties beside it: a tie counts as wrong, so an accuracy
+    far below 0.5 may mean "cannot tell" rather than "prefers the ungrammatical sentence"."""
+    return overall.with_columns(with_interval(overall, "accuracy")).select(
+        "dataset", "model", "method", "n_pairs", "accuracy", "n_ties",
                           pl.col("unseen_fraction").alias("unseen"),
                           pl.col("tie_fraction").alias("tied")).sort("dataset", "model", "method")
 
@@ -135,6 +150,7 @@ def japanese_headline(accuracy: pl.DataFrame) -> pl.DataFrame:
     """Fraction of obligatory contexts where the whole-sentence score prefers the right verb, per
     dataset and scoring function, with the tied pairs beside it (they count as wrong)."""
     rows = accuracy.filter(pl.col("region").is_null()).with_columns(SCORING_FUNCTION)
+    rows = rows.with_columns(with_interval(rows, "accuracy_obligatory"))
     return rows.select("dataset", "scoring_function", "n_obligatory", "accuracy_obligatory",
                        pl.col("n_ties_obligatory").alias("n_ties"),
                        pl.col("unseen_fraction").alias("unseen"),
@@ -220,12 +236,13 @@ SECTIONS = (
             cola_coverage, cola_details),
     Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,
             "Accuracy over the scored minimal pairs: the grammatical sentence gets the higher "
-            "log-probability; n_ties pairs have equal scores and count as wrong (an accuracy "
-            "far below 0.5 with many ties means the scoring function cannot tell the sentences "
-            f"apart). {UNSEEN_TIED}.", blimp_coverage),
+            f"log-probability ({INTERVAL}); n_ties pairs have equal scores and count as wrong "
+            "(an accuracy far below 0.5 with many ties means the scoring function cannot tell "
+            f"the sentences apart). {UNSEEN_TIED}.", blimp_coverage),
     Section("Japanese transitivity", "Japanese thesis, §4.5", "japanese_accuracy",
             japanese_headline, "Accuracy on obligatory contexts: the whole-sentence perplexity "
-            "prefers the verb of the right transitivity; n_ties obligatory pairs have equal "
+            f"prefers the verb of the right transitivity ({INTERVAL}); n_ties obligatory pairs "
+            "have equal "
             "scores and count as wrong (not preferring the transitive verb). "
             f"{UNSEEN_TIED}.", japanese_coverage),
 )

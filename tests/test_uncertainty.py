@@ -1,0 +1,145 @@
+"""aggregate/uncertainty.py against independent implementations: Wilson's interval against
+statsmodels' proportion_confint, the stderr against lm-eval's formula, the stratified bootstrap
+against scipy.stats.bootstrap called directly; and the intervals in the BLiMP table."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+from statsmodels.stats.proportion import proportion_confint
+
+from spudflow.aggregate.blimp import accuracy_tables
+from spudflow.aggregate.uncertainty import (
+    BCA,
+    PERCENTILE,
+    Uncertainty,
+    accuracy_stderr,
+    stratified_mean_of_means,
+    wilson,
+)
+
+COUNTS = [(0, 1), (1, 1), (0, 10), (3, 10), (10, 10), (517, 1000), (731, 1000), (1, 7)]
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_wilson_is_statsmodels_wilson(level):
+    k, n = map(np.array, zip(*COUNTS, strict=True))
+    low, high = wilson(k, n, level)
+    expected_low, expected_high = proportion_confint(k, n, alpha=1 - level, method="wilson")
+    assert np.max(np.abs(low - expected_low)) < 1e-12
+    assert np.max(np.abs(high - expected_high)) < 1e-12
+
+
+def test_wilson_has_no_interval_without_pairs():
+    low, high = wilson([0], [0], 0.95)
+    assert np.isnan(low[0]) and np.isnan(high[0])
+
+
+def test_stderr_is_lm_evals_sample_sd_over_sqrt_n():
+    """lm-eval's mean_stderr: sqrt(sum((x - mean)^2) / (n - 1)) / sqrt(n) of the 0/1 outcomes."""
+    for k, n in COUNTS:
+        outcomes = [1.0] * k + [0.0] * (n - k)
+        if n < 2:
+            assert math.isnan(accuracy_stderr([k], [n])[0])
+            continue
+        mean = sum(outcomes) / n
+        sd = math.sqrt(sum((x - mean) ** 2 for x in outcomes) / (n - 1))
+        assert abs(accuracy_stderr([k], [n])[0] - sd / math.sqrt(n)) < 1e-12
+
+
+def _groups(seed=3, sizes=(40, 25, 60, 33)):
+    rng = np.random.default_rng(seed)
+    return [(rng.random(size) < p).astype(np.float64)
+            for size, p in zip(sizes, (0.9, 0.6, 0.75, 0.5), strict=True)]
+
+
+@pytest.mark.parametrize("level", [0.9, 0.95])
+def test_stratified_bootstrap_is_scipys(level):
+    groups = _groups()
+    settings = Uncertainty(level=level, resamples=2000, seed=7)
+    low, high, method = stratified_mean_of_means(groups, settings)
+
+    def mean_of_means(*samples, axis=-1):
+        return np.mean([np.mean(s, axis=axis) for s in samples], axis=0)
+
+    direct = stats.bootstrap(tuple(groups), mean_of_means, n_resamples=2000,
+                             confidence_level=level, method="BCa",
+                             rng=np.random.default_rng(7)).confidence_interval
+    assert method == BCA
+    assert abs(low - direct.low) < 1e-12 and abs(high - direct.high) < 1e-12
+    point = np.mean([g.mean() for g in groups])
+    assert low < point < high
+
+
+def test_a_degenerate_bootstrap_falls_back_to_percentile():
+    """Every pair of every paradigm correct: each resample is 1, BCa is undefined."""
+    assert stratified_mean_of_means([np.ones(5), np.ones(8)], Uncertainty()) == \
+        (1.0, 1.0, PERCENTILE)
+
+
+def test_one_pair_paradigms_are_constants_of_the_mean():
+    """scipy resamples samples of two or more; a one-pair paradigm's mean never varies."""
+    groups = [np.array([1.0]), *_groups(sizes=(40, 25, 60, 33))]
+    low, high, _ = stratified_mean_of_means(groups, Uncertainty(resamples=1000, seed=1))
+
+    def statistic(*samples, axis=-1):
+        return (np.sum([np.mean(s, axis=axis) for s in samples], axis=0) + 1.0) / 5
+
+    direct = stats.bootstrap(tuple(groups[1:]), statistic, n_resamples=1000, method="BCa",
+                             rng=np.random.default_rng(1)).confidence_interval
+    assert abs(low - direct.low) < 1e-12 and abs(high - direct.high) < 1e-12
+
+
+def test_no_resamples_no_bootstrap_interval():
+    assert stratified_mean_of_means(_groups(), Uncertainty(resamples=0)) == (None, None, None)
+
+
+@pytest.mark.parametrize("bad", [dict(level=1.0), dict(level=0.0), dict(resamples=50),
+                                 dict(seed=-1)])
+def test_bad_settings_are_refused(bad):
+    with pytest.raises(ValueError):
+        Uncertainty(**bad)
+
+
+def _pairs():
+    """Two paradigms of one scoring function: 30 pairs (21 correct), 12 pairs (6 correct),
+    one skipped pair in the second."""
+    rows = []
+    for uid, n, correct in (("a", 30, 21), ("b", 13, 6)):
+        for i in range(n):
+            scored = not (uid == "b" and i == n - 1)
+            rows.append(dict(dataset="blimp", model="m", method="sum", field="f",
+                             linguistics_term="t", uid=uid, scored=scored,
+                             correct=scored and i < correct, tie=False, skipped=not scored,
+                             n_unseen=0, n_words=4))
+    return pl.DataFrame(rows)
+
+
+def test_blimp_tables_carry_the_intervals():
+    settings = Uncertainty(level=0.95, resamples=1000, seed=0)
+    paradigm, _, overall = accuracy_tables(_pairs(), settings)
+    expected_low, expected_high = proportion_confint([21, 6], [30, 12], method="wilson")
+    assert paradigm["accuracy_ci_low"].to_list() == pytest.approx(expected_low, abs=1e-12)
+    assert paradigm["accuracy_ci_high"].to_list() == pytest.approx(expected_high, abs=1e-12)
+    row = overall.row(0, named=True)
+    assert (row["n_pairs"], row["n_correct"]) == (42, 27)
+    low, high = proportion_confint(27, 42, method="wilson")
+    assert (row["accuracy_ci_low"], row["accuracy_ci_high"]) == pytest.approx((low, high),
+                                                                              abs=1e-12)
+    groups = [np.array([1.0] * 21 + [0.0] * 9), np.array([1.0] * 6 + [0.0] * 6)]
+    assert (row["paradigm_mean_accuracy_ci_low"], row["paradigm_mean_accuracy_ci_high"],
+            row["paradigm_mean_interval"]) == stratified_mean_of_means(groups, settings)
+    assert row["paradigm_mean_accuracy_ci_low"] < row["paradigm_mean_accuracy"] < \
+        row["paradigm_mean_accuracy_ci_high"]
+    # the same seed: the same table, to the byte
+    again = accuracy_tables(_pairs(), settings)[2]
+    assert again.write_ipc(None).getvalue() == overall.write_ipc(None).getvalue()
+    # resamples 0: Wilson's intervals stay, the bootstrap's go
+    off = accuracy_tables(_pairs(), Uncertainty(resamples=0))[2].row(0, named=True)
+    assert off["accuracy_ci_low"] == row["accuracy_ci_low"]
+    assert off["paradigm_mean_accuracy_ci_low"] is None
+    assert off["paradigm_mean_interval"] is None
