@@ -198,8 +198,10 @@ def test_front_page_shows_every_headline(finished_run):
                                                  f"{row['model']} · {row['method']}"])
         accuracy = row["accuracy_obligatory"]  # null without obligatory contexts: "n/a"
         assert accuracy is not None or row["n_obligatory"] == 0
-        assert line[header.index("accuracy_obligatory")] == \
-            ("n/a" if accuracy is None else fmt(accuracy))
+        # the accuracy with its Wilson interval in one cell
+        assert line[header.index("accuracy_obligatory")] == ("n/a" if accuracy is None else (
+            f"{fmt(accuracy)} [{fmt(row['accuracy_obligatory_ci_low'])}, "
+            f"{fmt(row['accuracy_obligatory_ci_high'])}]"))
         assert line[header.index("n_ties")] == str(row["n_ties_obligatory"])
     # Table 1 of the human evaluation; the committed sheets fit the kit: no stale items, no red
     # line
