@@ -143,3 +143,26 @@ def test_blimp_tables_carry_the_intervals():
     assert off["accuracy_ci_low"] == row["accuracy_ci_low"]
     assert off["paradigm_mean_accuracy_ci_low"] is None
     assert off["paradigm_mean_interval"] is None
+
+
+def test_table_blimp_reruns_to_the_byte_and_refuses_bad_settings(tmp_path, run_cli):
+    from aggregate_inputs import blimp_inputs
+
+    items, scores = blimp_inputs(tmp_path / "blimp")
+    written = []
+    for run in ("a", "b"):
+        out = tmp_path / run
+        code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores,
+                               "--out-dir", out, "--resamples", "500", "--interval-seed", "3")
+        assert code == 0, err
+        written.append({p.name: p.read_bytes() for p in sorted(out.glob("blimp_*"))})
+    assert len(written[0]) == 12 and written[0] == written[1]
+    overall = pl.read_parquet(tmp_path / "a" / "blimp_overall.parquet")
+    assert overall["accuracy_ci_low"].is_not_null().all()
+    for option, value in (("--resamples", "50"), ("--interval-level", "1"),
+                          ("--interval-seed", "-1")):
+        with pytest.raises(SystemExit) as stop:  # argparse: exit 2, one line naming the option
+            run_cli("table-blimp", "--items", items, "--scores", *scores,
+                    "--out-dir", tmp_path / "c", option, value)
+        assert stop.value.code == 2
+        assert not (tmp_path / "c").exists()
