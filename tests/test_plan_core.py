@@ -92,9 +92,12 @@ def test_a_family_table_reads_its_options_from_the_aggregate_section():
     aggregate = {"extremes": 5, "spud_outlier_threshold": 1.0, "spud_outliers_above": 1.1,
                  "spud_outliers_below": 1.2, "german_animacy": "any", "folds": 10, "seed": 0,
                  "cola_criterion": "mcc", "regression": {}, "japanese_decision": "sum",
-                 "japanese_agreement_modes": [], "japanese_graph_threshold": 0.5}
+                 "japanese_agreement_modes": [], "japanese_graph_threshold": 0.5,
+                 "uncertainty": {"level": 0.9, "resamples": 200, "seed": 3}}
     plan = AggregatePlan(small_config(aggregate=aggregate, pairs={}), CODE)
     tables = plan.family_tables()
     assert tables["spud"]["options"] == (
         "--extremes 5 --outlier-threshold 1.0 --outliers-above 1.1 --outliers-below 1.2")
     assert tables["cola"]["options"] == "--folds 10 --seed 0 --criterion mcc"
+    assert tables["blimp"]["options"] == (
+        "--interval-level 0.9 --resamples 200 --interval-seed 3")

@@ -17,9 +17,9 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
-from scipy import stats
 
 BCA = "bca"
 PERCENTILE = "percentile"
@@ -47,7 +47,7 @@ def wilson(successes, n, level: float) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval of successes / n, elementwise; NaN where n = 0."""
     k = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
-    z = stats.norm.ppf(1 - (1 - level) / 2)
+    z = NormalDist().inv_cdf(1 - (1 - level) / 2)  # the standard library's: no scipy to load
     with np.errstate(divide="ignore", invalid="ignore"):
         p = k / n
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -89,6 +89,8 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
     if not resampled:  # nothing varies: the interval is the point
         value = float(np.mean(constants))
         return value, value, PERCENTILE
+    from scipy import stats  # only a bootstrap loads scipy
+
     statistic = _mean_of_means(constants, len(groups))
     for method in (BCA, PERCENTILE):
         with warnings.catch_warnings():
