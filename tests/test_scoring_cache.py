@@ -176,6 +176,16 @@ def many_items(tmp_path):
     return write_items(tmp_path / "many.parquet", items)
 
 
+@pytest.fixture
+def longer_items(tmp_path):
+    """many_items seven times over: after the kills' 6 blocks, dozens are left, so that a job
+    cannot finish between two looks at its blocks (tiny-model blocks take milliseconds)."""
+    items = [dataclasses.replace(i, item_id=f"{k}-{i.item_id}",
+                                 sentence=f"{i.sentence}{' ' * k}")
+             for k in range(42) for i in MIXED]
+    return write_items(tmp_path / "longer.parquet", items)
+
+
 @pytest.mark.slow
 def test_concurrent_jobs_share_the_cache_safely(tmp_path, many_items, caplog,
                                                 preloaded_test_jobs):
@@ -202,7 +212,7 @@ def _blocks_done(out: Path) -> list[Path]:
 
 
 @pytest.mark.slow
-def test_a_job_killed_mid_run_leaves_no_false_entry(tmp_path, many_items, caplog):
+def test_a_job_killed_mid_run_leaves_no_false_entry(tmp_path, longer_items, caplog):
     caplog.set_level("INFO")
     cache = tmp_path / "cache"
     killed = tmp_path / "killed"
@@ -211,15 +221,15 @@ def test_a_job_killed_mid_run_leaves_no_false_entry(tmp_path, many_items, caplog
     # block's cache segment), so the three kills fall at three different points in the items.
     for more in (1, 2, 3):
         before = len(_blocks_done(killed))
-        job = _spudflow(*_score_command(many_items, killed, cache))
+        job = _spudflow(*_score_command(longer_items, killed, cache))
         wait_until(lambda: len(_blocks_done(killed)) >= before + more,  # noqa: B023
                    f"{more} more blocks scored", still=running(job))
         job.send_signal(signal.SIGKILL)
         job.wait()
         assert job.returncode == -signal.SIGKILL, "the job ended before it was killed"
     # whatever the kills left (whole segments, temporary files), a later run is the cold one
-    score(many_items, tmp_path / "cold", None, "--method", "ppl,ppl_region")
-    hits, computed = score(many_items, tmp_path / "after", cache, "--method", "ppl,ppl_region",
+    score(longer_items, tmp_path / "cold", None, "--method", "ppl,ppl_region")
+    hits, computed = score(longer_items, tmp_path / "after", cache, "--method", "ppl,ppl_region",
                            caplog=caplog)
     assert hits + computed == 2 * n_scorable(tmp_path / "cold")
     assert same_tables(tmp_path / "cold", tmp_path / "after")
