@@ -103,8 +103,9 @@ def test_every_aggregate_command_has_help():
 
     commands = build_parser()._subparsers._group_actions[0].choices
     names = {"table-treebank-stats", "table-collect", "table-spud-scores", "table-german-case",
-             "table-cola", "table-blimp", "table-japanese", "table-probe", "figure-spud-log-ratios",
-             "figure-german-case-roc", "figure-probe-layers", "figure-blimp-fields",
+             "table-cola", "table-blimp", "table-japanese-transitivity", "table-japanese",
+             "table-probe", "figure-spud-log-ratios",
+             "figure-german-case-roc", "figure-probe-layers", "figure-blimp-field",
              "figure-japanese-agreement"}
     assert names <= set(commands)
     for name in names:

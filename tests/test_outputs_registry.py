@@ -229,7 +229,7 @@ def test_each_table_rule_reads_the_datasets_of_its_family(workflow_copy):
     inputs = _table_inputs(workflow_copy)
     assert inputs["table_spud_scores"] == {"spud_tiny_en_test", "spud_tiny_de_test"}
     assert inputs["table_german_case"] == {"german_case"}
-    assert inputs["table_japanese"] == {"japanese_transitivity_base",
+    assert inputs["table_japanese_transitivity"] == {"japanese_transitivity_base",
                                         "japanese_transitivity_relative"}
     assert inputs["table_cola"] == {"cola"}
     assert inputs["table_blimp"] == {"blimp"}

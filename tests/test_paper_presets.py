@@ -67,7 +67,7 @@ def test_preset_dry_run_plans_the_papers_tables(tmp_path, name):
         "spud": {"table_spud_scores", "table_probe", "table_nonce_replacements"},
         "german_case": {"table_german_case", "figure_german_case_roc"},
         "cola": {"table_cola"},
-        "japanese_transitivity": {"table_japanese", "figure_japanese_agreement"},
+        "japanese_transitivity": {"table_japanese_transitivity", "figure_japanese_agreement"},
     }[name]
     assert expected <= set(jobs)
 

@@ -210,20 +210,7 @@ def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int
             ["dataset", "model", "method", _normalisation_order(), "split"])
     method = (f"a threshold on each normalised score, fitted on the training folds of a "
               f"{folds}-fold cross-validation (maximising {criterion})")
-    return [
-        Table("cola_thresholds", frames["cola_thresholds"],
-              f"CoLA (Table 4): {method}; accuracy and Matthews correlation (null when a "
-              "split's labels are of one class) of the held-out predictions, per split. A split "
-              "with fewer than 2 scored items, or whose fit failed, has its row with its status "
-              "and reason, the numbers null. tie_fraction: acceptable-unacceptable pairs with "
-              "equal scores; unseen_fraction: the words the model never saw in training (n-gram "
-              "models)."),
-        Table("cola_phenomena", frames["cola_phenomena"],
-              f"CoLA phenomenon sets (section 8, Table 5): {method} within each set; accuracy "
-              "and Matthews correlation (null when a set's labels are of one class) of the "
-              "held-out predictions, per phenomenon."),
-        Table("cola_sources", frames["cola_sources"],
-              f"CoLA per source (section 7): {method} per split; accuracy and Matthews "
-              "correlation of the split's held-out predictions of each source's sentences (null "
-              "when a source's labels are of one class)."),
-    ]
+    # the captions are the registry's
+    return [Table("cola_thresholds", frames["cola_thresholds"], dict(method=method)),
+            Table("cola_phenomena", frames["cola_phenomena"], dict(method=method)),
+            Table("cola_sources", frames["cola_sources"], dict(method=method))]
