@@ -14,21 +14,24 @@ TABLE_FILES = "DIR/NAME.parquet, .csv, .md and .tex (LaTeX booktabs)"
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "table-treebank-stats", help="collect per-split statistics into one table",
-        description="Concatenate the one-row statistics files of `spudflow stats` into "
-        "STEM.parquet, STEM.csv, STEM.md and STEM.tex, sorted by treebank and split.")
+        description="Concatenate the one-row statistics files of `spudflow stats` into one "
+        f"table, sorted by treebank and split. {writes('table-treebank-stats')}")
     p.add_argument("inputs", nargs="+", type=Path, help="statistics .parquet files")
-    p.add_argument("--out", type=output_stem, required=True, help="output path without extension")
+    out_options(p)
     p.set_defaults(handler=run_treebank_stats)
 
     p = subparsers.add_parser(
         "table-collect", help="concatenate per-treebank tables (e.g. nonce replacement ratios)",
         description="Concatenate Parquet tables with a treebank column row-wise (other "
         "columns missing from a file are null there), sort by treebank, split, language, "
-        "method and seed where present, and write STEM.parquet, STEM.csv, STEM.md and "
-        "STEM.tex.")
+        "method and seed where present, and write them as the table of the registry whose "
+        "contract they are: DIR/nonce_replacements.* from nonce_stats files, "
+        "DIR/treebank_stats.* from treebank_stats files (.parquet, .csv, .md, .tex and the "
+        "report caption .caption.rst).")
     p.add_argument("inputs", nargs="+", type=Path, help=".parquet files")
-    p.add_argument("--out", type=output_stem, required=True, help="output path without extension")
-    p.add_argument("--caption", default=None, help="LaTeX caption")
+    out_options(p)
+    p.add_argument("--caption", default=None,
+                   help="LaTeX caption (default: the table's caption in the registry)")
     p.set_defaults(handler=run_collect)
 
     p = _scored_table(subparsers, "table-spud-scores", run_spud_scores,
@@ -205,6 +208,15 @@ def _named_path(names: list[str]):
     return parse
 
 
+def out_options(p: argparse.ArgumentParser) -> None:
+    """--out-dir DIR, as every table command takes it; --out STEM, the old spelling of a
+    one-table command, still read (a deprecation line in the log)."""
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out-dir", type=output_dir, help="directory for the table")
+    where.add_argument("--out", type=output_stem, help="deprecated: the output path without "
+                       "extension; use --out-dir")
+
+
 def writes(command: str) -> str:
     """What a table command writes, from the registry (core/outputs_registry.py)."""
     from spudflow.core.outputs_registry import TABLE, command_tables
@@ -296,26 +308,27 @@ def _positive(text: str) -> float:
 def run_treebank_stats(args: argparse.Namespace) -> None:
     import polars as pl
 
+    from spudflow.aggregate.outputs import Table, table_stem, write_registry_table
     from spudflow.core.artifacts import TREEBANK_STATS
     from spudflow.core.contract import read_artifact
     from spudflow.core.distinct_inputs import one_source_per
-    from spudflow.core.tables import write_table
 
     table = pl.concat([read_artifact(p, TREEBANK_STATS).with_columns(
         pl.lit(str(p)).alias("source_file")) for p in args.inputs])
     one_source_per(table, ["treebank", "split"], "statistics of")
     table = table.drop("source_file").sort(["treebank", "split"])
-    write_table(table, args.out, TREEBANK_STATS, caption=(
-        "Treebank statistics per split: sentences, words, surface tokens, multiword tokens, "
-        "empty nodes, UPOS counts and type-token ratio of word forms."))
+    write_registry_table(Table("treebank_stats", table),
+                         table_stem(args.out_dir, args.out, "treebank_stats"))
 
 
 def run_collect(args: argparse.Namespace) -> None:
-    from spudflow.aggregate.collect import collect
-    from spudflow.core.tables import write_table
+    from spudflow.aggregate.collect import collect, collected_table
+    from spudflow.aggregate.outputs import Table, table_stem, write_registry_table
 
     table, artifact = collect(args.inputs)
-    write_table(table, args.out, artifact, caption=args.caption)
+    name = collected_table(artifact)
+    write_registry_table(Table(name, table, caption=args.caption),
+                         table_stem(args.out_dir, args.out, name))
 
 
 def run_spud_scores(args: argparse.Namespace) -> None:

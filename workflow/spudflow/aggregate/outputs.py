@@ -68,9 +68,22 @@ def write_tables(tables: list[Table], out_dir: str | Path) -> None:
     """Each table in its formats. Called once every table is computed, so that bad input stops a
     command before anything is written."""
     for table in tables:
-        text = table.text
-        in_report = table.entry.output_type != DATA and bool(table.entry.caption)
-        write_table(table.frame, Path(out_dir) / table.name, TABLES[table.name], caption=text,
-                    formats=table.formats,
-                    report_caption=report_caption_text(table.entry, text) if in_report else None)
-        log.info("wrote %s (%d rows) to %s", table.name, table.frame.height, out_dir)
+        write_registry_table(table, Path(out_dir) / table.name)
+
+
+def write_registry_table(table: Table, stem: Path) -> None:
+    """One table at STEM.*: its formats, its caption and, for a table in the report, the
+    report's caption STEM.caption.rst."""
+    text = table.text
+    in_report = table.entry.output_type != DATA and bool(table.entry.caption)
+    write_table(table.frame, stem, TABLES[table.name], caption=text, formats=table.formats,
+                report_caption=report_caption_text(table.entry, text) if in_report else None)
+    log.info("wrote %s (%d rows) to %s", table.name, table.frame.height, stem.parent)
+
+
+def table_stem(out_dir: Path | None, out: Path | None, name: str) -> Path:
+    """Where a table command writes table NAME: OUT_DIR/NAME, or the deprecated --out STEM."""
+    if out is None:
+        return Path(out_dir) / name
+    log.warning("--out STEM is deprecated: use --out-dir DIR (writes DIR/%s.*)", name)
+    return Path(out)

@@ -147,13 +147,23 @@ JAPANESE = "Japanese transitivity"
 
 OUTPUTS: tuple[Output, ...] = (
     *_tables("aggregate", "table_treebank_stats", "table-treebank-stats", "Treebanks",
-             TREEBANKS, _table("treebank_stats", "SPUD paper, cf. Table 6")),
+             TREEBANKS, _table("treebank_stats", "SPUD paper, cf. Table 6",
+                               "Treebank statistics per split: sentences, words, surface tokens, "
+                               "multiword tokens, empty nodes, UPOS counts and type-token ratio "
+                               "of word forms.")),
     *_tables("aggregate", "table_nonce_replacements", "table-collect", "Treebanks", NONCE,
-             _table("nonce_replacements", "SPUD paper, Table 7, App. A.4")),
+             _table("nonce_replacements", "SPUD paper, Table 7, App. A.4",
+                    "Nonce treebanks: replacement statistics per treebank, method and seed.")),
     *_tables("nonce", "table_nonce_ratio", "table-nonce-ratio", "Treebanks", NONCE,
-             _table("nonce_replacement_ratio", "SPUD paper, Table 7")),
+             _table("nonce_replacement_ratio", "SPUD paper, Table 7",
+                    "Nonce treebanks: fraction of words replaced per UPOS and in total (all "
+                    "words), and words of a replaced UPOS left unreplaced by reason.")),
     *_tables("nonce", "table_nonce_ttr", "table-nonce-ttr", "Treebanks", NONCE,
-             _table("nonce_type_token_ratio", "SPUD paper, Table 8")),
+             _table("nonce_type_token_ratio", "SPUD paper, Table 8",
+                    "Nonce treebanks: type-token ratio of the {unit}{tokenized} in the original "
+                    "and the nonce treebank, per split and pooled over a treebank's splits where "
+                    "it has two or more (`split` names the splits pooled; Table 8 of Arps et al. "
+                    "reports the pooled TTR of mBERT tokens).")),
     *_tables("nonce", "human_eval_tables", "human-eval tables", "Human evaluation", HUMAN_EVAL,
              _table("human_eval_grammaticality", "SPUD paper, Table 1"),
              _table("human_eval_preference", "SPUD paper, Table 2")),
@@ -378,7 +388,8 @@ FAMILY_DATA = ("Data: items datasets {{ snakemake.params.datasets | join(\", \")
 REPORT_DATA = {
     TREEBANKS: "From the ingested treebanks "
                "{{ snakemake.config[\"treebanks\"] | list | join(\", \") }}.",
-    NONCE: "From {{ snakemake.input.tables | length }} files.",
+    NONCE: "From the replacement statistics of {{ snakemake.input.stats | length }} nonce "
+           "treebanks.",
     PROBE: "From {{ snakemake.input.metrics | length }} probe runs.",
 }
 
