@@ -412,8 +412,9 @@ def command_tables(command: str) -> list[Output]:
 
 def report_caption_text(entry: Output, caption: str) -> str:
     """A table's report caption (NAME.caption.rst): its caption as its command filled it, kept
-    from Jinja (`raw`), then what its rule read."""
+    from Jinja (`raw`), then what it reproduces and what its rule read."""
     return (f"{{% raw %}}{caption}{{% endraw %}}\n\n"
+            f"{{% raw %}}Reproduces: {entry.reproduces}.{{% endraw %}} "
             f"{REPORT_DATA.get(entry.feed, FAMILY_DATA)}\n")
 
 
