@@ -86,6 +86,31 @@ def test_table_collect_concatenates_and_sorts(tmp_path, run_cli):
     assert "Replacement ratios." in (tmp_path / "nonce_replacements.tex").read_text()
 
 
+def test_table_collect_writes_the_registry_table_into_out_dir_and_reads_the_old_out(
+        tmp_path, run_cli, caplog):
+    """--out-dir DIR, as every table command: DIR/nonce_replacements.* (the registry's table of
+    nonce_stats files) with the registry's caption in the LaTeX file and the report caption
+    beside it. The old --out STEM writes the same files at STEM, with a deprecation line."""
+    from spudflow.core.outputs_registry import TABLE_OUTPUTS
+
+    a = _nonce_stats(tmp_path / "a.parquet", [
+        {"treebank": "ru_pud", "method": "spud", "seed": 1, "replacement_ratio": 0.4}])
+    code, _, err = run_cli("table-collect", a, "--out-dir", tmp_path / "tables")
+    assert code == 0, err
+    caption = TABLE_OUTPUTS["nonce_replacements"].caption
+    written = tmp_path / "tables" / "nonce_replacements"
+    assert caption in written.with_suffix(".tex").read_text(encoding="utf-8")
+    assert caption in written.with_suffix(".caption.rst").read_text(encoding="utf-8")
+    assert "deprecated" not in caplog.text
+    code, _, err = run_cli("table-collect", a, "--out", tmp_path / "old" / "stem")
+    assert code == 0, err
+    assert ("--out STEM is deprecated: use --out-dir DIR (writes DIR/nonce_replacements.*)"
+            in caplog.text)
+    for suffix in (".parquet", ".csv", ".md", ".tex", ".caption.rst"):
+        assert (tmp_path / "old" / "stem").with_suffix(suffix).read_bytes() == \
+            written.with_suffix(suffix).read_bytes(), suffix
+
+
 def test_table_collect_never_fills_a_missing_column(tmp_path, run_cli):
     a = _nonce_stats(tmp_path / "a.parquet", [
         {"treebank": "ru_pud", "method": "spud", "seed": 1, "replacement_ratio": 0.4}])
