@@ -14,8 +14,9 @@ rule read) both come from it. The nonce stage's and the human evaluation's table
 report captions in report/NAME.rst.
 
 Adding a table to a dataset family: its entry here (_table: name, what it reproduces, caption,
-`function`, the "module.function" that computes it from the family's items and scores, and
-`columns`, its contract), its function, and its test. Its rule (the family's), command (the
+`function`, the "module.function" that computes it from the family's items and scores
+(keywords `items`, `scores`; its caption has no fields to fill), and `columns` and `key`, its
+contract), its function, and its test. Its rule (the family's), command (the
 family's), report entry, contract (core/table_artifacts.TABLES) and docs rows follow.
 
 Adding a figure: its entry here (_figure), its function in aggregate/figures.py and its caption
