@@ -15,6 +15,7 @@ from spudflow.core.treebank import read_treebank, refuse_nonce_treebank
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import FORMS, WEIGHTS, build_index
 from spudflow.nonce.context import METHODS, RULE_FREE_METHODS, with_context
+from spudflow.nonce.feats_match import EXACT, FEATS_MATCHES, REFERENCE, matching_levels
 from spudflow.nonce.languages import get_rules
 from spudflow.nonce.languages.base import LanguageRules
 from spudflow.nonce.lexicon import build_lexicon, check_external, read_lexicon_tsv
@@ -40,6 +41,7 @@ class NonceSettings:
     case: str = MATCH                # replacements' capitals: MATCH or REFERENCE (surface.py)
     multiword_tokens: str = KEEP     # KEEP their surface or SPLIT them into words (surface.py)
     candidate_weights: str = FORMS   # a unit's chance: its FORMS in the context, or UNIFORM
+    feats_match: str = EXACT         # a form's FEATS: EXACT, or REFERENCE (feats_match.py)
     treebank: str = ""
     split: str = ""
 
@@ -89,10 +91,13 @@ def make_nonce(directory: Path, settings: NonceSettings
     if settings.candidate_weights not in WEIGHTS:
         raise InputError("--candidate-weights", None,
                          f"unknown weights {settings.candidate_weights!r}")
+    if settings.feats_match not in FEATS_MATCHES:
+        raise InputError("--feats-match", None, f"unknown match {settings.feats_match!r}")
     started = time.perf_counter()
     rules = get_rules(settings.lang, settings.options)  # options are checked either way
     if settings.method in RULE_FREE_METHODS:
         rules = LanguageRules()  # the language-independent algorithm, no hook of LANG
+    rules.words_apart = settings.multiword_tokens == SPLIT
     upos = list(settings.upos)
     tokens, sentences = _read(directory)
     mode = detect_mode(tokens, upos, str(directory))
@@ -109,8 +114,14 @@ def make_nonce(directory: Path, settings: NonceSettings
     lexicon_frames = [own] + [words_of(p) for p in
                               _others(directory, settings.pools + settings.lexicon_from)]
     external = [read_lexicon_tsv(p, rules, mode) for p in check_external(mode, settings.lexicons)]
+    match = None
+    if settings.feats_match == REFERENCE and mode.morph == "feats":
+        morphs = pl.concat([f.select("upos", "morph") for f in lexicon_frames + external])
+        match = matching_levels(morphs.filter(pl.col("upos").is_in(upos)),
+                                own.filter(pl.col("upos").is_in(upos)).select("upos", "morph"),
+                                rules.feats_levels)
     lexicon = build_lexicon(lexicon_frames, upos, external,
-                            class_fallback=rules.form_class_fallback)
+                            class_fallback=rules.form_class_fallback, match=match)
 
     # Contexts need every word (dependents of any UPOS); only targets of the UPOS list remain.
     # Protected words (French `ne`) are neither replaced nor candidates.

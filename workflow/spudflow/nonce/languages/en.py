@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, partial
 
+from spudflow.nonce.feats_match import Feats, Level, includes
 from spudflow.nonce.languages.base import LanguageRules
 from spudflow.nonce.sentence import SentenceView
 
@@ -148,6 +149,18 @@ def _with_case(form: str, like: str) -> str:
 
 class EnglishRules(LanguageRules):
     code = "en"
+
+    def feats_levels(self, upos: str, feats: Feats) -> list[Level]:
+        """EnglishMorphDict.lang_specific_lookup: a finite verb asks for no VerbForm, a past one
+        for no Person or Number either (the lexicon's past forms carry neither)."""
+        wanted = dict(feats)
+        if upos == "VERB":
+            if wanted.get("VerbForm") == "Fin":
+                del wanted["VerbForm"]
+            if wanted.get("Tense") == "Past":
+                wanted.pop("Person", None)
+                wanted.pop("Number", None)
+        return [partial(includes, wanted)]
 
     def case_folded(self, n_words: int) -> range:
         # The reference's EnglishReplacer.postprocess loops over every token but the last.
