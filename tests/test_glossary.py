@@ -84,6 +84,9 @@ RETIRED = [
     # written with the old one still read (core/training_share.py split_part).
     ("a colon before a split's part", r"""(?:[\w/]|["']):(?:train|heldout)\b""", None, ()),
     ("aggregate_datasets for items_datasets", r"\baggregate_datasets\b", None, ()),
+    # NONCE_METHODS (nonce/context.py) and SCORING_METHODS (core/scoring_methods.py): two lists
+    # of two ideas, never one bare name for either.
+    ("a bare METHODS for nonce or scoring methods", r"\bMETHODS\b", None, ()),
 ]
 
 
@@ -189,6 +192,10 @@ OLD_SPELLINGS = [
      "(`test:heldout`: the sentences the SPUD items keep). `dev: null` selects on a seeded"),
     ("aggregate_datasets for items_datasets", "workflow/spudflow/aggregate/plan.py",
      "def aggregate_datasets(family):"),
+    ("a bare METHODS for nonce or scoring methods", "workflow/spudflow/nonce/context.py",
+     'METHODS = ("spud", "pos", "posfree")'),
+    ("a bare METHODS for nonce or scoring methods", "workflow/spudflow/core/scoring_methods.py",
+     "BY_NAME = {m.name: m for m in METHODS}"),
 ]
 
 

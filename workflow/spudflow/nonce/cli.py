@@ -13,7 +13,7 @@ from spudflow.core.output_paths import PlannedFile, output_dir, output_file, out
 from spudflow.core.regular_files import check_regular_file
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import FORMS, WEIGHTS
-from spudflow.nonce.context import METHODS
+from spudflow.nonce.context import NONCE_METHODS
 from spudflow.nonce.human_eval import cli as human_eval_cli
 from spudflow.nonce.replace import CASES, KEEP, MATCH, MWT_MODES
 
@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "(en fr de ar ru; any other code: no rules)")
     p.add_argument("--seed", type=seed, required=True)
     p.add_argument("--out", type=output_dir, required=True, help="output directory")
-    p.add_argument("--method", choices=METHODS, default="spud",
+    p.add_argument("--method", choices=NONCE_METHODS, default="spud",
                    help="spud: same syntactic context; pos: same UPOS; posfree: same UPOS and "
                    "no language rules (default: %(default)s)")
     p.add_argument("--pool", type=Path, nargs="+", default=[], metavar="DIR",

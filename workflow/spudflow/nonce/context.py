@@ -15,7 +15,7 @@ import polars as pl
 
 from spudflow.nonce.languages.base import LanguageRules
 
-METHODS = ("spud", "pos", "posfree")
+NONCE_METHODS = ("spud", "pos", "posfree")
 # The word's own place among its dependents in an ordered context.
 MOTHER = "MOTHER"
 # Methods that apply no language rules (no a/an, elision, German ending classes, ...).

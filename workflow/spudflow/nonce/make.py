@@ -14,7 +14,7 @@ from spudflow.core.logs import get_logger
 from spudflow.core.treebank import read_treebank, refuse_nonce_treebank
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import FORMS, WEIGHTS, build_index
-from spudflow.nonce.context import METHODS, RULE_FREE_METHODS, with_context
+from spudflow.nonce.context import NONCE_METHODS, RULE_FREE_METHODS, with_context
 from spudflow.nonce.languages import get_rules
 from spudflow.nonce.languages.base import LanguageRules
 from spudflow.nonce.lexicon import build_lexicon, check_external, read_lexicon_tsv
@@ -79,7 +79,7 @@ def _without_mwts(tokens: pl.DataFrame, sentences: pl.DataFrame
 def make_nonce(directory: Path, settings: NonceSettings
                ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(tokens, sentences, statistics) of the nonce version of the ingested treebank DIRECTORY."""
-    if settings.method not in METHODS:
+    if settings.method not in NONCE_METHODS:
         raise InputError("--method", None, f"unknown method {settings.method!r}")
     if settings.case not in CASES:
         raise InputError("--case", None, f"unknown case {settings.case!r}")
