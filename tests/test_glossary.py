@@ -19,7 +19,7 @@ AGGREGATE = ("workflow/spudflow/aggregate/", "workflow/spudflow/core/table_artif
 
 CODE = ("workflow/spudflow/", "rules/", "Snakefile")
 # Where `kind` is a model's architecture (config `models.NAME.kind`, `controls.NAME.kind`,
-# `spudflow score --kind`, `spudflow train-control --kind`, the score cache's key).
+# `spudflow score --kind`, `spudflow control-train --kind`, the score cache's key).
 MODEL_KIND_CODE = ("workflow/spudflow/scoring/", "workflow/spudflow/controls/",
                    "workflow/spudflow/rehearse/cli.py", "workflow/spudflow/rehearse/overlay.py",
                    "workflow/spudflow/rehearse/families.py",
@@ -87,6 +87,9 @@ RETIRED = [
     # NONCE_METHODS (nonce/context.py) and SCORING_METHODS (core/scoring_methods.py): two lists
     # of two ideas, never one bare name for either.
     ("a bare METHODS for nonce or scoring methods", r"\bMETHODS\b", None, ()),
+    # core/renamed.py keeps the old command running, after a deprecation line.
+    ("train-control for control-train", r"\btrain[-_]control\b", None,
+     ("workflow/spudflow/core/renamed.py", "docs/controls.md")),
 ]
 
 
@@ -196,6 +199,9 @@ OLD_SPELLINGS = [
      'METHODS = ("spud", "pos", "posfree")'),
     ("a bare METHODS for nonce or scoring methods", "workflow/spudflow/core/scoring_methods.py",
      "BY_NAME = {m.name: m for m in METHODS}"),
+    ("train-control for control-train", "rules/controls.smk", "rule train_control:"),
+    ("train-control for control-train", "docs/running.md",
+     "  `--conllu`, `ngram-train`'s model, `train-control`'s folder; else its output file arguments)"),
 ]
 
 

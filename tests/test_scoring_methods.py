@@ -59,7 +59,7 @@ def test_the_rewrite_command_checks_then_rewrites_a_stale_block(tmp_path, capsys
     assert "| ngram | `kn` |" in page.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("command", ["score", "train-control"])
+@pytest.mark.parametrize("command", ["score", "control-train"])
 def test_the_help_names_every_method_of_the_kinds_it_takes(command):
     parser = build_parser()
     text = " ".join(parser._subparsers._group_actions[0].choices[command].description.split())

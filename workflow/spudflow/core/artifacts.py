@@ -307,7 +307,7 @@ NGRAM_MODEL = Artifact("ngram_model", "ngram-train", key=("ngram",), doc=(
 ))
 
 # --- controls ---------------------------------------------------------------------------------
-CONTROL_LOSSES = Artifact("control_losses", "train-control", key=("step",), doc=(
+CONTROL_LOSSES = Artifact("control_losses", "control-train", key=("step",), doc=(
     "`results/controls/{name}/training_loss.parquet`: one row per optimisation step."), columns=(
     col("epoch", I32, "1-based epoch"),
     col("step", I32, "1-based optimisation step, over all epochs"),
