@@ -87,6 +87,12 @@ RETIRED = [
     # NONCE_METHODS (nonce/context.py) and SCORING_METHODS (core/scoring_methods.py): two lists
     # of two ideas, never one bare name for either.
     ("a bare METHODS for nonce or scoring methods", r"\bMETHODS\b", None, ()),
+    # A language's additions to the nonce algorithm are its hooks; a rule is a Snakemake rule.
+    ("rules for a language's nonce hooks",
+     r"\b(?:Language|Arabic|German|English|French|Japanese|Russian)Rules\b|\bget_rules\b"
+     r"|\bRULE_FREE_METHODS\b|(?i:\blanguage(?:'s)?\s+rules\b)", None, ()),
+    ("rules in the nonce code for a language's hooks", r"\bRULES\b|\brules\b",
+     ("workflow/spudflow/nonce/",), ("workflow/spudflow/nonce/plan.py",)),
     # core/renamed.py keeps the old command running, after a deprecation line.
     ("train-control for control-train", r"\btrain[-_]control\b", None,
      ("workflow/spudflow/core/renamed.py", "docs/controls.md")),
@@ -200,8 +206,16 @@ OLD_SPELLINGS = [
     ("a bare METHODS for nonce or scoring methods", "workflow/spudflow/core/scoring_methods.py",
      "BY_NAME = {m.name: m for m in METHODS}"),
     ("train-control for control-train", "rules/controls.smk", "rule train_control:"),
+    ("rules for a language's nonce hooks", "workflow/spudflow/nonce/languages/en.py",
+     "class EnglishRules(LanguageRules):"),
+    ("rules for a language's nonce hooks", "docs/nonce.md",
+     "6. **Language rules** fix the function words of the sentence (a/an, elision, …); not in"),
+    ("rules for a language's nonce hooks", "config/schema.yaml",
+     "        description: options of the language rules"),
+    ("rules in the nonce code for a language's hooks", "workflow/spudflow/nonce/make.py",
+     "    rules = get_rules(settings.lang, settings.options)  # options are checked either way"),
     ("train-control for control-train", "docs/running.md",
-     "  `--conllu`, `ngram-train`'s model, `train-control`'s folder; else its output file arguments)"),
+     "  `--conllu`, `ngram-train`'s model, `train-control`'s folder; else its output file"),
 ]
 
 
@@ -235,6 +249,11 @@ def test_patterns_catch_the_old_spellings(tmp_path, synonym, rel, line):
     ("config/schema.yaml", '              pattern: "^[A-Za-z0-9_-]+([@:](train|heldout))?$"'),
     ("rules/aggregate.smk", "            out_dir=subpath(output[1], parent=True),"),
     ("docs/probe.md", "split (or share) and its nonce versions: `spud/seed1`, `pos/seed1`"),
+    ("workflow/spudflow/nonce/plan.py",
+     '"""Input functions and config lookups of the nonce stage\'s rules (rules/nonce.smk), and'),
+    ("workflow/spudflow/nonce/stats.py",
+     "        # function words whose form a language rule changed (a -> an, le -> l'); not the"),
+    ("docs/nonce.md", "6. **Language hooks** fix the function words of the sentence (a/an, …)"),
 ])
 def test_patterns_leave_the_one_meaning(tmp_path, rel, line):
     """A model's kind and a training share are what the two words keep, and the one spellings

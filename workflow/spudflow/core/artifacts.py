@@ -101,7 +101,7 @@ TREEBANK_STATS = Artifact("treebank_stats", "ingest", key=("treebank", "split"),
 # --- nonce ------------------------------------------------------------------------------------
 # Why a word of a replaced UPOS kept its form, a column each of nonce_stats: no_candidate (the
 # context holds no other unit in the pool), no_form (other units, but none has a form with the
-# word's FEATS), rule (candidates with a form, all rejected by the language rules), protected
+# word's FEATS), rule (candidates with a form, all rejected by the language hooks), protected
 # (the language never replaces this word, French `ne`).
 NONCE_REASONS = ("no_candidate", "no_form", "rule", "protected")
 

@@ -6,7 +6,7 @@ import re
 import unicodedata
 from functools import cache
 
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.sentence import SentenceView
 
 # ARPAbet vowels (CMU Pronouncing Dictionary phones without stress digits).
@@ -146,7 +146,7 @@ def _with_case(form: str, like: str) -> str:
     return form.capitalize() if like[:1].isupper() else form
 
 
-class EnglishRules(LanguageRules):
+class EnglishHooks(LanguageHooks):
     code = "en"
 
     def case_folded(self, n_words: int) -> range:

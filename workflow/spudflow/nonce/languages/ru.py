@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from spudflow.core.feats import feature
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.sentence import SentenceView
 
 OBJECTS = ("obj", "iobj")
@@ -23,7 +23,7 @@ VOWELS = "аеёиоуыэюя"
 CLUSTER_STARTS = {"в": "вф", "с": "сзшж"}
 
 
-class RussianRules(LanguageRules):
+class RussianHooks(LanguageHooks):
     code = "ru"
     OPTIONS = {"strict_case": False}
 
