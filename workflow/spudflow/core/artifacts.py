@@ -1,7 +1,7 @@
 """Every Parquet file one stage hands to another, defined once: columns, types, nullability.
 
 Writers go through `core.contract.write_artifact`, readers through `core.contract.read_artifact`;
-the schema tables of docs/*.md are rendered from these definitions (core/artifact_docs.py, checked
+the column tables of docs/*.md are rendered from these definitions (core/artifact_docs.py, checked
 by tests/test_artifacts.py). Bump an artifact's `version` when its columns change, so that files
 written by an older spudflow are rejected with a message instead of read wrongly; then regenerate
 the snapshot (`python -m spudflow.core.schema_snapshot --write`; tests/test_schema_snapshot.py

@@ -4,7 +4,7 @@ few tables that may have no rows on sound inputs, when (`empty_when`: every othe
 row per group at least, a group that cannot be computed included). The rules
 (rule all's targets, the report entries), the aggregate CLI's figure commands, the front page's
 links, the docs' lists (docs/aggregate.md) and the tests' expectations read it;
-tests/test_outputs_registry.py fails when a table, figure, contract or caption has no entry here,
+tests/test_outputs_registry.py fails when a table, figure, artifact or caption has no entry here,
 or an entry lacks one of them.
 
 Adding a figure: its entry here (_figure), its function in aggregate/figures.py and its caption
