@@ -96,7 +96,7 @@ RETIRED = [
     # A language's additions to the nonce algorithm are its hooks; a rule is a Snakemake rule.
     ("rules for a language's nonce hooks",
      r"\b(?:Language|Arabic|German|English|French|Japanese|Russian)Rules\b|\bget_rules\b"
-     r"|\bRULE_FREE_METHODS\b|(?i:\blanguage(?:'s)?\s+rules\b)", None, ()),
+     r"|\bRULE_FREE_METHODS\b|(?i:\blanguage(?:'s)?\s+(?:nonce\s+)?rules\b)", None, ()),
     ("rules in the nonce code for a language's hooks", r"\bRULES\b|\brules\b",
      ("workflow/spudflow/nonce/",), ("workflow/spudflow/nonce/plan.py",)),
     # core/renamed.py keeps the old command running, after a deprecation line.
@@ -227,6 +227,8 @@ OLD_SPELLINGS = [
      "class EnglishRules(LanguageRules):"),
     ("rules for a language's nonce hooks", "docs/nonce.md",
      "6. **Language rules** fix the function words of the sentence (a/an, elision, …); not in"),
+    ("rules for a language's nonce hooks", "docs/architecture.md",
+     "| `spudflow.nonce.languages` | one module per language's nonce rules (`de.py`, `fr.py`, …)"),
     ("rules for a language's nonce hooks", "config/schema.yaml",
      "        description: options of the language rules"),
     ("rules in the nonce code for a language's hooks", "workflow/spudflow/nonce/make.py",
