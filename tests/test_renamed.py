@@ -81,3 +81,22 @@ def test_an_old_config_key_beside_its_new_one_is_bad_input(monkeypatch):
 def test_a_rename_keeps_the_key_under_its_parent():
     with pytest.raises(ValueError, match="keeps its parent"):
         renamed.rename_config_keys({}, {"aggregate.folds": "scoring.folds"})
+
+
+def test_a_plan_reads_an_old_config_key_as_the_new_one_and_logs_it(tmp_path, monkeypatch, caplog,
+                                                                    capfd):
+    """Through the Snakefile: a throwaway rename (nonce.seed_list -> nonce.seeds) plans the jobs
+    of the new key's value, and Snakemake's log says it once."""
+    from workflow_helpers import copy_workflow, planned_jobs, update_config
+
+    monkeypatch.setitem(renamed.RENAMED_CONFIG_KEYS, "nonce.seed_list", "nonce.seeds")
+    workdir = copy_workflow(tmp_path / "wf")
+    update_config(workdir, lambda c: c["nonce"].update(seeds=[1, 2]))
+    new = planned_jobs(workdir, forceall=True)
+    update_config(workdir, lambda c: c["nonce"].update(seed_list=c["nonce"].pop("seeds")))
+    caplog.clear()
+    capfd.readouterr()
+    assert planned_jobs(workdir, forceall=True) == new
+    assert any(dict(wildcards).get("seed") == "2" for _, wildcards in new)
+    logged = caplog.text + capfd.readouterr().err
+    assert logged.count("config key nonce.seed_list is deprecated: read as nonce.seeds") == 1
