@@ -12,7 +12,7 @@ from nonce_helpers import conllu, ingest, nonce, texts
 from workflow_helpers import REPO
 
 from spudflow.nonce.feats_match import includes, parse_feats
-from spudflow.nonce.languages import get_rules
+from spudflow.nonce.languages import get_hooks
 
 
 def test_parse_feats_and_includes_are_the_references():
@@ -26,7 +26,7 @@ def test_parse_feats_and_includes_are_the_references():
 
 def passes(lang: str, upos: str, word: str, form: str) -> int | None:
     """The first level at which a lexicon form of FEATS FORM serves a word of FEATS WORD."""
-    levels = get_rules(lang).feats_levels(upos, parse_feats(word))
+    levels = get_hooks(lang).feats_levels(upos, parse_feats(word))
     return next((i for i, test in enumerate(levels) if test(parse_feats(form))), None)
 
 

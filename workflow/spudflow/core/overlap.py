@@ -207,11 +207,11 @@ def text_entry_sources(config: dict, entries: Iterable[str]) -> list[Sentences]:
     a text file."""
     sources = []
     for entry in entries:
-        kind, name = text_entry(config["treebanks"], entry)
-        if kind == "file":
+        named, name = text_entry(config["treebanks"], entry)
+        if named == "file":
             sources.append(Sentences(entry, entry))
         else:
-            sources.append(treebank_part(config, name, "train" if kind == "share" else "all"))
+            sources.append(treebank_part(config, name, "train" if named == "share" else "all"))
     return sources
 
 

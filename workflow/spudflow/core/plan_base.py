@@ -134,10 +134,10 @@ class PlanBase:
         file."""
         inputs = []
         for entry in entries:
-            kind, name = text_entry(self.config["treebanks"], entry)
-            if kind == "file":
+            named, name = text_entry(self.config["treebanks"], entry)
+            if named == "file":
                 inputs.append(entry)
-            elif kind == "split":
+            elif named == "split":
                 inputs.append(ingested(*name.split("/", 1)))
             elif name in self.training_shares():
                 inputs.append(f"{training_share_dir(*name.split('/', 1))}/tokens.parquet")

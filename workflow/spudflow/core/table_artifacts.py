@@ -1,7 +1,7 @@
 """The result tables (results/tables/NAME.parquet, and their CSV / Markdown / LaTeX copies) that
 the aggregate, ingest and nonce stages write and the figure commands read: columns, types and
 nullability, defined once (the stage artifacts are in core/artifacts.py). `write_table` checks a
-table against its definition before writing; the docs' table schemas are rendered from these
+table against its definition before writing; the docs' column tables are rendered from these
 (docs/aggregate.md, docs/nonce.md)."""
 
 from __future__ import annotations

@@ -38,9 +38,9 @@ def split_part(value: str) -> tuple[str, str | None]:
 
 
 def text_entry(treebanks: dict, entry: str) -> tuple[str, str | None]:
-    """What a training-text entry names: ("split", NAME) for a configured `treebank/split`,
-    ("share", NAME) for `treebank/split@train` (its training share), ("file", ENTRY) for anything
-    else (a text file)."""
+    """What a training-text entry names, and its name: `split` and NAME for a configured
+    `treebank/split`, `share` and NAME for `treebank/split@train` (its training share), `file`
+    and ENTRY for anything else (a text file)."""
     name, part = split_part(entry)
     if part != "train":
         name = entry

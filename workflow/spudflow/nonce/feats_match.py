@@ -4,7 +4,7 @@ EXACT: the form has exactly the word's FEATS string (the lexicon's key).
 REFERENCE: as the reference's `MorphDict.lookup` (src/morph_dict_tools/universal.py and the
 udlex_*.py files): a form qualifies when its features include the word's (`all1in2`), after the
 language's relaxations, and a candidate without such a form is tried again with the next, looser
-level of the language (`LanguageRules.feats_levels`). Among the forms of the first level at which a
+level of the language (`LanguageHooks.feats_levels`). Among the forms of the first level at which a
 candidate has any, the most frequent is written, as with EXACT.
 
 The match is computed once per (UPOS, lexicon FEATS, word FEATS), so the lexicon ends up keyed by

@@ -14,7 +14,7 @@ import polars as pl
 from spudflow.core.errors import InputError
 from spudflow.core.input_files import require_file
 from spudflow.core.logs import get_logger
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.words import WordMode
 
 log = get_logger(__name__)
@@ -24,7 +24,7 @@ COLUMNS = [*KEY, "lex_form", "lex_lemma"]
 TSV_COLUMNS = ("form", "lemma", "upos", "feats")
 
 
-def read_lexicon_tsv(path: Path, rules: LanguageRules, mode: WordMode) -> pl.DataFrame:
+def read_lexicon_tsv(path: Path, hooks: LanguageHooks, mode: WordMode) -> pl.DataFrame:
     """A TSV lexicon (form, lemma, UPOS, FEATS; `#` lines are comments) as lexicon rows."""
     rows: dict[str, list[str]] = {name: [] for name in TSV_COLUMNS}
     try:
@@ -45,8 +45,8 @@ def read_lexicon_tsv(path: Path, rules: LanguageRules, mode: WordMode) -> pl.Dat
     if not rows["form"]:
         raise InputError(path, None, "no entries (an empty lexicon)")
     frame = pl.DataFrame(rows, schema=dict.fromkeys(TSV_COLUMNS, pl.String))
-    form, lemma = rules.normalise(pl.col("form")), rules.normalise(pl.col("lemma"))
-    form_class = rules.form_class()
+    form, lemma = hooks.normalise(pl.col("form")), hooks.normalise(pl.col("lemma"))
+    form_class = hooks.form_class()
     return frame.select(
         unit=lemma if mode.unit == "lemma" else form,
         upos=pl.col("upos"),
@@ -74,7 +74,7 @@ def build_lexicon(word_frames: list[pl.DataFrame], upos: list[str],
                   match: pl.DataFrame | None = None) -> pl.DataFrame:
     """One row per key of COLUMNS; only words of the replaced UPOS matter.
 
-    CLASS_FALLBACK (LanguageRules.form_class_fallback): the form class is a preference. The row
+    CLASS_FALLBACK (LanguageHooks.form_class_fallback): the form class is a preference. The row
     of class "" of a (unit, UPOS, morph) is then its most frequent form of any class, and every
     class another word asks for is filled from that row where the unit has no form of its own
     of the class (the reference's German adjectives: the same ending where there is one).

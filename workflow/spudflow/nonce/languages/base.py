@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from spudflow.nonce.sentence import SentenceView
 
 
-class LanguageRules:
-    """No rules: the algorithm as the issue describes it, for any language."""
+class LanguageHooks:
+    """No hooks: the algorithm as the issue describes it, for any language."""
 
     code: ClassVar[str] = ""
     # Option name -> default; values come from `--option NAME=VALUE` / config `nonce.languages`.

@@ -19,14 +19,14 @@ import polars as pl
 
 from spudflow.core.feats import feature
 from spudflow.nonce.feats_match import Feats, Level, includes
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.languages.inferred_feats import MISSING, FilledFeats, fill, lacks
 
 # -e, -em, -en, -er, -es; "-" stands for none of them (predicative `neu`).
 ENDING = r"(em|en|er|es|e)$"
 
 
-class GermanRules(LanguageRules):
+class GermanHooks(LanguageHooks):
     code = "de"
     OPTIONS = {"strict_endings": False, "infer_case": True}
 

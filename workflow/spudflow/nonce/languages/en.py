@@ -7,7 +7,7 @@ import unicodedata
 from functools import cache, partial
 
 from spudflow.nonce.feats_match import Feats, Level, includes
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.sentence import SentenceView
 
 # ARPAbet vowels (CMU Pronouncing Dictionary phones without stress digits).
@@ -147,7 +147,7 @@ def _with_case(form: str, like: str) -> str:
     return form.capitalize() if like[:1].isupper() else form
 
 
-class EnglishRules(LanguageRules):
+class EnglishHooks(LanguageHooks):
     code = "en"
 
     def feats_levels(self, upos: str, feats: Feats) -> list[Level]:

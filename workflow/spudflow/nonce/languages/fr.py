@@ -25,7 +25,7 @@ from importlib import resources
 import polars as pl
 
 from spudflow.core.feats import feature
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.languages.inferred_feats import FilledFeats, fill, lacks
 from spudflow.nonce.sentence import SentenceView
 
@@ -107,7 +107,7 @@ def _gender(sentence: SentenceView, i: int) -> str | None:
     return sentence.feature(i, "Gender")
 
 
-class FrenchRules(LanguageRules):
+class FrenchHooks(LanguageHooks):
     code = "fr"
     filters_candidates = True
     OPTIONS = {"ordered_context": True, "infer_number": True, "protect_ne": True}

@@ -15,7 +15,7 @@ import polars as pl
 
 from spudflow.core.feats import feature
 from spudflow.nonce.feats_match import Feats, Level, includes
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.sentence import SentenceView
 
 OBJECTS = ("obj", "iobj")
@@ -26,7 +26,7 @@ VOWELS = "аеёиоуыэюя"
 CLUSTER_STARTS = {"в": "вф", "с": "сзшж"}
 
 
-class RussianRules(LanguageRules):
+class RussianHooks(LanguageHooks):
     code = "ru"
     OPTIONS = {"strict_case": False}
 
