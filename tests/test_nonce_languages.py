@@ -203,7 +203,8 @@ def test_registry_and_options():
     assert type(get_hooks("xx")) is LanguageHooks
     assert get_hooks("ar").options == {"strip_diacritics": True, "lemma_forms": True}
     assert get_hooks("de").options == {"strict_endings": False, "infer_case": True}
-    assert get_hooks("fr").options == {"ordered_context": True, "infer_number": True}
+    assert get_hooks("fr").options == {"ordered_context": True, "infer_number": True,
+                                       "protect_ne": True}
     assert get_hooks("ru", {"strict_case": "true"}).options == {"strict_case": True}
     with pytest.raises(InputError, match="no option 'strict_case'"):
         get_hooks("en", {"strict_case": "true"})
