@@ -49,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="spud_outliers lists pairs with r_PPL above this (default 500, Table 12)")
     p.add_argument("--outliers-below", type=_positive, default=0.5,
                    help="... and below this (default 0.5, Table 13)")
+    _uncertainty_options(p, bootstrap=True)
 
     p = _scored_table(subparsers, "table-german-case", run_german_case,
                       "German case violations: ROC AUC per template, violation type, animacy, "
@@ -312,11 +313,14 @@ def run_spud_scores(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
     from spudflow.aggregate.spud_scores import spud_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     write_tables(spud_tables(items, read_scores(args.scores), args.extremes,
-                             args.outlier_threshold, args.outliers_above, args.outliers_below),
+                             args.outlier_threshold, args.outliers_above, args.outliers_below,
+                             settings),
                  args.out_dir)
 
 

@@ -190,6 +190,7 @@ class AggregatePlan(Plan):
                     + ["--outlier-threshold", aggregate["spud_outlier_threshold"]]
                     + ["--outliers-above", aggregate["spud_outliers_above"]]
                     + ["--outliers-below", aggregate["spud_outliers_below"]]
+                    + self.uncertainty_options(bootstrap=True)
                 ),
                 captions=dict(
                     extremes=aggregate["extremes"],

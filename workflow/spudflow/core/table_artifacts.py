@@ -174,6 +174,27 @@ HUMAN_EVAL_PREFERENCE = table("human_eval_preference", "human-eval tables", (
 HUMAN_EVAL_TABLES = (HUMAN_EVAL_GRAMMATICALITY, HUMAN_EVAL_PREFERENCE)
 
 # --- aggregate tables -------------------------------------------------------------------------
+def bootstrap_interval(what: str, over: str) -> tuple[Column, ...]:
+    """The ends of a bootstrap interval of `what` (its method in a column of its own)."""
+    return (
+        col(f"{what}_ci_low", F64, f"lower end of {what}'s bootstrap interval at "
+            f"aggregate.uncertainty.level over {over} (null with aggregate.uncertainty.resamples "
+            "0 or no value)", True),
+        col(f"{what}_ci_high", F64, "upper end of that interval", True),
+    )
+
+
+INTERVAL_METHOD = ("the bootstrap intervals' method: `bca`, or `percentile` where BCa is not "
+                   "defined; null with no interval")
+
+QUARTILE_INTERVALS = (
+    *bootstrap_interval("ratio_q1", "original sentences, each with all its nonce versions"),
+    *bootstrap_interval("ratio_median", "original sentences (as ratio_q1)"),
+    *bootstrap_interval("ratio_q3", "original sentences (as ratio_q1)"),
+    col("ratio_interval", STR, f"{INTERVAL_METHOD} (one method for the three quartiles: "
+        "percentile unless BCa is defined for all)", True),
+)
+
 SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
     "per language, nonce method, seed, scoring function, with and without outliers"), columns=(
     col("dataset", STR, "items dataset"),
@@ -196,6 +217,7 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
         "(every observation an outlier)", True),
     col("ratio_median", F64, "median of r (null as above)", True),
     col("ratio_q3", F64, "third quartile of r (null as above)", True),
+    *QUARTILE_INTERVALS,
     col("ratio_mean", F64, "mean of r (null as above)", True),
     col("fraction_ratio_gt1", F64, "fraction of pairs with r > 1 (nonce more perplexing; null as "
         "above)", True),
@@ -207,8 +229,8 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
         True),
     col("ppl_nonce_median", F64, "median perplexity of the nonce sentences (`all`: of their "
         "per-original geometric means; null as above)", True),
-    # v5: status, reason
-), version=5, key=(*SPUD_PAIR_SET, "nonce_seed", "outliers", *SCORING_FUNCTION))
+    # v6: the quartiles' intervals
+), version=6, key=(*SPUD_PAIR_SET, "nonce_seed", "outliers", *SCORING_FUNCTION))
 
 SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
     "one row per two scoring functions, seed and outlier handling"), columns=(
