@@ -12,8 +12,13 @@ from spudflow.aggregate.uncertainty import (
     BCA,
     PERCENTILE,
     Uncertainty,
+    cells_of,
     cluster_bootstrap,
+    kappa_interval,
+    kappa_interval_of_draws,
+    kappa_of_cells,
     resample_counts,
+    resample_indices,
 )
 
 
@@ -93,3 +98,65 @@ def test_one_method_names_every_interval_of_a_row():
     assert list(apart) == [BCA, PERCENTILE]
     _, _, together = cluster_bootstrap(statistic, 25, Uncertainty(0.95, 500, 0), one_method=True)
     assert list(together) == [PERCENTILE, PERCENTILE]
+
+
+def _choices(n=120, seed=6):
+    rng = np.random.default_rng(seed)
+    a = (rng.random(n) < 0.6).astype(int)
+    b = np.where(rng.random(n) < 0.75, a, 1 - a)
+    return a, b
+
+
+def test_kappa_of_cells_is_sklearns():
+    from sklearn.metrics import cohen_kappa_score
+
+    for seed in range(5):
+        a, b = _choices(40 + seed, seed)
+        assert abs(kappa_of_cells(cells_of(a, b)) - cohen_kappa_score(a, b)) < 1e-12
+    assert np.isnan(kappa_of_cells(np.array([0, 0, 0, 7])))  # both constant: undefined
+
+
+@pytest.mark.parametrize("method", [PERCENTILE, BCA])
+def test_kappa_interval_of_scipys_draws_is_scipys(method):
+    """Given the tables of the items scipy draws (same seed, same blocks), the kappa interval is
+    scipy.stats.bootstrap's paired one to 1e-12: the statistic, the jackknife of the tables and
+    the interval are scipy's; only the draw differs in the table (see the next test)."""
+    a, b = _choices()
+    settings = Uncertainty(0.95, 2000, 11)
+    code = 2 * a + b
+    draws = np.concatenate([resample_counts(i, len(a)) @ np.eye(4)[code]
+                            for i in resample_indices(len(a), settings, block=500)])
+    low, high, got = kappa_interval_of_draws(cells_of(a, b), draws, settings.level)
+
+    def kappa(x, y, axis=-1):
+        cells = np.stack([np.sum((x == i) & (y == j), axis=axis) for i in (0, 1) for j in (0, 1)],
+                         axis=-1)
+        return kappa_of_cells(cells)
+
+    expected = stats.bootstrap((a, b), kappa, paired=True, n_resamples=2000, batch=500,
+                               vectorized=True, method=method,
+                               rng=np.random.default_rng(11)).confidence_interval
+    if method == BCA:
+        assert got == BCA
+    else:  # the percentile interval of the same draws
+        low, high = np.quantile(kappa_of_cells(draws), [0.025, 0.975])
+    assert abs(low - expected.low) < 1e-12 and abs(high - expected.high) < 1e-12
+
+
+def test_kappa_interval_draws_tables_as_items_are_drawn():
+    """The multinomial draw of the 2 x 2 table is the distribution of the tables of items drawn
+    with replacement: at 20,000 resamples the two intervals agree to Monte Carlo error."""
+    a, b = _choices(200, 2)
+    low, high, method = kappa_interval(a, b, Uncertainty(0.95, 20_000, 1))
+    expected = stats.bootstrap((a, b), lambda x, y: kappa_of_cells(cells_of(x, y)), paired=True,
+                               n_resamples=20_000, vectorized=False,
+                               rng=np.random.default_rng(1)).confidence_interval
+    assert method == BCA
+    assert abs(low - expected.low) < 0.01 and abs(high - expected.high) < 0.01
+
+
+def test_kappa_interval_is_none_where_kappa_is_not_defined():
+    assert kappa_interval(np.ones(9, int), np.ones(9, int), Uncertainty(0.95, 200, 0)) == (
+        None, None, None)
+    a, b = _choices()
+    assert kappa_interval(a, b, Uncertainty(0.95, 0, 0)) == (None, None, None)

@@ -102,7 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "japanese_regression_max, japanese_regression_min and "
                       f"japanese_length_correlation as {TABLE_FILES}, and "
                       "japanese_length_perplexity as Parquet and CSV.")
-    _uncertainty_options(p, bootstrap=False)
+    _uncertainty_options(p, bootstrap=True)
     _cv_options(p, minimum=3)  # cv.glmnet: "nfolds must be bigger than 3"
     p.add_argument("--lambda-choice", choices=("lambda.1se", "lambda.min"),
                    default="lambda.1se", help="the cross-validated penalty whose coefficients "
@@ -366,6 +366,7 @@ def run_japanese(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_items, scores_by_model
     from spudflow.aggregate.japanese import japanese_tables
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
     from spudflow.core.errors import InputError
 
@@ -375,7 +376,8 @@ def run_japanese(args: argparse.Namespace) -> None:
     tables = japanese_tables(items, scores_by_model(args.scores), args.folds, args.seed,
                              args.lambda_choice, args.l1_ratio, args.top, args.max_iter,
                              args.n_lambda, args.decision, args.agreement_mode, args.jobs,
-                             args.interval_level)
+                             args.interval_level,
+                             Uncertainty(args.interval_level, args.resamples, args.interval_seed))
     write_tables(tables, args.out_dir)
 
 

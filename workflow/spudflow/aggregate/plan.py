@@ -139,7 +139,7 @@ class AggregatePlan(Plan):
                 ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"),
             )
             + ["--decision", self.config["aggregate"]["japanese_decision"]]
-            + self.uncertainty_options(bootstrap=False)
+            + self.uncertainty_options(bootstrap=True)
             + [
                 a
                 for m in self.config["aggregate"]["japanese_agreement_modes"]

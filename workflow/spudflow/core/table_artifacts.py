@@ -582,7 +582,10 @@ JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     col("agreement", F64, "fraction of pairs with the same preferred verb; null when the two modes "
         "share no pair", True),
     col("kappa", F64, "Cohen's kappa (null when both modes always choose the same verb)", True),
-), key=("dataset", "mode_a", "mode_b"))
+    *bootstrap_interval("kappa", "the pairs both modes scored (the same for (a, b) and (b, a))"),
+    col("kappa_interval", STR, f"{INTERVAL_METHOD}; null also where a resample has no kappa "
+        "(both modes constant on it)", True),
+), version=2, key=("dataset", "mode_a", "mode_b"))  # v2: kappa's interval
 
 JAPANESE_MODE = (
     *DATASET_SCORING,
