@@ -138,6 +138,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--layer-choice", nargs="+", type=Path, default=[],
                    help="`probe select-layers` files: their layers are marked in probe_layers")
     p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
+    _uncertainty_options(p, bootstrap=True)
     p.set_defaults(handler=run_probe)
 
     p = subparsers.add_parser(
@@ -385,9 +386,11 @@ def run_probe(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_layer_choices, read_probe_metrics
     from spudflow.aggregate.outputs import write_tables
     from spudflow.aggregate.probe import probe_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
 
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     write_tables(probe_tables(read_probe_metrics(args.metrics),
-                              read_layer_choices(args.layer_choice)), args.out_dir)
+                              read_layer_choices(args.layer_choice), settings), args.out_dir)
 
 
 def run_probe_edges(args: argparse.Namespace) -> None:

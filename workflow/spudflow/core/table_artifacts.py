@@ -673,8 +673,24 @@ JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese
 # null, never a mean of fewer runs than n_runs counts.
 NO_WORDS = "; null when an eval set of the runs has no words (all its sentences too short)"
 
+def _sentence_intervals(*parts: tuple[str, str]) -> tuple[Column, ...]:
+    """The probe tables' intervals over test sentences (aggregate/probe_intervals.py)."""
+    columns = []
+    for prefix, what in parts:
+        for metric in ("relacc", "uas", "las"):
+            columns += [
+                col(f"{prefix}{metric}_mean_ci_low", F64, f"lower end of the interval of "
+                    f"{prefix}{metric}_mean at aggregate.uncertainty.level: a bootstrap over the "
+                    f"test sentences, each with all its versions, {what} recomputed on every "
+                    "run (null with aggregate.uncertainty.resamples 0 or no value)", True),
+                col(f"{prefix}{metric}_mean_ci_high", F64, "upper end of that interval", True),
+            ]
+    return (*columns, col("interval", STR, f"{INTERVAL_METHOD} (one method for the row's "
+                          "intervals: percentile unless BCa is defined for all)", True))
+
+
 PROBE_SUMMARY = table("probe_summary", "table-probe", (
-    "per probe configuration and eval set"), version=4, columns=(
+    "per probe configuration and eval set"), columns=(
     col("treebank", STR, "treebank probed"),
     col("model", STR, "LM"),
     col("baseline", STR, "`lm` (the LM itself), `M0`, `MR` or `MRC`"),
@@ -696,7 +712,8 @@ PROBE_SUMMARY = table("probe_summary", "table-probe", (
     col("delta_uas_sd", F64, "its sample sd", True),
     col("delta_las_mean", F64, "Δ LAS", True),
     col("delta_las_sd", F64, "its sample sd", True),
-), key=(*PROBE_CONFIGURATION, "eval_set"))
+    *_sentence_intervals(("", "the figure"), ("delta_", "the Δ")),
+), version=5, key=(*PROBE_CONFIGURATION, "eval_set"))  # v5: intervals over sentences
 
 def _probe_side_by_side():
     """orig, nonce and Δ mean/sd columns of RelAcc, UAS and LAS (probe_languages)."""
@@ -733,7 +750,9 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
     col("n_too_long", I64, "test sentences left out of the original and every nonce set alike "
         "because one of their versions is longer than the model's limit (most over the runs)"),
     *_probe_side_by_side(),
-), version=4, key=(*PROBE_CONFIGURATION, "nonce"))
+    *_sentence_intervals(("orig_", "the original set's"), ("nonce_", "the nonce sets'"),
+                         ("delta_", "the Δ, paired by sentence,")),
+), version=5, key=(*PROBE_CONFIGURATION, "nonce"))  # v5: intervals over sentences
 
 
 PROBE_LAYERS = table("probe_layers", "table-probe", (
