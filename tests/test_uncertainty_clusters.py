@@ -19,6 +19,7 @@ from spudflow.aggregate.uncertainty import (
     kappa_of_cells,
     resample_counts,
     resample_indices,
+    sorted_quantiles,
 )
 
 
@@ -160,3 +161,12 @@ def test_kappa_interval_is_none_where_kappa_is_not_defined():
         None, None, None)
     a, b = _choices()
     assert kappa_interval(a, b, Uncertainty(0.95, 0, 0)) == (None, None, None)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 40, 1001])
+def test_sorted_quantiles_are_numpys_bit_for_bit(n):
+    rng = np.random.default_rng(n)
+    values = np.round(rng.lognormal(size=(50, n)), 1)  # ties, as ratios of short texts have
+    quantiles = [0.0, 0.25, 0.5, 0.75, 0.9, 1.0]
+    expected = np.moveaxis(np.quantile(values, quantiles, axis=-1), 0, -1)
+    assert np.array_equal(sorted_quantiles(values, quantiles), expected)

@@ -37,7 +37,7 @@ from spudflow.aggregate.inputs import (
     unusable_functions,
 )
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
-from spudflow.aggregate.uncertainty import Uncertainty, cluster_bootstrap
+from spudflow.aggregate.uncertainty import Uncertainty, cluster_bootstrap, sorted_quantiles
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
@@ -164,7 +164,7 @@ def quartile_intervals(frame: pl.DataFrame, threshold: float,
             row = {**dict(zip(keys, key, strict=True)), "outliers": outliers}
             if settings.resamples and len(ratios):
                 low, high, method = cluster_bootstrap(
-                    lambda i, r=ratios: np.quantile(r[i], list(QUARTILES.values()), axis=-1).T,
+                    lambda i, r=ratios: sorted_quantiles(r[i], list(QUARTILES.values())),
                     len(ratios), settings, one_method=True)
                 for k, q in enumerate(QUARTILES):
                     row[f"{q}_ci_low"], row[f"{q}_ci_high"] = float(low[k]), float(high[k])

@@ -138,6 +138,28 @@ def resample_counts(indices: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
 
 
+def sorted_quantiles(values: np.ndarray, quantiles: Sequence[float]) -> np.ndarray:
+    """np.quantile(values, quantiles, axis=-1) (method `linear`), moved to the last axis
+    (..., k), bit for bit, computed as numpy does it from a row sort: np.quantile along the
+    last axis of a 2-D block partitions a strided copy and takes ten times as long."""
+    ordered = np.sort(values, axis=-1)
+    n = ordered.shape[-1]
+    q = np.asarray(quantiles, dtype=np.float64)
+    virtual = (n - 1) * q  # numpy's virtual index of method linear
+    previous = np.floor(virtual)
+    gamma = virtual - previous
+    below = previous.astype(np.int64)
+    above = below + 1
+    last = virtual >= n - 1
+    below[last], above[last] = n - 1, n - 1
+    first = virtual < 0
+    below[first], above[first] = 0, 0
+    a, b = ordered[..., below], ordered[..., above]
+    difference = b - a
+    # numpy's _lerp: from the nearer end
+    return np.where(gamma >= 0.5, b - difference * (1 - gamma), a + difference * gamma)
+
+
 def interval_of(theta_hat: np.ndarray, theta_b: np.ndarray, theta_jack: np.ndarray | None,
                 level: float, one_method: bool = False
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
