@@ -17,7 +17,8 @@ from sklearn.metrics import cohen_kappa_score
 from spudflow.aggregate.agreement_graph import agreement_graph
 from spudflow.aggregate.glmnet import cv_glmnet, fold_ids
 from spudflow.aggregate.japanese_regression import regression_tables, smaller_class
-from spudflow.aggregate.uncertainty import Uncertainty, kappa_interval
+from spudflow.aggregate.kappa_interval import kappa_interval
+from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.cli import main
 from spudflow.core.artifacts import JAPANESE_NOUNS
 from spudflow.core.contract import read_artifact

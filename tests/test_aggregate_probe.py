@@ -203,7 +203,7 @@ def test_intervals_over_sentences_are_scipys_bootstrap_of_the_rescored_runs(prob
     row's; the summary's rows carry the same intervals."""
     from scipy import stats
 
-    from spudflow.aggregate.uncertainty import BLOCK
+    from spudflow.aggregate.cluster_bootstrap import BLOCK
 
     metrics, out = probe
     counts = pl.read_parquet(out.parent / "results" / "probe" / "en_ewt" / PROBE_SENTENCES_FILE)

@@ -219,7 +219,7 @@ def test_quartile_intervals_are_scipys_bootstrap_over_originals(produced):
     seed, resamples and blocks; the per-seed rows likewise over that seed's pairs."""
     from scipy import stats
 
-    from spudflow.aggregate.uncertainty import BLOCK
+    from spudflow.aggregate.cluster_bootstrap import BLOCK
 
     items, scores, tables = produced
     summary = pl.read_parquet(tables / "spud_ratio_summary.parquet").filter(

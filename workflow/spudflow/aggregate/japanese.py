@@ -36,13 +36,9 @@ from spudflow.aggregate.inputs import (
 from spudflow.aggregate.japanese_length import correlation_table, length_perplexity_table
 from spudflow.aggregate.japanese_regression import FORMULA as REGRESSION_FORMULA
 from spudflow.aggregate.japanese_regression import regression_tables
+from spudflow.aggregate.kappa_interval import kappa_interval
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
-from spudflow.aggregate.uncertainty import (
-    Uncertainty,
-    accuracy_stderr,
-    kappa_interval,
-    wilson,
-)
+from spudflow.aggregate.uncertainty import Uncertainty, accuracy_stderr, wilson
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.table_artifacts import STATUS_OK, TABLES

@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from spudflow.aggregate import columns
+from spudflow.aggregate.cluster_bootstrap import cluster_bootstrap, sorted_quantiles
 from spudflow.aggregate.coverage import unseen_fraction
 from spudflow.aggregate.group_status import unscored_rows
 from spudflow.aggregate.inputs import (
@@ -37,7 +38,7 @@ from spudflow.aggregate.inputs import (
     unusable_functions,
 )
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
-from spudflow.aggregate.uncertainty import Uncertainty, cluster_bootstrap, sorted_quantiles
+from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress

@@ -1,4 +1,4 @@
-"""The cluster bootstrap of aggregate/uncertainty.py against scipy.stats.bootstrap (one
+"""aggregate/cluster_bootstrap.py and kappa_interval.py against scipy.stats.bootstrap (one
 observation per cluster, the same seed and blocks: the same interval to 1e-12) and against a
 slow loop over resamples (clusters of several members)."""
 
@@ -8,19 +8,19 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spudflow.aggregate.uncertainty import (
-    BCA,
-    PERCENTILE,
-    Uncertainty,
-    cells_of,
+from spudflow.aggregate.cluster_bootstrap import (
     cluster_bootstrap,
-    kappa_interval,
-    kappa_interval_of_draws,
-    kappa_of_cells,
     resample_counts,
     resample_indices,
     sorted_quantiles,
 )
+from spudflow.aggregate.kappa_interval import (
+    cells_of,
+    kappa_interval,
+    kappa_interval_of_draws,
+    kappa_of_cells,
+)
+from spudflow.aggregate.uncertainty import BCA, PERCENTILE, Uncertainty
 
 
 @pytest.mark.parametrize("method", [PERCENTILE, BCA])
