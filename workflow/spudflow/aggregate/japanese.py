@@ -224,14 +224,6 @@ def agreement_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION,
     return pl.DataFrame(rows, schema=schema)
 
 
-def _kappa_caption(settings: Uncertainty) -> str:
-    if not settings.resamples:
-        return "No interval of kappa (aggregate.uncertainty.resamples 0)."
-    return (f"Interval of kappa at {settings.level:g}: a bootstrap over the pairs both modes "
-            f"scored ({settings.resamples} resamples, seed {settings.seed}), BCa or percentile "
-            "(kappa_interval).")
-
-
 def decision_text(decision: str) -> str:
     if decision == "perplexity":
         return ("the transitive sentence has the lower perplexity (normalised by the number of "
@@ -322,8 +314,7 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
               f"{modes} {rule}"),
         Table("japanese_agreement", pl.concat(parts["agreement"]),
               "Agreement between scoring modes: fraction of pairs on which two modes prefer the "
-              f"same verb, and Cohen's kappa. {_kappa_caption(settings)} {compared_text} "
-              f"{modes} {rule}"),
+              f"same verb, and Cohen's kappa. {compared_text} {modes} {rule}"),
         Table("japanese_regression", fits,
               f"{regression} Per mode: the chosen lambda (and both cv choices), its "
               "cross-validated deviance and accuracy, and the intercept of the fit on all pairs. "

@@ -83,15 +83,6 @@ def summary_table(metrics: pl.DataFrame) -> pl.DataFrame:
     return table.sort([*RUN, pl.col("eval_set") != "orig", "eval_set"], nulls_last=False)
 
 
-def _interval_caption(settings: Uncertainty) -> str:
-    if not settings.resamples:
-        return "No intervals (aggregate.uncertainty.resamples 0)."
-    return (f"Intervals at {settings.level:g}: a bootstrap over the test sentences "
-            f"({settings.resamples} resamples, seed {settings.seed}), each drawn with all its "
-            "versions, every run rescored on the draw (Δ paired by sentence); BCa, or "
-            "percentile (`interval`).")
-
-
 LAYER_KEYS = ["treebank", "model", "baseline", "layer"]
 
 
@@ -217,13 +208,11 @@ def probe_tables(metrics: pl.DataFrame, choices: pl.DataFrame | None = None,
               "for the M0, MRC and MR baselines): RelAcc, UAS and LAS on each treebank's "
               "original test set and on its nonce versions, Δ = original − nonce per probe run "
               "(the paper's performance drop); mean and sd over probe seeds (orig) and probe "
-              "seeds × nonce seeds (nonce, Δ), as Tables 17–19. "
-              f"{_interval_caption(settings)}"),
+              "seeds × nonce seeds (nonce, Δ), as Tables 17–19."),
         Table("probe_summary", summary_with,
               "DepProbe: RelAcc, UAS, LAS and root accuracy per treebank, model, baseline and "
               "layers on the original test set and on nonce versions (Δ = original − nonce per "
-              "probe run); mean and sd over probe seeds and nonce seeds. "
-              f"{_interval_caption(settings)}"),
+              "probe run); mean and sd over probe seeds and nonce seeds."),
         Table("probe_layers", layer_table(metrics, summary, choices),
               "DepProbe metrics per layer (probes whose distance and label parts use the same "
               "layer; App. F.6): means over seeds on the selection data (dev) and the test "

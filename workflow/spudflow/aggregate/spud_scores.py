@@ -208,14 +208,6 @@ def ratio_summary(pairs: pl.DataFrame, threshold: float,
     return summary_order(pl.concat(parts))
 
 
-def _interval_caption(settings: Uncertainty) -> str:
-    if not settings.resamples:
-        return "No intervals (aggregate.uncertainty.resamples 0)."
-    return (f"Intervals of the quartiles at {settings.level:g}: a bootstrap over original "
-            f"sentences ({settings.resamples} resamples, seed {settings.seed}), each with all its "
-            "nonce versions; BCa, or percentile where BCa is undefined (ratio_interval).")
-
-
 def summary_order(summary: pl.DataFrame) -> pl.DataFrame:
     return summary.sort([*PAIR_SET, *SCORING_FUNCTION, _seed_order(), _seed_number(),
                          "nonce_seed", _outliers_order()])
@@ -459,8 +451,7 @@ def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
               f"over the seeds. Outliers `kept`: all observations; `removed`: without those "
               f"with r > {outlier_threshold:g} (§4.4), n_dropped of them. tie_fraction: pairs "
               "with r = 1, which the scoring function cannot tell apart; unseen_fraction: words "
-              "of the pairs' sentences the model never saw in training (n-gram models). "
-              f"{_interval_caption(settings)}"),
+              "of the pairs' sentences the model never saw in training (n-gram models)."),
         Table("spud_wilcoxon", wilcoxon_tests(pairs, outlier_threshold),
               "Wilcoxon signed-rank tests between the ratios of two scoring functions on the same "
               "sentence pairs (scipy.stats.wilcoxon, two-sided), per nonce seed and, as seed "
