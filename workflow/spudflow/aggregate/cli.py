@@ -49,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="spud_outliers lists pairs with r_PPL above this (default 500, Table 12)")
     p.add_argument("--outliers-below", type=_positive, default=0.5,
                    help="... and below this (default 0.5, Table 13)")
+    _uncertainty_options(p, bootstrap=True)
 
     p = _scored_table(subparsers, "table-german-case", run_german_case,
                       "German case violations: ROC AUC per template, violation type, animacy, "
@@ -101,7 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "japanese_regression_max, japanese_regression_min and "
                       f"japanese_length_correlation as {TABLE_FILES}, and "
                       "japanese_length_perplexity as Parquet and CSV.")
-    _uncertainty_options(p, bootstrap=False)
+    _uncertainty_options(p, bootstrap=True)
     _cv_options(p, minimum=3)  # cv.glmnet: "nfolds must be bigger than 3"
     p.add_argument("--lambda-choice", choices=("lambda.1se", "lambda.min"),
                    default="lambda.1se", help="the cross-validated penalty whose coefficients "
@@ -137,6 +138,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--layer-choice", nargs="+", type=Path, default=[],
                    help="`probe select-layers` files: their layers are marked in probe_layers")
     p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
+    _uncertainty_options(p, bootstrap=True)
     p.set_defaults(handler=run_probe)
 
     p = subparsers.add_parser(
@@ -312,11 +314,14 @@ def run_spud_scores(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
     from spudflow.aggregate.spud_scores import spud_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     write_tables(spud_tables(items, read_scores(args.scores), args.extremes,
-                             args.outlier_threshold, args.outliers_above, args.outliers_below),
+                             args.outlier_threshold, args.outliers_above, args.outliers_below,
+                             settings),
                  args.out_dir)
 
 
@@ -362,6 +367,7 @@ def run_japanese(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_items, scores_by_model
     from spudflow.aggregate.japanese import japanese_tables
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
     from spudflow.core.errors import InputError
 
@@ -371,7 +377,8 @@ def run_japanese(args: argparse.Namespace) -> None:
     tables = japanese_tables(items, scores_by_model(args.scores), args.folds, args.seed,
                              args.lambda_choice, args.l1_ratio, args.top, args.max_iter,
                              args.n_lambda, args.decision, args.agreement_mode, args.jobs,
-                             args.interval_level)
+                             args.interval_level,
+                             Uncertainty(args.interval_level, args.resamples, args.interval_seed))
     write_tables(tables, args.out_dir)
 
 
@@ -379,9 +386,11 @@ def run_probe(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_layer_choices, read_probe_metrics
     from spudflow.aggregate.outputs import write_tables
     from spudflow.aggregate.probe import probe_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
 
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     write_tables(probe_tables(read_probe_metrics(args.metrics),
-                              read_layer_choices(args.layer_choice)), args.out_dir)
+                              read_layer_choices(args.layer_choice), settings), args.out_dir)
 
 
 def run_probe_edges(args: argparse.Namespace) -> None:

@@ -359,6 +359,31 @@ PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=4, key=(
     col("dev_root_acc", F64, "root accuracy on the selection data"),
 ))
 
+# Next to metrics.parquet: the counts behind each metrics row, per evaluated sentence, so that a
+# table can resample sentences (an interval over the test set) without the predictions CoNLL-U.
+PROBE_SENTENCES_FILE = "sentence_counts.parquet"
+PROBE_SENTENCES = Artifact("probe_sentences", "probe-train", key=(
+        "treebank", "model", "baseline", "seed", "dist_layer", "label_layer", "eval_set",
+        "sent_index"), doc=(
+    "`results/probe/runs/…/sentence_counts.parquet`, next to metrics.parquet: one row per eval "
+    "set and evaluated sentence of a probe run; summed over an eval set's sentences, the counts "
+    "give its metrics row."), columns=(
+    col("treebank", STR, "the test treebank (as in metrics.parquet)"),
+    col("model", STR, "the model's name in the config"),
+    col("baseline", STR, "`lm`, `M0`, `MR` or `MRC`"),
+    col("seed", I64, "probe seed"),
+    col("dist_layer", I64, "layer of the distance probe"),
+    col("label_layer", I64, "layer of the label probe"),
+    col("eval_set", STR, "`orig` or `{method}/seed{N}` (as in metrics.parquet)"),
+    col("sent_index", I64, "the sentence's position in its treebank (tokens.parquet "
+        "sent_index): the same sentence in the original and every nonce eval set"),
+    col("n_words", I64, "words scored (all, or all but PUNCT as the run's metrics)"),
+    col("n_uas", I64, "of them, words with the right head"),
+    col("n_relacc", I64, "words with the right label"),
+    col("n_las", I64, "words with the right head and label"),
+    col("root_right", BOOL, "the predicted root words are the gold ones (root accuracy)"),
+))
+
 PROBE_HISTORY = Artifact("probe_history", "probe-train", key=("epoch",), doc=(
     "`results/probe/runs/…/history.parquet`: one row per epoch."), columns=(
     col("epoch", I64, "1-based epoch"),
@@ -411,3 +436,4 @@ HUMAN_EVAL_KEY = Artifact("human_eval_key", "human-eval export", key=(
 STAGE_ARTIFACTS = (TREEBANK_TOKENS, TREEBANK_SENTENCES, TREEBANK_STATS, NONCE_STATS, ITEMS,
                    *ITEMS_FAMILIES.values(), TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
                    PROBE_METRICS, PROBE_HISTORY, HUMAN_EVAL_KEY, PROBE_LAYER_CHOICE)
+STAGE_ARTIFACTS += (PROBE_SENTENCES,)

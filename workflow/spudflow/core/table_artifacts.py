@@ -175,6 +175,27 @@ HUMAN_EVAL_PREFERENCE = table("human_eval_preference", "human-eval tables", (
 HUMAN_EVAL_TABLES = (HUMAN_EVAL_GRAMMATICALITY, HUMAN_EVAL_PREFERENCE)
 
 # --- aggregate tables -------------------------------------------------------------------------
+def bootstrap_interval(what: str, over: str) -> tuple[Column, ...]:
+    """The ends of a bootstrap interval of `what` (its method in a column of its own)."""
+    return (
+        col(f"{what}_ci_low", F64, f"lower end of {what}'s bootstrap interval at "
+            f"aggregate.uncertainty.level over {over} (null with aggregate.uncertainty.resamples "
+            "0 or no value)", True),
+        col(f"{what}_ci_high", F64, "upper end of that interval", True),
+    )
+
+
+INTERVAL_METHOD = ("the bootstrap intervals' method: `bca`, or `percentile` where BCa is not "
+                   "defined; null with no interval")
+
+QUARTILE_INTERVALS = (
+    *bootstrap_interval("ratio_q1", "original sentences, each with all its nonce versions"),
+    *bootstrap_interval("ratio_median", "original sentences (as ratio_q1)"),
+    *bootstrap_interval("ratio_q3", "original sentences (as ratio_q1)"),
+    col("ratio_interval", STR, f"{INTERVAL_METHOD} (one method for the three quartiles: "
+        "percentile unless BCa is defined for all)", True),
+)
+
 SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
     "per language, nonce method, seed, scoring function, with and without outliers"), columns=(
     col("dataset", STR, "items dataset"),
@@ -197,6 +218,7 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
         "(every observation an outlier)", True),
     col("ratio_median", F64, "median of r (null as above)", True),
     col("ratio_q3", F64, "third quartile of r (null as above)", True),
+    *QUARTILE_INTERVALS,
     col("ratio_mean", F64, "mean of r (null as above)", True),
     col("fraction_ratio_gt1", F64, "fraction of pairs with r > 1 (nonce more perplexing; null as "
         "above)", True),
@@ -208,8 +230,8 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
         True),
     col("ppl_nonce_median", F64, "median perplexity of the nonce sentences (`all`: of their "
         "per-original geometric means; null as above)", True),
-    # v5: status, reason
-), version=5, key=(*SPUD_PAIR_SET, "nonce_seed", "outliers", *SCORING_FUNCTION))
+    # v6: the quartiles' intervals
+), version=6, key=(*SPUD_PAIR_SET, "nonce_seed", "outliers", *SCORING_FUNCTION))
 
 SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
     "one row per two scoring functions, seed and outlier handling"), columns=(
@@ -561,7 +583,10 @@ JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     col("agreement", F64, "fraction of pairs with the same preferred verb; null when the two modes "
         "share no pair", True),
     col("kappa", F64, "Cohen's kappa (null when both modes always choose the same verb)", True),
-), key=("dataset", "mode_a", "mode_b"))
+    *bootstrap_interval("kappa", "the pairs both modes scored (the same for (a, b) and (b, a))"),
+    col("kappa_interval", STR, f"{INTERVAL_METHOD}; null also where a resample has no kappa "
+        "(both modes constant on it)", True),
+), version=2, key=("dataset", "mode_a", "mode_b"))  # v2: kappa's interval
 
 JAPANESE_MODE = (
     *DATASET_SCORING,
@@ -649,8 +674,24 @@ JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese
 # null, never a mean of fewer runs than n_runs counts.
 NO_WORDS = "; null when an eval set of the runs has no words (all its sentences too short)"
 
+def _sentence_intervals(*parts: tuple[str, str]) -> tuple[Column, ...]:
+    """The probe tables' intervals over test sentences (aggregate/probe_intervals.py)."""
+    columns = []
+    for prefix, what in parts:
+        for metric in ("relacc", "uas", "las"):
+            columns += [
+                col(f"{prefix}{metric}_mean_ci_low", F64, f"lower end of the interval of "
+                    f"{prefix}{metric}_mean at aggregate.uncertainty.level: a bootstrap over the "
+                    f"test sentences, each with all its versions, {what} recomputed on every "
+                    "run (null with aggregate.uncertainty.resamples 0 or no value)", True),
+                col(f"{prefix}{metric}_mean_ci_high", F64, "upper end of that interval", True),
+            ]
+    return (*columns, col("interval", STR, f"{INTERVAL_METHOD} (one method for the row's "
+                          "intervals: percentile unless BCa is defined for all)", True))
+
+
 PROBE_SUMMARY = table("probe_summary", "table-probe", (
-    "per probe configuration and eval set"), version=4, columns=(
+    "per probe configuration and eval set"), columns=(
     col("treebank", STR, "treebank probed"),
     col("model", STR, "LM"),
     col("baseline", STR, "`lm` (the LM itself), `M0`, `MR` or `MRC`"),
@@ -672,7 +713,8 @@ PROBE_SUMMARY = table("probe_summary", "table-probe", (
     col("delta_uas_sd", F64, "its sample sd", True),
     col("delta_las_mean", F64, "Δ LAS", True),
     col("delta_las_sd", F64, "its sample sd", True),
-), key=(*PROBE_CONFIGURATION, "eval_set"))
+    *_sentence_intervals(("", "the figure"), ("delta_", "the Δ")),
+), version=5, key=(*PROBE_CONFIGURATION, "eval_set"))  # v5: intervals over sentences
 
 def _probe_side_by_side():
     """orig, nonce and Δ mean/sd columns of RelAcc, UAS and LAS (probe_languages)."""
@@ -709,7 +751,9 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
     col("n_too_long", I64, "test sentences left out of the original and every nonce set alike "
         "because one of their versions is longer than the model's limit (most over the runs)"),
     *_probe_side_by_side(),
-), version=4, key=(*PROBE_CONFIGURATION, "nonce"))
+    *_sentence_intervals(("orig_", "the original set's"), ("nonce_", "the nonce sets'"),
+                         ("delta_", "the Δ, paired by sentence,")),
+), version=5, key=(*PROBE_CONFIGURATION, "nonce"))  # v5: intervals over sentences
 
 
 PROBE_LAYERS = table("probe_layers", "table-probe", (
