@@ -61,7 +61,7 @@ def test_reader_refuses_a_null_inside(tmp_path, change, path):
     with pytest.raises(InputError) as error:
         read_artifact(items, ITEMS)
     assert error.value.format() == (f"{items}: column {path!r} has 1 null(s) inside but may "
-                                    "not; the pairs stage writes it (items v1)")
+                                    "not; the items stage writes it (items v1)")
 
 
 @pytest.mark.parametrize("change, path", [(NULL_START, "word_starts[]"),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from spudflow.core.config import ConfigError
 from spudflow.core.config_values import value_errors
-from spudflow.core.dataset_families import items_dataset_names, spud_dataset_list
+from spudflow.core.dataset_families import FAMILIES, items_dataset_names, spud_dataset_list
 from spudflow.core.model_source import is_local_path
 from spudflow.core.overlap import CONTROL_SOURCE, NGRAM_SOURCE
 from spudflow.core.split_files import is_url
@@ -156,8 +156,7 @@ def _probe(config: dict, exists) -> list[str]:
 
 # Keys of each enabled `pairs:` section that name the files its items are made from (a list,
 # a mapping, or one path); a URL among them is downloaded by a rule.
-PAIRS_FILE_KEYS = {"german_case": ("templates", "sentences"), "blimp": ("paths",),
-                   "cola": ("files", "phenomena"), "japanese_transitivity": ("lexicon", "corpus")}
+PAIRS_FILE_KEYS = {f.name: f.files for f in FAMILIES if f.files}
 
 
 def _named_paths(key: str, value) -> list[tuple[str, str]]:

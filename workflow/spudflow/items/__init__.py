@@ -1,1 +1,1 @@
-"""Minimal pairs and template datasets, all written as one items table (docs/pairs.md)."""
+"""Minimal pairs and template datasets, all written as one items table (docs/items.md)."""
