@@ -116,7 +116,6 @@ for family in BUILT_FAMILIES.values():
         resources:
             **attempt_scaled(mem_mb=family.mem_mb, runtime=family.runtime),
         params:
-            command=family.command,
             arguments=items_plan.builder_arguments(family.name),
         shell:
-            "spudflow items {params.command} {params.arguments} --out {output:q} 2> {log:q}"
+            f"spudflow items {family.command} {{params.arguments}} --out {{output:q}} 2> {{log:q}}"
