@@ -84,13 +84,17 @@ CASES = ("missing", "empty", "garbage", "other_artifact")
 
 
 def leaf_commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
-    """(command words, parser) of every runnable subcommand, nested ones (`pairs spud`) too."""
+    """(command words, parser) of every runnable subcommand, nested ones (`items spud`) too; an
+    alias (`pairs`, the old name of `items`) is its command's parser again, taken once."""
     subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     if not subparsers:
         yield prefix, parser
         return
+    taken = set()
     for name, sub in subparsers[0].choices.items():
-        yield from leaf_commands(sub, prefix + (name,))
+        if id(sub) not in taken:
+            taken.add(id(sub))
+            yield from leaf_commands(sub, prefix + (name,))
 
 
 COMMANDS = {" ".join(words): parser for words, parser in leaf_commands(build_parser())}
