@@ -118,10 +118,10 @@ def _datasets(config: dict, exists) -> list[str]:
     """scoring.datasets: datasets the `pairs:` section makes, or items files. models.*.datasets
     selects among them: a name a `pairs:` section would make when enabled may be switched off
     for a while; any other name is a typo (or a file that is not there)."""
-    from spudflow.core.dataset_families import JAPANESE_VARIANTS
+    from spudflow.core.dataset_families import BUILT_FAMILIES, JAPANESE_VARIANTS
 
     made = items_dataset_names(config)
-    known = {*made, "german_case", "cola", "blimp",
+    known = {*made, *BUILT_FAMILIES,
              *(f"japanese_transitivity_{v}" for v in JAPANESE_VARIANTS),
              *(f"spud_{tb}_{split}" for tb, spec in config["treebanks"].items()
                for split in spec["splits"])}
