@@ -116,6 +116,6 @@ for family in BUILT_FAMILIES.values():
         resources:
             **attempt_scaled(mem_mb=family.mem_mb, runtime=family.runtime),
         params:
-            arguments=items_plan.builder_arguments(family.name),
+            **items_plan.builder_params(family.name),
         shell:
-            f"spudflow items {family.command} {{params.arguments}} --out {{output:q}} 2> {{log:q}}"
+            "spudflow items {params.command} {params.arguments} --out {output:q} 2> {log:q}"

@@ -39,10 +39,14 @@ class ItemsPlan(Plan):
         """The input function of a family's generated rule: its builder's named inputs."""
         return lambda wildcards: builder(family).inputs(self.pairs_section(family))
 
-    def builder_arguments(self, family):
-        """The params function of a family's generated rule: its command's arguments before
-        `--out` (a function of the wildcards only, so that a change reruns the job)."""
-        return lambda wildcards: " ".join(builder(family).arguments(self.pairs_section(family)))
+    def builder_params(self, family):
+        """The params of a family's generated rule: its subcommand of `spudflow items` and its
+        arguments before `--out` (a function of the wildcards only, so that a change of them
+        reruns the job). The subcommand is a param, not part of the shell string, because the
+        shell string is formatted when the job runs, after the rules' loop has moved on."""
+        return {"command": BUILT_FAMILIES[family].command,
+                "arguments": lambda wildcards: " ".join(
+                    builder(family).arguments(self.pairs_section(family)))}
 
     def pairs_download_url(self, wildcards):
         """The configured URL of a fetch_pairs_file download (core/pairs_files.py)."""
