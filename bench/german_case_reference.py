@@ -186,7 +186,7 @@ def main() -> int:
             path.write_bytes(files[f"{which}_sentences"])
             sentences.append(str(path))
         items = work / "items" / "german_case.parquet"
-        spudflow("pairs", "german-case", "--sentences", *sentences, "--out", str(items))
+        spudflow("items", "german-case", "--sentences", *sentences, "--out", str(items))
         scores = work / "scores" / "german_case" / "wordnlm" / "item_scores.parquet"
         reference_scores(items, fixture, scores)
         tables = work / "tables"

@@ -40,7 +40,7 @@ INPUT_KINDS = {
     ("items count-verbs", "lexicon"): "tsv",
     ("items cola", "files"): "tsv",
     ("items blimp", "paths"): "jsonl",
-    ("train-control", "text"): "text",
+    ("control-train", "text"): "text",
     ("score", "input"): "parquet",
     ("score", "model"): "model",
     ("score-gather", "shard_dirs"): "shard",
@@ -65,7 +65,7 @@ VALUES = {"lang": "en", "seed": "0", "fraction": "0.5", "treebank": "t", "split"
           "variant": "base",
           "layers": "0", "dist_layer": "0", "label_layer": "0", "method": "ppl",
           ("probe features", "baselines"): "lm=0",
-          ("train-control", "kind"): "causal", ("score", "kind"): "causal",
+          ("control-train", "kind"): "causal", ("score", "kind"): "causal",
           ("probe train", "model"): "m", "keep_models": "m"}
 # Inputs that argparse cannot mark required (append actions), added by hand.
 EXTRA = {"probe train": lambda bad: ["--eval", "orig", *bad(("features", "treebank"))],
@@ -84,17 +84,13 @@ CASES = ("missing", "empty", "garbage", "other_artifact")
 
 
 def leaf_commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
-    """(command words, parser) of every runnable subcommand, nested ones (`items spud`) too; an
-    alias (`pairs`, the old name of `items`) is its command's parser again, taken once."""
+    """(command words, parser) of every runnable subcommand, nested ones (`items spud`) too."""
     subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     if not subparsers:
         yield prefix, parser
         return
-    taken = set()
     for name, sub in subparsers[0].choices.items():
-        if id(sub) not in taken:
-            taken.add(id(sub))
-            yield from leaf_commands(sub, prefix + (name,))
+        yield from leaf_commands(sub, prefix + (name,))
 
 
 COMMANDS = {" ".join(words): parser for words, parser in leaf_commands(build_parser())}
@@ -210,7 +206,7 @@ def build_argv(command: str, bad: BadInputs, out: Path) -> list[str]:
 def test_every_command_is_enumerated():
     """The enumeration reaches the nested commands (a bug here would hide them all)."""
     assert {"ingest", "export", "stats", "table-nonce-ratio", "items spud", "probe train",
-            "score", "train-control", "figure-german-case-roc"} <= set(COMMANDS)
+            "score", "control-train", "figure-german-case-roc"} <= set(COMMANDS)
 
 
 def one_line(err: str) -> str:

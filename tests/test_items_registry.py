@@ -41,16 +41,16 @@ def test_every_family_has_a_command_and_a_schema_section(capsys):
     assert [f.name for f in FAMILIES][0] == "spud"  # SPUD datasets come first in every plan
 
 
-def test_the_old_command_name_still_runs_and_says_so(tmp_path, caplog):
-    """`spudflow pairs blimp` (the stage's old name) writes the same items and logs a
-    deprecation line."""
+def test_the_old_command_name_still_runs_and_says_so(tmp_path, capsys):
+    """`spudflow pairs blimp` (the stage's old name, core/renamed.py) writes the same items after
+    a deprecation line."""
     paradigm = REPO / "resources" / "blimp" / "causative.jsonl"
     new, old = tmp_path / "new.parquet", tmp_path / "old.parquet"
     assert main(["items", "blimp", str(paradigm), "--sample", "3", "--out", str(new)]) == 0
-    assert "deprecated" not in caplog.text
+    assert "deprecated" not in capsys.readouterr().err
     assert main(["pairs", "blimp", str(paradigm), "--sample", "3", "--out", str(old)]) == 0
-    assert "`spudflow pairs` is deprecated: the command is now `spudflow items blimp`" in (
-        caplog.text)
+    assert "spudflow: `pairs` is deprecated, use `items` (same options)" in (
+        capsys.readouterr().err)
     assert old.read_bytes() == new.read_bytes()
 
 
@@ -129,7 +129,7 @@ def _in_copy(copy: Path, *args: str) -> subprocess.CompletedProcess:
 def test_a_new_dataset_is_its_builder_its_entry_and_its_test(tmp_path):
     """In a copy of the tiny workflow, a dataset added as its builder module and one registry
     entry gets its config section and docs row once rendered; the config enables it; rule all
-    plans its rule with its command; a run writes its items under its family's contract, and
+    plans its rule with its command; a run writes its items as its family's artifact, and
     the scoring stage plans its scores."""
     copy = copy_workflow(tmp_path / "workflow")
     _add_a_dataset(copy)
@@ -152,7 +152,7 @@ def test_a_new_dataset_is_its_builder_its_entry_and_its_test(tmp_path):
     items = "results/items/judgements.parquet"
     ran = _in_copy(copy, "-m", "snakemake", items, "--cores", "1")
     assert ran.returncode == 0, ran.stderr[-3000:]
-    table = read_artifact(copy / items, ITEMS)  # the items contract, checked on read
+    table = read_artifact(copy / items, ITEMS)  # the items artifact, checked on read
     assert table["sentence"].to_list() == ["The cat sleeps.", "Cat the sleeps."]
     assert table["label"].to_list() == [1, 0] and set(table["language"]) == {"en"}
     assert table["words"].to_list()[0] == ["The", "cat", "sleeps", "."]

@@ -1,7 +1,7 @@
 """The registry of items datasets: one entry per family, everything else follows from it.
 
 A family is one section of the config's `pairs:` (its name). Its entry gives the language of its
-sentences (None: its treebank's, SPUD), the contract of its items (core/artifacts.py), the config
+sentences (None: its treebank's, SPUD), the artifact of its items (core/artifacts.py), the config
 keys that name its source files, and its docs row. A family with a `builder` (a module of
 spudflow/items/) makes one dataset of its own name, and from the entry come its rule
 `items_NAME` (rules/items.smk), its command `spudflow items NAME-WITH-DASHES` (items/cli.py), its
@@ -31,7 +31,7 @@ from spudflow.core.contract import Artifact
 class DatasetFamily:
     name: str  # its section under `pairs:`
     language: str | None  # of every dataset of the family; None: its treebank's (SPUD)
-    artifact: Artifact  # the contract its items are written and read by
+    artifact: Artifact  # the definition its items are written and read by
     files: tuple[str, ...] = ()  # keys of its section naming source files (paths or URLs)
     builder: str | None = None  # spudflow.items.BUILDER: a generated rule and command
     datasets: str = ""  # the names of its datasets, as docs/items.md writes them
@@ -62,7 +62,7 @@ FAMILIES: tuple[DatasetFamily, ...] = (
 DATASET_FAMILIES: dict[str, DatasetFamily] = {f.name: f for f in FAMILIES}
 # The families whose one dataset is built by a generated rule and command.
 BUILT_FAMILIES: dict[str, DatasetFamily] = {f.name: f for f in FAMILIES if f.builder}
-# The contract of each family's items by its artifact name (`items.FAMILY`).
+# The artifact of each family's items by its name (`items.FAMILY`).
 ITEMS_ARTIFACTS: dict[str, Artifact] = {f.artifact.name: f.artifact for f in FAMILIES}
 
 JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")

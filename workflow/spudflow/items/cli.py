@@ -26,11 +26,11 @@ def _add_common(p: argparse.ArgumentParser, dataset: str | None, sample: bool = 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     items = subparsers.add_parser(
-        "items", aliases=["pairs"], help="minimal pairs and template datasets -> one items table",
+        "items", help="minimal pairs and template datasets -> one items table",
         description="Build an items table (one row per sentence to score: dataset, item_id, "
         "group_id, sentence, words with character offsets, label, language, regions, then the "
         "dataset's condition columns). Bad input exits 2 with FILE:LINE: message and writes "
-        "nothing. `spudflow pairs` is the old name of `spudflow items`.")
+        "nothing. `spudflow pairs`, its old name, still runs.")
     datasets = items.add_subparsers(dest="dataset_family", metavar="DATASET", required=True)
     for family in FAMILIES:  # in registry order
         if family.builder:
@@ -47,19 +47,7 @@ def _add_built(datasets: argparse._SubParsersAction, family: DatasetFamily) -> N
     p = datasets.add_parser(family.command, help=builder.HELP, description=builder.DESCRIPTION)
     builder.add_arguments(p)
     _add_common(p, family.name)
-    p.set_defaults(handler=_warn_old_name(_built_handler(builder)))
-
-
-def _warn_old_name(handler):
-    """`handler`, with a deprecation line in the log when called as `spudflow pairs`."""
-    def run(args: argparse.Namespace) -> None:
-        if args.command == "pairs":
-            from spudflow.core.logs import get_logger
-
-            get_logger(__name__).warning("`spudflow pairs` is deprecated: the command is now "
-                                         "`spudflow items %s`", args.dataset_family)
-        return handler(args)
-    return run
+    p.set_defaults(handler=_built_handler(builder))
 
 
 def _built_handler(builder):
@@ -86,7 +74,7 @@ def _add_spud(datasets: argparse._SubParsersAction) -> None:
     p.add_argument("--share-seed", type=seed, default=0,
                    help="seed of the training share (default: 0)")
     _add_common(p, "spud", sample=False)
-    p.set_defaults(handler=_warn_old_name(run_spud))
+    p.set_defaults(handler=run_spud)
 
 
 def _add_japanese(datasets: argparse._SubParsersAction) -> None:
@@ -105,7 +93,7 @@ def _add_japanese(datasets: argparse._SubParsersAction) -> None:
                    help="pairs whose less common verb is counted fewer times are dropped "
                    "(default 1: the thesis drops a pair with a verb never seen; 0 keeps all)")
     _add_common(p, None)
-    p.set_defaults(handler=_warn_old_name(run_japanese))
+    p.set_defaults(handler=run_japanese)
 
     p = datasets.add_parser(
         "count-verbs", help="count the Japanese lexicon's verbs in a text corpus",
@@ -117,7 +105,7 @@ def _add_japanese(datasets: argparse._SubParsersAction) -> None:
     p.add_argument("--lexicon", type=Path, required=True, help="verb pair TSV")
     p.add_argument("--out", type=output_file, required=True,
                    help="the lexicon TSV with corpus counts")
-    p.set_defaults(handler=_warn_old_name(run_count_verbs))
+    p.set_defaults(handler=run_count_verbs)
 
 
 def _write(table, out: Path) -> None:
