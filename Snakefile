@@ -28,7 +28,7 @@ from spudflow.core.workflow_paths import (
 )
 from spudflow.ingest.plan import IngestPlan
 from spudflow.nonce.plan import NoncePlan
-from spudflow.pairs.plan import PairsPlan
+from spudflow.items.plan import ItemsPlan
 from spudflow.probe.plan import ProbePlan
 from spudflow.scoring.plan import ScoringPlan
 
@@ -86,7 +86,7 @@ check_references(config)
 # (spudflow.core.plan).
 ingest_plan = IngestPlan(config, SPUDFLOW_CODE)
 nonce_plan = NoncePlan(config, SPUDFLOW_CODE)
-pairs_plan = PairsPlan(config, SPUDFLOW_CODE)
+items_plan = ItemsPlan(config, SPUDFLOW_CODE)
 controls_plan = ControlsPlan(config, SPUDFLOW_CODE)
 scoring_plan = ScoringPlan(config, SPUDFLOW_CODE)
 probe_plan = ProbePlan(config, SPUDFLOW_CODE)
@@ -106,7 +106,7 @@ RULES_BEFORE = len(workflow.rules)
 include: "rules/common.smk"
 include: "rules/ingest.smk"
 include: "rules/nonce.smk"
-include: "rules/pairs.smk"
+include: "rules/items.smk"
 include: "rules/controls.smk"
 include: "rules/scoring.smk"
 include: "rules/probe.smk"
@@ -126,7 +126,7 @@ rule all:
     input:
         ingest_plan.ingest_outputs(),
         nonce_plan.nonce_outputs(),
-        [items_file(dataset) for dataset in pairs_plan.items_datasets()],
+        [items_file(dataset) for dataset in items_plan.items_datasets()],
         controls_plan.control_outputs(),
         scoring_plan.scoring_outputs(),
         probe_plan.probe_metrics_files(),

@@ -161,7 +161,7 @@ def _tiny_gpt_of_128_positions(directory):
 @pytest.fixture(scope="module")
 def produced(tmp_path_factory):
     """{variant: (items file, {scorer: item_scores file})}: 20 sampled pairs per variant from
-    `spudflow pairs japanese-transitivity`, scored by `spudflow score` with a tiny GPT-2 (byte-level
+    `spudflow items japanese-transitivity`, scored by `spudflow score` with a tiny GPT-2 (byte-level
     BPE: verbs of different lengths get different token counts) and a tiny BERT."""
     from scoring_models import tiny_model_dir
 
@@ -171,7 +171,7 @@ def produced(tmp_path_factory):
     for variant in VARIANTS:
         dataset = f"japanese_transitivity_{variant}"
         items = root / "items" / f"{dataset}.parquet"
-        assert main(["pairs", "japanese-transitivity", "--lexicon", str(LEXICON), "--variant",
+        assert main(["items", "japanese-transitivity", "--lexicon", str(LEXICON), "--variant",
                      variant, "--n-verb-pairs", "20", "--out", str(items), "--sample", "20",
                      "--seed", "3"]) == 0
         scores = {}

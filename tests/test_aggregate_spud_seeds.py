@@ -42,7 +42,7 @@ def produced(tmp_path_factory):
                      "--out", str(out)]) == 0
         nonce += ["--nonce", str(out)]
     items = root / "results" / "items" / "spud_en_test.parquet"
-    assert main(["pairs", "spud", "--orig", str(orig), *nonce, "--lang", "en", "--dataset",
+    assert main(["items", "spud", "--orig", str(orig), *nonce, "--lang", "en", "--dataset",
                  "spud_en_test", "--out", str(items)]) == 0
     model = root / "trigram.parquet"
     assert main(["ngram-train", str(orig), "--out", str(model), "--lang", "en"]) == 0

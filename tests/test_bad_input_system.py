@@ -37,7 +37,7 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
     assert main(["ingest", str(MINI), "--out", str(root / "tb")]) == 0
     assert main(["ngram-train", str(root / "tb"), "--lang", "de", "--out",
                  str(root / "lm.parquet")]) == 0
-    assert main(["pairs", "spud", "--orig", str(root / "tb"), "--lang", "de", "--min-words",
+    assert main(["items", "spud", "--orig", str(root / "tb"), "--lang", "de", "--min-words",
                  "1", "--out", str(root / "items.parquet")]) == 0
     return {"treebank": root / "tb", "ngram": root / "lm.parquet",
             "items": root / "items.parquet"}
@@ -51,7 +51,7 @@ WRITERS = {
     "training-share": lambda a: ["training-share", a["treebank"], "--fraction", "0.5",
                                  "--out", "OUT"],
     "ngram-train": lambda a: ["ngram-train", a["treebank"], "--lang", "de", "--out", "OUT"],
-    "pairs spud": lambda a: ["pairs", "spud", "--orig", a["treebank"], "--lang", "de",
+    "items spud": lambda a: ["items", "spud", "--orig", a["treebank"], "--lang", "de",
                              "--min-words", "1", "--out", "OUT"],
     "score": lambda a: ["score", a["items"], "--model", a["ngram"], "--kind", "ngram",
                         "--method", "kn", "--lang", "de", "--out", "OUT"],

@@ -102,6 +102,12 @@ RETIRED = [
     # core/renamed.py keeps the old command running, after a deprecation line.
     ("train-control for control-train", r"\btrain[-_]control\b", None,
      ("workflow/spudflow/core/renamed.py", "docs/controls.md")),
+    # The stage is `items`, like its artifact; `spudflow pairs` still runs (items/cli.py), and the
+    # vendored Japanese lexicon's note keeps its bytes.
+    ("pairs for the items stage",
+     r"spudflow[./]pairs\b|rules/pairs\.smk|docs/pairs\.md|\bPairsPlan\b|\bpairs_plan\b"
+     r"|\bpairs stage\b|spudflow pairs (?:spud|german-case|japanese-transitivity|count-verbs|cola"
+     r"|blimp)\b", None, ("config/lexicons/japanese_verb_pairs.tsv",)),
 ]
 
 
@@ -146,10 +152,14 @@ OLD_SPELLINGS = [
     ("original for orig", "workflow/spudflow/core/artifacts.py", 'SPUD_ORIGINAL = "original"'),
     ("a figure's other names", "rules/aggregate.smk",
      "use rule figure_probe_layers as figure_german_roc"),
-    ("kind for a dataset family", "workflow/spudflow/pairs/plan.py",
+    ("pairs for the items stage", "rules/items.smk",
+     "        unpack(pairs_plan.spud_items_input),"),
+    ("pairs for the items stage", "docs/items.md",
+     "spudflow pairs blimp FILE.jsonl|DIR … [--sample N --seed S] [--dataset NAME] --out …"),
+    ("kind for a dataset family", "workflow/spudflow/items/plan.py",
      "from spudflow.core.dataset_kinds import DATASET_KINDS"),
     ("kind for a dataset family", "docs/aggregate.md",
-     "- **Items** `results/items/{dataset}.parquet` (`items.KIND`, docs/pairs.md): `dataset`,"),
+     "- **Items** `results/items/{dataset}.parquet` (`items.KIND`, docs/items.md): `dataset`,"),
     ("kind for a token type", "workflow/spudflow/ingest/stats.py",
      '    words = tokens.filter(pl.col("kind") == "word")'),
     ("kind for a token type", "docs/ingest.md",
@@ -161,7 +171,7 @@ OLD_SPELLINGS = [
     ("kind in code for anything but a model's architecture",
      "workflow/spudflow/core/config_readme.py", '    kind = node.get("type", "")'),
     ("kind in code for anything but a model's architecture",
-     "workflow/spudflow/pairs/japanese_transitivity.py",
+     "workflow/spudflow/items/japanese_transitivity.py",
      '    for kind, text in context.parts(clause):'),
     ("share for a proportion", "workflow/spudflow/core/table_artifacts.py",
      '    col("share_mean", F64, "share of the scored words with this direction", True),'),
@@ -256,7 +266,7 @@ def test_patterns_catch_the_old_spellings(tmp_path, synonym, rel, line):
     ("docs/scoring.md", "| kind | method | per-token log probability (natural log) |"),
     ("config/config.yaml", "    kind: causal"),
     ("config/config.yaml", "  en_pud/test: {share: 0.5, seed: 0}"),
-    ("workflow/spudflow/pairs/plan.py",
+    ("workflow/spudflow/items/plan.py",
      "    return f\"--leave-out-share {share['share']} --share-seed {share['seed']}\""),
     ("workflow/spudflow/core/overlap.py",
      '    """Sentences of `treebank/split`: all of them, its training share or the rest'),

@@ -106,7 +106,7 @@ def test_the_split_text_is_what_the_spud_items_score(tmp_path):
     out = tmp_path / "nonce" / "spud" / "seed1"
     nonce(directory, "fr", "--multiword-tokens", "split", out=out)
     items = tmp_path / "items.parquet"
-    assert main(["pairs", "spud", "--orig", str(directory), "--nonce", str(out), "--lang", "fr",
+    assert main(["items", "spud", "--orig", str(directory), "--nonce", str(out), "--lang", "fr",
                  "--dataset", "spud_fr_test", "--min-words", "1", "--out", str(items)]) == 0
     rows = pl.read_parquet(items).sort("item_id")
     nonce_rows = rows.filter(pl.col("method") == "spud")

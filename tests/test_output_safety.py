@@ -251,7 +251,7 @@ def test_a_folder_output_replaces_only_a_previous_one_of_its_kind(tmp_path):
 
 
 @pytest.mark.parametrize("command", [
-    ["pairs", "count-verbs", "corpus.txt", "--lexicon", "lex.tsv", "--out", "lex.tsv"],
+    ["items", "count-verbs", "corpus.txt", "--lexicon", "lex.tsv", "--out", "lex.tsv"],
     ["training-share", "ing", "--fraction", "0.5", "--out", "ing"],
     ["nonce", "ing", "--lang", "en", "--method", "spud", "--seed", "1", "--out", "ing"],
     ["nonce", "ing", "--lang", "en", "--method", "spud", "--seed", "1", "--out", "n",

@@ -153,7 +153,7 @@ def test_spud_items_leave_out_the_training_share_the_share_command_writes(tmp_pa
     assert run_cli("training-share", ingested, "--fraction", "0.5", "--seed", "0",
                    "--out", share)[0] == 0
     items = tmp_path / "items.parquet"
-    assert run_cli("pairs", "spud", "--orig", ingested, "--lang", "en", "--min-words", "1",
+    assert run_cli("items", "spud", "--orig", ingested, "--lang", "en", "--min-words", "1",
                    "--leave-out-share", "0.5", "--share-seed", "0", "--out", items)[0] == 0
     trained = set(pl.read_parquet(share / "sentences.parquet").get_column("sent_id"))
     scored = set(pl.read_parquet(items).get_column("sent_id"))

@@ -497,7 +497,7 @@ def test_the_german_presets_sentence_urls_are_answered_by_stand_ins_in_the_paper
     assert [len(Path(f).read_text(encoding="utf-8").splitlines()) for f in files] == [
         50 * 36, 50 * 108]
     out = tmp_path / "items.parquet"
-    assert main(["pairs", "german-case", "--sentences", *files, "--sample", "2",
+    assert main(["items", "german-case", "--sentences", *files, "--sample", "2",
                  "--out", str(out)]) == 0
     assert pl.read_parquet(out).height == 2 * 144
     # a second rehearsal rewrites nothing

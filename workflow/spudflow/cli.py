@@ -20,7 +20,7 @@ from spudflow.core.renamed import renamed_command
 # Each stage package has a `cli` module with `register(subparsers)`; handlers import heavy
 # libraries (torch, transformers, sklearn, scipy, matplotlib) lazily: every Snakemake job is a
 # fresh Python, and a command should load only what it runs (tests/test_cli_imports.py).
-STAGES = ("ingest", "nonce", "pairs", "controls", "scoring", "probe", "aggregate", "rehearse")
+STAGES = ("ingest", "nonce", "items", "controls", "scoring", "probe", "aggregate", "rehearse")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -45,7 +45,7 @@ JAPANESE_ITEMS = {
 JAPANESE_TRANSITIVE = "transitive"
 JAPANESE_OBLIGATORY = "obligatory"
 JAPANESE_AMBIGUOUS = "ambiguous"
-# The items' region of the verb (pairs stage): the thesis's verb-only mode; other regions
+# The items' region of the verb (items stage): the thesis's verb-only mode; other regions
 # (prefix, relative_clause) are no modes.
 JAPANESE_VERB_REGION = "verb"
 

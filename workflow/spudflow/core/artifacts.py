@@ -127,10 +127,10 @@ NONCE_STATS = Artifact("nonce_stats", "nonce", key=(
     col("type_token_ratio_nonce", F64, "types_nonce / words"),
 ))
 
-# --- pairs: items -----------------------------------------------------------------------------
+# --- items ------------------------------------------------------------------------------------
 REGION_TYPE = pa.struct([("name", pa.string()), ("start", pa.int32()), ("end", pa.int32())])
 
-ITEMS = Artifact("items", "pairs", open=True, key=("dataset", "item_id"), doc=(
+ITEMS = Artifact("items", "items", open=True, key=("dataset", "item_id"), doc=(
     "`results/items/{dataset}.parquet`: one row per sentence; the base columns every dataset "
     "has, then its family's condition columns."), columns=(
     col("dataset", STR, "the dataset name (the file's stem)"),
@@ -229,9 +229,6 @@ ITEMS_BLIMP = items_family("blimp", (
     *[col(flag, BOOL, f"the paradigm's `{flag}` flag; null when the line lacks it", True)
       for flag in BLIMP_FLAGS],
 ), "BLiMP (`blimp`).")
-
-ITEMS_FAMILIES = {a.name: a for a in (ITEMS_SPUD, ITEMS_GERMAN_CASE, ITEMS_JAPANESE,
-                                      ITEMS_COLA, ITEMS_BLIMP)}
 
 # --- scoring ----------------------------------------------------------------------------------
 TOKEN_SCORES = Artifact("token_scores", "score", version=2, key=(
@@ -434,6 +431,7 @@ HUMAN_EVAL_KEY = Artifact("human_eval_key", "human-eval export", key=(
 ))
 
 STAGE_ARTIFACTS = (TREEBANK_TOKENS, TREEBANK_SENTENCES, TREEBANK_STATS, NONCE_STATS, ITEMS,
-                   *ITEMS_FAMILIES.values(), TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
+                   ITEMS_SPUD, ITEMS_GERMAN_CASE, ITEMS_JAPANESE, ITEMS_COLA, ITEMS_BLIMP,
+                   TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
                    PROBE_METRICS, PROBE_HISTORY, HUMAN_EVAL_KEY, PROBE_LAYER_CHOICE)
 STAGE_ARTIFACTS += (PROBE_SENTENCES,)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 # old `spudflow` command -> its name now
 RENAMED_COMMANDS: dict[str, str] = {
     "train-control": "control-train",  # the pattern of ngram-train, score-gather: thing, then verb
+    "pairs": "items",  # the stage is named for what it writes, results/items/
 }
 
 # old config key -> its name now: dotted paths from the top, `*` for any key of a map

@@ -1,6 +1,6 @@
 """The items table every scorer reads: one row per sentence, same columns for every dataset.
 
-Base columns (docs/pairs.md has the full card): dataset, item_id, group_id, sentence, words,
+Base columns (docs/items.md has the full card): dataset, item_id, group_id, sentence, words,
 word_starts, word_ends, label, language, regions; then the dataset's own condition columns.
 Raw-text datasets get their words from spaCy's rule-based tokenizer (`spacy.blank(lang)`);
 treebank datasets pass their own words.
@@ -15,13 +15,15 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from spudflow.core.artifacts import ITEMS, ITEMS_FAMILIES
+from spudflow.core.artifacts import ITEMS
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import ARTIFACT_KEY, Artifact, conform, write_artifact
+from spudflow.core.dataset_families import ITEMS_ARTIFACTS
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
 
-# Base columns and each family's condition columns: core/artifacts.py (ITEMS, ITEMS_FAMILIES).
+# Base columns: core/artifacts.py (ITEMS); each family's condition columns: its registry entry
+# (core/dataset_families.py).
 BASE_SCHEMA = ITEMS.schema()
 BASE_COLUMNS = tuple(BASE_SCHEMA.names)
 
@@ -139,9 +141,9 @@ def check_items(table: pa.Table) -> None:
 def write_items(table: pa.Table, path: str | Path) -> None:
     """Write an ItemsBuilder's table, checked again against its family's definition."""
     artifact = (table.schema.metadata or {}).get(ARTIFACT_KEY, b"").decode()
-    if artifact not in ITEMS_FAMILIES:
+    if artifact not in ITEMS_ARTIFACTS:
         raise ValueError(f"items table of unknown family {artifact!r}")
     with atomic_outputs() as out:
-        write_artifact(table, out.path(path), ITEMS_FAMILIES[artifact])
+        write_artifact(table, out.path(path), ITEMS_ARTIFACTS[artifact])
     n_groups = len(set(table.column("group_id").to_pylist()))
     log.info("wrote %d items in %d groups to %s", table.num_rows, n_groups, path)

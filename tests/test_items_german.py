@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from pairs_support import REPO, assert_bad_input, read_items, run_cli
+from items_support import REPO, assert_bad_input, read_items, run_cli
 
-from spudflow.pairs.german_case import ASSIGNMENTS, ORDERS, read_templates
-from spudflow.pairs.german_declension import (
+from spudflow.items.german_case import ASSIGNMENTS, ORDERS, read_templates
+from spudflow.items.german_declension import (
     DETERMINERS,
     DeclensionError,
     noun_class,
@@ -141,7 +141,7 @@ def test_templates_decline_weak_nouns_by_pattern_and_animacy(tmp_path):
 def build(templates):
     import pyarrow.parquet as pq
 
-    from spudflow.pairs.german_case import build_german_case_items, read_templates
+    from spudflow.items.german_case import build_german_case_items, read_templates
 
     out = templates.parent / "items.parquet"
     pq.write_table(build_german_case_items(read_templates(templates)), out)
@@ -195,7 +195,7 @@ def german_items(tmp_path_factory):
     from spudflow.cli import main
 
     out = tmp_path_factory.mktemp("german") / "items.parquet"
-    assert main(["pairs", "german-case", "--templates", str(TEMPLATES), "--out", str(out)]) == 0
+    assert main(["items", "german-case", "--templates", str(TEMPLATES), "--out", str(out)]) == 0
     return out
 
 
@@ -236,10 +236,10 @@ def test_sentences_regions_and_animacy(german_items):
 @pytest.mark.slow
 def test_item_ids_are_stable_and_independent_of_sampling(german_items, tmp_path, capsys):
     again = tmp_path / "again.parquet"
-    assert run_cli(capsys, "pairs", "german-case", "--templates", TEMPLATES, "--out", again)[0] == 0
+    assert run_cli(capsys, "items", "german-case", "--templates", TEMPLATES, "--out", again)[0] == 0
     assert again.read_bytes() == german_items.read_bytes()
     sampled = tmp_path / "sampled.parquet"
-    assert run_cli(capsys, "pairs", "german-case", "--templates", TEMPLATES, "--sample", "3",
+    assert run_cli(capsys, "items", "german-case", "--templates", TEMPLATES, "--sample", "3",
                    "--seed", "7", "--out", sampled)[0] == 0
     sample_rows = read_items(sampled)
     full = {r["item_id"]: r for r in read_items(german_items)}
@@ -259,14 +259,14 @@ def test_bad_templates_exit_2_and_write_nothing(tmp_path, capsys, row, line, wor
     path = tmp_path / "templates.tsv"
     path.write_text("# a comment\n" + HEADER + row, encoding="utf-8")
     assert_bad_input(capsys, tmp_path / "items.parquet",
-                     ["pairs", "german-case", "--templates", path], f"{path}:{line}", words)
+                     ["items", "german-case", "--templates", path], f"{path}:{line}", words)
 
 
 def test_bad_header_exits_2(tmp_path, capsys):
     path = tmp_path / "templates.tsv"
     path.write_text(HEADER.replace("np2_det", "np2_article") + ROW, encoding="utf-8")
     assert_bad_input(capsys, tmp_path / "items.parquet",
-                     ["pairs", "german-case", "--templates", path], f"{path}:1",
+                     ["items", "german-case", "--templates", path], f"{path}:1",
                      "missing column(s) np2_det")
 
 
@@ -275,7 +275,7 @@ def test_bad_header_exits_2(tmp_path, capsys):
 def reference_files(tmp_path, n_templates=3, edit=None):
     """The first templates of the shipped TSV written in the reference's layout (36 grammatical
     and 108 ungrammatical lines each); `edit(which, lines)` may change the lines first."""
-    from spudflow.pairs.german_case_reference import reference_lines
+    from spudflow.items.german_case_reference import reference_lines
 
     lines = reference_lines(read_templates(TEMPLATES)[:n_templates])
     if edit:
@@ -289,7 +289,7 @@ def reference_files(tmp_path, n_templates=3, edit=None):
 
 
 def test_the_reference_layout_and_its_line_index():
-    from spudflow.pairs.german_case_reference import reference_line
+    from spudflow.items.german_case_reference import reference_line
 
     # the notebooks' indexing: 36 / 108 lines per template, blocks of six NP orders
     assert reference_line("grammatical", 0) == (0, "NAD", "123")
@@ -304,10 +304,10 @@ def test_templates_recovered_from_sentence_files_give_the_same_items(tmp_path, c
     regions and conditions as its TSV row, under the reference's template numbers (t00, ...)."""
     grammatical, ungrammatical = reference_files(tmp_path)
     recovered = tmp_path / "recovered.parquet"
-    assert run_cli(capsys, "pairs", "german-case", "--sentences", grammatical, ungrammatical,
+    assert run_cli(capsys, "items", "german-case", "--sentences", grammatical, ungrammatical,
                    "--out", recovered)[0] == 0
     from_tsv = tmp_path / "tsv.parquet"
-    assert run_cli(capsys, "pairs", "german-case", "--templates", TEMPLATES, "--sample", "50",
+    assert run_cli(capsys, "items", "german-case", "--templates", TEMPLATES, "--sample", "50",
                    "--out", from_tsv)[0] == 0
     ids = {t.id: f"t{k:02d}" for k, t in enumerate(read_templates(TEMPLATES)[:3])}
     expected = {}
@@ -351,7 +351,7 @@ def test_bad_sentence_files_exit_2_at_the_first_wrong_line(tmp_path, capsys, edi
                                                            words):
     paths = reference_files(tmp_path, 2, edit)
     assert_bad_input(capsys, tmp_path / "items.parquet",
-                     ["pairs", "german-case", "--sentences", *paths], f"{paths[file]}:{line}",
+                     ["items", "german-case", "--sentences", *paths], f"{paths[file]}:{line}",
                      words)
 
 
@@ -359,11 +359,11 @@ def test_sentence_files_of_the_wrong_length_exit_2(tmp_path, capsys):
     grammatical, ungrammatical = reference_files(tmp_path, 2, lambda lines: lines[
         "ungrammatical"].pop())
     assert_bad_input(capsys, tmp_path / "items.parquet",
-                     ["pairs", "german-case", "--sentences", grammatical, ungrammatical],
+                     ["items", "german-case", "--sentences", grammatical, ungrammatical],
                      str(ungrammatical), "215 sentences: the layout has 108 per template (2 "
                      "templates in")
     grammatical, ungrammatical = reference_files(tmp_path, 1, lambda lines: lines[
         "grammatical"].pop())
     assert_bad_input(capsys, tmp_path / "items.parquet",
-                     ["pairs", "german-case", "--sentences", grammatical, ungrammatical],
+                     ["items", "german-case", "--sentences", grammatical, ungrammatical],
                      str(grammatical), "35 sentences: the layout has 36 per template")

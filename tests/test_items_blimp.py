@@ -6,9 +6,9 @@ import json
 from collections import Counter
 
 import pytest
-from pairs_support import REPO, SHARED_DATA, assert_bad_input, needs_shared, read_items, run_cli
+from items_support import REPO, SHARED_DATA, assert_bad_input, needs_shared, read_items, run_cli
 
-from spudflow.pairs.blimp import paradigm_files, read_paradigm
+from spudflow.items.blimp import paradigm_files, read_paradigm
 
 
 def _record(uid, pair, good, bad, **extra):
@@ -31,9 +31,9 @@ def paradigms(tmp_path):
     return folder
 
 
-def test_pairs_become_good_and_bad_items(paradigms, tmp_path, capsys):
+def test_items_become_good_and_bad_items(paradigms, tmp_path, capsys):
     out = tmp_path / "blimp.parquet"
-    code, err = run_cli(capsys, "pairs", "blimp", paradigms, "--out", out)
+    code, err = run_cli(capsys, "items", "blimp", paradigms, "--out", out)
     assert code == 0, err
     rows = read_items(out)
     assert [(r["item_id"], r["label"]) for r in rows] == [
@@ -48,7 +48,7 @@ def test_pairs_become_good_and_bad_items(paradigms, tmp_path, capsys):
     assert rows[5]["simple_LM_method"] is True and rows[5]["two_prefix_method"] is False
     assert [r["version"] for r in rows[:2]] == ["good", "bad"]
     again = tmp_path / "again.parquet"
-    assert run_cli(capsys, "pairs", "blimp", paradigms, "--out", again)[0] == 0
+    assert run_cli(capsys, "items", "blimp", paradigms, "--out", again)[0] == 0
     assert again.read_bytes() == out.read_bytes()
 
 
@@ -58,7 +58,7 @@ def test_line_without_sentence_good_exits_2(paradigms, tmp_path, capsys):
     del record["sentence_good"]
     with path.open("a", encoding="utf-8") as handle:
         handle.write(json.dumps(record) + "\n")
-    assert_bad_input(capsys, tmp_path / "blimp.parquet", ["pairs", "blimp", paradigms],
+    assert_bad_input(capsys, tmp_path / "blimp.parquet", ["items", "blimp", paradigms],
                      f"{path}:2", "no sentence_good")
 
 
@@ -71,7 +71,7 @@ def test_other_bad_lines_exit_2(paradigms, tmp_path, capsys, line, words):
     path = paradigms / "passive_1.jsonl"
     with path.open("a", encoding="utf-8") as handle:
         handle.write(line)
-    assert_bad_input(capsys, tmp_path / "blimp.parquet", ["pairs", "blimp", paradigms],
+    assert_bad_input(capsys, tmp_path / "blimp.parquet", ["items", "blimp", paradigms],
                      f"{path}:2", words)
 
 
@@ -85,7 +85,7 @@ def test_vendored_subset_has_100_pairs_of_each_of_67_paradigms(tmp_path, capsys)
         assert [r["pairID"] for r in records] == [str(i) for i in range(100)]
         assert {r["UID"] for r in records} == {path.stem}
     out = tmp_path / "blimp.parquet"
-    assert run_cli(capsys, "pairs", "blimp", folder, "--sample", "500", "--out", out)[0] == 0
+    assert run_cli(capsys, "items", "blimp", folder, "--sample", "500", "--out", out)[0] == 0
     rows = read_items(out)
     assert len(rows) == 1000 and Counter(r["label"] for r in rows) == {0: 500, 1: 500}
 
@@ -95,7 +95,7 @@ def test_vendored_subset_has_100_pairs_of_each_of_67_paradigms(tmp_path, capsys)
 @pytest.mark.shared
 def test_full_blimp_has_67_paradigms_of_1000_pairs(tmp_path, capsys):
     out = tmp_path / "blimp.parquet"
-    assert run_cli(capsys, "pairs", "blimp", SHARED_DATA / "blimp", "--out", out)[0] == 0
+    assert run_cli(capsys, "items", "blimp", SHARED_DATA / "blimp", "--out", out)[0] == 0
     rows = read_items(out)
     pairs = Counter(r["UID"] for r in rows if r["label"] == 1)
     assert len(pairs) == 67 and set(pairs.values()) == {1000}

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
-from spudflow.pairs.japanese_lexicon import LEXICON_COLUMNS, VerbPair, ranked, read_lexicon
+from spudflow.items.japanese_lexicon import LEXICON_COLUMNS, VerbPair, ranked, read_lexicon
 
 # Characters per piece given to Sudachi: well under its input limit of 49,149 bytes (3 bytes a
 # character in UTF-8).
@@ -89,6 +89,6 @@ def count_lexicon(corpus: list[Path], lexicon: Path, out: Path) -> list[VerbPair
             "lemma (spaCy blank ja, SudachiPy) is the verb as spelled here.\n"
             f"{len(new)} pairs, {unseen} with a verb never seen. Rows ranked by the count of the "
             "less common verb (thesis §4.4.1), ties by the sum, then code points.\n"
-            "Written by `spudflow pairs count-verbs`.")
+            "Written by `spudflow items count-verbs`.")
     write_lexicon(new, out, note)
     return new

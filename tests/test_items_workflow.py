@@ -1,4 +1,4 @@
-"""The pairs rules under Snakemake: which items datasets the config enables (dry runs in a copy
+"""The items rules under Snakemake: which items datasets the config enables (dry runs in a copy
 of the workflow, never in the checkout, whose results/ may hold a finished run)."""
 
 from __future__ import annotations

@@ -25,9 +25,11 @@ import pyarrow as pa
 
 from spudflow.core.artifacts import ITEMS_COLA
 from spudflow.core.errors import InputError
+from spudflow.core.pairs_files import local_file
+from spudflow.core.plan_base import quoted, sample_args
 from spudflow.core.sampling import sample_indices
-from spudflow.core.text_lines import read_lines
-from spudflow.pairs.items import ItemsBuilder
+from spudflow.core.text_lines import WORD_SPLITS, read_lines
+from spudflow.items.table import ItemsBuilder
 
 
 def read_cola(path: str | Path, phenomenon: bool = False
@@ -88,3 +90,42 @@ def build_cola_items(paths: list[str | Path], dataset: str = "cola", sample: int
         builder.add(item, item, sentence, label, words=given, split=split, source=source,
                     phenomenon_set=is_phenomenon, original_mark=mark, line=line)
     return builder.table()
+
+
+# Its rule and command, generated from its registry entry (core/dataset_families.py).
+HELP = "CoLA TSVs (source, label, mark, sentence; no header)"
+DESCRIPTION = ("One item (and group) per sentence; the split is each file's stem. Phenomenon "
+               "sets (the paper's section 8, Table 5: the same format with an empty source "
+               "column) are given after --phenomena; each file's stem names the phenomenon.")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("files", type=Path, nargs="+",
+                        help="CoLA .tsv files (a source on every line)")
+    parser.add_argument("--phenomena", type=Path, nargs="+", default=[],
+                        help="phenomenon set .tsv files (empty source column)")
+    parser.add_argument("--words", choices=WORD_SPLITS, default="spacy",
+                        help="how sentences are split into words: spacy (default), the blank "
+                        "English tokenizer; whitespace, for the release's tokenized/ files (as "
+                        "Lau et al.'s n-gram code reads them)")
+
+
+def build(args) -> pa.Table:
+    return build_cola_items(args.files, args.dataset, args.sample, args.seed, args.phenomena,
+                            args.words)
+
+
+def _phenomena(section: dict) -> list[str]:
+    """The local files of the phenomenon sets: paths as given, URLs where rule fetch_pairs_file
+    downloads them."""
+    return [local_file("cola", entry) for entry in section["phenomena"]]
+
+
+def inputs(section: dict) -> dict:
+    return {"tsv": section["files"], "phenomena": _phenomena(section)}
+
+
+def arguments(section: dict) -> list[str]:
+    phenomena = _phenomena(section)
+    return [quoted(section["files"]), f"--phenomena {quoted(phenomena)}" if phenomena else "",
+            sample_args(section["sample"]), f"--words {section['words']}"]

@@ -22,8 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from spudflow.core.errors import InputError
-from spudflow.pairs.german_case import Template, template_sentences
-from spudflow.pairs.german_declension import CASES
+from spudflow.items.german_case import Template, template_sentences
+from spudflow.items.german_declension import CASES
 
 GRAMMATICAL_BLOCKS = ("NAD", "NDA", "AND", "ADN", "DNA", "DAN")
 VIOLATION_BLOCKS = ("ANN", "NAN", "NNA", "NDN", "DNN", "NND",   # a doubled nominative

@@ -26,7 +26,7 @@ from spudflow.core.treebank import (
     read_nonce_treebank,
     read_original_treebank,
 )
-from spudflow.pairs.items import ItemsBuilder, Region, Words
+from spudflow.items.table import ItemsBuilder, Region, Words
 
 NONCE_DIR = re.compile(r"^seed(\d+)$")
 

@@ -8,8 +8,8 @@ import pytest
 from spudflow.core.artifacts import items_family
 from spudflow.core.contract import Column, ContractError
 from spudflow.core.errors import InputError
-from spudflow.pairs.items import BASE_COLUMNS, ItemsBuilder, Region, spacy_words
-from spudflow.pairs.tsv import read_tsv
+from spudflow.items.table import BASE_COLUMNS, ItemsBuilder, Region, spacy_words
+from spudflow.items.tsv import read_tsv
 
 
 @pytest.mark.parametrize("language, sentence, words", [

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from pairs_support import SHARED_DATA, assert_bad_input, needs_shared, read_items, run_cli
+from items_support import SHARED_DATA, assert_bad_input, needs_shared, read_items, run_cli
 
 TRAIN = ("gj04\t1\t\tThe sailors rode the breeze clear of the rocks.\n"
          "gj04\t0\t*\tThe sailors rode the breeze clear of.\n"
@@ -26,7 +26,7 @@ def cola_files(tmp_path):
 
 def test_cola_items(cola_files, tmp_path, capsys):
     out = tmp_path / "cola.parquet"
-    code, err = run_cli(capsys, "pairs", "cola", *cola_files, "--out", out)
+    code, err = run_cli(capsys, "items", "cola", *cola_files, "--out", out)
     assert code == 0, err
     rows = read_items(out)
     assert [r["split"] for r in rows] == ["in_domain_train"] * 3 + ["out_of_domain_dev"]
@@ -39,21 +39,21 @@ def test_cola_items(cola_files, tmp_path, capsys):
     assert rows[3]["word_starts"] == [0, 3, 7] and rows[3]["word_ends"] == [2, 7, 8]
     assert {r["language"] for r in rows} == {"en"} and all(r["regions"] == [] for r in rows)
     again = tmp_path / "again.parquet"
-    assert run_cli(capsys, "pairs", "cola", *cola_files, "--out", again)[0] == 0
+    assert run_cli(capsys, "items", "cola", *cola_files, "--out", again)[0] == 0
     assert again.read_bytes() == out.read_bytes()
 
 
 def test_wrong_column_count_exits_2(cola_files, tmp_path, capsys):
     train, dev = cola_files
     train.write_text(TRAIN + "gj04\t1\tThe sailors rode.\n", encoding="utf-8")
-    assert_bad_input(capsys, tmp_path / "cola.parquet", ["pairs", "cola", dev, train],
+    assert_bad_input(capsys, tmp_path / "cola.parquet", ["items", "cola", dev, train],
                      f"{train}:4", "expected 4 tab-separated columns")
 
 
 def test_bad_label_exits_2(cola_files, tmp_path, capsys):
     train, _ = cola_files
     train.write_text("gj04\tyes\t\tThe sailors rode.\n", encoding="utf-8")
-    assert_bad_input(capsys, tmp_path / "cola.parquet", ["pairs", "cola", train],
+    assert_bad_input(capsys, tmp_path / "cola.parquet", ["items", "cola", train],
                      f"{train}:1", "label 'yes' is not 0 or 1")
 
 
@@ -61,7 +61,7 @@ def test_phenomenon_sets_have_no_source(cola_files, tmp_path, capsys):
     svo = tmp_path / "svo.tsv"
     svo.write_text(SVO, encoding="utf-8")
     out = tmp_path / "cola.parquet"
-    code, err = run_cli(capsys, "pairs", "cola", *cola_files, "--phenomena", svo, "--out", out)
+    code, err = run_cli(capsys, "items", "cola", *cola_files, "--phenomena", svo, "--out", out)
     assert code == 0, err
     rows = read_items(out)
     assert [r["split"] for r in rows] == ["in_domain_train"] * 3 + ["out_of_domain_dev"] + \
@@ -75,14 +75,14 @@ def test_phenomenon_sets_have_no_source(cola_files, tmp_path, capsys):
 def test_phenomenon_file_among_the_splits_exits_2(cola_files, tmp_path, capsys):
     svo = tmp_path / "svo.tsv"
     svo.write_text(SVO, encoding="utf-8")
-    assert_bad_input(capsys, tmp_path / "cola.parquet", ["pairs", "cola", *cola_files, svo],
+    assert_bad_input(capsys, tmp_path / "cola.parquet", ["items", "cola", *cola_files, svo],
                      f"{svo}:1", "empty source; a phenomenon set")
 
 
 def test_split_among_the_phenomena_exits_2(cola_files, tmp_path, capsys):
     train, dev = cola_files
     assert_bad_input(capsys, tmp_path / "cola.parquet",
-                     ["pairs", "cola", train, "--phenomena", dev],
+                     ["items", "cola", train, "--phenomena", dev],
                      f"{dev}:1", "source 'bc01' in a phenomenon set")
 
 
@@ -92,7 +92,7 @@ def test_phenomenon_named_like_a_split_exits_2(cola_files, tmp_path, capsys):
     same.parent.mkdir()
     same.write_text(SVO, encoding="utf-8")
     assert_bad_input(capsys, tmp_path / "cola.parquet",
-                     ["pairs", "cola", train, "--phenomena", same],
+                     ["items", "cola", train, "--phenomena", same],
                      str(same), "split name 'in_domain_train'")
 
 
@@ -105,7 +105,7 @@ def test_public_phenomenon_sets(tmp_path, capsys):
     folder = SHARED_DATA / "cola" / "phenomena"
     names = ("svo", "wh_extraction", "inchoative", "singular_pl", "reflexive")
     out = tmp_path / "cola.parquet"
-    code, err = run_cli(capsys, "pairs", "cola", SHARED_DATA / "cola" / "in_domain_dev.tsv",
+    code, err = run_cli(capsys, "items", "cola", SHARED_DATA / "cola" / "in_domain_dev.tsv",
                         "--phenomena", *[folder / f"{n}.tsv" for n in names], "--out", out)
     assert code == 0, err
     rows = [r for r in read_items(out) if r["phenomenon_set"]]
@@ -124,7 +124,7 @@ def test_public_cola_counts(tmp_path, capsys):
     files = [SHARED_DATA / "cola" / f"{s}.tsv"
              for s in ("in_domain_train", "in_domain_dev", "out_of_domain_dev")]
     out = tmp_path / "cola.parquet"
-    assert run_cli(capsys, "pairs", "cola", *files, "--out", out)[0] == 0
+    assert run_cli(capsys, "items", "cola", *files, "--out", out)[0] == 0
     rows = read_items(out)
     assert Counter(r["split"] for r in rows) == {"in_domain_train": 8551, "in_domain_dev": 527,
                                                  "out_of_domain_dev": 516}

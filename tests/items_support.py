@@ -1,4 +1,4 @@
-"""Helpers shared by the tests of the pairs stage (tests/test_pairs_*.py)."""
+"""Helpers shared by the tests of the items stage (tests/test_items_*.py)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from pairs_support import assert_bad_input, read_items, run_cli
+from items_support import assert_bad_input, read_items, run_cli
 
 from spudflow.core.treebank import read_treebank, write_treebank
 
@@ -88,7 +88,7 @@ def treebanks(tmp_path, capsys):
 
 
 def _build(capsys, out, orig, *nonce, extra=()):
-    args = ["pairs", "spud", "--orig", orig, "--lang", "fr", "--dataset", "spud_fr_test"]
+    args = ["items", "spud", "--orig", orig, "--lang", "fr", "--dataset", "spud_fr_test"]
     for directory in nonce:
         args += ["--nonce", directory]
     code, err = run_cli(capsys, *args, *extra, "--out", out)
@@ -149,7 +149,7 @@ def test_item_ids_and_bytes_are_stable(treebanks, tmp_path, capsys):
 def test_bad_nonce_directories_exit_2(treebanks, tmp_path, capsys):
     orig, spud, _ = treebanks
     out = tmp_path / "items.parquet"
-    base = ["pairs", "spud", "--orig", orig, "--lang", "fr"]
+    base = ["items", "spud", "--orig", orig, "--lang", "fr"]
     assert_bad_input(capsys, out, base + ["--nonce", orig], str(orig),
                      "expected a path ending in {method}/seed{N}")
     plain = tmp_path / "x" / "spud" / "seed3"
@@ -163,7 +163,7 @@ def test_bad_nonce_directories_exit_2(treebanks, tmp_path, capsys):
                    sentences.filter(pl.col("sent_index") < 2))
     assert_bad_input(capsys, out, base + ["--nonce", other], str(other / "sentences.parquet"),
                      "its sentences differ")
-    assert_bad_input(capsys, out, ["pairs", "spud", "--orig", tmp_path / "none", "--lang", "fr"],
+    assert_bad_input(capsys, out, ["items", "spud", "--orig", tmp_path / "none", "--lang", "fr"],
                      str(tmp_path / "none" / "tokens.parquet"), "no such file")
 
 
@@ -180,10 +180,10 @@ def test_a_nonce_treebank_copied_to_another_seed_is_refused(tmp_path, capsys):
     assert run_cli(capsys, "nonce", orig, "--lang", "fr", "--seed", "1", "--out", seed1)[0] == 0
     seed2 = tmp_path / "nonce" / "spud" / "seed2"
     shutil.copytree(seed1, seed2)
-    base = ["pairs", "spud", "--orig", orig, "--lang", "fr", "--nonce", seed1, "--nonce", seed2]
+    base = ["items", "spud", "--orig", orig, "--lang", "fr", "--nonce", seed1, "--nonce", seed2]
     assert_bad_input(capsys, tmp_path / "items.parquet", base, str(seed2 / "tokens.parquet"),
                      "made by spudflow nonce as spud/seed1, but its path says spud/seed2")
     # Given as the original, a nonce treebank is named by its marker too.
     assert_bad_input(capsys, tmp_path / "items.parquet",
-                     ["pairs", "spud", "--orig", seed1, "--lang", "fr"],
+                     ["items", "spud", "--orig", seed1, "--lang", "fr"],
                      str(seed1 / "tokens.parquet"), "a nonce treebank (made by spudflow nonce")

@@ -22,7 +22,7 @@ from pathlib import Path
 import conllu
 
 from spudflow.core.errors import InputError
-from spudflow.pairs.tsv import read_tsv
+from spudflow.items.tsv import read_tsv
 
 LEXICON_COLUMNS = ("transitive", "intransitive", "transitive_count", "intransitive_count")
 

@@ -29,8 +29,8 @@ from spudflow.core.artifacts import ITEMS_JAPANESE, JAPANESE_NOUNS, JAPANESE_PAR
 from spudflow.core.errors import InputError
 from spudflow.core.progress import progress
 from spudflow.core.sampling import sample_indices
-from spudflow.pairs.items import ItemsBuilder, Region
-from spudflow.pairs.japanese_lexicon import VerbPair, ranked, read_lexicon, seen_pairs
+from spudflow.items.japanese_lexicon import VerbPair, ranked, read_lexicon, seen_pairs
+from spudflow.items.table import ItemsBuilder, Region
 
 NOUNS = JAPANESE_NOUNS
 PARTICLES = JAPANESE_PARTICLES

@@ -14,9 +14,11 @@ import pyarrow as pa
 
 from spudflow.core.artifacts import BLIMP_FLAGS, ITEMS_BLIMP
 from spudflow.core.errors import InputError
+from spudflow.core.plan_base import quoted, sample_args
+from spudflow.core.plan_items import blimp_paradigm_files
 from spudflow.core.sampling import sample_indices
 from spudflow.core.text_lines import read_lines
-from spudflow.pairs.items import ItemsBuilder
+from spudflow.items.table import ItemsBuilder
 
 TEXT_FIELDS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID")
 FLAG_FIELDS = BLIMP_FLAGS
@@ -84,3 +86,26 @@ def build_blimp_items(paths: list[str | Path], dataset: str = "blimp", sample: i
             builder.add(f"{group}:{version}", group, record[f"sentence_{version}"], label,
                         version=version, **shared, **flags)
     return builder.table()
+
+
+# Its rule and command, generated from its registry entry (core/dataset_families.py).
+HELP = "BLiMP paradigm files (JSON lines) -> good/bad pairs"
+DESCRIPTION = ("Each pair gives a group of two items: sentence_good (label 1) and sentence_bad "
+               "(label 0). A directory stands for its *.jsonl files.")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("paths", type=Path, nargs="+",
+                        help="paradigm .jsonl files or directories")
+
+
+def build(args) -> pa.Table:
+    return build_blimp_items(args.paths, args.dataset, args.sample, args.seed)
+
+
+def inputs(section: dict) -> dict:
+    return {"jsonl": blimp_paradigm_files(section)}
+
+
+def arguments(section: dict) -> list[str]:
+    return [quoted(blimp_paradigm_files(section)), sample_args(section["sample"])]

@@ -1,13 +1,14 @@
-"""`spudflow pairs DATASET …`: build one items table (see docs/pairs.md) per call."""
+"""`spudflow items DATASET …`: build one items table (see docs/items.md) per call."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 from pathlib import Path
 
+from spudflow.core.dataset_families import FAMILIES, DatasetFamily
 from spudflow.core.option_types import language, non_negative, positive, seed
 from spudflow.core.output_paths import output_file
-from spudflow.core.text_lines import WORD_SPLITS
 from spudflow.core.training_share import share_fraction
 
 SAMPLE_HELP = "keep a seeded uniform sample of N groups (default: all)"
@@ -24,14 +25,38 @@ def _add_common(p: argparse.ArgumentParser, dataset: str | None, sample: bool = 
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    pairs = subparsers.add_parser(
-        "pairs", help="minimal pairs and template datasets -> one items table",
+    items = subparsers.add_parser(
+        "items", help="minimal pairs and template datasets -> one items table",
         description="Build an items table (one row per sentence to score: dataset, item_id, "
         "group_id, sentence, words with character offsets, label, language, regions, then the "
         "dataset's condition columns). Bad input exits 2 with FILE:LINE: message and writes "
-        "nothing.")
-    datasets = pairs.add_subparsers(dest="dataset_family", metavar="DATASET", required=True)
+        "nothing. `spudflow pairs`, its old name, still runs.")
+    datasets = items.add_subparsers(dest="dataset_family", metavar="DATASET", required=True)
+    for family in FAMILIES:  # in registry order
+        if family.builder:
+            _add_built(datasets, family)
+        elif family.name == "spud":
+            _add_spud(datasets)
+        elif family.name == "japanese_transitivity":
+            _add_japanese(datasets)
 
+
+def _add_built(datasets: argparse._SubParsersAction, family: DatasetFamily) -> None:
+    """The command of a family with a builder module: its arguments, then the common ones."""
+    builder = importlib.import_module(f"spudflow.items.{family.builder}")
+    p = datasets.add_parser(family.command, help=builder.HELP, description=builder.DESCRIPTION)
+    builder.add_arguments(p)
+    _add_common(p, family.name)
+    p.set_defaults(handler=_built_handler(builder))
+
+
+def _built_handler(builder):
+    def run(args: argparse.Namespace) -> None:
+        _write(builder.build(args), args.out)
+    return run
+
+
+def _add_spud(datasets: argparse._SubParsersAction) -> None:
     p = datasets.add_parser(
         "spud", help="original treebank sentences with their nonce versions",
         description="One group per original sentence: the sentence (label 1) and each nonce "
@@ -51,21 +76,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_common(p, "spud", sample=False)
     p.set_defaults(handler=run_spud)
 
-    p = datasets.add_parser(
-        "german-case", help="German case violations from templates (144 sentences each)",
-        description="Every assignment of nominative, accusative and dative to the three NPs of "
-        "a template except NNN, AAA and DDD (6 grammatical, 18 with a doubled case), each in the "
-        "6 orders of the NPs. Groups are templates.")
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--templates", type=Path, help="template TSV")
-    source.add_argument("--sentences", type=Path, nargs=2, metavar=("GRAMMATICAL", "UNGRAMMATICAL"),
-                        help="the paper's sentence files (crochereau/Word-based-LM src/data/"
-                        "grammatical_sentences.txt, ungrammatical_sentences.txt: 36 and 108 "
-                        "lines per template): the templates are recovered from them, and every "
-                        "line must be the sentence they generate")
-    _add_common(p, "german_case")
-    p.set_defaults(handler=run_german_case)
 
+def _add_japanese(datasets: argparse._SubParsersAction) -> None:
     p = datasets.add_parser(
         "japanese-transitivity", help="Japanese transitive vs intransitive verb pairs",
         description="7,495 contexts per verb pair; each context gives a group of two items "
@@ -95,39 +107,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="the lexicon TSV with corpus counts")
     p.set_defaults(handler=run_count_verbs)
 
-    p = datasets.add_parser(
-        "cola", help="CoLA TSVs (source, label, mark, sentence; no header)",
-        description="One item (and group) per sentence; the split is each file's stem. "
-        "Phenomenon sets (the paper's section 8, Table 5: the same format with an empty source "
-        "column) are given after --phenomena; each file's stem names the phenomenon.")
-    p.add_argument("files", type=Path, nargs="+", help="CoLA .tsv files (a source on every line)")
-    p.add_argument("--phenomena", type=Path, nargs="+", default=[],
-                   help="phenomenon set .tsv files (empty source column)")
-    p.add_argument("--words", choices=WORD_SPLITS, default="spacy",
-                   help="how sentences are split into words: spacy (default), the blank "
-                        "English tokenizer; whitespace, for the release's tokenized/ files (as "
-                        "Lau et al.'s n-gram code reads them)")
-    _add_common(p, "cola")
-    p.set_defaults(handler=run_cola)
-
-    p = datasets.add_parser(
-        "blimp", help="BLiMP paradigm files (JSON lines) -> good/bad pairs",
-        description="Each pair gives a group of two items: sentence_good (label 1) and "
-        "sentence_bad (label 0). A directory stands for its *.jsonl files.")
-    p.add_argument("paths", type=Path, nargs="+", help="paradigm .jsonl files or directories")
-    _add_common(p, "blimp")
-    p.set_defaults(handler=run_blimp)
-
 
 def _write(table, out: Path) -> None:
-    from spudflow.pairs.items import write_items
+    from spudflow.items.table import write_items
 
     write_items(table, out)
 
 
 def run_spud(args: argparse.Namespace) -> None:
     from spudflow.core.logs import get_logger
-    from spudflow.pairs.spud import build_spud_items
+    from spudflow.items.spud import build_spud_items
 
     share = None if args.leave_out_share is None else (args.leave_out_share, args.share_seed)
     table, counts = build_spud_items(args.orig, args.nonce, args.dataset, args.lang,
@@ -139,17 +128,8 @@ def run_spud(args: argparse.Namespace) -> None:
     _write(table, args.out)
 
 
-def run_german_case(args: argparse.Namespace) -> None:
-    from spudflow.pairs.german_case import build_german_case_items, read_templates
-    from spudflow.pairs.german_case_reference import read_reference_templates
-
-    templates = (read_templates(args.templates) if args.sentences is None
-                 else read_reference_templates(*args.sentences))
-    _write(build_german_case_items(templates, args.dataset, args.sample, args.seed), args.out)
-
-
 def run_japanese(args: argparse.Namespace) -> None:
-    from spudflow.pairs.japanese_transitivity import build_japanese_items
+    from spudflow.items.japanese_transitivity import build_japanese_items
 
     dataset = args.dataset or f"japanese_transitivity_{args.variant}"
     _write(build_japanese_items(args.lexicon, args.variant, dataset, args.n_verb_pairs,
@@ -157,19 +137,6 @@ def run_japanese(args: argparse.Namespace) -> None:
 
 
 def run_count_verbs(args: argparse.Namespace) -> None:
-    from spudflow.pairs.japanese_counts import count_lexicon
+    from spudflow.items.japanese_counts import count_lexicon
 
     count_lexicon(args.corpus, args.lexicon, args.out)
-
-
-def run_cola(args: argparse.Namespace) -> None:
-    from spudflow.pairs.cola import build_cola_items
-
-    _write(build_cola_items(args.files, args.dataset, args.sample, args.seed, args.phenomena,
-                            args.words), args.out)
-
-
-def run_blimp(args: argparse.Namespace) -> None:
-    from spudflow.pairs.blimp import build_blimp_items
-
-    _write(build_blimp_items(args.paths, args.dataset, args.sample, args.seed), args.out)

@@ -1,30 +1,22 @@
-"""Input functions and config lookups of the pairs stage's rules (rules/pairs.smk)."""
+"""Input functions and config lookups of the items stage's rules (rules/items.smk)."""
 
 from __future__ import annotations
 
+import importlib
 import shlex
 from pathlib import Path
 
-from spudflow.core.dataset_families import JAPANESE_VARIANTS
+from spudflow.core.dataset_families import BUILT_FAMILIES, JAPANESE_VARIANTS
 from spudflow.core.fetch_options import fetch_inputs, fetch_source, sha256_option
-from spudflow.core.pairs_files import URL_KEYS, family_downloads, local_file
+from spudflow.core.pairs_files import URL_KEYS, family_downloads
 from spudflow.core.plan import Plan
-from spudflow.core.plan_base import has_name, ingested, quoted, sample_args
+from spudflow.core.plan_base import ingested, quoted, sample_args
 from spudflow.core.plan_nonce import nonce_tokens
 from spudflow.core.rules_support import cli_options, memory_for_input
 
-# The paper's two German case sentence files (pairs.german_case.sentences).
-GERMAN_CASE_SENTENCES = ("grammatical", "ungrammatical")
 # The families with files that may be given by URL: fetch_pairs_file's `family` wildcard.
 PAIRS_URL_FAMILIES = "|".join(URL_KEYS)
 JAPANESE_COUNTED_LEXICON = "results/lexicons/japanese_verb_pairs.tsv"
-
-
-def german_case_source_args(wildcards, input):
-    """`--templates TSV` or `--sentences GRAMMATICAL UNGRAMMATICAL`, as the input is."""
-    if has_name(input, "templates"):
-        return f"--templates {quoted([input.templates])}"
-    return f"--sentences {quoted([input[which] for which in GERMAN_CASE_SENTENCES])}"
 
 
 def spud_nonce_options(wildcards, input):
@@ -36,16 +28,25 @@ def spud_nonce_options(wildcards, input):
 # (bench/bench_scale.py: 5.4 GB at 94 MB of tokens.parquet).
 SPUD_ITEMS_MEMORY = memory_for_input(2000, 500, 70)
 
-class PairsPlan(Plan):
-    def cola_phenomena(self):
-        """The local files of the CoLA phenomenon sets (pairs.cola.phenomena): paths as given, URLs
-        where rule fetch_pairs_file downloads them."""
-        return [local_file("cola", entry) for entry in self.pairs_section("cola")["phenomena"]]
 
-    def cola_phenomena_args(self):
-        """`--phenomena FILE…` of the CoLA phenomenon sets; "" when none."""
-        files = self.cola_phenomena()
-        return f"--phenomena {quoted(files)}" if files else ""
+def builder(family: str):
+    """The builder module of a family with a generated rule (core/dataset_families.py)."""
+    return importlib.import_module(f"spudflow.items.{BUILT_FAMILIES[family].builder}")
+
+
+class ItemsPlan(Plan):
+    def builder_inputs(self, family):
+        """The input function of a family's generated rule: its builder's named inputs."""
+        return lambda wildcards: builder(family).inputs(self.pairs_section(family))
+
+    def builder_params(self, family):
+        """The params of a family's generated rule: its subcommand of `spudflow items` and its
+        arguments before `--out` (a function of the wildcards only, so that a change of them
+        reruns the job). The subcommand is a param, not part of the shell string, because the
+        shell string is formatted when the job runs, after the rules' loop has moved on."""
+        return {"command": BUILT_FAMILIES[family].command,
+                "arguments": lambda wildcards: " ".join(
+                    builder(family).arguments(self.pairs_section(family)))}
 
     def pairs_download_url(self, wildcards):
         """The configured URL of a fetch_pairs_file download (core/pairs_files.py)."""
@@ -60,18 +61,6 @@ class PairsPlan(Plan):
 
     def pairs_file_input(self, wildcards):
         return fetch_inputs(self.config, self.pairs_download_url(wildcards))
-
-    def german_case_sentence_file(self, which):
-        """Where items_german_case reads one of the paper's German case sentence files (the
-        configured path, or where fetch_pairs_file downloads its URL)."""
-        return local_file("german_case", self.pairs_section("german_case")["sentences"][which])
-
-    def german_case_items_input(self, wildcards):
-        """The template TSV, or the two sentence files the templates are recovered from."""
-        section = self.pairs_section("german_case")
-        if "sentences" in section:
-            return {which: self.german_case_sentence_file(which) for which in GERMAN_CASE_SENTENCES}
-        return {"templates": section["templates"]}
 
     def japanese_variants(self):
         if not self.pairs_enabled("japanese_transitivity"):

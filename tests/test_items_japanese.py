@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from pairs_support import REPO, SHARED_DATA, assert_bad_input, needs_shared, read_items, run_cli
+from items_support import REPO, SHARED_DATA, assert_bad_input, needs_shared, read_items, run_cli
 
-from spudflow.pairs.japanese_lexicon import (
+from spudflow.items.japanese_lexicon import (
     count_verb_lemmas,
     is_kanji,
     ranked,
     read_lexicon,
     seen_pairs,
 )
-from spudflow.pairs.japanese_transitivity import (
+from spudflow.items.japanese_transitivity import (
     ADVERBIALS,
     NOUNS,
     PREFIX,
@@ -121,7 +121,7 @@ def _build(capsys, tmp_path, variant, *extra):
     if "--n-verb-pairs" not in extra:
         extra = ("--n-verb-pairs", "20", *extra)
     out = tmp_path / f"{variant}.parquet"
-    code, err = run_cli(capsys, "pairs", "japanese-transitivity", "--lexicon", LEXICON,
+    code, err = run_cli(capsys, "items", "japanese-transitivity", "--lexicon", LEXICON,
                         "--variant", variant, *extra, "--out", out)
     assert code == 0, err
     return out
@@ -160,7 +160,7 @@ def test_base_and_rare_use_the_most_and_least_frequent_pairs(tmp_path, capsys):
     assert {r["dataset"] for r in rare} == {"japanese_transitivity_rare"}
 
 
-def test_pairs_rank_by_the_less_common_verb_and_unseen_pairs_are_dropped():
+def test_items_rank_by_the_less_common_verb_and_unseen_pairs_are_dropped():
     """Thesis §4.4.1, by hand on the shipped counts: 出す/出る (15, 13) ranks above 入れる/入る
     (7, 21), which ties with 進める/進む (7, 8) on its rarer verb and wins on the sum. No pair with
     a verb never counted is chosen, rare or not: the rare set is the least common seen pairs."""
@@ -178,7 +178,7 @@ def test_pairs_rank_by_the_less_common_verb_and_unseen_pairs_are_dropped():
 
 
 def test_count_verbs_counts_lemmas_in_a_text_corpus(tmp_path, capsys):
-    """`spudflow pairs count-verbs`: VERB tokens by their Sudachi lemma (開け→開ける, 入っ→入る),
+    """`spudflow items count-verbs`: VERB tokens by their Sudachi lemma (開け→開ける, 入っ→入る),
     the lexicon rewritten with those counts in the thesis's order, its header saying so."""
     corpus = tmp_path / "jawiki.txt"
     corpus.write_text("猫がドアを開けた。ドアが開いている。\n彼は部屋に入った。箱に入れる。箱に入れた。\n"
@@ -188,7 +188,7 @@ def test_count_verbs_counts_lemmas_in_a_text_corpus(tmp_path, capsys):
                        "閉める\t閉まる\t5\t5\n開ける\t開く\t0\t0\n入れる\t入る\t0\t0\n",
                        encoding="utf-8")
     out = tmp_path / "counts.tsv"
-    code, err = run_cli(capsys, "pairs", "count-verbs", corpus, "--lexicon", lexicon,
+    code, err = run_cli(capsys, "items", "count-verbs", corpus, "--lexicon", lexicon,
                         "--out", out)
     assert code == 0, err
     counted = read_lexicon(out)
@@ -197,11 +197,11 @@ def test_count_verbs_counts_lemmas_in_a_text_corpus(tmp_path, capsys):
     assert "counts in jawiki.txt" in out.read_text(encoding="utf-8").splitlines()[0]
     corpus.write_bytes("開けた\n".encode() + b"\xff\n")
     assert_bad_input(capsys, tmp_path / "bad.tsv",
-                     ["pairs", "count-verbs", corpus, "--lexicon", lexicon],
+                     ["items", "count-verbs", corpus, "--lexicon", lexicon],
                      str(corpus), "not UTF-8 text")
     # the counted lexicon feeds the items: 閉める/閉まる is never seen, so one pair is too few
     items = tmp_path / "base.parquet"
-    code, err = run_cli(capsys, "pairs", "japanese-transitivity", "--lexicon", out, "--variant",
+    code, err = run_cli(capsys, "items", "japanese-transitivity", "--lexicon", out, "--variant",
                         "base", "--n-verb-pairs", "2", "--sample", "4", "--out", items)
     assert code == 0, err
     assert {r["verb_pair"]: r["pair_rank"] for r in read_items(items)}.keys() <= {
@@ -263,7 +263,7 @@ def test_item_ids_are_stable(tmp_path, capsys):
 def test_bad_lexicon_exits_2(tmp_path, capsys):
     path = tmp_path / "lexicon.tsv"
     header = "transitive\tintransitive\ttransitive_count\tintransitive_count\n"
-    args = ["pairs", "japanese-transitivity", "--lexicon", path, "--variant", "base"]
+    args = ["items", "japanese-transitivity", "--lexicon", path, "--variant", "base"]
     path.write_text(header + "開ける\t開く\t3\n", encoding="utf-8")
     assert_bad_input(capsys, tmp_path / "o.parquet", args, f"{path}:2", "expected 4")
     path.write_text(header + "開ける\t閉まる\t3\t1\n", encoding="utf-8")
