@@ -105,3 +105,35 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
         if np.isfinite(low) and np.isfinite(high):
             return float(low), float(high), method
     raise AssertionError("a percentile interval of finite data is finite")
+
+
+NO_INTERVAL = (None, None, None)
+# Elements of one block of resampled data (indices, then the statistic's temporaries): bounds a
+# bootstrap's memory whatever the sample size, and fixed so the same data give the same draws.
+BLOCK_ELEMENTS = 4_000_000
+
+
+def bootstrap_interval(data: Sequence[np.ndarray], statistic, settings: Uncertainty,
+                       paired: bool = False) -> tuple[float | None, float | None, str | None]:
+    """(low, high, method) of `statistic` (vectorised: it takes the samples and `axis`) by
+    scipy.stats.bootstrap, BCa where it is defined and percentile where it is not (every resample
+    equal); resamples drawn in blocks of BLOCK_ELEMENTS (scipy's `batch`), seeded by
+    settings.seed. NO_INTERVAL with resamples 0 or fewer than two items in a sample."""
+    data = tuple(np.asarray(d) for d in data)
+    if settings.resamples == 0 or min(len(d) for d in data) < 2:
+        return NO_INTERVAL
+    from scipy import stats  # only a bootstrap loads scipy
+
+    batch = max(1, BLOCK_ELEMENTS // max(len(d) for d in data))
+    for method in (BCA, PERCENTILE):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                result = stats.bootstrap(
+                    data, statistic, n_resamples=settings.resamples, batch=batch,
+                    confidence_level=settings.level, method=method, vectorized=True,
+                    paired=paired, rng=np.random.default_rng(settings.seed))
+        low, high = result.confidence_interval
+        if np.isfinite(low) and np.isfinite(high):
+            return float(low), float(high), method
+    raise AssertionError("a percentile interval of finite data is finite")
