@@ -327,9 +327,8 @@ def run_german_case(args: argparse.Namespace) -> None:
     from spudflow.aggregate.german_case import german_case_tables
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
-    from spudflow.core import artifacts
-
     from spudflow.aggregate.uncertainty import Uncertainty
+    from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_GERMAN_CASE, columns.GERMAN_CASE_ITEMS)
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
@@ -342,9 +341,8 @@ def run_cola(args: argparse.Namespace) -> None:
     from spudflow.aggregate.cola import cola_tables
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
-    from spudflow.core import artifacts
-
     from spudflow.aggregate.uncertainty import Uncertainty
+    from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_COLA, columns.COLA_ITEMS)
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
