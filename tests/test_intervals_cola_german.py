@@ -1,11 +1,13 @@
 """The CoLA and German case intervals against independent computations: the MCC's against
-scipy.stats.bootstrap resampling (label, prediction) pairs with sklearn's matthews_corrcoef, the
+scipy.stats.bootstrap of sklearn's matthews_corrcoef over (label, prediction) pairs, the
 accuracy's against statsmodels' Wilson, the mean template AUC's against scipy.stats.bootstrap of
 the table's own template AUCs, the pooled AUC's against delong.py (itself checked against R's
 pROC in test_delong.py); with aggregate.uncertainty.resamples 0 no bootstrap, and the same
 tables to the byte when run twice."""
 
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
@@ -14,9 +16,9 @@ from scipy import stats
 from sklearn.metrics import matthews_corrcoef
 from statsmodels.stats.proportion import proportion_confint
 
-from spudflow.aggregate.cola import intervals, mcc_of_codes
+from spudflow.aggregate.cola import intervals, mcc_of_counts
 from spudflow.aggregate.delong import delong_auc
-from spudflow.aggregate.uncertainty import BCA, BLOCK_ELEMENTS, PERCENTILE, Uncertainty
+from spudflow.aggregate.uncertainty import BCA, PERCENTILE, Uncertainty, resampled_counts
 
 from aggregate_inputs import assert_table_files, cola_inputs, german_case_inputs
 
@@ -33,32 +35,57 @@ def _held_out(n: int = 200, seed: int = 1):
     return labels, predictions
 
 
-def test_mcc_of_codes_is_sklearns():
+def test_mcc_of_counts_is_sklearns():
     labels, predictions = _held_out()
-    codes = 2 * labels + predictions
-    assert mcc_of_codes(codes) == pytest.approx(matthews_corrcoef(labels, predictions),
-                                                abs=1e-14)
+    cells = np.bincount(2 * labels + predictions, minlength=4)
+    assert mcc_of_counts(cells) == pytest.approx(matthews_corrcoef(labels, predictions),
+                                                 abs=1e-14)
     # a margin empty (every prediction 1): 0, as sklearn
-    assert mcc_of_codes(2 * labels + 1) == 0.0 == matthews_corrcoef(labels, np.ones_like(labels))
+    assert mcc_of_counts(np.bincount(2 * labels + 1, minlength=4)) == 0.0 == \
+        matthews_corrcoef(labels, np.ones_like(labels))
 
 
-def test_cola_mcc_interval_is_scipys_paired_bootstrap_of_sklearns_mcc():
-    labels, predictions = _held_out()
-    settings = Uncertainty(0.9, 500, 7)
+@pytest.mark.parametrize(("n", "level", "resamples", "seed"), [(200, 0.9, 500, 7),
+                                                               (60, 0.95, 2000, 0)])
+def test_cola_mcc_interval_is_scipys_bootstrap_of_sklearns_mcc(n, level, resamples, seed):
+    """Given the same resamples (the counts of each resampled set of sentences), the interval is
+    scipy.stats.bootstrap's BCa of sklearn's matthews_corrcoef, its jackknife taken sentence by
+    sentence over (label, prediction) pairs."""
+    labels, predictions = _held_out(n, seed)
+    settings = Uncertainty(level, resamples, seed)
     got = intervals(labels, predictions, float(matthews_corrcoef(labels, predictions)), settings)
+    cells = np.bincount(2 * labels + predictions, minlength=4)
+    distribution = mcc_of_counts(resampled_counts(cells, settings))
     expected = stats.bootstrap(
         (labels, predictions), lambda y, p: matthews_corrcoef(y, p), paired=True,
-        vectorized=False, n_resamples=500, confidence_level=0.9, method="BCa",
-        batch=BLOCK_ELEMENTS // len(labels), rng=np.random.default_rng(7)).confidence_interval
+        vectorized=False, n_resamples=0, confidence_level=level, method="BCa",
+        bootstrap_result=SimpleNamespace(bootstrap_distribution=distribution)
+    ).confidence_interval
     assert got["mcc_interval"] == BCA
     assert got["mcc_ci_low"] == pytest.approx(expected.low, abs=1e-12)
     assert got["mcc_ci_high"] == pytest.approx(expected.high, abs=1e-12)
-    low, high = proportion_confint(int((labels == predictions).sum()), len(labels), alpha=0.1,
+    low, high = proportion_confint(int((labels == predictions).sum()), n, alpha=1 - level,
                                    method="wilson")
     assert (got["accuracy_ci_low"], got["accuracy_ci_high"]) == pytest.approx((low, high),
                                                                               abs=1e-12)
     assert got["accuracy_stderr"] == pytest.approx(
-        np.std(labels == predictions, ddof=1) / np.sqrt(len(labels)), rel=1e-12)
+        np.std(labels == predictions, ddof=1) / np.sqrt(n), rel=1e-12)
+
+
+def test_resampled_counts_are_those_of_resampled_sentences():
+    """The multinomial draws have the distribution of the cell counts of sentences drawn with
+    replacement (scipy's index resampling): the same means and covariances, within Monte Carlo
+    error."""
+    labels, predictions = _held_out(300)
+    codes = 2 * labels + predictions
+    cells = np.bincount(codes, minlength=4)
+    drawn = resampled_counts(cells, Uncertainty(resamples=20_000, seed=1))
+    rng = np.random.default_rng(2)
+    by_index = np.stack([np.bincount(codes[rng.integers(0, 300, 300)], minlength=4)
+                         for _ in range(20_000)])
+    assert drawn.sum(axis=1).tolist() == [300] * 20_000
+    assert np.abs(drawn.mean(axis=0) - by_index.mean(axis=0)).max() < 0.3
+    assert np.abs(np.cov(drawn.T) - np.cov(by_index.T)).max() < 3
 
 
 def test_cola_degenerate_and_switched_off():

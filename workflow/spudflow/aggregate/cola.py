@@ -33,7 +33,7 @@ from spudflow.aggregate.uncertainty import (
     NO_INTERVAL,
     Uncertainty,
     accuracy_stderr,
-    bootstrap_interval,
+    counts_bootstrap_interval,
     wilson,
 )
 from spudflow.core.errors import InputError
@@ -150,13 +150,11 @@ def threshold_mean(thresholds: list[float]) -> float | None:
     return float(np.mean(thresholds))
 
 
-def mcc_of_codes(codes: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Matthews correlation of sentences coded 2 * label + prediction, along `axis` (a
-    bootstrap's statistic: one small integer per sentence keeps label and prediction paired);
-    0 where a margin is empty, as sklearn."""
-    n = codes.shape[axis]
-    tn, fp, fn = ((codes == k).sum(axis=axis).astype(np.float64) for k in range(3))
-    tp = n - tn - fp - fn
+def mcc_of_counts(counts: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Matthews correlation from the counts of sentences with (label, prediction) = (0, 0),
+    (0, 1), (1, 0), (1, 1) along `axis` (a bootstrap's statistic: resampling sentences resamples
+    these counts); 0 where a margin is empty, as sklearn."""
+    tn, fp, fn, tp = np.moveaxis(np.asarray(counts, dtype=np.float64), axis, 0)
     denominator = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denominator > 0, (tp * tn - fp * fn) / denominator, 0.0)
@@ -169,8 +167,9 @@ def intervals(labels: np.ndarray, predictions: np.ndarray, mcc: float | None,
     n, correct = len(labels), int((labels == predictions).sum())
     low, high = wilson(correct, n, settings.level)
     stderr = float(accuracy_stderr(correct, n))
-    mcc_low, mcc_high, method = (NO_INTERVAL if mcc is None else bootstrap_interval(
-        [(2 * labels + predictions).astype(np.int8)], mcc_of_codes, settings))
+    cells = np.bincount(2 * labels + predictions, minlength=4)
+    mcc_low, mcc_high, method = (NO_INTERVAL if mcc is None else counts_bootstrap_interval(
+        cells, mcc_of_counts, settings))
     return {"accuracy_ci_low": float(low), "accuracy_ci_high": float(high),
             "accuracy_stderr": None if np.isnan(stderr) else stderr,
             "mcc_ci_low": mcc_low, "mcc_ci_high": mcc_high, "mcc_interval": method}
