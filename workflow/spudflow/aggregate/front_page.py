@@ -236,7 +236,8 @@ SECTIONS = (
     Section("CoLA", "CoLA paper, Table 4", "cola_thresholds", cola_headline,
             "Matthews correlation of cross-validated thresholds on normalised sentence scores "
             "per split ([low, high]: its bootstrap interval over the sentences, the thresholds "
-            f"as fitted; config aggregate.uncertainty); below it, per split and scoring function, {UNSEEN_TIED} (an acceptable "
+            "as fitted; config aggregate.uncertainty); below it, per split and scoring "
+            f"function, {UNSEEN_TIED} (an acceptable "
             "and an unacceptable sentence with equal scores, which no threshold separates).",
             cola_coverage, cola_details),
     Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,
