@@ -166,6 +166,18 @@ def test_german_intervals(tmp_path, run_cli):
         assert row["auc_pooled"] == pytest.approx(delong.auc, abs=1e-14)
         assert (row["auc_pooled_ci_low"], row["auc_pooled_ci_high"], row["auc_pooled_stderr"]) \
             == pytest.approx((delong.ci_low, delong.ci_high, delong.stderr), rel=1e-12)
+    violations = assert_table_files(out, "german_case_auc_violation")
+    assert violations.height == 12  # 2 models x 2 analyses x 3 violation types
+    row = violations.filter((pl.col("model") == "ggpt") & (pl.col("analysis") == "all")
+                            & (pl.col("violation") == "D")).row(0, named=True)
+    sentences = frame.filter((pl.col("model") == "ggpt")
+                             & (pl.col("grammatical") | (pl.col("violation") == "D")))
+    delong = delong_auc(sentences["grammatical"].cast(pl.Int8).to_numpy(),
+                        sentences["logprob_sum"].to_numpy(), 0.9)
+    assert (row["auc_pooled"], row["auc_pooled_ci_low"], row["auc_pooled_ci_high"]) == \
+        pytest.approx((delong.auc, delong.ci_low, delong.ci_high), rel=1e-12)
+    assert row["auc_mean_interval"] == BCA
+    assert row["auc_mean_ci_low"] <= row["auc_mean"] <= row["auc_mean_ci_high"]
     first = _files(out)
     _, again = _german(tmp_path / "again", run_cli, "--resamples", 400, "--interval-seed", 5,
                        "--interval-level", 0.9)

@@ -296,6 +296,24 @@ SPUD_RATIOS = table("spud_ratios", "table-spud-scores", (
     col("nonce_sentence", STR, "the nonce sentence"),
 ), key=(*SPUD_PAIR_SET, "nonce_seed", *SCORING_FUNCTION, "nonce_item_id"))
 
+# Intervals of a mean over templates and of a pooled AUC (german_case.py, delong.py).
+AUC_MEAN_INTERVAL = (
+    col("auc_mean_ci_low", F64, "lower end of auc_mean's bootstrap interval at "
+        "aggregate.uncertainty.level, the templates resampled (null with fewer than two "
+        "templates or aggregate.uncertainty.resamples 0)", True),
+    col("auc_mean_ci_high", F64, "upper end of that interval", True),
+    col("auc_mean_interval", STR, "the bootstrap interval's method: `bca`, or `percentile` "
+        "where BCa is not defined (every resample equal); null with no interval", True),
+)
+
+AUC_POOLED_INTERVAL = (
+    col("auc_pooled_ci_low", F64, "lower end of auc_pooled's DeLong interval at "
+        "aggregate.uncertainty.level (normal, clipped to [0, 1] as R pROC's; the sentences taken "
+        "as independent; null with fewer than two sentences of a class)", True),
+    col("auc_pooled_ci_high", F64, "upper end of that interval", True),
+    col("auc_pooled_stderr", F64, "DeLong's standard error of auc_pooled", True),
+)
+
 GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     "per scoring function"), columns=(
     *DATASET_SCORING,
@@ -306,19 +324,10 @@ GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     col("auc_mean", F64, "mean ROC AUC over templates (the paper's figure); null unless `ok`",
         True),
     col("auc_sd", F64, "sample sd over templates (null for one template)", True),
-    col("auc_mean_ci_low", F64, "lower end of auc_mean's bootstrap interval at "
-        "aggregate.uncertainty.level, the templates resampled (null with fewer than two "
-        "templates or aggregate.uncertainty.resamples 0)", True),
-    col("auc_mean_ci_high", F64, "upper end of that interval", True),
-    col("auc_mean_interval", STR, "the bootstrap interval's method: `bca`, or `percentile` "
-        "where BCa is not defined (every resample equal); null with no interval", True),
+    *AUC_MEAN_INTERVAL,
     col("auc_pooled", F64, "ROC AUC of all templates' sentences in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
-    col("auc_pooled_ci_low", F64, "lower end of auc_pooled's DeLong interval at "
-        "aggregate.uncertainty.level (normal, clipped to [0, 1] as R pROC's; the sentences taken "
-        "as independent; null with fewer than two sentences of a class)", True),
-    col("auc_pooled_ci_high", F64, "upper end of that interval", True),
-    col("auc_pooled_stderr", F64, "DeLong's standard error of auc_pooled", True),
+    *AUC_POOLED_INTERVAL,
     col("tie_fraction", F64, "of the pairs the AUCs compare (a grammatical sentence and a "
         "violation of the same template), the fraction with equal log-probabilities (each "
         "counts 1/2 in the AUC)", True),
@@ -350,9 +359,11 @@ GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-cas
         "the 36 violations doubling this case (the per-violation AUC table's number; for "
         "`restricted` our reading of the plausible-sentences table, `auc_pooled` the other)"),
     col("auc_sd", F64, "sample sd over templates", True),
+    *AUC_MEAN_INTERVAL,
     col("auc_pooled", F64, "the same sentences of all templates in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
-), version=3, key=(*DATASET_SCORING_KEY, "analysis", "violation"))  # v3: auc_pooled
+    *AUC_POOLED_INTERVAL,
+), version=4, key=(*DATASET_SCORING_KEY, "analysis", "violation"))  # v3: auc_pooled; v4: intervals
 
 GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
     "per case (the paper's animacy table)"), columns=(
