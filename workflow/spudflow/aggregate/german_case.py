@@ -10,10 +10,10 @@ src/analyse_results.ipynb computes it. By case order and animacy (the word-order
 table): the reference's 1-vs-6 (german_case_one_vs_six.py) and other readings
 (german_case_groups.py).
 
-Intervals of german_case_auc (config aggregate.uncertainty): for the mean over templates, a
-bootstrap over templates (the paper's unit: a template is one set of lexical choices, its 144
-sentences are not independent draws); for the pooled AUC, DeLong's (delong.py), which treats the
-sentences as independent, as the pooled ROC itself does.
+Intervals of german_case_auc and german_case_auc_violation (config aggregate.uncertainty): for
+the mean over templates, a bootstrap over templates (the paper's unit: a template is one set of
+lexical choices, its 144 sentences are not independent draws); for the pooled AUC, DeLong's
+(delong.py), which treats the sentences as independent, as the pooled ROC itself does.
 """
 
 from __future__ import annotations
