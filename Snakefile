@@ -5,6 +5,7 @@
 import os
 from pathlib import Path
 
+from snakemake.logging import logger
 from snakemake.sourcecache import LocalSourceFile
 from snakemake.utils import min_version, validate
 
@@ -65,8 +66,10 @@ if not workflow.overwrite_configfiles:
 check_config_files(workflow.configfiles)
 # Every problem of the config, one line per key; then the schema's defaults are filled in
 # (set_default=True, also into sections left out whose schema default is {}), the one place a
-# config default lives: the rules read config keys without defaults of their own.
-check_config(config, workflow.source_path("config/schema.yaml"))
+# config default lives: the rules read config keys without defaults of their own. A renamed
+# key's old spelling is read as the new one, with a line in the log (core/renamed.py).
+for deprecated in check_config(config, workflow.source_path("config/schema.yaml")):
+    logger.warning(deprecated)
 validate(config, "config/schema.yaml", set_default=True)
 # Maps keyed by a treebank or language get an entry for each configured one (none: its meaning
 # when left out), so the rules index them without a fallback.

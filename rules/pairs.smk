@@ -1,4 +1,4 @@
-# Items datasets (docs/pairs.md): minimal pairs and template sentences in one items schema,
+# Items datasets (docs/pairs.md): minimal pairs and template sentences in one items artifact,
 # written to results/items/{dataset}.parquet. A rule reads its `pairs:` section only when one of
 # its jobs is planned (input and params functions): a section left out is a family not built.
 

@@ -40,7 +40,7 @@ INPUT_KINDS = {
     ("pairs count-verbs", "lexicon"): "tsv",
     ("pairs cola", "files"): "tsv",
     ("pairs blimp", "paths"): "jsonl",
-    ("train-control", "text"): "text",
+    ("control-train", "text"): "text",
     ("score", "input"): "parquet",
     ("score", "model"): "model",
     ("score-gather", "shard_dirs"): "shard",
@@ -65,7 +65,7 @@ VALUES = {"lang": "en", "seed": "0", "fraction": "0.5", "treebank": "t", "split"
           "variant": "base",
           "layers": "0", "dist_layer": "0", "label_layer": "0", "method": "ppl",
           ("probe features", "baselines"): "lm=0",
-          ("train-control", "kind"): "causal", ("score", "kind"): "causal",
+          ("control-train", "kind"): "causal", ("score", "kind"): "causal",
           ("probe train", "model"): "m", "keep_models": "m"}
 # Inputs that argparse cannot mark required (append actions), added by hand.
 EXTRA = {"probe train": lambda bad: ["--eval", "orig", *bad(("features", "treebank"))],
@@ -206,7 +206,7 @@ def build_argv(command: str, bad: BadInputs, out: Path) -> list[str]:
 def test_every_command_is_enumerated():
     """The enumeration reaches the nested commands (a bug here would hide them all)."""
     assert {"ingest", "export", "stats", "table-nonce-ratio", "pairs spud", "probe train",
-            "score", "train-control", "figure-german-case-roc"} <= set(COMMANDS)
+            "score", "control-train", "figure-german-case-roc"} <= set(COMMANDS)
 
 
 def one_line(err: str) -> str:

@@ -170,7 +170,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("table", type=Path, help=f"{figure.table}.parquet")
         p.add_argument("--out", type=output_stem, required=True,
                        help="output path without extension")
-        p.set_defaults(handler=run_figure, figure=figure.function, contract=figure.contract,
+        p.set_defaults(handler=run_figure, figure=figure.function, artifact=figure.artifact,
                        figure_options=())
         if figure.function == "japanese_agreement_graph":
             p.add_argument("--threshold", type=_fraction, default=None,
@@ -422,6 +422,6 @@ def run_figure(args: argparse.Namespace) -> None:
     from spudflow.core.contract import read_artifact
     from spudflow.core.table_artifacts import TABLES
 
-    table = read_artifact(args.table, TABLES[args.contract])
+    table = read_artifact(args.table, TABLES[args.artifact])
     options = {name: getattr(args, name) for name in args.figure_options}
     getattr(figures, args.figure)(table, args.out, **options)

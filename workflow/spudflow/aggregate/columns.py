@@ -1,8 +1,8 @@
 """Where the aggregate stage finds its inputs' columns: internal name -> column name in the file.
 
 The only place that names other stages' columns. The stage reads every input through these maps
-(inputs.py renames the columns to the internal names on the left), so when an upstream schema
-changes, only the right-hand sides below change.
+(inputs.py renames the columns to the internal names on the left), so when an
+upstream artifact's columns change, only the right-hand sides below change.
 """
 
 from spudflow.core.artifacts import SPUD_ORIGINAL

@@ -1,7 +1,7 @@
 """Every Parquet file one stage hands to another, defined once: columns, types, nullability.
 
 Writers go through `core.contract.write_artifact`, readers through `core.contract.read_artifact`;
-the schema tables of docs/*.md are rendered from these definitions (core/artifact_docs.py, checked
+the column tables of docs/*.md are rendered from these definitions (core/artifact_docs.py, checked
 by tests/test_artifacts.py). Bump an artifact's `version` when its columns change, so that files
 written by an older spudflow are rejected with a message instead of read wrongly; then regenerate
 the snapshot (`python -m spudflow.core.schema_snapshot --write`; tests/test_schema_snapshot.py
@@ -101,7 +101,7 @@ TREEBANK_STATS = Artifact("treebank_stats", "ingest", key=("treebank", "split"),
 # --- nonce ------------------------------------------------------------------------------------
 # Why a word of a replaced UPOS kept its form, a column each of nonce_stats: no_candidate (the
 # context holds no other unit in the pool), no_form (other units, but none has a form with the
-# word's FEATS), rule (candidates with a form, all rejected by the language rules), protected
+# word's FEATS), rule (candidates with a form, all rejected by the language hooks), protected
 # (the language never replaces this word, French `ne`).
 NONCE_REASONS = ("no_candidate", "no_form", "rule", "protected")
 
@@ -307,7 +307,7 @@ NGRAM_MODEL = Artifact("ngram_model", "ngram-train", key=("ngram",), doc=(
 ))
 
 # --- controls ---------------------------------------------------------------------------------
-CONTROL_LOSSES = Artifact("control_losses", "train-control", key=("step",), doc=(
+CONTROL_LOSSES = Artifact("control_losses", "control-train", key=("step",), doc=(
     "`results/controls/{name}/training_loss.parquet`: one row per optimisation step."), columns=(
     col("epoch", I32, "1-based epoch"),
     col("step", I32, "1-based optimisation step, over all epochs"),

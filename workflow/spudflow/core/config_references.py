@@ -72,6 +72,11 @@ def _nonce(config: dict) -> list[str]:
     errors += [f"config key nonce.pools.{tb}[{i}]: {entry!r} is not a configured treebank/split"
                for tb, entries in nonce.get("pools", {}).items()
                for i, entry in enumerate(entries) if entry not in splits]
+    errors += [f"config key nonce.splits.{split}.pool[{i}]: treebank {tb!r} has no split "
+               f"{entry!r}" for split, settings in nonce.get("splits", {}).items()
+               for i, entry in enumerate(settings.get("pool", []))
+               for tb, spec in config["treebanks"].items()
+               if split in spec["splits"] and entry not in spec["splits"]]
     languages = {spec["lang"] for spec in config["treebanks"].values()}
     errors += [f"config key nonce.lexicons.{lang}: no treebank of language {lang!r} is "
                "configured" for lang in nonce.get("lexicons", {}) if lang not in languages]

@@ -1,7 +1,7 @@
 """The result tables (results/tables/NAME.parquet, and their CSV / Markdown / LaTeX copies) that
 the aggregate, ingest and nonce stages write and the figure commands read: columns, types and
 nullability, defined once (the stage artifacts are in core/artifacts.py). `write_table` checks a
-table against its definition before writing; the docs' table schemas are rendered from these
+table against its definition before writing; the docs' column tables are rendered from these
 (docs/aggregate.md, docs/nonce.md)."""
 
 from __future__ import annotations
@@ -82,7 +82,8 @@ def table(name: str, producer: str, doc: str, columns: tuple[Column, ...], **opt
 NONCE_REPLACEMENT_RATIO = table("nonce_replacement_ratio", "table-nonce-ratio", (
     "one row per treebank, split, method and seed (paper Table 7 layout); after `targeted`, "
     "one float64 column per replaced UPOS present (`ADJ`, `ADV`, `NOUN`, `PROPN`, `VERB`): the "
-    "fraction of the words of that UPOS replaced."), columns=(
+    "fraction of the words of that UPOS replaced, null in a row whose split was made without "
+    "that UPOS (`nonce.splits`)."), columns=(
     *TABLE_LABELS,
     col("words", I64, "words (token_type `word`)"),
     col("targeted", I64, "words of a replaced UPOS"),

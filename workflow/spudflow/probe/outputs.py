@@ -1,5 +1,5 @@
 """What a probe run writes: predictions as CoNLL-U, metrics, training history, probe weights
-(schemas in docs/probe.md)."""
+(their columns in docs/probe.md)."""
 
 from __future__ import annotations
 
