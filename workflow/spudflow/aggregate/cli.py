@@ -65,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "german_case_auc, german_case_auc_violation, german_case_animacy, "
                       f"german_case_order, german_case_order_auc as {TABLE_FILES}, and "
                       "german_case_roc (ROC curve points; .parquet and .csv).")
+    _uncertainty_options(p, bootstrap=True)
     p.add_argument("--animacy", choices=("positions", "flags"), default="positions",
                    help="which NP is animate: positions, np1 and np2 (np3 inanimate), as the "
                    "reference defines its templates (default); flags, the templates' `animate` "
@@ -82,6 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--criterion", choices=("accuracy", "mcc"), default="mcc",
                    help="what the threshold maximises on the training folds (default mcc, "
                    "the paper's)")
+    _uncertainty_options(p, bootstrap=True)
 
     p = _scored_table(subparsers, "table-blimp", run_blimp, "BLiMP accuracy per paradigm and field",
                   "A pair is correct when log P(good) > log P(bad); ties count as wrong and are "
@@ -330,10 +332,12 @@ def run_german_case(args: argparse.Namespace) -> None:
     from spudflow.aggregate.german_case import german_case_tables
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_GERMAN_CASE, columns.GERMAN_CASE_ITEMS)
-    write_tables(german_case_tables(items, read_scores(args.scores), args.animacy),
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
+    write_tables(german_case_tables(items, read_scores(args.scores), args.animacy, settings),
                  args.out_dir)
 
 
@@ -342,10 +346,13 @@ def run_cola(args: argparse.Namespace) -> None:
     from spudflow.aggregate.cola import cola_tables
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_COLA, columns.COLA_ITEMS)
-    tables = cola_tables(items, read_scores(args.scores), args.folds, args.seed, args.criterion)
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
+    tables = cola_tables(items, read_scores(args.scores), args.folds, args.seed, args.criterion,
+                         settings)
     write_tables(tables, args.out_dir)
 
 

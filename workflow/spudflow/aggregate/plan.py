@@ -207,7 +207,8 @@ class AggregatePlan(Plan):
                 threads=1,
                 mem_mb=2000,
                 runtime=10,
-                options=f"--animacy {aggregate['german_animacy']}",
+                options=f"--animacy {aggregate['german_animacy']} "
+                + quoted(self.uncertainty_options(bootstrap=True)),
                 captions=dict(animacy=aggregate["german_animacy"]),
             ),
             "cola": dict(
@@ -215,7 +216,8 @@ class AggregatePlan(Plan):
                 mem_mb=2000,
                 runtime=10,
                 options=quoted(cli_options(aggregate, ("folds", "seed")))
-                + f" --criterion {aggregate['cola_criterion']}",
+                + f" --criterion {aggregate['cola_criterion']} "
+                + quoted(self.uncertainty_options(bootstrap=True)),
                 captions=dict(
                     folds=aggregate["folds"],
                     seed=aggregate["seed"],

@@ -105,3 +105,83 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
         if np.isfinite(low) and np.isfinite(high):
             return float(low), float(high), method
     raise AssertionError("a percentile interval of finite data is finite")
+
+
+NO_INTERVAL = (None, None, None)
+# Elements of one block of resampled data (indices, then the statistic's temporaries): bounds a
+# bootstrap's memory whatever the sample size, and fixed so the same data give the same draws.
+BLOCK_ELEMENTS = 4_000_000
+
+
+def bootstrap_interval(data: Sequence[np.ndarray], statistic, settings: Uncertainty,
+                       paired: bool = False) -> tuple[float | None, float | None, str | None]:
+    """(low, high, method) of `statistic` (vectorised: it takes the samples and `axis`) by
+    scipy.stats.bootstrap, BCa where it is defined and percentile where it is not (every resample
+    equal); resamples drawn in blocks of BLOCK_ELEMENTS (scipy's `batch`), seeded by
+    settings.seed. NO_INTERVAL with resamples 0 or fewer than two items in a sample."""
+    data = tuple(np.asarray(d) for d in data)
+    if settings.resamples == 0 or min(len(d) for d in data) < 2:
+        return NO_INTERVAL
+    from scipy import stats  # only a bootstrap loads scipy
+
+    batch = max(1, BLOCK_ELEMENTS // max(len(d) for d in data))
+    for method in (BCA, PERCENTILE):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                result = stats.bootstrap(
+                    data, statistic, n_resamples=settings.resamples, batch=batch,
+                    confidence_level=settings.level, method=method, vectorized=True,
+                    paired=paired, rng=np.random.default_rng(settings.seed))
+        low, high = result.confidence_interval
+        if np.isfinite(low) and np.isfinite(high):
+            return float(low), float(high), method
+    raise AssertionError("a percentile interval of finite data is finite")
+
+
+def resampled_counts(counts: np.ndarray, settings: Uncertainty) -> np.ndarray:
+    """settings.resamples draws of the category counts of a with-replacement resample of
+    sum(counts) items (resamples x categories): the multinomial distribution that drawing the
+    items one by one gives, without an index matrix of resamples x items."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    return np.random.default_rng(settings.seed).multinomial(n, counts / n, size=settings.resamples)
+
+
+def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
+                              ) -> tuple[float | None, float | None, str | None]:
+    """(low, high, method) of a statistic of category counts (items that are one of a few
+    categories, e.g. a sentence's label and prediction), bootstrapping the items: BCa where it is
+    defined, percentile where it is not, as scipy.stats.bootstrap computes them from the same
+    resamples (resampled_counts), with the jackknife in closed form (leaving out any item of one
+    category gives the same value). `statistic(counts, axis=-1)` takes counts along the last
+    axis. NO_INTERVAL with resamples 0 or fewer than two items."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    if settings.resamples == 0 or n < 2:
+        return NO_INTERVAL
+    from scipy import stats
+    from scipy.special import ndtr, ndtri
+
+    distribution = statistic(resampled_counts(counts, settings), axis=-1)
+    alpha = (1 - settings.level) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = float(statistic(counts, axis=-1))
+        below = (np.count_nonzero(distribution < theta)
+                 + np.count_nonzero(distribution <= theta)) / (2 * len(distribution))
+        z0 = ndtri(below)
+        present = np.flatnonzero(counts)
+        left_out = statistic(counts[None, :] - np.eye(len(counts), dtype=np.int64)[present],
+                             axis=-1)
+        weights = counts[present]
+        u = (n - 1) * (np.sum(weights * left_out) / n - left_out)
+        acceleration = (np.sum(weights * u ** 3) / n ** 3) / 6 / (
+            np.sum(weights * u ** 2) / n ** 2) ** 1.5
+        z = ndtri(alpha)
+        bca = [ndtr(z0 + (z0 + s) / (1 - acceleration * (z0 + s))) for s in (z, -z)]
+    for method, levels in ((BCA, bca), (PERCENTILE, [alpha, 1 - alpha])):
+        if np.all(np.isfinite(levels)):
+            low, high = stats.quantile(distribution, np.asarray(levels, dtype=np.float64))
+            if np.isfinite(low) and np.isfinite(high):
+                return float(low), float(high), method
+    raise AssertionError("a percentile interval of finite data is finite")

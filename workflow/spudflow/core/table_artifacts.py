@@ -319,6 +319,24 @@ SPUD_RATIOS = table("spud_ratios", "table-spud-scores", (
     col("nonce_sentence", STR, "the nonce sentence"),
 ), key=(*SPUD_PAIR_SET, "nonce_seed", *SCORING_FUNCTION, "nonce_item_id"))
 
+# Intervals of a mean over templates and of a pooled AUC (german_case.py, delong.py).
+AUC_MEAN_INTERVAL = (
+    col("auc_mean_ci_low", F64, "lower end of auc_mean's bootstrap interval at "
+        "aggregate.uncertainty.level, the templates resampled (null with fewer than two "
+        "templates or aggregate.uncertainty.resamples 0)", True),
+    col("auc_mean_ci_high", F64, "upper end of that interval", True),
+    col("auc_mean_interval", STR, "the bootstrap interval's method: `bca`, or `percentile` "
+        "where BCa is not defined (every resample equal); null with no interval", True),
+)
+
+AUC_POOLED_INTERVAL = (
+    col("auc_pooled_ci_low", F64, "lower end of auc_pooled's DeLong interval at "
+        "aggregate.uncertainty.level (normal, clipped to [0, 1] as R pROC's; the sentences taken "
+        "as independent; null with fewer than two sentences of a class)", True),
+    col("auc_pooled_ci_high", F64, "upper end of that interval", True),
+    col("auc_pooled_stderr", F64, "DeLong's standard error of auc_pooled", True),
+)
+
 GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     "per scoring function"), columns=(
     *DATASET_SCORING,
@@ -329,14 +347,16 @@ GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     col("auc_mean", F64, "mean ROC AUC over templates (the paper's figure); null unless `ok`",
         True),
     col("auc_sd", F64, "sample sd over templates (null for one template)", True),
+    *AUC_MEAN_INTERVAL,
     col("auc_pooled", F64, "ROC AUC of all templates' sentences in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
+    *AUC_POOLED_INTERVAL,
     col("tie_fraction", F64, "of the pairs the AUCs compare (a grammatical sentence and a "
         "violation of the same template), the fraction with equal log-probabilities (each "
         "counts 1/2 in the AUC)", True),
     unseen_fraction_col("of the analysis's sentences"),
-    # v2: auc_pooled, tie_fraction, unseen_fraction; v3: status, reason
-), version=3, key=(*DATASET_SCORING_KEY, "analysis"))
+    # v2: auc_pooled, tie_fraction, unseen_fraction; v3: status, reason; v4: intervals
+), version=4, key=(*DATASET_SCORING_KEY, "analysis"))
 
 GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-case", (
     "per template"), columns=(
@@ -362,9 +382,11 @@ GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-cas
         "the 36 violations doubling this case (the per-violation AUC table's number; for "
         "`restricted` our reading of the plausible-sentences table, `auc_pooled` the other)"),
     col("auc_sd", F64, "sample sd over templates", True),
+    *AUC_MEAN_INTERVAL,
     col("auc_pooled", F64, "the same sentences of all templates in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
-), version=3, key=(*DATASET_SCORING_KEY, "analysis", "violation"))  # v3: auc_pooled
+    *AUC_POOLED_INTERVAL,
+), version=4, key=(*DATASET_SCORING_KEY, "analysis", "violation"))  # v3: auc_pooled; v4: intervals
 
 GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
     "per case (the paper's animacy table)"), columns=(
@@ -429,6 +451,26 @@ GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
     col("auc", F64, "AUC of all templates pooled"),
 ), key=(*DATASET_SCORING_KEY, "threshold"))
 
+# Intervals over the held-out sentences with the folds' thresholds as fitted (cola.py).
+COLA_ACCURACY_INTERVAL = (
+    col("accuracy_ci_low", F64, "lower end of accuracy's Wilson score interval over the held-out "
+        "sentences at aggregate.uncertainty.level, the folds' thresholds as fitted (null unless "
+        "`ok`)", True),
+    col("accuracy_ci_high", F64, "upper end of that interval", True),
+    col("accuracy_stderr", F64, "lm-eval's standard error of accuracy: sample sd of the 0/1 "
+        "outcomes over sqrt(n) (null with fewer than two sentences)", True),
+)
+
+MCC_INTERVAL = (
+    col("mcc_ci_low", F64, "lower end of mcc's bootstrap interval at "
+        "aggregate.uncertainty.level: the held-out sentences resampled, each with its label and "
+        "prediction, the folds' thresholds as fitted (null with a null mcc, fewer than two "
+        "sentences or aggregate.uncertainty.resamples 0)", True),
+    col("mcc_ci_high", F64, "upper end of that interval", True),
+    col("mcc_interval", STR, "the bootstrap interval's method: `bca`, or `percentile` where BCa "
+        "is not defined (every resample equal); null with no interval", True),
+)
+
 COLA_CROSS_VALIDATED = (
     col("n_items", I64, "labelled items with this score (a finite one)"),
     col("n_acceptable", I64, "of which acceptable (label 1)"),
@@ -436,8 +478,10 @@ COLA_CROSS_VALIDATED = (
     col("folds", I64, "cross-validation folds used (min(folds, n_items)); null unless `ok` "
         "(`skipped`: fewer than 2 items)", True),
     col("accuracy", F64, "accuracy of the held-out predictions; null unless `ok`", True),
+    *COLA_ACCURACY_INTERVAL,
     col("mcc", F64, "Matthews correlation of the held-out predictions; null when the labels "
         "are of one class (a fit that is still `ok`: its accuracy stands) or unless `ok`", True),
+    *MCC_INTERVAL,
     col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
         "is ±inf (it called every sentence one class) or unless `ok`", True),
 )
@@ -452,7 +496,7 @@ COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
         "split, the fraction with equal scores (no threshold separates them; null when the "
         "labels are of one class)", True),
     unseen_fraction_col("of the split's sentences"),
-), version=4, key=(*DATASET_SCORING_KEY, "split", "normalisation"))
+), version=5, key=(*DATASET_SCORING_KEY, "split", "normalisation"))  # v5: intervals
 
 COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     "per normalisation and phenomenon set (section 8, Table 5); each set cross-validated on "
@@ -462,7 +506,7 @@ COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     col("phenomenon", STR, "the phenomenon set's file stem (`svo`, `wh_extraction`, "
         "`inchoative`, `singular_pl`, `reflexive`)"),
     *COLA_CROSS_VALIDATED,
-), version=2, key=(*DATASET_SCORING_KEY, "normalisation", "phenomenon"))
+), version=3, key=(*DATASET_SCORING_KEY, "normalisation", "phenomenon"))  # v3: intervals
 
 COLA_SOURCES = table("cola_sources", "table-cola", (
     "per normalisation, split and source (section 7): the split's held-out predictions "
@@ -474,9 +518,11 @@ COLA_SOURCES = table("cola_sources", "table-cola", (
     col("n_items", I64, "labelled items of this source with this score"),
     col("n_acceptable", I64, "of which acceptable (label 1)"),
     col("accuracy", F64, "accuracy of the held-out predictions"),
+    *COLA_ACCURACY_INTERVAL,
     col("mcc", F64, "Matthews correlation of the held-out predictions; null when the "
         "source's labels are of one class", True),
-), key=(*DATASET_SCORING_KEY, "split", "normalisation", "source"))
+    *MCC_INTERVAL,
+), version=2, key=(*DATASET_SCORING_KEY, "split", "normalisation", "source"))  # v2: intervals
 
 def accuracy_interval(what: str = "accuracy", of: str = "pairs") -> tuple[Column, ...]:
     """Wilson's interval of a proportion of independent items and lm-eval's stderr beside it."""
