@@ -6,7 +6,9 @@
 - A mean of group means (BLiMP's paradigm mean): a bootstrap stratified by group, the pairs
   of each group resampled within it (scipy.stats.bootstrap with one sample per group), BCa
   where it is defined and the percentile interval where it is not (every resample equal);
-  `resamples: 0` gives none.
+  `resamples: 0` gives none. For 0/1 outcomes the resampled paradigm means are drawn as
+  binomial counts (resampling.py): the distribution of scipy's resamples at a cost that does
+  not grow with the pairs, and scipy's interval to 1e-12 given the same resamples.
 
 Every bootstrap draws from its own generator seeded with `seed`, so a figure's interval does
 not depend on which other figures the table holds or their order.
@@ -21,8 +23,15 @@ from statistics import NormalDist
 
 import numpy as np
 
-BCA = "bca"
-PERCENTILE = "percentile"
+from spudflow.aggregate.resampling import (
+    BCA,
+    PERCENTILE,
+    category_means,
+    interval,
+    is_small_integer,
+    mean_of_means_deviations,
+)
+
 MIN_RESAMPLES = 100  # below this a 95 % percentile interval rests on a handful of resamples
 MAX_RESAMPLES = 1_000_000
 
@@ -89,6 +98,8 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
     if not resampled:  # nothing varies: the interval is the point
         value = float(np.mean(constants))
         return value, value, PERCENTILE
+    if all(is_small_integer(g) for g in resampled):  # accuracies: the multinomial fast path
+        return outcome_mean_of_means(resampled, constants, len(groups), settings)
     from scipy import stats  # only a bootstrap loads scipy
 
     statistic = _mean_of_means(constants, len(groups))
@@ -105,3 +116,21 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
         if np.isfinite(low) and np.isfinite(high):
             return float(low), float(high), method
     raise AssertionError("a percentile interval of finite data is finite")
+
+
+def outcome_mean_of_means(resampled: Sequence[np.ndarray], constants: Sequence[float],
+                          n_groups: int, settings: Uncertainty,
+                          means: np.ndarray | None = None) -> tuple[float, float, str]:
+    """The interval of stratified_mean_of_means for small-integer outcomes (0/1 accuracies):
+    the resampled group means drawn as multinomial counts (resampling.category_means; or
+    `means`, (groups, resamples), given), the jackknife in closed form. Given the group means
+    of scipy.stats.bootstrap's own resamples it returns scipy's interval (tests), and the draws
+    have the distribution of scipy's, at a cost independent of the number of pairs."""
+    if means is None:
+        means = category_means(resampled, settings.resamples,
+                               np.random.default_rng(settings.seed))
+    fixed = float(np.sum(constants))
+    theta_hat = float(_mean_of_means(constants, n_groups)(*resampled))
+    theta_b = (np.sum(means, axis=0) + fixed) / n_groups  # scipy's order of operations
+    return interval(theta_hat, theta_b, settings.level,
+                    mean_of_means_deviations(resampled, n_groups))
