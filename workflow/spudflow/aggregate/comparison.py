@@ -174,7 +174,7 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
     rng = np.random.default_rng(settings.seed)
     theta_b = np.concatenate([
         _difference(statistic, first, second, counts[:, unit])
-        for counts in unit_counts(strata_units, settings.resamples, rng, n_units)])
+        for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
     deviations = None
     if bca and all(len(s) > 1 for s in strata_units):
         deviations = [jackknife_deviations(_leave_one_out(statistic, first, second, unit, s))

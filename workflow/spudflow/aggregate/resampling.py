@@ -120,11 +120,11 @@ def block_size(n_units: int, resamples: int, budget_bytes: int = 64 * 2 ** 20) -
 
 
 def unit_counts(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Generator,
-                n_units: int):
+                n_units: int, width: int = 0):
     """Yields (block, n_units) count matrices: per block, per stratum (an array of unit
     indices), scipy's `rng.integers(0, len(stratum), (block, len(stratum)))`, counted per
-    unit."""
-    block = block_size(n_units, resamples)
+    unit. `width`: the columns the caller spreads a block over (its rows), for the block size."""
+    block = block_size(max(n_units, width), resamples)
     for start in range(0, resamples, block):
         b = min(block, resamples - start)
         counts = np.zeros(b * n_units, dtype=np.int64)
