@@ -173,7 +173,7 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
         return PairedDifference(n_units, theta_hat, None, None, None)
     rng = np.random.default_rng(settings.seed)
     theta_b = np.concatenate([
-        _difference(statistic, first, second, counts[:, unit])
+        _difference(statistic, first, second, counts.astype(np.int32)[:, unit])
         for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
     deviations = None
     if bca and all(len(s) > 1 for s in strata_units):
@@ -249,28 +249,47 @@ def weighted_mean(values, weights) -> np.ndarray:
 
 def weighted_quantile(q: float) -> Statistic:
     """np.quantile(·, q) (linear interpolation) of each resample, the rows repeated by their
-    weights, without building the resample."""
+    weights, without building the resample (np.quantile itself where every weight is 1)."""
     def statistic(values, weights):
-        values, weights = np.broadcast_arrays(np.asarray(values, dtype=np.float64),
-                                              np.asarray(weights))
-        order = np.argsort(values, axis=-1, kind="stable")
-        ordered = np.take_along_axis(values, order, axis=-1)
-        cumulative = np.cumsum(np.take_along_axis(weights, order, axis=-1), axis=-1)
-        total = cumulative[..., -1:]
+        values = np.asarray(values, dtype=np.float64)
+        weights = np.asarray(weights)
+        if weights.shape[0] == 1 and np.all(weights == 1):  # the sample itself (a permutation)
+            shape = np.broadcast_shapes(values.shape, weights.shape)
+            return np.quantile(np.broadcast_to(values, shape), q, axis=-1)
+        if values.ndim == 1:  # one sample, many weightings (a bootstrap): sort it once
+            order = np.argsort(values, kind="stable")
+            ordered = values[order]
+            cumulative = np.cumsum(weights[:, order], axis=-1, dtype=np.int64)
+        else:
+            values, weights = np.broadcast_arrays(values, weights)
+            order = np.argsort(values, axis=-1, kind="stable")
+            ordered = np.take_along_axis(values, order, axis=-1)
+            cumulative = np.cumsum(np.take_along_axis(weights, order, axis=-1), axis=-1)
+        total = cumulative[:, -1:]
         h = (total - 1) * q
         below = np.floor(h)
-        t = (h - below)[..., 0]
-        # the j-th value (0-based) of the repeated sample: the first row whose cumulative
-        # weight exceeds j
-        a = np.take_along_axis(ordered, np.sum(cumulative <= below, axis=-1, keepdims=True),
-                               axis=-1)[..., 0]
-        upper = np.minimum(below + 1, total - 1)
-        b = np.take_along_axis(ordered, np.sum(cumulative <= upper, axis=-1, keepdims=True),
-                               axis=-1)[..., 0]
+        t = (h - below)[:, 0]
+
+        # the j-th value (0-based) of the repeated sample is at the first row whose cumulative
+        # weight exceeds j: one binary search per resample in the rows laid end to end, each
+        # resample's cumulative weights lifted above the previous one's
+        n = cumulative.shape[-1]
+        step = np.int64(total.max()) + 1
+        lift = np.arange(cumulative.shape[0], dtype=np.int64)[:, None] * step
+        if int(lift[-1, 0]) + step < 2 ** 31:  # half the memory traffic when it fits
+            cumulative, lift, step = (cumulative.astype(np.int32), lift.astype(np.int32),
+                                      np.int32(step))
+        flat = (cumulative + lift).ravel()
+
+        def value_at(j):
+            index = np.searchsorted(flat, (j + lift)[:, 0], side="right") - lift[:, 0] // step * n
+            if ordered.ndim == 1:
+                return ordered[index]
+            return np.take_along_axis(ordered, index[:, None], axis=-1)[:, 0]
+        a, b = value_at(below), value_at(np.minimum(below + 1, total - 1))
         # numpy's lerp, so that the result is np.quantile's to the bit
         diff = b - a
-        out = a + diff * t
-        return np.where(t >= 0.5, b - diff * (1 - t), out)
+        return np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
     return statistic
 
 
