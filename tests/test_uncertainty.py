@@ -142,6 +142,25 @@ def test_scores_that_are_not_outcomes_take_scipys_bootstrap():
     assert abs(low - direct.low) < 1e-12 and abs(high - direct.high) < 1e-12
 
 
+def test_a_named_group_is_resampled_alike_in_every_figure():
+    """A paradigm's resamples come from the generator of (seed, its uid): the same draws in its
+    field's figure and in the overall one, whatever other paradigms the figure holds, and a
+    `draws` dict hands them from one figure to the next."""
+    groups = _groups()
+    settings = Uncertainty(resamples=500, seed=4)
+    alone, together, shared = {}, {}, {}
+    stratified_mean_of_means(groups[:2], settings, names=["p0", "p1"], draws=alone)
+    stratified_mean_of_means(groups[::-1], settings, names=["p3", "p2", "p1", "p0"],
+                             draws=together)
+    assert np.array_equal(alone["p1"], together["p1"])
+    assert not np.array_equal(together["p0"], together["p1"])
+    first = stratified_mean_of_means(groups, settings, names=["p0", "p1", "p2", "p3"],
+                                     draws=shared)
+    assert stratified_mean_of_means(groups, settings, names=["p0", "p1", "p2", "p3"],
+                                    draws=shared) == first
+    assert stratified_mean_of_means(groups, settings, names=["p0", "p1", "p2", "p3"]) == first
+
+
 def test_no_resamples_no_bootstrap_interval():
     assert stratified_mean_of_means(_groups(), Uncertainty(resamples=0)) == (None, None, None)
 
@@ -180,7 +199,8 @@ def test_blimp_tables_carry_the_intervals():
                                                                               abs=1e-12)
     groups = [np.array([1.0] * 21 + [0.0] * 9), np.array([1.0] * 6 + [0.0] * 6)]
     assert (row["paradigm_mean_accuracy_ci_low"], row["paradigm_mean_accuracy_ci_high"],
-            row["paradigm_mean_interval"]) == stratified_mean_of_means(groups, settings)
+            row["paradigm_mean_interval"]) == stratified_mean_of_means(groups, settings,
+                                                                     names=["a", "b"])
     assert row["paradigm_mean_accuracy_ci_low"] < row["paradigm_mean_accuracy"] < \
         row["paradigm_mean_accuracy_ci_high"]
     # the same seed: the same table, to the byte

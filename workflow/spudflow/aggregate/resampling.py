@@ -93,15 +93,29 @@ def is_small_integer(values: np.ndarray) -> bool:
 def category_means(groups: Sequence[np.ndarray], resamples: int,
                    rng: np.random.Generator) -> np.ndarray:
     """(groups, resamples): each group's mean over `resamples` resamples of its items with
-    replacement, drawn as multinomial counts of its distinct values."""
-    out = np.empty((len(groups), resamples), dtype=np.float64)
-    for g, values in enumerate(groups):
-        levels, counts = np.unique(values, return_counts=True)
-        n = len(values)
-        drawn = rng.multinomial(n, counts / n, size=resamples)  # (resamples, levels)
-        # an integer sum is exact, so sum / n is the correctly rounded mean, as np.mean's
-        out[g] = (drawn @ levels) / n
-    return out
+    replacement, drawn as multinomial counts of its distinct values: as conditional binomials,
+    one vectorised draw over every group and resample per value (one in all for 0/1 outcomes)."""
+    tallies = [np.unique(np.asarray(g, dtype=np.float64), return_counts=True) for g in groups]
+    n_levels = max(len(levels) for levels, _ in tallies)
+    levels = np.zeros((len(groups), n_levels))
+    shares = np.zeros((len(groups), n_levels))
+    for g, (values, counts) in enumerate(tallies):
+        levels[g, :len(values)] = values
+        shares[g, :len(values)] = counts / counts.sum()
+    n = np.array([len(g) for g in groups], dtype=np.int64)
+    remaining = np.repeat(n[:, None], resamples, axis=1)
+    sums = np.zeros((len(groups), resamples))
+    left = np.ones(len(groups))  # the share of the values not drawn yet
+    for level in range(n_levels - 1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.clip(np.where(left > 0, shares[:, level] / left, 0.0), 0.0, 1.0)
+        drawn = rng.binomial(remaining, p[:, None])
+        sums += drawn * levels[:, level:level + 1]
+        remaining -= drawn
+        left -= shares[:, level]
+    sums += remaining * levels[:, -1:]
+    # an integer sum is exact, so sum / n is the correctly rounded mean, as np.mean's
+    return sums / n[:, None]
 
 
 def mean_of_means_deviations(groups: Sequence[np.ndarray], n_groups: int) -> list[np.ndarray]:

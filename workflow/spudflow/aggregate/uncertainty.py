@@ -17,6 +17,7 @@ not depend on which other figures the table holds or their order.
 from __future__ import annotations
 
 import warnings
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -86,11 +87,22 @@ def _mean_of_means(constants: Sequence[float], n_groups: int):
     return statistic
 
 
-def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
+def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty,
+                             names: Sequence[str] | None = None, draws: dict | None = None
                              ) -> tuple[float | None, float | None, str | None]:
     """(low, high, method) of the unweighted mean of the groups' means, each group resampled
-    within itself; (None, None, None) with resamples 0 or no group."""
-    groups = [np.asarray(g, dtype=np.float64) for g in groups if len(g)]
+    within itself; (None, None, None) with resamples 0 or no group.
+
+    With `names` (one per group, e.g. BLiMP's paradigm uids) and outcomes on the fast path, each
+    group's resamples come from its own generator seeded with (seed, name): a paradigm is
+    resampled alike in every figure that holds it (its field's, the overall), and `draws`, a
+    dict the caller keeps, lets the next figure reuse them (keyed by name: one scoring function
+    per dict)."""
+    if names is not None and len(names) != len(groups):
+        raise ValueError(f"{len(names)} names for {len(groups)} groups")
+    named = [(g, name) for g, name in zip(groups, names or [None] * len(groups), strict=True)
+             if len(g)]
+    groups = [np.asarray(g, dtype=np.float64) for g, _ in named]
     if settings.resamples == 0 or not groups:
         return None, None, None
     resampled = tuple(g for g in groups if len(g) > 1)
@@ -99,7 +111,13 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
         value = float(np.mean(constants))
         return value, value, PERCENTILE
     if all(is_small_integer(g) for g in resampled):  # accuracies: the multinomial fast path
-        return outcome_mean_of_means(resampled, constants, len(groups), settings)
+        means = None
+        if names is not None:
+            draws = {} if draws is None else draws
+            means = np.stack([_named_draw(g, name, settings, draws)
+                              for g, (_, name) in zip(groups, named, strict=True)
+                              if len(g) > 1])
+        return outcome_mean_of_means(resampled, constants, len(groups), settings, means)
     from scipy import stats  # only a bootstrap loads scipy
 
     statistic = _mean_of_means(constants, len(groups))
@@ -116,6 +134,15 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
         if np.isfinite(low) and np.isfinite(high):
             return float(low), float(high), method
     raise AssertionError("a percentile interval of finite data is finite")
+
+
+def _named_draw(group: np.ndarray, name: str, settings: Uncertainty, draws: dict
+                ) -> np.ndarray:
+    """One group's resampled means from the generator of (seed, name), drawn once per `draws`."""
+    if name not in draws:
+        rng = np.random.default_rng([settings.seed, zlib.crc32(str(name).encode())])
+        draws[name] = category_means([group], settings.resamples, rng)[0]
+    return draws[name]
 
 
 def outcome_mean_of_means(resampled: Sequence[np.ndarray], constants: Sequence[float],
