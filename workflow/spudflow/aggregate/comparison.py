@@ -110,7 +110,7 @@ def paired_accuracy(first_correct, second_correct, settings: Uncertainty,
         if labels.shape != d.shape:
             raise ValueError(f"{labels.shape} strata for {d.shape} items")
         _, inverse = np.unique(labels, return_inverse=True)
-        order = np.argsort(inverse, kind="stable")
+        order = np.argsort(inverse, stable=True)
         groups = np.split(d[order], np.flatnonzero(np.diff(inverse[order])) + 1)
     difference = float(np.mean([np.mean(g) for g in groups]))
     low, high, method = stratified_mean_of_means(groups, settings)
@@ -257,12 +257,12 @@ def weighted_quantile(q: float) -> Statistic:
             shape = np.broadcast_shapes(values.shape, weights.shape)
             return np.quantile(np.broadcast_to(values, shape), q, axis=-1)
         if values.ndim == 1:  # one sample, many weightings (a bootstrap): sort it once
-            order = np.argsort(values, kind="stable")
+            order = np.argsort(values, stable=True)
             ordered = values[order]
             cumulative = np.cumsum(weights[:, order], axis=-1, dtype=np.int64)
         else:
             values, weights = np.broadcast_arrays(values, weights)
-            order = np.argsort(values, axis=-1, kind="stable")
+            order = np.argsort(values, axis=-1, stable=True)
             ordered = np.take_along_axis(values, order, axis=-1)
             cumulative = np.cumsum(np.take_along_axis(weights, order, axis=-1), axis=-1)
         total = cumulative[:, -1:]
@@ -318,7 +318,7 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
     missing p (None or NaN: no test) stays missing and is not counted among the tests."""
     p = np.array([np.nan if v is None else v for v in p_values], dtype=np.float64)
     tested = np.flatnonzero(~np.isnan(p))
-    order = tested[np.argsort(p[tested], kind="stable")]
+    order = tested[np.argsort(p[tested], stable=True)]
     m = len(order)
     adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order]) if m else np.array([])
     out: list[float | None] = [None] * len(p)
