@@ -159,6 +159,8 @@ def test_a_named_group_is_resampled_alike_in_every_figure():
     assert stratified_mean_of_means(groups, settings, names=["p0", "p1", "p2", "p3"],
                                     draws=shared) == first
     assert stratified_mean_of_means(groups, settings, names=["p0", "p1", "p2", "p3"]) == first
+    with pytest.raises(ValueError, match="distinct"):  # two paradigms would share one draw
+        stratified_mean_of_means(groups, settings, names=["p0", "p0", "p2", "p3"])
 
 
 def test_no_resamples_no_bootstrap_interval():

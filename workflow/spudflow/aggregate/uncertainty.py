@@ -98,8 +98,8 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
     resampled alike in every figure that holds it (its field's, the overall), and `draws`, a
     dict the caller keeps, lets the next figure reuse them (keyed by name: one scoring function
     per dict)."""
-    if names is not None and len(names) != len(groups):
-        raise ValueError(f"{len(names)} names for {len(groups)} groups")
+    if names is not None and (len(names) != len(groups) or len(set(names)) != len(names)):
+        raise ValueError(f"{len(names)} names for {len(groups)} groups: one distinct name each")
     named = [(g, name) for g, name in zip(groups, names or [None] * len(groups), strict=True)
              if len(g)]
     groups = [np.asarray(g, dtype=np.float64) for g, _ in named]
