@@ -6,7 +6,9 @@
 - A mean of group means (BLiMP's paradigm mean): a bootstrap stratified by group, the pairs
   of each group resampled within it (scipy.stats.bootstrap with one sample per group), BCa
   where it is defined and the percentile interval where it is not (every resample equal);
-  `resamples: 0` gives none.
+  `resamples: 0` gives none. For 0/1 outcomes the resampled paradigm means are drawn as
+  binomial counts (resampling.py): the distribution of scipy's resamples at a cost that does
+  not grow with the pairs, and scipy's interval to 1e-12 given the same resamples.
 
 Every bootstrap draws from its own generator seeded with `seed`, so a figure's interval does
 not depend on which other figures the table holds or their order.
@@ -15,14 +17,22 @@ not depend on which other figures the table holds or their order.
 from __future__ import annotations
 
 import warnings
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
 
-BCA = "bca"
-PERCENTILE = "percentile"
+from spudflow.aggregate.resampling import (
+    BCA,
+    PERCENTILE,
+    category_means,
+    interval,
+    is_small_integer,
+    mean_of_means_deviations,
+)
+
 MIN_RESAMPLES = 100  # below this a 95 % percentile interval rests on a handful of resamples
 MAX_RESAMPLES = 1_000_000
 
@@ -77,11 +87,22 @@ def _mean_of_means(constants: Sequence[float], n_groups: int):
     return statistic
 
 
-def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
+def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty,
+                             names: Sequence[str] | None = None, draws: dict | None = None
                              ) -> tuple[float | None, float | None, str | None]:
     """(low, high, method) of the unweighted mean of the groups' means, each group resampled
-    within itself; (None, None, None) with resamples 0 or no group."""
-    groups = [np.asarray(g, dtype=np.float64) for g in groups if len(g)]
+    within itself; (None, None, None) with resamples 0 or no group.
+
+    With `names` (one per group, e.g. BLiMP's paradigm uids) and outcomes on the fast path, each
+    group's resamples come from its own generator seeded with (seed, name): a paradigm is
+    resampled alike in every figure that holds it (its field's, the overall), and `draws`, a
+    dict the caller keeps, lets the next figure reuse them (keyed by name: one scoring function
+    per dict)."""
+    if names is not None and (len(names) != len(groups) or len(set(names)) != len(names)):
+        raise ValueError(f"{len(names)} names for {len(groups)} groups: one distinct name each")
+    named = [(g, name) for g, name in zip(groups, names or [None] * len(groups), strict=True)
+             if len(g)]
+    groups = [np.asarray(g, dtype=np.float64) for g, _ in named]
     if settings.resamples == 0 or not groups:
         return None, None, None
     resampled = tuple(g for g in groups if len(g) > 1)
@@ -89,6 +110,14 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
     if not resampled:  # nothing varies: the interval is the point
         value = float(np.mean(constants))
         return value, value, PERCENTILE
+    if all(is_small_integer(g) for g in resampled):  # accuracies: the multinomial fast path
+        means = None
+        if names is not None:
+            draws = {} if draws is None else draws
+            means = np.stack([_named_draw(g, name, settings, draws)
+                              for g, (_, name) in zip(groups, named, strict=True)
+                              if len(g) > 1])
+        return outcome_mean_of_means(resampled, constants, len(groups), settings, means)
     from scipy import stats  # only a bootstrap loads scipy
 
     statistic = _mean_of_means(constants, len(groups))
@@ -185,3 +214,30 @@ def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
             if np.isfinite(low) and np.isfinite(high):
                 return float(low), float(high), method
     raise AssertionError("a percentile interval of finite data is finite")
+
+
+def _named_draw(group: np.ndarray, name: str, settings: Uncertainty, draws: dict
+                ) -> np.ndarray:
+    """One group's resampled means from the generator of (seed, name), drawn once per `draws`."""
+    if name not in draws:
+        rng = np.random.default_rng([settings.seed, zlib.crc32(str(name).encode())])
+        draws[name] = category_means([group], settings.resamples, rng)[0]
+    return draws[name]
+
+
+def outcome_mean_of_means(resampled: Sequence[np.ndarray], constants: Sequence[float],
+                          n_groups: int, settings: Uncertainty,
+                          means: np.ndarray | None = None) -> tuple[float, float, str]:
+    """The interval of stratified_mean_of_means for small-integer outcomes (0/1 accuracies):
+    the resampled group means drawn as multinomial counts (resampling.category_means; or
+    `means`, (groups, resamples), given), the jackknife in closed form. Given the group means
+    of scipy.stats.bootstrap's own resamples it returns scipy's interval (tests), and the draws
+    have the distribution of scipy's, at a cost independent of the number of pairs."""
+    if means is None:
+        means = category_means(resampled, settings.resamples,
+                               np.random.default_rng(settings.seed))
+    fixed = float(np.sum(constants))
+    theta_hat = float(_mean_of_means(constants, n_groups)(*resampled))
+    theta_b = (np.sum(means, axis=0) + fixed) / n_groups  # scipy's order of operations
+    return interval(theta_hat, theta_b, settings.level,
+                    mean_of_means_deviations(resampled, n_groups))

@@ -50,7 +50,7 @@ FAMILIES: tuple[DatasetFamily, ...] = (
                   summary="one original + 4 nonce versions per sentence (when `nonce:` is "
                   "configured)"),
     DatasetFamily("german_case", "de", ITEMS_GERMAN_CASE, ("templates", "sentences"),
-                  builder="german_case", summary="7,200 (50 templates x 144)"),
+                  builder="german_case_command", summary="7,200 (50 templates x 144)"),
     DatasetFamily("japanese_transitivity", "ja", ITEMS_JAPANESE, ("lexicon", "corpus"),
                   datasets="japanese_transitivity_{base,rare,longer,relative}",
                   summary="400, 400, 400 and 2,352 (samples of 200 pairs)"),

@@ -20,8 +20,6 @@ import pyarrow as pa
 
 from spudflow.core.artifacts import ITEMS_GERMAN_CASE
 from spudflow.core.errors import InputError
-from spudflow.core.pairs_files import local_file
-from spudflow.core.plan_base import quoted, sample_args
 from spudflow.core.sampling import sample_indices
 from spudflow.items.german_declension import (
     CASES,
@@ -146,47 +144,3 @@ def build_german_case_items(templates: list[Template], dataset: str = "german_ca
     for index in sample_indices(len(templates), sample, seed):
         add_template_items(builder, templates[index], dataset)
     return builder.table()
-
-
-# Its rule and command, generated from its registry entry (core/dataset_families.py).
-HELP = "German case violations from templates (144 sentences each)"
-DESCRIPTION = ("Every assignment of nominative, accusative and dative to the three NPs of a "
-               "template except NNN, AAA and DDD (6 grammatical, 18 with a doubled case), each "
-               "in the 6 orders of the NPs. Groups are templates.")
-# The paper's two sentence files (pairs.german_case.sentences), in the command's order.
-SENTENCE_FILES = ("grammatical", "ungrammatical")
-
-
-def add_arguments(parser) -> None:
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--templates", type=Path, help="template TSV")
-    source.add_argument("--sentences", type=Path, nargs=2,
-                        metavar=("GRAMMATICAL", "UNGRAMMATICAL"),
-                        help="the paper's sentence files (crochereau/Word-based-LM src/data/"
-                        "grammatical_sentences.txt, ungrammatical_sentences.txt: 36 and 108 "
-                        "lines per template): the templates are recovered from them, and every "
-                        "line must be the sentence they generate")
-
-
-def build(args) -> pa.Table:
-    from spudflow.items.german_case_reference import read_reference_templates
-
-    templates = (read_templates(args.templates) if args.sentences is None
-                 else read_reference_templates(*args.sentences))
-    return build_german_case_items(templates, args.dataset, args.sample, args.seed)
-
-
-def inputs(section: dict) -> dict:
-    """The template TSV, or the two sentence files the templates are recovered from (the
-    configured paths, or where rule fetch_pairs_file downloads their URLs)."""
-    if "sentences" in section:
-        return {which: local_file("german_case", section["sentences"][which])
-                for which in SENTENCE_FILES}
-    return {"templates": section["templates"]}
-
-
-def arguments(section: dict) -> list[str]:
-    files = inputs(section)
-    source = (f"--templates {quoted([files['templates']])}" if "templates" in files
-              else f"--sentences {quoted([files[which] for which in SENTENCE_FILES])}")
-    return [source, sample_args(section["sample"])]
