@@ -113,7 +113,7 @@ def test_figure_commands_are_the_registry_figures():
     for figure in FIGURE_OUTPUTS.values():
         assert callable(getattr(figures, figure.function)), figure.function
         parsed = subparsers.choices[figure.command].parse_args(["t.parquet", "--out", "x"])
-        assert parsed.contract == figure.table
+        assert parsed.artifact == figure.table
 
 
 def test_front_page_reads_the_registry():
@@ -208,7 +208,7 @@ def test_a_new_figure_is_its_entry_its_function_and_its_caption(tmp_path):
 
 
 # A table added to the BLiMP family as core/outputs_registry.py says: its registry entry (with
-# its caption and its contract's columns) and its function; this test is the third file.
+# its caption and its artifact's columns) and its function; this test is the third file.
 NEW_TABLE_IMPORT = "from spudflow.core.artifacts import I64, STR, col\n"
 NEW_TABLE_ENTRY = """    *_tables("aggregate", "table_blimp", "table-blimp", "BLiMP", "blimp",
              _table("blimp_pair_count", "BLiMP, pairs per field",
@@ -245,7 +245,7 @@ def test_a_new_table_is_its_entry_its_function_and_its_test(tmp_path):
     """In a copy of the tiny workflow, a table added to the BLiMP family by its registry entry
     and its function only is planned as an output of the family's rule, whose command is
     unchanged, and a run of that rule writes it: its rows, its caption in the LaTeX file and in
-    its report caption, its contract in the Parquet file."""
+    its report caption, its artifact in the Parquet file."""
     copy = copy_workflow(tmp_path / "workflow")
     # BLiMP scored by the n-gram model alone: no control model to train first
     update_config(copy, lambda config: config["models"].pop("tiny_bert"))

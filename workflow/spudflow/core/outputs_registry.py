@@ -4,7 +4,7 @@ that may have no rows on sound inputs, when (`empty_when`: every other table has
 at least, a group that cannot be computed included). The rules (rule all's targets, the table and
 figure rules, the report entries), the aggregate CLI's table and figure commands, the front
 page's links, the docs' lists (docs/aggregate.md) and the tests' expectations read it;
-tests/test_outputs_registry.py fails when a table, figure, contract or caption has no entry here,
+tests/test_outputs_registry.py fails when a table, figure, artifact or caption has no entry here,
 or an entry lacks one of them.
 
 A table's caption is written once, in its entry (`caption`, a str.format template whose fields
@@ -16,8 +16,8 @@ report captions in report/NAME.rst.
 Adding a table to a dataset family: its entry here (_table: name, what it reproduces, caption,
 `function`, the "module.function" that computes it from the family's items and scores
 (keywords `items`, `scores`; its caption has no fields to fill), and `columns` and `key`, its
-contract), its function, and its test. Its rule (the family's), command (the
-family's), report entry, contract (core/table_artifacts.TABLES) and docs rows follow.
+artifact), its function, and its test. Its rule (the family's), command (the
+family's), report entry, artifact (core/table_artifacts.TABLES) and docs rows follow.
 
 Adding a figure: its entry here (_figure), its function in aggregate/figures.py and its caption
 report/NAME_figure.rst (or the entry's `caption_file`). Its rule, command, report entry, docs row
@@ -55,7 +55,7 @@ class Output:
     category: str | None  # report category; None: not in the report (DATA)
     reproduces: str  # the paper's table, figure or section
     feed: str  # a dataset family or TREEBANKS, NONCE, HUMAN_EVAL, PROBE
-    table: str | None = None  # a figure: the table it draws (its contract)
+    table: str | None = None  # a figure: the table it draws (its artifact)
     caption_file: str | None = None  # report/…; default NAME.rst, a figure's NAME_figure.rst
     # a figure: its function in aggregate/figures.py; a table: "module.function" under
     # spudflow.aggregate that computes it from its family's items and scores (None: its
@@ -71,7 +71,7 @@ class Output:
     # "" for the tables whose report caption is report/NAME.rst)
     caption: str = ""
     # a table defined here rather than in core/table_artifacts.py: its columns (core.contract
-    # Column), the key that names a row, and what a row is (the contract's doc)
+    # Column), the key that names a row, and what a row is (the artifact's doc)
     columns: tuple = ()
     key: tuple[str, ...] = ()
     rows: str = ""
@@ -89,7 +89,7 @@ class Output:
         return "report/" + (self.caption_file or f"{self.name}{suffix}.rst")
 
     @property
-    def contract(self) -> str:
+    def artifact(self) -> str:
         """The table artifact (core/table_artifacts.TABLES) of the output or, for a figure, of
         the table it draws."""
         return self.table if self.output_type == FIGURE else self.name
@@ -208,7 +208,7 @@ OUTPUTS: tuple[Output, ...] = (
                     "figure), and of all templates' sentences in one ROC (auc_pooled); "
                     "tie_fraction: the pairs the AUCs compare that the scoring function cannot "
                     "tell apart; unseen_fraction: the words its model never saw in training "
-                    "(n-gram models)."),
+                    "(n-gram models).{intervals}"),
              _table("german_case_auc_templates", "German case paper, the per-template AUC "
                     "figure",
                     "ROC AUC of sentence log-probability, grammatical sentences against case "
@@ -220,7 +220,7 @@ OUTPUTS: tuple[Output, ...] = (
                     "table, and, restricted to the original case assignment, its "
                     "plausible-sentences table): grammatical sentences against the violations "
                     "doubling that case; mean and sd over templates, and all templates in one "
-                    "ROC (auc_pooled)."),
+                    "ROC (auc_pooled).{intervals}"),
              _table("german_case_animacy", "German case paper, the animacy table",
                     "Animacy and case (the paper's animacy table): per case, the mean 1-vs-6 AUC "
                     "of the grammatical sentences whose NP in that case is animate, of those "
@@ -266,17 +266,17 @@ OUTPUTS: tuple[Output, ...] = (
                     "split with fewer than 2 scored items, or whose fit failed, has its row with "
                     "its status and reason, the numbers null. tie_fraction: "
                     "acceptable-unacceptable pairs with equal scores; unseen_fraction: the words "
-                    "the model never saw in training (n-gram models).",
+                    "the model never saw in training (n-gram models).{note}",
                     empty_when="only phenomenon sets are configured"),
              _table("cola_phenomena", "CoLA paper, §8, Table 5",
                     "CoLA phenomenon sets (section 8, Table 5): {method} within each set; "
                     "accuracy and Matthews correlation (null when a set's labels are of one "
-                    "class) of the held-out predictions, per phenomenon.",
+                    "class) of the held-out predictions, per phenomenon.{note}",
                     empty_when="no phenomenon set is configured"),
              _table("cola_sources", "CoLA paper, §7",
                     "CoLA per source (section 7): {method} per split; accuracy and Matthews "
                     "correlation of the split's held-out predictions of each source's sentences "
-                    "(null when a source's labels are of one class).",
+                    "(null when a source's labels are of one class).{note}",
                     empty_when="only phenomenon sets are configured, or no CoLA split could be "
                     "computed")),
     *_tables("aggregate", "table_blimp", "table-blimp", "BLiMP", "blimp",
