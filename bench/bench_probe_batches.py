@@ -3,7 +3,8 @@
 the SPUD preset's other probe options (squared distance, `acl` predicted as UNK), trained on a
 seeded sample of EWT train, selected on EWT dev, tested on EWT test.
 
-    python bench/bench_probe_batches.py [--train 2000] [--seeds 1,2,3,4] [--threads 2] [--out DIR]
+    python bench/bench_probe_batches.py [--train 2000] [--max-train N] [--max-dev N]
+        [--seeds 1,2,3,4] [--threads 2] [--out DIR]
 
 Prints UAS / LAS / RelAcc / root accuracy per mode: the mean over the seeds and each seed's.
 Needs ../shared/data (EWT train/dev/test).
@@ -24,6 +25,11 @@ MODES = ("buckets", "reference")
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--train", type=int, default=2000, help="EWT train sentences (sample)")
+    parser.add_argument("--max-train", type=int, default=None,
+                        help="probe train --max-train-sentences (default: all features)")
+    parser.add_argument("--max-dev", type=int, default=None,
+                        help="probe train --max-dev-sentences (default: all of EWT dev)")
+    parser.add_argument("--modes", default=",".join(MODES), help="e.g. buckets or reference")
     parser.add_argument("--seeds", default="1,2,3,4")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None, help="keep the files here")
@@ -41,7 +47,9 @@ def main() -> int:
                      str(work / "lm" / split), threads=t)
     seeds = args.seeds.split(",")
     rows = []
-    for mode in MODES:
+    caps = [*(["--max-train-sentences", str(args.max_train)] if args.max_train else []),
+            *(["--max-dev-sentences", str(args.max_dev)] if args.max_dev else [])]
+    for mode in args.modes.split(","):
         out = work / "runs" / mode
         feats = lambda split: str(work / "lm" / split / "lm" / "orig.safetensors")  # noqa: E731
         spudflow("probe", "train", "--train", feats("train"), str(work / "train"),
@@ -49,7 +57,7 @@ def main() -> int:
                  "--eval", "orig", feats("test"), str(work / "test"),
                  "--dist-layer", str(DIST_LAYER), "--label-layer", str(LABEL_LAYER),
                  "--seeds", *seeds, "--treebank", "en_ewt", "--model", "minilm",
-                 "--distance", "squared", "--acl-predicted-as-unk", "--batches", mode,
+                 "--distance", "squared", "--acl-predicted-as-unk", "--batches", mode, *caps,
                  "--threads", str(t), "--out", str(out), threads=t)
         for seed in seeds:
             rows.append(pl.read_parquet(out / f"seed{seed}" / "metrics.parquet").with_columns(
