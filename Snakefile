@@ -5,6 +5,7 @@
 import os
 from pathlib import Path
 
+from snakemake.logging import logger
 from snakemake.sourcecache import LocalSourceFile
 from snakemake.utils import min_version, validate
 
@@ -27,7 +28,7 @@ from spudflow.core.workflow_paths import (
 )
 from spudflow.ingest.plan import IngestPlan
 from spudflow.nonce.plan import NoncePlan
-from spudflow.pairs.plan import PairsPlan
+from spudflow.items.plan import ItemsPlan
 from spudflow.probe.plan import ProbePlan
 from spudflow.scoring.plan import ScoringPlan
 
@@ -65,8 +66,10 @@ if not workflow.overwrite_configfiles:
 check_config_files(workflow.configfiles)
 # Every problem of the config, one line per key; then the schema's defaults are filled in
 # (set_default=True, also into sections left out whose schema default is {}), the one place a
-# config default lives: the rules read config keys without defaults of their own.
-check_config(config, workflow.source_path("config/schema.yaml"))
+# config default lives: the rules read config keys without defaults of their own. A renamed
+# key's old spelling is read as the new one, with a line in the log (core/renamed.py).
+for deprecated in check_config(config, workflow.source_path("config/schema.yaml")):
+    logger.warning(deprecated)
 validate(config, "config/schema.yaml", set_default=True)
 # Maps keyed by a treebank or language get an entry for each configured one (none: its meaning
 # when left out), so the rules index them without a fallback.
@@ -83,7 +86,7 @@ check_references(config)
 # (spudflow.core.plan).
 ingest_plan = IngestPlan(config, SPUDFLOW_CODE)
 nonce_plan = NoncePlan(config, SPUDFLOW_CODE)
-pairs_plan = PairsPlan(config, SPUDFLOW_CODE)
+items_plan = ItemsPlan(config, SPUDFLOW_CODE)
 controls_plan = ControlsPlan(config, SPUDFLOW_CODE)
 scoring_plan = ScoringPlan(config, SPUDFLOW_CODE)
 probe_plan = ProbePlan(config, SPUDFLOW_CODE)
@@ -103,7 +106,7 @@ RULES_BEFORE = len(workflow.rules)
 include: "rules/common.smk"
 include: "rules/ingest.smk"
 include: "rules/nonce.smk"
-include: "rules/pairs.smk"
+include: "rules/items.smk"
 include: "rules/controls.smk"
 include: "rules/scoring.smk"
 include: "rules/probe.smk"
@@ -123,7 +126,7 @@ rule all:
     input:
         ingest_plan.ingest_outputs(),
         nonce_plan.nonce_outputs(),
-        [items_file(dataset) for dataset in pairs_plan.items_datasets()],
+        [items_file(dataset) for dataset in items_plan.items_datasets()],
         controls_plan.control_outputs(),
         scoring_plan.scoring_outputs(),
         probe_plan.probe_metrics_files(),

@@ -33,7 +33,7 @@ EWT_TRAIN = next((p / "shared" / "data" / "ud" / "UD_English-EWT" / "en_ewt-ud-t
                   for p in REPO.parents if (p / "shared" / "data").is_dir()), Path("missing"))
 # A benchmark file's folder under results/benchmarks/ -> the stage row it counts in.
 STAGES = {
-    "ingest": "ingest", "nonce": "nonce", "pairs": "pairs", "ngram_train": "n-gram training",
+    "ingest": "ingest", "nonce": "nonce", "items_spud": "items", "ngram_train": "n-gram training",
     "score/ngram": "scoring, n-gram", "score/tiny_causal": "scoring, tiny transformer",
     "probe_features": "probe features", "probe_train": "probe training",
     "aggregate": "aggregation", "front_page": "front page",

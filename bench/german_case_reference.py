@@ -1,5 +1,5 @@
 """The German case paper's own inputs through our pipeline: the reference repository's 2019
-sentence files (crochereau/Word-based-LM at REFERENCE_COMMIT) go through `spudflow pairs
+sentence files (crochereau/Word-based-LM at REFERENCE_COMMIT) go through `spudflow items
 german-case --sentences`, the paper LSTM's probabilities of those lines (LSTM_{gram,ungram}_probs
 .pkl) become a scores file, and `spudflow table-german-case` gives the tables. Prints the figures
 the paper and the reference notebooks report beside ours, and fails when one differs.
@@ -119,7 +119,7 @@ def reference_scores(items: Path, fixture: pl.DataFrame, out: Path) -> None:
     sys.path.insert(0, str(REPO / "workflow"))
     from spudflow.core.artifacts import ITEM_SCORES
     from spudflow.core.contract import write_artifact
-    from spudflow.pairs.german_case_reference import reference_line, template_id
+    from spudflow.items.german_case_reference import reference_line, template_id
 
     by_design = {}
     for which, line, logprob in fixture.iter_rows():
@@ -186,7 +186,7 @@ def main() -> int:
             path.write_bytes(files[f"{which}_sentences"])
             sentences.append(str(path))
         items = work / "items" / "german_case.parquet"
-        spudflow("pairs", "german-case", "--sentences", *sentences, "--out", str(items))
+        spudflow("items", "german-case", "--sentences", *sentences, "--out", str(items))
         scores = work / "scores" / "german_case" / "wordnlm" / "item_scores.parquet"
         reference_scores(items, fixture, scores)
         tables = work / "tables"

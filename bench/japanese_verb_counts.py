@@ -1,5 +1,5 @@
 """Recount the frequencies in config/lexicons/japanese_verb_pairs.tsv on the Japanese UD treebanks
-(the default lexicon's counts; a user's corpus is counted by `spudflow pairs count-verbs`).
+(the default lexicon's counts; a user's corpus is counted by `spudflow items count-verbs`).
 
     python bench/japanese_verb_counts.py            # print the counts, compare with the file
     python bench/japanese_verb_counts.py --write    # rewrite the file (rows ranked, note kept)
@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from spudflow.pairs.japanese_lexicon import (
+from spudflow.items.japanese_lexicon import (
     LEXICON_COLUMNS,
     VerbPair,
     count_verb_lemmas,
@@ -41,7 +41,7 @@ NOTE = """\
 # all. Other spellings (e.g. kana-only つく) are not counted. 98 of the 145 pairs have a verb
 # never seen there (43 both), so the thesis's rule (section 4.4.1: drop such pairs) leaves 47.
 # For the thesis's counts set pairs.japanese_transitivity.corpus to a Japanese Wikipedia text
-# (`spudflow pairs count-verbs`). Rows are ranked by the count of the less common verb, ties by
+# (`spudflow items count-verbs`). Rows are ranked by the count of the less common verb, ties by
 # the sum, then code point order of the verbs; the pipeline ranks the same way whatever the row
 # order. Recompute with `python bench/japanese_verb_counts.py --write`.
 """

@@ -1,7 +1,7 @@
 """Measure: how many tokens of UD English-EWT test get another pppl_l2r mask set under the
 tokenizer's words (`--l2r-words tokenizer`, the default) than under the UD words (`items`).
 
-Items are built as the pairs stage builds SPUD items: the sentence's `# text`, surface tokens
+Items are built as the items stage builds SPUD items: the sentence's `# text`, surface tokens
 (multiword tokens as written, empty nodes left out) as its words. The tokenizers are trained
 with `tokenizers` (30,000 pieces) on the vendored EWT dev and test text: a WordPiece one with
 BERT's normaliser and pre-tokenizer, and a byte-level BPE one (GPT-2's, RoBERTa's). No model is
@@ -21,7 +21,7 @@ import conllu
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
-from spudflow.pairs.spud import Surface, sentence_words
+from spudflow.items.spud import Surface, sentence_words
 from spudflow.scoring.encoding import encode_with_tokenizer
 from spudflow.scoring.items import Item
 from spudflow.scoring.masked import l2r_masked_positions

@@ -66,8 +66,9 @@ rule table_probe:
         layer_choice=lambda wc, input: quoted(
             ["--layer-choice", *input.layer_choice] if input.layer_choice else []
         ),
+        options=aggregate_plan.probe_table_options(),
     shell:
-        "spudflow table-probe {input.metrics:q} {params.layer_choice}"
+        "spudflow table-probe {input.metrics:q} {params.layer_choice} {params.options}"
         " --out-dir {params.out_dir:q} 2> {log:q}"
 
 

@@ -92,13 +92,19 @@ rule probe_features_gather:
 # The probe runs of one layer pair, one per seed (probe.seeds), in one job: the features are
 # loaded once and each seed trains from its own seed (the files of a seed trained alone).
 # Each trains on the train split's features, selects on dev (or a held-out share) and writes
-# seed{S}/: the probe, its history, metrics.parquet and predictions/{eval set}.conllu.
+# seed{S}/: the probe, its history, metrics.parquet, sentence_counts.parquet (counts per sentence)
+# and predictions/{eval set}.conllu.
 rule probe_train:
     input:
         unpack(probe_plan.probe_train_inputs),
     output:
         metrics=expand(
             "results/probe/runs/{{treebank}}/{{probe_model}}/{{baseline}}/dist{{dist}}_label{{label}}/seed{seed}/metrics.parquet",
+            seed=probe_plan.probe_seeds(),
+        ),
+        # per-sentence counts behind the metrics: the tables' intervals over sentences
+        sentences=expand(
+            "results/probe/runs/{{treebank}}/{{probe_model}}/{{baseline}}/dist{{dist}}_label{{label}}/seed{seed}/sentence_counts.parquet",
             seed=probe_plan.probe_seeds(),
         ),
     log:

@@ -298,11 +298,26 @@ def japanese_inputs(root: Path, seed: int = 0,
 
 # --- DepProbe metrics -------------------------------------------------------------------------
 
+PROBE_SENTENCES_PER_SET = 20
+
+
+def _sentence_counts(rng, p_uas: float, p_relacc: float, n: int) -> dict[str, np.ndarray]:
+    """Counts of n sentences as a probe would score them (LAS needs head and label right)."""
+    words = rng.integers(5, 25, n)
+    heads = rng.binomial(words, min(p_uas, 1.0))
+    labels = rng.binomial(words, min(p_relacc, 1.0))
+    both = np.minimum(rng.binomial(heads, 0.85), labels)
+    return {"n_words": words, "n_uas": heads, "n_relacc": labels, "n_las": both,
+            "root_right": rng.random(n) < p_uas}
+
+
 def probe_metrics(root: Path, seed: int = 0) -> Path:
     """Two models with three probe seeds (layers 6/7), an MR baseline, a layer sweep of one model;
-    every run evaluated on orig and on spud/pos nonce sets with two seeds each."""
+    every run evaluated on orig and on spud/pos nonce sets with two seeds each, on the same 20
+    sentences; the per-sentence counts (sentence_counts.parquet, next to the metrics) sum to
+    the metrics, as `probe train` writes them."""
     rng = np.random.default_rng(seed)
-    rows = []
+    rows, sentences = [], []
     runs = [("bert", "lm", 6, 7), ("gpt", "lm", 6, 7), ("bert", "MR", 6, 7)]
     runs += [("bert", "lm", layer, layer) for layer in range(4)]
     for model, baseline, dist_layer, label_layer in runs:
@@ -315,17 +330,24 @@ def probe_metrics(root: Path, seed: int = 0) -> Path:
             for eval_set in ("orig", "spud/seed1", "spud/seed2", "pos/seed1", "pos/seed2"):
                 drop = 0.0 if eval_set == "orig" else (0.1 if eval_set.startswith("spud") else 0.05)
                 base = quality - drop + 0.02 * dist_layer
+                counts = _sentence_counts(rng, base, base + 0.05, PROBE_SENTENCES_PER_SET)
+                run = {"treebank": "en_ewt", "model": model, "baseline": baseline,
+                       "seed": probe_seed, "dist_layer": dist_layer, "label_layer": label_layer,
+                       "eval_set": eval_set}
+                sentences.append(pl.DataFrame({
+                    **run, "sent_index": np.arange(PROBE_SENTENCES_PER_SET), **counts}))
+                n = int(counts["n_words"].sum())
                 rows.append({
-                    "treebank": "en_ewt", "model": model, "baseline": baseline, "seed": probe_seed,
-                    "dist_layer": dist_layer, "label_layer": label_layer, "eval_set": eval_set,
-                    "uas": base + rng.normal(0, 0.01), "las": base - 0.1 + rng.normal(0, 0.01),
-                    "relacc": base + 0.05 + rng.normal(0, 0.01),
-                    "root_acc": base + 0.1 + rng.normal(0, 0.01), "n_words": 1000,
-                    "auto_layers": False, **dev_scores,
+                    **run, "uas": counts["n_uas"].sum() / n, "las": counts["n_las"].sum() / n,
+                    "relacc": counts["n_relacc"].sum() / n,
+                    "root_acc": float(counts["root_right"].mean()), "n_words": n,
+                    "n_sentences": PROBE_SENTENCES_PER_SET, "auto_layers": False, **dev_scores,
                 })
     frame = pl.DataFrame(rows, schema_overrides={"baseline": pl.String})
-    return write(frame, root / "results" / "probe" / "en_ewt" / "metrics.parquet",
-                 artifacts.PROBE_METRICS)
+    folder = root / "results" / "probe" / "en_ewt"
+    write(pl.concat(sentences), folder / artifacts.PROBE_SENTENCES_FILE,
+          artifacts.PROBE_SENTENCES)
+    return write(frame, folder / "metrics.parquet", artifacts.PROBE_METRICS)
 
 
 # --- defined columns -------------------------------------------------------------------------

@@ -184,6 +184,17 @@ def r_glmnet():
         pytest.skip("R's glmnet package is absent (r-cran-glmnet)")
 
 
+@pytest.fixture(scope="session")
+def r_proc():
+    """Skips a test that compares with R's pROC where Rscript or the pROC package is missing
+    (checked when a test first needs it, as r_glmnet)."""
+    if shutil.which("Rscript") is None:
+        pytest.skip("Rscript is not installed (Debian: r-base-core)")
+    check = subprocess.run(["Rscript", "-e", "library(pROC)"], capture_output=True)
+    if check.returncode != 0:
+        pytest.skip("R's pROC package is absent (r-cran-proc)")
+
+
 @pytest.fixture(scope="module")
 def preloaded_test_jobs():
     """The client folder of a preloaded server (tests/preloaded_jobs.py) for `spudflow` jobs a

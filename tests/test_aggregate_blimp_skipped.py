@@ -40,7 +40,7 @@ def produced(tmp_path_factory):
         (folder / f"{uid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records),
                                              encoding="utf-8")
     items = root / "results" / "items" / "blimp.parquet"
-    assert main(["pairs", "blimp", str(folder), "--out", str(items)]) == 0
+    assert main(["items", "blimp", str(folder), "--out", str(items)]) == 0
     out = root / "results" / "scores" / "blimp" / "tiny"
     assert main(["score", str(items), "--model", str(tiny_model_dir("causal", "bytebpe")),
                  "--kind", "causal", "--method", "ppl", "--name", "tiny", "--out", str(out),

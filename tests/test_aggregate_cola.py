@@ -127,7 +127,7 @@ def produced(tmp_path_factory):
     files = [dev, TINY_COLA / "out_of_domain_dev.tsv"]
     phenomena = sorted((TINY_COLA / "phenomena").glob("*.tsv"))
     items = root / "results" / "items" / "cola.parquet"
-    assert main(["pairs", "cola", *map(str, files), "--phenomena", *map(str, phenomena),
+    assert main(["items", "cola", *map(str, files), "--phenomena", *map(str, phenomena),
                  "--out", str(items)]) == 0
     # The model learns from some acceptable sentences of every file, so that its scores separate
     # the classes in part (MCCs neither all 0 nor all 1).

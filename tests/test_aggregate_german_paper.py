@@ -2,7 +2,7 @@
 word-order figure) and by the animacy of the NP in each case (the animacy table), the other
 word-order readings, violation types on the plausible sentences only (the plausible-sentences
 table), and the word-order and per-template AUC figures. Inputs are what the real stages write:
-`spudflow pairs german-case` on four shipped templates, scored by `spudflow score` with a tiny GPT-2
+`spudflow items german-case` on four shipped templates, scored by `spudflow score` with a tiny GPT-2
 (WordPiece: every sentence fits its 48 positions). Expected values are recomputed here with sklearn
 from the template TSV and the
 items' cases/positions (tests/test_german_case_reference.py checks the same tables against the
@@ -47,7 +47,7 @@ def produced(tmp_path_factory):
     templates = root / "templates.tsv"
     templates.write_text("\n".join([header, *rows.values()]) + "\n", encoding="utf-8")
     items = root / "results" / "items" / "german_case.parquet"
-    assert main(["pairs", "german-case", "--templates", str(templates), "--out", str(items)]) == 0
+    assert main(["items", "german-case", "--templates", str(templates), "--out", str(items)]) == 0
     out = root / "results" / "scores" / "german_case" / "tiny"
     assert main(["score", str(items), "--model", str(tiny_model_dir("causal", "wordpiece")),
                  "--kind", "causal", "--method", "ppl", "--name", "tiny", "--out", str(out),

@@ -17,6 +17,8 @@ from sklearn.metrics import cohen_kappa_score
 from spudflow.aggregate.agreement_graph import agreement_graph
 from spudflow.aggregate.glmnet import cv_glmnet, fold_ids
 from spudflow.aggregate.japanese_regression import regression_tables, smaller_class
+from spudflow.aggregate.kappa_interval import kappa_interval
+from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.cli import main
 from spudflow.core.artifacts import JAPANESE_NOUNS
 from spudflow.core.contract import read_artifact
@@ -85,6 +87,33 @@ def test_agreement_and_kappa(japanese):
     assert row["kappa"] == pytest.approx(cohen_kappa_score(a, b))
     diagonal = table.filter(pl.col("mode_a") == pl.col("mode_b"))
     assert diagonal["agreement"].to_list() == [1.0] * 3
+    # kappa's interval: the bootstrap over the pairs, the same for (a, b) and (b, a)
+    first, second = sorted(["bert/pppl@verb", "gpt/ppl"])
+    x, y = (a, b) if first == "bert/pppl@verb" else (b, a)
+    assert (row["kappa_ci_low"], row["kappa_ci_high"], row["kappa_interval"]) == kappa_interval(
+        x.astype(int), y.astype(int), Uncertainty())
+    assert row["kappa_ci_low"] < row["kappa"] < row["kappa_ci_high"]
+    mirror = table.filter((pl.col("mode_a") == "gpt/ppl")
+                          & (pl.col("mode_b") == "bert/pppl@verb")).row(0, named=True)
+    assert (mirror["kappa_ci_low"], mirror["kappa_ci_high"]) == (row["kappa_ci_low"],
+                                                                 row["kappa_ci_high"])
+    assert diagonal["kappa_ci_low"].to_list() == diagonal["kappa_ci_high"].to_list() == [1.0] * 3
+
+
+def test_kappa_intervals_rerun_to_the_byte_and_turn_off(japanese, tmp_path, run_cli):
+    _, out = japanese
+    items, scores = japanese_inputs(tmp_path / "again")
+    for name, extra in (("again", []), ("off", ["--resamples", 0])):
+        code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores,
+                               "--out-dir", tmp_path / name, "--folds", 5, "--seed", 1,
+                               "--top", 4, *extra)
+        assert code == 0, err
+    for suffix in ("parquet", "csv", "md", "tex"):
+        name = f"japanese_agreement.{suffix}"
+        assert (tmp_path / "again" / name).read_bytes() == (out / name).read_bytes()
+    off = pl.read_parquet(tmp_path / "off" / "japanese_agreement.parquet")
+    assert off["kappa_ci_low"].is_null().all() and off["kappa_interval"].is_null().all()
+    assert off["kappa"].is_not_null().all()
 
 
 def test_a_group_with_two_transitive_sentences_is_bad_input(tmp_path, run_cli):
@@ -132,7 +161,7 @@ def _tiny_gpt_of_128_positions(directory):
 @pytest.fixture(scope="module")
 def produced(tmp_path_factory):
     """{variant: (items file, {scorer: item_scores file})}: 20 sampled pairs per variant from
-    `spudflow pairs japanese-transitivity`, scored by `spudflow score` with a tiny GPT-2 (byte-level
+    `spudflow items japanese-transitivity`, scored by `spudflow score` with a tiny GPT-2 (byte-level
     BPE: verbs of different lengths get different token counts) and a tiny BERT."""
     from scoring_models import tiny_model_dir
 
@@ -142,7 +171,7 @@ def produced(tmp_path_factory):
     for variant in VARIANTS:
         dataset = f"japanese_transitivity_{variant}"
         items = root / "items" / f"{dataset}.parquet"
-        assert main(["pairs", "japanese-transitivity", "--lexicon", str(LEXICON), "--variant",
+        assert main(["items", "japanese-transitivity", "--lexicon", str(LEXICON), "--variant",
                      variant, "--n-verb-pairs", "20", "--out", str(items), "--sample", "20",
                      "--seed", "3"]) == 0
         scores = {}

@@ -7,6 +7,8 @@ import polars as pl
 import pytest
 from artifact_files import rewrite, tamper
 
+from spudflow.core.artifacts import PROBE_SENTENCES_FILE
+
 from aggregate_inputs import assert_table_files, probe_metrics
 
 
@@ -95,7 +97,8 @@ def test_a_missing_column_is_bad_input(tmp_path, run_cli):
 def test_language_table_without_nonce_sets_has_null_nonce_columns(tmp_path, run_cli):
     """probe.nonce false: one row per run group, nonce and Δ null (not guessed, not dropped)."""
     path = probe_metrics(tmp_path)
-    rewrite(path, lambda f: f.filter(pl.col("eval_set") == "orig"))
+    for file in (path, path.parent / PROBE_SENTENCES_FILE):
+        rewrite(file, lambda f: f.filter(pl.col("eval_set") == "orig"))
     out = tmp_path / "tables"
     code, _, err = run_cli("table-probe", path, "--out-dir", out)
     assert code == 0, err
@@ -134,7 +137,10 @@ def test_an_eval_set_without_words_has_no_scores_rather_than_zero(tmp_path, run_
     rewrite(path, lambda f: f.with_columns(
         *[pl.when(empty).then(0.0).otherwise(pl.col(m)).alias(m)
           for m in ("uas", "las", "relacc", "root_acc")],
-        pl.when(empty).then(0).otherwise(pl.col("n_words")).cast(pl.Int64).alias("n_words")))
+        *[pl.when(empty).then(0).otherwise(pl.col(c)).cast(pl.Int64).alias(c)
+          for c in ("n_words", "n_sentences")]))
+    # as the probe writes such a set: no sentence, so no counts
+    rewrite(path.parent / PROBE_SENTENCES_FILE, lambda f: f.filter(~empty))
     out = tmp_path / "tables"
     code, _, err = run_cli("table-probe", path, "--out-dir", out)
     assert code == 0, err
@@ -148,6 +154,11 @@ def test_an_eval_set_without_words_has_no_scores_rather_than_zero(tmp_path, run_
     assert spud["las_mean"] is not None and spud["delta_las_mean"] > 0
     languages = assert_table_files(out, "probe_languages").filter(pl.col("model") == "gpt")
     assert languages.filter(pl.col("nonce") == "pos")["nonce_las_mean"].to_list() == [None]
+    # no interval for a figure without a value; the other figures of its row keep theirs
+    pos_row = languages.filter(pl.col("nonce") == "pos").row(0, named=True)
+    assert pos_row["nonce_las_mean_ci_low"] is None and pos_row["delta_las_mean_ci_high"] is None
+    assert pos_row["orig_las_mean_ci_low"] < pos_row["orig_las_mean"]
+    assert spud["las_mean_ci_low"] < spud["las_mean"] < spud["las_mean_ci_high"]
     assert languages.filter(pl.col("nonce") == "spud")["nonce_las_mean"].null_count() == 0
     assert languages["orig_las_mean"].null_count() == 0
     layers = assert_table_files(out, "probe_layers")
@@ -157,3 +168,101 @@ def test_an_eval_set_without_words_has_no_scores_rather_than_zero(tmp_path, run_
                            tmp_path / "layers")
     assert code == 0, err
     assert (tmp_path / "layers.svg").stat().st_size > 1000
+
+
+def _figures(counts: pl.DataFrame, model: str, nonce: str):
+    """Independently of probe_intervals: per figure, a function of scipy's index matrix giving
+    the orig, nonce and Δ means (probe seeds × nonce seeds) of one configuration."""
+    runs = counts.filter((pl.col("model") == model) & (pl.col("baseline") == "lm")
+                         & (pl.col("dist_layer") == 6))
+    by = {k: g.sort("sent_index") for k, g in runs.partition_by(
+        ["seed", "eval_set"], as_dict=True).items()}
+
+    def score(run, metric, i):
+        return by[run][f"n_{metric}"].to_numpy()[i].sum(-1) / by[run]["n_words"].to_numpy()[
+            i].sum(-1)
+
+    seeds = sorted({s for s, _ in by})
+    versions = sorted(e for s, e in by if s == seeds[0] and e.startswith(nonce + "/"))
+
+    def figure(part, metric):
+        def statistic(i, axis=-1):
+            if part == "orig":
+                return np.mean([score((s, "orig"), metric, i) for s in seeds], axis=0)
+            values = [score((s, v), metric, i) if part == "nonce"
+                      else score((s, "orig"), metric, i) - score((s, v), metric, i)
+                      for s in seeds for v in versions]
+            return np.mean(values, axis=0)
+        return statistic
+    return figure
+
+
+def test_intervals_over_sentences_are_scipys_bootstrap_of_the_rescored_runs(probe):
+    """Each interval of probe_languages: scipy.stats.bootstrap over the test sentences (same
+    seed, resamples and blocks), every run rescored on the drawn sentences, its method the
+    row's; the summary's rows carry the same intervals."""
+    from scipy import stats
+
+    from spudflow.aggregate.cluster_bootstrap import BLOCK
+
+    metrics, out = probe
+    counts = pl.read_parquet(out.parent / "results" / "probe" / "en_ewt" / PROBE_SENTENCES_FILE)
+    languages = assert_table_files(out, "probe_languages")
+    summary = assert_table_files(out, "probe_summary")
+    for model in ("bert", "gpt"):
+        figure = _figures(counts, model, "spud")
+        row = languages.filter((pl.col("model") == model) & (pl.col("baseline") == "lm")
+                               & (pl.col("dist_layer") == 6) & (pl.col("nonce") == "spud")
+                               ).row(0, named=True)
+        assert row["interval"] in ("bca", "percentile")
+        for part in ("orig", "nonce", "delta"):
+            for metric in ("relacc", "uas", "las"):
+                expected = stats.bootstrap(
+                    (np.arange(20),), figure(part, metric), n_resamples=10_000, batch=BLOCK,
+                    vectorized=True, method=row["interval"],
+                    rng=np.random.default_rng(0)).confidence_interval
+                name = f"{part}_{metric}_mean"
+                assert row[f"{name}_ci_low"] == pytest.approx(expected.low, abs=1e-12)
+                assert row[f"{name}_ci_high"] == pytest.approx(expected.high, abs=1e-12)
+                assert row[f"{name}_ci_low"] <= row[name] <= row[f"{name}_ci_high"]
+        spud = summary.filter((pl.col("model") == model) & (pl.col("baseline") == "lm")
+                              & (pl.col("dist_layer") == 6) & (pl.col("eval_set") == "spud")
+                              ).row(0, named=True)
+        assert (spud["las_mean_ci_low"], spud["delta_las_mean_ci_high"]) == (
+            row["nonce_las_mean_ci_low"], row["delta_las_mean_ci_high"])
+
+
+def test_probe_intervals_rerun_to_the_byte_and_turn_off(probe, tmp_path, run_cli):
+    _, out = probe
+    metrics = out.parent / "results" / "probe" / "en_ewt" / "metrics.parquet"
+    for name, extra in (("again", []), ("off", ["--resamples", 0])):
+        code, _, err = run_cli("table-probe", metrics, "--out-dir", tmp_path / name, *extra)
+        assert code == 0, err
+    for table in ("probe_summary", "probe_languages"):
+        for suffix in ("parquet", "csv", "md", "tex"):
+            assert ((tmp_path / "again" / f"{table}.{suffix}").read_bytes()
+                    == (out / f"{table}.{suffix}").read_bytes())
+        off = pl.read_parquet(tmp_path / "off" / f"{table}.parquet")
+        assert off["interval"].is_null().all()
+        assert all(n == off.height for n in off.select(pl.col("^.*_ci_.*$")).null_count().row(0))
+
+
+def test_counts_that_do_not_give_the_metrics_are_bad_input(tmp_path, run_cli):
+    path = probe_metrics(tmp_path)
+    counts = path.parent / PROBE_SENTENCES_FILE
+    rewrite(counts, lambda f: f.with_columns(
+        pl.when((pl.col("model") == "gpt") & (pl.col("seed") == 2)
+                & (pl.col("eval_set") == "orig") & (pl.col("sent_index") == 0))
+        .then(pl.col("n_las") - 1).otherwise(pl.col("n_las")).alias("n_las")))
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-probe", path, "--out-dir", out)
+    assert code == 2
+    assert err.startswith(f"{counts}: run treebank=en_ewt, model=gpt, baseline=lm, seed=2, "
+                          "dist_layer=6, label_layer=7, eval_set=orig: the counts do not give "
+                          "metrics.parquet (las ")
+    assert not out.exists()
+    counts.unlink()
+    code, _, err = run_cli("table-probe", path, "--out-dir", out)
+    assert code == 2 and "no per-sentence counts" in err
+    code, _, err = run_cli("table-probe", path, "--out-dir", out, "--resamples", 0)
+    assert code == 0, err

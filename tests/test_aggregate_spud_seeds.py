@@ -42,7 +42,7 @@ def produced(tmp_path_factory):
                      "--out", str(out)]) == 0
         nonce += ["--nonce", str(out)]
     items = root / "results" / "items" / "spud_en_test.parquet"
-    assert main(["pairs", "spud", "--orig", str(orig), *nonce, "--lang", "en", "--dataset",
+    assert main(["items", "spud", "--orig", str(orig), *nonce, "--lang", "en", "--dataset",
                  "spud_en_test", "--out", str(items)]) == 0
     model = root / "trigram.parquet"
     assert main(["ngram-train", str(orig), "--out", str(model), "--lang", "en"]) == 0
@@ -210,3 +210,51 @@ def test_summary_orders_seeds_as_numbers_like_the_wilcoxon_table():
     summary = ratio_summary(pairs, threshold=250.0).filter(pl.col("outliers") == "kept")
     assert summary["nonce_seed"].to_list() == ["1", "2", "10", "all"]
     assert summary["ratio_median"].to_list() == pytest.approx([4.0, 3.0, 2.0, 24 ** (1 / 3)])
+
+
+@pytest.mark.slow
+def test_quartile_intervals_are_scipys_bootstrap_over_originals(produced):
+    """The `all` rows' quartile intervals: scipy.stats.bootstrap of the quartile over the
+    per-original geometric-mean ratios (each original drawn with all its nonce versions), same
+    seed, resamples and blocks; the per-seed rows likewise over that seed's pairs."""
+    from scipy import stats
+
+    from spudflow.aggregate.cluster_bootstrap import BLOCK
+
+    items, scores, tables = produced
+    summary = pl.read_parquet(tables / "spud_ratio_summary.parquet").filter(
+        pl.col("outliers") == "kept", pl.col("model") == "trigram", pl.col("method") == "kn")
+    ratios = _ratios(items, scores, SCORING_FUNCTIONS[0])
+    observations = {"all": _per_original(ratios),
+                    **{str(s): {g: r for (g, seed), r in ratios.items() if seed == str(s)}
+                       for s in SEEDS}}
+    for row in summary.iter_rows(named=True):
+        by_group = observations[row["nonce_seed"]]
+        values = np.array([by_group[g] for g in sorted(by_group)])
+        assert row["ratio_interval"] in ("bca", "percentile")
+        for name, q in (("ratio_q1", 0.25), ("ratio_median", 0.5), ("ratio_q3", 0.75)):
+            expected = stats.bootstrap(
+                (values,), lambda x, axis=-1, q=q: np.quantile(x, q, axis=axis),
+                n_resamples=10_000, batch=BLOCK, vectorized=True, method=row["ratio_interval"],
+                rng=np.random.default_rng(0)).confidence_interval
+            assert row[f"{name}_ci_low"] == pytest.approx(expected.low, abs=1e-12)
+            assert row[f"{name}_ci_high"] == pytest.approx(expected.high, abs=1e-12)
+            assert row[f"{name}_ci_low"] <= row[name] <= row[f"{name}_ci_high"]
+
+
+@pytest.mark.slow
+def test_quartile_intervals_rerun_to_the_byte_and_turn_off(produced, tmp_path):
+    from spudflow.cli import main
+
+    items, scores, tables = produced
+    again, off = tmp_path / "again", tmp_path / "off"
+    for out, extra in ((again, []), (off, ["--resamples", "0"])):
+        assert main(["table-spud-scores", "--items", str(items), "--scores", str(scores),
+                     "--out-dir", str(out), *extra]) == 0
+    for suffix in ("parquet", "csv", "md", "tex"):
+        name = f"spud_ratio_summary.{suffix}"
+        assert (again / name).read_bytes() == (tables / name).read_bytes()
+    summary = pl.read_parquet(off / "spud_ratio_summary.parquet")
+    assert summary["ratio_median_ci_low"].is_null().all()
+    assert summary["ratio_interval"].is_null().all()
+    assert summary["ratio_median"].is_not_null().all()

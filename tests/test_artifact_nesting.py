@@ -61,7 +61,7 @@ def test_reader_refuses_a_null_inside(tmp_path, change, path):
     with pytest.raises(InputError) as error:
         read_artifact(items, ITEMS)
     assert error.value.format() == (f"{items}: column {path!r} has 1 null(s) inside but may "
-                                    "not; the pairs stage writes it (items v1)")
+                                    "not; the items stage writes it (items v1)")
 
 
 @pytest.mark.parametrize("change, path", [(NULL_START, "word_starts[]"),
@@ -78,7 +78,7 @@ def test_score_exits_2_on_a_null_inside(tmp_path, capsys, change, path):
                  "addk", "--out", str(out), "--threads", "1"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
-    assert err[-1] == (f"{items}: column {path!r} has 1 null(s) inside but may not; the pairs "
+    assert err[-1] == (f"{items}: column {path!r} has 1 null(s) inside but may not; the items "
                        "stage writes it (items v1)")
     assert "Traceback" not in "\n".join(err)
     assert not out.exists()

@@ -81,7 +81,7 @@ def test_reader_rejects_other_artifacts_versions_and_plain_parquet(tmp_path):
     with pytest.raises(InputError, match="a toy file; expected other: the elsewhere stage"):
         read_artifact(path, other)
     newer = Artifact("toy", "toy-stage", columns=TOY.columns, version=2)
-    with pytest.raises(InputError, match="toy schema version 1, this spudflow reads version 2"):
+    with pytest.raises(InputError, match="toy version 1, this spudflow reads version 2"):
         read_artifact(path, newer)
     toy_frame().write_parquet(path)
     with pytest.raises(InputError, match="not a spudflow artifact"):

@@ -33,14 +33,14 @@ INPUT_KINDS = {
     ("stats", "dir"): "treebank",
     ("training-share", "dir"): "treebank",
     ("nonce", "dir"): "treebank",
-    ("pairs spud", "orig"): "treebank",
-    ("pairs german-case", "templates"): "tsv",
-    ("pairs japanese-transitivity", "lexicon"): "tsv",
-    ("pairs count-verbs", "corpus"): "text",
-    ("pairs count-verbs", "lexicon"): "tsv",
-    ("pairs cola", "files"): "tsv",
-    ("pairs blimp", "paths"): "jsonl",
-    ("train-control", "text"): "text",
+    ("items spud", "orig"): "treebank",
+    ("items german-case", "templates"): "tsv",
+    ("items japanese-transitivity", "lexicon"): "tsv",
+    ("items count-verbs", "corpus"): "text",
+    ("items count-verbs", "lexicon"): "tsv",
+    ("items cola", "files"): "tsv",
+    ("items blimp", "paths"): "jsonl",
+    ("control-train", "text"): "text",
     ("score", "input"): "parquet",
     ("score", "model"): "model",
     ("score-gather", "shard_dirs"): "shard",
@@ -65,12 +65,12 @@ VALUES = {"lang": "en", "seed": "0", "fraction": "0.5", "treebank": "t", "split"
           "variant": "base",
           "layers": "0", "dist_layer": "0", "label_layer": "0", "method": "ppl",
           ("probe features", "baselines"): "lm=0",
-          ("train-control", "kind"): "causal", ("score", "kind"): "causal",
+          ("control-train", "kind"): "causal", ("score", "kind"): "causal",
           ("probe train", "model"): "m", "keep_models": "m"}
 # Inputs that argparse cannot mark required (append actions), added by hand.
 EXTRA = {"probe train": lambda bad: ["--eval", "orig", *bad(("features", "treebank"))],
          # one of --templates and --sentences (a mutually exclusive group argparse requires)
-         "pairs german-case": lambda bad: ["--templates", *bad("tsv")],
+         "items german-case": lambda bad: ["--templates", *bad("tsv")],
          "front-page": lambda bad: ["--table", f"blimp_overall={bad('parquet')[0]}"]}
 # Commands for which no file is of the wrong kind (beyond being empty or missing).
 ANY_KIND = {"fetch": "copies bytes without reading them"}
@@ -84,7 +84,7 @@ CASES = ("missing", "empty", "garbage", "other_artifact")
 
 
 def leaf_commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()):
-    """(command words, parser) of every runnable subcommand, nested ones (`pairs spud`) too."""
+    """(command words, parser) of every runnable subcommand, nested ones (`items spud`) too."""
     subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     if not subparsers:
         yield prefix, parser
@@ -205,8 +205,8 @@ def build_argv(command: str, bad: BadInputs, out: Path) -> list[str]:
 
 def test_every_command_is_enumerated():
     """The enumeration reaches the nested commands (a bug here would hide them all)."""
-    assert {"ingest", "export", "stats", "table-nonce-ratio", "pairs spud", "probe train",
-            "score", "train-control", "figure-german-case-roc"} <= set(COMMANDS)
+    assert {"ingest", "export", "stats", "table-nonce-ratio", "items spud", "probe train",
+            "score", "control-train", "figure-german-case-roc"} <= set(COMMANDS)
 
 
 def one_line(err: str) -> str:
@@ -243,24 +243,24 @@ OPTIONAL_INPUTS = {
     ("nonce", "--pool"): "treebank",
     ("nonce", "--lexicon-from"): "treebank",
     ("score", "--unigram"): "parquet",
-    ("pairs spud", "--nonce"): "treebank",
+    ("items spud", "--nonce"): "treebank",
     ("probe features", "--sentences"): "treebank",
     ("table-probe", "--layer-choice"): "parquet",
-    ("pairs cola", "--phenomena"): "tsv",
-    ("pairs german-case", "--templates"): "tsv",
-    ("pairs german-case", "--sentences"): ("text", "text"),
+    ("items cola", "--phenomena"): "tsv",
+    ("items german-case", "--templates"): "tsv",
+    ("items german-case", "--sentences"): ("text", "text"),
 }
 VALID_ARGV = {
     "nonce": lambda a: ["nonce", a["treebank"], "--lang", "de", "--seed", "1"],
-    "pairs spud": lambda a: ["pairs", "spud", "--orig", a["treebank"], "--lang", "de"],
+    "items spud": lambda a: ["items", "spud", "--orig", a["treebank"], "--lang", "de"],
     # the share is read before the model is loaded
     "probe features": lambda a: ["probe", "features", a["treebank"], "--model", "not-loaded",
                                  "--baselines", "lm=0"],
     "score": lambda a: ["score", a["text"], "--model", a["ngram"], "--kind", "ngram",
                         "--method", "kn", "--lang", "de"],
     "table-probe": lambda a: ["table-probe", a["probe_metrics"]],
-    "pairs cola": lambda a: ["pairs", "cola", a["cola"]],
-    "pairs german-case": lambda a: ["pairs", "german-case"],
+    "items cola": lambda a: ["items", "cola", a["cola"]],
+    "items german-case": lambda a: ["items", "german-case"],
 }
 # Optional inputs not run here, and why.
 UNTESTED_OPTIONAL = {("probe train", "--dev"): "feature files of a real model; read by the "
@@ -441,7 +441,7 @@ def work_inputs(artifacts, tmp_path_factory) -> dict[str, Path]:
 
     root = tmp_path_factory.mktemp("work_inputs")
     items = root / "items.parquet"
-    assert main(["pairs", "spud", "--orig", str(artifacts["treebank"]), "--lang", "de",
+    assert main(["items", "spud", "--orig", str(artifacts["treebank"]), "--lang", "de",
                  "--min-words", "1", "--out", str(items)]) == 0
     pq.write_table(pq.read_table(items).slice(0, 0), root / "no_items.parquet")
     (root / "random.gguf").write_bytes(bytes(range(256)) * 8)
@@ -576,7 +576,7 @@ BOUNDS = {
                     "--fraction: 1e-300 of the 2 sentences"),
     "empty rest": (lambda a: ["training-share", a["treebank"], "--fraction", "0.999",
                               "--rest"], "--fraction: 0.999 of the 2 sentences"),
-    "min words 100000": (lambda a: ["pairs", "spud", "--orig", a["treebank"], "--lang", "de",
+    "min words 100000": (lambda a: ["items", "spud", "--orig", a["treebank"], "--lang", "de",
                                     "--min-words", "100000"], "TREEBANK: no items"),
     "items file of no rows": (lambda a: ["score", a["no_items"], "--model", a["ngram"],
                                          "--kind", "ngram", "--method", "kn"],

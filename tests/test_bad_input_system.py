@@ -37,7 +37,7 @@ def inputs(tmp_path_factory) -> dict[str, Path]:
     assert main(["ingest", str(MINI), "--out", str(root / "tb")]) == 0
     assert main(["ngram-train", str(root / "tb"), "--lang", "de", "--out",
                  str(root / "lm.parquet")]) == 0
-    assert main(["pairs", "spud", "--orig", str(root / "tb"), "--lang", "de", "--min-words",
+    assert main(["items", "spud", "--orig", str(root / "tb"), "--lang", "de", "--min-words",
                  "1", "--out", str(root / "items.parquet")]) == 0
     return {"treebank": root / "tb", "ngram": root / "lm.parquet",
             "items": root / "items.parquet"}
@@ -51,7 +51,7 @@ WRITERS = {
     "training-share": lambda a: ["training-share", a["treebank"], "--fraction", "0.5",
                                  "--out", "OUT"],
     "ngram-train": lambda a: ["ngram-train", a["treebank"], "--lang", "de", "--out", "OUT"],
-    "pairs spud": lambda a: ["pairs", "spud", "--orig", a["treebank"], "--lang", "de",
+    "items spud": lambda a: ["items", "spud", "--orig", a["treebank"], "--lang", "de",
                              "--min-words", "1", "--out", "OUT"],
     "score": lambda a: ["score", a["items"], "--model", a["ngram"], "--kind", "ngram",
                         "--method", "kn", "--lang", "de", "--out", "OUT"],
@@ -154,8 +154,8 @@ def test_a_newline_in_a_path_stays_on_one_line(run_cli, tmp_path):
 
 @pytest.mark.parametrize(("argv", "option"), [
     (["probe", "train", "--lr", "nan"], "--lr"),
-    (["train-control", "--learning-rate", "nan"], "--learning-rate"),
-    (["train-control", "--learning-rate", "inf"], "--learning-rate"),
+    (["control-train", "--learning-rate", "nan"], "--learning-rate"),
+    (["control-train", "--learning-rate", "inf"], "--learning-rate"),
     (["ngram-train", "--k", "nan"], "--k"),
 ])
 def test_a_rate_of_nan_is_refused_when_parsed(capsys, argv, option):
@@ -179,7 +179,7 @@ def test_rehearse_checks_the_config_before_making_its_folder(run_cli, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["folder", "fifo", "/dev/null"])
-@pytest.mark.parametrize("command", ["ingest", "score", "train-control"])
+@pytest.mark.parametrize("command", ["ingest", "score", "control-train"])
 def test_an_input_file_that_is_not_a_regular_file_says_what_it_is(run_cli, tmp_path, kind,
                                                                   command):
     """A folder, a FIFO or /dev/null was `no such file`."""
@@ -195,13 +195,13 @@ def test_an_input_file_that_is_not_a_regular_file_says_what_it_is(run_cli, tmp_p
     argv = {"ingest": ["ingest", path, "--out", out],
             "score": ["score", path, "--model", "x", "--kind", "ngram", "--method", "kn",
                       "--out", out],
-            "train-control": ["train-control", "--text", path, "--kind", "causal", "--out",
+            "control-train": ["control-train", "--text", path, "--kind", "causal", "--out",
                               out]}[command]
-    if kind == "folder" and command == "train-control":
+    if kind == "folder" and command == "control-train":
         argv[2] = path = tmp_path  # a folder is an ingested split there; a missing table
     status, _, err = run_cli(*argv)
     assert status == EXIT_BAD_INPUT
-    if kind == "folder" and command == "train-control":
+    if kind == "folder" and command == "control-train":
         assert one_line(err) == f"{path}/sentences.parquet: no such file", err
         return
     reason = "is a directory, not a file" if kind == "folder" else \

@@ -75,7 +75,8 @@ def tables(tmp_path_factory) -> Path:
     assert main(["table-probe", str(probe_metrics(root)), "--out-dir", str(out)]) == 0
     modes = ("bert/pppl", "gpt/ppl", "bert/pppl@verb")
     agreement = pl.DataFrame(
-        [("ja", a, b, "perplexity", 10, 1.0 if a == b else 0.7, None) for a in modes
+        [("ja", a, b, "perplexity", 10, 1.0 if a == b else 0.7, None, None, None, None)
+         for a in modes
          for b in modes], schema=TABLES["japanese_agreement"].polars_schema(), orient="row")
     write_artifact(agreement, out / "japanese_agreement.parquet", TABLES["japanese_agreement"])
     return out
@@ -102,10 +103,13 @@ def test_a_figure_imports_only_its_plotting_libraries(tables, tmp_path, figure, 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("command", "options", "allowed"), [
-    ("table-probe", [], []),
-    # Wilson intervals need no library; the paradigm mean's bootstrap is scipy's
+    # the intervals over sentences: a bootstrap, whose interval is scipy's BCa
+    ("table-probe", ["--resamples", "0"], []),
+    ("table-probe", [], ["scipy"]),
+    # Wilson intervals need no library; the paradigm mean's bootstrap of 0/1 outcomes draws
+    # binomial counts with numpy (aggregate/resampling.py): no scipy either
     ("table-blimp", ["--resamples", "0"], []),
-    ("table-blimp", [], ["scipy"]),
+    ("table-blimp", [], []),
 ])
 def test_a_counting_table_imports_no_statistics_library(tmp_path, command, options, allowed):
     if command == "table-probe":

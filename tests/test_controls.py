@@ -1,4 +1,4 @@
-"""Control models trained from scratch (`spudflow train-control`): determinism, the saved
+"""Control models trained from scratch (`spudflow control-train`): determinism, the saved
 directory (reloadable, scoreable by `spudflow score`), a falling loss, treebank text, bad input."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def corpus(tmp_path_factory):
 
 
 def train(text, out, kind="masked", seed=0, epochs=2, *extra):
-    return main(["train-control", "--kind", kind, "--text", str(text), "--out", str(out),
+    return main(["control-train", "--kind", kind, "--text", str(text), "--out", str(out),
                  "--seed", str(seed), "--epochs", str(epochs), *TINY, *map(str, extra)])
 
 
@@ -118,7 +118,7 @@ def test_trains_on_an_ingested_treebank_split(tmp_path):
 ])
 def test_bad_arguments_exit_2_without_output(corpus, tmp_path, capsys, args, message):
     out = tmp_path / "model"
-    code = main(["train-control", "--text", str(corpus), "--out", str(out), "--hidden", "32",
+    code = main(["control-train", "--text", str(corpus), "--out", str(out), "--hidden", "32",
                  *args])
     assert code == 2
     assert capsys.readouterr().err.strip() == message
@@ -126,7 +126,7 @@ def test_bad_arguments_exit_2_without_output(corpus, tmp_path, capsys, args, mes
 
 
 def test_missing_text_exits_2(tmp_path, capsys):
-    assert main(["train-control", "--kind", "causal", "--text", str(tmp_path / "none"),
+    assert main(["control-train", "--kind", "causal", "--text", str(tmp_path / "none"),
                  "--out", str(tmp_path / "model")]) == 2
     assert "no such file or directory" in capsys.readouterr().err
     assert not (tmp_path / "model").exists()

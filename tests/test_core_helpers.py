@@ -18,7 +18,7 @@ from spudflow.core.model_source import is_local_path, resolve_source
 from spudflow.core.sampling import sample_indices
 from spudflow.core.text_lines import nonblank_lines, read_lines
 from spudflow.core.training_text import training_sentences, training_texts
-from spudflow.pairs.tsv import read_tsv
+from spudflow.items.tsv import read_tsv
 from spudflow.probe.train import _batches as probe_batches
 from spudflow.probe.words import SentenceWords
 from spudflow.scoring.items import Item, load_items, sample_groups

@@ -122,17 +122,17 @@ def test_an_export_of_tables_from_two_treebanks_is_refused(run_cli, tmp_path, in
     assert not out.exists()
 
 
-def test_pairs_spud_refuses_a_nonce_treebank_as_the_original(run_cli, tmp_path, ingested):
+def test_items_spud_refuses_a_nonce_treebank_as_the_original(run_cli, tmp_path, ingested):
     nonce = tmp_path / "nonce" / "spud" / "seed1"
     assert run_cli("nonce", ingested, "--lang", "de", "--seed", "1", "--out", nonce)[0] == 0
     out = tmp_path / "items.parquet"
-    code, _, err = run_cli("pairs", "spud", "--orig", nonce, "--nonce", nonce, "--lang", "de",
+    code, _, err = run_cli("items", "spud", "--orig", nonce, "--nonce", nonce, "--lang", "de",
                            "--out", out)
     assert code == EXIT_BAD_INPUT
     assert one_line(err) == (f"{nonce / 'tokens.parquet'}: a nonce treebank (made by spudflow "
                              "nonce, method 'spud' seed 1), not an original one")
     assert not out.exists()
-    assert run_cli("pairs", "spud", "--orig", ingested, "--nonce", nonce, "--lang", "de",
+    assert run_cli("items", "spud", "--orig", ingested, "--nonce", nonce, "--lang", "de",
                    "--out", out)[0] == 0
 
 

@@ -215,8 +215,12 @@ def test_front_page_shows_every_headline(finished_run):
     grid = as_grid(sections["cola_thresholds"]["rows"])
     for row in cola.iter_rows(named=True):
         scorer = f"{row['model']} · {row['method']} · {row['normalisation']}"
-        # null for a split of one class (CoLA item 12): the page shows "n/a"
-        assert grid[(row["split"], scorer)] == ("n/a" if row["mcc"] is None else fmt(row["mcc"]))
+        # null for a split of one class (CoLA item 12): the page shows "n/a"; else the MCC with
+        # its bootstrap interval in one cell
+        mcc, low, high = row["mcc"], row["mcc_ci_low"], row["mcc_ci_high"]
+        assert low is not None or mcc is None
+        assert grid[(row["split"], scorer)] == ("n/a" if mcc is None else
+                                                f"{fmt(mcc)} [{fmt(low)}, {fmt(high)}]")
     # under the MCCs: the unseen words' and tied pairs' fractions per split and scoring function
     header, *details = sections["cola_thresholds"]["tables"][1]
     assert header == ["split", "scoring_function", "unseen", "tied"]

@@ -229,18 +229,22 @@ def test_cola_and_german_headlines_cut_their_tables_as_captioned():
 
     thresholds = pl.DataFrame({"split": ["dev", "dev", "test"], "model": ["gpt2"] * 3,
                                "method": ["sum"] * 3, "normalisation": ["raw", "slor", "raw"],
-                               "mcc": [0.1, 0.2, 0.3]})
+                               "mcc": [0.1, 0.2, 0.3], "mcc_ci_low": [0.05, None, 0.2],
+                               "mcc_ci_high": [0.15, None, 0.4]})
     assert cola_headline(thresholds).rows(named=True) == [
-        {"split": "dev", "gpt2 · sum · raw": 0.1, "gpt2 · sum · slor": 0.2},
-        {"split": "test", "gpt2 · sum · raw": 0.3, "gpt2 · sum · slor": None}]
+        {"split": "dev", "gpt2 · sum · raw": "0.100 [0.050, 0.150]",
+         "gpt2 · sum · slor": "0.200"},
+        {"split": "test", "gpt2 · sum · raw": "0.300 [0.200, 0.400]", "gpt2 · sum · slor": None}]
     assert cola_headline(thresholds.clear()).columns == ["split"]
     auc = pl.DataFrame({"analysis": ["all", "template", "all"], "dataset": ["dc"] * 3,
                         "model": ["m2", "m1", "m1"], "method": ["sum"] * 3,
                         "n_templates": [4, 4, 4], "auc_mean": [0.7, 0.9, 0.6],
+                        "auc_mean_ci_low": [0.6, 0.8, None], "auc_mean_ci_high": [0.8, 1.0, None],
                         "auc_sd": [0.1, 0.0, 0.2], "tie_fraction": [0.0, 0.1, 0.9],
                         "unseen_fraction": [None, 0.3, 0.3]})
-    assert german_headline(auc).rows() == [("dc", "m1", "sum", 4, 0.6, 0.2, 0.3, 0.9),
-                                           ("dc", "m2", "sum", 4, 0.7, 0.1, None, 0.0)]
+    assert german_headline(auc).rows() == [("dc", "m1", "sum", 4, "0.600", 0.2, 0.3, 0.9),
+                                           ("dc", "m2", "sum", 4, "0.700 [0.600, 0.800]", 0.1,
+                                            None, 0.0)]
 
 
 def test_a_cell_is_na_when_missing_and_large_numbers_keep_three_digits():

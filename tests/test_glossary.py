@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCANNED = ("workflow", "rules", "Snakefile", "docs", "report", "config")
+SCANNED = ("workflow", "rules", "Snakefile", "docs", "report", "config", "README.md")
 SUFFIXES = {".py", ".smk", ".md", ".rst", ".yaml", ".yml", ".json", ".tsv", ""}
 
 GLOSSARY = "docs/glossary.md"  # it names the retired synonyms
@@ -19,7 +19,7 @@ AGGREGATE = ("workflow/spudflow/aggregate/", "workflow/spudflow/core/table_artif
 
 CODE = ("workflow/spudflow/", "rules/", "Snakefile")
 # Where `kind` is a model's architecture (config `models.NAME.kind`, `controls.NAME.kind`,
-# `spudflow score --kind`, `spudflow train-control --kind`, the score cache's key).
+# `spudflow score --kind`, `spudflow control-train --kind`, the score cache's key).
 MODEL_KIND_CODE = ("workflow/spudflow/scoring/", "workflow/spudflow/controls/",
                    "workflow/spudflow/rehearse/cli.py", "workflow/spudflow/rehearse/overlay.py",
                    "workflow/spudflow/rehearse/families.py",
@@ -84,6 +84,30 @@ RETIRED = [
     # written with the old one still read (core/training_share.py split_part).
     ("a colon before a split's part", r"""(?:[\w/]|["']):(?:train|heldout)\b""", None, ()),
     ("aggregate_datasets for items_datasets", r"\baggregate_datasets\b", None, ()),
+    # NONCE_METHODS (nonce/context.py) and SCORING_METHODS (core/scoring_methods.py): two lists
+    # of two ideas, never one bare name for either.
+    ("a bare METHODS for nonce or scoring methods", r"\bMETHODS\b", None, ()),
+    # An artifact is a file between stages and its one definition; core/contract.py checks it.
+    ("contract for an artifact", r"(?i)(?<![./`])\bcontracts?\b(?!\.\w)", None, ()),
+    ("schema for an artifact",
+     r"(?i)\bschema v\d|\bschema tables?\b|\btable schemas\b|\bitems schema\b"
+     r"|\bstage's (?:ITEMS )?schema\b|\bshared schema\b|\bschema version\b|\bschemas in docs",
+     None, ()),
+    # A language's additions to the nonce algorithm are its hooks; a rule is a Snakemake rule.
+    ("rules for a language's nonce hooks",
+     r"\b(?:Language|Arabic|German|English|French|Japanese|Russian)Rules\b|\bget_rules\b"
+     r"|\bRULE_FREE_METHODS\b|(?i:\blanguage(?:'s)?\s+(?:nonce\s+)?rules\b)", None, ()),
+    ("rules in the nonce code for a language's hooks", r"\bRULES\b|\brules\b",
+     ("workflow/spudflow/nonce/",), ("workflow/spudflow/nonce/plan.py",)),
+    # core/renamed.py keeps the old command running, after a deprecation line.
+    ("train-control for control-train", r"\btrain[-_]control\b", None,
+     ("workflow/spudflow/core/renamed.py", "docs/controls.md")),
+    # The stage is `items`, like its artifact; `spudflow pairs` still runs (items/cli.py), and the
+    # vendored Japanese lexicon's note keeps its bytes.
+    ("pairs for the items stage",
+     r"spudflow[./]pairs\b|rules/pairs\.smk|docs/pairs\.md|\bPairsPlan\b|\bpairs_plan\b"
+     r"|\bpairs stage\b|spudflow pairs (?:spud|german-case|japanese-transitivity|count-verbs|cola"
+     r"|blimp)\b", None, ("config/lexicons/japanese_verb_pairs.tsv",)),
 ]
 
 
@@ -128,10 +152,14 @@ OLD_SPELLINGS = [
     ("original for orig", "workflow/spudflow/core/artifacts.py", 'SPUD_ORIGINAL = "original"'),
     ("a figure's other names", "rules/aggregate.smk",
      "use rule figure_probe_layers as figure_german_roc"),
-    ("kind for a dataset family", "workflow/spudflow/pairs/plan.py",
+    ("pairs for the items stage", "rules/items.smk",
+     "        unpack(pairs_plan.spud_items_input),"),
+    ("pairs for the items stage", "docs/items.md",
+     "spudflow pairs blimp FILE.jsonl|DIR … [--sample N --seed S] [--dataset NAME] --out …"),
+    ("kind for a dataset family", "workflow/spudflow/items/plan.py",
      "from spudflow.core.dataset_kinds import DATASET_KINDS"),
     ("kind for a dataset family", "docs/aggregate.md",
-     "- **Items** `results/items/{dataset}.parquet` (`items.KIND`, docs/pairs.md): `dataset`,"),
+     "- **Items** `results/items/{dataset}.parquet` (`items.KIND`, docs/items.md): `dataset`,"),
     ("kind for a token type", "workflow/spudflow/ingest/stats.py",
      '    words = tokens.filter(pl.col("kind") == "word")'),
     ("kind for a token type", "docs/ingest.md",
@@ -143,7 +171,7 @@ OLD_SPELLINGS = [
     ("kind in code for anything but a model's architecture",
      "workflow/spudflow/core/config_readme.py", '    kind = node.get("type", "")'),
     ("kind in code for anything but a model's architecture",
-     "workflow/spudflow/pairs/japanese_transitivity.py",
+     "workflow/spudflow/items/japanese_transitivity.py",
      '    for kind, text in context.parts(clause):'),
     ("share for a proportion", "workflow/spudflow/core/table_artifacts.py",
      '    col("share_mean", F64, "share of the scored words with this direction", True),'),
@@ -189,6 +217,34 @@ OLD_SPELLINGS = [
      "(`test:heldout`: the sentences the SPUD items keep). `dev: null` selects on a seeded"),
     ("aggregate_datasets for items_datasets", "workflow/spudflow/aggregate/plan.py",
      "def aggregate_datasets(family):"),
+    ("a bare METHODS for nonce or scoring methods", "workflow/spudflow/nonce/context.py",
+     'METHODS = ("spud", "pos", "posfree")'),
+    ("a bare METHODS for nonce or scoring methods", "workflow/spudflow/core/scoring_methods.py",
+     "BY_NAME = {m.name: m for m in METHODS}"),
+    ("train-control for control-train", "rules/controls.smk", "rule train_control:"),
+    ("contract for an artifact", "workflow/spudflow/core/outputs_registry.py",
+     "    def contract(self) -> str:"),
+    ("contract for an artifact", "README.md",
+     "- **Contracts**: every file one stage hands to another (and every result table) is"),
+    ("schema for an artifact", "docs/scoring.md",
+     "*ngram_model* (schema v1, written by `spudflow ngram-train`). `results/ngram/{name}.parquet`"
+     ":"),
+    ("schema for an artifact", "workflow/spudflow/core/artifact_docs.py",
+     '"""The schema tables of docs/*.md, rendered from the artifact definitions.'),
+    ("schema for an artifact", "rules/pairs.smk",
+     "# Items datasets (docs/pairs.md): minimal pairs and template sentences in one items schema,"),
+    ("rules for a language's nonce hooks", "workflow/spudflow/nonce/languages/en.py",
+     "class EnglishRules(LanguageRules):"),
+    ("rules for a language's nonce hooks", "docs/nonce.md",
+     "6. **Language rules** fix the function words of the sentence (a/an, elision, …); not in"),
+    ("rules for a language's nonce hooks", "docs/architecture.md",
+     "| `spudflow.nonce.languages` | one module per language's nonce rules (`de.py`, `fr.py`, …)"),
+    ("rules for a language's nonce hooks", "config/schema.yaml",
+     "        description: options of the language rules"),
+    ("rules in the nonce code for a language's hooks", "workflow/spudflow/nonce/make.py",
+     "    rules = get_rules(settings.lang, settings.options)  # options are checked either way"),
+    ("train-control for control-train", "docs/running.md",
+     "  `--conllu`, `ngram-train`'s model, `train-control`'s folder; else its output file"),
 ]
 
 
@@ -197,7 +253,7 @@ OLD_SPELLINGS = [
 def test_patterns_catch_the_old_spellings(tmp_path, synonym, rel, line):
     """Each pattern finds the spellings it retires (lines of the code before the renames)."""
     path = tmp_path / rel
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(line + "\n", encoding="utf-8")
     entry = next(r for r in RETIRED if r[0] == synonym)
     assert hits(tmp_path, *entry[1:]) == [f"{rel}:1: {line.strip()}"]
@@ -210,7 +266,7 @@ def test_patterns_catch_the_old_spellings(tmp_path, synonym, rel, line):
     ("docs/scoring.md", "| kind | method | per-token log probability (natural log) |"),
     ("config/config.yaml", "    kind: causal"),
     ("config/config.yaml", "  en_pud/test: {share: 0.5, seed: 0}"),
-    ("workflow/spudflow/pairs/plan.py",
+    ("workflow/spudflow/items/plan.py",
      "    return f\"--leave-out-share {share['share']} --share-seed {share['seed']}\""),
     ("workflow/spudflow/core/overlap.py",
      '    """Sentences of `treebank/split`: all of them, its training share or the rest'),
@@ -222,12 +278,27 @@ def test_patterns_catch_the_old_spellings(tmp_path, synonym, rel, line):
     ("config/schema.yaml", '              pattern: "^[A-Za-z0-9_-]+([@:](train|heldout))?$"'),
     ("rules/aggregate.smk", "            out_dir=subpath(output[1], parent=True),"),
     ("docs/probe.md", "split (or share) and its nonce versions: `spud/seed1`, `pos/seed1`"),
+    ("docs/running.md", "(`spudflow.core.output_paths`). `spudflow.core.input_files` opens files"
+     " and `spudflow.core.contract` checks every"),
+    ("workflow/spudflow/core/artifacts.py",
+     "    Its name `items.FAMILY` also satisfies a reader of plain `items`"
+     " (contract.check_schema)."),
+    ("README.md", "single keys of the default. `config/README.md` lists every key (generated"
+     " from the schema). A path"),
+    ("workflow/spudflow/scoring/run.py",
+     "    # Schema metadata of the final tables (a `--shard` job's mark, shards.py); None: none."),
+    ("docs/nonce.md", "contraction's own SpaceAfter=No goes with its line, as in the reference"),
+    ("workflow/spudflow/nonce/plan.py",
+     '"""Input functions and config lookups of the nonce stage\'s rules (rules/nonce.smk), and'),
+    ("workflow/spudflow/nonce/stats.py",
+     "        # function words whose form a language rule changed (a -> an, le -> l'); not the"),
+    ("docs/nonce.md", "6. **Language hooks** fix the function words of the sentence (a/an, …)"),
 ])
 def test_patterns_leave_the_one_meaning(tmp_path, rel, line):
     """A model's kind and a training share are what the two words keep, and the one spellings
     of the other ideas: no pattern flags them."""
     path = tmp_path / rel
-    path.parent.mkdir(parents=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(line + "\n", encoding="utf-8")
     assert [r[0] for r in RETIRED if hits(tmp_path, *r[1:])] == []
 

@@ -15,7 +15,7 @@ from scipy.special import expit
 from spudflow.aggregate.glmnet import cv_glmnet, fold_ids
 from spudflow.aggregate.japanese_regression import FORMULA, design_matrix, factor_values
 from spudflow.core.errors import InputError
-from spudflow.pairs.japanese_transitivity import RELATIVE_CLAUSES, enumerate_contexts
+from spudflow.items.japanese_transitivity import RELATIVE_CLAUSES, enumerate_contexts
 
 VERB_PAIRS = ("開ける/開く", "閉める/閉まる", "始める/始まる", "上げる/上がる")
 # Their numbers in a lexicon (the items' pair_number), which the regression names them by.

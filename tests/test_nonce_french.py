@@ -253,3 +253,46 @@ def test_a_final_le_does_not_crash(tmp_path):
 ])
 def test_vowel_sound(word, vowel):
     assert starts_with_vowel_sound(word) is vowel
+
+
+def test_ne_is_an_adverb_like_any_other_without_protect_ne(tmp_path):
+    """The reference's FrenchReplacer replaces `ne` and draws it as a candidate (its French ADV
+    ratio counts it): with protect_ne=false `ne` and `pas` swap places for some seed."""
+    def negated(verb: str, lemma: str) -> str:
+        return f"""
+1 Il il PRON Number=Sing|Person=3|PronType=Prs 3 nsubj
+2 ne ne ADV Polarity=Neg 3 advmod
+3 {verb} {lemma} VERB {VERB_3SG} 0 root
+4 pas pas ADV Polarity=Neg 3 advmod SpaceAfter=No
+5 . . PUNCT _ 3 punct
+"""
+    directory = ingest(tmp_path, conllu(negated("mange", "manger"), negated("voit", "voir")))
+    swapped = False
+    for seed in range(1, 6):
+        out = tmp_path / f"free{seed}"
+        tokens, _ = nonce(directory, "fr", "--option", "protect_ne=false", seed=seed, out=out)
+        swapped |= tokens.filter((pl.col("orig_form") == "ne") & pl.col("replaced")).height > 0
+        stats = pl.read_parquet(out / "replacement_stats.parquet")
+        assert stats.filter(pl.col("upos") == "ADV").get_column("protected").item() == 0
+    assert swapped
+
+
+def test_de_l_takes_a_consonant_noun_when_the_text_is_written_in_words(tmp_path):
+    """Under --multiword-tokens split (the reference's text) `de l'arbre` may become `de le
+    chien`, as the reference writes `du` (de le); with kept tokens that candidate is refused."""
+    de_l = f"""
+1 Il il PRON Number=Sing|Person=3|PronType=Prs 2 nsubj
+2 parle parler VERB {VERB_3SG} 0 root
+3 de de ADP _ 5 case
+4 l' le DET Definite=Def|Number=Sing|PronType=Art 5 det SpaceAfter=No
+5 arbre arbre NOUN {MASC} 2 obl SpaceAfter=No
+6 . . PUNCT _ 2 punct
+"""
+    other = de_l.replace("5 arbre arbre", "5 chien chien").replace(
+        "l' le DET Definite=Def|Number=Sing|PronType=Art 5 det SpaceAfter=No",
+        f"le le DET Definite=Def|{MASC}|PronType=Art 5 det")
+    directory = ingest(tmp_path, conllu(de_l, other))
+    _, split = nonce(directory, "fr", "--multiword-tokens", "split", out=tmp_path / "split")
+    assert texts(split)[0] == "Il parle de le chien."
+    _, kept = nonce(directory, "fr", out=tmp_path / "keep")
+    assert texts(kept)[0] == "Il parle de l'arbre."

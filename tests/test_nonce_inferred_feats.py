@@ -11,7 +11,7 @@ import pytest
 from nonce_helpers import conllu, ingest, nonce
 
 from spudflow.core.feats import feature
-from spudflow.nonce.languages import get_rules
+from spudflow.nonce.languages import get_hooks
 from spudflow.nonce.languages.de import infer_case
 from spudflow.nonce.languages.fr import infer_number
 from spudflow.nonce.languages.inferred_feats import with_feature
@@ -174,12 +174,12 @@ def test_the_lexicon_and_the_slots_see_the_filled_features_and_posfree_does_not(
     directory = ingest(tmp_path, conllu(*(s.format(verb=VERB_3SG) for s in GENITIVE)))
     tokens = pl.read_parquet(directory / "tokens.parquet").sort("sent_index", "token_index")
     mode = detect_mode(tokens, ["NOUN"])
-    morph = word_frame(tokens, get_rules("de"), mode).filter(pl.col("upos") == "NOUN")
+    morph = word_frame(tokens, get_hooks("de"), mode).filter(pl.col("upos") == "NOUN")
     assert morph.get_column("morph").to_list() == [
         "Case=Nom|Gender=Masc|Number=Sing", "Case=Gen|Gender=Masc|Number=Sing",
         "Case=Nom|Gender=Masc|Number=Sing", "Case=Gen|Gender=Masc|Number=Sing",
         "Case=Nom|Gender=Masc|Number=Sing"]
-    off = word_frame(tokens, get_rules("de", {"infer_case": "false"}), mode)
+    off = word_frame(tokens, get_hooks("de", {"infer_case": "false"}), mode)
     assert off.filter(pl.col("upos") == "NOUN").get_column("morph").to_list()[1] == MASC_SG
     # posfree applies no language rule: Mannes keeps its Case-less FEATS, and Baum's Case-less
     # nominative form is what it gets (the only other noun of a Masc Sg form without Case).

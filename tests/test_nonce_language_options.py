@@ -8,7 +8,7 @@ import pytest
 import yaml
 from workflow_helpers import REPO, default_config
 
-from spudflow.nonce.languages import RULES
+from spudflow.nonce.languages import HOOKS
 
 
 def _schema_languages() -> dict:
@@ -17,20 +17,20 @@ def _schema_languages() -> dict:
 
 
 def test_the_schema_has_a_section_for_each_language_with_options_and_no_other():
-    assert set(_schema_languages()) == {code for code, rules in RULES.items() if rules.OPTIONS}
+    assert set(_schema_languages()) == {code for code, hooks in HOOKS.items() if hooks.OPTIONS}
 
 
-@pytest.mark.parametrize("code", sorted(c for c, rules in RULES.items() if rules.OPTIONS))
+@pytest.mark.parametrize("code", sorted(c for c, hooks in HOOKS.items() if hooks.OPTIONS))
 def test_the_schema_defaults_are_the_class_defaults(code):
     section = _schema_languages()[code]
     assert section["additionalProperties"] is False
     assert section["default"] == {}
     defaults = {name: option["default"] for name, option in section["properties"].items()}
-    assert defaults == RULES[code].OPTIONS
+    assert defaults == HOOKS[code].OPTIONS
     assert {option["type"] for option in section["properties"].values()} == {"boolean"}
 
 
 def test_the_default_config_writes_the_class_defaults():
     written = default_config()["nonce"].get("languages", {})
     for code, options in written.items():
-        assert options == RULES[code].OPTIONS, code
+        assert options == HOOKS[code].OPTIONS, code

@@ -1,5 +1,5 @@
 """German adjective endings and zum, Arabic diacritics and li- + al-, Russian strict case and
-prepositions, and the registry of language rules."""
+prepositions, and the registry of language hooks."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from nonce_helpers import conllu, ingest, nonce, run_texts, texts
 
 from spudflow.core.errors import InputError
-from spudflow.nonce.languages import get_rules
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages import get_hooks
+from spudflow.nonce.languages.base import LanguageHooks
 
 DE_NOM = "Case=Nom|Degree=Pos|Gender=Masc|Number=Sing"
 
@@ -200,15 +200,16 @@ def test_russian_prepositions_fit_the_next_word(tmp_path, first, second):
 
 
 def test_registry_and_options():
-    assert type(get_rules("xx")) is LanguageRules
-    assert get_rules("ar").options == {"strip_diacritics": True, "lemma_forms": True}
-    assert get_rules("de").options == {"strict_endings": False, "infer_case": True}
-    assert get_rules("fr").options == {"ordered_context": True, "infer_number": True}
-    assert get_rules("ru", {"strict_case": "true"}).options == {"strict_case": True}
+    assert type(get_hooks("xx")) is LanguageHooks
+    assert get_hooks("ar").options == {"strip_diacritics": True, "lemma_forms": True}
+    assert get_hooks("de").options == {"strict_endings": False, "infer_case": True}
+    assert get_hooks("fr").options == {"ordered_context": True, "infer_number": True,
+                                       "protect_ne": True}
+    assert get_hooks("ru", {"strict_case": "true"}).options == {"strict_case": True}
     with pytest.raises(InputError, match="no option 'strict_case'"):
-        get_rules("en", {"strict_case": "true"})
+        get_hooks("en", {"strict_case": "true"})
     with pytest.raises(InputError, match="expected true or false"):
-        get_rules("ar", {"strip_diacritics": "maybe"})
+        get_hooks("ar", {"strip_diacritics": "maybe"})
 
 
 def test_japanese_verbs_keep_the_form_their_auxiliary_needs(tmp_path):

@@ -143,7 +143,7 @@ def test_rescoring_after_the_edit_computes_only_the_changed_items(treebanks, tmp
             nonce(treebanks[name], "en", method=method, out=out)
             versions += ["--nonce", str(out)]
         items[name] = tmp_path / f"{name}_items.parquet"
-        assert main(["pairs", "spud", "--orig", str(treebanks[name]), *versions, "--lang", "en",
+        assert main(["items", "spud", "--orig", str(treebanks[name]), *versions, "--lang", "en",
                      "--out", str(items[name]), "--dataset", "spud_local"]) == 0
         caplog.clear()
         with caplog.at_level(logging.INFO, logger="spudflow"):

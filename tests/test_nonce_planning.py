@@ -139,3 +139,30 @@ def test_ttr_all_splits_makes_every_split_of_a_treebank_for_the_ttr_table_alone(
     with pytest.raises(Exception, match="config key nonce.ttr_all_splits.seeds: 7 not in "
                                         "nonce.seeds"):
         plan(workdir)
+
+
+def test_split_settings_give_a_split_its_pool_and_upos(tmp_path):
+    """nonce.splits, as the reference (generate_data_multiprocess.py): dev's candidates from dev
+    and test together, dev without ADV; a pool split a treebank lacks stops planning."""
+    workdir = with_dev_file(copy_workflow(tmp_path / "work"))
+
+    def reference_splits(config):
+        _add_unread_split(config)
+        config["nonce"]["ttr_all_splits"] = {"methods": ["spud"], "seeds": [1]}
+        config["nonce"]["splits"] = {"dev": {"upos": ["NOUN", "PROPN", "VERB", "ADJ"],
+                                             "pool": ["test"]}}
+
+    update_config(workdir, reference_splits)
+    planned = plan(workdir, forceall=True)
+    dev = job("nonce", treebank="tiny_de", split="dev", method="spud", seed="1")
+    test = job("nonce", treebank="tiny_de", split="test", method="spud", seed="1")
+    assert "results/ingest/tiny_de/test/tokens.parquet" in planned.inputs[dev]
+    assert "--pool results/ingest/tiny_de/test" in planned.shell[dev]
+    assert "--upos NOUN,PROPN,VERB,ADJ " in planned.shell[dev]
+    assert "--upos NOUN,PROPN,ADJ,ADV,VERB " in planned.shell[test]
+    assert "--pool" not in planned.shell[test]
+    # test's candidates from dev too: tiny_en has a test split but no dev split
+    update_config(workdir, lambda c: c["nonce"]["splits"].update(test={"pool": ["dev"]}))
+    with pytest.raises(Exception, match=r"config key nonce.splits.test.pool\[0\]: treebank "
+                                        "'tiny_en' has no split 'dev'"):
+        plan(workdir)

@@ -106,7 +106,7 @@ def test_the_split_text_is_what_the_spud_items_score(tmp_path):
     out = tmp_path / "nonce" / "spud" / "seed1"
     nonce(directory, "fr", "--multiword-tokens", "split", out=out)
     items = tmp_path / "items.parquet"
-    assert main(["pairs", "spud", "--orig", str(directory), "--nonce", str(out), "--lang", "fr",
+    assert main(["items", "spud", "--orig", str(directory), "--nonce", str(out), "--lang", "fr",
                  "--dataset", "spud_fr_test", "--min-words", "1", "--out", str(items)]) == 0
     rows = pl.read_parquet(items).sort("item_id")
     nonce_rows = rows.filter(pl.col("method") == "spud")
@@ -164,13 +164,13 @@ def test_candidate_weights_count_distinct_forms_as_the_reference(tmp_path):
     once in 5 each. `uniform`: each lemma once, 1 in 3."""
     from spudflow.nonce.candidates import UNIFORM, unit_weights
     from spudflow.nonce.context import with_context
-    from spudflow.nonce.languages import get_rules
+    from spudflow.nonce.languages import get_hooks
     from spudflow.nonce.words import WordMode, word_frame
 
     directory = ingest(tmp_path, conllu(*WEIGHTED))
-    rules = get_rules("en", {})
-    words = with_context(word_frame(pl.read_parquet(directory / "tokens.parquet"), rules,
-                                    WordMode(unit="lemma", morph="feats")), "spud", rules)
+    hooks = get_hooks("en", {})
+    words = with_context(word_frame(pl.read_parquet(directory / "tokens.parquet"), hooks,
+                                    WordMode(unit="lemma", morph="feats")), "spud", hooks)
     verbs = words.filter(pl.col("upos") == "VERB")
     weights = dict(unit_weights([verbs]).select("unit", "weight").iter_rows())
     assert weights == {"see": 3, "eat": 1, "hold": 1, "like": 1}

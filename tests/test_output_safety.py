@@ -130,7 +130,7 @@ CONFLICTS = {
     "ngram-train": (["ngram-train", "missing.txt", "--lang", "en", "--out", "stats.parquet"],
                     "stats.parquet", "holds a Parquet file of treebank_stats; spudflow writes "
                     "a Parquet file of ngram_model here"),
-    "train-control": (["train-control", "--kind", "masked", "--text", "missing.txt", "--out",
+    "control-train": (["control-train", "--kind", "masked", "--text", "missing.txt", "--out",
                        "keep"], "keep", "a folder that is not a control model spudflow wrote"),
 }
 
@@ -211,7 +211,7 @@ def _write_run(final: Path) -> None:
 
 
 def test_a_folder_output_replaces_only_a_previous_one_of_its_kind(tmp_path):
-    """`probe train`'s seed folders (likewise `probe features`, `train-control`): a previous
+    """`probe train`'s seed folders (likewise `probe features`, `control-train`): a previous
     run (recognised by its metrics), an empty folder or nothing is replaced; a user's folder, a
     file, or a folder of another kind is bad input and stays."""
     run = _probe_run(tmp_path / "old" / "seed1")
@@ -251,7 +251,7 @@ def test_a_folder_output_replaces_only_a_previous_one_of_its_kind(tmp_path):
 
 
 @pytest.mark.parametrize("command", [
-    ["pairs", "count-verbs", "corpus.txt", "--lexicon", "lex.tsv", "--out", "lex.tsv"],
+    ["items", "count-verbs", "corpus.txt", "--lexicon", "lex.tsv", "--out", "lex.tsv"],
     ["training-share", "ing", "--fraction", "0.5", "--out", "ing"],
     ["nonce", "ing", "--lang", "en", "--method", "spud", "--seed", "1", "--out", "ing"],
     ["nonce", "ing", "--lang", "en", "--method", "spud", "--seed", "1", "--out", "n",

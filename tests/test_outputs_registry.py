@@ -105,7 +105,7 @@ def test_figure_commands_are_the_registry_figures():
     for figure in FIGURE_OUTPUTS.values():
         assert callable(getattr(figures, figure.function)), figure.function
         parsed = subparsers.choices[figure.command].parse_args(["t.parquet", "--out", "x"])
-        assert parsed.contract == figure.table
+        assert parsed.artifact == figure.table
 
 
 def test_front_page_reads_the_registry():

@@ -153,7 +153,7 @@ def test_spud_items_leave_out_the_training_share_the_share_command_writes(tmp_pa
     assert run_cli("training-share", ingested, "--fraction", "0.5", "--seed", "0",
                    "--out", share)[0] == 0
     items = tmp_path / "items.parquet"
-    assert run_cli("pairs", "spud", "--orig", ingested, "--lang", "en", "--min-words", "1",
+    assert run_cli("items", "spud", "--orig", ingested, "--lang", "en", "--min-words", "1",
                    "--leave-out-share", "0.5", "--share-seed", "0", "--out", items)[0] == 0
     trained = set(pl.read_parquet(share / "sentences.parquet").get_column("sent_id"))
     scored = set(pl.read_parquet(items).get_column("sent_id"))
@@ -178,3 +178,17 @@ def test_the_default_config_names_only_existing_training_sources():
     for model in config["models"]:
         for source in model_training(config, model) or []:
             assert source.path is not None and (REPO / source.path).is_file(), source
+
+
+def test_a_training_text_entry_is_a_split_a_share_or_a_file():
+    from spudflow.core.training_share import text_entry
+
+    treebanks = {"en_ewt": {"splits": {"train": "x.conllu"}}, "empty": None}
+    assert text_entry(treebanks, "en_ewt/train") == ("split", "en_ewt/train")
+    assert text_entry(treebanks, "en_ewt/train@train") == ("share", "en_ewt/train")
+    assert text_entry(treebanks, "en_ewt/train:train") == ("share", "en_ewt/train")
+    # a held-out part, an unconfigured split or treebank, a path: a text file
+    assert text_entry(treebanks, "en_ewt/train@heldout") == ("file", "en_ewt/train@heldout")
+    assert text_entry(treebanks, "en_ewt/dev") == ("file", "en_ewt/dev")
+    assert text_entry(treebanks, "empty/test") == ("file", "empty/test")
+    assert text_entry(treebanks, "data/corpus.txt") == ("file", "data/corpus.txt")

@@ -97,7 +97,12 @@ def test_a_family_table_reads_its_options_from_the_aggregate_section():
     plan = AggregatePlan(small_config(aggregate=aggregate, pairs={}), CODE)
     tables = plan.family_tables()
     assert tables["spud"]["options"] == (
-        "--extremes 5 --outlier-threshold 1.0 --outliers-above 1.1 --outliers-below 1.2")
-    assert tables["cola"]["options"] == "--folds 10 --seed 0 --criterion mcc"
+        "--extremes 5 --outlier-threshold 1.0 --outliers-above 1.1 --outliers-below 1.2 "
+        "--interval-level 0.9 --resamples 200 --interval-seed 3")
+    assert tables["cola"]["options"] == (
+        "--folds 10 --seed 0 --criterion mcc "
+        "--interval-level 0.9 --resamples 200 --interval-seed 3")
+    assert tables["german_case"]["options"] == (
+        "--animacy any --interval-level 0.9 --resamples 200 --interval-seed 3")
     assert tables["blimp"]["options"] == (
         "--interval-level 0.9 --resamples 200 --interval-seed 3")

@@ -16,7 +16,7 @@ from spudflow.core.errors import EXIT_BAD_INPUT
 
 LAYERS = ["--dist-layer", "1", "--label-layer", "2"]
 RUN_FILES = ["history.parquet", "metrics.parquet", "predictions/orig.conllu",
-             "predictions/spud/seed1.conllu", "probe.safetensors"]
+             "predictions/spud/seed1.conllu", "probe.safetensors", "sentence_counts.parquet"]
 
 
 @pytest.fixture(scope="module")
@@ -155,3 +155,36 @@ def test_an_eval_set_that_is_the_training_set_is_bad_input(root, tmp_path, capsy
         EXIT_BAD_INPUT
     assert "every sentence of it is a sentence of the training set" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.slow
+def test_a_run_writes_counts_per_sentence_that_give_its_metrics(root, tmp_path):
+    """sentence_counts.parquet, checked when written and read: per eval set, its sentences'
+    counts sum to the metrics row, and orig and nonce sets hold the same sentences; the table
+    reads it and gives intervals around the run's figures."""
+    import polars as pl
+
+    from spudflow.core.artifacts import PROBE_METRICS, PROBE_SENTENCES
+    from spudflow.core.contract import read_artifact
+
+    assert _train(root, [1], tmp_path / "run") == 0
+    run = tmp_path / "run" / "seed1"
+    counts = read_artifact(run / "sentence_counts.parquet", PROBE_SENTENCES)
+    metrics = read_artifact(run / "metrics.parquet", PROBE_METRICS)
+    assert sorted(counts["eval_set"].unique()) == sorted(metrics["eval_set"]) == [
+        "orig", "spud/seed1"]
+    for row in metrics.iter_rows(named=True):
+        own = counts.filter(pl.col("eval_set") == row["eval_set"])
+        assert own.height == row["n_sentences"] > 0
+        assert own["n_words"].sum() == row["n_words"]
+        for metric in ("uas", "las", "relacc"):
+            assert own[f"n_{metric}"].sum() / row["n_words"] == pytest.approx(row[metric],
+                                                                              abs=1e-12)
+        assert own["root_right"].mean() == pytest.approx(row["root_acc"], abs=1e-12)
+    by_set = {e: sorted(g["sent_index"]) for (e,), g in counts.group_by("eval_set")}
+    assert by_set["orig"] == by_set["spud/seed1"]
+    assert main(["table-probe", str(run / "metrics.parquet"), "--resamples", "200",
+                 "--out-dir", str(tmp_path / "tables")]) == 0
+    row = pl.read_parquet(tmp_path / "tables" / "probe_languages.parquet").row(0, named=True)
+    assert row["orig_las_mean_ci_low"] <= row["orig_las_mean"] <= row["orig_las_mean_ci_high"]
+    assert row["delta_uas_mean_ci_low"] <= row["delta_uas_mean"] <= row["delta_uas_mean_ci_high"]

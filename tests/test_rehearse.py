@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -495,7 +497,7 @@ def test_the_german_presets_sentence_urls_are_answered_by_stand_ins_in_the_paper
     assert [len(Path(f).read_text(encoding="utf-8").splitlines()) for f in files] == [
         50 * 36, 50 * 108]
     out = tmp_path / "items.parquet"
-    assert main(["pairs", "german-case", "--sentences", *files, "--sample", "2",
+    assert main(["items", "german-case", "--sentences", *files, "--sample", "2",
                  "--out", str(out)]) == 0
     assert pl.read_parquet(out).height == 2 * 144
     # a second rehearsal rewrites nothing
@@ -595,3 +597,24 @@ def test_a_stand_in_is_built_again_when_the_code_that_builds_it_changes(tmp_path
     monkeypatch.setattr(rehearse_cli, "builder_version", lambda: "other code")
     rehearse_cli.build_hub(config, tmp_path, {})
     assert built == ["gpt2", "gpt2"]
+
+
+@pytest.mark.parametrize("name", ["bert-multilingual", "roberta"])
+def test_a_stand_in_tokenizer_is_the_same_in_every_process(name):
+    """The same text gives the same vocabulary in two fresh processes (tokenizers' WordPiece
+    trainer gave a different one in every process: hash-map ties), so a second rehearsal
+    finds the same snapshot commit and reruns no scoring job."""
+    script = (
+        "import hashlib, sys\n"
+        "from spudflow.rehearse.families import FAMILIES\n"
+        "from spudflow.rehearse.standins import language_text\n"
+        "from spudflow.rehearse.tiny_models import build_tokenizer\n"
+        "from pathlib import Path\n"
+        "repo = Path(sys.argv[2])\n"
+        "texts = language_text(repo, 'en')[:400] + language_text(repo, 'de')[:400]\n"
+        "vocab = build_tokenizer(FAMILIES[sys.argv[1]], texts).get_vocab()\n"
+        "print(hashlib.sha256(repr(sorted(vocab.items())).encode()).hexdigest())\n"
+    )
+    runs = {subprocess.run([sys.executable, "-c", script, name, str(REPO)], check=True,
+                           capture_output=True, text=True).stdout for _ in range(3)}
+    assert len(runs) == 1

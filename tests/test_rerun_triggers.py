@@ -36,6 +36,7 @@ OTHER_VALUES = {
     "treebanks.tiny_en.splits.test": "resources/tiny/tiny_en_copy.conllu",
     "treebanks.tiny_de.splits.test": "resources/tiny/tiny_de_copy.conllu",
     "nonce.pools": {"tiny_en": ["tiny_de/test"]},
+    "nonce.splits": {"test": {"upos": ["NOUN", "VERB"]}},
     "nonce.lexicons": {"en": ["resources/tiny/en_lexicon.tsv"]},
     "nonce.ttr_tokenizer": "resources/tiny/tiny_bert",
     "nonce.ttr_all_splits": {"methods": ["spud"], "seeds": [1]},

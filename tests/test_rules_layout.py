@@ -17,7 +17,7 @@ from conftest import REPO
 
 RULES = REPO / "rules"
 PACKAGE = REPO / "workflow" / "spudflow"
-STAGES = ("ingest", "nonce", "pairs", "controls", "scoring", "probe", "aggregate")
+STAGES = ("ingest", "nonce", "items", "controls", "scoring", "probe", "aggregate")
 IMPORT = re.compile(r"^\s*(?:from|import)\s+(spudflow(?:\.\w+)*)", re.M)
 DEFINED = re.compile(r"^\s*def \w+\(", re.M)
 PLAN_OBJECT = re.compile(r"\b(\w+)_plan\.")

@@ -20,7 +20,7 @@ from spudflow.scoring.outputs import ITEM_SCORES_SCHEMA, TOKEN_SCORES_SCHEMA
 
 
 def write_items(path, items, dataset="tiny"):
-    # Through the items contract, as the pairs stage writes them (an open ITEMS file).
+    # Through the items contract, as the items stage writes them (an open ITEMS file).
     write_artifact(pl.DataFrame({
         "dataset": [dataset] * len(items),
         "item_id": [i.item_id for i in items],

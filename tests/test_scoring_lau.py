@@ -197,7 +197,7 @@ def test_lau_gives_a_symbol_training_never_made_the_smallest_unigram_probability
     assert math.exp(model.order1_logprob("kn", "walking")) == pytest.approx(1 / 3)
 
 
-def test_pairs_cola_whitespace_words(tmp_path):
+def test_items_cola_whitespace_words(tmp_path):
     tsv = tmp_path / "in_domain_dev.tsv"
     tsv.write_text("gj04\t1\t\tthe doll does n't wriggle , cannot it ?\n", encoding="utf-8")
     for words, expected in (("whitespace", ["the", "doll", "does", "n't", "wriggle", ",",
@@ -205,7 +205,7 @@ def test_pairs_cola_whitespace_words(tmp_path):
                             ("spacy", ["the", "doll", "does", "n't", "wriggle", ",", "can",
                                        "not", "it", "?"])):
         out = tmp_path / f"{words}.parquet"
-        assert main(["pairs", "cola", str(tsv), "--words", words, "--out", str(out)]) == 0
+        assert main(["items", "cola", str(tsv), "--words", words, "--out", str(out)]) == 0
         assert pl.read_parquet(out)["words"].to_list() == [expected]
 
 

@@ -18,7 +18,7 @@ from workflow_helpers import REPO, copy_workflow, update_config
 from spudflow.cli import build_parser
 from spudflow.core import scoring_methods
 from spudflow.core.errors import InputError
-from spudflow.core.scoring_methods import BY_NAME, KINDS, METHODS, REGION_SUFFIX, methods_of
+from spudflow.core.scoring_methods import BY_NAME, KINDS, REGION_SUFFIX, SCORING_METHODS, methods_of
 from spudflow.core.table_artifacts import TABLES
 from spudflow.scoring.methods import parse_methods, scoring_function
 
@@ -26,8 +26,8 @@ RENDERED = [REPO / "config" / "schema.yaml", REPO / "docs" / "scoring.md"]
 
 
 def test_names_are_unique_and_each_entry_names_a_kind_and_a_function():
-    assert len(BY_NAME) == len(METHODS)
-    for method in METHODS:
+    assert len(BY_NAME) == len(SCORING_METHODS)
+    for method in SCORING_METHODS:
         assert method.kind in KINDS, method.name
         assert not method.name.endswith(REGION_SUFFIX), method.name
         assert callable(scoring_function(method.name)), method.name
@@ -59,7 +59,7 @@ def test_the_rewrite_command_checks_then_rewrites_a_stale_block(tmp_path, capsys
     assert "| ngram | `kn` |" in page.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("command", ["score", "train-control"])
+@pytest.mark.parametrize("command", ["score", "control-train"])
 def test_the_help_names_every_method_of_the_kinds_it_takes(command):
     parser = build_parser()
     text = " ".join(parser._subparsers._group_actions[0].choices[command].description.split())

@@ -71,7 +71,7 @@ def test_default_config_trains_its_own_models_on_sentences_nothing_scores(defaul
     assert {dict(w)["dataset"] for rule, w in planned.jobs if rule == "items_spud"} == \
         {f"spud_{tb}_test" for tb in pud}
     # one n-gram per language: English on EWT dev, the others on their PUD training share
-    assert not [j for j in planned.jobs if j[0] == "train_control"]
+    assert not [j for j in planned.jobs if j[0] == "control_train"]
     ngrams = {dict(w)["ngram"]: {f for f in planned.inputs[(rule, w)] if f.endswith(".parquet")}
               for rule, w in planned.jobs if rule == "ngram_train"}
     assert ngrams == {"en_ewt_dev": {"results/ingest/en_ewt/dev/tokens.parquet"},

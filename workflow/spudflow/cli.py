@@ -15,11 +15,12 @@ from spudflow.core.output_paths import (
     check_outputs_apart_from_inputs,
     check_outputs_replaceable,
 )
+from spudflow.core.renamed import renamed_command
 
 # Each stage package has a `cli` module with `register(subparsers)`; handlers import heavy
 # libraries (torch, transformers, sklearn, scipy, matplotlib) lazily: every Snakemake job is a
 # fresh Python, and a command should load only what it runs (tests/test_cli_imports.py).
-STAGES = ("ingest", "nonce", "pairs", "controls", "scoring", "probe", "aggregate", "rehearse")
+STAGES = ("ingest", "nonce", "items", "controls", "scoring", "probe", "aggregate", "rehearse")
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     outputs = None
     try:
         # output arguments are checked while they are parsed (spudflow.core.output_paths)
-        args = parser.parse_args(argv)
+        args = parser.parse_args(renamed_command(sys.argv[1:] if argv is None else argv))
         options = vars(args)  # the checks below look at every option of any command
         outputs = NewOutputs(options)
         check_distinct_path_arguments(options.values())

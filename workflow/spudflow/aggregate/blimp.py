@@ -103,16 +103,21 @@ MEAN_INTERVAL = ["paradigm_mean_accuracy_ci_low", "paradigm_mean_accuracy_ci_hig
                  "paradigm_mean_interval"]
 
 
-def paradigm_mean_intervals(keys: list[str], pairs: pl.DataFrame,
-                            settings: Uncertainty) -> pl.DataFrame:
+def paradigm_mean_intervals(keys: list[str], pairs: pl.DataFrame, settings: Uncertainty,
+                            draws: dict | None = None) -> pl.DataFrame:
     """Per group of `keys`: the stratified bootstrap interval of the mean of its paradigms'
-    accuracies (the scored pairs' outcomes resampled within each paradigm)."""
+    accuracies (the scored pairs' outcomes resampled within each paradigm, each paradigm by
+    its own seeded generator; `draws` keeps a scoring function's paradigm resamples for the
+    next grouping)."""
+    draws = {} if draws is None else draws
     outcomes = pairs.filter(pl.col("scored")).group_by([*keys, "uid"]).agg(
         pl.col("correct")).sort([*keys, "uid"])
     rows = []
     for key, group in outcomes.group_by(keys, maintain_order=True):
+        function = tuple(dict(zip(keys, key, strict=True))[c] for c in DATASET_SCORING)
         low, high, method = stratified_mean_of_means(
-            [np.asarray(c, dtype=np.float64) for c in group["correct"].to_list()], settings)
+            [c.to_numpy().astype(np.float64) for c in group["correct"]], settings,
+            names=group["uid"].to_list(), draws=draws.setdefault(function, {}))
         rows.append((*key, low, high, method))
     schema = {**{k: pairs.schema[k] for k in keys},
               MEAN_INTERVAL[0]: pl.Float64, MEAN_INTERVAL[1]: pl.Float64,
@@ -126,13 +131,14 @@ def accuracy_tables(pairs: pl.DataFrame, settings: Uncertainty | None = None
     settings = settings or Uncertainty()
     paradigm = _accuracy([*DATASET_SCORING, *PARADIGM], pairs, settings.level)
     tables = [paradigm]
+    draws = {}  # each function's paradigm resamples, drawn for the fields, reused overall
     for keys in ([*DATASET_SCORING, "field"], DATASET_SCORING):
         # Paradigms with an accuracy: the mean's denominator.
         macro = paradigm.group_by(keys).agg(
             pl.col("accuracy").is_not_null().sum().cast(pl.Int64).alias("n_paradigms"),
             pl.col("accuracy").mean().alias("paradigm_mean_accuracy"))
         table = _accuracy(keys, pairs, settings.level).join(macro, on=keys, how="left").join(
-            paradigm_mean_intervals(keys, pairs, settings), on=keys, how="left")
+            paradigm_mean_intervals(keys, pairs, settings, draws), on=keys, how="left")
         tables.append(table.select(*keys, "n_paradigms", "n_pairs", "n_correct", "n_ties",
                                    "n_skipped", "accuracy", *ACCURACY_INTERVAL,
                                    "paradigm_mean_accuracy", *MEAN_INTERVAL).sort(keys))

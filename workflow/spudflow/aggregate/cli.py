@@ -49,6 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="spud_outliers lists pairs with r_PPL above this (default 500, Table 12)")
     p.add_argument("--outliers-below", type=_positive, default=0.5,
                    help="... and below this (default 0.5, Table 13)")
+    _uncertainty_options(p, bootstrap=True)
 
     p = _scored_table(subparsers, "table-german-case", run_german_case,
                       "German case violations: ROC AUC per template, violation type, animacy, "
@@ -64,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "german_case_auc, german_case_auc_violation, german_case_animacy, "
                       f"german_case_order, german_case_order_auc as {TABLE_FILES}, and "
                       "german_case_roc (ROC curve points; .parquet and .csv).")
+    _uncertainty_options(p, bootstrap=True)
     p.add_argument("--animacy", choices=("positions", "flags"), default="positions",
                    help="which NP is animate: positions, np1 and np2 (np3 inanimate), as the "
                    "reference defines its templates (default); flags, the templates' `animate` "
@@ -81,6 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--criterion", choices=("accuracy", "mcc"), default="mcc",
                    help="what the threshold maximises on the training folds (default mcc, "
                    "the paper's)")
+    _uncertainty_options(p, bootstrap=True)
 
     p = _scored_table(subparsers, "table-blimp", run_blimp, "BLiMP accuracy per paradigm and field",
                   "A pair is correct when log P(good) > log P(bad); ties count as wrong and are "
@@ -101,7 +104,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "japanese_regression_max, japanese_regression_min and "
                       f"japanese_length_correlation as {TABLE_FILES}, and "
                       "japanese_length_perplexity as Parquet and CSV.")
-    _uncertainty_options(p, bootstrap=False)
+    _uncertainty_options(p, bootstrap=True)
     _cv_options(p, minimum=3)  # cv.glmnet: "nfolds must be bigger than 3"
     p.add_argument("--lambda-choice", choices=("lambda.1se", "lambda.min"),
                    default="lambda.1se", help="the cross-validated penalty whose coefficients "
@@ -137,6 +140,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--layer-choice", nargs="+", type=Path, default=[],
                    help="`probe select-layers` files: their layers are marked in probe_layers")
     p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
+    _uncertainty_options(p, bootstrap=True)
     p.set_defaults(handler=run_probe)
 
     p = subparsers.add_parser(
@@ -168,7 +172,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p.add_argument("table", type=Path, help=f"{figure.table}.parquet")
         p.add_argument("--out", type=output_stem, required=True,
                        help="output path without extension")
-        p.set_defaults(handler=run_figure, figure=figure.function, contract=figure.contract,
+        p.set_defaults(handler=run_figure, figure=figure.function, artifact=figure.artifact,
                        figure_options=())
         if figure.function == "japanese_agreement_graph":
             p.add_argument("--threshold", type=_fraction, default=None,
@@ -312,11 +316,14 @@ def run_spud_scores(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
     from spudflow.aggregate.spud_scores import spud_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     write_tables(spud_tables(items, read_scores(args.scores), args.extremes,
-                             args.outlier_threshold, args.outliers_above, args.outliers_below),
+                             args.outlier_threshold, args.outliers_above, args.outliers_below,
+                             settings),
                  args.out_dir)
 
 
@@ -325,10 +332,12 @@ def run_german_case(args: argparse.Namespace) -> None:
     from spudflow.aggregate.german_case import german_case_tables
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_GERMAN_CASE, columns.GERMAN_CASE_ITEMS)
-    write_tables(german_case_tables(items, read_scores(args.scores), args.animacy),
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
+    write_tables(german_case_tables(items, read_scores(args.scores), args.animacy, settings),
                  args.out_dir)
 
 
@@ -337,10 +346,13 @@ def run_cola(args: argparse.Namespace) -> None:
     from spudflow.aggregate.cola import cola_tables
     from spudflow.aggregate.inputs import read_items, read_scores
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_COLA, columns.COLA_ITEMS)
-    tables = cola_tables(items, read_scores(args.scores), args.folds, args.seed, args.criterion)
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
+    tables = cola_tables(items, read_scores(args.scores), args.folds, args.seed, args.criterion,
+                         settings)
     write_tables(tables, args.out_dir)
 
 
@@ -362,6 +374,7 @@ def run_japanese(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_items, scores_by_model
     from spudflow.aggregate.japanese import japanese_tables
     from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
     from spudflow.core.errors import InputError
 
@@ -371,7 +384,8 @@ def run_japanese(args: argparse.Namespace) -> None:
     tables = japanese_tables(items, scores_by_model(args.scores), args.folds, args.seed,
                              args.lambda_choice, args.l1_ratio, args.top, args.max_iter,
                              args.n_lambda, args.decision, args.agreement_mode, args.jobs,
-                             args.interval_level)
+                             args.interval_level,
+                             Uncertainty(args.interval_level, args.resamples, args.interval_seed))
     write_tables(tables, args.out_dir)
 
 
@@ -379,9 +393,11 @@ def run_probe(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_layer_choices, read_probe_metrics
     from spudflow.aggregate.outputs import write_tables
     from spudflow.aggregate.probe import probe_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
 
+    settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     write_tables(probe_tables(read_probe_metrics(args.metrics),
-                              read_layer_choices(args.layer_choice)), args.out_dir)
+                              read_layer_choices(args.layer_choice), settings), args.out_dir)
 
 
 def run_probe_edges(args: argparse.Namespace) -> None:
@@ -415,6 +431,6 @@ def run_figure(args: argparse.Namespace) -> None:
     from spudflow.core.contract import read_artifact
     from spudflow.core.table_artifacts import TABLES
 
-    table = read_artifact(args.table, TABLES[args.contract])
+    table = read_artifact(args.table, TABLES[args.artifact])
     options = {name: getattr(args, name) for name in args.figure_options}
     getattr(figures, args.figure)(table, args.out, **options)

@@ -9,6 +9,11 @@ each set is cross-validated on its own, as every set the Lau et al. baselines ar
 they use no training data, section 7) and per source within each CoLA split (section 7, the
 per-source MCC of the development sets: cola_sources; the split's held-out predictions grouped by
 the source column).
+
+Intervals over the held-out sentences (uncertainty.py, config aggregate.uncertainty): Wilson's for
+the accuracy with lm-eval's stderr beside it, and a bootstrap of the MCC, each sentence's label and
+held-out prediction resampled together; the folds' thresholds stay as fitted (docs/aggregate.md,
+"Intervals", says why).
 """
 
 from __future__ import annotations
@@ -24,6 +29,13 @@ from spudflow.aggregate.coverage import tied_pairs, unseen_fraction
 from spudflow.aggregate.group_status import Skipped, computed, unscored_rows
 from spudflow.aggregate.inputs import scored_items, unusable_functions
 from spudflow.aggregate.outputs import Table
+from spudflow.aggregate.uncertainty import (
+    NO_INTERVAL,
+    Uncertainty,
+    accuracy_stderr,
+    counts_bootstrap_interval,
+    wilson,
+)
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
@@ -138,6 +150,31 @@ def threshold_mean(thresholds: list[float]) -> float | None:
     return float(np.mean(thresholds))
 
 
+def mcc_of_counts(counts: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Matthews correlation from the counts of sentences with (label, prediction) = (0, 0),
+    (0, 1), (1, 0), (1, 1) along `axis` (a bootstrap's statistic: resampling sentences resamples
+    these counts); 0 where a margin is empty, as sklearn."""
+    tn, fp, fn, tp = np.moveaxis(np.asarray(counts, dtype=np.float64), axis, 0)
+    denominator = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, (tp * tn - fp * fn) / denominator, 0.0)
+
+
+def intervals(labels: np.ndarray, predictions: np.ndarray, mcc: float | None,
+              settings: Uncertainty) -> dict:
+    """Wilson's interval and lm-eval's stderr of the accuracy; the bootstrap interval of the MCC
+    (none where the MCC is null: labels of one class)."""
+    n, correct = len(labels), int((labels == predictions).sum())
+    low, high = wilson(correct, n, settings.level)
+    stderr = float(accuracy_stderr(correct, n))
+    cells = np.bincount(2 * labels + predictions, minlength=4)
+    mcc_low, mcc_high, method = (NO_INTERVAL if mcc is None else counts_bootstrap_interval(
+        cells, mcc_of_counts, settings))
+    return {"accuracy_ci_low": float(low), "accuracy_ci_high": float(high),
+            "accuracy_stderr": None if np.isnan(stderr) else stderr,
+            "mcc_ci_low": mcc_low, "mcc_ci_high": mcc_high, "mcc_interval": method}
+
+
 def _counts(frame: pl.DataFrame) -> tuple[dict, np.ndarray, np.ndarray]:
     labels = frame["label"].cast(pl.Int64).to_numpy()
     predictions = frame["prediction"].to_numpy()
@@ -165,10 +202,11 @@ def _frame(rows: list[dict], name: str, by: list[str]) -> pl.DataFrame:
         ["dataset", "model", "method", _normalisation_order(), *by])
 
 
-def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str
-                ) -> dict[str, pl.DataFrame]:
+def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str,
+                settings: Uncertainty | None = None) -> dict[str, pl.DataFrame]:
     """cola_thresholds, cola_phenomena and cola_sources from the same held-out predictions; a
     split that gives none has its row with its status in the first two, none in the third."""
+    settings = settings or Uncertainty()
     splits, phenomena, sources = [], [], []
     for key, is_phenomenon, frame, thresholds, status in fits(scored, folds, seed, criterion):
         row = ({k: v for k, v in key.items() if k != "split"} | {"phenomenon": key["split"]}
@@ -176,8 +214,10 @@ def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str
         row |= {"n_items": frame.height, "n_acceptable": int(frame["label"].sum()), **status}
         if thresholds is not None:
             counts, labels, predictions = _counts(frame)
-            row |= {**counts, "mcc": defined_mcc(labels, predictions), "folds": len(thresholds),
-                    "threshold_mean": threshold_mean(thresholds)}
+            mcc = defined_mcc(labels, predictions)
+            row |= {**counts, "mcc": mcc, "folds": len(thresholds),
+                    "threshold_mean": threshold_mean(thresholds),
+                    **intervals(labels, predictions, mcc, settings)}
         if is_phenomenon:
             phenomena.append(row)
             continue
@@ -187,17 +227,19 @@ def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str
         by_source = frame.partition_by("source", as_dict=True)
         for (source,), part in sorted(by_source.items()):
             counts, labels, predictions = _counts(part)
-            sources.append({**key, "source": source, **counts,
-                            "mcc": defined_mcc(labels, predictions)})
+            mcc = defined_mcc(labels, predictions)
+            sources.append({**key, "source": source, **counts, "mcc": mcc,
+                            **intervals(labels, predictions, mcc, settings)})
     return {"cola_thresholds": _frame(splits, "cola_thresholds", ["split"]),
             "cola_phenomena": _frame(phenomena, "cola_phenomena", ["phenomenon"]),
             "cola_sources": _frame(sources, "cola_sources", ["split", "source"])}
 
 
 def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
-                criterion: str) -> list[Table]:
+                criterion: str, settings: Uncertainty | None = None) -> list[Table]:
+    settings = settings or Uncertainty()
     unusable = unusable_functions(scores)
-    frames = cola_frames(scored_items(items, scores), folds, seed, criterion)
+    frames = cola_frames(scored_items(items, scores), folds, seed, criterion, settings)
     if frames["cola_thresholds"].is_empty() and frames["cola_phenomena"].is_empty() \
             and unusable.is_empty():
         raise InputError("--scores", None, "no CoLA item with a label and a score")
@@ -210,6 +252,11 @@ def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int
             ["dataset", "model", "method", _normalisation_order(), "split"])
     method = (f"a threshold on each normalised score, fitted on the training folds of a "
               f"{folds}-fold cross-validation (maximising {criterion})")
+    note = (f" Intervals at {settings.level:g} over the held-out sentences, the folds' "
+            "thresholds as fitted: Wilson's for the accuracy (stderr: lm-eval's); for the MCC a "
+            f"bootstrap of {settings.resamples} resamples (seed {settings.seed}) of the "
+            "sentences, label and prediction together (mcc_interval: bca or percentile"
+            + ("" if settings.resamples else "; none with 0 resamples") + ").")
     return [
         Table("cola_thresholds", frames["cola_thresholds"],
               f"CoLA (Table 4): {method}; accuracy and Matthews correlation (null when a "
@@ -217,13 +264,13 @@ def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int
               "with fewer than 2 scored items, or whose fit failed, has its row with its status "
               "and reason, the numbers null. tie_fraction: acceptable-unacceptable pairs with "
               "equal scores; unseen_fraction: the words the model never saw in training (n-gram "
-              "models)."),
+              "models)." + note),
         Table("cola_phenomena", frames["cola_phenomena"],
               f"CoLA phenomenon sets (section 8, Table 5): {method} within each set; accuracy "
               "and Matthews correlation (null when a set's labels are of one class) of the "
-              "held-out predictions, per phenomenon."),
+              "held-out predictions, per phenomenon." + note),
         Table("cola_sources", frames["cola_sources"],
               f"CoLA per source (section 7): {method} per split; accuracy and Matthews "
               "correlation of the split's held-out predictions of each source's sentences (null "
-              "when a source's labels are of one class)."),
+              "when a source's labels are of one class)." + note),
     ]

@@ -1,8 +1,8 @@
 """Where the aggregate stage finds its inputs' columns: internal name -> column name in the file.
 
 The only place that names other stages' columns. The stage reads every input through these maps
-(inputs.py renames the columns to the internal names on the left), so when an upstream schema
-changes, only the right-hand sides below change.
+(inputs.py renames the columns to the internal names on the left), so when an
+upstream artifact's columns change, only the right-hand sides below change.
 """
 
 from spudflow.core.artifacts import SPUD_ORIGINAL
@@ -46,7 +46,7 @@ JAPANESE_ITEMS = {
 JAPANESE_TRANSITIVE = "transitive"
 JAPANESE_OBLIGATORY = "obligatory"
 JAPANESE_AMBIGUOUS = "ambiguous"
-# The items' region of the verb (pairs stage): the thesis's verb-only mode; other regions
+# The items' region of the verb (items stage): the thesis's verb-only mode; other regions
 # (prefix, relative_clause) are no modes.
 JAPANESE_VERB_REGION = "verb"
 

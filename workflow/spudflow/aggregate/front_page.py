@@ -79,9 +79,10 @@ def probe_headline(languages: pl.DataFrame) -> pl.DataFrame:
 
 
 def german_headline(auc: pl.DataFrame) -> pl.DataFrame:
-    """Mean and sd over templates of the ROC AUC, grammatical vs case violation, with the tied
-    pairs' and unseen words' fractions."""
-    return auc.filter(pl.col("analysis") == "all").select(
+    """Mean (with its interval over templates) and sd over templates of the ROC AUC, grammatical
+    vs case violation, with the tied pairs' and unseen words' fractions."""
+    auc = auc.filter(pl.col("analysis") == "all")
+    return auc.with_columns(with_interval(auc, "auc_mean")).select(
         "dataset", "model", "method", "n_templates", "auc_mean", "auc_sd",
         pl.col("unseen_fraction").alias("unseen"), pl.col("tie_fraction").alias("tied")).sort(
         "dataset", "model", "method")
@@ -99,7 +100,8 @@ def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
     rows = thresholds.with_columns(
         pl.concat_str("model", pl.lit(" · "), "method", pl.lit(" · "), "normalisation")
         .alias("scoring_function"))
-    return _pivot(rows, "split", "scoring_function", "mcc")
+    return _pivot(rows.with_columns(with_interval(rows, "mcc")), "split", "scoring_function",
+                  "mcc")
 
 
 def cola_coverage(thresholds: pl.DataFrame) -> pl.DataFrame:
@@ -226,12 +228,16 @@ SECTIONS = (
     Section("German case violations", "German case paper, Results and the per-template AUC figure",
             "german_case_auc",
             german_headline, "ROC AUC of sentence log-probability, grammatical sentences against "
-            f"case violations: mean and sd over templates. {UNSEEN_TIED} (a grammatical "
+            "case violations: mean over templates ([low, high]: its bootstrap interval over "
+            "templates, config aggregate.uncertainty) and sd over templates. "
+            f"{UNSEEN_TIED} (a grammatical "
             "sentence and a violation of one template with equal log-probabilities: 1/2 in the "
             "AUC).", german_coverage),
     Section("CoLA", "CoLA paper, Table 4", "cola_thresholds", cola_headline,
             "Matthews correlation of cross-validated thresholds on normalised sentence scores "
-            f"per split; below it, per split and scoring function, {UNSEEN_TIED} (an acceptable "
+            "per split ([low, high]: its bootstrap interval over the sentences, the thresholds "
+            "as fitted; config aggregate.uncertainty); below it, per split and scoring "
+            f"function, {UNSEEN_TIED} (an acceptable "
             "and an unacceptable sentence with equal scores, which no threshold separates).",
             cola_coverage, cola_details),
     Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,

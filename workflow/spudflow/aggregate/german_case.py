@@ -9,6 +9,11 @@ mean, the AUC of all templates' sentences in one ROC, as the reference notebook
 src/analyse_results.ipynb computes it. By case order and animacy (the word-order figure, the animacy
 table): the reference's 1-vs-6 (german_case_one_vs_six.py) and other readings
 (german_case_groups.py).
+
+Intervals of german_case_auc and german_case_auc_violation (config aggregate.uncertainty): for
+the mean over templates, a bootstrap over templates (the paper's unit: a template is one set of
+lexical choices, its 144 sentences are not independent draws); for the pooled AUC, DeLong's
+(delong.py), which treats the sentences as independent, as the pooled ROC itself does.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import polars as pl
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from spudflow.aggregate.coverage import tied_pairs, unseen_fraction
+from spudflow.aggregate.delong import delong_auc
 from spudflow.aggregate.german_case_groups import (
     COMPARISON_ORDER,
     DATASET_SCORING,
@@ -33,6 +39,7 @@ from spudflow.aggregate.german_case_one_vs_six import (
 from spudflow.aggregate.group_status import unscored_rows
 from spudflow.aggregate.inputs import scored_items, unusable_functions
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
+from spudflow.aggregate.uncertainty import Uncertainty, bootstrap_interval
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.table_artifacts import STATUS_OK, TABLES
@@ -156,7 +163,7 @@ def analysis_coverage(scored: pl.DataFrame) -> pl.DataFrame:
                                       "unseen_fraction": pl.Float64})
 
 
-def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
+def violation_aucs(scored: pl.DataFrame, settings: Uncertainty | None = None) -> pl.DataFrame:
     """Per template, the grammatical sentences (all: the per-violation AUC table; restricted to the
     original case assignment: the plausible-sentences table) against the violations that double one
     case."""
@@ -176,8 +183,10 @@ def violation_aucs(scored: pl.DataFrame) -> pl.DataFrame:
                                        "auc": pl.Float64})
     rank = {v: i for i, v in enumerate(VIOLATIONS)}
     summary = mean_sd(frame, [*DATASET_SCORING, "analysis", "violation"])
-    return with_pooled(summary, pooled_aucs(scored), by_violation=True).sort(
-        [*DATASET_SCORING, "analysis", pl.col("violation").replace_strict(rank)])
+    summary = with_pooled(summary, pooled_aucs(scored), by_violation=True)
+    summary = with_auc_intervals(summary, frame, scored, settings or Uncertainty(),
+                                 by_violation=True)
+    return summary.sort([*DATASET_SCORING, "analysis", pl.col("violation").replace_strict(rank)])
 
 
 def order_aucs(per_sentence: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:
@@ -221,8 +230,70 @@ def roc_points(scored: pl.DataFrame) -> pl.DataFrame:
             else pl.DataFrame(schema=TABLES["german_case_roc"].polars_schema()))
 
 
+def _mean(aucs: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.mean(aucs, axis=axis)
+
+
+def mean_auc_intervals(per_template: pl.DataFrame, settings: Uncertainty,
+                       keys: tuple[str, ...] = ("analysis",)) -> pl.DataFrame:
+    """Per scoring function and `keys`: the bootstrap interval of the mean template AUC, the
+    templates with an AUC resampled (none with fewer than two or resamples 0)."""
+    keys = [*DATASET_SCORING, *keys]
+    rows = []
+    aucs = per_template.filter(pl.col("auc").is_not_null()).sort([*keys, "template"])
+    for key, group in aucs.group_by(keys, maintain_order=True):
+        low, high, method = bootstrap_interval([group["auc"].to_numpy()], _mean, settings)
+        rows.append((*key, low, high, method))
+    return pl.DataFrame(rows, orient="row", schema={
+        **{k: pl.String for k in keys}, "auc_mean_ci_low": pl.Float64,
+        "auc_mean_ci_high": pl.Float64, "auc_mean_interval": pl.String})
+
+
+def pooled_auc_intervals(scored: pl.DataFrame, level: float) -> pl.DataFrame:
+    """Per scoring function, analysis and violation type (null: every violation), the sentences
+    of pooled_aucs: DeLong's interval and standard error of the pooled AUC (null without two
+    sentences of each class or with a NaN score, where auc_pooled is null or has no variance)."""
+    rows = []
+    groups = scored.partition_by(DATASET_SCORING, as_dict=True, maintain_order=True)
+    for key in sorted(groups):
+        for analysis, sentences in _analyses(groups[key]):
+            for violation in (None, *VIOLATIONS):
+                frame = sentences if violation is None else sentences.filter(
+                    pl.col("grammatical") | (pl.col("violation") == violation))
+                labels = frame["grammatical"].cast(pl.Int8).to_numpy()
+                scores = frame["logprob_sum"].to_numpy()
+                low = high = stderr = None
+                if auc(labels, scores) is not None:  # both classes, no NaN: auc_pooled not null
+                    estimate = delong_auc(labels, scores, level)
+                    if np.isfinite(estimate.stderr):
+                        low, high, stderr = estimate.ci_low, estimate.ci_high, estimate.stderr
+                rows.append((*key, analysis, violation, low, high, stderr))
+    return pl.DataFrame(rows, orient="row", schema={
+        **{k: pl.String for k in DATASET_SCORING}, "analysis": pl.String,
+        "violation": pl.String, "auc_pooled_ci_low": pl.Float64,
+        "auc_pooled_ci_high": pl.Float64, "auc_pooled_stderr": pl.Float64})
+
+
+def with_auc_intervals(summary: pl.DataFrame, per_template: pl.DataFrame, scored: pl.DataFrame,
+                       settings: Uncertainty, by_violation: bool = False) -> pl.DataFrame:
+    """german_case_auc's (or, by_violation, german_case_auc_violation's) figures with their
+    intervals, in the table's column order."""
+    extra = ("analysis", "violation") if by_violation else ("analysis",)
+    keys = [*DATASET_SCORING, *extra]
+    pooled = pooled_auc_intervals(scored, settings.level)
+    pooled = (pooled.filter(pl.col("violation").is_not_null()) if by_violation
+              else pooled.filter(pl.col("violation").is_null()).drop("violation"))
+    joined = summary.join(mean_auc_intervals(per_template, settings, extra), on=keys,
+                          how="left", maintain_order="left").join(
+        pooled, on=keys, how="left", maintain_order="left")
+    name = "german_case_auc_violation" if by_violation else "german_case_auc"
+    return joined.select([c for c in TABLES[name].polars_schema() if c in joined.columns])
+
+
 def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame,
-                       animacy: str = "positions") -> list[Table]:
+                       animacy: str = "positions", settings: Uncertainty | None = None
+                       ) -> list[Table]:
+    settings = settings or Uncertainty()
     items = with_derived(items)
     unusable = unusable_functions(scores)
     scored = scored_items(items, scores)
@@ -238,18 +309,26 @@ def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame,
               "ROC AUC of sentence log-probability, grammatical sentences against case "
               "violations, per template (restricted: only the original case assignment among "
               "the grammatical sentences)."),
-        Table("german_case_auc", with_unscored(with_pooled(
+        Table("german_case_auc", with_unscored(with_auc_intervals(with_pooled(
             mean_sd(per_template, [*DATASET_SCORING, "analysis"]), pooled_aucs(scored),
             by_violation=False).join(
-            analysis_coverage(scored), on=[*DATASET_SCORING, "analysis"], how="left"), unusable),
-              AUC_CAPTION),
-    *_detail_tables(scored, per_template, per_sentence, animacy)]
+            analysis_coverage(scored), on=[*DATASET_SCORING, "analysis"], how="left"),
+            per_template, scored, settings), unusable),
+              AUC_CAPTION + auc_interval_caption(settings)),
+    *_detail_tables(scored, per_template, per_sentence, animacy, settings)]
 
 
 AUC_CAPTION = ("ROC AUC per scoring function: mean and sd over templates (the paper's figure), "
                "and of all templates' sentences in one ROC (auc_pooled); tie_fraction: the pairs "
                "the AUCs compare that the scoring function cannot tell apart; unseen_fraction: the "
                "words its model never saw in training (n-gram models).")
+
+
+def auc_interval_caption(settings: Uncertainty) -> str:
+    return (f" Intervals at {settings.level:g}: of auc_mean, a bootstrap over templates of "
+            f"{settings.resamples} resamples (seed {settings.seed}; auc_mean_interval: bca or "
+            "percentile" + ("" if settings.resamples else "; none with 0 resamples")
+            + "); of auc_pooled, DeLong's over sentences (auc_pooled_stderr its standard error).")
 
 
 AUC_ANALYSES = ("all", "restricted")
@@ -289,13 +368,16 @@ GERMAN_DETAIL_TABLES = ("german_case_auc_templates", "german_case_auc_violation"
 
 
 def _detail_tables(scored: pl.DataFrame, per_template: pl.DataFrame,
-                   per_sentence: pl.DataFrame, animacy: str) -> list[Table]:
+                   per_sentence: pl.DataFrame, animacy: str,
+                   settings: Uncertainty | None = None) -> list[Table]:
+    settings = settings or Uncertainty()
     return [
-        Table("german_case_auc_violation", violation_aucs(scored),
+        Table("german_case_auc_violation", violation_aucs(scored, settings),
               "ROC AUC per violation type (the doubled case; the paper's per-violation AUC "
               "table, and, restricted to the original case assignment, its plausible-sentences "
               "table): grammatical sentences against the violations doubling that case; mean "
-              "and sd over templates, and all templates in one ROC (auc_pooled)."),
+              "and sd over templates, and all templates in one ROC (auc_pooled)."
+              + auc_interval_caption(settings)),
         Table("german_case_animacy", animacy_aucs(per_sentence, animacy),
               "Animacy and case (the paper's animacy table): per case, the mean 1-vs-6 AUC of "
               "the grammatical sentences whose NP in that case is animate, of those where it "

@@ -231,7 +231,7 @@ def read_probe_metrics(paths: Iterable[str | Path]) -> pl.DataFrame:
         pl.lit(str(p)).alias("source_file")) for p in paths]
     if not frames:
         raise InputError("metrics", None, "no metrics files given")
-    metrics = pl.concat(frames, how="vertical")  # the same columns and types: the contract's
+    metrics = pl.concat(frames, how="vertical")  # the same columns and types: the artifact's
     one_source_per(metrics, PROBE_RUN, "metrics of probe run")
     return metrics
 

@@ -36,8 +36,9 @@ from spudflow.aggregate.inputs import (
 from spudflow.aggregate.japanese_length import correlation_table, length_perplexity_table
 from spudflow.aggregate.japanese_regression import FORMULA as REGRESSION_FORMULA
 from spudflow.aggregate.japanese_regression import regression_tables
+from spudflow.aggregate.kappa_interval import kappa_interval
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
-from spudflow.aggregate.uncertainty import accuracy_stderr, wilson
+from spudflow.aggregate.uncertainty import Uncertainty, accuracy_stderr, wilson
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.table_artifacts import STATUS_OK, TABLES
@@ -185,9 +186,16 @@ def check_agreement_modes(scored: set[str], modes: Sequence[str]) -> None:
                          f"(scored: {', '.join(sorted(scored))})")
 
 
-def agreement_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl.DataFrame:
-    """Every ordered pair of modes (the full matrix, diagonal included), per dataset."""
+NO_INTERVALS = Uncertainty(resamples=0)
+
+
+def agreement_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION,
+                    settings: Uncertainty = NO_INTERVALS) -> pl.DataFrame:
+    """Every ordered pair of modes (the full matrix, diagonal included), per dataset; kappa's
+    bootstrap interval over the pairs both modes scored (uncertainty.kappa_interval), computed
+    once per two modes so that (a, b) and (b, a) carry the same one."""
     rows = []
+    intervals: dict[tuple[str, str, str], tuple] = {}
     for (dataset,), group in sorted(pairs.partition_by("dataset", as_dict=True).items()):
         modes = group.select("mode", *MODE).unique().sort(MODE, nulls_last=False)["mode"]
         choices = {m: group.filter(pl.col("mode") == m).select("group_id", "prefers_transitive")
@@ -196,13 +204,23 @@ def agreement_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION) -> pl
             both = choices[mode_a].join(choices[mode_b], on="group_id", suffix="_b")
             a = both["prefers_transitive"].to_numpy().astype(int)
             b = both["prefers_transitive_b"].to_numpy().astype(int)
+            kappa = _kappa(a, b)
+            first, second = sorted((mode_a, mode_b))
+            if (dataset, first, second) not in intervals:
+                # the draws depend on the 2 x 2 table alone, oriented as the sorted modes
+                x, y = (a, b) if first == mode_a else (b, a)
+                intervals[dataset, first, second] = (
+                    kappa_interval(x, y, settings) if kappa is not None else (None, None, None))
+            low, high, method = intervals[dataset, first, second]
             rows.append({"dataset": dataset, "mode_a": mode_a, "mode_b": mode_b,
                          "decision": decision, "n_pairs": both.height,
                          "agreement": float(np.mean(a == b)) if both.height else None,
-                         "kappa": _kappa(a, b)})
+                         "kappa": kappa, "kappa_ci_low": low, "kappa_ci_high": high,
+                         "kappa_interval": method})
     schema = {"dataset": pl.String, "mode_a": pl.String, "mode_b": pl.String,
               "decision": pl.String, "n_pairs": pl.Int64, "agreement": pl.Float64,
-              "kappa": pl.Float64}
+              "kappa": pl.Float64, "kappa_ci_low": pl.Float64, "kappa_ci_high": pl.Float64,
+              "kappa_interval": pl.String}
     return pl.DataFrame(rows, schema=schema)
 
 
@@ -218,12 +236,14 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
                     folds: int, seed: int, lambda_choice: str, l1_ratio: float, top: int,
                     max_iter: int, n_lambda: int = 100, decision: str = DEFAULT_DECISION,
                     agreement: Sequence[str] = (), jobs: int = 1,
-                    level: float = 0.95) -> list[Table]:
+                    level: float = 0.95, settings: Uncertainty | None = None) -> list[Table]:
     """The tables of `scores`, (dataset, score rows) per dataset and model in sorted order
     (inputs.scores_by_model): every table is computed per dataset and mode, so one model's
     rows of one dataset are held at a time. `agreement` lists the modes the agreement table
     compares (empty: all); `jobs` the threads of each regression's cross-validation; `level` the
-    confidence level of the accuracy's interval."""
+    confidence level of the accuracy's interval; `settings` the bootstrap of kappa's (none by
+    default)."""
+    settings = settings or NO_INTERVALS
     if decision not in DECISIONS:
         raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
     check_pairs(items)
@@ -256,7 +276,7 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
             compared = pairs.filter(pl.col("mode").is_in(list(agreement))) if agreement else pairs
             choices.append(compared.select("dataset", "group_id", *MODE, "mode",
                                            "prefers_transitive"))
-        parts["agreement"].append(agreement_table(pl.concat(choices), decision))
+        parts["agreement"].append(agreement_table(pl.concat(choices), decision, settings))
     if not scored_modes and all(u.is_empty() for u in parts["unusable"]):
         raise InputError("--scores", None, "no Japanese pair with both sentences scored")
     unusable = pl.concat(parts["unusable"])

@@ -93,7 +93,7 @@ def _arguments(value) -> list[str]:
 
 
 def _split(argument: str) -> tuple[str, str]:
-    """(noun, marker) of `noun + particle`; the pairs stage's particles are one character."""
+    """(noun, marker) of `noun + particle`; the items stage's particles are one character."""
     if len(argument) < 2 or argument[-1] not in JAPANESE_PARTICLES:
         raise InputError("--items", None, f"argument {argument!r} is not a noun followed by one "
                          f"of the particles {', '.join(JAPANESE_PARTICLES)}")

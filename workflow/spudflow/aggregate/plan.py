@@ -139,13 +139,17 @@ class AggregatePlan(Plan):
                 ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"),
             )
             + ["--decision", self.config["aggregate"]["japanese_decision"]]
-            + self.uncertainty_options(bootstrap=False)
+            + self.uncertainty_options(bootstrap=True)
             + [
                 a
                 for m in self.config["aggregate"]["japanese_agreement_modes"]
                 for a in ("--agreement-mode", m)
             ]
         )
+
+    def probe_table_options(self):
+        """`spudflow table-probe` options: the intervals over test sentences."""
+        return quoted(self.uncertainty_options(bootstrap=True))
 
     def uncertainty_options(self, bootstrap):
         """aggregate.uncertainty as a table command's options: the level, and the bootstrap's
@@ -190,6 +194,7 @@ class AggregatePlan(Plan):
                     + ["--outlier-threshold", aggregate["spud_outlier_threshold"]]
                     + ["--outliers-above", aggregate["spud_outliers_above"]]
                     + ["--outliers-below", aggregate["spud_outliers_below"]]
+                    + self.uncertainty_options(bootstrap=True)
                 ),
                 captions=dict(
                     extremes=aggregate["extremes"],
@@ -202,7 +207,8 @@ class AggregatePlan(Plan):
                 threads=1,
                 mem_mb=2000,
                 runtime=10,
-                options=f"--animacy {aggregate['german_animacy']}",
+                options=f"--animacy {aggregate['german_animacy']} "
+                + quoted(self.uncertainty_options(bootstrap=True)),
                 captions=dict(animacy=aggregate["german_animacy"]),
             ),
             "cola": dict(
@@ -210,7 +216,8 @@ class AggregatePlan(Plan):
                 mem_mb=2000,
                 runtime=10,
                 options=quoted(cli_options(aggregate, ("folds", "seed")))
-                + f" --criterion {aggregate['cola_criterion']}",
+                + f" --criterion {aggregate['cola_criterion']} "
+                + quoted(self.uncertainty_options(bootstrap=True)),
                 captions=dict(
                     folds=aggregate["folds"],
                     seed=aggregate["seed"],

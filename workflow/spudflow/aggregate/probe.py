@@ -13,6 +13,13 @@ import polars as pl
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.outputs import Table
+from spudflow.aggregate.probe_intervals import (
+    SCORES,
+    interval_columns,
+    intervals,
+    read_sentences,
+)
+from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.core.artifacts import LM_BASELINE
 from spudflow.core.errors import InputError
 
@@ -156,17 +163,53 @@ def layer_table(metrics: pl.DataFrame, summary: pl.DataFrame,
                        pl.col("eval_set") != "orig", "eval_set", "layer"])
 
 
-def probe_tables(metrics: pl.DataFrame, choices: pl.DataFrame | None = None) -> list[Table]:
+NO_INTERVALS = Uncertainty(resamples=0)
+LANGUAGE_INTERVALS = [*interval_columns(["orig_", "nonce_", "delta_"]), "interval"]
+SUMMARY_INTERVALS = [*interval_columns(["", "delta_"]), "interval"]
+
+
+def with_language_intervals(table: pl.DataFrame, found: pl.DataFrame) -> pl.DataFrame:
+    """probe_languages with each row's intervals (probe_intervals.intervals)."""
+    return table.join(found, on=[*RUN, "nonce"], how="left", nulls_equal=True)
+
+
+def with_summary_intervals(table: pl.DataFrame, found: pl.DataFrame) -> pl.DataFrame:
+    """probe_summary with its intervals: an orig row the orig figures' (of its configuration's
+    orig-only bootstrap), a nonce row its method's nonce and Δ figures."""
+    def renamed(prefix: str) -> dict[str, str]:
+        return {f"{prefix}{m}_mean_ci_{end}": f"{m}_mean_ci_{end}" for m in SCORES
+                for end in ("low", "high")}
+    orig = found.filter(pl.col("nonce").is_null()).select(
+        *RUN, pl.lit("orig").alias("eval_set"), *renamed("orig_"),
+        *[pl.lit(None, pl.Float64).alias(c) for c in interval_columns(["delta_"])], "interval")
+    orig = orig.rename(renamed("orig_"))
+    nonce = found.filter(pl.col("nonce").is_not_null()).select(
+        *RUN, pl.col("nonce").alias("eval_set"), *renamed("nonce_"),
+        *interval_columns(["delta_"]), "interval").rename(renamed("nonce_"))
+    return table.join(pl.concat([orig, nonce]), on=[*RUN, "eval_set"], how="left",
+                      nulls_equal=True)
+
+
+def probe_tables(metrics: pl.DataFrame, choices: pl.DataFrame | None = None,
+                 settings: Uncertainty = NO_INTERVALS) -> list[Table]:
+    """With settings.resamples, the runs' per-sentence counts are read (next to each metrics
+    file: probe_intervals.read_sentences) once the metrics themselves have passed."""
+    raw = metrics
     metrics = with_eval(metrics)
     summary = summary_table(metrics)
+    languages = language_table(metrics)
+    sentences = read_sentences(raw) if settings.resamples else metrics.head(0)
+    found = intervals(sentences, metrics, settings)
+    languages = with_language_intervals(languages, found)
+    summary_with = with_summary_intervals(summary, found)
     return [
-        Table("probe_languages", language_table(metrics),
+        Table("probe_languages", languages,
               "DepProbe across languages (SPUD paper Tables 3 and 4 for the LMs, Tables 14–16 "
               "for the M0, MRC and MR baselines): RelAcc, UAS and LAS on each treebank's "
               "original test set and on its nonce versions, Δ = original − nonce per probe run "
               "(the paper's performance drop); mean and sd over probe seeds (orig) and probe "
               "seeds × nonce seeds (nonce, Δ), as Tables 17–19."),
-        Table("probe_summary", summary,
+        Table("probe_summary", summary_with,
               "DepProbe: RelAcc, UAS, LAS and root accuracy per treebank, model, baseline and "
               "layers on the original test set and on nonce versions (Δ = original − nonce per "
               "probe run); mean and sd over probe seeds and nonce seeds."),

@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from spudflow.aggregate import columns
+from spudflow.aggregate.cluster_bootstrap import cluster_bootstrap, sorted_quantiles
 from spudflow.aggregate.coverage import unseen_fraction
 from spudflow.aggregate.group_status import unscored_rows
 from spudflow.aggregate.inputs import (
@@ -37,6 +38,7 @@ from spudflow.aggregate.inputs import (
     unusable_functions,
 )
 from spudflow.aggregate.outputs import DATA_FORMATS, Table
+from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
@@ -142,15 +144,49 @@ def unseen_fractions(pairs: pl.DataFrame, scored: pl.DataFrame) -> pl.DataFrame:
         keys).agg(unseen_fraction().alias("unseen_fraction"))
 
 
+NO_INTERVALS = Uncertainty(resamples=0)
+QUARTILES = {"ratio_q1": 0.25, "ratio_median": 0.5, "ratio_q3": 0.75}
+QUARTILE_INTERVALS = [f"{q}_ci_{end}" for q in QUARTILES for end in ("low", "high")]
+
+
+def quartile_intervals(frame: pl.DataFrame, threshold: float,
+                       settings: Uncertainty) -> pl.DataFrame:
+    """Per summary row of `frame` (one observation per original sentence: a seed's pair, or the
+    geometric-mean ratio over the seeds): the bootstrap intervals of the three quartiles, the
+    original sentences resampled (each with all its nonce versions, which its one observation
+    combines), and their method; on all observations (`kept`) and on those <= threshold."""
+    keys = [*SEED_SET, *SCORING_FUNCTION]
+    rows = []
+    for outliers, part in ((KEPT, frame), (REMOVED, frame.filter(pl.col("ratio") <= threshold))):
+        groups = part.partition_by(keys, as_dict=True)
+        for key in sorted(groups):
+            # sentence order fixes which observation an index draws: the same every run
+            ratios = groups[key].sort("group_id")["ratio"].to_numpy()
+            row = {**dict(zip(keys, key, strict=True)), "outliers": outliers}
+            if settings.resamples and len(ratios):
+                low, high, method = cluster_bootstrap(
+                    lambda i, r=ratios: sorted_quantiles(r[i], list(QUARTILES.values())),
+                    len(ratios), settings, one_method=True)
+                for k, q in enumerate(QUARTILES):
+                    row[f"{q}_ci_low"], row[f"{q}_ci_high"] = float(low[k]), float(high[k])
+                row["ratio_interval"] = method[0]
+            rows.append(row)
+    schema = {**{k: pl.String for k in [*keys, "outliers"]},
+              **{c: pl.Float64 for c in QUARTILE_INTERVALS}, "ratio_interval": pl.String}
+    return pl.DataFrame(rows, schema=schema).with_columns(pl.col(QUARTILE_INTERVALS).fill_nan(None))
+
+
 def ratio_summary(pairs: pl.DataFrame, threshold: float,
-                  unseen: pl.DataFrame | None = None) -> pl.DataFrame:
+                  unseen: pl.DataFrame | None = None,
+                  settings: Uncertainty = NO_INTERVALS) -> pl.DataFrame:
     """Quartiles (linear interpolation, as numpy.quantile), mean and fraction of r > 1 and of
     r = 1 (tied): per seed, and over every seed with one (geometric-mean) ratio per original
     sentence; each on all observations and without those with r > threshold. `unseen`
-    (unseen_fractions) gives each row its unseen_fraction (null without)."""
+    (unseen_fractions) gives each row its unseen_fraction (null without); `settings` the
+    quartiles' intervals (quartile_intervals; null with resamples 0)."""
     columns = [*PAIR_SET, "nonce_seed", "n_seeds", "outliers", "outlier_threshold", "n_dropped",
                *SCORING_FUNCTION, "status", "reason", "n_pairs", "ratio_q1", "ratio_median",
-               "ratio_q3", "ratio_mean",
+               "ratio_q3", *QUARTILE_INTERVALS, "ratio_interval", "ratio_mean",
                "fraction_ratio_gt1", "tie_fraction", "unseen_fraction", "ppl_orig_median",
                "ppl_nonce_median"]
     if unseen is None:
@@ -161,8 +197,10 @@ def ratio_summary(pairs: pl.DataFrame, threshold: float,
                   per_original(pairs)):
         every = _summary(frame).with_columns(pl.lit(KEPT).alias("outliers"),
                                              pl.lit(0, dtype=pl.Int64).alias("n_dropped"))
+        intervals = quartile_intervals(frame, threshold, settings)
         for part in (every, _summary_without_outliers(frame, threshold)):
             part = part.join(unseen, on=[*SEED_SET, *SCORING_FUNCTION], how="left")
+            part = part.join(intervals, on=[*SEED_SET, *SCORING_FUNCTION, "outliers"], how="left")
             parts.append(part.with_columns(
                 pl.lit(float(threshold)).alias("outlier_threshold"),
                 pl.lit(STATUS_OK).alias("status"), pl.lit(None, pl.String).alias("reason"))
@@ -390,7 +428,8 @@ def check_groups(items: pl.DataFrame) -> None:
 
 def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
                 outlier_threshold: float, outliers_above: float,
-                outliers_below: float) -> list[Table]:
+                outliers_below: float,
+                settings: Uncertainty = NO_INTERVALS) -> list[Table]:
     check_groups(items)
     unusable = unusable_functions(scores)
     scored = scored_items(items, scores)
@@ -399,7 +438,7 @@ def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
         raise InputError("--scores", None, "no scored pair of an original and a nonce sentence")
     models = ", ".join(sorted({m for m, _ in scoring_functions(pairs)}
                               | set(unusable["model"])))
-    summary = ratio_summary(pairs, outlier_threshold, unseen_fractions(pairs, scored))
+    summary = ratio_summary(pairs, outlier_threshold, unseen_fractions(pairs, scored), settings)
     if not unusable.is_empty():
         summary = summary_order(pl.concat([summary, unscored_summary(
             items.with_columns(pl.col("nonce_method").cast(pl.String)), unusable,

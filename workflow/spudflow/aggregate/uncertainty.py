@@ -6,7 +6,9 @@
 - A mean of group means (BLiMP's paradigm mean): a bootstrap stratified by group, the pairs
   of each group resampled within it (scipy.stats.bootstrap with one sample per group), BCa
   where it is defined and the percentile interval where it is not (every resample equal);
-  `resamples: 0` gives none.
+  `resamples: 0` gives none. For 0/1 outcomes the resampled paradigm means are drawn as
+  binomial counts (resampling.py): the distribution of scipy's resamples at a cost that does
+  not grow with the pairs, and scipy's interval to 1e-12 given the same resamples.
 
 Every bootstrap draws from its own generator seeded with `seed`, so a figure's interval does
 not depend on which other figures the table holds or their order.
@@ -15,14 +17,22 @@ not depend on which other figures the table holds or their order.
 from __future__ import annotations
 
 import warnings
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
 
-BCA = "bca"
-PERCENTILE = "percentile"
+from spudflow.aggregate.resampling import (
+    BCA,
+    PERCENTILE,
+    category_means,
+    interval,
+    is_small_integer,
+    mean_of_means_deviations,
+)
+
 MIN_RESAMPLES = 100  # below this a 95 % percentile interval rests on a handful of resamples
 MAX_RESAMPLES = 1_000_000
 
@@ -77,11 +87,22 @@ def _mean_of_means(constants: Sequence[float], n_groups: int):
     return statistic
 
 
-def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
+def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty,
+                             names: Sequence[str] | None = None, draws: dict | None = None
                              ) -> tuple[float | None, float | None, str | None]:
     """(low, high, method) of the unweighted mean of the groups' means, each group resampled
-    within itself; (None, None, None) with resamples 0 or no group."""
-    groups = [np.asarray(g, dtype=np.float64) for g in groups if len(g)]
+    within itself; (None, None, None) with resamples 0 or no group.
+
+    With `names` (one per group, e.g. BLiMP's paradigm uids) and outcomes on the fast path, each
+    group's resamples come from its own generator seeded with (seed, name): a paradigm is
+    resampled alike in every figure that holds it (its field's, the overall), and `draws`, a
+    dict the caller keeps, lets the next figure reuse them (keyed by name: one scoring function
+    per dict)."""
+    if names is not None and (len(names) != len(groups) or len(set(names)) != len(names)):
+        raise ValueError(f"{len(names)} names for {len(groups)} groups: one distinct name each")
+    named = [(g, name) for g, name in zip(groups, names or [None] * len(groups), strict=True)
+             if len(g)]
+    groups = [np.asarray(g, dtype=np.float64) for g, _ in named]
     if settings.resamples == 0 or not groups:
         return None, None, None
     resampled = tuple(g for g in groups if len(g) > 1)
@@ -89,6 +110,14 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
     if not resampled:  # nothing varies: the interval is the point
         value = float(np.mean(constants))
         return value, value, PERCENTILE
+    if all(is_small_integer(g) for g in resampled):  # accuracies: the multinomial fast path
+        means = None
+        if names is not None:
+            draws = {} if draws is None else draws
+            means = np.stack([_named_draw(g, name, settings, draws)
+                              for g, (_, name) in zip(groups, named, strict=True)
+                              if len(g) > 1])
+        return outcome_mean_of_means(resampled, constants, len(groups), settings, means)
     from scipy import stats  # only a bootstrap loads scipy
 
     statistic = _mean_of_means(constants, len(groups))
@@ -105,3 +134,110 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
         if np.isfinite(low) and np.isfinite(high):
             return float(low), float(high), method
     raise AssertionError("a percentile interval of finite data is finite")
+
+
+NO_INTERVAL = (None, None, None)
+# Elements of one block of resampled data (indices, then the statistic's temporaries): bounds a
+# bootstrap's memory whatever the sample size, and fixed so the same data give the same draws.
+BLOCK_ELEMENTS = 4_000_000
+
+
+def bootstrap_interval(data: Sequence[np.ndarray], statistic, settings: Uncertainty,
+                       paired: bool = False) -> tuple[float | None, float | None, str | None]:
+    """(low, high, method) of `statistic` (vectorised: it takes the samples and `axis`) by
+    scipy.stats.bootstrap, BCa where it is defined and percentile where it is not (every resample
+    equal); resamples drawn in blocks of BLOCK_ELEMENTS (scipy's `batch`), seeded by
+    settings.seed. NO_INTERVAL with resamples 0 or fewer than two items in a sample."""
+    data = tuple(np.asarray(d) for d in data)
+    if settings.resamples == 0 or min(len(d) for d in data) < 2:
+        return NO_INTERVAL
+    from scipy import stats  # only a bootstrap loads scipy
+
+    batch = max(1, BLOCK_ELEMENTS // max(len(d) for d in data))
+    for method in (BCA, PERCENTILE):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                result = stats.bootstrap(
+                    data, statistic, n_resamples=settings.resamples, batch=batch,
+                    confidence_level=settings.level, method=method, vectorized=True,
+                    paired=paired, rng=np.random.default_rng(settings.seed))
+        low, high = result.confidence_interval
+        if np.isfinite(low) and np.isfinite(high):
+            return float(low), float(high), method
+    raise AssertionError("a percentile interval of finite data is finite")
+
+
+def resampled_counts(counts: np.ndarray, settings: Uncertainty) -> np.ndarray:
+    """settings.resamples draws of the category counts of a with-replacement resample of
+    sum(counts) items (resamples x categories): the multinomial distribution that drawing the
+    items one by one gives, without an index matrix of resamples x items."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    return np.random.default_rng(settings.seed).multinomial(n, counts / n, size=settings.resamples)
+
+
+def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
+                              ) -> tuple[float | None, float | None, str | None]:
+    """(low, high, method) of a statistic of category counts (items that are one of a few
+    categories, e.g. a sentence's label and prediction), bootstrapping the items: BCa where it is
+    defined, percentile where it is not, as scipy.stats.bootstrap computes them from the same
+    resamples (resampled_counts), with the jackknife in closed form (leaving out any item of one
+    category gives the same value). `statistic(counts, axis=-1)` takes counts along the last
+    axis. NO_INTERVAL with resamples 0 or fewer than two items."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    if settings.resamples == 0 or n < 2:
+        return NO_INTERVAL
+    from scipy import stats
+    from scipy.special import ndtr, ndtri
+
+    distribution = statistic(resampled_counts(counts, settings), axis=-1)
+    alpha = (1 - settings.level) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theta = float(statistic(counts, axis=-1))
+        below = (np.count_nonzero(distribution < theta)
+                 + np.count_nonzero(distribution <= theta)) / (2 * len(distribution))
+        z0 = ndtri(below)
+        present = np.flatnonzero(counts)
+        left_out = statistic(counts[None, :] - np.eye(len(counts), dtype=np.int64)[present],
+                             axis=-1)
+        weights = counts[present]
+        u = (n - 1) * (np.sum(weights * left_out) / n - left_out)
+        acceleration = (np.sum(weights * u ** 3) / n ** 3) / 6 / (
+            np.sum(weights * u ** 2) / n ** 2) ** 1.5
+        z = ndtri(alpha)
+        bca = [ndtr(z0 + (z0 + s) / (1 - acceleration * (z0 + s))) for s in (z, -z)]
+    for method, levels in ((BCA, bca), (PERCENTILE, [alpha, 1 - alpha])):
+        if np.all(np.isfinite(levels)):
+            low, high = stats.quantile(distribution, np.asarray(levels, dtype=np.float64))
+            if np.isfinite(low) and np.isfinite(high):
+                return float(low), float(high), method
+    raise AssertionError("a percentile interval of finite data is finite")
+
+
+def _named_draw(group: np.ndarray, name: str, settings: Uncertainty, draws: dict
+                ) -> np.ndarray:
+    """One group's resampled means from the generator of (seed, name), drawn once per `draws`."""
+    if name not in draws:
+        rng = np.random.default_rng([settings.seed, zlib.crc32(str(name).encode())])
+        draws[name] = category_means([group], settings.resamples, rng)[0]
+    return draws[name]
+
+
+def outcome_mean_of_means(resampled: Sequence[np.ndarray], constants: Sequence[float],
+                          n_groups: int, settings: Uncertainty,
+                          means: np.ndarray | None = None) -> tuple[float, float, str]:
+    """The interval of stratified_mean_of_means for small-integer outcomes (0/1 accuracies):
+    the resampled group means drawn as multinomial counts (resampling.category_means; or
+    `means`, (groups, resamples), given), the jackknife in closed form. Given the group means
+    of scipy.stats.bootstrap's own resamples it returns scipy's interval (tests), and the draws
+    have the distribution of scipy's, at a cost independent of the number of pairs."""
+    if means is None:
+        means = category_means(resampled, settings.resamples,
+                               np.random.default_rng(settings.seed))
+    fixed = float(np.sum(constants))
+    theta_hat = float(_mean_of_means(constants, n_groups)(*resampled))
+    theta_b = (np.sum(means, axis=0) + fixed) / n_groups  # scipy's order of operations
+    return interval(theta_hat, theta_b, settings.level,
+                    mean_of_means_deviations(resampled, n_groups))

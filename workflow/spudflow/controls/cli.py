@@ -1,4 +1,4 @@
-"""Commands of the controls stage: train-control."""
+"""Commands of the controls stage: control-train."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ give identical weights. See docs/controls.md.""".format(
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
-        "train-control", help="train a small BERT, GPT-2 or ELECTRA control model from scratch",
+        "control-train", help="train a small BERT, GPT-2 or ELECTRA control model from scratch",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--kind", required=True, help="masked | causal | electra")
     p.add_argument("--text", type=Path, action="append", required=True,
@@ -44,11 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-sentences", type=int,
                    help="train on a seeded sample of this many sentences (default: all)")
     p.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's)")
-    p.set_defaults(handler=run_train_control, planned_outputs=control_outputs)
+    p.set_defaults(handler=run_control_train, planned_outputs=control_outputs)
 
 
 def control_outputs(args: argparse.Namespace) -> list[PlannedFolder]:
-    """The folder `train-control` writes, checked against the write rule before training."""
+    """The folder `control-train` writes, checked against the write rule before training."""
     from spudflow.controls.save import is_control
 
     return [PlannedFolder(args.out, "a control model", is_control)]
@@ -74,7 +74,7 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise InputError("--learning-rate", None, f"must be positive, not {args.learning_rate}")
 
 
-def run_train_control(args: argparse.Namespace) -> None:
+def run_control_train(args: argparse.Namespace) -> None:
     check_arguments(args)
     from spudflow.core.training_text import training_texts
 

@@ -6,7 +6,7 @@ from spudflow.core.plan import Plan
 from spudflow.core.plan_base import ingested, quoted, training_text_sources
 from spudflow.core.rules_support import cli_options
 
-# `spudflow train-control` options with the same name as the control's config keys.
+# `spudflow control-train` options with the same name as the control's config keys.
 CONTROL_OPTIONS = (
     "seed",
     "vocab_size",
@@ -41,7 +41,7 @@ class ControlsPlan(Plan):
         return self.training_text_inputs(entries)
 
     def control_train_args(self, wildcards):
-        """`spudflow train-control` settings from the control's config entry (docs/controls.md): a
+        """`spudflow control-train` settings from the control's config entry (docs/controls.md): a
         function of the wildcards only, so that a changed setting reruns the job (Snakemake
         compares such params with the last run's; one of `input` it does not)."""
         spec = self.config["controls"][wildcards.control]

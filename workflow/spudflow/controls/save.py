@@ -18,7 +18,7 @@ LOSS_SCHEMA = CONTROL_LOSSES.polars_schema()
 
 
 def is_control(folder: Path) -> bool:
-    """A folder `train-control` wrote: its settings and losses say so."""
+    """A folder `control-train` wrote: its settings and losses say so."""
     from spudflow.core.contract import artifact_of
 
     return (folder / SETTINGS_FILE).is_file() and \

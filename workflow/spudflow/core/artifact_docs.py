@@ -1,4 +1,4 @@
-"""The schema tables of docs/*.md, rendered from the artifact definitions (core/artifacts.py).
+"""The column tables of docs/*.md, rendered from the artifact definitions (core/artifacts.py).
 
 Each table sits between `<!-- artifact: NAME -->` and `<!-- /artifact -->` in a docs page;
 tests/test_artifacts.py fails when a block differs from its rendering or an artifact has none.
@@ -45,7 +45,7 @@ def _cell(text: str) -> str:
 
 def render(artifact: Artifact) -> str:
     """The artifact's description line and its column table (Markdown)."""
-    lines = [f"*{artifact.name}* (schema v{artifact.version}, written by `spudflow "
+    lines = [f"*{artifact.name}* (version {artifact.version}, written by `spudflow "
              f"{artifact.producer}`){'; further columns may follow' if artifact.open else ''}."
              f" {artifact.doc}", "", "| column | type | meaning |", "|---|---|---|"]
     if artifact.key:

@@ -1,7 +1,7 @@
 """Every Parquet file one stage hands to another, defined once: columns, types, nullability.
 
 Writers go through `core.contract.write_artifact`, readers through `core.contract.read_artifact`;
-the schema tables of docs/*.md are rendered from these definitions (core/artifact_docs.py, checked
+the column tables of docs/*.md are rendered from these definitions (core/artifact_docs.py, checked
 by tests/test_artifacts.py). Bump an artifact's `version` when its columns change, so that files
 written by an older spudflow are rejected with a message instead of read wrongly; then regenerate
 the snapshot (`python -m spudflow.core.schema_snapshot --write`; tests/test_schema_snapshot.py
@@ -101,7 +101,7 @@ TREEBANK_STATS = Artifact("treebank_stats", "ingest", key=("treebank", "split"),
 # --- nonce ------------------------------------------------------------------------------------
 # Why a word of a replaced UPOS kept its form, a column each of nonce_stats: no_candidate (the
 # context holds no other unit in the pool), no_form (other units, but none has a form with the
-# word's FEATS), rule (candidates with a form, all rejected by the language rules), protected
+# word's FEATS), rule (candidates with a form, all rejected by the language hooks), protected
 # (the language never replaces this word, French `ne`).
 NONCE_REASONS = ("no_candidate", "no_form", "rule", "protected")
 
@@ -127,10 +127,10 @@ NONCE_STATS = Artifact("nonce_stats", "nonce", key=(
     col("type_token_ratio_nonce", F64, "types_nonce / words"),
 ))
 
-# --- pairs: items -----------------------------------------------------------------------------
+# --- items ------------------------------------------------------------------------------------
 REGION_TYPE = pa.struct([("name", pa.string()), ("start", pa.int32()), ("end", pa.int32())])
 
-ITEMS = Artifact("items", "pairs", open=True, key=("dataset", "item_id"), doc=(
+ITEMS = Artifact("items", "items", open=True, key=("dataset", "item_id"), doc=(
     "`results/items/{dataset}.parquet`: one row per sentence; the base columns every dataset "
     "has, then its family's condition columns."), columns=(
     col("dataset", STR, "the dataset name (the file's stem)"),
@@ -233,9 +233,6 @@ ITEMS_BLIMP = items_family("blimp", (
       for flag in BLIMP_FLAGS],
 ), "BLiMP (`blimp`).")
 
-ITEMS_FAMILIES = {a.name: a for a in (ITEMS_SPUD, ITEMS_GERMAN_CASE, ITEMS_JAPANESE,
-                                      ITEMS_COLA, ITEMS_BLIMP)}
-
 # --- scoring ----------------------------------------------------------------------------------
 TOKEN_SCORES = Artifact("token_scores", "score", version=2, key=(
         "item_id", "model", "method", "token_index"), doc=(
@@ -310,7 +307,7 @@ NGRAM_MODEL = Artifact("ngram_model", "ngram-train", key=("ngram",), doc=(
 ))
 
 # --- controls ---------------------------------------------------------------------------------
-CONTROL_LOSSES = Artifact("control_losses", "train-control", key=("step",), doc=(
+CONTROL_LOSSES = Artifact("control_losses", "control-train", key=("step",), doc=(
     "`results/controls/{name}/training_loss.parquet`: one row per optimisation step."), columns=(
     col("epoch", I32, "1-based epoch"),
     col("step", I32, "1-based optimisation step, over all epochs"),
@@ -360,6 +357,31 @@ PROBE_METRICS = Artifact("probe_metrics", "probe-train", version=4, key=(
     col("dev_las", F64, "LAS on the selection data"),
     col("dev_relacc", F64, "RelAcc on the selection data"),
     col("dev_root_acc", F64, "root accuracy on the selection data"),
+))
+
+# Next to metrics.parquet: the counts behind each metrics row, per evaluated sentence, so that a
+# table can resample sentences (an interval over the test set) without the predictions CoNLL-U.
+PROBE_SENTENCES_FILE = "sentence_counts.parquet"
+PROBE_SENTENCES = Artifact("probe_sentences", "probe-train", key=(
+        "treebank", "model", "baseline", "seed", "dist_layer", "label_layer", "eval_set",
+        "sent_index"), doc=(
+    "`results/probe/runs/…/sentence_counts.parquet`, next to metrics.parquet: one row per eval "
+    "set and evaluated sentence of a probe run; summed over an eval set's sentences, the counts "
+    "give its metrics row."), columns=(
+    col("treebank", STR, "the test treebank (as in metrics.parquet)"),
+    col("model", STR, "the model's name in the config"),
+    col("baseline", STR, "`lm`, `M0`, `MR` or `MRC`"),
+    col("seed", I64, "probe seed"),
+    col("dist_layer", I64, "layer of the distance probe"),
+    col("label_layer", I64, "layer of the label probe"),
+    col("eval_set", STR, "`orig` or `{method}/seed{N}` (as in metrics.parquet)"),
+    col("sent_index", I64, "the sentence's position in its treebank (tokens.parquet "
+        "sent_index): the same sentence in the original and every nonce eval set"),
+    col("n_words", I64, "words scored (all, or all but PUNCT as the run's metrics)"),
+    col("n_uas", I64, "of them, words with the right head"),
+    col("n_relacc", I64, "words with the right label"),
+    col("n_las", I64, "words with the right head and label"),
+    col("root_right", BOOL, "the predicted root words are the gold ones (root accuracy)"),
 ))
 
 PROBE_HISTORY = Artifact("probe_history", "probe-train", key=("epoch",), doc=(
@@ -412,5 +434,7 @@ HUMAN_EVAL_KEY = Artifact("human_eval_key", "human-eval export", key=(
 ))
 
 STAGE_ARTIFACTS = (TREEBANK_TOKENS, TREEBANK_SENTENCES, TREEBANK_STATS, NONCE_STATS, ITEMS,
-                   *ITEMS_FAMILIES.values(), TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
+                   ITEMS_SPUD, ITEMS_GERMAN_CASE, ITEMS_JAPANESE, ITEMS_COLA, ITEMS_BLIMP,
+                   TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
                    PROBE_METRICS, PROBE_HISTORY, HUMAN_EVAL_KEY, PROBE_LAYER_CHOICE)
+STAGE_ARTIFACTS += (PROBE_SENTENCES,)

@@ -177,12 +177,18 @@ def split_file_errors(config: dict) -> list[str]:
     return lines
 
 
-def check_config(config: dict, schema_path: str | Path) -> None:
-    errors = config_errors(config, schema_path)
+def check_config(config: dict, schema_path: str | Path) -> list[str]:
+    """Every problem of CONFIG at once (ConfigError, a line per key); before that, its old key
+    spellings renamed in place (core/renamed.py). Returns their deprecation lines, for the log."""
+    from spudflow.core.renamed import rename_config_keys
+
+    deprecated, errors = rename_config_keys(config)
+    errors = errors or config_errors(config, schema_path)
     if not errors:
         errors = revision_errors(config) + fold_errors(config) + split_file_errors(config)
     if errors:
         raise ConfigError("\n".join(errors))
+    return deprecated
 
 
 def fill_named_entries(config: dict) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from spudflow.core.config import ConfigError
 from spudflow.core.config_values import value_errors
-from spudflow.core.dataset_families import items_dataset_names, spud_dataset_list
+from spudflow.core.dataset_families import FAMILIES, items_dataset_names, spud_dataset_list
 from spudflow.core.model_source import is_local_path
 from spudflow.core.overlap import CONTROL_SOURCE, NGRAM_SOURCE
 from spudflow.core.split_files import is_url
@@ -72,6 +72,11 @@ def _nonce(config: dict) -> list[str]:
     errors += [f"config key nonce.pools.{tb}[{i}]: {entry!r} is not a configured treebank/split"
                for tb, entries in nonce.get("pools", {}).items()
                for i, entry in enumerate(entries) if entry not in splits]
+    errors += [f"config key nonce.splits.{split}.pool[{i}]: treebank {tb!r} has no split "
+               f"{entry!r}" for split, settings in nonce.get("splits", {}).items()
+               for i, entry in enumerate(settings.get("pool", []))
+               for tb, spec in config["treebanks"].items()
+               if split in spec["splits"] and entry not in spec["splits"]]
     languages = {spec["lang"] for spec in config["treebanks"].values()}
     errors += [f"config key nonce.lexicons.{lang}: no treebank of language {lang!r} is "
                "configured" for lang in nonce.get("lexicons", {}) if lang not in languages]
@@ -118,10 +123,10 @@ def _datasets(config: dict, exists) -> list[str]:
     """scoring.datasets: datasets the `pairs:` section makes, or items files. models.*.datasets
     selects among them: a name a `pairs:` section would make when enabled may be switched off
     for a while; any other name is a typo (or a file that is not there)."""
-    from spudflow.core.dataset_families import JAPANESE_VARIANTS
+    from spudflow.core.dataset_families import BUILT_FAMILIES, JAPANESE_VARIANTS
 
     made = items_dataset_names(config)
-    known = {*made, "german_case", "cola", "blimp",
+    known = {*made, *BUILT_FAMILIES,
              *(f"japanese_transitivity_{v}" for v in JAPANESE_VARIANTS),
              *(f"spud_{tb}_{split}" for tb, spec in config["treebanks"].items()
                for split in spec["splits"])}
@@ -156,8 +161,7 @@ def _probe(config: dict, exists) -> list[str]:
 
 # Keys of each enabled `pairs:` section that name the files its items are made from (a list,
 # a mapping, or one path); a URL among them is downloaded by a rule.
-PAIRS_FILE_KEYS = {"german_case": ("templates", "sentences"), "blimp": ("paths",),
-                   "cola": ("files", "phenomena"), "japanese_transitivity": ("lexicon", "corpus")}
+PAIRS_FILE_KEYS = {f.name: f.files for f in FAMILIES if f.files}
 
 
 def _named_paths(key: str, value) -> list[tuple[str, str]]:

@@ -3,8 +3,9 @@
 A writer calls `write_artifact`: the frame must hold every declared column (castable to its type,
 no nulls where the column is not nullable, nor inside a list or struct where its type does not
 allow them) and, unless the artifact is open, nothing else (an open one's declared extras are
-checked likewise when present); the file gets the artifact's name and schema version in its
-Parquet metadata. A reader calls `read_artifact`: a file that is missing, not Parquet, of another
+checked likewise when present); the file gets the artifact's name and version in its Parquet
+metadata (keys `spudflow.artifact` and `spudflow.schema_version`, a name kept since every file
+written holds it). A reader calls `read_artifact`: a file that is missing, not Parquet, of another
 artifact or version, or whose columns (nested values included) differ from the definition is bad
 input (exit 2, one line naming the file, the column and the stage that writes it). Nothing is
 ever filled with nulls. Two rows with one value of the artifact's `key` (one sentence twice, one
@@ -312,7 +313,7 @@ def check_schema(path: str | Path, schema: pa.Schema, artifact: Artifact,
         # An extension's file read as its general artifact: the version of the general part counts.
         version = metadata.get(BASE_VERSION_KEY, b"").decode()
     if version != str(artifact.version):
-        raise InputError(path, None, f"{artifact.name} schema version {version or '?'}, this "
+        raise InputError(path, None, f"{artifact.name} version {version or '?'}, this "
                          f"spudflow reads version {artifact.version}: rerun the "
                          f"{artifact.producer} stage")
     wanted = artifact.names if columns is None else tuple(columns)

@@ -1,27 +1,69 @@
-"""The families of items datasets: each is one section of the config's `pairs:` (its name is the
-family), whose builder fixes the sentences' language, except SPUD pairs, which have their
-treebank's. The rules attach a dataset's family and language where the pairs stage makes its name
-(spudflow/pairs/plan.py), so a dataset's name never decides which tables it feeds; the
+"""The registry of items datasets: one entry per family, everything else follows from it.
+
+A family is one section of the config's `pairs:` (its name). Its entry gives the language of its
+sentences (None: its treebank's, SPUD), the artifact of its items (core/artifacts.py), the config
+keys that name its source files, and its docs row. A family with a `builder` (a module of
+spudflow/items/) makes one dataset of its own name, and from the entry come its rule
+`items_NAME` (rules/items.smk), its command `spudflow items NAME-WITH-DASHES` (items/cli.py), its
+config section in config/schema.yaml and its row in docs/items.md (both rendered by
+`python -m spudflow.items.registry [--check] config/schema.yaml docs/items.md`). SPUD and the
+Japanese variants, whose datasets are several per family, keep hand-written rules.
+
+The rules attach a dataset's family and language where the items stage makes its name
+(core/plan_items.py), so a dataset's name never decides which tables it feeds; the tables'
 registry (core/outputs_registry.py) names the family that feeds each table."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spudflow.core.artifacts import (
+    ITEMS_BLIMP,
+    ITEMS_COLA,
+    ITEMS_GERMAN_CASE,
+    ITEMS_JAPANESE,
+    ITEMS_SPUD,
+)
+from spudflow.core.contract import Artifact
+
 
 @dataclass(frozen=True)
 class DatasetFamily:
     name: str  # its section under `pairs:`
     language: str | None  # of every dataset of the family; None: its treebank's (SPUD)
+    artifact: Artifact  # the definition its items are written and read by
+    files: tuple[str, ...] = ()  # keys of its section naming source files (paths or URLs)
+    builder: str | None = None  # spudflow.items.BUILDER: a generated rule and command
+    datasets: str = ""  # the names of its datasets, as docs/items.md writes them
+    summary: str = ""  # its docs row: what the default run builds
+    mem_mb: int = 2000  # its generated rule's memory and runtime (minutes)
+    runtime: int = 10
+
+    @property
+    def command(self) -> str:
+        """Its subcommand of `spudflow items`."""
+        return self.name.replace("_", "-")
 
 
-DATASET_FAMILIES: dict[str, DatasetFamily] = {f.name: f for f in (
-    DatasetFamily("spud", None),
-    DatasetFamily("german_case", "de"),
-    DatasetFamily("japanese_transitivity", "ja"),
-    DatasetFamily("cola", "en"),
-    DatasetFamily("blimp", "en"),
-)}
+FAMILIES: tuple[DatasetFamily, ...] = (
+    DatasetFamily("spud", None, ITEMS_SPUD, datasets="spud_{treebank}_{split}",
+                  summary="one original + 4 nonce versions per sentence (when `nonce:` is "
+                  "configured)"),
+    DatasetFamily("german_case", "de", ITEMS_GERMAN_CASE, ("templates", "sentences"),
+                  builder="german_case_command", summary="7,200 (50 templates x 144)"),
+    DatasetFamily("japanese_transitivity", "ja", ITEMS_JAPANESE, ("lexicon", "corpus"),
+                  datasets="japanese_transitivity_{base,rare,longer,relative}",
+                  summary="400, 400, 400 and 2,352 (samples of 200 pairs)"),
+    DatasetFamily("cola", "en", ITEMS_COLA, ("files", "phenomena"), builder="cola",
+                  summary="not built (the files are not vendored)"),
+    DatasetFamily("blimp", "en", ITEMS_BLIMP, ("paths",), builder="blimp",
+                  summary="13,400 (the vendored 67 x 100 pairs)", mem_mb=4000, runtime=20),
+)
+DATASET_FAMILIES: dict[str, DatasetFamily] = {f.name: f for f in FAMILIES}
+# The families whose one dataset is built by a generated rule and command.
+BUILT_FAMILIES: dict[str, DatasetFamily] = {f.name: f for f in FAMILIES if f.builder}
+# The artifact of each family's items by its name (`items.FAMILY`).
+ITEMS_ARTIFACTS: dict[str, Artifact] = {f.artifact.name: f.artifact for f in FAMILIES}
 
 JAPANESE_VARIANTS = ("base", "rare", "longer", "relative")
 
@@ -47,17 +89,20 @@ def spud_dataset_splits(config: dict) -> dict[str, tuple[str, str]]:
     return {name: (tb, split) for name, tb, split in spud_dataset_list(config)}
 
 
+def family_dataset_names(config: dict, family: DatasetFamily) -> list[str]:
+    """The datasets an enabled family makes: its own name, or (SPUD, Japanese) several."""
+    if family.name == "spud":
+        return list(spud_dataset_splits(config))
+    if not _enabled(config, family.name):
+        return []
+    if family.name == "japanese_transitivity":
+        chosen = config["pairs"]["japanese_transitivity"].get("datasets") or []
+        return [f"japanese_transitivity_{v}" for v in JAPANESE_VARIANTS if v in chosen]
+    return [family.name]
+
+
 def items_dataset_names(config: dict) -> dict[str, str]:
     """Name -> family of every items dataset the config's `pairs:` sections can make, SPUD
-    splits that are not scored included, in config order."""
-    names = dict.fromkeys(spud_dataset_splits(config), "spud")
-    if _enabled(config, "german_case"):
-        names["german_case"] = "german_case"
-    if _enabled(config, "japanese_transitivity"):
-        chosen = config["pairs"]["japanese_transitivity"].get("datasets") or []
-        names.update({f"japanese_transitivity_{v}": "japanese_transitivity"
-                      for v in JAPANESE_VARIANTS if v in chosen})
-    for family in ("cola", "blimp"):
-        if _enabled(config, family):
-            names[family] = family
-    return names
+    splits that are not scored included, in registry order (SPUD in config order)."""
+    return {name: family.name for family in FAMILIES
+            for name in family_dataset_names(config, family)}

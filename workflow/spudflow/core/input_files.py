@@ -1,6 +1,6 @@
 """Opening input files and directories: a missing path, an empty file or a file of another
 format is bad input (InputError naming the path), never a traceback. Columns are checked by the
-artifact contracts (core/contract.py), which open Parquet files through here.
+artifact checks (core/contract.py), which open Parquet files through here.
 
 `what` names what was expected ("nonce replacement statistics"); it ends the message so that the
 user sees which artifact the command wanted.

@@ -1,5 +1,5 @@
 """Which nonce treebanks a run makes (docs/nonce.md): one plan, read by the rules of the three
-stages it joins. The nonce rules make the versions it lists, the pairs rules pair each scored
+stages it joins. The nonce rules make the versions it lists, the items rules pair each scored
 split with the versions its SPUD items hold, the probe rules test a task's probes on the versions
 of its test split. Only what something reads is made: another split's versions would cost time
 and feed no table but the replacement statistics.

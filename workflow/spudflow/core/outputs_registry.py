@@ -4,7 +4,7 @@ few tables that may have no rows on sound inputs, when (`empty_when`: every othe
 row per group at least, a group that cannot be computed included). The rules
 (rule all's targets, the report entries), the aggregate CLI's figure commands, the front page's
 links, the docs' lists (docs/aggregate.md) and the tests' expectations read it;
-tests/test_outputs_registry.py fails when a table, figure, contract or caption has no entry here,
+tests/test_outputs_registry.py fails when a table, figure, artifact or caption has no entry here,
 or an entry lacks one of them.
 
 Adding a figure: its entry here (_figure), its function in aggregate/figures.py and its caption
@@ -43,7 +43,7 @@ class Output:
     category: str | None  # report category; None: not in the report (DATA)
     reproduces: str  # the paper's table, figure or section
     feed: str  # a dataset family or TREEBANKS, NONCE, HUMAN_EVAL, PROBE
-    table: str | None = None  # a figure: the table it draws (its contract)
+    table: str | None = None  # a figure: the table it draws (its artifact)
     caption_file: str | None = None  # report/…; default NAME.rst, a figure's NAME_figure.rst
     function: str | None = None  # a figure: its function in aggregate/figures.py
     front_page: bool = False  # a figure linked from its paper's front-page section
@@ -62,7 +62,7 @@ class Output:
         return self.caption_file or f"{self.name}{suffix}.rst"
 
     @property
-    def contract(self) -> str:
+    def artifact(self) -> str:
         """The table artifact (core/table_artifacts.TABLES) of the output or, for a figure, of
         the table it draws."""
         return self.table if self.output_type == FIGURE else self.name

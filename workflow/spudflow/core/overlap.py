@@ -23,7 +23,7 @@ from spudflow.core.split_files import split_files
 from spudflow.core.training_share import (
     part_name,
     sentence_key,
-    split_part,
+    text_entry,
     training_share_keys,
 )
 
@@ -207,14 +207,11 @@ def text_entry_sources(config: dict, entries: Iterable[str]) -> list[Sentences]:
     a text file."""
     sources = []
     for entry in entries:
-        name, part = split_part(entry)
-        if part != "train":
-            name = entry
-        treebank, _, split = name.partition("/")
-        if split in (config["treebanks"].get(treebank) or {}).get("splits", {}):
-            sources.append(treebank_part(config, name, "train" if entry != name else "all"))
-        else:
+        named, name = text_entry(config["treebanks"], entry)
+        if named == "file":
             sources.append(Sentences(entry, entry))
+        else:
+            sources.append(treebank_part(config, name, "train" if named == "share" else "all"))
     return sources
 
 

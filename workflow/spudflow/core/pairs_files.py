@@ -3,7 +3,7 @@ resources/downloads/pairs/{family}/{the URL's file name} (rule fetch_pairs_file,
 config fetch.mirror and fetch.sha256 as a treebank's; the file name is kept because it names
 what is in it: a CoLA phenomenon set's stem names the phenomenon, the German case paper's files
 are grammatical_sentences.txt and ungrammatical_sentences.txt). The rules
-(spudflow/pairs/plan.py), the overlap check (core/overlap.py) and the rehearsal's stand-ins
+(spudflow/items/plan.py), the overlap check (core/overlap.py) and the rehearsal's stand-ins
 (rehearse/pairs_downloads.py) all ask here, so they agree on every file."""
 
 from __future__ import annotations

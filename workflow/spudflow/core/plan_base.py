@@ -14,7 +14,7 @@ from pathlib import Path
 from spudflow.core.model_source import is_local_path
 from spudflow.core.outputs_registry import rule_outputs
 from spudflow.core.rules_support import code_version
-from spudflow.core.training_share import split_part
+from spudflow.core.training_share import text_entry
 
 
 def quoted(args):
@@ -134,16 +134,13 @@ class PlanBase:
         file."""
         inputs = []
         for entry in entries:
-            name, part = split_part(entry)
-            if part != "train":
-                name = entry
-            treebank, _, split = name.partition("/")
-            if split not in self.config["treebanks"].get(treebank, {}).get("splits", {}):
+            named, name = text_entry(self.config["treebanks"], entry)
+            if named == "file":
                 inputs.append(entry)
-            elif name == entry:
-                inputs.append(ingested(treebank, split))
+            elif named == "split":
+                inputs.append(ingested(*name.split("/", 1)))
             elif name in self.training_shares():
-                inputs.append(f"{training_share_dir(treebank, split)}/tokens.parquet")
+                inputs.append(f"{training_share_dir(*name.split('/', 1))}/tokens.parquet")
             else:
                 raise ValueError(
                     f"config: training text {entry!r} names a training share, but "

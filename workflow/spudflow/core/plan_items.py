@@ -1,4 +1,4 @@
-"""What the scoring and aggregate stages plan from the pairs stage: the items datasets the config
+"""What the scoring and aggregate stages plan from the items stage: the items datasets the config
 enables, their families and languages, and the config sections they are built from."""
 
 from __future__ import annotations
@@ -12,6 +12,16 @@ from spudflow.core.plan_base import PlanBase
 
 def items_file(dataset):
     return f"results/items/{dataset}.parquet"
+
+
+def blimp_paradigm_files(section):
+    """The paradigm files of a `pairs.blimp` section's paths; a directory stands for its *.jsonl
+    files."""
+    files = []
+    for location in section["paths"]:
+        path = Path(location)
+        files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
+    return files
 
 
 class ItemsQueries(PlanBase):
@@ -53,7 +63,7 @@ class ItemsQueries(PlanBase):
 
     def items_dataset_language(self, dataset):
         """The language of an items dataset's sentences: its family's, or its treebank's (SPUD);
-        None for an items file the pairs stage does not make (a user's own, whose items carry their
+        None for an items file the items stage does not make (a user's own, whose items carry their
         language: the score command's --languages filters them item by item)."""
         families = self.items_dataset_families()
         if dataset not in families:
@@ -62,12 +72,8 @@ class ItemsQueries(PlanBase):
         return language or self.treebank_lang(self.spud_items_splits()[dataset][0])
 
     def blimp_files(self):
-        """The paradigm files of pairs.blimp.paths; a directory stands for its *.jsonl files. None
-        while BLiMP is not built."""
+        """The paradigm files of pairs.blimp.paths (blimp_paradigm_files); none while BLiMP is
+        not built."""
         if not self.pairs_enabled("blimp"):
             return []
-        files = []
-        for location in self.pairs_section("blimp")["paths"]:
-            path = Path(location)
-            files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
-        return files
+        return blimp_paradigm_files(self.pairs_section("blimp"))

@@ -10,7 +10,7 @@ from spudflow.core.plan_base import PlanBase
 
 class ScoringQueries(PlanBase):
     def scoring_datasets(self):
-        """Items datasets to score: `scoring.datasets` when set, else every dataset the pairs stage
+        """Items datasets to score: `scoring.datasets` when set, else every dataset the items stage
         enables."""
         configured = self.config["scoring"].get("datasets")  # optional, no schema default
         return list(self.items_datasets() if configured is None else configured)

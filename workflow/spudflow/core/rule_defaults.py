@@ -26,7 +26,7 @@ from spudflow.core.rules_support import attempt_scaled, code_version
 STAGE_ENVS = {
     "ingest": "core",
     "nonce": "core",
-    "pairs": "core",
+    "items": "core",
     "controls": "lm",
     "scoring": "lm",
     "probe": "lm",

@@ -39,7 +39,7 @@ class Method:
     outliers: str | None = None   # OUTLIER_CAUSAL | OUTLIER_MASKED: its column of the outlier table
 
 
-METHODS = (
+SCORING_METHODS = (
     Method("ppl", "causal", "log P(t_i \\| BOS, t_1 … t_{i-1}): every token, the first one given "
            "the BOS token (EOS for tokenizers without BOS, as lm-eval does). One pass per "
            "sentence, batched with right padding.", "spudflow.scoring.causal:score_ppl",
@@ -62,7 +62,7 @@ METHODS = (
     Method("addk", "ngram", "add-k (Laplace for k = 1) word probability.",
            "spudflow.scoring.ngram_scorer:score_addk"),
 )
-BY_NAME = {m.name: m for m in METHODS}
+BY_NAME = {m.name: m for m in SCORING_METHODS}
 
 # `M_region`: only the tokens inside the items' named regions are scored (for masked models only
 # they are masked, one at a time), and only region rows are written.
@@ -78,7 +78,7 @@ def is_region_method(method: str) -> bool:
 
 
 def methods_of(kind: str) -> tuple[str, ...]:
-    return tuple(m.name for m in METHODS if m.kind == kind)
+    return tuple(m.name for m in SCORING_METHODS if m.kind == kind)
 
 
 def uses_l2r_words(methods: Iterable[str]) -> bool:
@@ -87,7 +87,7 @@ def uses_l2r_words(methods: Iterable[str]) -> bool:
 
 
 def outlier_methods(role: str) -> tuple[str, ...]:
-    return tuple(m.name for m in METHODS if m.outliers == role)
+    return tuple(m.name for m in SCORING_METHODS if m.outliers == role)
 
 
 def by_kind() -> str:
@@ -97,7 +97,7 @@ def by_kind() -> str:
 
 def render_docs() -> str:
     lines = ["| kind | method | per-token log probability (natural log) |", "|---|---|---|"]
-    lines += [f"| {m.kind} | `{m.name}` | {m.scores} |" for m in METHODS]
+    lines += [f"| {m.kind} | `{m.name}` | {m.scores} |" for m in SCORING_METHODS]
     return "\n".join(lines) + "\n"
 
 

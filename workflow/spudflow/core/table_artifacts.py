@@ -1,7 +1,7 @@
 """The result tables (results/tables/NAME.parquet, and their CSV / Markdown / LaTeX copies) that
 the aggregate, ingest and nonce stages write and the figure commands read: columns, types and
 nullability, defined once (the stage artifacts are in core/artifacts.py). `write_table` checks a
-table against its definition before writing; the docs' table schemas are rendered from these
+table against its definition before writing; the docs' column tables are rendered from these
 (docs/aggregate.md, docs/nonce.md)."""
 
 from __future__ import annotations
@@ -82,7 +82,8 @@ def table(name: str, producer: str, doc: str, columns: tuple[Column, ...], **opt
 NONCE_REPLACEMENT_RATIO = table("nonce_replacement_ratio", "table-nonce-ratio", (
     "one row per treebank, split, method and seed (paper Table 7 layout); after `targeted`, "
     "one float64 column per replaced UPOS present (`ADJ`, `ADV`, `NOUN`, `PROPN`, `VERB`): the "
-    "fraction of the words of that UPOS replaced."), columns=(
+    "fraction of the words of that UPOS replaced, null in a row whose split was made without "
+    "that UPOS (`nonce.splits`)."), columns=(
     *TABLE_LABELS,
     col("words", I64, "words (token_type `word`)"),
     col("targeted", I64, "words of a replaced UPOS"),
@@ -174,6 +175,27 @@ HUMAN_EVAL_PREFERENCE = table("human_eval_preference", "human-eval tables", (
 HUMAN_EVAL_TABLES = (HUMAN_EVAL_GRAMMATICALITY, HUMAN_EVAL_PREFERENCE)
 
 # --- aggregate tables -------------------------------------------------------------------------
+def bootstrap_interval(what: str, over: str) -> tuple[Column, ...]:
+    """The ends of a bootstrap interval of `what` (its method in a column of its own)."""
+    return (
+        col(f"{what}_ci_low", F64, f"lower end of {what}'s bootstrap interval at "
+            f"aggregate.uncertainty.level over {over} (null with aggregate.uncertainty.resamples "
+            "0 or no value)", True),
+        col(f"{what}_ci_high", F64, "upper end of that interval", True),
+    )
+
+
+INTERVAL_METHOD = ("the bootstrap intervals' method: `bca`, or `percentile` where BCa is not "
+                   "defined; null with no interval")
+
+QUARTILE_INTERVALS = (
+    *bootstrap_interval("ratio_q1", "original sentences, each with all its nonce versions"),
+    *bootstrap_interval("ratio_median", "original sentences (as ratio_q1)"),
+    *bootstrap_interval("ratio_q3", "original sentences (as ratio_q1)"),
+    col("ratio_interval", STR, f"{INTERVAL_METHOD} (one method for the three quartiles: "
+        "percentile unless BCa is defined for all)", True),
+)
+
 SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
     "per language, nonce method, seed, scoring function, with and without outliers"), columns=(
     col("dataset", STR, "items dataset"),
@@ -196,6 +218,7 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
         "(every observation an outlier)", True),
     col("ratio_median", F64, "median of r (null as above)", True),
     col("ratio_q3", F64, "third quartile of r (null as above)", True),
+    *QUARTILE_INTERVALS,
     col("ratio_mean", F64, "mean of r (null as above)", True),
     col("fraction_ratio_gt1", F64, "fraction of pairs with r > 1 (nonce more perplexing; null as "
         "above)", True),
@@ -207,8 +230,8 @@ SPUD_RATIO_SUMMARY = table("spud_ratio_summary", "table-spud-scores", (
         True),
     col("ppl_nonce_median", F64, "median perplexity of the nonce sentences (`all`: of their "
         "per-original geometric means; null as above)", True),
-    # v5: status, reason
-), version=5, key=(*SPUD_PAIR_SET, "nonce_seed", "outliers", *SCORING_FUNCTION))
+    # v6: the quartiles' intervals
+), version=6, key=(*SPUD_PAIR_SET, "nonce_seed", "outliers", *SCORING_FUNCTION))
 
 SPUD_WILCOXON = table("spud_wilcoxon", "table-spud-scores", (
     "one row per two scoring functions, seed and outlier handling"), columns=(
@@ -296,6 +319,24 @@ SPUD_RATIOS = table("spud_ratios", "table-spud-scores", (
     col("nonce_sentence", STR, "the nonce sentence"),
 ), key=(*SPUD_PAIR_SET, "nonce_seed", *SCORING_FUNCTION, "nonce_item_id"))
 
+# Intervals of a mean over templates and of a pooled AUC (german_case.py, delong.py).
+AUC_MEAN_INTERVAL = (
+    col("auc_mean_ci_low", F64, "lower end of auc_mean's bootstrap interval at "
+        "aggregate.uncertainty.level, the templates resampled (null with fewer than two "
+        "templates or aggregate.uncertainty.resamples 0)", True),
+    col("auc_mean_ci_high", F64, "upper end of that interval", True),
+    col("auc_mean_interval", STR, "the bootstrap interval's method: `bca`, or `percentile` "
+        "where BCa is not defined (every resample equal); null with no interval", True),
+)
+
+AUC_POOLED_INTERVAL = (
+    col("auc_pooled_ci_low", F64, "lower end of auc_pooled's DeLong interval at "
+        "aggregate.uncertainty.level (normal, clipped to [0, 1] as R pROC's; the sentences taken "
+        "as independent; null with fewer than two sentences of a class)", True),
+    col("auc_pooled_ci_high", F64, "upper end of that interval", True),
+    col("auc_pooled_stderr", F64, "DeLong's standard error of auc_pooled", True),
+)
+
 GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     "per scoring function"), columns=(
     *DATASET_SCORING,
@@ -306,14 +347,16 @@ GERMAN_CASE_AUC = table("german_case_auc", "table-german-case", (
     col("auc_mean", F64, "mean ROC AUC over templates (the paper's figure); null unless `ok`",
         True),
     col("auc_sd", F64, "sample sd over templates (null for one template)", True),
+    *AUC_MEAN_INTERVAL,
     col("auc_pooled", F64, "ROC AUC of all templates' sentences in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
+    *AUC_POOLED_INTERVAL,
     col("tie_fraction", F64, "of the pairs the AUCs compare (a grammatical sentence and a "
         "violation of the same template), the fraction with equal log-probabilities (each "
         "counts 1/2 in the AUC)", True),
     unseen_fraction_col("of the analysis's sentences"),
-    # v2: auc_pooled, tie_fraction, unseen_fraction; v3: status, reason
-), version=3, key=(*DATASET_SCORING_KEY, "analysis"))
+    # v2: auc_pooled, tie_fraction, unseen_fraction; v3: status, reason; v4: intervals
+), version=4, key=(*DATASET_SCORING_KEY, "analysis"))
 
 GERMAN_CASE_AUC_TEMPLATES = table("german_case_auc_templates", "table-german-case", (
     "per template"), columns=(
@@ -339,9 +382,11 @@ GERMAN_CASE_AUC_VIOLATION = table("german_case_auc_violation", "table-german-cas
         "the 36 violations doubling this case (the per-violation AUC table's number; for "
         "`restricted` our reading of the plausible-sentences table, `auc_pooled` the other)"),
     col("auc_sd", F64, "sample sd over templates", True),
+    *AUC_MEAN_INTERVAL,
     col("auc_pooled", F64, "the same sentences of all templates in one ROC (the reference "
         "notebook src/analyse_results.ipynb); null without both classes", True),
-), version=3, key=(*DATASET_SCORING_KEY, "analysis", "violation"))  # v3: auc_pooled
+    *AUC_POOLED_INTERVAL,
+), version=4, key=(*DATASET_SCORING_KEY, "analysis", "violation"))  # v3: auc_pooled; v4: intervals
 
 GERMAN_CASE_ANIMACY = table("german_case_animacy", "table-german-case", (
     "per case (the paper's animacy table)"), columns=(
@@ -406,6 +451,26 @@ GERMAN_CASE_ROC = table("german_case_roc", "table-german-case", (
     col("auc", F64, "AUC of all templates pooled"),
 ), key=(*DATASET_SCORING_KEY, "threshold"))
 
+# Intervals over the held-out sentences with the folds' thresholds as fitted (cola.py).
+COLA_ACCURACY_INTERVAL = (
+    col("accuracy_ci_low", F64, "lower end of accuracy's Wilson score interval over the held-out "
+        "sentences at aggregate.uncertainty.level, the folds' thresholds as fitted (null unless "
+        "`ok`)", True),
+    col("accuracy_ci_high", F64, "upper end of that interval", True),
+    col("accuracy_stderr", F64, "lm-eval's standard error of accuracy: sample sd of the 0/1 "
+        "outcomes over sqrt(n) (null with fewer than two sentences)", True),
+)
+
+MCC_INTERVAL = (
+    col("mcc_ci_low", F64, "lower end of mcc's bootstrap interval at "
+        "aggregate.uncertainty.level: the held-out sentences resampled, each with its label and "
+        "prediction, the folds' thresholds as fitted (null with a null mcc, fewer than two "
+        "sentences or aggregate.uncertainty.resamples 0)", True),
+    col("mcc_ci_high", F64, "upper end of that interval", True),
+    col("mcc_interval", STR, "the bootstrap interval's method: `bca`, or `percentile` where BCa "
+        "is not defined (every resample equal); null with no interval", True),
+)
+
 COLA_CROSS_VALIDATED = (
     col("n_items", I64, "labelled items with this score (a finite one)"),
     col("n_acceptable", I64, "of which acceptable (label 1)"),
@@ -413,8 +478,10 @@ COLA_CROSS_VALIDATED = (
     col("folds", I64, "cross-validation folds used (min(folds, n_items)); null unless `ok` "
         "(`skipped`: fewer than 2 items)", True),
     col("accuracy", F64, "accuracy of the held-out predictions; null unless `ok`", True),
+    *COLA_ACCURACY_INTERVAL,
     col("mcc", F64, "Matthews correlation of the held-out predictions; null when the labels "
         "are of one class (a fit that is still `ok`: its accuracy stands) or unless `ok`", True),
+    *MCC_INTERVAL,
     col("threshold_mean", F64, "mean of the folds' thresholds; null when a fold's threshold "
         "is ±inf (it called every sentence one class) or unless `ok`", True),
 )
@@ -429,7 +496,7 @@ COLA_THRESHOLDS = table("cola_thresholds", "table-cola", (
         "split, the fraction with equal scores (no threshold separates them; null when the "
         "labels are of one class)", True),
     unseen_fraction_col("of the split's sentences"),
-), version=4, key=(*DATASET_SCORING_KEY, "split", "normalisation"))
+), version=5, key=(*DATASET_SCORING_KEY, "split", "normalisation"))  # v5: intervals
 
 COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     "per normalisation and phenomenon set (section 8, Table 5); each set cross-validated on "
@@ -439,7 +506,7 @@ COLA_PHENOMENA = table("cola_phenomena", "table-cola", (
     col("phenomenon", STR, "the phenomenon set's file stem (`svo`, `wh_extraction`, "
         "`inchoative`, `singular_pl`, `reflexive`)"),
     *COLA_CROSS_VALIDATED,
-), version=2, key=(*DATASET_SCORING_KEY, "normalisation", "phenomenon"))
+), version=3, key=(*DATASET_SCORING_KEY, "normalisation", "phenomenon"))  # v3: intervals
 
 COLA_SOURCES = table("cola_sources", "table-cola", (
     "per normalisation, split and source (section 7): the split's held-out predictions "
@@ -451,9 +518,11 @@ COLA_SOURCES = table("cola_sources", "table-cola", (
     col("n_items", I64, "labelled items of this source with this score"),
     col("n_acceptable", I64, "of which acceptable (label 1)"),
     col("accuracy", F64, "accuracy of the held-out predictions"),
+    *COLA_ACCURACY_INTERVAL,
     col("mcc", F64, "Matthews correlation of the held-out predictions; null when the "
         "source's labels are of one class", True),
-), key=(*DATASET_SCORING_KEY, "split", "normalisation", "source"))
+    *MCC_INTERVAL,
+), version=2, key=(*DATASET_SCORING_KEY, "split", "normalisation", "source"))  # v2: intervals
 
 def accuracy_interval(what: str = "accuracy", of: str = "pairs") -> tuple[Column, ...]:
     """Wilson's interval of a proportion of independent items and lm-eval's stderr beside it."""
@@ -560,7 +629,10 @@ JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
     col("agreement", F64, "fraction of pairs with the same preferred verb; null when the two modes "
         "share no pair", True),
     col("kappa", F64, "Cohen's kappa (null when both modes always choose the same verb)", True),
-), key=("dataset", "mode_a", "mode_b"))
+    *bootstrap_interval("kappa", "the pairs both modes scored (the same for (a, b) and (b, a))"),
+    col("kappa_interval", STR, f"{INTERVAL_METHOD}; null also where a resample has no kappa "
+        "(both modes constant on it)", True),
+), version=2, key=("dataset", "mode_a", "mode_b"))  # v2: kappa's interval
 
 JAPANESE_MODE = (
     *DATASET_SCORING,
@@ -649,8 +721,24 @@ JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese
 # null, never a mean of fewer runs than n_runs counts.
 NO_WORDS = "; null when an eval set of the runs has no words (all its sentences too short)"
 
+def _sentence_intervals(*parts: tuple[str, str]) -> tuple[Column, ...]:
+    """The probe tables' intervals over test sentences (aggregate/probe_intervals.py)."""
+    columns = []
+    for prefix, what in parts:
+        for metric in ("relacc", "uas", "las"):
+            columns += [
+                col(f"{prefix}{metric}_mean_ci_low", F64, f"lower end of the interval of "
+                    f"{prefix}{metric}_mean at aggregate.uncertainty.level: a bootstrap over the "
+                    f"test sentences, each with all its versions, {what} recomputed on every "
+                    "run (null with aggregate.uncertainty.resamples 0 or no value)", True),
+                col(f"{prefix}{metric}_mean_ci_high", F64, "upper end of that interval", True),
+            ]
+    return (*columns, col("interval", STR, f"{INTERVAL_METHOD} (one method for the row's "
+                          "intervals: percentile unless BCa is defined for all)", True))
+
+
 PROBE_SUMMARY = table("probe_summary", "table-probe", (
-    "per probe configuration and eval set"), version=4, columns=(
+    "per probe configuration and eval set"), columns=(
     col("treebank", STR, "treebank probed"),
     col("model", STR, "LM"),
     col("baseline", STR, "`lm` (the LM itself), `M0`, `MR` or `MRC`"),
@@ -672,7 +760,8 @@ PROBE_SUMMARY = table("probe_summary", "table-probe", (
     col("delta_uas_sd", F64, "its sample sd", True),
     col("delta_las_mean", F64, "Δ LAS", True),
     col("delta_las_sd", F64, "its sample sd", True),
-), key=(*PROBE_CONFIGURATION, "eval_set"))
+    *_sentence_intervals(("", "the figure"), ("delta_", "the Δ")),
+), version=5, key=(*PROBE_CONFIGURATION, "eval_set"))  # v5: intervals over sentences
 
 def _probe_side_by_side():
     """orig, nonce and Δ mean/sd columns of RelAcc, UAS and LAS (probe_languages)."""
@@ -709,7 +798,9 @@ PROBE_LANGUAGES = table("probe_languages", "table-probe", (
     col("n_too_long", I64, "test sentences left out of the original and every nonce set alike "
         "because one of their versions is longer than the model's limit (most over the runs)"),
     *_probe_side_by_side(),
-), version=4, key=(*PROBE_CONFIGURATION, "nonce"))
+    *_sentence_intervals(("orig_", "the original set's"), ("nonce_", "the nonce sets'"),
+                         ("delta_", "the Δ, paired by sentence,")),
+), version=5, key=(*PROBE_CONFIGURATION, "nonce"))  # v5: intervals over sentences
 
 
 PROBE_LAYERS = table("probe_layers", "table-probe", (

@@ -37,6 +37,19 @@ def split_part(value: str) -> tuple[str, str | None]:
     return value, None
 
 
+def text_entry(treebanks: dict, entry: str) -> tuple[str, str | None]:
+    """What a training-text entry names, and its name: `split` and NAME for a configured
+    `treebank/split`, `share` and NAME for `treebank/split@train` (its training share), `file`
+    and ENTRY for anything else (a text file)."""
+    name, part = split_part(entry)
+    if part != "train":
+        name = entry
+    treebank, _, split = name.partition("/")
+    if split not in (treebanks.get(treebank) or {}).get("splits", {}):
+        return "file", entry
+    return ("split" if name == entry else "share"), name
+
+
 def sentence_key(sent_id: str | None, sent_index: int) -> str:
     """What the share is drawn over: the sentence's `# sent_id`, else its position."""
     return sent_id if sent_id is not None else f"#{sent_index}"

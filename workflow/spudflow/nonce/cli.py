@@ -13,7 +13,8 @@ from spudflow.core.output_paths import PlannedFile, output_dir, output_file, out
 from spudflow.core.regular_files import check_regular_file
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import FORMS, WEIGHTS
-from spudflow.nonce.context import METHODS
+from spudflow.nonce.context import NONCE_METHODS
+from spudflow.nonce.feats_match import EXACT, FEATS_MATCHES
 from spudflow.nonce.human_eval import cli as human_eval_cli
 from spudflow.nonce.replace import CASES, KEEP, MATCH, MWT_MODES
 
@@ -26,21 +27,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Replace content words (NOUN PROPN ADJ ADV VERB by default) of an ingested "
         "treebank by words seen in the same syntactic context (--method spud: UPOS, DEPREL, "
         "dependents' DEPRELs; --method pos: UPOS only; --method posfree: UPOS only and no "
-        "language rules, the Gulordava-style method of the paper's human evaluation), inflected "
+        "language hooks, the Gulordava-style method of the paper's human evaluation), inflected "
         "with exactly the word's FEATS from a lexicon of the language, in a seeded random "
-        "order; language rules fix function words (a/an, French elision). Writes "
+        "order; language hooks fix function words (a/an, French elision). Writes "
         "OUTDIR/tokens.parquet and sentences.parquet (the ingested format plus orig_form, "
         "orig_lemma, replaced; orig_text, short) and "
         f"OUTDIR/{STATS_FILE}. See docs/nonce.md.")
     p.add_argument("dir", type=Path, help="ingested treebank (tokens.parquet, sentences.parquet)")
     p.add_argument("--lang", type=language, required=True,
-                   help="language code; picks the language rules "
-                   "(en fr de ar ru; any other code: no rules)")
+                   help="language code; picks the language hooks "
+                   "(en fr de ar ru; any other code: no hooks)")
     p.add_argument("--seed", type=seed, required=True)
     p.add_argument("--out", type=output_dir, required=True, help="output directory")
-    p.add_argument("--method", choices=METHODS, default="spud",
+    p.add_argument("--method", choices=NONCE_METHODS, default="spud",
                    help="spud: same syntactic context; pos: same UPOS; posfree: same UPOS and "
-                   "no language rules (default: %(default)s)")
+                   "no language hooks (default: %(default)s)")
     p.add_argument("--pool", type=Path, nargs="+", default=[], metavar="DIR",
                    help="more ingested treebanks whose words are candidates (default: DIR only)")
     p.add_argument("--lexicon-from", type=Path, nargs="+", default=[], metavar="DIR",
@@ -54,7 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
                    help="language option, e.g. strip_diacritics=false (ar), strict_case=true "
                    "(ru), lemma_forms=false (ar), ordered_context=false (fr), "
-                   "strict_endings=true (de), infer_case=false (de), infer_number=false (fr)")
+                   "strict_endings=true (de), infer_case=false (de), infer_number=false (fr), "
+                   "protect_ne=false (fr)")
     p.add_argument("--case", choices=CASES, default=MATCH,
                    help="match: a replacement takes the original word's capitals from its "
                    "position (first word, headline, shouted sentence); reference: it is written "
@@ -71,6 +73,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "lemma) pairs it was seen with in the context, as the reference (a form seen "
                    "again adds nothing); uniform: every lemma seen in the context equally "
                    "(default: %(default)s)")
+    p.add_argument("--feats-match", choices=FEATS_MATCHES, default=EXACT,
+                   help="exact: a replacement form has exactly the word's FEATS; reference: its "
+                   "features include the word's, after the language's relaxations and "
+                   "fallbacks, as the reference's MorphDict.lookup (default: %(default)s)")
     p.add_argument("--conllu", type=output_file,
                    help="also write the nonce treebank as CoNLL-U here")
     p.add_argument("--treebank", default="", help="treebank name in the statistics "
@@ -133,7 +139,7 @@ def run_nonce(args: argparse.Namespace) -> None:
         pools=args.pool, lexicon_from=args.lexicon_from, lexicons=args.lexicon,
         options=parse_options(args.option), treebank=args.treebank, split=args.split,
         case=args.case, multiword_tokens=args.multiword_tokens,
-        candidate_weights=args.candidate_weights)
+        candidate_weights=args.candidate_weights, feats_match=args.feats_match)
     for path in args.lexicon:
         check_regular_file(path)
     tokens, sentences, stats = make_nonce(args.dir, settings)

@@ -14,7 +14,7 @@ import polars as pl
 from spudflow.core.errors import InputError
 from spudflow.core.input_files import require_file
 from spudflow.core.logs import get_logger
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.words import WordMode
 
 log = get_logger(__name__)
@@ -24,7 +24,7 @@ COLUMNS = [*KEY, "lex_form", "lex_lemma"]
 TSV_COLUMNS = ("form", "lemma", "upos", "feats")
 
 
-def read_lexicon_tsv(path: Path, rules: LanguageRules, mode: WordMode) -> pl.DataFrame:
+def read_lexicon_tsv(path: Path, hooks: LanguageHooks, mode: WordMode) -> pl.DataFrame:
     """A TSV lexicon (form, lemma, UPOS, FEATS; `#` lines are comments) as lexicon rows."""
     rows: dict[str, list[str]] = {name: [] for name in TSV_COLUMNS}
     try:
@@ -45,8 +45,8 @@ def read_lexicon_tsv(path: Path, rules: LanguageRules, mode: WordMode) -> pl.Dat
     if not rows["form"]:
         raise InputError(path, None, "no entries (an empty lexicon)")
     frame = pl.DataFrame(rows, schema=dict.fromkeys(TSV_COLUMNS, pl.String))
-    form, lemma = rules.normalise(pl.col("form")), rules.normalise(pl.col("lemma"))
-    form_class = rules.form_class()
+    form, lemma = hooks.normalise(pl.col("form")), hooks.normalise(pl.col("lemma"))
+    form_class = hooks.form_class()
     return frame.select(
         unit=lemma if mode.unit == "lemma" else form,
         upos=pl.col("upos"),
@@ -57,15 +57,30 @@ def read_lexicon_tsv(path: Path, rules: LanguageRules, mode: WordMode) -> pl.Dat
     )
 
 
+def _matched(rows: pl.DataFrame, match: pl.DataFrame) -> pl.DataFrame:
+    """ROWS re-keyed by the FEATS of the words they serve (feats_match.matching_levels): a
+    unit's rows of its first level with any form for that word, their counts summed per form."""
+    entry = ["unit", "upos", "target"]
+    return (rows.join(match, on=["upos", "morph"])
+            .filter(pl.col("level") == pl.col("level").min().over(entry))
+            .group_by("unit", "upos", "target", "form_class", "lex_form", "lex_lemma")
+            .agg(pl.col("count").sum().cast(pl.UInt32), pl.col("source").min())
+            .rename({"target": "morph"})
+            .select(*COLUMNS, "count", "source"))
+
+
 def build_lexicon(word_frames: list[pl.DataFrame], upos: list[str],
-                  external: list[pl.DataFrame] = (), class_fallback: bool = False
-                  ) -> pl.DataFrame:
+                  external: list[pl.DataFrame] = (), class_fallback: bool = False,
+                  match: pl.DataFrame | None = None) -> pl.DataFrame:
     """One row per key of COLUMNS; only words of the replaced UPOS matter.
 
-    CLASS_FALLBACK (LanguageRules.form_class_fallback): the form class is a preference. The row
+    CLASS_FALLBACK (LanguageHooks.form_class_fallback): the form class is a preference. The row
     of class "" of a (unit, UPOS, morph) is then its most frequent form of any class, and every
     class another word asks for is filled from that row where the unit has no form of its own
-    of the class (the reference's German adjectives: the same ending where there is one)."""
+    of the class (the reference's German adjectives: the same ending where there is one).
+
+    MATCH (feats_match.matching_levels; None: a form serves words of exactly its FEATS): which
+    lexicon FEATS serve which FEATS of the words to replace; `morph` is then the latter."""
     counted = (pl.concat([f.select(COLUMNS) for f in word_frames])
                .filter(pl.col("upos").is_in(upos))
                .group_by(COLUMNS).len("count")
@@ -74,7 +89,10 @@ def build_lexicon(word_frames: list[pl.DataFrame], upos: list[str],
     for frame in external:
         frames.append(frame.filter(pl.col("upos").is_in(upos)).unique()
                       .with_columns(count=pl.lit(0, pl.UInt32), source=pl.lit(1, pl.Int8)))
-    ranked = pl.concat(frames).sort(
+    rows = pl.concat(frames)
+    if match is not None:
+        rows = _matched(rows, match)
+    ranked = rows.sort(
         [*KEY, "source", "count", "lex_form", "lex_lemma"],
         descending=[False] * len(KEY) + [False, True, False, False])
     lexicon = ranked.unique(subset=KEY, keep="first", maintain_order=True).select(COLUMNS)

@@ -14,9 +14,10 @@ from spudflow.core.logs import get_logger
 from spudflow.core.treebank import read_treebank, refuse_nonce_treebank
 from spudflow.nonce import DEFAULT_UPOS
 from spudflow.nonce.candidates import FORMS, WEIGHTS, build_index
-from spudflow.nonce.context import METHODS, RULE_FREE_METHODS, with_context
-from spudflow.nonce.languages import get_rules
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.context import HOOK_FREE_METHODS, NONCE_METHODS, with_context
+from spudflow.nonce.feats_match import EXACT, FEATS_MATCHES, REFERENCE, matching_levels
+from spudflow.nonce.languages import get_hooks
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.lexicon import build_lexicon, check_external, read_lexicon_tsv
 from spudflow.nonce.replace import CASES, KEEP, MATCH, MWT_MODES, SPLIT, Replacer
 from spudflow.nonce.stats import replacement_statistics
@@ -40,6 +41,7 @@ class NonceSettings:
     case: str = MATCH                # replacements' capitals: MATCH or REFERENCE (surface.py)
     multiword_tokens: str = KEEP     # KEEP their surface or SPLIT them into words (surface.py)
     candidate_weights: str = FORMS   # a unit's chance: its FORMS in the context, or UNIFORM
+    feats_match: str = EXACT         # a form's FEATS: EXACT, or REFERENCE (feats_match.py)
     treebank: str = ""
     split: str = ""
 
@@ -79,7 +81,7 @@ def _without_mwts(tokens: pl.DataFrame, sentences: pl.DataFrame
 def make_nonce(directory: Path, settings: NonceSettings
                ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(tokens, sentences, statistics) of the nonce version of the ingested treebank DIRECTORY."""
-    if settings.method not in METHODS:
+    if settings.method not in NONCE_METHODS:
         raise InputError("--method", None, f"unknown method {settings.method!r}")
     if settings.case not in CASES:
         raise InputError("--case", None, f"unknown case {settings.case!r}")
@@ -89,36 +91,45 @@ def make_nonce(directory: Path, settings: NonceSettings
     if settings.candidate_weights not in WEIGHTS:
         raise InputError("--candidate-weights", None,
                          f"unknown weights {settings.candidate_weights!r}")
+    if settings.feats_match not in FEATS_MATCHES:
+        raise InputError("--feats-match", None, f"unknown match {settings.feats_match!r}")
     started = time.perf_counter()
-    rules = get_rules(settings.lang, settings.options)  # options are checked either way
-    if settings.method in RULE_FREE_METHODS:
-        rules = LanguageRules()  # the language-independent algorithm, no hook of LANG
+    hooks = get_hooks(settings.lang, settings.options)  # options are checked either way
+    if settings.method in HOOK_FREE_METHODS:
+        hooks = LanguageHooks()  # the language-independent algorithm, no hook of LANG
+    hooks.words_apart = settings.multiword_tokens == SPLIT
     upos = list(settings.upos)
     tokens, sentences = _read(directory)
     mode = detect_mode(tokens, upos, str(directory))
-    own = word_frame(tokens, rules, mode, str(directory))
+    own = word_frame(tokens, hooks, mode, str(directory))
 
     frames: dict[Path, pl.DataFrame] = {}
 
     def words_of(path: Path) -> pl.DataFrame:
         if path not in frames:
-            frames[path] = word_frame(_read(path)[0], rules, mode, str(path))
+            frames[path] = word_frame(_read(path)[0], hooks, mode, str(path))
         return frames[path]
 
     # Pool treebanks are of the language too: their words also feed the lexicon.
     lexicon_frames = [own] + [words_of(p) for p in
                               _others(directory, settings.pools + settings.lexicon_from)]
-    external = [read_lexicon_tsv(p, rules, mode) for p in check_external(mode, settings.lexicons)]
+    external = [read_lexicon_tsv(p, hooks, mode) for p in check_external(mode, settings.lexicons)]
+    match = None
+    if settings.feats_match == REFERENCE and mode.morph == "feats":
+        morphs = pl.concat([f.select("upos", "morph") for f in lexicon_frames + external])
+        match = matching_levels(morphs.filter(pl.col("upos").is_in(upos)),
+                                own.filter(pl.col("upos").is_in(upos)).select("upos", "morph"),
+                                hooks.feats_levels)
     lexicon = build_lexicon(lexicon_frames, upos, external,
-                            class_fallback=rules.form_class_fallback)
+                            class_fallback=hooks.form_class_fallback, match=match)
 
     # Contexts need every word (dependents of any UPOS); only targets of the UPOS list remain.
     # Protected words (French `ne`) are neither replaced nor candidates.
-    protected = rules.protected()
+    protected = hooks.protected()
     protected = pl.lit(False) if protected is None else protected.fill_null(False)
 
     def candidates_of(words: pl.DataFrame) -> pl.DataFrame:
-        return (with_context(words, settings.method, rules)
+        return (with_context(words, settings.method, hooks)
                 .filter(pl.col("upos").is_in(upos))
                 .with_columns(protected=protected))
 
@@ -131,7 +142,7 @@ def make_nonce(directory: Path, settings: NonceSettings
              directory, own.height, targets.height, lexicon.height, len(index.groups),
              time.perf_counter() - started)
 
-    replacer = Replacer(tokens, index, rules, settings.seed, case=settings.case,
+    replacer = Replacer(tokens, index, hooks, settings.seed, case=settings.case,
                         multiword_tokens=settings.multiword_tokens)
     keys = {i: (s if s is not None else f"#{i}") for i, s in zip(
         sentences.get_column("sent_index").to_list(), sentences.get_column("sent_id").to_list(),

@@ -65,11 +65,20 @@ class NoncePlan(Plan):
             ]
         return outputs + self.human_eval_outputs()
 
+    def nonce_split_settings(self, split):
+        """nonce.splits' entry for a split name ({} when it has none)."""
+        return self.config["nonce"].get("splits", {}).get(split, {})
+
     def nonce_pool_inputs(self, wildcards):
-        """Ingested splits named in config nonce.pools for this treebank."""
-        names = self.config["nonce"]["pools"][wildcards.treebank]
+        """Ingested splits named in config nonce.pools for this treebank, then those that
+        nonce.splits names for this split, without repeats."""
         key = f"nonce.pools.{wildcards.treebank}"
-        return [ingested(*self.configured_split(name, key)) for name in names]
+        pools = [self.configured_split(name, key)
+                 for name in self.config["nonce"]["pools"][wildcards.treebank]]
+        key = f"nonce.splits.{wildcards.split}.pool"
+        pools += [self.configured_split(f"{wildcards.treebank}/{name}", key)
+                  for name in self.nonce_split_settings(wildcards.split).get("pool", [])]
+        return [ingested(*pool) for pool in dict.fromkeys(pools)]
 
     def nonce_lexicon_inputs(self, wildcards):
         """Every other ingested split of the treebank's language: the lexicon's data."""
@@ -90,11 +99,13 @@ class NoncePlan(Plan):
         last run's; one of `input` it does not)."""
         nonce = self.config["nonce"]
         options = nonce["languages"][self.treebank_lang(wildcards.treebank)]
+        upos = self.nonce_split_settings(wildcards.split).get("upos", nonce["upos"])
         return " ".join(
             [
-                f"--upos {','.join(nonce['upos'])}",
+                f"--upos {','.join(upos)}",
                 f"--case {nonce['case']} --multiword-tokens {nonce['multiword_tokens']}",
                 f"--candidate-weights {nonce['candidate_weights']}",
+                f"--feats-match {nonce['feats_match']}",
                 *[
                     f"--option {name}={str(value).lower()}"
                     for name, value in sorted(options.items())

@@ -17,7 +17,7 @@ import polars as pl
 from spudflow.core.artifacts import NONCE_REASONS
 from spudflow.core.progress import progress
 from spudflow.nonce.candidates import CandidateIndex
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.sentence import SentenceView, TokenColumns, without_stale
 from spudflow.nonce.surface import (
     capitalise_first,
@@ -103,11 +103,11 @@ def _cased(form: str, case: tuple[str, bool, str] | None) -> str:
 
 
 class Replacer:
-    def __init__(self, tokens: pl.DataFrame, index: CandidateIndex, rules: LanguageRules,
+    def __init__(self, tokens: pl.DataFrame, index: CandidateIndex, hooks: LanguageHooks,
                  seed: int, case: str = MATCH, multiword_tokens: str = KEEP) -> None:
         self.columns = TokenColumns.from_frame(tokens)
         self.sent_of_row = tokens.get_column("sent_index").to_list()
-        self.index, self.rules, self.seed = index, rules, seed
+        self.index, self.hooks, self.seed = index, hooks, seed
         self.case, self.multiword_tokens = case, multiword_tokens
         self.outcome: list[str | None] = [None] * len(self.sent_of_row)
         self.new_text: dict[int, str] = {}
@@ -144,7 +144,7 @@ class Replacer:
     def _sentence(self, sent_index: int, key: str, words: list[tuple]) -> bool:
         """Replace the target WORDS of a sentence and fit its function words; True when a word
         was replaced."""
-        columns, rules = self.columns, self.rules
+        columns, hooks = self.columns, self.hooks
         start, stop = self._bounds(sent_index)
         view = SentenceView(columns, start, stop)
         first_word = next((i for i in range(view.n) if view.upos(i) != "PUNCT"), 0)
@@ -169,7 +169,7 @@ class Replacer:
             case = (columns.orig_form[row], position == first_word, style) \
                 if self.case == MATCH else None
             accept = None
-            if rules.filters_candidates:
+            if hooks.filters_candidates:
                 accept = self._acceptor(view, position, forms, case)
             pick, outcome = draw(word_key(self.seed, key, columns.word_index[row]), units,
                                  self._group_keys(group), unit, accept)
@@ -182,7 +182,7 @@ class Replacer:
             columns.replaced[row] = True
             replaced_any = True
         if replaced_any:
-            rules.adjust(view)
+            hooks.adjust(view)
         return replaced_any
 
     def _finish(self, sent_index: int, replaced: bool) -> None:
@@ -192,13 +192,13 @@ class Replacer:
         view = SentenceView(self.columns, start, stop)
         reference = self.case == REFERENCE
         if reference:
-            reference_case(view, self.rules.case_folded(view.n))
+            reference_case(view, self.hooks.case_folded(view.n))
         if self.multiword_tokens == SPLIT:
             if reference:
                 capitalise_first(view)
             self.new_text[sent_index] = words_text(view)
             return
-        rebuild_mwts(view, self.rules, case_changes=not reference)
+        rebuild_mwts(view, self.hooks, case_changes=not reference)
         if reference:
             capitalise_first(view)
         columns = self.columns
@@ -208,8 +208,8 @@ class Replacer:
 
     def _acceptor(self, view: SentenceView, position: int, forms: list[str],
                   case: tuple[str, bool, str] | None) -> Callable[[int], bool]:
-        rules = self.rules
-        return lambda pick: rules.accept(view, position, _cased(forms[pick], case))
+        hooks = self.hooks
+        return lambda pick: hooks.accept(view, position, _cased(forms[pick], case))
 
     def tokens(self, tokens: pl.DataFrame) -> pl.DataFrame:
         c = self.columns

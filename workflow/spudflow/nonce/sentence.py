@@ -1,6 +1,6 @@
 """A mutable view of one sentence's words, over the token columns of the whole treebank.
 
-The replacement loop and the language rules read tags and change forms and spacing through it;
+The replacement loop and the language hooks read tags and change forms and spacing through it;
 the changes land in the shared column lists, which become the output table.
 """
 

@@ -54,7 +54,8 @@ def ratio_table(stats: pl.DataFrame) -> pl.DataFrame:
     replaced UPOS and of all words, and the unreplaced words by reason."""
     targeted = (stats.filter((pl.col("upos") != ALL) & (pl.col("targeted") > 0))
                 .get_column("upos").unique().sort().to_list())
-    wide = (stats.filter(pl.col("upos").is_in(targeted))
+    # A UPOS a split did not replace (nonce.splits' upos) has no ratio there, not 0.
+    wide = (stats.filter(pl.col("upos").is_in(targeted) & (pl.col("targeted") > 0))
             .pivot(on="upos", index=LABELS, values="replacement_ratio",
                    sort_columns=True))
     total = stats.filter(pl.col("upos") == ALL).select(

@@ -25,7 +25,7 @@ import polars as pl
 from spudflow.nonce.sentence import SentenceView, has_space_after, spaces_after
 
 if TYPE_CHECKING:
-    from spudflow.nonce.languages.base import LanguageRules
+    from spudflow.nonce.languages.base import LanguageHooks
 
 
 def _cased(form: str) -> bool:
@@ -83,8 +83,8 @@ def capitalise_first(sentence: SentenceView) -> None:
 
 
 def reference_case(sentence: SentenceView, folded: range) -> None:
-    """The reference's case on a sentence whose replacements and rules are done: the words in
-    FOLDED (from the language rules, `LanguageRules.case_folded`) folded by `initial_case_fold`,
+    """The reference's case on a sentence whose replacements and hooks are done: the words in
+    FOLDED (from the language hooks, `LanguageHooks.case_folded`) folded by `initial_case_fold`,
     and a multiword token all of whose words are folded likewise. The first token is
     capitalised afterwards (`capitalise_first`), once the multiword tokens are rebuilt."""
     for i in folded:
@@ -95,7 +95,7 @@ def reference_case(sentence: SentenceView, folded: range) -> None:
             columns.form[row] = initial_case_fold(columns.form[row])
 
 
-def rebuild_mwts(sentence: SentenceView, rules: LanguageRules, case_changes: bool = True) -> None:
+def rebuild_mwts(sentence: SentenceView, hooks: LanguageHooks, case_changes: bool = True) -> None:
     """A multiword token keeps its surface unless a part changed; then the parts are joined as
     the language writes them. Without CASE_CHANGES a part whose form changed only in case does
     not count (the reference's case folding changes the surface itself, `reference_case`)."""
@@ -109,7 +109,7 @@ def rebuild_mwts(sentence: SentenceView, rules: LanguageRules, case_changes: boo
                           for i in parts)
         if not changed:
             continue
-        surface = rules.join_mwt([sentence.form(i) for i in parts],
+        surface = hooks.join_mwt([sentence.form(i) for i in parts],
                                  [sentence.orig_form(i) for i in parts], columns.orig_form[row])
         columns.form[row] = match_case(surface, columns.orig_form[row], initial=True)
 

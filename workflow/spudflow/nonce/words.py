@@ -2,7 +2,7 @@
 
 - unit: what candidates are (the lemma; the form when the treebank has no lemmas or no FEATS)
 - morph: what a replacement form must share (FEATS; XPOS when the treebank has no FEATS)
-- form_class: a class of the written form from the language rules ("" = none)
+- form_class: a class of the written form from the language hooks ("" = none)
 - lex_form / lex_lemma: the form and lemma a replacement writes
 - seen_form: the form as written, normalised (capitals kept): the candidate weights count these
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from spudflow.core.logs import get_logger
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 
 log = get_logger(__name__)
 
@@ -50,7 +50,7 @@ def detect_mode(tokens: pl.DataFrame, upos: list[str], source: str = "") -> Word
 
 
 def _position_case_removed(form: pl.Expr, lexical_case: pl.Expr) -> pl.Expr:
-    """FORM without the capitals that come from its place (the same rules as
+    """FORM without the capitals that come from its place (as decided by
     surface.match_case): the first word of a sentence in title case, every word of a shouted
     sentence. Words whose capitals are LEXICAL_CASE (proper names, German nouns) keep them."""
     first, rest = form.str.slice(0, 1), form.str.slice(1)
@@ -69,23 +69,23 @@ def _position_case_removed(form: pl.Expr, lexical_case: pl.Expr) -> pl.Expr:
             .otherwise(form))
 
 
-def word_frame(tokens: pl.DataFrame, rules: LanguageRules, mode: WordMode,
+def word_frame(tokens: pl.DataFrame, hooks: LanguageHooks, mode: WordMode,
                source: str = "") -> pl.DataFrame:
     """Words of an ingested treebank with unit, morph, form_class, lex_form, lex_lemma; `row` is
     the token row (tokens in sent_index, token_index order). `feats` holds what the language
-    fills in (LanguageRules.fill_feats); SOURCE names the treebank in the log."""
+    fills in (LanguageHooks.fill_feats); SOURCE names the treebank in the log."""
     frame = (tokens.with_row_index("row")
              .filter(pl.col("token_type") == "word")
              .select("row", "sent_index", "word_index", "head", "form", "lemma", "upos", "xpos",
                      "feats", "deprel"))
-    filled = rules.fill_feats(frame) if mode.morph == "feats" else None
+    filled = hooks.fill_feats(frame) if mode.morph == "feats" else None
     if filled is not None:
         frame = filled.words
         log.info("%s: %s filled in for %d of the %d words without it", source or "treebank",
                  filled.what, filled.filled, filled.tried)
-    form = rules.normalise(pl.col("form"))
+    form = hooks.normalise(pl.col("form"))
     has_lemma = pl.col("lemma").is_not_null() & (pl.col("lemma") != MISSING)
-    lemma = pl.when(has_lemma).then(rules.normalise(pl.col("lemma"))).otherwise(pl.lit(MISSING))
+    lemma = pl.when(has_lemma).then(hooks.normalise(pl.col("lemma"))).otherwise(pl.lit(MISSING))
     # Capitals that only mark the start of a sentence or shouting should not reach the lexicon.
     if mode.unit == "lemma":
         first = pl.col("lex_lemma").str.slice(0, 1)
@@ -97,12 +97,12 @@ def word_frame(tokens: pl.DataFrame, rules: LanguageRules, mode: WordMode,
     unit = (pl.when(pl.col("lex_lemma") != MISSING).then(pl.col("lex_lemma"))
             .otherwise(pl.col("lex_form")) if mode.unit == "lemma" else pl.col("lex_form"))
     morph = {"feats": pl.col("feats"), "xpos": pl.col("xpos"), "none": pl.lit(MISSING)}[mode.morph]
-    if rules.lemma_as_form and mode.unit == "lemma":
+    if hooks.lemma_as_form and mode.unit == "lemma":
         # A candidate is written as its lemma, whatever the word's features: no morph to match.
         morph = pl.lit(MISSING)
         frame = frame.with_columns(lex_form=pl.when(pl.col("lex_lemma") != MISSING)
                                    .then(pl.col("lex_lemma")).otherwise(pl.col("lex_form")))
-    form_class = rules.form_class()
+    form_class = hooks.form_class()
     return frame.with_columns(
         unit=unit,
         seen_form=form,

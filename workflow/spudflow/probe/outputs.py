@@ -1,5 +1,5 @@
 """What a probe run writes: predictions as CoNLL-U, metrics, training history, probe weights
-(schemas in docs/probe.md)."""
+(their columns in docs/probe.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 from safetensors.torch import save_file
 
-from spudflow.core.artifacts import PROBE_HISTORY, PROBE_METRICS
+from spudflow.core.artifacts import PROBE_HISTORY, PROBE_METRICS, PROBE_SENTENCES
 from spudflow.core.contract import write_artifact
 from spudflow.core.treebank import conllu_lines, read_treebank
 from spudflow.probe.data import ProbeSet
@@ -17,6 +17,7 @@ from spudflow.probe.train import Predictions
 
 METRICS_SCHEMA = PROBE_METRICS.polars_schema()
 HISTORY_SCHEMA = PROBE_HISTORY.polars_schema()
+SENTENCES_SCHEMA = PROBE_SENTENCES.polars_schema()
 
 
 def prediction_conllu(treebank_dir: Path, data: ProbeSet, predictions: Predictions) -> str:
@@ -46,6 +47,13 @@ def prediction_conllu(treebank_dir: Path, data: ProbeSet, predictions: Predictio
 
 def write_metrics(path: Path, rows: list[dict]) -> None:
     write_artifact(pl.DataFrame(rows, schema=METRICS_SCHEMA), path, PROBE_METRICS)
+
+
+def write_sentences(path: Path, frames: list[pl.DataFrame]) -> None:
+    """Every eval set's per-sentence counts (seed_runs.py), in eval set order."""
+    frame = pl.concat(frames) if frames else pl.DataFrame(schema=SENTENCES_SCHEMA)
+    write_artifact(frame.select(list(SENTENCES_SCHEMA)).cast(SENTENCES_SCHEMA), path,
+                   PROBE_SENTENCES)
 
 
 def write_history(path: Path, history: list[dict]) -> None:

@@ -7,8 +7,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+import polars as pl
 import torch
 
+from spudflow.core.artifacts import PROBE_SENTENCES_FILE
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
@@ -127,6 +130,7 @@ def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:
         write_history,
         write_metrics,
         write_probe,
+        write_sentences,
     )
     from spudflow.probe.train import evaluate, predict, train_probe
 
@@ -137,10 +141,12 @@ def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:
                           punct=punct)
     training = {**data.training,
                 **{f"dev_{m}": dev_scores[m] for m in ("uas", "las", "relacc", "root_acc")}}
-    rows = []
+    rows, sentences = [], []
     for name, eval_set, treebank in data.evals:
         predictions = predict(trained.probe, eval_set, settings)
         scores = evaluate(eval_set, predictions, settings, punct=punct)
+        sentences.append(sentence_rows(name, eval_set, predictions, settings, punct, scores)
+                         .with_columns(*[pl.lit(run[k]).alias(k) for k in SENTENCE_RUN]))
         rows.append({**run, "eval_set": name, **scores, "n_too_long": eval_set.n_too_long,
                      "n_short": eval_set.n_short, **training, "best_epoch": trained.best_epoch})
         path = out / "predictions" / f"{name}.conllu"
@@ -149,10 +155,35 @@ def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:
                         newline="\n")
         log.info("seed %d, %s: UAS %.3f LAS %.3f RelAcc %.3f (%d words)", settings.seed, name,
                  scores["uas"], scores["las"], scores["relacc"], scores["n_words"])
+    write_sentences(out / PROBE_SENTENCES_FILE, sentences)
     write_metrics(out / "metrics.parquet", rows)
     write_history(out / "history.parquet", trained.history)
     write_probe(out / "probe.safetensors", trained.probe, settings.labels,
                 {k: str(v) for k, v in run.items()})
+
+
+SENTENCE_RUN = ("treebank", "model", "baseline", "seed", "dist_layer", "label_layer")
+
+
+def sentence_rows(name: str, eval_set, predictions, settings, punct: bool,
+                  scores: dict) -> pl.DataFrame:
+    """The eval set's counts per sentence (sentence_counts.parquet): they must sum to its
+    scores."""
+    from spudflow.probe.labels import label_of
+    from spudflow.probe.metrics import sentence_counts
+
+    gold_labels = [[label_of(d, settings.subtypes) for d in s] for s in eval_set.words.deprels]
+    counted = None if punct else [np.asarray(u) != "PUNCT" for u in eval_set.words.upos]
+    counts = sentence_counts(eval_set.words.heads, gold_labels, predictions.heads,
+                             predictions.labels, counted)
+    n = int(counts["n_words"].sum())
+    if n != scores["n_words"] or any(
+            abs(int(counts[f"n_{m}"].sum()) / max(n, 1) - scores[m]) > 1e-12
+            for m in ("uas", "las", "relacc")):
+        raise AssertionError(f"{name}: the per-sentence counts do not sum to the metrics")
+    return pl.DataFrame({"eval_set": name,
+                         "sent_index": np.asarray(eval_set.words.sent_index, dtype=np.int64),
+                         **counts})
 
 
 def is_probe_run(folder: Path) -> bool:

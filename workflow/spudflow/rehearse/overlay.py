@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spudflow.core.dataset_families import BUILT_FAMILIES
 from spudflow.core.model_source import is_local_path
 
 # --size small: items per dataset variant, probe epochs, control epochs and sentences.
@@ -63,7 +64,7 @@ def small_sizes(config: dict) -> dict:
     """Existing size keys narrowed for a rehearsal that finishes in minutes."""
     overlay: dict = {}
     pairs = config.get("pairs") or {}
-    for name in ("german_case", "cola", "blimp"):
+    for name in BUILT_FAMILIES:  # each one dataset with a `sample`
         if (pairs.get(name) or {}).get("enabled"):
             overlay.setdefault("pairs", {})[name] = {"sample": _small_sample(pairs[name])}
     japanese = pairs.get("japanese_transitivity") or {}

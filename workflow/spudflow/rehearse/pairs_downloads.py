@@ -23,8 +23,8 @@ def _cola(download: PairsDownload, name: str, repo: Path, taken: set[str],
 
 def _german_case(download: PairsDownload, name: str, repo: Path, taken: set[str],
                  size: str) -> tuple[str, str]:
-    from spudflow.pairs.german_case import read_templates
-    from spudflow.pairs.german_case_reference import reference_lines
+    from spudflow.items.german_case import read_templates
+    from spudflow.items.german_case_reference import reference_lines
 
     lines = reference_lines(read_templates(repo / GERMAN_TEMPLATES))[download.role]
     return "".join(line + "\n" for line in lines), (

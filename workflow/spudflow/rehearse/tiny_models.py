@@ -1,10 +1,10 @@
 """Tiny random models of a family, with a tokenizer of the family's type built with `tokenizers`
 from the rehearsal's text, saved as a snapshot of the hub id in an offline hub cache.
 
-BPE is trained by `tokenizers`' trainer (deterministic). WordPiece and Unigram vocabularies are
-counted here (frequent words, then every character) and handed to `tokenizers`' models: their
-trainers break ties in hash-map order (controls/tokenizer.py), and the same text must give the
-same snapshot commit, or a second rehearsal would rerun every scoring job."""
+Byte-level BPE is trained by `tokenizers`' trainer (deterministic over its fixed alphabet);
+WordPiece's pieces are learned by the same BPE trainer (its own trainer breaks ties in hash-map
+order); Unigram vocabularies are counted here (frequent words, then every character). The same
+text must give the same snapshot commit, or a second rehearsal would rerun every scoring job."""
 
 from __future__ import annotations
 
@@ -42,15 +42,29 @@ def _frequent(counts: Counter) -> list[str]:
     return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:VOCAB_WORDS]]
 
 
+WORD_START = "\u2581"  # marks a word's first piece while the subwords are learned
+
+
 def _learned_wordpieces(texts: list[str]) -> list[str]:
+    """WordPiece's vocabulary learned as BPE merges over words marked at their start: a piece
+    with the mark begins a word (`walk`), one without continues it (`##ing`). WordPieceTrainer
+    gives its `##` pieces ids in hash-map order and, through ties, a different vocabulary in
+    every process; BPE over a fixed, sorted alphabet gives the same one every time."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok = Tokenizer(models.BPE())
     tok.normalizer = normalizers.BertNormalizer(lowercase=False)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.train_from_iterator(texts, trainer=trainers.WordPieceTrainer(
-        vocab_size=SUBWORD_VOCAB, special_tokens=BERT_SPECIALS, show_progress=False))
-    return [t for t, _ in sorted(tok.get_vocab().items(), key=lambda kv: kv[1])]
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.BertPreTokenizer(),
+        pre_tokenizers.Metaspace(replacement=WORD_START, prepend_scheme="always")])
+    alphabet = {ch for text in texts for ch in tok.normalizer.normalize_str(text)
+                if not ch.isspace()}
+    tok.train_from_iterator(texts, trainer=trainers.BpeTrainer(
+        vocab_size=SUBWORD_VOCAB, show_progress=False,
+        initial_alphabet=sorted(alphabet | {WORD_START})))
+    pieces = [t for t, _ in sorted(tok.get_vocab().items(), key=lambda kv: kv[1])]
+    return [p.removeprefix(WORD_START) if p.startswith(WORD_START) else f"##{p}"
+            for p in pieces if p != WORD_START]
 
 
 def _wordpiece(texts: list[str], char_level: bool):

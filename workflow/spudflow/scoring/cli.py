@@ -27,8 +27,8 @@ token: natural-log probability, characters, word) and OUT/item_scores.parquet (o
 method and region: logprob_sum, n_tokens, n_words, ppl = exp(-logprob_sum / n_tokens),
 mean_logprob, and SLOR / Word-LP Min-1 / NormLP when --unigram is given). See docs/scoring.md.
 
-INPUT is an items Parquet file (the pairs stage's schema) or a text file with one sentence per
-line (item_id = line number; words by spaCy's blank --lang tokenizer).
+INPUT is an items Parquet file (the items stage's items artifact) or a text file with one sentence
+per line (item_id = line number; words by spaCy's blank --lang tokenizer).
 
 {methods}
 A bad model, kind or method exits 2 before anything is scored; sentences longer than the model's

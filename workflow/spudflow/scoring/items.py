@@ -1,4 +1,4 @@
-"""The sentences to score: an items Parquet file (the pairs stage's ITEMS schema) or a plain text
+"""The sentences to score: an items Parquet file (the items stage's ITEMS artifact) or a plain text
 file with one sentence per line, whose words come from the language's blank spaCy tokenizer."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from spudflow.core.sampling import sample_indices
 from spudflow.core.text_lines import nonblank_lines
 from spudflow.core.training_text import blank_pipeline
 
-# Columns of the ITEMS schema that scoring reads; the others are carried by the pairs stage only.
+# Columns of the ITEMS artifact that scoring reads; the others are carried by the items stage only.
 REQUIRED_COLUMNS = ("item_id", "sentence", "words", "word_starts", "word_ends", "regions",
                     "language")
 

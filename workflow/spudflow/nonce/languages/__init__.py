@@ -1,19 +1,19 @@
-"""Language rules by ISO 639-1 code; a language without a module gets the plain algorithm."""
+"""Language hooks by ISO 639-1 code; a language without a module gets the plain algorithm."""
 
 from __future__ import annotations
 
 from spudflow.core.errors import InputError
-from spudflow.nonce.languages.ar import ArabicRules
-from spudflow.nonce.languages.base import LanguageRules
-from spudflow.nonce.languages.de import GermanRules
-from spudflow.nonce.languages.en import EnglishRules
-from spudflow.nonce.languages.fr import FrenchRules
-from spudflow.nonce.languages.ja import JapaneseRules
-from spudflow.nonce.languages.ru import RussianRules
+from spudflow.nonce.languages.ar import ArabicHooks
+from spudflow.nonce.languages.base import LanguageHooks
+from spudflow.nonce.languages.de import GermanHooks
+from spudflow.nonce.languages.en import EnglishHooks
+from spudflow.nonce.languages.fr import FrenchHooks
+from spudflow.nonce.languages.ja import JapaneseHooks
+from spudflow.nonce.languages.ru import RussianHooks
 
-RULES: dict[str, type[LanguageRules]] = {
-    rules.code: rules for rules in (ArabicRules, GermanRules, EnglishRules, FrenchRules,
-                                    JapaneseRules, RussianRules)
+HOOKS: dict[str, type[LanguageHooks]] = {
+    hooks.code: hooks for hooks in (ArabicHooks, GermanHooks, EnglishHooks, FrenchHooks,
+                                    JapaneseHooks, RussianHooks)
 }
 
 _BOOLEANS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
@@ -30,9 +30,9 @@ def parse_options(items: list[str]) -> dict[str, str]:
     return options
 
 
-def get_rules(lang: str, options: dict[str, str] | None = None) -> LanguageRules:
-    """The rules of LANG with its options checked; unknown option names exit 2."""
-    cls = RULES.get(lang, LanguageRules)
+def get_hooks(lang: str, options: dict[str, str] | None = None) -> LanguageHooks:
+    """The hooks of LANG with its options checked; unknown option names exit 2."""
+    cls = HOOKS.get(lang, LanguageHooks)
     values = {}
     for name, raw in (options or {}).items():
         if name not in cls.OPTIONS:

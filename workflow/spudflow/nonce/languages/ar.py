@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import polars as pl
 
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.sentence import SentenceView
 
 # Harakat, tanwin, shadda, sukun, superscript alef and Quranic annotation marks.
 DIACRITICS = r"[\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06DC\u06DF-\u06E8\u06EA-\u06ED]"
 
 
-class ArabicRules(LanguageRules):
+class ArabicHooks(LanguageHooks):
     code = "ar"
     OPTIONS = {"strip_diacritics": True, "lemma_forms": True}
 

@@ -6,17 +6,20 @@ they cost nothing per word); hooks that look at one sentence get a `SentenceView
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 import polars as pl
+
+from spudflow.nonce.feats_match import Feats, Level, includes
 
 if TYPE_CHECKING:
     from spudflow.nonce.languages.inferred_feats import FilledFeats
     from spudflow.nonce.sentence import SentenceView
 
 
-class LanguageRules:
-    """No rules: the algorithm as the issue describes it, for any language."""
+class LanguageHooks:
+    """No hooks: the algorithm as the issue describes it, for any language."""
 
     code: ClassVar[str] = ""
     # Option name -> default; values come from `--option NAME=VALUE` / config `nonce.languages`.
@@ -26,6 +29,9 @@ class LanguageRules:
 
     def __init__(self, **options: bool) -> None:
         self.options = {**self.OPTIONS, **options}
+        # True when the nonce text is written in syntactic words (`--multiword-tokens split`):
+        # no multiword token needs its surface rebuilt, so none constrains a candidate.
+        self.words_apart = False
 
     @property
     def lemma_as_form(self) -> bool:
@@ -74,6 +80,12 @@ class LanguageRules:
         """A class of the written form that a replacement must share (e.g. German adjective
         endings); columns: form, upos. Return a string expression ("" = no class) or None."""
         return None
+
+    def feats_levels(self, upos: str, feats: Feats) -> list[Level]:
+        """`--feats-match reference`: the tests a lexicon form's FEATS must pass to replace a word
+        of UPOS with FEATS, tried in order (the next only for a candidate with no form passing the
+        previous): here the reference's plain all1in2, the form's features include the word's."""
+        return [partial(includes, feats)]
 
     def protected(self) -> pl.Expr | None:
         """Words of a replaced UPOS that are never replaced; columns: form, lemma, upos."""

@@ -13,17 +13,20 @@ slot asks for a genitive form, not the candidate's most frequent Case-less one."
 
 from __future__ import annotations
 
+from functools import partial
+
 import polars as pl
 
 from spudflow.core.feats import feature
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.feats_match import Feats, Level, includes
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.languages.inferred_feats import MISSING, FilledFeats, fill, lacks
 
 # -e, -em, -en, -er, -es; "-" stands for none of them (predicative `neu`).
 ENDING = r"(em|en|er|es|e)$"
 
 
-class GermanRules(LanguageRules):
+class GermanHooks(LanguageHooks):
     code = "de"
     OPTIONS = {"strict_endings": False, "infer_case": True}
 
@@ -39,6 +42,21 @@ class GermanRules(LanguageRules):
 
     def fill_feats(self, words: pl.DataFrame) -> FilledFeats | None:
         return infer_case(words) if self.options["infer_case"] else None
+
+    def feats_levels(self, upos: str, feats: Feats) -> list[Level]:
+        """GermanMorphDict.lang_specific_lookup: a noun asks for no Person, a finite verb for no
+        VerbForm; an adjective with no form is tried again with Degree=Pos given to the forms
+        that lack a Degree. (The reference writes that Degree into its lexicon, so a later
+        look-up of the lemma sees it at once; here each word's look-up starts afresh.)"""
+        wanted = dict(feats)
+        if upos in ("NOUN", "PROPN"):
+            wanted.pop("Person", None)
+        elif upos == "VERB" and wanted.get("VerbForm") == "Fin":
+            del wanted["VerbForm"]
+        levels = [partial(includes, wanted)]
+        if upos == "ADJ":
+            levels.append(lambda have: includes(wanted, {"Degree": "Pos", **have}))
+        return levels
 
     def join_mwt(self, forms: list[str], orig_forms: list[str], orig_surface: str) -> str:
         return " ".join(forms)  # zum -> zu dem, im -> in dem

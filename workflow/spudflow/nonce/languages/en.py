@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, partial
 
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.feats_match import Feats, Level, includes
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.sentence import SentenceView
 
 # ARPAbet vowels (CMU Pronouncing Dictionary phones without stress digits).
@@ -146,8 +147,20 @@ def _with_case(form: str, like: str) -> str:
     return form.capitalize() if like[:1].isupper() else form
 
 
-class EnglishRules(LanguageRules):
+class EnglishHooks(LanguageHooks):
     code = "en"
+
+    def feats_levels(self, upos: str, feats: Feats) -> list[Level]:
+        """EnglishMorphDict.lang_specific_lookup: a finite verb asks for no VerbForm, a past one
+        for no Person or Number either (the lexicon's past forms carry neither)."""
+        wanted = dict(feats)
+        if upos == "VERB":
+            if wanted.get("VerbForm") == "Fin":
+                del wanted["VerbForm"]
+            if wanted.get("Tense") == "Past":
+                wanted.pop("Person", None)
+                wanted.pop("Number", None)
+        return [partial(includes, wanted)]
 
     def case_folded(self, n_words: int) -> range:
         # The reference's EnglishReplacer.postprocess loops over every token but the last.

@@ -5,7 +5,12 @@ que -> qu', ne -> n', je -> j', se -> s', me -> m', te -> t' before a vowel or m
 an aspirated h, see fr_aspirated_h.txt), and back before a consonant (le or la from the Gender of
 the article's head noun). `du`/`au` become `de l'`/`à l'` through the multiword-token parts;
 the reverse (de l' -> du) would need a new multiword token, so a candidate that would need it is
-rejected instead.
+rejected instead, unless the text is written in words (`--multiword-tokens split`, the
+reference's), where `de l'` simply becomes `de le`, as `du` is written there.
+
+`protect_ne` (default true): `ne` is never replaced and is no candidate (an ADV in UD, but a
+clitic of the negation). False: it is an ADV like any other, as the reference's (its
+FrenchReplacer knows no such word), which the paper's French ADV ratio (.92) counts.
 
 `infer_number` (default true, the reference's prep/infer_feats_french.py): an adjective whose
 FEATS lack Number takes its head's Number before matching (`fill_feats`).
@@ -20,7 +25,7 @@ from importlib import resources
 import polars as pl
 
 from spudflow.core.feats import feature
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.languages.inferred_feats import FilledFeats, fill, lacks
 from spudflow.nonce.sentence import SentenceView
 
@@ -102,10 +107,10 @@ def _gender(sentence: SentenceView, i: int) -> str | None:
     return sentence.feature(i, "Gender")
 
 
-class FrenchRules(LanguageRules):
+class FrenchHooks(LanguageHooks):
     code = "fr"
     filters_candidates = True
-    OPTIONS = {"ordered_context": True, "infer_number": True}
+    OPTIONS = {"ordered_context": True, "infer_number": True, "protect_ne": True}
 
     def case_folded(self, n_words: int) -> range:
         # The reference's FrenchReplacer.postprocess loops over every token.
@@ -131,14 +136,17 @@ class FrenchRules(LanguageRules):
     def fill_feats(self, words: pl.DataFrame) -> FilledFeats | None:
         return infer_number(words) if self.options["infer_number"] else None
 
-    def protected(self) -> pl.Expr:
+    def protected(self) -> pl.Expr | None:
         # `ne` is an ADV in UD but a clitic that elides; swapping it breaks negation.
+        if not self.options["protect_ne"]:
+            return None
         return pl.col("lemma").str.to_lowercase().is_in(["ne", "n'", "n’"])
 
     def accept(self, sentence: SentenceView, index: int, form: str) -> bool:
         """Reject a consonant-initial masculine replacement after `de l'` / `à l'` written apart:
-        it would need `du`/`au`, a multiword token the input does not have."""
-        if index < 2 or starts_with_vowel_sound(form):
+        it would need `du`/`au`, a multiword token the input does not have. Text written in
+        words has no such tokens: `de le` is what it writes for `du` too."""
+        if self.words_apart or index < 2 or starts_with_vowel_sound(form):
             return True
         article = index - 1
         elided = _elided(sentence.form(article))

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.languages.base import LanguageHooks
 
 GOVERNING = ("aux", "mark", "cop")
 
 
-class JapaneseRules(LanguageRules):
+class JapaneseHooks(LanguageHooks):
     code = "ja"
 
     def dependent_label(self) -> pl.Expr:

@@ -9,10 +9,13 @@ Also: the prepositions fit the next word when it changed: о -> об before a vo
 
 from __future__ import annotations
 
+from functools import partial
+
 import polars as pl
 
 from spudflow.core.feats import feature
-from spudflow.nonce.languages.base import LanguageRules
+from spudflow.nonce.feats_match import Feats, Level, includes
+from spudflow.nonce.languages.base import LanguageHooks
 from spudflow.nonce.sentence import SentenceView
 
 OBJECTS = ("obj", "iobj")
@@ -23,7 +26,7 @@ VOWELS = "аеёиоуыэюя"
 CLUSTER_STARTS = {"в": "вф", "с": "сзшж"}
 
 
-class RussianRules(LanguageRules):
+class RussianHooks(LanguageHooks):
     code = "ru"
     OPTIONS = {"strict_case": False}
 
@@ -35,6 +38,33 @@ class RussianRules(LanguageRules):
         return (pl.when(is_object & case.is_not_null())
                 .then(pl.concat_str(pl.col("deprel"), pl.lit("="), case))
                 .otherwise(pl.col("deprel")))
+
+    def feats_levels(self, upos: str, feats: Feats) -> list[Level]:
+        """RussianMorphDict.lang_specific_lookup's fallbacks, each only where the ones before
+        found no form: a proper noun without Animacy; an ADJ or ADV of Degree=Pos without
+        Degree; a verb step by step without a finite VerbForm, an imperfective Aspect, an
+        indicative Mood and an active Voice, each time keeping only forms whose value is that
+        one or none. (Its filter of reflexive -ся/-сь forms by the word's ending is left out:
+        the reference drops it again wherever the VerbForm step runs.)"""
+        wanted = dict(feats)
+        levels = [partial(includes, dict(wanted))]
+        if upos == "PROPN":
+            wanted.pop("Animacy", None)
+            levels.append(partial(includes, dict(wanted)))
+        if upos in ("ADJ", "ADV") and wanted.get("Degree") == "Pos":
+            del wanted["Degree"]
+            levels.append(partial(includes, dict(wanted)))
+        if upos != "VERB":
+            return levels
+        kept: list[tuple[str, tuple[str | None, ...]]] = []
+        for name, values in (("VerbForm", ("Fin", None)), ("Aspect", ("Imp",)),
+                             ("Mood", ("Ind", None)), ("Voice", ("Act", None))):
+            if wanted.get(name) not in values:
+                continue
+            wanted.pop(name, None)
+            kept.append((name, values if None in values else (*values, None)))
+            levels.append(partial(_verb_level, dict(wanted), tuple(kept)))
+        return levels
 
     def adjust(self, sentence: SentenceView) -> None:
         for i in range(sentence.n - 1):
@@ -56,3 +86,8 @@ class RussianRules(LanguageRules):
                 sentence.set_form(i, preposition + "б")
             elif preposition.lower() == "об" and not vowel and locative:
                 sentence.set_form(i, preposition[0])
+
+
+def _verb_level(wanted: Feats, kept: tuple[tuple[str, tuple[str | None, ...]], ...],
+                have: Feats) -> bool:
+    return includes(wanted, have) and all(have.get(name) in values for name, values in kept)

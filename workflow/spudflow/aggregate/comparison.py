@@ -1,0 +1,328 @@
+"""Paired comparisons of two scoring functions on the same items.
+
+- `align_items`: the items both functions scored, joined on their ids; the items only one side
+  scored are left out and counted (never silently), a duplicated id is refused.
+- `paired_accuracy`: the difference of two accuracies (or of two paradigm-mean accuracies,
+  stratified), its paired bootstrap interval (pairs resampled with both outcomes; the
+  multinomial fast path of resampling.py, as the intervals of the accuracies) and the exact
+  McNemar p on the discordant pairs (the pooled items).
+- `paired_bootstrap` / `paired_permutation_test`: any statistic that is not a mean of outcomes
+  (an MCC at fixed thresholds, a median ratio, a mean of template AUCs): the difference of the
+  statistic between the two functions, units (items, or clusters of items such as an original
+  sentence with its nonce versions) resampled with both functions' values, optionally within
+  strata; the permutation test swaps the two functions' values within each unit.
+- `holm`: Holm's step-down adjustment of the p-values of one table.
+
+A statistic takes (values, weights): values of shape (..., rows) and integer weights (resamples,
+rows), how often each row is in the resample, and returns one value per resample (the helpers
+below: weighted_mean, weighted_quantile, weighted_mcc). Weights keep every resample one numpy
+operation over a block of resamples (resampling.unit_counts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+import polars as pl
+
+from spudflow.aggregate.resampling import (
+    block_size,
+    interval,
+    jackknife_deviations,
+    unit_counts,
+)
+from spudflow.aggregate.uncertainty import Uncertainty, stratified_mean_of_means
+
+Statistic = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+# ---- items both sides scored ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Aligned:
+    items: pl.DataFrame  # one row per item both scored: the ids, then each side's columns
+    only_first: int      # items the first function scored and the second did not
+    only_second: int
+
+
+def align_items(first: pl.DataFrame, second: pl.DataFrame, on: Sequence[str],
+                suffixes: tuple[str, str] = ("_a", "_b")) -> Aligned:
+    """The items both frames hold, matched on the id columns `on` (each side's other columns
+    suffixed), sorted by id; the items of one side only are counted. A side with an id twice
+    cannot be paired: ValueError."""
+    on = list(on)
+    for name, frame in (("first", first), ("second", second)):
+        duplicated = frame.select(on).is_duplicated()
+        if duplicated.any():
+            row = frame.filter(duplicated).sort(on).row(0, named=True)
+            raise ValueError(f"the {name} scoring function has item {row} more than once")
+    renamed = [frame.rename({c: f"{c}{suffix}" for c in frame.columns if c not in on})
+               for frame, suffix in zip((first, second), suffixes, strict=True)]
+    both = renamed[0].join(renamed[1], on=on, how="inner").sort(on)
+    return Aligned(both, first.height - both.height, second.height - both.height)
+
+
+# ---- accuracies -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PairedAccuracy:
+    n_items: int
+    difference: float | None  # first's accuracy minus second's (or of the paradigm means)
+    ci_low: float | None
+    ci_high: float | None
+    interval_method: str | None
+    n_first_only_correct: int  # the discordant pairs McNemar tests
+    n_second_only_correct: int
+    p_value: float | None
+
+
+def mcnemar_exact(first_only: int, second_only: int) -> float:
+    """Two-sided exact McNemar p: the discordant pairs against Binomial(n, 1/2); 1 with none."""
+    n = first_only + second_only
+    if n == 0:
+        return 1.0
+    from scipy.stats import binomtest
+
+    return float(binomtest(first_only, n, 0.5).pvalue)
+
+
+def paired_accuracy(first_correct, second_correct, settings: Uncertainty,
+                    strata=None) -> PairedAccuracy:
+    """The paired difference of two functions' accuracies on the same items (in the same
+    order); with `strata` (a label per item, e.g. the paradigm) the difference of the unweighted
+    means of the strata's accuracies, resampled within each stratum."""
+    a = np.asarray(first_correct, dtype=bool)
+    b = np.asarray(second_correct, dtype=bool)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"outcomes of shapes {a.shape} and {b.shape} are not paired")
+    first_only, second_only = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    p = mcnemar_exact(first_only, second_only) if len(a) else None
+    if not len(a):
+        return PairedAccuracy(0, None, None, None, None, 0, 0, None)
+    d = a.astype(np.float64) - b.astype(np.float64)
+    if strata is None:
+        groups = [d]
+    else:
+        labels = np.asarray(strata)
+        if labels.shape != d.shape:
+            raise ValueError(f"{labels.shape} strata for {d.shape} items")
+        _, inverse = np.unique(labels, return_inverse=True)
+        order = np.argsort(inverse, stable=True)
+        groups = np.split(d[order], np.flatnonzero(np.diff(inverse[order])) + 1)
+    difference = float(np.mean([np.mean(g) for g in groups]))
+    low, high, method = stratified_mean_of_means(groups, settings)
+    return PairedAccuracy(len(a), difference, low, high, method, first_only, second_only, p)
+
+
+# ---- any statistic ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PairedDifference:
+    n_units: int
+    difference: float  # statistic(first) - statistic(second)
+    ci_low: float | None
+    ci_high: float | None
+    interval_method: str | None
+
+
+def _units(n_rows: int, clusters, strata) -> tuple[np.ndarray, list[np.ndarray]]:
+    """(unit of each row, the units of each stratum)."""
+    if clusters is None:
+        unit = np.arange(n_rows)
+    else:
+        clusters = np.asarray(clusters)
+        if clusters.shape != (n_rows,):
+            raise ValueError(f"{clusters.shape} cluster ids for {n_rows} rows")
+        _, unit = np.unique(clusters, return_inverse=True)
+    n_units = int(unit.max()) + 1 if n_rows else 0
+    if strata is None:
+        return unit, [np.arange(n_units)]
+    strata = np.asarray(strata)
+    if strata.shape != (n_rows,):
+        raise ValueError(f"{strata.shape} strata for {n_rows} rows")
+    _, stratum_of_row = np.unique(strata, return_inverse=True)
+    stratum = np.full(n_units, -1)
+    stratum[unit] = stratum_of_row
+    if np.any(stratum[unit] != stratum_of_row):
+        raise ValueError("a cluster spans two strata")
+    return unit, [np.flatnonzero(stratum == s) for s in range(int(stratum.max()) + 1)]
+
+
+def _difference(statistic: Statistic, first, second, weights) -> np.ndarray:
+    return np.asarray(statistic(first, weights), dtype=np.float64) - \
+        np.asarray(statistic(second, weights), dtype=np.float64)
+
+
+def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty, *,
+                     clusters=None, strata=None, bca: bool = True) -> PairedDifference:
+    """statistic(first) - statistic(second) with its bootstrap interval: the units (rows, or
+    the `clusters` rows share) resampled with both functions' values, within each of the
+    `strata`. BCa (jackknife over the units: as many evaluations of the statistic as units)
+    unless `bca` is False or it is undefined; with resamples 0, no interval."""
+    first, second = np.asarray(first), np.asarray(second)
+    n_rows = first.shape[-1]
+    if second.shape[-1] != n_rows:
+        raise ValueError(f"{n_rows} and {second.shape[-1]} rows are not paired")
+    unit, strata_units = _units(n_rows, clusters, strata)
+    n_units = sum(len(s) for s in strata_units)
+    theta_hat = float(_difference(statistic, first, second, np.ones((1, n_rows)))[0])
+    if settings.resamples == 0 or n_units == 0:
+        return PairedDifference(n_units, theta_hat, None, None, None)
+    rng = np.random.default_rng(settings.seed)
+    theta_b = np.concatenate([
+        _difference(statistic, first, second, counts.astype(np.int32)[:, unit])
+        for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
+    deviations = None
+    if bca and all(len(s) > 1 for s in strata_units):
+        deviations = [jackknife_deviations(_leave_one_out(statistic, first, second, unit, s))
+                      for s in strata_units]
+    low, high, method = interval(theta_hat, theta_b, settings.level, deviations)
+    return PairedDifference(n_units, theta_hat, low, high, method)
+
+
+def _leave_one_out(statistic, first, second, unit, units) -> np.ndarray:
+    """The statistic's difference with each of `units` left out, in blocks of units."""
+    n_rows = len(unit)
+    block = block_size(n_rows, len(units))
+    out = []
+    for start in range(0, len(units), block):
+        left_out = units[start:start + block]
+        weights = (unit[None, :] != left_out[:, None]).astype(np.int64)
+        out.append(_difference(statistic, first, second, weights))
+    return np.concatenate(out)
+
+
+@dataclass(frozen=True)
+class PermutationTest:
+    difference: float
+    p_value: float
+    exact: bool  # every swap pattern enumerated (2 ** units <= resamples)
+
+
+def paired_permutation_test(statistic: Statistic, first, second, resamples: int, seed: int, *,
+                            clusters=None) -> PermutationTest:
+    """Two-sided test of statistic(first) = statistic(second): the two functions' values
+    swapped within random units (every swap pattern when there are at most `resamples`), as
+    scipy.stats.permutation_test(permutation_type="samples") computes its p-value."""
+    first, second = np.asarray(first), np.asarray(second)
+    n_rows = first.shape[-1]
+    if n_rows == 0 or second.shape[-1] != n_rows:
+        raise ValueError(f"{n_rows} and {second.shape[-1]} rows: nothing to test")
+    unit, _ = _units(n_rows, clusters, None)
+    n_units = int(unit.max()) + 1
+    ones = np.ones((1, n_rows))
+    observed = float(_difference(statistic, first, second, ones)[0])
+    exact = n_units < 63 and 2 ** n_units <= resamples
+    n_null = 2 ** n_units if exact else resamples
+    rng = np.random.default_rng(seed)
+    block = block_size(n_rows, n_null)
+    patterns = _all_patterns(n_units) if exact else None
+    null = []
+    for start in range(0, n_null, block):
+        b = min(block, n_null - start)
+        swap = patterns[start:start + b] if exact else rng.random((b, n_units)) < 0.5
+        swap = swap[:, unit]
+        x = np.where(swap, second, first)
+        y = np.where(swap, first, second)
+        null.append(_difference(statistic, x, y, ones))
+    null = np.concatenate(null)
+    gamma = abs(np.finfo(np.float64).eps * 100 * observed)  # scipy's tolerance for equal values
+    adjustment = 0 if exact else 1
+    less = (np.count_nonzero(null <= observed + gamma) + adjustment) / (n_null + adjustment)
+    greater = (np.count_nonzero(null >= observed - gamma) + adjustment) / (n_null + adjustment)
+    return PermutationTest(observed, float(np.clip(2 * min(less, greater), 0, 1)), exact)
+
+
+def _all_patterns(n_units: int) -> np.ndarray:
+    return np.array(list(product((False, True), repeat=n_units)), dtype=bool).reshape(
+        2 ** n_units, n_units)
+
+
+# ---- weighted statistics (rows weighted by how often a resample drew them) ----------------
+
+def weighted_mean(values, weights) -> np.ndarray:
+    return np.sum(values * weights, axis=-1) / np.sum(weights, axis=-1)
+
+
+def weighted_quantile(q: float) -> Statistic:
+    """np.quantile(·, q) (linear interpolation) of each resample, the rows repeated by their
+    weights, without building the resample (np.quantile itself where every weight is 1)."""
+    def statistic(values, weights):
+        values = np.asarray(values, dtype=np.float64)
+        weights = np.asarray(weights)
+        if weights.shape[0] == 1 and np.all(weights == 1):  # the sample itself (a permutation)
+            shape = np.broadcast_shapes(values.shape, weights.shape)
+            return np.quantile(np.broadcast_to(values, shape), q, axis=-1)
+        if values.ndim == 1:  # one sample, many weightings (a bootstrap): sort it once
+            order = np.argsort(values, stable=True)
+            ordered = values[order]
+            cumulative = np.cumsum(weights[:, order], axis=-1, dtype=np.int64)
+        else:
+            values, weights = np.broadcast_arrays(values, weights)
+            order = np.argsort(values, axis=-1, stable=True)
+            ordered = np.take_along_axis(values, order, axis=-1)
+            cumulative = np.cumsum(np.take_along_axis(weights, order, axis=-1), axis=-1)
+        total = cumulative[:, -1:]
+        h = (total - 1) * q
+        below = np.floor(h)
+        t = (h - below)[:, 0]
+
+        # the j-th value (0-based) of the repeated sample is at the first row whose cumulative
+        # weight exceeds j: one binary search per resample in the rows laid end to end, each
+        # resample's cumulative weights lifted above the previous one's
+        n = cumulative.shape[-1]
+        step = np.int64(total.max()) + 1
+        lift = np.arange(cumulative.shape[0], dtype=np.int64)[:, None] * step
+        if int(lift[-1, 0]) + step < 2 ** 31:  # half the memory traffic when it fits
+            cumulative, lift, step = (cumulative.astype(np.int32), lift.astype(np.int32),
+                                      np.int32(step))
+        flat = (cumulative + lift).ravel()
+
+        def value_at(j):
+            index = np.searchsorted(flat, (j + lift)[:, 0], side="right") - lift[:, 0] // step * n
+            if ordered.ndim == 1:
+                return ordered[index]
+            return np.take_along_axis(ordered, index[:, None], axis=-1)[:, 0]
+        a, b = value_at(below), value_at(np.minimum(below + 1, total - 1))
+        # numpy's lerp, so that the result is np.quantile's to the bit
+        diff = b - a
+        return np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
+    return statistic
+
+
+def weighted_mcc(labels) -> Statistic:
+    """Matthews' correlation of 0/1 predictions with the 0/1 `labels` (sklearn's
+    matthews_corrcoef: 0 where a margin of the confusion matrix is empty)."""
+    y = np.asarray(labels, dtype=bool)
+
+    def statistic(predictions, weights):
+        p = np.asarray(predictions, dtype=bool)
+        w = np.asarray(weights, dtype=np.float64)
+        tp = np.sum(w * (p & y), axis=-1)
+        tn = np.sum(w * (~p & ~y), axis=-1)
+        fp = np.sum(w * (p & ~y), axis=-1)
+        fn = np.sum(w * (~p & y), axis=-1)
+        denominator = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(denominator > 0, (tp * tn - fp * fn) / denominator, 0.0)
+    return statistic
+
+
+# ---- many comparisons in one table ------------------------------------------------------------
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjusted p-values (statsmodels' multipletests(method="holm")); a
+    missing p (None or NaN: no test) stays missing and is not counted among the tests."""
+    p = np.array([np.nan if v is None else v for v in p_values], dtype=np.float64)
+    tested = np.flatnonzero(~np.isnan(p))
+    order = tested[np.argsort(p[tested], stable=True)]
+    m = len(order)
+    adjusted = np.maximum.accumulate((m - np.arange(m)) * p[order]) if m else np.array([])
+    out: list[float | None] = [None] * len(p)
+    for index, value in zip(order, np.minimum(adjusted, 1.0), strict=True):
+        out[int(index)] = float(value)
+    return out
+

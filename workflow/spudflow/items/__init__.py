@@ -1,0 +1,1 @@
+"""Minimal pairs and template datasets, all written as one items table (docs/items.md)."""

@@ -1,1 +1,0 @@
-"""Minimal pairs and template datasets, all written as one items table (docs/pairs.md)."""
