@@ -46,8 +46,8 @@ from spudflow.core.table_artifacts import STATUS_OK, TABLES
 log = get_logger(__name__)
 
 MODE = ["model", "method", "region"]
-CONTEXT = ["verb_pair", "condition", "order", "args", "adverbial", "relative_clause",
-           "relative_position"]
+CONTEXT = ["verb_pair", "pair_number", "condition", "order", "args", "adverbial",
+           "relative_clause", "relative_position"]
 # Decision rule -> the score column compared, higher = preferred. Perplexity exp(-mean_logprob)
 # is lower exactly when mean_logprob is higher; comparing mean_logprob avoids exp's overflow.
 DECISIONS = {"perplexity": "mean_logprob", "logprob_sum": "logprob_sum"}

@@ -679,10 +679,11 @@ def _coefficients(name: str, sign: str, tables: str) -> Artifact:
         col("rank", I64, f"1 = the largest {sign} coefficient; null in the one row of a fit "
             f"without a {sign} coefficient or not `ok`", True),
         col("feature", STR, "the column as R's model.matrix names it (treatment contrasts): "
-            "`verb_pair_id開ける/開く`, `COwgav` (constituent order: g が, h は, w を, a "
-            "adverbial, v verb), `adverbialよく`, `arg1_id4` (the first argument's noun by the "
-            "thesis's number, 4 = 看護婦), `marker1w`, `arg1_id1:marker1g` (私が first), "
-            "`relative_clause…`, `relative_position2`, or `(Intercept)`", True),
+            "`verb_pair_id12` (the pair's number in the lexicon, the items' `pair_number`), "
+            "`COwgav` (constituent order: g が, h は, w を, a adverbial, v verb), `adverbialよく`, "
+            "`arg1_id4` (the first argument's noun by the thesis's number, 4 = 看護婦), "
+            "`marker1w`, `arg1_id1:marker1g` (私が first), `relative_clause…`, "
+            "`relative_position2`, or `(Intercept)`", True),
         col("coefficient", F64, "coefficient of the fit on all pairs at the chosen lambda, "
             "original scale (positive: favours the transitive verb)", True),
     ), version=3, key=(*JAPANESE_MODE_KEY, "rank"))  # v3: status; R's model.matrix column names
