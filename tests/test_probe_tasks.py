@@ -14,7 +14,12 @@ from probe_support import LAYERS, REPO, ewt_sentences, feature_file, save_tiny_e
 from spudflow.cli import main
 from spudflow.core.config import ConfigError
 from spudflow.core.errors import EXIT_BAD_INPUT
-from spudflow.core.probe_tasks import ProbeSplit, probe_tasks, split_from_dir
+from spudflow.core.probe_tasks import (
+    ProbeSplit,
+    layer_sweep_tasks,
+    probe_tasks,
+    split_from_dir,
+)
 from spudflow.probe.feature_file import read_features
 
 from aggregate_inputs import assert_table_files
@@ -116,6 +121,24 @@ def test_bad_model_tasks_are_config_errors(models, tasks, message):
     with pytest.raises(ConfigError) as error:
         probe_tasks(_with_models(models, tasks))
     assert str(error.value) == message
+
+
+@pytest.mark.parametrize(("sweep", "swept"), [
+    (True, {"en_ewt", "de_pud"}), (False, set()), ([], set()), (["en_ewt"], {"en_ewt"})])
+def test_layer_sweep_names_the_tasks_it_sweeps(sweep, swept):
+    config = _with_models({"m": {}})
+    config["probe"]["layer_sweep"] = sweep
+    assert layer_sweep_tasks(config["probe"], probe_tasks(config)) == swept
+
+
+def test_a_layer_sweep_of_no_task_is_a_config_error():
+    """A treebank the sweep names but no task probes would sweep nothing, silently."""
+    config = _with_models({"m": {}})
+    config["probe"]["layer_sweep"] = ["en_ewt", "en_pud"]
+    with pytest.raises(ConfigError) as error:
+        probe_tasks(config)
+    assert str(error.value) == ("config key probe.layer_sweep[1]: 'en_pud' is not a task of "
+                                "probe.tasks")
 
 
 def _slice(path, first, count):
