@@ -295,8 +295,9 @@ def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan)
                   if dict(j[1])["treebank"] == "de_pud" and dict(j[1])["baseline"] == "lm")
     layers = dict(german[1])
     pair = f"results/probe/runs/de_pud/minilm/lm/dist{layers['dist']}_label{layers['label']}"
-    assert planned.outputs[german] == {(f"{pair}/seed{s}/metrics.parquet", False)
-                                       for s in (1, 2, 3)}
+    assert planned.outputs[german] == {(f"{pair}/seed{s}/{name}.parquet", False)
+                                       for s in (1, 2, 3)
+                                       for name in ("metrics", "sentence_counts")}
     features = sorted(f for f in planned.inputs[german] if "/features/" in f)
     assert features == [f"results/probe/features/minilm/de_pud/test@{part}"
                         for part in ("heldout", "train")]
