@@ -170,7 +170,7 @@ def main() -> None:
           f"{measured_on}")
     sweep = config["probe"]["layer_sweep"]
     settings = {f"layer_sweep: {sweep}": sweep, "layer_sweep: false": False,
-                "layer_sweep: true": True}
+                "layer_sweep: [en_ewt]": ["en_ewt"], "layer_sweep: true": True}
     rows = {}
     for label, value in settings.items():
         changed = copy.deepcopy(config)

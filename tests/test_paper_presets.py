@@ -137,9 +137,11 @@ def _feature_layers(shell: str) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_spud_preset_sweeps_english_layers_only_and_draws_fig_8(tmp_path):
-    """App. F.6, Fig. 8 (English only): `probe.layer_sweep: [en_ewt]` probes every layer of each
-    model on EWT, and the figure is planned; the other treebanks' features hold only the layers
-    their probes read (mBERT 6/7 and its baselines', mGPT 12), not every layer."""
+    """App. F.6, Fig. 8 ("Layerwise DepProbe performance for mBERT and mGPT", English only):
+    `probe.layer_sweep: [en_ewt/mbert, en_ewt/mgpt]` probes every layer of those two on EWT,
+    and the figure is planned; every other feature job holds only the layers its probes read
+    (mBERT 6/7 and its baselines', mGPT 12, RoBERTa's and GPT-2's 6/7), not every layer."""
+    swept_models = {"mbert", "mgpt"}
     preset = _preset("spud")
     figure = FIGURE_OUTPUTS["probe_layers"]
     planned = plan(copy_checkout(tmp_path, preset), forceall=True, targets=[figure.target])
@@ -153,12 +155,14 @@ def test_spud_preset_sweeps_english_layers_only_and_draws_fig_8(tmp_path):
         return ",".join(sorted({str(models[model][k]) for k in ("dist_layer", "label_layer")},
                                key=int))
 
+    sweeps = {("en_ewt", model) for model in swept_models}
+    assert {tuple(entry.split("/")) for entry in preset["probe"]["layer_sweep"]} == sweeps
     features = {(w["treebank"], w["probe_model"], w["split"]): _feature_layers(planned.shell[j])
                 for j, w in ((j, dict(j[1])) for j in planned.jobs)
                 if j[0] == "probe_features"}
     assert {tb for tb, _, _ in features} == set(preset["probe"]["tasks"])
     for (treebank, model, _), layers in features.items():
-        lm = every_layer(model) if treebank == "en_ewt" else pair(model)
+        lm = every_layer(model) if (treebank, model) in sweeps else pair(model)
         assert layers == {"lm": lm, **({"M0": "0", "MR": pair(model), "MRC": pair(model)}
                                        if model == "mbert" else {})}, (treebank, model)
     # the model's own runs: its layer pair in every task, and (l, l) for every layer on EWT
@@ -171,7 +175,7 @@ def test_spud_preset_sweeps_english_layers_only_and_draws_fig_8(tmp_path):
             if treebank not in spec.get("tasks", [treebank]):
                 continue
             expected.add((treebank, model, str(spec["dist_layer"]), str(spec["label_layer"])))
-            if treebank == "en_ewt":
+            if (treebank, model) in sweeps:
                 expected |= {(treebank, model, str(n), str(n)) for n in range(spec["layers"] + 1)}
     assert runs == expected
     # the figure draws the table the sweep's metrics feed

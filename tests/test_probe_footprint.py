@@ -25,7 +25,7 @@ def _bench():
 def test_the_projection_counts_the_planned_layers_of_each_treebank():
     bench = _bench()
     config = bench.filled(REPO / "config" / "papers" / "spud.yaml")
-    assert config["probe"]["layer_sweep"] == ["en_ewt"]
+    assert config["probe"]["layer_sweep"] == ["en_ewt/mbert", "en_ewt/mgpt"]
     rate = 2.0
     swept = bench.projected(config, rate)
     config["probe"]["layer_sweep"] = False
@@ -37,10 +37,10 @@ def test_the_projection_counts_the_planned_layers_of_each_treebank():
     per_word = (7 * 768 + 2048) * rate
     assert unswept["fr_gsd"] == pytest.approx(
         (words["train"] + words["dev"] + 11 * words["test"]) * per_word)
-    # EWT swept: mBERT's lm holds 13 layers (18 with its baselines), mGPT's 25, RoBERTa's and
-    # GPT-2's 13 each
+    # EWT, mBERT and mGPT swept: mBERT's lm holds 13 layers (18 with its baselines), mGPT's
+    # 25, RoBERTa's and GPT-2's their 6 and 7
     words = {s: bench.split_words(config, "en_ewt", s, None) for s in ("train", "dev", "test")}
-    per_word = (18 * 768 + 25 * 2048 + 2 * 13 * 768) * rate
+    per_word = (18 * 768 + 25 * 2048 + 2 * 2 * 768) * rate
     assert swept["en_ewt"] == pytest.approx(
         (words["train"] + words["dev"] + 11 * words["test"]) * per_word)
 

@@ -16,7 +16,7 @@ from spudflow.core.config import ConfigError
 from spudflow.core.errors import EXIT_BAD_INPUT
 from spudflow.core.probe_tasks import (
     ProbeSplit,
-    layer_sweep_tasks,
+    layer_sweeps,
     probe_tasks,
     split_from_dir,
 )
@@ -124,21 +124,34 @@ def test_bad_model_tasks_are_config_errors(models, tasks, message):
 
 
 @pytest.mark.parametrize(("sweep", "swept"), [
-    (True, {"en_ewt", "de_pud"}), (False, set()), ([], set()), (["en_ewt"], {"en_ewt"})])
-def test_layer_sweep_names_the_tasks_it_sweeps(sweep, swept):
-    config = _with_models({"m": {}})
+    (True, {("en_ewt", "m"), ("en_ewt", "en"), ("de_pud", "m")}),
+    (False, set()),
+    ([], set()),
+    (["en_ewt"], {("en_ewt", "m"), ("en_ewt", "en")}),
+    (["en_ewt/m", "de_pud"], {("en_ewt", "m"), ("de_pud", "m")}),
+])
+def test_layer_sweep_names_the_tasks_and_models_it_sweeps(sweep, swept):
+    """An entry TASK sweeps every model probed in the task (`en` is probed in en_ewt only),
+    TASK/MODEL one of them (the paper's Fig. 8: mBERT and mGPT on English)."""
+    config = _with_models({"m": {}, "en": {"tasks": ["en_ewt"]}})
     config["probe"]["layer_sweep"] = sweep
-    assert layer_sweep_tasks(config["probe"], probe_tasks(config)) == swept
+    assert layer_sweeps(config["probe"], probe_tasks(config)) == swept
 
 
-def test_a_layer_sweep_of_no_task_is_a_config_error():
-    """A treebank the sweep names but no task probes would sweep nothing, silently."""
-    config = _with_models({"m": {}})
-    config["probe"]["layer_sweep"] = ["en_ewt", "en_pud"]
+@pytest.mark.parametrize(("sweep", "message"), [
+    (["en_ewt", "en_pud"], "config key probe.layer_sweep[1]: 'en_pud' is not a task of "
+     "probe.tasks"),
+    (["en_pud/m"], "config key probe.layer_sweep[0]: 'en_pud' is not a task of probe.tasks"),
+    (["de_pud/en"], "config key probe.layer_sweep[0]: 'en' is not a model probed in de_pud "
+     "(probe.models, their `tasks`)"),
+])
+def test_a_layer_sweep_of_no_task_or_model_is_a_config_error(sweep, message):
+    """A task or model the sweep names but nothing probes would sweep nothing, silently."""
+    config = _with_models({"m": {}, "en": {"tasks": ["en_ewt"]}})
+    config["probe"]["layer_sweep"] = sweep
     with pytest.raises(ConfigError) as error:
         probe_tasks(config)
-    assert str(error.value) == ("config key probe.layer_sweep[1]: 'en_pud' is not a task of "
-                                "probe.tasks")
+    assert str(error.value) == message
 
 
 def _slice(path, first, count):
