@@ -87,6 +87,8 @@ OTHER_VALUES = {
     "probe.sample.n": 5,
     "probe.max_train_sentences": 5,
     "probe.max_dev_sentences": 5,
+    # the list form: a model of a task (the one task's one model: as `true`)
+    "probe.layer_sweep": ["tiny_en/tiny_bert"],
     "fetch.mirror": {"https://example.org/": "resources/tiny"},
     "fetch.sha256": {"https://example.org/x.conllu": "0" * 64},
 }
