@@ -194,3 +194,29 @@ def test_a_split_models_jobs_ask_for_the_gpus_of_its_weights(tmp_path):
     features = [j for j in planned.jobs if j[0] == "probe_features"]
     assert features and all(planned.resources[j]["gpu"] == 0 for j in features)  # all on CPU
     assert all(f"--device-map '{MAP}'" in planned.shell[j] for j in features)
+
+
+
+def test_a_split_model_is_served_by_the_whole_models_cache_entries(tmp_path, caplog):
+    """The map is in no cache key (it changes no number): the split model finds every entry the
+    whole model wrote and computes none."""
+    from cache_scenario import COUNTS
+    from test_scoring_cli import ITEMS, write_items
+
+    caplog.set_level("INFO")
+    items = write_items(tmp_path / "items.parquet", ITEMS)
+    model = tiny_model_dir("causal", "bytebpe")
+    counts = []
+    for name, extra in (("whole", []), ("split", _split(tmp_path))):
+        caplog.clear()
+        assert main(["score", str(items), "--model", str(model), "--kind", "causal",
+                     "--method", "ppl", "--device", "cpu", "--dtype", "float32",
+                     "--cache", str(tmp_path / "cache"), "--out", str(tmp_path / name),
+                     *extra]) == 0
+        found = [COUNTS.search(r.getMessage()) for r in caplog.records]
+        counts += [tuple(map(int, m.groups())) for m in found if m]
+    (_, computed), (hits, none) = counts
+    assert computed > 0 and (hits, none) == (computed, 0)
+    for table in ("token_scores.parquet", "item_scores.parquet"):
+        split, whole = (tmp_path / name / table for name in ("split", "whole"))
+        assert split.read_bytes() == whole.read_bytes()

@@ -374,6 +374,11 @@ def run_score(args: argparse.Namespace) -> None:
     if placement.mapped:
         log.info("split across devices (--device-map %s): %s", args.device_map,
                  device_map.describe_map(scorer.model))
+        # the keys name the device class the scores are computed on (kernels differ)
+        if scorer.device.type != job.device_class:
+            raise InputError("--device-map", None, f"runs the model on {scorer.device.type}, "
+                             f"but --device {args.device} is {job.device_class}: give "
+                             f"--device {scorer.device.type} or a map on {job.device_class}")
     log.info("scoring %d items from %s with %s", len(items), job.input, ", ".join(job.methods))
     cache = None
     if args.cache:
