@@ -100,15 +100,34 @@ def test_bad_placement_options_exit_2_before_loading(tmp_path, capsys, options, 
     assert not (tmp_path / "out").exists()
 
 
-def test_parsed_options_are_what_from_pretrained_takes():
+def test_parsed_options_are_what_from_pretrained_takes(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
     placement = device_map.placement_from_options(
         '{"model.embed_tokens": 0, "model.layers.0": "cuda:1", "lm_head": "cpu"}',
         "0=70GiB,1=70GiB,cpu=200GiB", Path("/scratch/offload"))
+    assert placement.mapped
     assert placement.loading_options() == {
         "device_map": {"model.embed_tokens": 0, "model.layers.0": 1, "lm_head": "cpu"},
         "max_memory": {0: "70GiB", 1: "70GiB", "cpu": "200GiB"},
         "offload_folder": "/scratch/offload"}
     assert device_map.Placement().loading_options() == {}
+
+
+def test_only_the_gpus_the_job_was_given_are_used(monkeypatch):
+    """A job asks for the GPUs its weights need, maybe fewer than its budget names: the others'
+    budgets are dropped; a map onto a GPU the job does not see is bad input."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 3)
+    budget = device_map.placement_from_options("balanced", "0=75GiB,1=75GiB,2=75GiB,3=75GiB,"
+                                               "cpu=100GiB", None)
+    assert budget.loading_options()["max_memory"] == {0: "75GiB", 1: "75GiB", 2: "75GiB",
+                                                      "cpu": "100GiB"}
+    mapped = device_map.placement_from_options('{"a": 0, "b": 3}', None, None)
+    with pytest.raises(InputError, match="GPU 3, but this job sees 3"):
+        mapped.loading_options()
 
 
 SEVENTY_B = 140e9  # 70B parameters in bfloat16

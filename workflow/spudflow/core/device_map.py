@@ -47,12 +47,26 @@ class Placement:
         return self.device_map is not None
 
     def loading_options(self) -> dict:
-        """from_pretrained's keyword arguments (none for a model on one device)."""
+        """from_pretrained's keyword arguments (none for a model on one device), for the GPUs
+        this process sees: a job asks the scheduler for the GPUs its weights need (gpus_needed),
+        which may be fewer than its budget names, so the budgets of GPUs it was not given are
+        dropped. An explicit map naming a GPU it does not see is bad input."""
         if not self.mapped:
             return {}
+        import torch
+
+        seen = torch.cuda.device_count()
+        if isinstance(self.device_map, dict):
+            absent = sorted({d for d in self.device_map.values()
+                             if isinstance(d, int) and d >= seen})
+            if absent:
+                raise InputError("--device-map", None, f"puts modules on GPU {absent[0]}, but "
+                                 f"this job sees {seen} GPU(s)")
         options = {"device_map": self.device_map}
-        if self.max_memory is not None:
-            options["max_memory"] = self.max_memory
+        budget = {k: v for k, v in (self.max_memory or {}).items()
+                  if not isinstance(k, int) or k < seen}
+        if budget:
+            options["max_memory"] = budget
         if self.offload_folder is not None:
             options["offload_folder"] = self.offload_folder
         return options
