@@ -126,3 +126,12 @@ def test_the_cola_tables_read_the_set(tmp_path, run_cli):
     sources = pl.read_parquet(out / "cola_sources.parquet")
     assert set(sources["source"]) == {"causative", "adjunct_island", "wh_island"}
     assert pl.read_parquet(out / "cola_phenomena.parquet").is_empty()
+    # the front page says which data the CoLA rows are: not CoLA
+    page = tmp_path / "index.html"
+    code, _, err = run_cli("front-page", "--table",
+                           f"cola_thresholds={out / 'cola_thresholds.parquet'}", "--out", page)
+    assert code == 0, err
+    text = page.read_text(encoding="utf-8")
+    assert ("blimp_acceptability (split `blimp`): an acceptability set built from BLiMP&#x27;s "
+            "sentences") in text
+    assert "not CoLA itself, which is not vendored." in text
