@@ -132,6 +132,6 @@ def test_the_cola_tables_read_the_set(tmp_path, run_cli):
                            f"cola_thresholds={out / 'cola_thresholds.parquet'}", "--out", page)
     assert code == 0, err
     text = page.read_text(encoding="utf-8")
-    assert ("blimp_acceptability (split `blimp`): an acceptability set built from BLiMP&#x27;s "
-            "sentences") in text
+    assert ("Data: blimp_acceptability (split `blimp`) is an acceptability set built from "
+            "BLiMP&#x27;s sentences") in text
     assert "not CoLA itself, which is not vendored." in text

@@ -113,7 +113,7 @@ def cola_data(thresholds: pl.DataFrame) -> list[str]:
         family = DATASET_FAMILIES.get(dataset)
         if family is not None and family.described:
             splits = ", ".join(f"`{s}`" for s in sorted(set(rows["split"])))
-            lines.append(f"{dataset} (split {splits}): {family.described}.")
+            lines.append(f"Data: {dataset} (split {splits}) is {family.described}.")
     return lines
 
 
