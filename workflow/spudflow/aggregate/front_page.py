@@ -112,8 +112,10 @@ def cola_data(thresholds: pl.DataFrame) -> list[str]:
     for (dataset,), rows in sorted(thresholds.partition_by("dataset", as_dict=True).items()):
         family = DATASET_FAMILIES.get(dataset)
         if family is not None and family.described:
-            splits = ", ".join(f"`{s}`" for s in sorted(set(rows["split"])))
-            lines.append(f"Data: {dataset} (split {splits}) is {family.described}.")
+            splits = sorted(set(rows["split"]))
+            named = ", ".join(f"`{s}`" for s in splits)
+            lines.append(f"Data: {dataset} (split{'s' if len(splits) > 1 else ''} {named}) is "
+                         f"{family.described}.")
     return lines
 
 
