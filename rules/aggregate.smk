@@ -1,6 +1,7 @@
 # Aggregation: tables and figures collected across treebanks, models and datasets, and the
 # report's entries. Every table and figure, its rule, caption and report category is an entry of
-# core/outputs_registry.py (registry_files(rule) gives a rule's files); rule all asks for those
+# core/outputs_registry.py (registry_files(rule) gives a rule's files, a table's report caption
+# NAME.caption.rst among them, written by its command from the entry); rule all asks for those
 # whose input the config produces (aggregate_outputs()). What it reads of the other stages (their rules files, included before this one):
 #   table_datasets(family) -> [dataset, ...]      pairs: the items datasets the config enables
 #                                                 that feed a family's tables
@@ -32,24 +33,22 @@ rule table_treebank_stats:
     log:
         "results/logs/table_treebank_stats.log",
     params:
-        stem=subpath(output.parquet, strip_suffix=".parquet"),
+        out_dir=subpath(output.parquet, parent=True),
     shell:
-        "spudflow table-treebank-stats {input.stats:q} --out {params.stem} 2> {log:q}"
+        "spudflow table-treebank-stats {input.stats:q} --out-dir {params.out_dir:q} 2> {log:q}"
 
 
 rule table_nonce_replacements:
     input:
-        tables=aggregate_plan.nonce_stats_files(),
+        stats=aggregate_plan.nonce_stats_files(),
     output:
         **registry_files("table_nonce_replacements"),
     log:
         "results/logs/table_nonce_replacements.log",
     params:
-        stem=subpath(output.parquet, strip_suffix=".parquet"),
-        caption="Nonce treebanks: replacement statistics per treebank, method and seed.",
+        out_dir=subpath(output.parquet, parent=True),
     shell:
-        "spudflow table-collect {input.tables:q} --out {params.stem:q}"
-        " --caption {params.caption:q} 2> {log:q}"
+        "spudflow table-collect {input.stats:q} --out-dir {params.out_dir:q} 2> {log:q}"
 
 
 rule table_probe:

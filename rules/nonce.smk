@@ -49,10 +49,10 @@ rule table_nonce_ratio:
         "results/logs/table_nonce_ratio.log",
     params:
         command="table-nonce-ratio",
-        stem=subpath(output.parquet, strip_suffix=".parquet"),
+        out_dir=subpath(output.parquet, parent=True),
         options="",
     shell:
-        "spudflow {params.command} {input.stats:q} --out {params.stem:q} {params.options}"
+        "spudflow {params.command} {input.stats:q} --out-dir {params.out_dir:q} {params.options}"
         " 2> {log:q}"
 
 

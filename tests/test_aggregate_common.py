@@ -86,6 +86,31 @@ def test_table_collect_concatenates_and_sorts(tmp_path, run_cli):
     assert "Replacement ratios." in (tmp_path / "nonce_replacements.tex").read_text()
 
 
+def test_table_collect_writes_the_registry_table_into_out_dir_and_reads_the_old_out(
+        tmp_path, run_cli, caplog):
+    """--out-dir DIR, as every table command: DIR/nonce_replacements.* (the registry's table of
+    nonce_stats files) with the registry's caption in the LaTeX file and the report caption
+    beside it. The old --out STEM writes the same files at STEM, with a deprecation line."""
+    from spudflow.core.outputs_registry import TABLE_OUTPUTS
+
+    a = _nonce_stats(tmp_path / "a.parquet", [
+        {"treebank": "ru_pud", "method": "spud", "seed": 1, "replacement_ratio": 0.4}])
+    code, _, err = run_cli("table-collect", a, "--out-dir", tmp_path / "tables")
+    assert code == 0, err
+    caption = TABLE_OUTPUTS["nonce_replacements"].caption
+    written = tmp_path / "tables" / "nonce_replacements"
+    assert caption in written.with_suffix(".tex").read_text(encoding="utf-8")
+    assert caption in written.with_suffix(".caption.rst").read_text(encoding="utf-8")
+    assert "deprecated" not in caplog.text
+    code, _, err = run_cli("table-collect", a, "--out", tmp_path / "old" / "stem")
+    assert code == 0, err
+    assert ("--out STEM is deprecated: use --out-dir DIR (writes DIR/nonce_replacements.*)"
+            in caplog.text)
+    for suffix in (".parquet", ".csv", ".md", ".tex", ".caption.rst"):
+        assert (tmp_path / "old" / "stem").with_suffix(suffix).read_bytes() == \
+            written.with_suffix(suffix).read_bytes(), suffix
+
+
 def test_table_collect_never_fills_a_missing_column(tmp_path, run_cli):
     a = _nonce_stats(tmp_path / "a.parquet", [
         {"treebank": "ru_pud", "method": "spud", "seed": 1, "replacement_ratio": 0.4}])
@@ -103,8 +128,9 @@ def test_every_aggregate_command_has_help():
 
     commands = build_parser()._subparsers._group_actions[0].choices
     names = {"table-treebank-stats", "table-collect", "table-spud-scores", "table-german-case",
-             "table-cola", "table-blimp", "table-japanese", "table-probe", "figure-spud-log-ratios",
-             "figure-german-case-roc", "figure-probe-layers", "figure-blimp-fields",
+             "table-cola", "table-blimp", "table-japanese-transitivity", "table-japanese",
+             "table-probe", "figure-spud-log-ratios",
+             "figure-german-case-roc", "figure-probe-layers", "figure-blimp-field",
              "figure-japanese-agreement"}
     assert names <= set(commands)
     for name in names:
@@ -114,20 +140,25 @@ def test_every_aggregate_command_has_help():
 # The SPUD paper's tables that the captions of the treebank tables may cite (paper App. A and D:
 # Table 6 the treebanks, Table 7 the replacement ratio per POS, Table 8 the type-token ratio).
 PAPER_TABLES_CITED = {
-    "nonce_replacements.rst": {"7"},
-    "nonce_replacement_ratio.rst": {"7"},
-    "nonce_type_token_ratio.rst": {"8"},
-    "treebank_stats.rst": {"6"},
+    "nonce_replacements": {"7"},
+    "nonce_replacement_ratio": {"7"},
+    "nonce_type_token_ratio": {"8"},
+    "treebank_stats": {"6"},
 }
 
 
 def test_report_captions_cite_the_right_paper_tables():
+    """A table's report caption (its registry caption and what it reproduces) names the paper
+    tables it reproduces."""
     import re
+
+    from spudflow.core.outputs_registry import TABLE_OUTPUTS, report_caption_text
 
     from aggregate_inputs import REPO
 
     for name, tables in PAPER_TABLES_CITED.items():
-        caption = (REPO / "report" / name).read_text(encoding="utf-8")
+        entry = TABLE_OUTPUTS[name]
+        caption = report_caption_text(entry, entry.caption_text(unit="word forms", tokenized=""))
         assert set(re.findall(r"Tables? (\d+)", caption)) == tables, name
     docs = (REPO / "docs" / "aggregate.md").read_text(encoding="utf-8")
     assert "nonce_replacements.{parquet,csv,md,tex}` — Table 7" in docs

@@ -61,7 +61,7 @@ def test_empty_table_gives_a_placeholder(tmp_path, run_cli):
     empty = tmp_path / "blimp_field.parquet"
     write_artifact(pl.DataFrame(schema=TABLES["blimp_field"].polars_schema()), empty,
                    TABLES["blimp_field"])
-    code, _, err = run_cli("figure-blimp-fields", empty, "--out", tmp_path / "fig")
+    code, _, err = run_cli("figure-blimp-field", empty, "--out", tmp_path / "fig")
     assert code == 0, err
     assert b"no BLiMP results" in (tmp_path / "fig.svg").read_bytes()
 
@@ -124,7 +124,7 @@ def test_blimp_bars_show_a_field_without_accuracy_as_missing(tmp_path, run_cli):
     row = field.filter(pl.col("field") == "syntax").row(0, named=True)
     assert row["accuracy"] is None and row["n_pairs"] == 0 and row["n_skipped"] == 12
     stem = tmp_path / "figures" / "blimp_field"
-    code, _, err = run_cli("figure-blimp-fields", tables / "blimp_field.parquet", "--out", stem)
+    code, _, err = run_cli("figure-blimp-field", tables / "blimp_field.parquet", "--out", stem)
     assert code == 0, err
     svg = stem.with_name("blimp_field.svg").read_bytes()
     assert _svg_texts(svg).count("n/a") == 1

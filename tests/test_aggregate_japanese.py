@@ -291,7 +291,7 @@ def _thesis_design(pairs: pl.DataFrame):
                                     "arg2_id", "marker2", "relative_clause",
                                     "relative_position")}
     for row in pairs.iter_rows(named=True):
-        values["verb_pair_id"].append(row["verb_pair"])
+        values["verb_pair_id"].append(str(row["pair_number"]))
         values["CO"].append("".join(letters[t] for t in row["order"].split("-") if t) + "v")
         values["adverbial"].append(row["adverbial"] or "none")
         for k in (1, 2):
@@ -304,7 +304,7 @@ def _thesis_design(pairs: pl.DataFrame):
         values["relative_position"].append("none" if position is None else str(position + 1))
     levels = {}
     for name, column in values.items():
-        by_number = name in ("arg1_id", "arg2_id")
+        by_number = name in ("verb_pair_id", "arg1_id", "arg2_id")
         rest = sorted(set(column) - {"none", "0"}, key=int if by_number else str)
         found = [v for v in ("none", "0") if v in column] + rest
         if len(found) > 1:
@@ -410,7 +410,7 @@ def test_a_mode_whose_fold_holds_every_pair_of_one_choice_is_not_fitted(caplog):
     pairs = pl.DataFrame({
         "dataset": "relative", "model": "gpt", "method": "ppl", "region": None,
         "group_id": [f"g{i:02d}" for i in range(n)],
-        "verb_pair": [f"v{i % 4}" for i in range(n)],
+        "verb_pair": [f"v{i % 4}" for i in range(n)], "pair_number": [i % 4 + 1 for i in range(n)],
         "order": [("adv-が", "が-adv")[i % 2] for i in range(n)],
         "adverbial": [f"a{i % 3}" for i in range(n)], "relative_clause": None,
         "relative_position": None, "args": [f"{nouns[i % 4]}が" for i in range(n)],

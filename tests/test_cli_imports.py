@@ -84,7 +84,7 @@ def tables(tmp_path_factory) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("figure", "table", "allowed"), [
-    ("figure-blimp-fields", "blimp_field", ("matplotlib",)),
+    ("figure-blimp-field", "blimp_field", ("matplotlib",)),
     ("figure-spud-log-ratios", "spud_ratios", ("matplotlib",)),
     ("figure-german-case-order-auc", "german_case_order_auc", ("matplotlib",)),
     ("figure-german-case-roc", "german_case_roc", ("matplotlib",)),

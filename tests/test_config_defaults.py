@@ -88,6 +88,7 @@ SAME_AS_CLI = {
     "probe.batch_size": ("probe train", "batch_size"),
     "probe.max_epochs": ("probe train", "max_epochs"),
     "probe.patience": ("probe train", "patience"),
+    "probe.batches": ("probe train", "batches"),
     "probe.subtypes": ("probe train", "subtypes"),
     "probe.punct": ("probe train", "no_punct", NEGATED),
     "probe.acl_predicted_as_unk": ("probe train", "acl_predicted_as_unk"),

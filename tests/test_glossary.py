@@ -84,6 +84,10 @@ RETIRED = [
     # written with the old one still read (core/training_share.py split_part).
     ("a colon before a split's part", r"""(?:[\w/]|["']):(?:train|heldout)\b""", None, ()),
     ("aggregate_datasets for items_datasets", r"\baggregate_datasets\b", None, ()),
+    ("blimp_fields for the figure that draws blimp_field", r"\bblimp[_-]fields\b", None, ()),
+    # the old command name is still read: its alias in aggregate/cli.py
+    ("table_japanese for the japanese_transitivity family's rule",
+     r"\btable[_-]japanese\b(?![_-])", None, ("workflow/spudflow/aggregate/cli.py",)),
     # NONCE_METHODS (nonce/context.py) and SCORING_METHODS (core/scoring_methods.py): two lists
     # of two ideas, never one bare name for either.
     ("a bare METHODS for nonce or scoring methods", r"\bMETHODS\b", None, ()),

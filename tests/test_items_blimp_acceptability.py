@@ -126,6 +126,10 @@ def test_the_cola_tables_read_the_set(tmp_path, run_cli):
     sources = pl.read_parquet(out / "cola_sources.parquet")
     assert set(sources["source"]) == {"causative", "adjunct_island", "wh_island"}
     assert pl.read_parquet(out / "cola_phenomena.parquet").is_empty()
+    # the captions say which data: not CoLA
+    caption = (out / "cola_thresholds.caption.rst").read_text(encoding="utf-8")
+    assert ("Data: blimp_acceptability is an acceptability set built from BLiMP's sentences"
+            in caption)
     # the front page says which data the CoLA rows are: not CoLA
     page = tmp_path / "index.html"
     code, _, err = run_cli("front-page", "--table",

@@ -157,6 +157,9 @@ def test_base_and_rare_use_the_most_and_least_frequent_pairs(tmp_path, capsys):
     assert {r["verb_pair"] for r in base} <= {p.id for p in ranking[:20]}
     assert {r["verb_pair"] for r in rare} <= {p.id for p in ranking[-20:]}
     assert {r["pair_rank"] for r in rare} <= set(range(47 - 19, 47 + 1))
+    # a pair's number is its place among the lexicon's rows, the same in every dataset
+    numbers = {p.id: k for k, p in enumerate(read_lexicon(LEXICON), start=1)}
+    assert all(r["pair_number"] == numbers[r["verb_pair"]] for r in base + rare)
     assert {r["dataset"] for r in rare} == {"japanese_transitivity_rare"}
 
 

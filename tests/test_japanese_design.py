@@ -18,6 +18,8 @@ from spudflow.core.errors import InputError
 from spudflow.items.japanese_transitivity import RELATIVE_CLAUSES, enumerate_contexts
 
 VERB_PAIRS = ("開ける/開く", "閉める/閉まる", "始める/始まる", "上げる/上がる")
+# Their numbers in a lexicon (the items' pair_number), which the regression names them by.
+PAIR_NUMBERS = {"開ける/開く": 12, "閉める/閉まる": 3, "始める/始まる": 100, "上げる/上がる": 27}
 
 # The features of the thesis's Tables 4-7 other than verb pairs (its own list's numbers), as R
 # names them: the PDF prints make.names' `.` for `:` and lost the underscores (`COagy` is
@@ -31,10 +33,12 @@ THESIS_FEATURES = (
 )
 
 
-def _frame(contexts, verb_pairs, clauses=None) -> pl.DataFrame:
-    """Pairs as table-japanese's regression reads them (the items' context columns)."""
+def _frame(contexts, verb_pairs, clauses=None, numbers=None) -> pl.DataFrame:
+    """Pairs as table-japanese's regression reads them (the items' context columns); the verb
+    pairs numbered as PAIR_NUMBERS says unless `numbers` are given."""
     return pl.DataFrame({
         "verb_pair": verb_pairs,
+        "pair_number": numbers or [PAIR_NUMBERS[v] for v in verb_pairs],
         "order": [c.order for c in contexts],
         "adverbial": [c.adverbial for c in contexts],
         "args": [[noun + particle for noun, particle in c.arguments] for c in contexts],
@@ -51,7 +55,8 @@ def test_every_context_of_50_verb_pairs_gives_the_theses_181_coefficients():
     pairs, 34 orders, 3 adverbials and per argument 11 nouns, 3 markers and 33 noun-marker
     interactions; every feature of Tables 4-7 is one of them."""
     contexts = enumerate_contexts()
-    design = design_matrix(_frame(contexts, [f"p{i % 50:02d}" for i in range(len(contexts))]))
+    numbers = [i % 50 + 1 for i in range(len(contexts))]
+    design = design_matrix(_frame(contexts, [f"p{k}" for k in numbers], numbers=numbers))
     assert design.matrix.shape == (7495, 180)
     assert len(set(design.names)) == 180
     prefixes = ("verb_pair_id", "CO", "adverbial", "arg1_id", "marker1", "arg2_id", "marker2")
@@ -63,7 +68,9 @@ def test_every_context_of_50_verb_pairs_gives_the_theses_181_coefficients():
     # the baselines: no argument, no marker, no adverbial; the first order in code point order
     assert design.levels["arg1_id"][0] == "0" and design.levels["marker1"][0] == "none"
     assert design.levels["CO"][0] == "aghv" and design.levels["adverbial"][0] == "none"
-    assert design.names[:3] == ["verb_pair_idp01", "verb_pair_idp02", "verb_pair_idp03"]
+    # verb pairs by number, as the thesis names them (`verb pair id286`), in numeric order
+    assert design.names[:3] == ["verb_pair_id2", "verb_pair_id3", "verb_pair_id4"]
+    assert design.levels["verb_pair_id"][:11] == [str(k) for k in range(1, 12)]
     # R's column order: main effects in formula order, then the interactions, whose first
     # factor varies fastest
     first = design.names.index("arg1_id1:marker1g")
@@ -76,14 +83,29 @@ def test_a_pairs_columns_are_its_constituents():
     """たぶん看護婦を私が (adverbial, を-argument, が-argument): its nonzero columns by hand."""
     contexts = enumerate_contexts()
     chosen = next(c for c in contexts if c.text == "たぶん看護婦を私が")
-    # 閉 (U+9589) before 開 (U+958B): 閉める/閉まる is the baseline
+    # 閉める/閉まる (number 3) before 開ける/開く (12): 閉める/閉まる is the baseline
     verb_pairs = ["閉める/閉まる"] * 40 + ["開ける/開く"]
     design = design_matrix(_frame([*contexts[:40], chosen], verb_pairs))
     row = design.matrix.tocsr()[40]
     assert sorted(design.names[j] for j in row.indices) == sorted([
-        "verb_pair_id開ける/開く", "COawgv", "adverbialたぶん", "arg1_id4", "marker1w",
+        "verb_pair_id12", "COawgv", "adverbialたぶん", "arg1_id4", "marker1w",
         "arg1_id4:marker1w", "arg2_id1", "marker2g", "arg2_id1:marker2g"])
     assert set(row.data) == {1.0}
+
+
+def test_verb_pairs_are_numbered_and_the_lowest_number_is_the_baseline():
+    """The thesis names a pair by its number in its lexicon's list (`verb pair id286`); R's
+    factor() of numbers orders them by value, so the lowest number is the baseline, whatever
+    the pairs' text (開ける/開く would sort first by code point, "100" before "27" as text)."""
+    contexts = enumerate_contexts()[:40]
+    verb_pairs = [("始める/始まる", "上げる/上がる", "閉める/閉まる", "開ける/開く")[i % 4]
+                  for i in range(40)]
+    design = design_matrix(_frame(contexts, verb_pairs))
+    assert design.levels["verb_pair_id"] == ["3", "12", "27", "100"]
+    assert [n for n in design.names if n.startswith("verb_pair")] == [
+        "verb_pair_id12", "verb_pair_id27", "verb_pair_id100"]
+    first = design.matrix.tocsr()[0]  # 始める/始まる, number 100
+    assert "verb_pair_id100" in [design.names[j] for j in first.indices]
 
 
 def test_a_noun_outside_the_theses_list_is_bad_input():

@@ -174,19 +174,19 @@ def test_a_feature_gather_job_asks_for_memory_by_its_largest_gathered_file(tmp_p
 
 @pytest.mark.slow
 def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_file(tmp_path):
-    """table_japanese holds every items file and one dataset's scores of one model at a time:
-    125 MB per MB of items, 60 per MB of the largest score file and 10 per MB of the largest
+    """table_japanese_transitivity holds every items file and one dataset's scores of one model at
+    a time: 125 MB per MB of items, 60 per MB of the largest score file and 10 per MB of the largest
     dataset's score files (its choices in every mode), with a quarter of headroom; its time
     grows with all its scores."""
     workdir = copy_workflow(tmp_path / "workflow")
-    planned, job = _planned_job(workdir, "table_japanese")
+    planned, job = _planned_job(workdir, "table_japanese_transitivity")
     assert _memory_and_time(planned, job) == (4000, 60)
     inputs = planned.inputs[job]
     scores = sorted(p for p in inputs if p.endswith("item_scores.parquet"))
     items = [p for p in inputs if p.startswith("results/items/")]
     assert scores and items
     _grow_inputs(workdir, [(items[0], 20), (scores[0], 480)])
-    planned, job = _planned_job(workdir, "table_japanese")
+    planned, job = _planned_job(workdir, "table_japanese_transitivity")
     assert planned.resources[job]["mem_mb"] == 1000 + 1.25 * (125 * 20 + 60 * 480 + 10 * 480)
     assert planned.resources[job]["runtime"] == 0.15 * 480  # minutes: its regressions
 

@@ -43,7 +43,7 @@ def rules(tmp_path_factory):
 @pytest.mark.slow
 def test_every_rule_logs_and_benchmarks_under_its_name(rules):
     assert {"human_eval_tables", "probe_features_shard", "figure_probe_layers",
-            "table_japanese"} <= {rule.name for rule in rules}
+            "table_japanese_transitivity"} <= {rule.name for rule in rules}
     errors = []
     for rule in rules:
         if len(rule.logs) != 1:

@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
-from workflow_helpers import REPO, copy_checkout, copy_workflow, plan
+from workflow_helpers import REPO, copy_checkout, copy_workflow, plan, update_config
 
 from spudflow.aggregate import cli as aggregate_cli
 from spudflow.aggregate import figures
@@ -27,6 +27,7 @@ from spudflow.core.outputs_registry import (
     FIGURE,
     FIGURE_OUTPUTS,
     OUTPUTS,
+    TABLE,
     TABLE_OUTPUTS,
 )
 from spudflow.core.table_artifacts import TABLES
@@ -41,10 +42,17 @@ def test_every_table_contract_has_an_entry_and_every_entry_a_contract():
 
 
 def test_every_caption_has_an_entry_and_every_entry_a_caption():
-    captions = {p.name for p in (REPO / "report").glob("*.rst")} - {"workflow.rst"}
-    named = [o.caption for o in OUTPUTS if o.caption]
+    """Each figure's caption is a file under report/; each table's is its entry's caption
+    (written with it as NAME.caption.rst), but for the human evaluation's tables, whose captions
+    are files under report/."""
+    captions = {f"report/{p.name}" for p in (REPO / "report").glob("*.rst")} - {
+        "report/workflow.rst"}
+    named = [o.report_caption for o in OUTPUTS if o.report_caption]
     assert len(named) == len(set(named)), "two entries share a caption"
-    assert set(named) == captions
+    assert {c for c in named if c.startswith("report/")} == captions
+    tables = [o for o in OUTPUTS if o.output_type == TABLE]
+    assert {o.name for o in tables if not o.caption} == {"human_eval_grammaticality",
+                                                          "human_eval_preference"}
 
 
 def test_names_are_unique_within_tables_and_within_figures():
@@ -204,6 +212,73 @@ def test_a_new_figure_is_its_entry_its_function_and_its_caption(tmp_path):
     assert b"no BLiMP paradigms" in (tmp_path / "drawn.svg").read_bytes()
 
 
+# A table added to the BLiMP family as core/outputs_registry.py says: its registry entry (with
+# its caption and its artifact's columns) and its function; this test is the third file.
+NEW_TABLE_IMPORT = "from spudflow.core.artifacts import I64, STR, col\n"
+NEW_TABLE_ENTRY = """    *_tables("aggregate", "table_blimp", "table-blimp", "BLiMP", "blimp",
+             _table("blimp_pair_count", "BLiMP, pairs per field",
+                    "BLiMP pairs per items dataset and field (a table added by a test).",
+                    function="blimp.pair_counts", rows="per items dataset and field",
+                    columns=(col("dataset", STR, "items dataset"),
+                             col("field", STR, "BLiMP field"),
+                             col("n_pairs", I64, "pairs of the field")),
+                    key=("dataset", "field"))),
+"""
+NEW_TABLE_FUNCTION = """
+
+def pair_counts(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
+    return items.filter(pl.col("label") == 1).group_by("dataset", "field").agg(
+        pl.len().cast(pl.Int64).alias("n_pairs")).sort("dataset", "field")
+"""
+NEW_TABLE = "results/tables/blimp_pair_count"
+
+
+def _add_a_table(copy: Path) -> None:
+    code = copy / "workflow" / "spudflow"
+    registry = code / "core" / "outputs_registry.py"
+    text = registry.read_text(encoding="utf-8")
+    end = text.index("\n)\n", text.index("OUTPUTS: tuple[Output, ...] = (\n")) + 1
+    imports = text.index("from dataclasses import dataclass\n")
+    text = text[:end] + NEW_TABLE_ENTRY + text[end:]
+    registry.write_text(text[:imports] + NEW_TABLE_IMPORT + text[imports:], encoding="utf-8")
+    with (code / "aggregate" / "blimp.py").open("a", encoding="utf-8") as family:
+        family.write(NEW_TABLE_FUNCTION)
+
+
+@pytest.mark.slow
+def test_a_new_table_is_its_entry_its_function_and_its_test(tmp_path):
+    """In a copy of the tiny workflow, a table added to the BLiMP family by its registry entry
+    and its function only is planned as an output of the family's rule, whose command is
+    unchanged, and a run of that rule writes it: its rows, its caption in the LaTeX file and in
+    its report caption, its artifact in the Parquet file."""
+    copy = copy_workflow(tmp_path / "workflow")
+    # BLiMP scored by the n-gram model alone: no control model to train first
+    update_config(copy, lambda config: config["models"].pop("tiny_bert"))
+    before = _in_copy(copy, "-m", "snakemake", "-n", "--forceall", "--cores", "1", "-p",
+                      "results/tables/blimp_overall.parquet")
+    _add_a_table(copy)
+    planned = _in_copy(copy, "-m", "snakemake", "-n", "--forceall", "--cores", "1", "-p",
+                       f"{NEW_TABLE}.parquet")
+    assert planned.returncode == 0, planned.stderr
+    assert re.search(r"^table_blimp\s+1$", planned.stdout, re.M), planned.stdout
+    command = re.compile(r"spudflow table-blimp [^\n]*")
+    assert command.findall(planned.stdout) == command.findall(before.stdout) != []
+    ran = _in_copy(copy, "-m", "snakemake", "--cores", "2", f"{NEW_TABLE}.parquet")
+    assert ran.returncode == 0, ran.stderr
+    table = pl.read_parquet(copy / f"{NEW_TABLE}.parquet")
+    items = pl.read_parquet(copy / "results" / "items" / "blimp.parquet")
+    assert table.rows() == sorted(items.filter(pl.col("label") == 1).group_by(
+        "dataset", "field").len().rows())
+    caption = "BLiMP pairs per items dataset and field (a table added by a test)."
+    assert caption in (copy / f"{NEW_TABLE}.tex").read_text(encoding="utf-8")
+    report = (copy / f"{NEW_TABLE}.caption.rst").read_text(encoding="utf-8")
+    assert caption in report and "Data: items datasets" in report
+    checked = _in_copy(copy, "-c", "from spudflow.core.contract import read_artifact; "
+                       "from spudflow.core.table_artifacts import TABLES; "
+                       f"print(read_artifact('{NEW_TABLE}.parquet', "
+                       "TABLES['blimp_pair_count']).columns)")
+    assert checked.stdout.strip() == "['dataset', 'field', 'n_pairs']", checked.stderr
+
 
 def test_the_docs_command_checks_then_rewrites_a_stale_list(tmp_path, capsys):
     """`python -m spudflow.core.outputs_registry [--check] PAGES`: --check names the stale page
@@ -234,7 +309,7 @@ def test_each_table_rule_reads_the_datasets_of_its_family(workflow_copy):
     inputs = _table_inputs(workflow_copy)
     assert inputs["table_spud_scores"] == {"spud_tiny_en_test", "spud_tiny_de_test"}
     assert inputs["table_german_case"] == {"german_case"}
-    assert inputs["table_japanese"] == {"japanese_transitivity_base",
+    assert inputs["table_japanese_transitivity"] == {"japanese_transitivity_base",
                                         "japanese_transitivity_relative"}
     assert inputs["table_cola"] == {"cola"}
     assert inputs["table_blimp"] == {"blimp"}

@@ -67,7 +67,7 @@ def test_preset_dry_run_plans_the_papers_tables(tmp_path, name):
         "spud": {"table_spud_scores", "table_probe", "table_nonce_replacements"},
         "german_case": {"table_german_case", "figure_german_case_roc"},
         "cola": {"table_cola"},
-        "japanese_transitivity": {"table_japanese", "figure_japanese_agreement"},
+        "japanese_transitivity": {"table_japanese_transitivity", "figure_japanese_agreement"},
     }[name]
     assert expected <= set(jobs)
 
@@ -125,6 +125,8 @@ def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path)
                  if rule == "probe_train" and dict(w)["treebank"] == "de_hdt"]
     assert hdt_probe and all("--acl-predicted-as-unk" in cmd and "--max-train-sentences 20000"
                              in cmd and "--max-sentences-seed 42" in cmd for cmd in hdt_probe)
+    # and its uniformly drawn batches with the mean of the selection batches' losses
+    assert all("--batches reference" in cmd for cmd in hdt_probe)
 
 
 def test_cola_preset_is_lau_et_al_s_code_and_fetches_table_5_s_phenomena(tmp_path):
@@ -227,4 +229,8 @@ def test_spud_preset_takes_the_settings_the_papers_numbers_were_made_with():
     assert config["probe"]["max_train_sentences"] == config["probe"]["max_dev_sentences"] == 20000
     probe = schema["properties"]["probe"]["properties"]
     assert probe["acl_predicted_as_unk"]["default"] is False
+    # The reference draws batches uniformly (DepSpaceDataset) and selects on the mean of the
+    # batch losses; the stage default buckets by length.
+    assert config["probe"]["batches"] == "reference"
+    assert probe["batches"]["default"] == "buckets"
     assert probe["max_train_sentences"]["default"] is None

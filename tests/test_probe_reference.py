@@ -4,6 +4,7 @@ the SPUD paper's probe tables): early stopping and its ties."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from spudflow.probe import train
@@ -215,3 +216,55 @@ def test_the_feature_file_records_the_leading_space(tmp_path):
 
     assert metadata(tiny_model_dir("causal", "bytebpe"), "gpt2")["leading_space"] == "true"
     assert "leading_space" not in metadata(save_tiny_encoder(tmp_path / "bert"), "bert")
+
+
+def test_reference_batches_are_a_seeded_permutation_cut_in_order():
+    # The reference's DepSpaceDataset draws each batch uniformly without replacement from the
+    # sentences left: a random permutation cut into batches, blind to length.
+    lengths = np.arange(4, 4 + 70)  # sorted, so length buckets would be runs of neighbours
+    drawn = train._batches(lengths, 32, torch.Generator().manual_seed(7), "reference")
+    permutation = torch.randperm(70, generator=torch.Generator().manual_seed(7)).numpy()
+    assert [len(b) for b in drawn] == [32, 32, 6]
+    assert np.array_equal(np.concatenate(drawn), permutation)
+    buckets = train._batches(lengths, 32, torch.Generator().manual_seed(7), "buckets")
+    assert sorted(len(b) for b in buckets) == [6, 32, 32]
+    assert all(np.array_equal(np.sort(b), np.arange(b.min(), b.max() + 1)) for b in buckets)
+    assert not all(np.array_equal(np.sort(b), np.arange(b.min(), b.max() + 1)) for b in drawn)
+
+
+def batch_loss(probe, data, picks, index) -> float:
+    from spudflow.probe.data import make_batch
+    from spudflow.probe.loss import probe_loss
+
+    batch = make_batch(data, picks, index, False)
+    with torch.no_grad():
+        return float(probe_loss(*probe(batch.dist, batch.label), batch.gold_distances,
+                                batch.gold_labels, batch.lengths)[0])
+
+
+def test_reference_selection_loss_is_the_mean_of_uniform_batches_losses():
+    # The reference's train.py selects on np.mean of the epoch's batch losses over batches its
+    # DepSpaceDataset draws uniformly; buckets select on the mean per sentence, in order.
+    data = tiny_set(n_sentences=5)
+    index = {label: i for i, label in enumerate(LABELS)}
+    probe = FixedScores("nsubj")
+    reference = train.TrainSettings(LABELS, batch_size=2, batches="reference")
+    got = train._mean_loss(probe, data, reference, index, torch.Generator().manual_seed(3))
+    order = torch.randperm(5, generator=torch.Generator().manual_seed(3)).numpy()
+    batches = [order[0:2], order[2:4], order[4:5]]
+    assert got == pytest.approx(np.mean([batch_loss(probe, data, b, index) for b in batches]))
+    buckets = train.TrainSettings(LABELS, batch_size=2)
+    in_order = [np.arange(0, 2), np.arange(2, 4), np.arange(4, 5)]
+    per_sentence = sum(batch_loss(probe, data, b, index) * len(b) for b in in_order) / 5
+    assert train._mean_loss(probe, data, buckets, index) == pytest.approx(per_sentence)
+    assert got != pytest.approx(per_sentence)
+
+
+def test_a_reference_batched_probe_trains_to_the_byte_per_seed():
+    settings = train.TrainSettings(LABELS, rank=4, max_epochs=3, batch_size=2,
+                                   batches="reference")
+    runs = [train.train_probe(tiny_set(), tiny_set(seed=1), settings) for _ in range(2)]
+    assert runs[0].history == runs[1].history
+    buckets = train.train_probe(tiny_set(), tiny_set(seed=1),
+                                train.TrainSettings(LABELS, rank=4, max_epochs=3, batch_size=2))
+    assert buckets.history != runs[0].history

@@ -24,7 +24,8 @@ def _value(value):
 
 
 def _captioned_outputs(workdir: Path):
-    """(rule, caption path) of every report output of the workflow at WORKDIR."""
+    """(rule, caption path, config) of every report output of the workflow at WORKDIR: a file
+    under report/, or a table's NAME.caption.rst that its command writes (not there yet)."""
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
 
@@ -49,8 +50,37 @@ def captions(tmp_path_factory):
 
 
 def test_every_caption_is_used_by_a_rule(captions):
-    used = {caption.name for _, caption, _ in captions}
+    used = {caption.name for _, caption, _ in captions if caption.parent.name == "report"}
     assert used == {p.name for p in (REPO / "report").glob("*.rst")} - {"workflow.rst"}
+
+
+def test_a_table_with_its_caption_in_the_registry_is_captioned_by_the_file_written_with_it(
+        captions):
+    """The report caption of such a table is results/tables/NAME.caption.rst (its command
+    writes it from the registry's caption); no report/NAME.rst says it a second time."""
+    from spudflow.core.outputs_registry import TABLE, TABLE_OUTPUTS
+
+    generated = {caption.name for _, caption, _ in captions if caption.parent.name == "tables"}
+    registered = {f"{o.name}.caption.rst" for o in TABLE_OUTPUTS.values()
+                  if o.output_type == TABLE and o.caption}
+    assert generated == registered
+    assert not {f"{o.name}.rst" for o in TABLE_OUTPUTS.values()
+                if o.output_type == TABLE and o.caption} & {
+        p.name for p in (REPO / "report").glob("*.rst")}
+
+
+def _caption_text(caption: Path) -> str:
+    """A caption file's text: report/'s, or what a table's command writes as NAME.caption.rst
+    (its registry caption, fields filled with stand-ins, and the line on its data)."""
+    if caption.parent.name == "report":
+        return caption.read_text(encoding="utf-8")
+    from string import Formatter
+
+    from spudflow.core.outputs_registry import TABLE_OUTPUTS, report_caption_text
+
+    entry = TABLE_OUTPUTS[caption.name.removesuffix(".caption.rst")]
+    fields = {name: 1 for _, name, _, _ in Formatter().parse(entry.caption) if name}
+    return report_caption_text(entry, entry.caption_text(**fields))
 
 
 def test_every_caption_renders_with_no_undefined_name(captions):
@@ -62,8 +92,7 @@ def test_every_caption_renders_with_no_undefined_name(captions):
         snakemake = SimpleNamespace(params=params, input=inputs, config=config,
                                     wildcards=_Names(), output=_Names())
         try:
-            environment.from_string(caption.read_text(encoding="utf-8")).render(
-                snakemake=snakemake)
+            environment.from_string(_caption_text(caption)).render(snakemake=snakemake)
         except jinja2.UndefinedError as error:
             failures.append(f"{caption.name} (rule {rule.name}): {error}")
     assert not failures, failures
@@ -80,7 +109,8 @@ def test_no_caption_or_registry_text_names_a_plain_text_paper_label():
 
     texts = {f"report/{p.name}": p.read_text(encoding="utf-8")
              for p in sorted((REPO / "report").glob("*.rst"))}
-    texts |= {f"registry {o.name}": f"{o.reproduces} {o.what} {o.shows}" for o in OUTPUTS}
+    texts |= {f"registry {o.name}": f"{o.reproduces} {o.what} {o.shows} {o.caption}"
+              for o in OUTPUTS}
     texts |= {f"artifact {a.name}": " ".join([a.doc, *(c.doc for c in a.columns + a.extra)])
               for a in ALL_ARTIFACTS}
     package = REPO / "workflow" / "spudflow"

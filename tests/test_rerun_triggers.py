@@ -359,6 +359,6 @@ def test_the_number_of_cores_reruns_nothing(finished):
     --jobs) but change no output: more cores plan nothing."""
     workdir, _, before = finished
     after, needrun = plan_with_needrun(workdir, cores=8)
-    table = job("table_japanese")
+    table = job("table_japanese_transitivity")
     assert "--jobs 4" in after.shell[table] and "--jobs 1" in before.shell[table]
     assert needrun == set()

@@ -63,7 +63,7 @@ def test_a_doubled_table_row_is_bad_input_for_a_figure(tmp_path, run_cli, blimp_
     """Before: one more bar (or a traceback); the table's key refuses the row."""
     path = _doubled(blimp_tables / "blimp_field.parquet")
     first = pl.read_parquet(path).row(0, named=True)
-    code, _, err = run_cli("figure-blimp-fields", path, "--out", tmp_path / "figures" / "f")
+    code, _, err = run_cli("figure-blimp-field", path, "--out", tmp_path / "figures" / "f")
     assert code == 2, err
     assert _one_line(err) == (
         f"{path}: rows 1 and {pl.read_parquet(path).height} are one row twice (dataset "

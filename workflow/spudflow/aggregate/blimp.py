@@ -180,14 +180,6 @@ def blimp_tables(items: pl.DataFrame, scores: pl.DataFrame,
                  f"of {settings.resamples} resamples (seed {settings.seed}) of the pairs within "
                  "each paradigm (paradigm_mean_interval: bca or percentile"
                  + ("" if settings.resamples else "; none with 0 resamples") + ").")
-    return [
-        Table("blimp_paradigm", paradigm,
-              "BLiMP accuracy per paradigm: fraction of the pairs with both sentences scored that "
-              "have log P(good) > log P(bad); ties count as wrong; skipped pairs (a sentence "
-              "not scored, e.g. too long) are counted apart and left out of the accuracy. "
-              f"{intervals}"),
-        Table("blimp_field", field, f"BLiMP accuracy per field. {intervals}"),
-        Table("blimp_overall", overall, "BLiMP accuracy over all paradigms; tie_fraction: the "
-              "pairs the scoring function cannot tell apart; unseen_fraction: the words of the "
-              f"scored pairs its model never saw in training (n-gram models). {intervals}"),
-    ]
+    captions = dict(intervals=intervals)  # the captions are the registry's
+    return [Table("blimp_paradigm", paradigm, captions), Table("blimp_field", field, captions),
+            Table("blimp_overall", overall, captions)]

@@ -14,21 +14,24 @@ TABLE_FILES = "DIR/NAME.parquet, .csv, .md and .tex (LaTeX booktabs)"
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "table-treebank-stats", help="collect per-split statistics into one table",
-        description="Concatenate the one-row statistics files of `spudflow stats` into "
-        "STEM.parquet, STEM.csv, STEM.md and STEM.tex, sorted by treebank and split.")
+        description="Concatenate the one-row statistics files of `spudflow stats` into one "
+        f"table, sorted by treebank and split. {writes('table-treebank-stats')}")
     p.add_argument("inputs", nargs="+", type=Path, help="statistics .parquet files")
-    p.add_argument("--out", type=output_stem, required=True, help="output path without extension")
+    out_options(p)
     p.set_defaults(handler=run_treebank_stats)
 
     p = subparsers.add_parser(
         "table-collect", help="concatenate per-treebank tables (e.g. nonce replacement ratios)",
         description="Concatenate Parquet tables with a treebank column row-wise (other "
         "columns missing from a file are null there), sort by treebank, split, language, "
-        "method and seed where present, and write STEM.parquet, STEM.csv, STEM.md and "
-        "STEM.tex.")
+        "method and seed where present, and write them as the table of the registry whose "
+        "artifact they are: DIR/nonce_replacements.* from nonce_stats files, "
+        "DIR/treebank_stats.* from treebank_stats files (.parquet, .csv, .md, .tex and the "
+        "report caption .caption.rst).")
     p.add_argument("inputs", nargs="+", type=Path, help=".parquet files")
-    p.add_argument("--out", type=output_stem, required=True, help="output path without extension")
-    p.add_argument("--caption", default=None, help="LaTeX caption")
+    out_options(p)
+    p.add_argument("--caption", default=None,
+                   help="LaTeX caption (default: the table's caption in the registry)")
     p.set_defaults(handler=run_collect)
 
     p = _scored_table(subparsers, "table-spud-scores", run_spud_scores,
@@ -39,8 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "fraction r > 1), spud_wilcoxon (signed-rank tests between scoring functions "
                       "on the same pairs), each also without ratios above --outlier-threshold "
                       "(§4.4), spud_extremes (highest and lowest ratios), spud_outliers (r_PPL "
-                      "above / below two thresholds, Tables 12-13) as "
-                      f"{TABLE_FILES}, and spud_ratios (every pair; .parquet and .csv).")
+                      "above / below two thresholds, Tables 12-13), spud_ratios (every pair).")
     p.add_argument("--extremes", type=int, default=5,
                    help="highest and lowest pairs listed per scoring function (default 5)")
     p.add_argument("--outlier-threshold", type=_positive, default=250.0,
@@ -61,10 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "(each grammatical sentence against its six one-case violations in the same "
                       "NP order) by case order, first case and the animacy of the NP in each "
                       "case; other comparisons by case order and position of the violation; "
-                      "mean log-probability per case order. Writes german_case_auc_templates, "
-                      "german_case_auc, german_case_auc_violation, german_case_animacy, "
-                      f"german_case_order, german_case_order_auc as {TABLE_FILES}, and "
-                      "german_case_roc (ROC curve points; .parquet and .csv).")
+                      "mean log-probability per case order; german_case_roc: the ROC curve "
+                      "points.")
     _uncertainty_options(p, bootstrap=True)
     p.add_argument("--animacy", choices=("positions", "flags"), default="positions",
                    help="which NP is animate: positions, np1 and np2 (np3 inanimate), as the "
@@ -78,7 +78,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "(phenomenon sets each on their own); accuracy and Matthews correlation of "
                       "the held-out predictions per CoLA split (cola_thresholds, Table 4), per "
                       "phenomenon set (cola_phenomena, Table 5) and per source of each split "
-                      f"(cola_sources, section 7). Writes them as {TABLE_FILES}.")
+                      "(cola_sources, section 7).")
     _cv_options(p)
     p.add_argument("--criterion", choices=("accuracy", "mcc"), default="mcc",
                    help="what the threshold maximises on the training folds (default mcc, "
@@ -87,11 +87,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = _scored_table(subparsers, "table-blimp", run_blimp, "BLiMP accuracy per paradigm and field",
                   "A pair is correct when log P(good) > log P(bad); ties count as wrong and are "
-                  f"reported. Writes blimp_paradigm, blimp_field and blimp_overall as "
-                  f"{TABLE_FILES}.")
+                  "reported.")
     _uncertainty_options(p, bootstrap=True)
 
-    p = _scored_table(subparsers, "table-japanese", run_japanese,
+    p = _scored_table(subparsers, "table-japanese-transitivity", run_japanese,
                       "Japanese transitivity: accuracy, agreement, elastic-net regression, "
                       "sentence length",
                       "Per dataset and scoring mode (model, method, and the whole sentence or the "
@@ -99,11 +98,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                       "obligatory pairs, transitive-preference rate on ambiguous pairs, agreement "
                       "between modes, an elastic-net logistic regression of each mode's "
                       "choices on the context with C chosen by cross-validation (§5.7), and the "
-                      "correlation of sentence length and perplexity (§3.2). Writes "
-                      "japanese_accuracy, japanese_agreement, japanese_regression, "
-                      "japanese_regression_max, japanese_regression_min and "
-                      f"japanese_length_correlation as {TABLE_FILES}, and "
-                      "japanese_length_perplexity as Parquet and CSV.")
+                      "correlation of sentence length and perplexity (§3.2).",
+                      aliases=["table-japanese"])
     _uncertainty_options(p, bootstrap=True)
     _cv_options(p, minimum=3)  # cv.glmnet: "nfolds must be bigger than 3"
     p.add_argument("--lambda-choice", choices=("lambda.1se", "lambda.min"),
@@ -134,8 +130,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "table-probe", help="DepProbe metrics: mean ± sd over seeds, Δ on nonce sets",
         description="Collect probe metrics files: RelAcc, UAS, LAS and root accuracy per "
         "treebank, model, baseline and layers on the original test set and each nonce method "
-        f"(Δ = original − nonce). Writes probe_summary, probe_languages (the cross-language "
-        f"table: orig and nonce side by side) and probe_layers as {TABLE_FILES}.")
+        "(Δ = original − nonce); probe_languages: the cross-language table, orig and nonce side "
+        f"by side. {writes('table-probe')}")
     p.add_argument("metrics", nargs="+", type=Path, help="metrics.parquet files")
     p.add_argument("--layer-choice", nargs="+", type=Path, default=[],
                    help="`probe select-layers` files: their layers are marked in probe_layers")
@@ -149,8 +145,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "metrics.parquet) against the gold treebank of the eval set, per edge direction: left "
         "(the gold head precedes the word), right (it follows) or root. Fraction of edges, "
         "RelAcc, UAS and LAS per direction, mean ± sd over seeds, Δ = original − nonce per "
-        "run; the directions together must reproduce each metrics row. Writes probe_edges as "
-        f"{TABLE_FILES}.")
+        "run; the directions together must reproduce each metrics row. "
+        f"{writes('table-probe-edges')}")
     p.add_argument("metrics", nargs="+", type=Path, help="metrics.parquet files")
     p.add_argument("--gold", nargs=3, action="append", default=[],
                    metavar=("TREEBANK", "EVAL_SET", "DIR"),
@@ -216,16 +212,43 @@ def _named_path(names: list[str]):
     return parse
 
 
-def _scored_table(subparsers, name: str, handler, help_text: str, description: str):
-    p = subparsers.add_parser(name, help=help_text, description=description + " Scores of "
-                              "whole sentences are used (region rows only by table-japanese).")
+def out_options(p: argparse.ArgumentParser) -> None:
+    """--out-dir DIR, as every table command takes it; --out STEM, the old spelling of a
+    one-table command, still read (a deprecation line in the log)."""
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out-dir", type=output_dir, help="directory for the table")
+    where.add_argument("--out", type=output_stem, help="deprecated: the output path without "
+                       "extension; use --out-dir")
+
+
+def writes(command: str) -> str:
+    """What a table command writes, from the registry (core/outputs_registry.py)."""
+    from spudflow.core.outputs_registry import TABLE, command_tables
+
+    tables = [o.name for o in command_tables(command) if o.output_type == TABLE]
+    data = [o.name for o in command_tables(command) if o.output_type != TABLE]
+    text = f"Writes {_listed(tables)} as {TABLE_FILES}, each with its report caption "
+    text += "DIR/NAME.caption.rst"
+    return text + (f", and {_listed(data)} as .parquet and .csv." if data else ".")
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def _scored_table(subparsers, name: str, handler, help_text: str, description: str,
+                  aliases=()):
+    """A dataset family's table command (`aliases`: its old names, still read)."""
+    p = subparsers.add_parser(name, help=help_text, aliases=list(aliases), description=(
+        f"{description} {writes(name)} Scores of whole sentences are used (region rows only by "
+        "table-japanese-transitivity)."))
     p.add_argument("--items", nargs="+", type=Path, required=True,
                    help="items files (results/items/{dataset}.parquet)")
     p.add_argument("--scores", nargs="+", type=Path, required=True,
                    help="score files (results/scores/{dataset}/{model}/item_scores.parquet; the "
                    "dataset comes from a `dataset` column or else from the path)")
     p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
-    p.set_defaults(handler=handler)
+    p.set_defaults(handler=handler, table_command=name)
     return p
 
 
@@ -289,70 +312,75 @@ def _positive(text: str) -> float:
 def run_treebank_stats(args: argparse.Namespace) -> None:
     import polars as pl
 
+    from spudflow.aggregate.outputs import Table, table_stem, write_registry_table
     from spudflow.core.artifacts import TREEBANK_STATS
     from spudflow.core.contract import read_artifact
     from spudflow.core.distinct_inputs import one_source_per
-    from spudflow.core.tables import write_table
 
     table = pl.concat([read_artifact(p, TREEBANK_STATS).with_columns(
         pl.lit(str(p)).alias("source_file")) for p in args.inputs])
     one_source_per(table, ["treebank", "split"], "statistics of")
     table = table.drop("source_file").sort(["treebank", "split"])
-    write_table(table, args.out, TREEBANK_STATS, caption=(
-        "Treebank statistics per split: sentences, words, surface tokens, multiword tokens, "
-        "empty nodes, UPOS counts and type-token ratio of word forms."))
+    write_registry_table(Table("treebank_stats", table),
+                         table_stem(args.out_dir, args.out, "treebank_stats"))
 
 
 def run_collect(args: argparse.Namespace) -> None:
-    from spudflow.aggregate.collect import collect
-    from spudflow.core.tables import write_table
+    from spudflow.aggregate.collect import collect, collected_table
+    from spudflow.aggregate.outputs import Table, table_stem, write_registry_table
 
     table, artifact = collect(args.inputs)
-    write_table(table, args.out, artifact, caption=args.caption)
+    name = collected_table(artifact)
+    write_registry_table(Table(name, table, caption=args.caption),
+                         table_stem(args.out_dir, args.out, name))
 
 
 def run_spud_scores(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
     from spudflow.aggregate.inputs import read_items, read_scores
-    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.outputs import with_registered, write_tables
     from spudflow.aggregate.spud_scores import spud_tables
     from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
-    write_tables(spud_tables(items, read_scores(args.scores), args.extremes,
-                             args.outlier_threshold, args.outliers_above, args.outliers_below,
-                             settings),
-                 args.out_dir)
+    scores = read_scores(args.scores)
+    tables = spud_tables(items, scores, args.extremes, args.outlier_threshold,
+                         args.outliers_above, args.outliers_below, settings)
+    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    write_tables(tables, args.out_dir)
 
 
 def run_german_case(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
     from spudflow.aggregate.german_case import german_case_tables
     from spudflow.aggregate.inputs import read_items, read_scores
-    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.outputs import with_registered, write_tables
     from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_GERMAN_CASE, columns.GERMAN_CASE_ITEMS)
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
-    write_tables(german_case_tables(items, read_scores(args.scores), args.animacy, settings),
-                 args.out_dir)
+    scores = read_scores(args.scores)
+    tables = german_case_tables(items, scores, args.animacy, settings)
+    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    write_tables(tables, args.out_dir)
 
 
 def run_cola(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
     from spudflow.aggregate.cola import cola_tables
     from spudflow.aggregate.inputs import read_items, read_scores
-    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.outputs import with_registered, write_tables
     from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_COLA, columns.COLA_ITEMS)
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
-    tables = cola_tables(items, read_scores(args.scores), args.folds, args.seed, args.criterion,
-                         settings)
+    scores = read_scores(args.scores)
+    tables = cola_tables(items, scores, args.folds, args.seed, args.criterion, settings)
+    tables = with_registered(args.table_command, tables, items=items, scores=scores)
     write_tables(tables, args.out_dir)
 
 
@@ -360,20 +388,23 @@ def run_blimp(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
     from spudflow.aggregate.blimp import blimp_tables
     from spudflow.aggregate.inputs import read_items, read_scores
-    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.outputs import with_registered, write_tables
     from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
 
     items = read_items(args.items, artifacts.ITEMS_BLIMP, columns.BLIMP_ITEMS)
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
-    write_tables(blimp_tables(items, read_scores(args.scores), settings), args.out_dir)
+    scores = read_scores(args.scores)
+    tables = blimp_tables(items, scores, settings)
+    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    write_tables(tables, args.out_dir)
 
 
 def run_japanese(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
     from spudflow.aggregate.inputs import read_items, scores_by_model
     from spudflow.aggregate.japanese import japanese_tables
-    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.outputs import with_registered, write_tables
     from spudflow.aggregate.uncertainty import Uncertainty
     from spudflow.core import artifacts
     from spudflow.core.errors import InputError
@@ -386,6 +417,9 @@ def run_japanese(args: argparse.Namespace) -> None:
                              args.n_lambda, args.decision, args.agreement_mode, args.jobs,
                              args.interval_level,
                              Uncertainty(args.interval_level, args.resamples, args.interval_seed))
+    # a registered function reads the scores as the writer does: (dataset, its rows of a model)
+    tables = with_registered(args.table_command, tables, items=items,
+                             scores=scores_by_model(args.scores))
     write_tables(tables, args.out_dir)
 
 

@@ -36,6 +36,7 @@ from spudflow.aggregate.uncertainty import (
     counts_bootstrap_interval,
     wilson,
 )
+from spudflow.core.dataset_families import DATASET_FAMILIES
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
@@ -235,6 +236,13 @@ def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str,
             "cola_sources": _frame(sources, "cola_sources", ["split", "source"])}
 
 
+def described_datasets(items: pl.DataFrame) -> list[str]:
+    """What each dataset of the items that is not CoLA itself is (a family that feeds CoLA's
+    tables with a description: core/dataset_families.py), for the captions."""
+    return [f"{d} is {DATASET_FAMILIES[d].described}." for d in sorted(set(items["dataset"]))
+            if d in DATASET_FAMILIES and DATASET_FAMILIES[d].described]
+
+
 def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
                 criterion: str, settings: Uncertainty | None = None) -> list[Table]:
     settings = settings or Uncertainty()
@@ -257,20 +265,8 @@ def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int
             f"bootstrap of {settings.resamples} resamples (seed {settings.seed}) of the "
             "sentences, label and prediction together (mcc_interval: bca or percentile"
             + ("" if settings.resamples else "; none with 0 resamples") + ").")
-    return [
-        Table("cola_thresholds", frames["cola_thresholds"],
-              f"CoLA (Table 4): {method}; accuracy and Matthews correlation (null when a "
-              "split's labels are of one class) of the held-out predictions, per split. A split "
-              "with fewer than 2 scored items, or whose fit failed, has its row with its status "
-              "and reason, the numbers null. tie_fraction: acceptable-unacceptable pairs with "
-              "equal scores; unseen_fraction: the words the model never saw in training (n-gram "
-              "models)." + note),
-        Table("cola_phenomena", frames["cola_phenomena"],
-              f"CoLA phenomenon sets (section 8, Table 5): {method} within each set; accuracy "
-              "and Matthews correlation (null when a set's labels are of one class) of the "
-              "held-out predictions, per phenomenon." + note),
-        Table("cola_sources", frames["cola_sources"],
-              f"CoLA per source (section 7): {method} per split; accuracy and Matthews "
-              "correlation of the split's held-out predictions of each source's sentences (null "
-              "when a source's labels are of one class)." + note),
-    ]
+    note += "".join(f" Data: {line}" for line in described_datasets(items))
+    captions = dict(method=method, note=note)  # the captions are the registry's
+    return [Table("cola_thresholds", frames["cola_thresholds"], captions),
+            Table("cola_phenomena", frames["cola_phenomena"], captions),
+            Table("cola_sources", frames["cola_sources"], captions)]

@@ -21,6 +21,13 @@ SORT_KEYS = ("treebank", "split", "language", "method", "seed")
 FILE_KEYS = ("treebank", "split", "method", "seed")
 
 
+def collected_table(artifact: Artifact) -> str:
+    """The registry's table (core/outputs_registry.py) that stacks files of `artifact`."""
+    from spudflow.core.table_artifacts import TABLES
+
+    return next(name for name, table in TABLES.items() if table is artifact)
+
+
 def collect(paths: Iterable[str | Path]) -> tuple[pl.DataFrame, Artifact]:
     """Row-wise concatenation of files of one stage artifact, each checked against it; and the
     artifact."""

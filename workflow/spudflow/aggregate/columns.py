@@ -35,6 +35,7 @@ GERMAN_CASE_ITEMS = {
 JAPANESE_ITEMS = {
     "transitivity": "verb_form",  # "transitive" | "intransitive": which verb of the pair
     "verb_pair": "verb_pair",
+    "pair_number": "pair_number",        # the pair's number in the lexicon (the regression's)
     "condition": "context_label",        # "obligatory" | "ambiguous"
     "order": "order",
     "args": "arguments",                  # argument + particle per argument (list<str> or str)

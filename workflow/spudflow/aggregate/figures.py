@@ -259,7 +259,7 @@ def probe_layers(layers: pl.DataFrame, stem: str | Path) -> None:
 
 
 @styled
-def blimp_fields(fields: pl.DataFrame, stem: str | Path) -> None:
+def blimp_field(fields: pl.DataFrame, stem: str | Path) -> None:
     """BLiMP accuracy per field, one bar per scoring function; one panel per dataset."""
     if fields.is_empty():
         return _empty(stem, "BLiMP results")

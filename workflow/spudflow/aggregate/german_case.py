@@ -38,12 +38,11 @@ from spudflow.aggregate.german_case_one_vs_six import (
 )
 from spudflow.aggregate.group_status import unscored_rows
 from spudflow.aggregate.inputs import scored_items, unusable_functions
-from spudflow.aggregate.outputs import DATA_FORMATS, Table
+from spudflow.aggregate.outputs import Table
 from spudflow.aggregate.uncertainty import Uncertainty, bootstrap_interval
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.table_artifacts import STATUS_OK, TABLES
-from spudflow.core.tables import TABLE_FORMATS
 
 log = get_logger(__name__)
 
@@ -305,23 +304,14 @@ def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame,
     per_template = template_aucs(scored)
     per_sentence = sentence_aucs(scored)
     return [
-        Table("german_case_auc_templates", per_template,
-              "ROC AUC of sentence log-probability, grammatical sentences against case "
-              "violations, per template (restricted: only the original case assignment among "
-              "the grammatical sentences)."),
+        Table("german_case_auc_templates", per_template),
         Table("german_case_auc", with_unscored(with_auc_intervals(with_pooled(
             mean_sd(per_template, [*DATASET_SCORING, "analysis"]), pooled_aucs(scored),
             by_violation=False).join(
             analysis_coverage(scored), on=[*DATASET_SCORING, "analysis"], how="left"),
             per_template, scored, settings), unusable),
-              AUC_CAPTION + auc_interval_caption(settings)),
+              dict(intervals=auc_interval_caption(settings))),
     *_detail_tables(scored, per_template, per_sentence, animacy, settings)]
-
-
-AUC_CAPTION = ("ROC AUC per scoring function: mean and sd over templates (the paper's figure), "
-               "and of all templates' sentences in one ROC (auc_pooled); tie_fraction: the pairs "
-               "the AUCs compare that the scoring function cannot tell apart; unseen_fraction: the "
-               "words its model never saw in training (n-gram models).")
 
 
 def auc_interval_caption(settings: Uncertainty) -> str:
@@ -354,11 +344,10 @@ def unscored_tables(unusable: pl.DataFrame) -> list[Table]:
     the others are empty."""
     empty = pl.DataFrame(schema=TABLES["german_case_auc"].polars_schema())
     tables = [Table("german_case_auc", with_unscored(empty.drop("status", "reason"), unusable),
-                    AUC_CAPTION)]
+                    dict(intervals=""))]
     for name in GERMAN_DETAIL_TABLES:
-        tables.append(Table(name, pl.DataFrame(schema=TABLES[name].polars_schema()),
-                            "No scoring function has a usable score (german_case_auc says why).",
-                            formats=DATA_FORMATS if name == "german_case_roc" else TABLE_FORMATS))
+        tables.append(Table(name, pl.DataFrame(schema=TABLES[name].polars_schema()), caption=(
+            "No scoring function has a usable score (german_case_auc says why).")))
     return tables
 
 
@@ -371,25 +360,11 @@ def _detail_tables(scored: pl.DataFrame, per_template: pl.DataFrame,
                    per_sentence: pl.DataFrame, animacy: str,
                    settings: Uncertainty | None = None) -> list[Table]:
     settings = settings or Uncertainty()
-    return [
+    return [  # the captions are the registry's
         Table("german_case_auc_violation", violation_aucs(scored, settings),
-              "ROC AUC per violation type (the doubled case; the paper's per-violation AUC "
-              "table, and, restricted to the original case assignment, its plausible-sentences "
-              "table): grammatical sentences against the violations doubling that case; mean "
-              "and sd over templates, and all templates in one ROC (auc_pooled)."
-              + auc_interval_caption(settings)),
-        Table("german_case_animacy", animacy_aucs(per_sentence, animacy),
-              "Animacy and case (the paper's animacy table): per case, the mean 1-vs-6 AUC of "
-              "the grammatical sentences whose NP in that case is animate, of those where it "
-              "is inanimate, and animate minus inanimate; mean and sd over templates."),
-        Table("german_case_order", order_means(scored),
-              "Mean sentence log-probability per order of the cases in the sentence."),
-        Table("german_case_order_auc", order_aucs(per_sentence, scored),
-              "Word order (the paper's word-order figure): the 1-vs-6 AUC (each grammatical "
-              "sentence against its six one-case violations in the same NP order) by case "
-              "order and by first case; one case order against the other five and against the "
-              "violations; all grammatical sentences against the violations by the positions "
-              "of the doubled case and by case order; mean and sd over templates."),
-        Table("german_case_roc", roc_points(scored),
-              "ROC curve points, all templates pooled.", formats=DATA_FORMATS),
+              dict(intervals=auc_interval_caption(settings))),
+        Table("german_case_animacy", animacy_aucs(per_sentence, animacy)),
+        Table("german_case_order", order_means(scored)),
+        Table("german_case_order_auc", order_aucs(per_sentence, scored)),
+        Table("german_case_roc", roc_points(scored)),
     ]

@@ -139,7 +139,8 @@ class Path:
         return sparse.csr_matrix(x) @ coefficients.T + intercepts
 
 
-# cache=True: compiled once per machine, not in every table-japanese job (8.5 s each). numba keys
+# cache=True: compiled once per machine, not in every table-japanese-transitivity job (8.5 s
+# each). numba keys
 # the cache on this file's stamp and the CPU, so an edit recompiles; where the package folder is
 # read-only it uses its user-wide cache folder (NUMBA_CACHE_DIR). nogil: cv_glmnet's folds run in
 # threads.

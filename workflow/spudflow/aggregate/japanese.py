@@ -37,7 +37,7 @@ from spudflow.aggregate.japanese_length import correlation_table, length_perplex
 from spudflow.aggregate.japanese_regression import FORMULA as REGRESSION_FORMULA
 from spudflow.aggregate.japanese_regression import regression_tables
 from spudflow.aggregate.kappa_interval import kappa_interval
-from spudflow.aggregate.outputs import DATA_FORMATS, Table
+from spudflow.aggregate.outputs import Table
 from spudflow.aggregate.uncertainty import Uncertainty, accuracy_stderr, wilson
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
@@ -46,8 +46,8 @@ from spudflow.core.table_artifacts import STATUS_OK, TABLES
 log = get_logger(__name__)
 
 MODE = ["model", "method", "region"]
-CONTEXT = ["verb_pair", "condition", "order", "args", "adverbial", "relative_clause",
-           "relative_position"]
+CONTEXT = ["verb_pair", "pair_number", "condition", "order", "args", "adverbial",
+           "relative_clause", "relative_position"]
 # Decision rule -> the score column compared, higher = preferred. Perplexity exp(-mean_logprob)
 # is lower exactly when mean_logprob is higher; comparing mean_logprob avoids exp's overflow.
 DECISIONS = {"perplexity": "mean_logprob", "logprob_sum": "logprob_sum"}
@@ -300,40 +300,19 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
                   f"standardised; lambda from a {n_lambda}-value path by {folds}-fold "
                   f"cross-validated binomial deviance, at {lambda_choice} (coef()'s default is "
                   "lambda.1se).")
+    # what the registry's captions show
+    captions = dict(level=level, modes=modes, rule=rule, compared=compared_text,
+                    regression=regression, top=top, thesis=THESIS)
     return [
         Table("japanese_accuracy", accuracy_with_status(
             pl.concat(parts["accuracy"]).sort(accuracy_keys, nulls_last=False), unusable,
-            decision),
-              "Japanese transitivity: accuracy on obligatory pairs (transitive preferred) and "
-              "transitive-preference rate on ambiguous pairs, per dataset and scoring mode; "
-              "tie_fraction_obligatory: obligatory pairs the mode cannot tell apart; "
-              "unseen_fraction: the obligatory pairs' words the model never saw in training "
-              "(n-gram models); status `skipped`: a mode without a usable score (reason), left "
-              f"out of the other tables. Interval of the accuracy at {level:g}: Wilson's over "
-              "obligatory pairs, with lm-eval's stderr (sample sd over sqrt(n)). "
-              f"{modes} {rule}"),
-        Table("japanese_agreement", pl.concat(parts["agreement"]),
-              "Agreement between scoring modes: fraction of pairs on which two modes prefer the "
-              f"same verb, and Cohen's kappa. {compared_text} {modes} {rule}"),
-        Table("japanese_regression", fits,
-              f"{regression} Per mode: the chosen lambda (and both cv choices), its "
-              "cross-validated deviance and accuracy, and the intercept of the fit on all pairs. "
-              f"{modes} {rule}"),
-        Table("japanese_regression_max", largest,
-              f"The {top} largest positive coefficients per mode, the intercept among them "
-              f"(favouring the transitive verb; the thesis's Tables 4 and 6). {regression} "
-              f"{modes} {rule}"),
-        Table("japanese_regression_min", smallest,
-              f"The {top} largest negative coefficients per mode, the intercept among them "
-              f"(favouring the intransitive verb; the thesis's Tables 5 and 7). {regression} "
-              f"{modes} {rule}"),
+            decision), captions),
+        Table("japanese_agreement", pl.concat(parts["agreement"]), captions),
+        Table("japanese_regression", fits, captions),
+        Table("japanese_regression_max", largest, captions),
+        Table("japanese_regression_min", smallest, captions),
         Table("japanese_length_correlation",
-              pl.concat(parts["correlation"]).sort(length_keys),
-              f"Sentence length (the model's tokens) against perplexity ({THESIS}, §3.2 and "
-              "§4.5: a negative correlation on the base dataset): Pearson's r and Spearman's "
-              "rho (scipy.stats) over every scored whole sentence, per dataset and mode."),
+              pl.concat(parts["correlation"]).sort(length_keys), captions),
         Table("japanese_length_perplexity",
-              pl.concat(parts["length"]).sort(*length_keys, "n_tokens"),
-              "Perplexity by sentence length (the model's tokens): median and quartiles per "
-              "dataset, mode and length, over every scored whole sentence.", formats=DATA_FORMATS),
+              pl.concat(parts["length"]).sort(*length_keys, "n_tokens")),
     ]

@@ -13,13 +13,18 @@ clause"; its tables rank marker main effects (`marker1w`), noun-with-marker inte
 (`arg1 id1.marker1g`, R's `arg1_id1:marker1g` as make.names prints it) and constituent orders
 (`COwgav`), and its count, "181 coefficients", is this formula's with 50 verb pairs, 35 orders,
 3 adverbials and the 11 nouns: 1 + 49 + 34 + 3 + 2 x (11 + 3 + 33). The factors:
-- verb_pair_id: the pair (`開ける/開く`; the thesis numbers its pairs by its lexicon's list);
+- verb_pair_id: the pair's number, as the thesis's (`verb pair id286`): its place in the
+  thesis's lexicon list (Kageyama & Jacobsen's 306 pairs and one added, §4.4.1), here its place
+  among the lexicon file's pairs (the items' `pair_number`; the default lexicon lists its pairs
+  by frequency, a lexicon in the thesis's list order gives the thesis's numbers);
 - CO: the constituent order in the thesis's letters, each argument by its marker (g が, h は,
   w を), a the adverbial, v the verb: `wgav` is を-が-adverbial-verb;
 - adverbial, relative_clause: the text; relative_position: the argument (1, 2) the clause
   modifies;
 - arg1_id, arg2_id: the first and second argument in sentence order by the thesis's number of
   its noun (1-11, core JAPANESE_NOUNS, 私 = 1), 0 when absent; marker1, marker2 its marker.
+The numbered factors' levels (verb pairs, nouns) are in numeric order, as R's factor() of
+numbers: the lowest-numbered pair is the verb pair baseline.
 A level `none` (an absent argument, marker, adverbial or clause) is each factor's baseline, as
 the thesis's names show (`arg1_id1` and `marker1g` are not baselines); the other levels in code
 point order (R's sort in the C locale; numbers by value), whose first is the baseline where a
@@ -67,6 +72,8 @@ ORDER_LETTERS = {**MARKERS, "adv": "a"}
 MAIN_EFFECTS = ("verb_pair_id", "CO", "adverbial", "arg1_id", "marker1", "arg2_id", "marker2",
                 "relative_clause", "relative_position")
 INTERACTIONS = (("arg1_id", "marker1"), ("arg2_id", "marker2"))
+# Factors of numbers, whose levels R's factor() sorts by value.
+NUMBERED = ("verb_pair_id", "arg1_id", "arg2_id")
 FORMULA = ("~ verb_pair_id + CO + adverbial + arg1_id * marker1 + arg2_id * marker2 "
            "+ relative_clause + relative_position")
 MODE = ["model", "method", "region"]
@@ -113,13 +120,13 @@ def _constituent_order(order: str | None) -> str:
 def factor_values(pairs: pl.DataFrame) -> dict[str, list[str]]:
     """The formula's factors per pair, as strings (`none` for an absent constituent)."""
     values: dict[str, list[str]] = {name: [] for name in MAIN_EFFECTS}
-    for row in pairs.select("verb_pair", "order", "adverbial", "args", "relative_clause",
+    for row in pairs.select("pair_number", "order", "adverbial", "args", "relative_clause",
                             "relative_position").iter_rows(named=True):
         arguments = _arguments(row["args"])
         if len(arguments) > 2:
             raise InputError("--items", None, f"{len(arguments)} arguments {arguments}: the "
                              "thesis's contexts have at most two")
-        values["verb_pair_id"].append(str(row["verb_pair"]))
+        values["verb_pair_id"].append(str(int(row["pair_number"])))
         values["CO"].append(_constituent_order(row["order"]))
         values["adverbial"].append(NONE if row["adverbial"] is None else str(row["adverbial"]))
         for k in (1, 2):
@@ -134,9 +141,9 @@ def factor_values(pairs: pl.DataFrame) -> dict[str, list[str]]:
 
 def levels(name: str, values: list[str]) -> list[str]:
     """A factor's levels, its reference level first (`none`, or noun id 0), then the rest in
-    code point order (noun ids by value)."""
+    code point order (noun and verb pair numbers by value)."""
     present = set(values)
-    if name.startswith("arg"):
+    if name in NUMBERED:
         return sorted(present, key=int)
     return [NONE] * (NONE in present) + sorted(present - {NONE})
 

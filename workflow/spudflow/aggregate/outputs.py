@@ -1,13 +1,22 @@
-"""Write a command's tables under DIR/{name}.{parquet,csv,md,tex}, after all were computed."""
+"""Write a command's tables under DIR/{name}.{parquet,csv,md,tex}, after all were computed,
+each with its caption from its registry entry (core/outputs_registry.py) and, for a table in the
+report, the report's caption DIR/{name}.caption.rst."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import importlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from spudflow.core.logs import get_logger
+from spudflow.core.outputs_registry import (
+    DATA,
+    TABLE_OUTPUTS,
+    command_tables,
+    report_caption_text,
+)
 from spudflow.core.table_artifacts import TABLES
 from spudflow.core.tables import TABLE_FORMATS, write_table
 
@@ -19,16 +28,62 @@ DATA_FORMATS = ("parquet", "csv")
 
 @dataclass(frozen=True)
 class Table:
+    """A computed table: its name (its registry entry), its rows and the values its entry's
+    caption shows (`values`); `caption` replaces the entry's where the table says why it is
+    empty."""
     name: str
     frame: pl.DataFrame
-    caption: str
-    formats: tuple[str, ...] = TABLE_FORMATS
+    values: dict = field(default_factory=dict)
+    caption: str | None = None
+
+    @property
+    def entry(self):
+        return TABLE_OUTPUTS[self.name]
+
+    @property
+    def text(self) -> str:
+        """Its caption, filled."""
+        return self.caption if self.caption is not None else self.entry.caption_text(
+            **self.values)
+
+    @property
+    def formats(self) -> tuple[str, ...]:
+        return DATA_FORMATS if self.entry.output_type == DATA else TABLE_FORMATS
+
+
+def with_registered(command: str, tables: list[Table], **inputs) -> list[Table]:
+    """`tables` (what the command's writer computed) and each table of the command's registry
+    entries that names its own function ("module.function" under spudflow.aggregate), computed
+    by it from the family's loaded inputs (`inputs`, e.g. items and scores: its keywords)."""
+    own = []
+    for entry in command_tables(command):
+        if entry.function:
+            module, name = entry.function.rsplit(".", 1)
+            function = getattr(importlib.import_module(f"spudflow.aggregate.{module}"), name)
+            own.append(Table(entry.name, function(**inputs)))
+    return [*tables, *own]
 
 
 def write_tables(tables: list[Table], out_dir: str | Path) -> None:
     """Each table in its formats. Called once every table is computed, so that bad input stops a
     command before anything is written."""
     for table in tables:
-        write_table(table.frame, Path(out_dir) / table.name, TABLES[table.name],
-                    caption=table.caption, formats=table.formats)
-        log.info("wrote %s (%d rows) to %s", table.name, table.frame.height, out_dir)
+        write_registry_table(table, Path(out_dir) / table.name)
+
+
+def write_registry_table(table: Table, stem: Path) -> None:
+    """One table at STEM.*: its formats, its caption and, for a table in the report, the
+    report's caption STEM.caption.rst."""
+    text = table.text
+    in_report = table.entry.output_type != DATA and bool(table.entry.caption)
+    write_table(table.frame, stem, TABLES[table.name], caption=text, formats=table.formats,
+                report_caption=report_caption_text(table.entry, text) if in_report else None)
+    log.info("wrote %s (%d rows) to %s", table.name, table.frame.height, stem.parent)
+
+
+def table_stem(out_dir: Path | None, out: Path | None, name: str) -> Path:
+    """Where a table command writes table NAME: OUT_DIR/NAME, or the deprecated --out STEM."""
+    if out is None:
+        return Path(out_dir) / name
+    log.warning("--out STEM is deprecated: use --out-dir DIR (writes DIR/%s.*)", name)
+    return Path(out)

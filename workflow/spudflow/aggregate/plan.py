@@ -39,12 +39,12 @@ class AggregatePlan(Plan):
         ]
 
     def japanese_table_memory(self, wildcards, input):
-        """table_japanese's mem_mb: it holds every items file (about 125 MB per MB of Parquet), one
-        dataset's scores of one model at a time (about 60 MB per MB of that score file) and each
-        pair's choice in every mode of that dataset (about 10 MB per MB of the dataset's score
-        files). The full-size Japanese preset (20.7 MB of items; `base`: 47.7 MB of one model's
-        scores, 291 MB of all eight) peaked at 6.6 GB without its regressions. With about a quarter
-        of headroom, 4000 MB at least."""
+        """table_japanese_transitivity's mem_mb: it holds every items file (about 125 MB per MB of
+        Parquet), one dataset's scores of one model at a time (about 60 MB per MB of that score
+        file) and each pair's choice in every mode of that dataset (about 10 MB per MB of the
+        dataset's score files). The full-size Japanese preset (20.7 MB of items; `base`: 47.7 MB of
+        one model's scores, 291 MB of all eight) peaked at 6.6 GB without its regressions. With
+        about a quarter of headroom, 4000 MB at least."""
         by_dataset = {}
         for path in input.score_files:
             by_dataset.setdefault(dataset_of_scores(Path(path)), []).append(path)
@@ -54,10 +54,10 @@ class AggregatePlan(Plan):
         return memory_mb(held, floor_mb=4000)
 
     def japanese_table_runtime(self, wildcards, input):
-        """table_japanese's runtime (minutes): its regressions (a 10-fold cv.glmnet per dataset and
-        mode) grow with the pairs; the full-size Japanese preset (670 MB of item scores, 24 modes
-        on four datasets) took 58 CPU minutes, 0.09 per MB (35 minutes' wall on two threads).
-        0.15 per MB, whatever the threads (its folds share them), at least 60."""
+        """table_japanese_transitivity's runtime (minutes): its regressions (a 10-fold cv.glmnet per
+        dataset and mode) grow with the pairs; the full-size Japanese preset (670 MB of item scores,
+        24 modes on four datasets) took 58 CPU minutes, 0.09 per MB (35 minutes' wall on two
+        threads). 0.15 per MB, whatever the threads (its folds share them), at least 60."""
         return max(60, math.ceil(0.15 * input_mb(input.score_files)))
 
     def probe_edges_predictions(self, input):
@@ -131,8 +131,9 @@ class AggregatePlan(Plan):
         )
 
     def japanese_table_options(self):
-        """`spudflow table-japanese` options: cross-validation, regression and agreement settings
-        (the regressions' threads are the job's: a --cores change reruns nothing)."""
+        """`spudflow table-japanese-transitivity` options: cross-validation, regression and
+        agreement settings (the regressions' threads are the job's: a --cores change reruns
+        nothing)."""
         return quoted(
             cli_options(self.config["aggregate"], ("folds", "seed"))
             + cli_options(

@@ -202,19 +202,8 @@ def probe_tables(metrics: pl.DataFrame, choices: pl.DataFrame | None = None,
     found = intervals(sentences, metrics, settings)
     languages = with_language_intervals(languages, found)
     summary_with = with_summary_intervals(summary, found)
-    return [
-        Table("probe_languages", languages,
-              "DepProbe across languages (SPUD paper Tables 3 and 4 for the LMs, Tables 14–16 "
-              "for the M0, MRC and MR baselines): RelAcc, UAS and LAS on each treebank's "
-              "original test set and on its nonce versions, Δ = original − nonce per probe run "
-              "(the paper's performance drop); mean and sd over probe seeds (orig) and probe "
-              "seeds × nonce seeds (nonce, Δ), as Tables 17–19."),
-        Table("probe_summary", summary_with,
-              "DepProbe: RelAcc, UAS, LAS and root accuracy per treebank, model, baseline and "
-              "layers on the original test set and on nonce versions (Δ = original − nonce per "
-              "probe run); mean and sd over probe seeds and nonce seeds."),
-        Table("probe_layers", layer_table(metrics, summary, choices),
-              "DepProbe metrics per layer (probes whose distance and label parts use the same "
-              "layer; App. F.6): means over seeds on the selection data (dev) and the test "
-              "sets; the layers chosen for `auto` marked."),
+    return [  # the captions are the registry's
+        Table("probe_languages", languages),
+        Table("probe_summary", summary_with),
+        Table("probe_layers", layer_table(metrics, summary, choices)),
     ]

@@ -37,7 +37,7 @@ from spudflow.aggregate.inputs import (
     scoring_functions,
     unusable_functions,
 )
-from spudflow.aggregate.outputs import DATA_FORMATS, Table
+from spudflow.aggregate.outputs import Table
 from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
@@ -443,28 +443,14 @@ def spud_tables(items: pl.DataFrame, scores: pl.DataFrame, extremes: int,
         summary = summary_order(pl.concat([summary, unscored_summary(
             items.with_columns(pl.col("nonce_method").cast(pl.String)), unusable,
             outlier_threshold)]))
+    # what the registry's captions show
+    captions = dict(models=models, all_seeds=ALL_SEEDS, outlier_threshold=outlier_threshold,
+                    extremes=extremes, outliers_above=outliers_above,
+                    outliers_below=outliers_below)
     return [
-        Table("spud_ratio_summary", summary,
-              "Perplexity ratio r = f(nonce) / f(orig) per sentence pair: quartiles, mean and "
-              f"fraction with r > 1, per language, nonce method, nonce seed and scoring function "
-              f"({models}); seed `{ALL_SEEDS}`: one geometric-mean ratio per original sentence "
-              f"over the seeds. Outliers `kept`: all observations; `removed`: without those "
-              f"with r > {outlier_threshold:g} (§4.4), n_dropped of them. tie_fraction: pairs "
-              "with r = 1, which the scoring function cannot tell apart; unseen_fraction: words "
-              "of the pairs' sentences the model never saw in training (n-gram models)."),
-        Table("spud_wilcoxon", wilcoxon_tests(pairs, outlier_threshold),
-              "Wilcoxon signed-rank tests between the ratios of two scoring functions on the same "
-              "sentence pairs (scipy.stats.wilcoxon, two-sided), per nonce seed and, as seed "
-              f"`{ALL_SEEDS}`, on one geometric-mean ratio per original sentence over the seeds. "
-              f"Outliers `removed`: without the observations where either ratio is above "
-              f"{outlier_threshold:g} (§4.4)."),
-        Table("spud_extremes", extreme_pairs(pairs, extremes),
-              f"The {extremes} sentence pairs with the highest and the lowest ratio per scoring "
-              "function."),
-        Table("spud_outliers", outlier_pairs(pairs, outliers_above, outliers_below),
-              f"Sentence pairs with r_PPL above {outliers_above:g} or below {outliers_below:g} "
-              "(Tables 12–13 of Arps et al.), per causal model (PPL) and masked model (PPPL, "
-              "PPPL_l2r of the same pair), orig and nonce verbatim."),
-        Table("spud_ratios", pairs, "Every sentence pair's perplexities and ratio.",
-              formats=DATA_FORMATS),
+        Table("spud_ratio_summary", summary, captions),
+        Table("spud_wilcoxon", wilcoxon_tests(pairs, outlier_threshold), captions),
+        Table("spud_extremes", extreme_pairs(pairs, extremes), captions),
+        Table("spud_outliers", outlier_pairs(pairs, outliers_above, outliers_below), captions),
+        Table("spud_ratios", pairs),
     ]

@@ -189,6 +189,9 @@ JAPANESE_NOUNS = ("私", "彼", "人", "看護婦", "猫", "鳥", "音楽", "自
 ITEMS_JAPANESE = items_family("japanese_transitivity", (
     col("verb_pair", STR, "`transitive/intransitive`, e.g. `開ける/開く`"),
     col("pair_rank", I32, "the pair's frequency rank in the lexicon (1 = most frequent)"),
+    col("pair_number", I32, "the pair's position among the lexicon's pairs (1 = its first "
+        "row): the number the thesis's regression names a pair by (`verb pair id286`, its "
+        "list's order)"),
     col("pair_count", I32, "the pair's frequency (transitive + intransitive count)"),
     col("verb_form", STR, "`transitive` or `intransitive`"),
     col("verb", STR, "the verb form in the sentence"),
@@ -205,7 +208,7 @@ ITEMS_JAPANESE = items_family("japanese_transitivity", (
     col("relative_clause", STR, "relative: the clause; otherwise null", True),
     col("relative_argument", I8, "relative: the 0-based argument (sentence order) the clause "
         "precedes", True),
-), "Japanese transitivity pairs (`japanese_{dataset}`).")
+), "Japanese transitivity pairs (`japanese_{dataset}`).", version=2)
 
 ITEMS_COLA = items_family("cola", (
     col("split", STR, "the file's stem (`in_domain_train`, `in_domain_dev`, ...; in a "

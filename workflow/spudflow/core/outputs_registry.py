@@ -1,15 +1,27 @@
-"""Every result table and figure, once: the rule and `spudflow` command that make it, its report
-caption (report/NAME.rst) and category, what it reproduces, which input feeds it and, for the
-few tables that may have no rows on sound inputs, when (`empty_when`: every other table has a
-row per group at least, a group that cannot be computed included). The rules
-(rule all's targets, the report entries), the aggregate CLI's figure commands, the front page's
-links, the docs' lists (docs/aggregate.md) and the tests' expectations read it;
+"""Every result table and figure, once: the rule and `spudflow` command that make it, its
+caption and report category, what it reproduces, which input feeds it and, for the few tables
+that may have no rows on sound inputs, when (`empty_when`: every other table has a row per group
+at least, a group that cannot be computed included). The rules (rule all's targets, the table and
+figure rules, the report entries), the aggregate CLI's table and figure commands, the front
+page's links, the docs' lists (docs/aggregate.md) and the tests' expectations read it;
 tests/test_outputs_registry.py fails when a table, figure, artifact or caption has no entry here,
 or an entry lacks one of them.
 
+A table's caption is written once, in its entry (`caption`, a str.format template whose fields
+its command fills from its options and data): the LaTeX caption of NAME.tex and the report's
+caption (NAME.caption.rst, written beside the table at run time, with a line on the data the
+rule read) both come from it. The nonce stage's and the human evaluation's tables keep their
+report captions in report/NAME.rst.
+
+Adding a table to a dataset family: its entry here (_table: name, what it reproduces, caption,
+`function`, the "module.function" that computes it from the family's items and scores
+(keywords `items`, `scores`; its caption has no fields to fill), and `columns` and `key`, its
+artifact), its function, and its test. Its rule (the family's), command (the
+family's), report entry, artifact (core/table_artifacts.TABLES) and docs rows follow.
+
 Adding a figure: its entry here (_figure), its function in aggregate/figures.py and its caption
-report/NAME_figure.rst (or the entry's `caption`). Its rule, command, report entry, docs row and
-tests follow from the entry.
+report/NAME_figure.rst (or the entry's `caption_file`). Its rule, command, report entry, docs row
+and tests follow from the entry.
 
 `python -m spudflow.core.outputs_registry [--check] DOCS...` rewrites (or checks) the docs'
 lists: the block between `<!-- outputs -->` and `<!-- /outputs -->` (every output) and the one
@@ -45,21 +57,36 @@ class Output:
     feed: str  # a dataset family or TREEBANKS, NONCE, HUMAN_EVAL, PROBE
     table: str | None = None  # a figure: the table it draws (its artifact)
     caption_file: str | None = None  # report/…; default NAME.rst, a figure's NAME_figure.rst
-    function: str | None = None  # a figure: its function in aggregate/figures.py
+    # a figure: its function in aggregate/figures.py; a table: "module.function" under
+    # spudflow.aggregate that computes it from its family's items and scores (None: its
+    # command's writer computes it with the family's other tables)
+    function: str | None = None
     front_page: bool = False  # a figure linked from its paper's front-page section
     what: str = ""  # a figure: what it shows, in a line (its command's help)
     shows: str = ""  # a figure: what it shows, in detail (the docs' list of figures)
     # a table that may have no rows on sound inputs: when (None: it always has rows, one per
     # group at least, a group that cannot be computed included, aggregate/group_status.py)
     empty_when: str | None = None
+    # a table: its caption, a str.format template its command fills (LaTeX and report caption;
+    # "" for the tables whose report caption is report/NAME.rst)
+    caption: str = ""
+    # a table defined here rather than in core/table_artifacts.py: its columns (core.contract
+    # Column), the key that names a row, and what a row is (the artifact's doc)
+    columns: tuple = ()
+    key: tuple[str, ...] = ()
+    rows: str = ""
 
     @property
-    def caption(self) -> str | None:
-        """The caption file under report/ (None for DATA)."""
+    def report_caption(self) -> str | None:
+        """The report's caption of the output, a path from the workflow's root: a table's
+        NAME.caption.rst (written with it from its caption), or a file under report/ (None for
+        DATA)."""
         if self.output_type == DATA:
             return None
+        if self.output_type == TABLE and self.caption:
+            return f"results/tables/{self.name}.caption.rst"
         suffix = "_figure" if self.output_type == FIGURE else ""
-        return self.caption_file or f"{self.name}{suffix}.rst"
+        return "report/" + (self.caption_file or f"{self.name}{suffix}.rst")
 
     @property
     def artifact(self) -> str:
@@ -74,26 +101,45 @@ class Output:
             return f"results/figures/{self.name}.svg"
         return f"results/tables/{self.name}.parquet"
 
+    def caption_text(self, **values) -> str:
+        """The caption with its fields filled (the values its command computed)."""
+        return self.caption.format(**values)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """A table or data entry of one rule, before the rule's fields are added."""
+    name: str
+    reproduces: str
+    caption: str = ""
+    empty_when: str | None = None
+    function: str | None = None
+    columns: tuple = ()
+    key: tuple[str, ...] = ()
+    rows: str = ""
+
+
+_table = _data = _Entry
+
 
 def _tables(stage, rule, command, category, feed, *entries, data=()):
-    """Tables (name, reproduces[, empty_when]) and data tables (name, reproduces[, empty_when])
-    of one rule."""
-    return (*(Output(n, TABLE, stage, rule, command, category, r, feed, empty_when=e)
-              for n, r, e in map(_empty_when, entries)),
-            *(Output(n, DATA, stage, rule, command, None, r, feed, empty_when=e)
-              for n, r, e in map(_empty_when, data)))
+    """Tables (_table entries) and data tables (_data entries) of one rule."""
+    def output(entry, output_type, category):
+        return Output(entry.name, output_type, stage, rule, command, category, entry.reproduces,
+                      feed, function=entry.function, empty_when=entry.empty_when,
+                      caption=entry.caption, columns=entry.columns, key=entry.key,
+                      rows=entry.rows)
+    return (*(output(e, TABLE, category) for e in entries),
+            *(output(e, DATA, None) for e in data))
 
 
-def _empty_when(entry: tuple) -> tuple:
-    return (*entry, None) if len(entry) == 2 else entry
-
-
-def _figure(name, table, what, category, reproduces, feed, caption=None, front_page=False,
+def _figure(name, table, what, category, reproduces, feed, caption_file=None, front_page=False,
             shows=""):
     """A figure has one name (docs/glossary.md): its file NAME.svg, rule figure_NAME, command
     figure-NAME and function figures.NAME all derive from it."""
     return Output(name, FIGURE, "aggregate", f"figure_{name}", f"figure-{name.replace('_', '-')}",
-                  category, reproduces, feed, table, caption, name, front_page, what, shows=shows)
+                  category, reproduces, feed, table, caption_file, name, front_page, what,
+                  shows=shows)
 
 
 SPUD = "SPUD scoring"
@@ -102,24 +148,54 @@ JAPANESE = "Japanese transitivity"
 
 OUTPUTS: tuple[Output, ...] = (
     *_tables("aggregate", "table_treebank_stats", "table-treebank-stats", "Treebanks",
-             TREEBANKS, ("treebank_stats", "SPUD paper, cf. Table 6")),
+             TREEBANKS, _table("treebank_stats", "SPUD paper, cf. Table 6",
+                               "Treebank statistics per split: sentences, words, surface tokens, "
+                               "multiword tokens, empty nodes, UPOS counts and type-token ratio "
+                               "of word forms.")),
     *_tables("aggregate", "table_nonce_replacements", "table-collect", "Treebanks", NONCE,
-             ("nonce_replacements", "SPUD paper, Table 7, App. A.4")),
+             _table("nonce_replacements", "SPUD paper, Table 7, App. A.4",
+                    "Nonce treebanks: replacement statistics per treebank, method and seed.")),
     *_tables("nonce", "table_nonce_ratio", "table-nonce-ratio", "Treebanks", NONCE,
-             ("nonce_replacement_ratio", "SPUD paper, Table 7")),
+             _table("nonce_replacement_ratio", "SPUD paper, Table 7",
+                    "Nonce treebanks: fraction of words replaced per UPOS and in total (all "
+                    "words), and words of a replaced UPOS left unreplaced by reason.")),
     *_tables("nonce", "table_nonce_ttr", "table-nonce-ttr", "Treebanks", NONCE,
-             ("nonce_type_token_ratio", "SPUD paper, Table 8")),
+             _table("nonce_type_token_ratio", "SPUD paper, Table 8",
+                    "Nonce treebanks: type-token ratio of the {unit}{tokenized} in the original "
+                    "and the nonce treebank, per split and pooled over a treebank's splits where "
+                    "it has two or more (`split` names the splits pooled; Table 8 of Arps et al. "
+                    "reports the pooled TTR of mBERT tokens).")),
     *_tables("nonce", "human_eval_tables", "human-eval tables", "Human evaluation", HUMAN_EVAL,
-             ("human_eval_grammaticality", "SPUD paper, Table 1"),
-             ("human_eval_preference", "SPUD paper, Table 2")),
+             _table("human_eval_grammaticality", "SPUD paper, Table 1"),
+             _table("human_eval_preference", "SPUD paper, Table 2")),
     *_tables("aggregate", "table_spud_scores", "table-spud-scores", SPUD, "spud",
-             ("spud_ratio_summary", "SPUD paper, §4, Tables 10–11"),
-             ("spud_wilcoxon", "SPUD paper, §4",
-              "no language has two scoring functions to compare"),
-             ("spud_extremes", "SPUD paper, App. E"),
-             ("spud_outliers", "SPUD paper, App. E.3, Tables 12–13",
-              "no pair's r_PPL is beyond the thresholds, or no causal model (`ppl`) scored"),
-             data=[("spud_ratios", "SPUD paper, Fig. 2")]),
+             _table("spud_ratio_summary", "SPUD paper, §4, Tables 10–11",
+                    "Perplexity ratio r = f(nonce) / f(orig) per sentence pair: quartiles, mean "
+                    "and fraction with r > 1, per language, nonce method, nonce seed and scoring "
+                    "function ({models}); seed `{all_seeds}`: one geometric-mean ratio per "
+                    "original sentence over the seeds. Outliers `kept`: all observations; "
+                    "`removed`: without those with r > {outlier_threshold:g} (§4.4), n_dropped "
+                    "of them. tie_fraction: pairs with r = 1, which the scoring function cannot "
+                    "tell apart; unseen_fraction: words of the pairs' sentences the model never "
+                    "saw in training (n-gram models)."),
+             _table("spud_wilcoxon", "SPUD paper, §4",
+                    "Wilcoxon signed-rank tests between the ratios of two scoring functions on "
+                    "the same sentence pairs (scipy.stats.wilcoxon, two-sided), per nonce seed "
+                    "and, as seed `{all_seeds}`, on one geometric-mean ratio per original "
+                    "sentence over the seeds. Outliers `removed`: without the observations where "
+                    "either ratio is above {outlier_threshold:g} (§4.4).",
+                    empty_when="no language has two scoring functions to compare"),
+             _table("spud_extremes", "SPUD paper, App. E",
+                    "The {extremes} sentence pairs with the highest and the lowest ratio per "
+                    "scoring function."),
+             _table("spud_outliers", "SPUD paper, App. E.3, Tables 12–13",
+                    "Sentence pairs with r_PPL above {outliers_above:g} or below "
+                    "{outliers_below:g} (Tables 12–13 of Arps et al.), per causal model (PPL) and "
+                    "masked model (PPPL, PPPL_l2r of the same pair), orig and nonce verbatim.",
+                    empty_when="no pair's r_PPL is beyond the thresholds, or no causal model "
+                    "(`ppl`) scored"),
+             data=[_data("spud_ratios", "SPUD paper, Fig. 2",
+                         "Every sentence pair's perplexities and ratio.")]),
     _figure("spud_log_ratios", "spud_ratios",
             "box plots of log nonce/original ratios per language and scoring function", SPUD,
             "SPUD paper, Fig. 2", "spud", "spud_log_ratios.rst", front_page=True,
@@ -127,15 +203,42 @@ OUTPUTS: tuple[Output, ...] = (
             "per nonce method (paper Fig. 2); one value per original sentence, its mean log r "
             "over the nonce seeds"),
     *_tables("aggregate", "table_german_case", "table-german-case", GERMAN, "german_case",
-             ("german_case_auc", "German case paper, the per-template AUC figure"),
-             ("german_case_auc_templates", "German case paper, the per-template AUC figure"),
-             ("german_case_auc_violation", "German case paper, the per-violation AUC table "
-              "and the plausible-sentences table"),
-             ("german_case_animacy", "German case paper, the animacy table",
-              "no scored template puts an animate and an inanimate NP in one case"),
-             ("german_case_order", "German case paper, word order"),
-             ("german_case_order_auc", "German case paper, the word-order figure"),
-             data=[("german_case_roc", "German case paper, ROC curves")]),
+             _table("german_case_auc", "German case paper, the per-template AUC figure",
+                    "ROC AUC per scoring function: mean and sd over templates (the paper's "
+                    "figure), and of all templates' sentences in one ROC (auc_pooled); "
+                    "tie_fraction: the pairs the AUCs compare that the scoring function cannot "
+                    "tell apart; unseen_fraction: the words its model never saw in training "
+                    "(n-gram models).{intervals}"),
+             _table("german_case_auc_templates", "German case paper, the per-template AUC "
+                    "figure",
+                    "ROC AUC of sentence log-probability, grammatical sentences against case "
+                    "violations, per template (restricted: only the original case assignment "
+                    "among the grammatical sentences)."),
+             _table("german_case_auc_violation", "German case paper, the per-violation AUC "
+                    "table and the plausible-sentences table",
+                    "ROC AUC per violation type (the doubled case; the paper's per-violation AUC "
+                    "table, and, restricted to the original case assignment, its "
+                    "plausible-sentences table): grammatical sentences against the violations "
+                    "doubling that case; mean and sd over templates, and all templates in one "
+                    "ROC (auc_pooled).{intervals}"),
+             _table("german_case_animacy", "German case paper, the animacy table",
+                    "Animacy and case (the paper's animacy table): per case, the mean 1-vs-6 AUC "
+                    "of the grammatical sentences whose NP in that case is animate, of those "
+                    "where it is inanimate, and animate minus inanimate; mean and sd over "
+                    "templates.",
+                    empty_when="no scored template puts an animate and an inanimate NP in one "
+                    "case"),
+             _table("german_case_order", "German case paper, word order",
+                    "Mean sentence log-probability per order of the cases in the sentence."),
+             _table("german_case_order_auc", "German case paper, the word-order figure",
+                    "Word order (the paper's word-order figure): the 1-vs-6 AUC (each "
+                    "grammatical sentence against its six one-case violations in the same NP "
+                    "order) by case order and by first case; one case order against the other "
+                    "five and against the violations; all grammatical sentences against the "
+                    "violations by the positions of the doubled case and by case order; mean "
+                    "and sd over templates."),
+             data=[_data("german_case_roc", "German case paper, ROC curves",
+                         "ROC curve points, all templates pooled.")]),
     _figure("german_case_roc", "german_case_roc",
             "ROC curves per scoring function on the German case set", GERMAN,
             "German case paper, ROC curves", "german_case", "german_case_roc.rst",
@@ -157,28 +260,77 @@ OUTPUTS: tuple[Output, ...] = (
             "as a box with every template a dot (evenly spread, no random jitter) and the mean "
             "a diamond; one panel per dataset and analysis"),
     *_tables("aggregate", "table_cola", "table-cola", "CoLA", "cola",
-             ("cola_thresholds", "CoLA paper, Table 4", "only phenomenon sets are configured"),
-             ("cola_phenomena", "CoLA paper, §8, Table 5", "no phenomenon set is configured"),
-             ("cola_sources", "CoLA paper, §7",
-              "only phenomenon sets are configured, or no CoLA split could be computed")),
+             _table("cola_thresholds", "CoLA paper, Table 4",
+                    "CoLA (Table 4): {method}; accuracy and Matthews correlation (null when a "
+                    "split's labels are of one class) of the held-out predictions, per split. A "
+                    "split with fewer than 2 scored items, or whose fit failed, has its row with "
+                    "its status and reason, the numbers null. tie_fraction: "
+                    "acceptable-unacceptable pairs with equal scores; unseen_fraction: the words "
+                    "the model never saw in training (n-gram models).{note}",
+                    empty_when="only phenomenon sets are configured"),
+             _table("cola_phenomena", "CoLA paper, §8, Table 5",
+                    "CoLA phenomenon sets (section 8, Table 5): {method} within each set; "
+                    "accuracy and Matthews correlation (null when a set's labels are of one "
+                    "class) of the held-out predictions, per phenomenon.{note}",
+                    empty_when="no phenomenon set is configured"),
+             _table("cola_sources", "CoLA paper, §7",
+                    "CoLA per source (section 7): {method} per split; accuracy and Matthews "
+                    "correlation of the split's held-out predictions of each source's sentences "
+                    "(null when a source's labels are of one class).{note}",
+                    empty_when="only phenomenon sets are configured, or no CoLA split could be "
+                    "computed")),
     *_tables("aggregate", "table_blimp", "table-blimp", "BLiMP", "blimp",
-             ("blimp_overall", "BLiMP (Warstadt et al. 2020), Table 3"),
-             ("blimp_field", "BLiMP, accuracy per field"),
-             ("blimp_paradigm", "BLiMP, accuracy per paradigm")),
-    _figure("blimp_fields", "blimp_field",
+             _table("blimp_overall", "BLiMP (Warstadt et al. 2020), Table 3",
+                    "BLiMP accuracy over all paradigms; tie_fraction: the pairs the scoring "
+                    "function cannot tell apart; unseen_fraction: the words of the scored pairs "
+                    "its model never saw in training (n-gram models). {intervals}"),
+             _table("blimp_field", "BLiMP, accuracy per field",
+                    "BLiMP accuracy per field. {intervals}"),
+             _table("blimp_paradigm", "BLiMP, accuracy per paradigm",
+                    "BLiMP accuracy per paradigm: fraction of the pairs with both sentences "
+                    "scored that have log P(good) > log P(bad); ties count as wrong; skipped "
+                    "pairs (a sentence not scored, e.g. too long) are counted apart and left out "
+                    "of the accuracy. {intervals}")),
+    _figure("blimp_field", "blimp_field",
             "BLiMP accuracy by field", "BLiMP", "BLiMP, accuracy per field", "blimp",
-            "blimp_fields.rst", front_page=True,
+            front_page=True,
             shows="accuracy per field, one bar per scoring function, chance line at 0.5; a field "
             "without an accuracy (all pairs skipped, or no row) gets no bar but `n/a`"),
-    *_tables("aggregate", "table_japanese", "table-japanese", JAPANESE,
-             "japanese_transitivity",
-             ("japanese_accuracy", "Japanese thesis, §4.5, Tables 2–3"),
-             ("japanese_agreement", "Japanese thesis, §5.6"),
-             ("japanese_regression", "Japanese thesis, §5.7"),
-             ("japanese_regression_max", "Japanese thesis, §5.7, Tables 4 and 6"),
-             ("japanese_regression_min", "Japanese thesis, §5.7, Tables 5 and 7"),
-             ("japanese_length_correlation", "Japanese thesis, §3.2, §4.5"),
-             data=[("japanese_length_perplexity", "Japanese thesis, §3.2, §4.5")]),
+    *_tables("aggregate", "table_japanese_transitivity", "table-japanese-transitivity",
+             JAPANESE, "japanese_transitivity",
+             _table("japanese_accuracy", "Japanese thesis, §4.5, Tables 2–3",
+                    "Japanese transitivity: accuracy on obligatory pairs (transitive preferred) "
+                    "and transitive-preference rate on ambiguous pairs, per dataset and scoring "
+                    "mode; tie_fraction_obligatory: obligatory pairs the mode cannot tell apart; "
+                    "unseen_fraction: the obligatory pairs' words the model never saw in "
+                    "training (n-gram models); status `skipped`: a mode without a usable score "
+                    "(reason), left out of the other tables. Interval of the accuracy at "
+                    "{level:g}: Wilson's over obligatory pairs, with lm-eval's stderr (sample sd "
+                    "over sqrt(n)). {modes} {rule}"),
+             _table("japanese_agreement", "Japanese thesis, §5.6",
+                    "Agreement between scoring modes: fraction of pairs on which two modes "
+                    "prefer the same verb, and Cohen's kappa. {compared} {modes} {rule}"),
+             _table("japanese_regression", "Japanese thesis, §5.7",
+                    "{regression} Per mode: the chosen lambda (and both cv choices), its "
+                    "cross-validated deviance and accuracy, and the intercept of the fit on all "
+                    "pairs. {modes} {rule}"),
+             _table("japanese_regression_max", "Japanese thesis, §5.7, Tables 4 and 6",
+                    "The {top} largest positive coefficients per mode, the intercept among them "
+                    "(favouring the transitive verb; the thesis's Tables 4 and 6). {regression} "
+                    "{modes} {rule}"),
+             _table("japanese_regression_min", "Japanese thesis, §5.7, Tables 5 and 7",
+                    "The {top} largest negative coefficients per mode, the intercept among them "
+                    "(favouring the intransitive verb; the thesis's Tables 5 and 7). "
+                    "{regression} {modes} {rule}"),
+             _table("japanese_length_correlation", "Japanese thesis, §3.2, §4.5",
+                    "Sentence length (the model's tokens) against perplexity ({thesis}, §3.2 and "
+                    "§4.5: a negative correlation on the base dataset): Pearson's r and "
+                    "Spearman's rho (scipy.stats) over every scored whole sentence, per dataset "
+                    "and mode."),
+             data=[_data("japanese_length_perplexity", "Japanese thesis, §3.2, §4.5",
+                         "Perplexity by sentence length (the model's tokens): median and "
+                         "quartiles per dataset, mode and length, over every scored whole "
+                         "sentence.")]),
     _figure("japanese_agreement", "japanese_agreement",
             "heat map of agreement between Japanese scoring modes",
             JAPANESE, "Japanese thesis, §5.6", "japanese_transitivity", front_page=True,
@@ -199,12 +351,28 @@ OUTPUTS: tuple[Output, ...] = (
             shows="median perplexity (bars: quartiles) by sentence length in tokens, one panel per "
             "model and method, one line per dataset, log scale (thesis §3.2, §4.5)"),
     *_tables("aggregate", "table_probe", "table-probe", "DepProbe", PROBE,
-             ("probe_summary", "SPUD paper, Tables 3–5, 14–20"),
-             ("probe_languages", "SPUD paper, Tables 3–4, 14–16"),
-             ("probe_layers", "SPUD paper, App. F.6",
-              "no probe run reads one configured layer with both parts (no layer sweep, no M0)")),
+             _table("probe_summary", "SPUD paper, Tables 3–5, 14–20",
+                    "DepProbe: RelAcc, UAS, LAS and root accuracy per treebank, model, baseline "
+                    "and layers on the original test set and on nonce versions (Δ = original − "
+                    "nonce per probe run); mean and sd over probe seeds and nonce seeds."),
+             _table("probe_languages", "SPUD paper, Tables 3–4, 14–16",
+                    "DepProbe across languages (SPUD paper Tables 3 and 4 for the LMs, Tables "
+                    "14–16 for the M0, MRC and MR baselines): RelAcc, UAS and LAS on each "
+                    "treebank's original test set and on its nonce versions, Δ = original − "
+                    "nonce per probe run (the paper's performance drop); mean and sd over probe "
+                    "seeds (orig) and probe seeds × nonce seeds (nonce, Δ), as Tables 17–19."),
+             _table("probe_layers", "SPUD paper, App. F.6",
+                    "DepProbe metrics per layer (probes whose distance and label parts use the "
+                    "same layer; App. F.6): means over seeds on the selection data (dev) and the "
+                    "test sets; the layers chosen for `auto` marked.",
+                    empty_when="no probe run reads one configured layer with both parts (no "
+                    "layer sweep, no M0)")),
     *_tables("aggregate", "table_probe_edges", "table-probe-edges", "DepProbe", PROBE,
-             ("probe_edges", "SPUD paper, App. F.7, Tables 21–22")),
+             _table("probe_edges", "SPUD paper, App. F.7, Tables 21–22",
+                    "DepProbe by edge direction (left: the gold head precedes the word; right: "
+                    "it follows; root: head 0): fraction of edges (Table 21) and RelAcc, UAS, "
+                    "LAS (Table 22) on the original test set and nonce versions (Δ = original − "
+                    "nonce per run); mean and sd over probe seeds and nonce seeds.")),
     _figure("probe_layers", "probe_layers",
             "DepProbe metrics per layer", "DepProbe", "SPUD paper, App. F.6, Fig. 8", PROBE,
             front_page=True,
@@ -213,6 +381,18 @@ OUTPUTS: tuple[Output, ...] = (
             "line in the model's colour at a layer chosen for `auto` (label layer on RelAcc, "
             "distance layer on UAS, both on LAS)"),
 )
+
+# What the report says, after a table's caption, of the data its rule read (Jinja over the
+# job, as Snakemake renders a caption): a dataset family's datasets and models, or its feed's.
+FAMILY_DATA = ("Data: items datasets {{ snakemake.params.datasets | join(\", \") }}; models: "
+               "{{ snakemake.params.models | join(\", \") }}.")
+REPORT_DATA = {
+    TREEBANKS: "From the ingested treebanks "
+               "{{ snakemake.config[\"treebanks\"] | list | join(\", \") }}.",
+    NONCE: "From the replacement statistics of {{ snakemake.input.stats | length }} nonce "
+           "treebanks.",
+    PROBE: "From {{ snakemake.input.metrics | length }} probe runs.",
+}
 
 # In the order of the rules' and the front page's file lists: each feed's tables, then its figures.
 # A table and a figure may share a name (probe_layers): look them up apart.
@@ -224,6 +404,19 @@ FIGURE_COMMANDS: dict[str, Output] = {o.command: o for o in FIGURE_OUTPUTS.value
 def rule_outputs(rule: str) -> list[Output]:
     """The outputs of one rule, in registry order."""
     return [o for o in OUTPUTS if o.rule == rule]
+
+
+def command_tables(command: str) -> list[Output]:
+    """The tables and data tables one command writes, in registry order."""
+    return [o for o in OUTPUTS if o.command == command and o.output_type != FIGURE]
+
+
+def report_caption_text(entry: Output, caption: str) -> str:
+    """A table's report caption (NAME.caption.rst): its caption as its command filled it, kept
+    from Jinja (`raw`), then what it reproduces and what its rule read."""
+    return (f"{{% raw %}}{caption}{{% endraw %}}\n\n"
+            f"{{% raw %}}Reproduces: {entry.reproduces}.{{% endraw %}} "
+            f"{REPORT_DATA.get(entry.feed, FAMILY_DATA)}\n")
 
 
 # --- the docs' lists --------------------------------------------------------------------------
@@ -251,7 +444,7 @@ def render_figures() -> str:
     lines = ["| figure | draws | command | shows | caption |", "|---|---|---|---|---|"]
     for o in FIGURE_OUTPUTS.values():
         lines.append(f"| `{o.name}` | `{o.table}` | `spudflow {o.command} {o.table}.parquet --out "
-                     f"STEM` | {o.shows} | report/{o.caption} |")
+                     f"STEM` | {o.shows} | {o.report_caption} |")
     return "\n".join(lines) + "\n"
 
 

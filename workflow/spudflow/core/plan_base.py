@@ -64,7 +64,8 @@ def registry_files(rule):
     NAME.{parquet,csv}, a figure's NAME.{svg,png} under results/figures. The first output's
     files are named by their suffix (`output.parquet`, `output.png`: what a rule takes its
     command's stem or directory from), the others' NAME_SUFFIX. A table's CSV and a figure's
-    SVG go into the report, with the entry's caption (report/) and category."""
+    SVG go into the report, with the entry's caption and category; a table with its caption in
+    the registry also has NAME.caption.rst, its report caption, written with it."""
     files = {}
     for number, entry in enumerate(rule_outputs(rule)):
         prefix = "" if number == 0 else f"{entry.name}_"
@@ -78,6 +79,8 @@ def registry_files(rule):
             stem = f"results/tables/{entry.name}"
             named = {"csv": report_entry(f"{stem}.csv", entry)}
             named |= {suffix: f"{stem}.{suffix}" for suffix in ("parquet", "md", "tex")}
+            if entry.caption:
+                named["caption"] = entry.report_caption
         files |= {prefix + suffix: path for suffix, path in named.items()}
     if not files:
         raise ValueError(f"core/outputs_registry.py has no output of the rule {rule!r}")
@@ -87,7 +90,7 @@ def registry_files(rule):
 def report_entry(path, entry):
     from snakemake.io import report  # only a Snakefile plans: the commands never need it
 
-    return report(path, caption=f"../report/{entry.caption}", category=entry.category)
+    return report(path, caption=f"../{entry.report_caption}", category=entry.category)
 
 
 class PlanBase:

@@ -19,6 +19,7 @@ from spudflow.core.artifacts import (
     col,
 )
 from spudflow.core.contract import Artifact, Column
+from spudflow.core.outputs_registry import TABLE_OUTPUTS
 
 TABLE_LABELS = (
     col("treebank", STR, "the treebank's name in the config"),
@@ -593,7 +594,7 @@ BLIMP_PARADIGM = table("blimp_paradigm", "table-blimp", (
     *accuracy_interval(),
 ), version=2, key=(*DATASET_SCORING_KEY, "uid"))  # v2: intervals
 
-JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
+JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese-transitivity", (
     "per dataset and scoring mode"), columns=(
     col("dataset", STR, "items dataset (base, rare, longer, relative clauses)"),
     col("model", STR, "scoring model"),
@@ -619,7 +620,7 @@ JAPANESE_ACCURACY = table("japanese_accuracy", "table-japanese", (
                      "modes)"),
 ), version=5, key=JAPANESE_MODE_KEY)  # v5: intervals
 
-JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese", (
+JAPANESE_AGREEMENT = table("japanese_agreement", "table-japanese-transitivity", (
     "every ordered pair of modes"), columns=(
     col("dataset", STR, "items dataset"),
     col("mode_a", STR, "`model/method` (whole sentence) or `model/method@verb` (verb-only)"),
@@ -640,7 +641,7 @@ JAPANESE_MODE = (
     col("decision", STR, "`perplexity` or `logprob_sum` (as in `japanese_accuracy`)"),
 )
 
-JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
+JAPANESE_REGRESSION = table("japanese_regression", "table-japanese-transitivity", (
     "one glmnet fit per mode (thesis §5.7)"), columns=(
     *JAPANESE_MODE,
     col("n_pairs", I64, "pairs in the regression"),
@@ -671,17 +672,18 @@ JAPANESE_REGRESSION = table("japanese_regression", "table-japanese", (
 
 
 def _coefficients(name: str, sign: str, tables: str) -> Artifact:
-    return table(name, "table-japanese", (
+    return table(name, "table-japanese-transitivity", (
         f"the largest {sign} coefficients per mode (thesis {tables})"), columns=(
         *JAPANESE_MODE,
         *STATUS,
         col("rank", I64, f"1 = the largest {sign} coefficient; null in the one row of a fit "
             f"without a {sign} coefficient or not `ok`", True),
         col("feature", STR, "the column as R's model.matrix names it (treatment contrasts): "
-            "`verb_pair_id開ける/開く`, `COwgav` (constituent order: g が, h は, w を, a "
-            "adverbial, v verb), `adverbialよく`, `arg1_id4` (the first argument's noun by the "
-            "thesis's number, 4 = 看護婦), `marker1w`, `arg1_id1:marker1g` (私が first), "
-            "`relative_clause…`, `relative_position2`, or `(Intercept)`", True),
+            "`verb_pair_id12` (the pair's number in the lexicon, the items' `pair_number`), "
+            "`COwgav` (constituent order: g が, h は, w を, a adverbial, v verb), `adverbialよく`, "
+            "`arg1_id4` (the first argument's noun by the thesis's number, 4 = 看護婦), "
+            "`marker1w`, `arg1_id1:marker1g` (私が first), `relative_clause…`, "
+            "`relative_position2`, or `(Intercept)`", True),
         col("coefficient", F64, "coefficient of the fit on all pairs at the chosen lambda, "
             "original scale (positive: favours the transitive verb)", True),
     ), version=3, key=(*JAPANESE_MODE_KEY, "rank"))  # v3: status; R's model.matrix column names
@@ -692,7 +694,7 @@ JAPANESE_REGRESSION_MAX = _coefficients("japanese_regression_max", "positive",
 JAPANESE_REGRESSION_MIN = _coefficients("japanese_regression_min", "negative",
                                         "Tables 5 and 7")
 
-JAPANESE_LENGTH_CORRELATION = table("japanese_length_correlation", "table-japanese", (
+JAPANESE_LENGTH_CORRELATION = table("japanese_length_correlation", "table-japanese-transitivity", (
     "sentence length against perplexity per dataset and mode (thesis §3.2, §4.5)"), columns=(
     *DATASET_SCORING,
     col("n_sentences", I64, "scored whole sentences (transitive and intransitive)"),
@@ -706,7 +708,7 @@ JAPANESE_LENGTH_CORRELATION = table("japanese_length_correlation", "table-japane
     col("spearman_p", F64, "its two-sided p-value", True),
 ), key=DATASET_SCORING_KEY)
 
-JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese", (
+JAPANESE_LENGTH_PERPLEXITY = table("japanese_length_perplexity", "table-japanese-transitivity", (
     "perplexity per sentence length (data of the length figure)"), columns=(
     *DATASET_SCORING,
     col("n_tokens", I64, "sentence length in the model's tokens"),
@@ -855,13 +857,18 @@ AGGREGATE_TABLES = (
     PROBE_LAYERS, PROBE_EDGES,
 )
 
+# Tables defined by their registry entry (core/outputs_registry.py: its columns, key and what a
+# row is), as a table added to a dataset family may be.
+REGISTRY_TABLES = tuple(table(o.name, o.command, o.rows, tuple(o.columns), key=o.key)
+                        for o in TABLE_OUTPUTS.values() if o.columns)
+
 # Tables that stack a stage artifact unchanged keep its definition.
 TABLES: dict[str, Artifact] = {
     "treebank_stats": TREEBANK_STATS,
     "nonce_replacements": NONCE_STATS,
     **{a.name: a for a in (NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO, *HUMAN_EVAL_TABLES,
-                           *AGGREGATE_TABLES)},
+                           *AGGREGATE_TABLES, *REGISTRY_TABLES)},
 }
 TABLE_ARTIFACTS = (NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO, *HUMAN_EVAL_TABLES,
-                   *AGGREGATE_TABLES)
+                   *AGGREGATE_TABLES, *REGISTRY_TABLES)
 ALL_ARTIFACTS = STAGE_ARTIFACTS + TABLE_ARTIFACTS

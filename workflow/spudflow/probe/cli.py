@@ -161,6 +161,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="write a predicted `acl` as `UNK`, so it never counts as right (RelAcc, "
                    "LAS), as the DepProbe reference's predict.py does (it made the SPUD paper's "
                    "tables); default: predicted labels as predicted")
+    p.add_argument("--batches", choices=("buckets", "reference"), default="buckets",
+                   help="buckets: training batches of similar length, selection on the mean "
+                   "loss per sentence (default); reference: uniformly drawn batches and the mean "
+                   "of the selection batches' losses, as the DepProbe reference's train.py")
     p.add_argument("--min-words", type=int, default=4,
                    help="sentences with fewer words are left out of training, selection and "
                    "evaluation (default 4, as the paper, App. C)")
@@ -241,7 +245,7 @@ def probe_job(args: argparse.Namespace) -> ProbeJob:
         seeds=seeds, subtypes=args.subtypes, squared=args.distance == "squared",
         rank=args.rank, lr=args.lr, batch_size=args.batch_size, max_epochs=args.max_epochs,
         patience=args.patience, acl_predicted_as_unk=args.acl_predicted_as_unk,
-        punct=not args.no_punct)
+        punct=not args.no_punct, batches=args.batches)
     return ProbeJob(
         inputs=inputs, training=training, treebank=args.treebank, model=args.model,
         baseline=args.baseline or LM_BASELINE, dist_layer=layers["dist"],

@@ -60,6 +60,7 @@ class ProbeTraining:
     patience: int
     acl_predicted_as_unk: bool
     punct: bool                       # PUNCT words counted in the metrics
+    batches: str = "buckets"          # buckets | reference (probe/train.py)
 
 
 @dataclass(frozen=True)

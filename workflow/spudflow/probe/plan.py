@@ -32,6 +32,7 @@ PROBE_TRAIN_OPTIONS = (
     "batch_size",
     "max_epochs",
     "patience",
+    "batches",
     "acl_predicted_as_unk",
     "max_train_sentences",
     "max_dev_sentences",

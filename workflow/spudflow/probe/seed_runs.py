@@ -209,7 +209,8 @@ def train_command(job: ProbeJob) -> int:
                              subtypes=how.subtypes, squared=how.squared, rank=how.rank,
                              lr=how.lr, batch_size=how.batch_size, max_epochs=how.max_epochs,
                              patience=how.patience,
-                             acl_predicted_as_unk=how.acl_predicted_as_unk)
+                             acl_predicted_as_unk=how.acl_predicted_as_unk,
+                             batches=how.batches)
     log.info("training on %d sentences, selecting on %d; seeds %s", len(data.train),
              len(data.dev), " ".join(map(str, how.seeds)))
     for seed in progress(how.seeds, "probe seeds", unit="seed"):

@@ -5,6 +5,12 @@ selection loss, at most 30 epochs, keep the best epoch, stop 3 epochs after the 
 the lowest selection loss. As the DepProbe reference's train.py: any decrease is an improvement
 (no threshold), and an epoch whose loss ties the lowest becomes the kept one (it saves the best
 checkpoint on `loss <= min(losses)`) while the count towards stopping still runs from the first.
+
+Batches (`batches`): `buckets` (the default) cuts each epoch into batches of similar length and
+selects on the mean loss per sentence of the selection data in order; `reference` draws batches as
+the reference's DepSpaceDataset does (a uniform sample without replacement, so a seeded
+permutation cut into batches), for training and selection alike, and selects on the mean of the
+selection batches' losses (its `np.mean` of the epoch's batch losses).
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ class TrainSettings:
     max_epochs: int = 30
     patience: int = 3
     seed: int = 1
+    batches: str = "buckets"     # buckets | reference (the module's docstring)
     # predicted `acl` written (and scored) as `UNK`, as the reference's predict.py (labels.py)
     acl_predicted_as_unk: bool = False
 
@@ -51,28 +58,41 @@ class Trained:
 # Training batches are drawn from pools of this many batches' sentences sorted by length, so a
 # batch holds sentences of similar length (less padding; the distance part costs words²).
 POOL_BATCHES = 16
+BATCHES = ("buckets", "reference")
 
 
-def _batches(lengths: np.ndarray, size: int, generator: torch.Generator | None
-             ) -> list[np.ndarray]:
-    """Batches of `size` sentences: in order without a generator; else shuffled, bucketed by
-    length inside shuffled pools, in shuffled order (core/batching.py)."""
+def _batches(lengths: np.ndarray, size: int, generator: torch.Generator | None,
+             how: str = "buckets") -> list[np.ndarray]:
+    """Batches of `size` sentences: in order without a generator; else shuffled and, with
+    `buckets`, bucketed by length inside shuffled pools, in shuffled order (core/batching.py);
+    with `reference`, a seeded permutation cut into batches (uniform draws without
+    replacement, as the DepProbe reference's DepSpaceDataset.__next__)."""
     n = len(lengths)
     if generator is None:
         return [np.arange(i, min(i + size, n)) for i in range(0, n, size)]
+    if how == "reference":
+        order = torch.randperm(n, generator=generator).numpy().astype(np.int64)
+        return [order[i:i + size] for i in range(0, n, size)]
     return [np.asarray(batch, dtype=np.int64)
             for batch in length_bucketed_batches(lengths, size, POOL_BATCHES, generator)]
 
 
-def _mean_loss(probe: DepProbe, data: ProbeSet, settings: TrainSettings, index) -> float:
+def _mean_loss(probe: DepProbe, data: ProbeSet, settings: TrainSettings, index,
+               generator: torch.Generator | None = None) -> float:
+    """The selection loss: per sentence over batches in order (`buckets`), or the mean of the
+    batch losses over uniformly drawn batches (`reference`, drawn from `generator`)."""
+    reference = settings.batches == "reference"
+    picked = _batches(data.lengths, settings.batch_size, generator if reference else None,
+                      settings.batches)
     total, weight = 0.0, 0
     with torch.no_grad():
-        for picks in _batches(data.lengths, settings.batch_size, None):
+        for picks in picked:
             batch = make_batch(data, picks, index, settings.subtypes)
             loss, _, _ = probe_loss(*probe(batch.dist, batch.label), batch.gold_distances,
                                     batch.gold_labels, batch.lengths)
-            total += float(loss) * len(picks)
-            weight += len(picks)
+            share = 1 if reference else len(picks)
+            total += float(loss) * share
+            weight += share
     return total / max(weight, 1)
 
 
@@ -85,6 +105,8 @@ def seed_everything(seed: int) -> None:
 
 
 def train_probe(train: ProbeSet, dev: ProbeSet, settings: TrainSettings) -> Trained:
+    if settings.batches not in BATCHES:
+        raise ValueError(f"batches must be one of {BATCHES}, not {settings.batches!r}")
     seed_everything(settings.seed)
     generator = torch.Generator().manual_seed(settings.seed)
     index = {label: i for i, label in enumerate(settings.labels)}
@@ -97,7 +119,7 @@ def train_probe(train: ProbeSet, dev: ProbeSet, settings: TrainSettings) -> Trai
                           f"probe epochs, seed {settings.seed}", unit="epoch"):
         probe.train()
         total, weight = 0.0, 0
-        for picks in _batches(train.lengths, settings.batch_size, generator):
+        for picks in _batches(train.lengths, settings.batch_size, generator, settings.batches):
             batch = make_batch(train, picks, index, settings.subtypes)
             loss, _, _ = probe_loss(*probe(batch.dist, batch.label), batch.gold_distances,
                                     batch.gold_labels, batch.lengths)
@@ -107,7 +129,7 @@ def train_probe(train: ProbeSet, dev: ProbeSet, settings: TrainSettings) -> Trai
             total += loss.item() * len(picks)
             weight += len(picks)
         probe.eval()
-        dev_loss = _mean_loss(probe, dev, settings, index)
+        dev_loss = _mean_loss(probe, dev, settings, index, generator)
         history.append({"epoch": epoch, "train_loss": total / weight, "dev_loss": dev_loss,
                         "lr": optimizer.param_groups[0]["lr"]})
         scheduler.step(dev_loss)

@@ -141,7 +141,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="interpolated (default): <s>-initial n-grams keep raw counts and the "
                         "unigram level is interpolated with a uniform floor (as KenLM); lau: "
                         "continuation counts throughout and the plain continuation unigram (Lau "
-                        "et al.'s bncpylib)")
+                        "et al.'s bncpylib), text read as their scripts read it: a blank line is "
+                        "an empty sentence, a literal </s> an unknown word, lowercasing and "
+                        "--words whitespace ASCII-only (docs/scoring.md)")
     p.add_argument("--words", choices=WORD_SPLITS, default="spacy",
                    help="how a text file's lines are split into words: spacy (default), the "
                         "blank --lang tokenizer; whitespace, for tokenised text (Lau et al.)")
@@ -411,7 +413,8 @@ def run_ngram_train(args: argparse.Namespace) -> None:
     if args.min_count < 1:
         raise InputError("--min-count", None, f"must be at least 1, not {args.min_count}")
     sentences = [s for source in args.inputs
-                 for s in training_sentences(source, args.lang, args.words)]
+                 for s in training_sentences(source, args.lang, args.words,
+                                             lau=args.kneser_ney == "lau")]
     model = NgramModel.train(sentences, args.order, args.k, args.discount, args.min_count,
                              args.lang, args.lowercase, args.unknown, args.kneser_ney)
     get_logger("spudflow.scoring").info(

@@ -23,6 +23,11 @@ with `unknown: unk`).
     training never produced (an unseen signature; <unk> when no training word was rare) has
     c_1 = 0, where Lau's code gives log 0 = -inf; it gets 1 / c_1(·), the probability of a
     symbol seen once.
+    `lau` also reads words as their preprocessing (replace_low_freq_tokens.py, Python 2 on bytes)
+    does: lowercasing (`lowercase`) changes ASCII letters only, the signature looks at the UTF-8
+    bytes (`istitle`, the length), and a literal `</s>` word of a sentence is an unknown word
+    (their lexicon does not hold it), never the sentence end. `interpolated` lowercases every
+    letter (str.lower) and takes a literal `</s>` for the sentence end.
 
 The model file is one Parquet table (columns `ngram` list<str>, `count` int64: raw counts of every
 order, at every predicted position) with the settings as JSON in the schema metadata.
@@ -61,19 +66,33 @@ DIGIT = re.compile(r"[0-9]")
 SIGNATURE = re.compile(r"UNK(-TC)?(-DASH)?(-NUM)?(-s|-" + "|-".join(SIGNATURE_SUFFIXES) + ")?")
 
 
-def signature(word: str) -> str:
-    """Lau et al.'s unknown-word signature of a word (replace_token_with_signature)."""
+# bytes.lower() of Python 2's str, which Lau et al.'s preprocessing lowercases: A-Z only.
+ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_lower(word: str) -> str:
+    return word.translate(ASCII_LOWER)
+
+
+def signature(word: str, as_bytes: bool = False) -> str:
+    """Lau et al.'s unknown-word signature of a word (replace_token_with_signature); `as_bytes`
+    reads the word as their script does, as UTF-8 bytes (title case of ASCII letters only,
+    the length in bytes)."""
+    return _signature(word.encode("utf-8") if as_bytes else word, word)
+
+
+def _signature(word: str | bytes, text: str) -> str:
     symbol = "UNK"
     if word.istitle():
         symbol += "-TC"
-    if "-" in word:
+    if "-" in text:
         symbol += "-DASH"
-    if DIGIT.search(word):
+    if DIGIT.search(text):
         symbol += "-NUM"
-    if word.endswith("s") and len(word) >= 3:
+    if text.endswith("s") and len(word) >= 3:
         symbol += "-s"
     elif len(word) >= 5:
-        suffix = next((s for s in SIGNATURE_SUFFIXES if word.endswith(s)), None)
+        suffix = next((s for s in SIGNATURE_SUFFIXES if text.endswith(s)), None)
         if suffix:
             symbol += f"-{suffix}"
     return symbol
@@ -114,13 +133,17 @@ class NgramModel:
               discount: float = 0.75, min_count: int = 1, lang: str | None = None,
               lowercase: bool = False, unknown: str = "unk",
               kneser_ney: str = "interpolated") -> NgramModel:
-        sentences = [[w.lower() for w in s] if lowercase else list(s) for s in sentences]
+        lau = kneser_ney == "lau"
+        lower = ascii_lower if lau else str.lower
+        sentences = [[lower(w) for w in s] if lowercase else list(s) for s in sentences]
         frequency = Counter(w for s in sentences for w in s)
-        unknown_symbol = signature if unknown == "signature" else (lambda _: UNK)
+        unknown_symbol = ((lambda w: signature(w, as_bytes=lau)) if unknown == "signature"
+                          else (lambda _: UNK))
         counts: Counter[tuple[str, ...]] = Counter()
         for sentence in sentences:
-            words = [w if frequency[w] >= min_count else unknown_symbol(w)
-                     for w in sentence] + [EOS]
+            # With `lau` a literal </s> is a word their lexicon never holds: an unknown one.
+            words = [w if frequency[w] >= min_count and not (lau and w == EOS)
+                     else unknown_symbol(w) for w in sentence] + [EOS]
             padded = [BOS] * (order - 1) + words
             for i in range(order - 1, len(padded)):
                 for m in range(1, order + 1):
@@ -172,27 +195,35 @@ class NgramModel:
 
     def history(self, words: Sequence[str], i: int) -> tuple[str, ...]:
         """The n-1 symbols before word i of a sentence (padded with <s>)."""
-        padded = [BOS] * (self.order - 1) + [self.symbol(w) for w in words[:i]]
+        padded = [BOS] * (self.order - 1) + [self.symbol(w, end=False) for w in words[:i]]
         return tuple(padded[len(padded) - (self.order - 1):]) if self.order > 1 else ()
 
     def normalised(self, word: str) -> str:
-        return word.lower() if self.lowercase else word
+        if not self.lowercase:
+            return word
+        return ascii_lower(word) if self.kneser_ney == "lau" else word.lower()
 
     def known(self, word: str) -> bool:
         """Whether training gave the word its own symbol (seen at least min_count times);
         otherwise it is scored as <unk> or its signature."""
         return self.normalised(word) in self.words
 
-    def symbol(self, word: str) -> str:
-        if word == EOS:
+    def symbol(self, word: str, end: bool | None = None) -> str:
+        """The model's symbol of a word, or of the sentence end (`end`). With `end` None a
+        `</s>` is the end; with `end` False it is a word of the sentence, which `lau` takes
+        for an unknown word and `interpolated` for the end."""
+        if end or (word == EOS and (end is None or self.kneser_ney != "lau")):
             return EOS
         word = self.normalised(word)
         if word in self.words:
             return word
-        return signature(word) if self.unknown == "signature" else UNK
+        if self.unknown == "signature":
+            return signature(word, as_bytes=self.kneser_ney == "lau")
+        return UNK
 
-    def logprob(self, method: str, history: tuple[str, ...], word: str) -> float:
-        word = self.symbol(word)
+    def logprob(self, method: str, history: tuple[str, ...], word: str,
+                end: bool | None = None) -> float:
+        word = self.symbol(word, end)
         if method == "addk":
             return math.log(self._addk(history, word))
         if method == "kn":
@@ -219,21 +250,21 @@ class NgramModel:
         return (max(count - self.discount, 0.0) + self.discount * level.types[history] * lower) \
             / total
 
-    def order1_logprob(self, method: str, word: str) -> float:
+    def order1_logprob(self, method: str, word: str, end: bool | None = None) -> float:
         """log P_1(word) of the method's own order-1 distribution (Lau et al.'s unigram term,
         `tokens_logprob(tokens, 1)`): Kneser-Ney's unigram level (with `lau`, the continuation
         distribution), or the add-k unigram (our extension: their Laplace model cannot be trained,
         so it is no reference)."""
         if method == "kn":
-            return math.log(self._kneser_ney(1, (), self.symbol(word)))
+            return math.log(self._kneser_ney(1, (), self.symbol(word, end)))
         if method == "addk":
-            return self.unigram_logprob(word)
+            return self.unigram_logprob(word, end)
         raise ValueError(method)
 
-    def unigram_logprob(self, word: str) -> float:
+    def unigram_logprob(self, word: str, end: bool | None = None) -> float:
         """Add-k unigram log probability (feeds SLOR, Word-LP Min-1 and NormLP)."""
         raw = self._raw[1]
-        return math.log((raw.counts.get((self.symbol(word),), 0) + self.k)
+        return math.log((raw.counts.get((self.symbol(word, end),), 0) + self.k)
                         / (raw.context.get((), 0) + self.k * len(self.vocab)))
 
 

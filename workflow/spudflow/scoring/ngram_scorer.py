@@ -71,7 +71,8 @@ class NgramScorer:
         for sentence, wanted in zip(encoded, targets, strict=True):
             words = sentence.item.words
             results.append(np.array(
-                [self.model.logprob(method, self.model.history(words, i), self._word(sentence, i))
+                [self.model.logprob(method, self.model.history(words, i),
+                                    self._word(sentence, i), end=i >= len(words))
                  for i in wanted], dtype=np.float64))
             if bar is not None and wanted:
                 bar.update(1)
@@ -86,7 +87,8 @@ class NgramScorer:
     def order1_logprobs(self, sentence: EncodedItem, method: str) -> list[float]:
         """Per token: log P_1 of the method's own order-1 distribution (the unigram term of Lau
         et al.'s measures)."""
-        return [self.model.order1_logprob(method, self._word(sentence, i))
+        return [self.model.order1_logprob(method, self._word(sentence, i),
+                                          end=i >= len(sentence.item.words))
                 for i in range(sentence.n_tokens)]
 
     def padded_length(self, sentence: EncodedItem) -> int:
