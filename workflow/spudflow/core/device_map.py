@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spudflow.core.errors import InputError
+from spudflow.core.output_paths import shared_dir
 
 # accelerate's named strategies (transformers' from_pretrained device_map=)
 STRATEGIES = ("auto", "balanced", "balanced_low_0", "sequential")
@@ -142,7 +143,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--max-memory",
                         help="with --device-map: memory budget per device, DEVICE=SIZE,... "
                         "(0=70GiB,1=70GiB,cpu=200GiB); what does not fit goes to disk")
-    parser.add_argument("--offload-folder", type=Path,
+    # a scratch folder accelerate writes into (and jobs may share): created when missing
+    parser.add_argument("--offload-folder", type=shared_dir,
                         help="with --device-map: folder for the weights offloaded to disk")
 
 

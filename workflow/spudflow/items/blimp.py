@@ -110,8 +110,8 @@ def add_arguments(parser) -> None:
                         help="paradigm .jsonl files or directories")
 
 
-def build(args) -> pa.Table:
-    return build_blimp_items(args.paths, args.dataset, args.sample, args.seed)
+def build(*, paths: list[Path], dataset: str, sample: int | None, seed: int) -> pa.Table:
+    return build_blimp_items(paths, dataset, sample, seed)
 
 
 def inputs(section: dict) -> dict:

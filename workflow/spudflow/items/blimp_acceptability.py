@@ -117,9 +117,9 @@ def add_arguments(parser) -> None:
                         "linguistics_term (the pair's)")
 
 
-def build(args) -> pa.Table:
-    return build_blimp_acceptability_items(args.paths, args.dataset, args.sample, args.seed,
-                                           args.split_by)
+def build(*, paths: list[Path], dataset: str, sample: int | None, seed: int,
+          split_by: str) -> pa.Table:
+    return build_blimp_acceptability_items(paths, dataset, sample, seed, split_by)
 
 
 def inputs(section: dict) -> dict:
