@@ -358,11 +358,16 @@ def run_score(args: argparse.Namespace) -> None:
 
     started = time.perf_counter()
     sentence_end = job.measures == "lau"
+    gguf_cache = None
+    if args.cache:  # a GGUF model is dequantized once, kept in the score cache
+        from spudflow.scoring.gguf_cache import GgufCache
+
+        gguf_cache = GgufCache(args.cache, job.name)
     scorer = load_scorer(job.kind, job.model, gguf_file=job.gguf_file, device=args.device,
                          dtype=job.dtype, batch_tokens=args.batch_tokens,
                          trust_remote_code=args.trust_remote_code,
                          sentence_end=sentence_end, revision=job.revision,
-                         l2r_words=job.l2r_words)
+                         l2r_words=job.l2r_words, gguf_cache=gguf_cache)
     log.info("model %s loaded in %.1f s: %s", job.name, time.perf_counter() - started,
              scorer.describe())
     log.info("scoring %d items from %s with %s", len(items), job.input, ", ".join(job.methods))
