@@ -251,7 +251,8 @@ CACHE_COMMANDS = (
         "prune", "remove the settings of other models",
         "Remove every model setting none of whose model names (nor its setting id) is listed; "
         "in the kept ones, torn segments and temporary files that killed writes left behind "
-        "(older than an hour).", run_cache_prune),
+        "(older than an hour); the same for the dequantized weights of GGUF models.",
+        run_cache_prune),
 )
 
 
