@@ -81,7 +81,8 @@ def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: 
     kept = gguf_cache.entry(source, kind, dtype, trust_remote_code) \
         if gguf_cache is not None and source.gguf_file else None
     if kept is not None and kept.usable():  # the same tensors, without dequantizing
-        location, options = str(kept.path), {"trust_remote_code": trust_remote_code}
+        location = str(kept.path)
+        options = {k: v for k, v in options.items() if k not in source.loading_options()}
     name = str(Path(source.location) / source.gguf_file) if source.gguf_file and source.local \
         else source.describe()
     allow = None if trust_remote_code else (
