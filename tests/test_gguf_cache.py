@@ -176,6 +176,12 @@ def test_a_damaged_entry_is_removed_and_the_gguf_dequantized_again(model_folder,
         (entry / "tokenizer.model").write_bytes(b"not saved with the entry")
     else:
         weights.unlink()
+    if damage == "extra":  # `cache verify` finds it too
+        assert main(["cache", "verify", str(cache)]) == 0
+        assert entries(cache) == []
+        load(model_folder, cache)
+        (entry,) = entries(cache)
+        (entry / "tokenizer.model").write_bytes(b"not saved with the entry")
     caplog.set_level("INFO")
     reloaded = load(model_folder, cache)
     assert "removed, the GGUF is dequantized again" in caplog.text

@@ -190,8 +190,10 @@ def run_cache_stats(args: argparse.Namespace) -> None:
 def run_cache_verify(args: argparse.Namespace) -> None:
     from spudflow.core.logs import get_logger
     from spudflow.scoring.cache_upkeep import verify
+    from spudflow.scoring.gguf_cache import verify_entries
 
     removed = [path for folder in _setting_folders(args.dir) for path in verify(folder)]
+    removed += verify_entries(args.dir)
     for path in removed:
         print(path)
     get_logger("spudflow.scoring").info("cache: removed %d torn segments and stores (unreadable, "
@@ -239,7 +241,8 @@ CACHE_COMMANDS = (
         "Read every live segment and store in full and check it against its checksums; print "
         "and remove the segments that cannot be read (a truncated file) or do not match their "
         "checksum, and the stores that cannot be read; a store with entries that do not match "
-        "theirs is printed and replaced by a store of its good entries. Jobs then stop warning "
+        "theirs is printed and replaced by a store of its good entries; likewise the kept "
+        "weights of GGUF models whose files do not match their SHA-256. Jobs then stop warning "
         "about them; the removed items are scored again when next asked for.", run_cache_verify),
     CacheCommand(
         "compact", "merge each setting's segments and stores into one store",

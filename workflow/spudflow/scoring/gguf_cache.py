@@ -268,3 +268,21 @@ def prune_entries(root: Path, keep_models, stale_seconds: float) -> list[str]:
             _discard(path)
             removed.append(path.name)
     return removed
+
+
+def verify_entries(root: Path) -> list[Path]:
+    """`cache verify`'s part: remove (and return) the entries whose files do not match what
+    they were saved with; loads would skip them anyway."""
+    folder = Path(root) / FOLDER
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    removed = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(TMP_PREFIX) or path.is_symlink() or not path.is_dir():
+            continue
+        problem = entry_problem(path)
+        if problem is not None:
+            log.warning("gguf cache: %s %s; removed", path, problem)
+            _discard(path)
+            removed.append(path)
+    return removed
