@@ -173,6 +173,13 @@ def default_plan(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def gguf_weights_cache(tmp_path_factory) -> Path:
+    """A score cache folder of the session's (never the checkout's): the tests that load a GGUF
+    through it dequantize it once and read the kept weights after (scoring/gguf_cache.py)."""
+    return tmp_path_factory.mktemp("gguf-weights-cache")
+
+
+@pytest.fixture(scope="session")
 def r_glmnet():
     """Skips a test that compares with R's glmnet where Rscript or the glmnet package is
     missing. Checked once per test process, when a test first needs it: starting R at collection

@@ -205,12 +205,14 @@ SMALL_LLAMA = {"llama.block_count": 1, "llama.embedding_length": 64,
                "llama.attention.head_count_kv": 2, "llama.rope.dimension_count": 16}
 
 
-def small_gguf(source: Path, dest: Path, vocab: int = 4000, seed: int = 0) -> Path:
+def small_gguf(source: Path, dest: Path, vocab: int = 4000, seed: int = 0,
+               quantized: bool = False) -> Path:
     """A GGUF with every metadata field of `source` (a llama GGUF such as SmolLM2's: tokenizer
     model, special tokens, chat template, names) but SMALL_LLAMA's shapes, the first `vocab`
     tokens (and the merges among them) and seeded float32 weights: transformers reads it as it
     reads `source` (the same loader, config mapping and tokenizer fields) in a fraction of the
-    time (no 30 blocks to dequantize, no 49k-entry arrays to parse)."""
+    time (no 30 blocks to dequantize, no 49k-entry arrays to parse). `quantized`: the matrices
+    in Q4_1, as SmolLM2's file has them, so that loading dequantizes."""
     import numpy as np
     from gguf import GGUFReader, GGUFValueType, GGUFWriter
 
@@ -244,7 +246,14 @@ def small_gguf(source: Path, dest: Path, vocab: int = 4000, seed: int = 0) -> Pa
               "blk.0.ffn_down.weight": (width, ffn)}
     rng = np.random.default_rng(seed)
     for name, shape in shapes.items():
-        writer.add_tensor(name, rng.normal(0, 0.02, shape).astype(np.float32))
+        weights = rng.normal(0, 0.02, shape).astype(np.float32)
+        if quantized and len(shape) == 2:
+            from gguf.quants import GGMLQuantizationType, quantize
+
+            kind = GGMLQuantizationType.Q4_1
+            writer.add_tensor(name, quantize(weights, kind), raw_dtype=kind)
+        else:
+            writer.add_tensor(name, weights)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

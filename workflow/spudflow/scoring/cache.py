@@ -279,9 +279,12 @@ STALE_SECONDS = 3600
 
 def prune_cache(root: Path, keep_models: Sequence[str]) -> list[str]:
     """Remove every setting none of whose model names (nor its id) is in keep_models; in the
-    kept ones, torn segments and leftovers of killed writes. Returns the removed setting ids."""
+    kept ones, torn segments and leftovers of killed writes; the same for the dequantized GGUF
+    weights (gguf_cache.py). Returns the removed setting ids and GGUF entry keys."""
     import shutil
     import time
+
+    from spudflow.scoring.gguf_cache import prune_entries
 
     removed = []
     for folder in setting_folders(Path(root)):
@@ -294,7 +297,7 @@ def prune_cache(root: Path, keep_models: Sequence[str]) -> list[str]:
             continue
         shutil.rmtree(folder)
         removed.append(folder.name)
-    return removed
+    return removed + prune_entries(root, keep_models, STALE_SECONDS)
 
 
 def _read_json(path: Path) -> dict:

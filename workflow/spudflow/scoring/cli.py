@@ -194,8 +194,10 @@ def run_cache_stats(args: argparse.Namespace) -> None:
 def run_cache_verify(args: argparse.Namespace) -> None:
     from spudflow.core.logs import get_logger
     from spudflow.scoring.cache_upkeep import verify
+    from spudflow.scoring.gguf_cache import verify_entries
 
     removed = [path for folder in _setting_folders(args.dir) for path in verify(folder)]
+    removed += verify_entries(args.dir)
     for path in removed:
         print(path)
     get_logger("spudflow.scoring").info("cache: removed %d torn segments and stores (unreadable, "
@@ -243,7 +245,8 @@ CACHE_COMMANDS = (
         "Read every live segment and store in full and check it against its checksums; print "
         "and remove the segments that cannot be read (a truncated file) or do not match their "
         "checksum, and the stores that cannot be read; a store with entries that do not match "
-        "theirs is printed and replaced by a store of its good entries. Jobs then stop warning "
+        "theirs is printed and replaced by a store of its good entries; likewise the kept "
+        "weights of GGUF models whose files do not match their SHA-256. Jobs then stop warning "
         "about them; the removed items are scored again when next asked for.", run_cache_verify),
     CacheCommand(
         "compact", "merge each setting's segments and stores into one store",
@@ -255,7 +258,8 @@ CACHE_COMMANDS = (
         "prune", "remove the settings of other models",
         "Remove every model setting none of whose model names (nor its setting id) is listed; "
         "in the kept ones, torn segments and temporary files that killed writes left behind "
-        "(older than an hour).", run_cache_prune),
+        "(older than an hour); the same for the dequantized weights of GGUF models.",
+        run_cache_prune),
 )
 
 
@@ -366,11 +370,17 @@ def run_score(args: argparse.Namespace) -> None:
 
     started = time.perf_counter()
     sentence_end = job.measures == "lau"
+    gguf_cache = None
+    if args.cache:  # a GGUF model is dequantized once, kept in the score cache
+        from spudflow.scoring.gguf_cache import GgufCache
+
+        gguf_cache = GgufCache(args.cache, job.name)
     scorer = load_scorer(job.kind, job.model, gguf_file=job.gguf_file, device=args.device,
                          dtype=job.dtype, batch_tokens=args.batch_tokens,
                          trust_remote_code=args.trust_remote_code,
                          sentence_end=sentence_end, revision=job.revision,
-                         l2r_words=job.l2r_words, placement=placement)
+                         l2r_words=job.l2r_words, placement=placement,
+                         gguf_cache=gguf_cache)
     log.info("model %s loaded in %.1f s: %s", job.name, time.perf_counter() - started,
              scorer.describe())
     if placement.mapped:

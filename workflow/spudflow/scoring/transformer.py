@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -17,6 +18,9 @@ from spudflow.scoring.encoding import EncodedItem, encode_with_tokenizer
 from spudflow.scoring.items import Item
 from spudflow.scoring.methods import scoring_function
 from spudflow.scoring.rows import Rows
+
+if TYPE_CHECKING:
+    from spudflow.scoring.gguf_cache import GgufCache
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 # Padded tokens per batch when --batch-tokens is not given.
@@ -67,13 +71,21 @@ def refuse_new_weights(name: str, what: str, loading: dict) -> None:
 
 
 def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: torch.device,
-                    trust_remote_code: bool, placement: Placement = WHOLE_MODEL):
+                    trust_remote_code: bool, placement: Placement = WHOLE_MODEL,
+                    gguf_cache: GgufCache | None = None):
     """(tokenizer, model) of a source, on `device` or split across devices as `placement`
     says (core/device_map.py). A path that holds no model, or a hub id that cannot be found,
-    is bad input (exit 2); any other failure propagates with its traceback."""
+    is bad input (exit 2); any other failure propagates with its traceback. A GGUF's
+    dequantized weights are read from and kept in `gguf_cache` (scoring/gguf_cache.py)."""
     from transformers import AutoTokenizer
 
     options = {"trust_remote_code": trust_remote_code, **source.loading_options()}
+    location = source.location
+    kept = gguf_cache.entry(source, kind, dtype, trust_remote_code) \
+        if gguf_cache is not None and source.gguf_file else None
+    if kept is not None and kept.usable():  # the same tensors, without dequantizing
+        location = str(kept.path)
+        options = {k: v for k, v in options.items() if k not in source.loading_options()}
     name = str(Path(source.location) / source.gguf_file) if source.gguf_file and source.local \
         else source.describe()
     allow = None if trust_remote_code else (
@@ -82,14 +94,17 @@ def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: 
     check_model_files(source, name, remote_code=allow)
     with loading_errors(name, f"a {kind} model", gguf=bool(source.gguf_file),
                         remote_code=allow):
-        tokenizer = AutoTokenizer.from_pretrained(source.location, **options)
+        tokenizer = AutoTokenizer.from_pretrained(location, **options)
         model, loading = auto_class(kind).from_pretrained(
-            source.location, dtype=dtype, output_loading_info=True, **options,
+            location, dtype=dtype, output_loading_info=True, **options,
             **placement.loading_options())
     if kind == "electra" and not hasattr(model, "discriminator_predictions"):
         raise InputError(name, None,
                          f"is not an ELECTRA discriminator ({type(model).__name__})")
     refuse_new_weights(name, f"a {kind} model", loading)
+    # a split model's offloaded layers are not in memory to save: kept by a whole load only
+    if kept is not None and not placement.mapped:
+        kept.keep(tokenizer, model, source.location)
     if placement.mapped:  # accelerate has placed every layer
         return tokenizer, model.eval()
     return tokenizer, model.to(device).eval()
