@@ -1,6 +1,7 @@
-"""aggregate/cluster_bootstrap.py and kappa_interval.py against scipy.stats.bootstrap (one
-observation per cluster, the same seed and blocks: the same interval to 1e-12) and against a
-slow loop over resamples (clusters of several members)."""
+"""aggregate/cluster_bootstrap.py, kappa_interval.py and resampling.py's quantile path against
+scipy.stats.bootstrap (one observation per cluster, the same seed and blocks: the same interval to
+1e-12), against a slow loop over resamples (clusters of several members) and against the cluster
+bootstrap of np.quantile (the quantile path: the same numbers, bit for bit)."""
 
 from __future__ import annotations
 
@@ -8,17 +9,21 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spudflow.aggregate.cluster_bootstrap import (
-    cluster_bootstrap,
-    resample_counts,
-    resample_indices,
-    sorted_quantiles,
-)
+from spudflow.aggregate.cluster_bootstrap import cluster_bootstrap
 from spudflow.aggregate.kappa_interval import (
     cells_of,
     kappa_interval,
     kappa_interval_of_draws,
     kappa_of_cells,
+)
+from spudflow.aggregate.resampling import (
+    jackknife_indices,
+    jackknife_quantiles,
+    quantile_bootstrap,
+    resample_counts,
+    resample_indices,
+    resampled_quantiles,
+    sorted_quantiles,
 )
 from spudflow.aggregate.uncertainty import BCA, PERCENTILE, Uncertainty
 
@@ -126,7 +131,8 @@ def test_kappa_interval_of_scipys_draws_is_scipys(method):
     settings = Uncertainty(0.95, 2000, 11)
     code = 2 * a + b
     draws = np.concatenate([resample_counts(i, len(a)) @ np.eye(4)[code]
-                            for i in resample_indices(len(a), settings, block=500)])
+                            for i in resample_indices(len(a), settings.resamples, settings.seed,
+                                                             block=500)])
     low, high, got = kappa_interval_of_draws(cells_of(a, b), draws, settings.level)
 
     def kappa(x, y, axis=-1):
@@ -170,3 +176,43 @@ def test_sorted_quantiles_are_numpys_bit_for_bit(n):
     quantiles = [0.0, 0.25, 0.5, 0.75, 0.9, 1.0]
     expected = np.moveaxis(np.quantile(values, quantiles, axis=-1), 0, -1)
     assert np.array_equal(sorted_quantiles(values, quantiles), expected)
+
+
+def _ratios(n: int, seed: int) -> np.ndarray:
+    """Ratio-like values with ties (rounded, as ratios of short texts have) and a NaN-free tail."""
+    return np.round(np.random.default_rng(seed).lognormal(size=n), 1)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 40, 1001])
+def test_resampled_quantiles_are_those_of_the_sorted_resamples(n):
+    """The quantile path's resampled and jackknife quartiles are sorted_quantiles of the values
+    each resample / leave-one-out row holds, bit for bit (ties included)."""
+    values, quantiles = _ratios(n, n), [0.0, 0.25, 0.5, 0.75, 1.0]
+    drawn = np.concatenate([sorted_quantiles(values[i], quantiles)
+                            for i in resample_indices(n, 700, 3, block=300)])
+    assert np.array_equal(resampled_quantiles(values, quantiles, 700, 3, block=300), drawn)
+    if n > 1:
+        left_out = np.concatenate([sorted_quantiles(values[i], quantiles)
+                                   for i in jackknife_indices(n, block=300)])
+        assert np.array_equal(jackknife_quantiles(values, quantiles), left_out)
+
+
+@pytest.mark.parametrize("one_method", [False, True])
+@pytest.mark.parametrize("n", [1, 2, 7, 300])
+def test_quantile_bootstrap_is_the_cluster_bootstrap_of_the_quartiles(n, one_method):
+    values, quartiles, settings = _ratios(n, 10 + n), [0.25, 0.5, 0.75], Uncertainty(0.95, 2000, 4)
+    expected = cluster_bootstrap(lambda i: sorted_quantiles(values[i], quartiles), n, settings,
+                                 one_method=one_method)
+    got = quantile_bootstrap(values, quartiles, settings.level, settings.resamples,
+                             settings.seed, one_method=one_method)
+    for ours, theirs in zip(got, expected, strict=True):
+        assert ours.tolist() == theirs.tolist() or np.array_equal(ours, theirs, equal_nan=True)
+
+
+def test_quantile_bootstrap_is_scipys():
+    values = _ratios(83, 5)
+    low, high, methods = quantile_bootstrap(values, [0.5], 0.95, 3000, 7)
+    expected = stats.bootstrap((values,), lambda x, axis=-1: np.quantile(x, 0.5, axis=axis),
+                               n_resamples=3000, batch=1000, vectorized=True, method=methods[0],
+                               rng=np.random.default_rng(7)).confidence_interval
+    assert abs(low[0] - expected.low) < 1e-12 and abs(high[0] - expected.high) < 1e-12

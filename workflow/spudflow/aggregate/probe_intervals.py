@@ -19,7 +19,8 @@ import numpy as np
 import polars as pl
 
 from spudflow.aggregate import columns
-from spudflow.aggregate.cluster_bootstrap import cluster_bootstrap, resample_counts
+from spudflow.aggregate.cluster_bootstrap import cluster_bootstrap
+from spudflow.aggregate.resampling import resample_counts
 from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.core.artifacts import PROBE_METRICS, PROBE_SENTENCES, PROBE_SENTENCES_FILE
 from spudflow.core.contract import read_artifact

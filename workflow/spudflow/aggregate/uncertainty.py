@@ -27,10 +27,13 @@ import numpy as np
 from spudflow.aggregate.resampling import (
     BCA,
     PERCENTILE,
+    bca_levels,
     category_means,
     interval,
     is_small_integer,
     mean_of_means_deviations,
+    multinomial_draws,
+    percentile_of_score,
 )
 
 MIN_RESAMPLES = 100  # below this a 95 % percentile interval rests on a handful of resamples
@@ -172,9 +175,7 @@ def resampled_counts(counts: np.ndarray, settings: Uncertainty) -> np.ndarray:
     """settings.resamples draws of the category counts of a with-replacement resample of
     sum(counts) items (resamples x categories): the multinomial distribution that drawing the
     items one by one gives, without an index matrix of resamples x items."""
-    counts = np.asarray(counts, dtype=np.int64)
-    n = int(counts.sum())
-    return np.random.default_rng(settings.seed).multinomial(n, counts / n, size=settings.resamples)
+    return multinomial_draws(counts, settings.resamples, settings.seed)
 
 
 def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
@@ -190,15 +191,13 @@ def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
     if settings.resamples == 0 or n < 2:
         return NO_INTERVAL
     from scipy import stats
-    from scipy.special import ndtr, ndtri
+    from scipy.special import ndtri
 
     distribution = statistic(resampled_counts(counts, settings), axis=-1)
     alpha = (1 - settings.level) / 2
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = float(statistic(counts, axis=-1))
-        below = (np.count_nonzero(distribution < theta)
-                 + np.count_nonzero(distribution <= theta)) / (2 * len(distribution))
-        z0 = ndtri(below)
+        z0 = ndtri(percentile_of_score(distribution, theta))
         present = np.flatnonzero(counts)
         left_out = statistic(counts[None, :] - np.eye(len(counts), dtype=np.int64)[present],
                              axis=-1)
@@ -206,8 +205,7 @@ def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
         u = (n - 1) * (np.sum(weights * left_out) / n - left_out)
         acceleration = (np.sum(weights * u ** 3) / n ** 3) / 6 / (
             np.sum(weights * u ** 2) / n ** 2) ** 1.5
-        z = ndtri(alpha)
-        bca = [ndtr(z0 + (z0 + s) / (1 - acceleration * (z0 + s))) for s in (z, -z)]
+    bca = bca_levels(z0, acceleration, alpha)
     for method, levels in ((BCA, bca), (PERCENTILE, [alpha, 1 - alpha])):
         if np.all(np.isfinite(levels)):
             low, high = stats.quantile(distribution, np.asarray(levels, dtype=np.float64))
