@@ -15,11 +15,13 @@ comparisons (comparison.py): no Python loop per resample.
   `resample_indices` draws n cluster indices per resample as scipy.stats.bootstrap draws one
   sample's (`rng.integers(0, n, (block, n))` per block of BLOCK resamples), `jackknife_indices`
   the leave-one-out rows in scipy's order; cluster_bootstrap.py evaluates any statistic on them.
-- Quantiles (SPUD's quartiles of one observation per original): `quantile_bootstrap` gives the
-  quantiles of those same resamples without sorting their values: the sample is sorted once,
-  each resample's draws become ranks in it and are sorted as small integers, and the jackknife
-  is read off the sorted sample (leaving one value out shifts the order statistics above it by
-  one); the same numbers as np.quantile of each resample, bit for bit (tests).
+- Quantiles (SPUD's quartiles of one observation per original): `quantile_bootstrap` draws
+  each resample's few order statistics that the quantiles interpolate between directly (one
+  beta draw each, `order_statistic_draws`: the distribution of the order statistics of n
+  indices drawn with replacement, at a cost independent of n, where drawing and sorting the
+  resamples cost O(n log n) each), and reads the jackknife off the sorted sample (leaving one
+  value out shifts the order statistics above it by one). Given the order statistics of
+  scipy's own resamples, the interval is scipy's to 1e-12 (tests).
 - Categories (a 2 x 2 table of choices, a confusion matrix): `multinomial_draws` draws a
   resample's category counts, Multinomial(n, counts / n), the distribution of counting n items
   drawn with replacement, at a cost independent of n.
@@ -277,31 +279,43 @@ def sorted_quantiles(values: np.ndarray, quantiles: Sequence[float]) -> np.ndarr
     return lerp(ordered[..., below], ordered[..., above], gamma)
 
 
-def _rank_dtype(n: int):
-    return np.int16 if n <= np.iinfo(np.int16).max else np.int32
+def order_statistic_draws(n: int, targets: Sequence[int], resamples: int, seed: int
+                          ) -> np.ndarray:
+    """(resamples, len(targets)): for each resample of n indices drawn uniformly with
+    replacement from 0..n-1, its order statistics `targets` (0-based, increasing), drawn
+    directly. Such an index is floor(n U), U uniform on [0, 1), and floor is monotone, so the
+    t-th smallest index is floor(n U_(t)), with U_(t) the t-th smallest of n uniforms:
+    Beta(t + 1, n - t), and, given U_(s) for the previous target s, U_(s) + (1 - U_(s)) x
+    Beta(t - s, n - t) (the (t - s)-th smallest of the n - s - 1 uniforms above it). One beta
+    draw per target and resample: the joint distribution of the resample's order statistics,
+    at a cost independent of n."""
+    rng = np.random.default_rng(seed)
+    drawn = np.empty((resamples, len(targets)), dtype=np.int64)
+    u = np.zeros(resamples)
+    previous = -1
+    for k, t in enumerate(targets):
+        u = u + (1 - u) * rng.beta(t - previous, n - t, size=resamples)
+        drawn[:, k] = np.minimum(np.floor(n * u), n - 1)  # u rounded up to 1 is the last
+        previous = t
+    return drawn
 
 
-def resampled_quantiles(values: np.ndarray, quantiles: Sequence[float], resamples: int,
-                        seed: int, block: int = BLOCK) -> np.ndarray:
-    """(resamples, k): sorted_quantiles of values[indices] for resample_indices' draws, bit for
-    bit, without sorting the resampled values: the sample is sorted once and each resample's
-    draws, as ranks in it (small integers), are sorted instead; equal values are
-    interchangeable, so the order statistics are the same numbers."""
-    values = np.asarray(values, dtype=np.float64)
-    n = len(values)
-    order = np.argsort(values, stable=True)  # NaN last, as np.sort puts it
-    ordered = values[order]
-    rank = np.empty(n, dtype=_rank_dtype(n))
-    rank[order] = np.arange(n)
-    below, above, gamma = quantile_positions(n, quantiles)
-    out = []
-    for indices in resample_indices(n, resamples, seed, block):
-        ranks = rank[indices]
-        ranks.sort(axis=-1)
-        out.append(lerp(ordered[ranks[:, below]], ordered[ranks[:, above]], gamma))
-    # column-major, as the concatenated blocks of sorted_quantiles: a mean over the resamples
-    # sums in memory order, so the layout is part of the bits
-    return np.asfortranarray(np.concatenate(out))
+def quantiles_at(ordered: np.ndarray, positions: np.ndarray, targets: Sequence[int],
+                 quantiles: Sequence[float]) -> np.ndarray:
+    """(rows, k): each row's quantiles (numpy's method linear) of the resample whose order
+    statistics `targets` are at `positions` (rows, len(targets)) of the sorted sample
+    `ordered`: the value a sort of the resample would give, bit for bit."""
+    below, above, gamma = quantile_positions(len(ordered), quantiles)
+    column = {int(t): k for k, t in enumerate(targets)}
+    at = ordered[positions]
+    return lerp(at[:, [column[int(b)] for b in below]], at[:, [column[int(a)] for a in above]],
+                gamma)
+
+
+def quantile_targets(n: int, quantiles: Sequence[float]) -> np.ndarray:
+    """The order statistics the quantiles of n values interpolate between, increasing."""
+    below, above, _ = quantile_positions(n, quantiles)
+    return np.unique(np.concatenate([below, above]))
 
 
 def jackknife_quantiles(values: np.ndarray, quantiles: Sequence[float]) -> np.ndarray:
@@ -316,29 +330,45 @@ def jackknife_quantiles(values: np.ndarray, quantiles: Sequence[float]) -> np.nd
     rank[order] = np.arange(n)
     below, above, gamma = quantile_positions(n - 1, quantiles)
     p = rank[:, None]
-    # column-major, as resampled_quantiles (the jackknife's mean sums in memory order)
+    # column-major, as the blocks of sorted_quantiles that cluster_bootstrap concatenates (the
+    # jackknife's mean sums in memory order): the same bits as that path
     return np.asfortranarray(lerp(ordered[below + (below >= p)], ordered[above + (above >= p)],
                                   gamma))
 
 
+def quantile_interval(values: np.ndarray, quantiles: Sequence[float], level: float,
+                      positions: np.ndarray, one_method: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(low, high, method) of the quantiles of `values` from resamples given by the positions
+    of their order statistics quantile_targets(n, quantiles) in the sorted values (rows,
+    targets): BCa with the leave-one-out jackknife (jackknife_quantiles), percentile where BCa
+    is undefined, as interval_of computes them."""
+    values = np.asarray(values, dtype=np.float64)
+    ordered = np.sort(values)
+    theta_b = quantiles_at(ordered, positions, quantile_targets(len(values), quantiles),
+                           quantiles)
+    jack = jackknife_quantiles(values, quantiles) if len(values) > 1 else None
+    return interval_of(sorted_quantiles(values, quantiles), theta_b, jack, level, one_method)
+
+
 def quantile_bootstrap(values: np.ndarray, quantiles: Sequence[float], level: float,
-                       resamples: int, seed: int, one_method: bool = False,
-                       block: int = BLOCK) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(low, high, method) of the quantiles of `values` (one observation per cluster) by the
-    bootstrap of resample_indices: the numbers cluster_bootstrap gives for the statistic
-    sorted_quantiles(values[indices], quantiles) (BCa with the leave-one-out jackknife), at the
-    cost of sorting small integers; NaN (method None) with resamples 0."""
+                       resamples: int, seed: int, one_method: bool = False
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(low, high, method) of the quantiles of `values` (one observation per cluster, the
+    clusters resampled with replacement): each resample's order statistics drawn directly
+    (order_statistic_draws: the distribution of scipy.stats.bootstrap's resamples, at a cost
+    independent of the number of clusters), its quantiles and the interval as
+    quantile_interval computes them (given scipy's resamples, scipy's interval to the
+    rounding); NaN (method None) with resamples 0."""
     values = np.asarray(values, dtype=np.float64)
     n = len(values)
     if n == 0:
         raise ValueError("a bootstrap over no cluster")
-    theta_hat = sorted_quantiles(values, quantiles)
     if resamples == 0:
-        nothing = np.full(theta_hat.shape, np.nan)
-        return nothing, nothing.copy(), np.full(theta_hat.shape, None, dtype=object)
-    theta_b = resampled_quantiles(values, quantiles, resamples, seed, block)
-    jack = jackknife_quantiles(values, quantiles) if n > 1 else None
-    return interval_of(theta_hat, theta_b, jack, level, one_method)
+        nothing = np.full(len(quantiles), np.nan)
+        return nothing, nothing.copy(), np.full(len(quantiles), None, dtype=object)
+    positions = order_statistic_draws(n, quantile_targets(n, quantiles), resamples, seed)
+    return quantile_interval(values, quantiles, level, positions, one_method)
 
 
 # ---- category counts ------------------------------------------------------------------------
