@@ -16,7 +16,7 @@ find):
 - blimp: 67 paradigms x 1,000 pairs (bench_intervals.blimp_inputs), 2 scoring functions;
 - german_case: 7,200 sentences (the paper's templates x orders), 2 scoring functions.
 
-Each job runs in a fresh process (bench_intervals.timed_job); the medians of --repeats runs are
+Each job runs in a fresh process; the medians of --repeats runs' wall and CPU seconds are
 printed, with the peak RSS beside the job's mem_mb (aggregate/plan.py). With --before, the job
 with intervals also runs on another checkout's code (PYTHONPATH=DIR/workflow). Japanese (749,500
 items per dataset) is left out of the jobs: its table job fits cross-validated regressions for
@@ -27,9 +27,12 @@ are timed per call by bench/bench_intervals.py.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -139,9 +142,22 @@ FAMILIES = {"spud": ("table-spud-scores", spud_inputs),
             "german_case": ("table-german-case", german_inputs)}
 
 
-def main() -> None:
-    from bench_intervals import timed_job
+def timed_job(args: list[str], pythonpath: Path) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one `spudflow` command in a fresh process;
+    CPU time is the steadier figure on a shared machine."""
+    code = f"import sys\nfrom spudflow.cli import main\nsys.exit(main({args!r}))"
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-c", code], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{args[0]} failed: {process.stderr.read().decode()[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tiny-run", type=Path, required=True,
                         help="a finished tiny run (its results/items give the shapes)")
@@ -151,8 +167,8 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="a checkout whose workflow/ to compare")
     args = parser.parse_args()
 
-    print("| table job | run | wall s (median) | peak RSS MB (max) | mem_mb |\n"
-          "|---|---|---:|---:|---:|")
+    print("| table job | run | wall s (median) | CPU s (median) | peak RSS MB (max) | mem_mb |\n"
+          "|---|---|---:|---:|---:|---:|")
     for family in args.families:
         command, inputs = FAMILIES[family]
         with tempfile.TemporaryDirectory() as tmp:
@@ -167,8 +183,9 @@ def main() -> None:
                                       str(Path(tmp) / f"out-{r}-{i}")], code)
                            for i in range(args.repeats)]
                 wall = statistics.median(r[0] for r in results)
-                print(f"| {command} | {label} | {wall:.1f} | {max(r[1] for r in results):.0f} "
-                      f"| {MEM_MB[family]} |", flush=True)
+                cpu = statistics.median(r[1] for r in results)
+                print(f"| {command} | {label} | {wall:.1f} | {cpu:.1f} "
+                      f"| {max(r[2] for r in results):.0f} | {MEM_MB[family]} |", flush=True)
 
 
 if __name__ == "__main__":

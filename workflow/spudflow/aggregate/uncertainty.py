@@ -121,18 +121,24 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
                               for g, (_, name) in zip(groups, named, strict=True)
                               if len(g) > 1])
         return outcome_mean_of_means(resampled, constants, len(groups), settings, means)
+    return _scipy_interval(resampled, _mean_of_means(constants, len(groups)), settings)
+
+
+def _scipy_interval(data: tuple, statistic, settings: Uncertainty, **options
+                    ) -> tuple[float, float, str]:
+    """(low, high, method) of scipy.stats.bootstrap(data, statistic, **options), vectorised and
+    seeded by settings.seed: BCa, or percentile where BCa is not finite (a degenerate
+    distribution, every resample equal, makes it NaN)."""
     from scipy import stats  # only a bootstrap loads scipy
 
-    statistic = _mean_of_means(constants, len(groups))
     for method in (BCA, PERCENTILE):
         with warnings.catch_warnings():
-            # a degenerate distribution (every resample equal) makes BCa NaN: percentile then
             warnings.simplefilter("ignore", stats.DegenerateDataWarning)
             with np.errstate(divide="ignore", invalid="ignore"):
                 result = stats.bootstrap(
-                    resampled, statistic, n_resamples=settings.resamples,
+                    data, statistic, n_resamples=settings.resamples,
                     confidence_level=settings.level, method=method, vectorized=True,
-                    rng=np.random.default_rng(settings.seed))
+                    rng=np.random.default_rng(settings.seed), **options)
         low, high = result.confidence_interval
         if np.isfinite(low) and np.isfinite(high):
             return float(low), float(high), method
@@ -154,21 +160,8 @@ def bootstrap_interval(data: Sequence[np.ndarray], statistic, settings: Uncertai
     data = tuple(np.asarray(d) for d in data)
     if settings.resamples == 0 or min(len(d) for d in data) < 2:
         return NO_INTERVAL
-    from scipy import stats  # only a bootstrap loads scipy
-
     batch = max(1, BLOCK_ELEMENTS // max(len(d) for d in data))
-    for method in (BCA, PERCENTILE):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                result = stats.bootstrap(
-                    data, statistic, n_resamples=settings.resamples, batch=batch,
-                    confidence_level=settings.level, method=method, vectorized=True,
-                    paired=paired, rng=np.random.default_rng(settings.seed))
-        low, high = result.confidence_interval
-        if np.isfinite(low) and np.isfinite(high):
-            return float(low), float(high), method
-    raise AssertionError("a percentile interval of finite data is finite")
+    return _scipy_interval(data, statistic, settings, batch=batch, paired=paired)
 
 
 def resampled_counts(counts: np.ndarray, settings: Uncertainty) -> np.ndarray:
