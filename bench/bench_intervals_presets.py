@@ -14,7 +14,8 @@ find):
   originals with one nonce version (pairs.spud: methods [spud], seeds [1]), scored by its
   language's scoring functions (models x methods: ar 6, de 3, en 6, fr 3, ru 3);
 - blimp: 67 paradigms x 1,000 pairs (bench_intervals.blimp_inputs), 2 scoring functions;
-- german_case: 7,200 sentences (the paper's templates x orders), 2 scoring functions.
+- german_case: 7,200 sentences (the paper's templates x orders), 2 scoring functions;
+- cola: CoLA's 8,551 + 527 + 516 sentences, 2 scoring functions.
 
 Each job runs in a fresh process; the medians of --repeats runs' wall and CPU seconds are
 printed, with the peak RSS beside the job's mem_mb (aggregate/plan.py). With --before, the job
@@ -48,7 +49,9 @@ sys.path.insert(0, str(REPO / "workflow"))
 SPUD_TREEBANKS = {"ar_padt": (680, 6), "de_hdt": (18_459, 3), "en_ewt": (2_077, 6),
                   "fr_gsd": (416, 3), "ru_syntagrus": (6_491, 3)}
 GERMAN_SENTENCES = 7_200
-MEM_MB = {"spud": 4000, "blimp": 2000, "german_case": 2000}  # aggregate/plan.py family_tables
+COLA_SPLITS = {"in_domain_train": 8_551, "in_domain_dev": 527, "out_of_domain_dev": 516}
+# each job's mem_mb (aggregate/plan.py family_tables)
+MEM_MB = {"spud": 4000, "blimp": 2000, "german_case": 2000, "cola": 2000}
 
 
 def copied_groups(items: pl.DataFrame, groups: int, dataset: str) -> pl.DataFrame:
@@ -131,6 +134,32 @@ def german_inputs(root: Path, tiny: Path) -> list[str]:
     return ["--items", str(path), "--scores", *scores, "--animacy", "positions"]
 
 
+def cola_inputs(root: Path, tiny: Path) -> list[str]:
+    """CoLA's three files (in_domain_train 8,551, in_domain_dev 527, out_of_domain_dev 516
+    sentences, about 70 % acceptable), scored by 2 scoring functions with unigram
+    log-probabilities (SLOR, NormLP, Word-LP Min-1)."""
+    from spudflow.core import artifacts
+
+    from aggregate_inputs import items_frame, score_path, scores_frame, write
+
+    rng = np.random.default_rng(3)
+    rows = [{"item_id": f"{split}-{i}", "group_id": f"{split}-{i}",
+             "sentence": f"sentence number {i} of {split}", "label": int(rng.random() < 0.7),
+             "split": split, "source": f"src{i % 17}", "phenomenon_set": False, "line": i + 1}
+            for split, n in COLA_SPLITS.items() for i in range(n)]
+    items = items_frame(rows, "cola", "en")
+    path = write(items, root / "results" / "items" / "cola.parquet", artifacts.ITEMS_COLA)
+    ids, labels = items["item_id"].to_list(), items["label"].to_numpy()
+    scores = []
+    for m in range(2):
+        n_tokens = rng.integers(4, 15, len(ids))
+        logprob = -n_tokens * (4.0 - (0.5 + 0.2 * m) * labels + rng.normal(0, 0.6, len(ids)))
+        unigram = -n_tokens * (6.0 + rng.normal(0, 0.3, len(ids)))
+        scores.append(str(write(scores_frame(ids, f"lm{m}", "ppl", logprob, n_tokens,
+                                             unigram=unigram), score_path(root, "cola", f"lm{m}"))))
+    return ["--items", str(path), "--scores", *scores]
+
+
 def blimp_job_inputs(root: Path, tiny: Path) -> list[str]:
     from bench_intervals import blimp_inputs
 
@@ -139,7 +168,8 @@ def blimp_job_inputs(root: Path, tiny: Path) -> list[str]:
 
 FAMILIES = {"spud": ("table-spud-scores", spud_inputs),
             "blimp": ("table-blimp", blimp_job_inputs),
-            "german_case": ("table-german-case", german_inputs)}
+            "german_case": ("table-german-case", german_inputs),
+            "cola": ("table-cola", cola_inputs)}
 
 
 def timed_job(args: list[str], pythonpath: Path) -> tuple[float, float, float]:
