@@ -18,11 +18,15 @@ find):
 - cola: CoLA's 8,551 + 527 + 516 sentences, 2 scoring functions.
 
 Each job runs in a fresh process; the medians of --repeats runs' wall and CPU seconds are
-printed, with the peak RSS beside the job's mem_mb (aggregate/plan.py). With --before, the job
-with intervals also runs on another checkout's code (PYTHONPATH=DIR/workflow). Japanese (749,500
-items per dataset) is left out of the jobs: its table job fits cross-validated regressions for
-35 minutes at that size; its intervals (Wilson, lm-eval's stderr, kappa's multinomial tables)
-are timed per call by bench/bench_intervals.py.
+printed, with the peak RSS beside the job's mem_mb (aggregate/plan.py); CPU seconds are the
+steadier figure on a shared machine. With --before, the job with intervals also runs on another
+checkout's code (PYTHONPATH=DIR/workflow).
+
+Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
+for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial
+tables, cost the same at any size and are timed per call by bench/bench_intervals.py); and the
+DepProbe table, whose inputs are probe runs' metrics and per-sentence counts
+(probe_intervals.configuration_intervals is what its intervals cost, per configuration).
 """
 
 from __future__ import annotations
