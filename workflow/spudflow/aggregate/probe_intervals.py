@@ -19,7 +19,12 @@ import numpy as np
 import polars as pl
 
 from spudflow.aggregate import columns
-from spudflow.aggregate.resampling import BLOCK, interval_of, resample_indices
+from spudflow.aggregate.resampling import (
+    BLOCK,
+    interval_of,
+    resample_counts,
+    resample_indices,
+)
 from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.core.artifacts import PROBE_METRICS, PROBE_SENTENCES, PROBE_SENTENCES_FILE
 from spudflow.core.contract import read_artifact
@@ -105,8 +110,7 @@ def resampled_counts(n: int, settings: Uncertainty, drawn: dict | None = None) -
         return drawn["counts"]
     blocks = []
     for indices in resample_indices(n, settings.resamples, settings.seed):
-        indices += (np.arange(len(indices), dtype=np.int64) * n)[:, None]
-        counts = np.bincount(indices.ravel(), minlength=indices.size).reshape(len(indices), n)
+        counts = resample_counts(indices, n)
         if counts.max(initial=0) > np.iinfo(np.uint8).max:
             raise ValueError(f"a sentence drawn {counts.max()} times in one resample")
         blocks.append(counts.astype(np.uint8))

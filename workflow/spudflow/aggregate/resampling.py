@@ -191,10 +191,10 @@ def jackknife_indices(n: int, block: int = BLOCK):
 
 
 def resample_counts(indices: np.ndarray, n: int) -> np.ndarray:
-    """How often each of the n clusters is drawn in each resample: (rows, n) float64."""
+    """How often each of the n clusters is drawn in each resample: (rows, n) int64."""
     rows = indices.shape[0]
     flat = (np.arange(rows)[:, None] * n + indices).ravel()
-    return np.bincount(flat, minlength=rows * n).reshape(rows, n).astype(np.float64)
+    return np.bincount(flat, minlength=rows * n).reshape(rows, n)
 
 
 # ---- BCa of several statistics at once (scipy's special functions) ----------------------------
