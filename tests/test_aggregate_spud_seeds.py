@@ -213,13 +213,12 @@ def test_summary_orders_seeds_as_numbers_like_the_wilcoxon_table():
 
 
 @pytest.mark.slow
-def test_quartile_intervals_are_scipys_bootstrap_over_originals(produced):
-    """The `all` rows' quartile intervals: scipy.stats.bootstrap of the quartile over the
-    per-original geometric-mean ratios (each original drawn with all its nonce versions), same
-    seed, resamples and blocks; the per-seed rows likewise over that seed's pairs."""
-    from scipy import stats
-
-    from spudflow.aggregate.cluster_bootstrap import BLOCK
+def test_quartile_intervals_are_the_bootstrap_over_originals(produced):
+    """The `all` rows' quartile intervals: the bootstrap of the quartiles over the per-original
+    geometric-mean ratios (each original drawn with all its nonce versions; resampling.py's
+    quantile path, checked against scipy.stats.bootstrap in test_cluster_bootstrap.py), the
+    configured seed and resamples; the per-seed rows likewise over that seed's pairs."""
+    from spudflow.aggregate.resampling import quantile_bootstrap
 
     items, scores, tables = produced
     summary = pl.read_parquet(tables / "spud_ratio_summary.parquet").filter(
@@ -228,17 +227,16 @@ def test_quartile_intervals_are_scipys_bootstrap_over_originals(produced):
     observations = {"all": _per_original(ratios),
                     **{str(s): {g: r for (g, seed), r in ratios.items() if seed == str(s)}
                        for s in SEEDS}}
+    names = ("ratio_q1", "ratio_median", "ratio_q3")
     for row in summary.iter_rows(named=True):
         by_group = observations[row["nonce_seed"]]
         values = np.array([by_group[g] for g in sorted(by_group)])
-        assert row["ratio_interval"] in ("bca", "percentile")
-        for name, q in (("ratio_q1", 0.25), ("ratio_median", 0.5), ("ratio_q3", 0.75)):
-            expected = stats.bootstrap(
-                (values,), lambda x, axis=-1, q=q: np.quantile(x, q, axis=axis),
-                n_resamples=10_000, batch=BLOCK, vectorized=True, method=row["ratio_interval"],
-                rng=np.random.default_rng(0)).confidence_interval
-            assert row[f"{name}_ci_low"] == pytest.approx(expected.low, abs=1e-12)
-            assert row[f"{name}_ci_high"] == pytest.approx(expected.high, abs=1e-12)
+        low, high, method = quantile_bootstrap(values, [0.25, 0.5, 0.75], 0.95, 10_000, 0,
+                                               one_method=True)
+        assert row["ratio_interval"] == method[0] and method[0] in ("bca", "percentile")
+        for k, name in enumerate(names):
+            assert row[f"{name}_ci_low"] == pytest.approx(low[k], abs=1e-12)
+            assert row[f"{name}_ci_high"] == pytest.approx(high[k], abs=1e-12)
             assert row[f"{name}_ci_low"] <= row[name] <= row[f"{name}_ci_high"]
 
 

@@ -1,6 +1,8 @@
-"""aggregate/cluster_bootstrap.py and kappa_interval.py against scipy.stats.bootstrap (one
-observation per cluster, the same seed and blocks: the same interval to 1e-12) and against a
-slow loop over resamples (clusters of several members)."""
+"""aggregate/cluster_bootstrap.py, kappa_interval.py and resampling.py's quantile path against
+scipy.stats.bootstrap (one observation per cluster, the same seed and blocks: the same interval to
+1e-12), against a slow loop over resamples (clusters of several members) and against the cluster
+bootstrap of np.quantile (the quantile path, given scipy's resamples); the quantile path's direct
+draws of order statistics against sorted index draws (their distribution)."""
 
 from __future__ import annotations
 
@@ -8,17 +10,24 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from spudflow.aggregate.cluster_bootstrap import (
-    cluster_bootstrap,
-    resample_counts,
-    resample_indices,
-    sorted_quantiles,
-)
+from spudflow.aggregate.cluster_bootstrap import cluster_bootstrap
 from spudflow.aggregate.kappa_interval import (
     cells_of,
     kappa_interval,
     kappa_interval_of_draws,
     kappa_of_cells,
+)
+from spudflow.aggregate.resampling import (
+    jackknife_indices,
+    jackknife_quantiles,
+    order_statistic_draws,
+    quantile_bootstrap,
+    quantile_interval,
+    quantile_targets,
+    quantiles_at,
+    resample_counts,
+    resample_indices,
+    sorted_quantiles,
 )
 from spudflow.aggregate.uncertainty import BCA, PERCENTILE, Uncertainty
 
@@ -126,7 +135,8 @@ def test_kappa_interval_of_scipys_draws_is_scipys(method):
     settings = Uncertainty(0.95, 2000, 11)
     code = 2 * a + b
     draws = np.concatenate([resample_counts(i, len(a)) @ np.eye(4)[code]
-                            for i in resample_indices(len(a), settings, block=500)])
+                            for i in resample_indices(len(a), settings.resamples, settings.seed,
+                                                             block=500)])
     low, high, got = kappa_interval_of_draws(cells_of(a, b), draws, settings.level)
 
     def kappa(x, y, axis=-1):
@@ -170,3 +180,94 @@ def test_sorted_quantiles_are_numpys_bit_for_bit(n):
     quantiles = [0.0, 0.25, 0.5, 0.75, 0.9, 1.0]
     expected = np.moveaxis(np.quantile(values, quantiles, axis=-1), 0, -1)
     assert np.array_equal(sorted_quantiles(values, quantiles), expected)
+
+
+def _ratios(n: int, seed: int) -> np.ndarray:
+    """Ratio-like values with ties (rounded, as ratios of short texts have) and a NaN-free tail."""
+    return np.round(np.random.default_rng(seed).lognormal(size=n), 1)
+
+
+def _scipy_order_statistics(values, quantiles, resamples, seed, block=1000):
+    """The order statistics quantile_targets of scipy's own resamples (its index draws, as
+    ranks in the sorted values), rows of resamples."""
+    n = len(values)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.argsort(values, stable=True)] = np.arange(n)
+    targets = quantile_targets(n, quantiles)
+    return np.concatenate([np.sort(rank[i], axis=-1)[:, targets]
+                           for i in resample_indices(n, resamples, seed, block)])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 40, 1001])
+def test_quantiles_at_order_statistics_are_those_of_the_sorted_resamples(n):
+    """Given a resample's order statistics, quantiles_at gives np.quantile of the resample, and
+    the closed-form jackknife np.quantile of each leave-one-out sample, bit for bit (ties)."""
+    values, quantiles = _ratios(n, n), [0.0, 0.25, 0.5, 0.75, 1.0]
+    drawn = np.concatenate([sorted_quantiles(values[i], quantiles)
+                            for i in resample_indices(n, 700, 3, block=300)])
+    positions = _scipy_order_statistics(values, quantiles, 700, 3, block=300)
+    got = quantiles_at(np.sort(values), positions, quantile_targets(n, quantiles), quantiles)
+    assert np.array_equal(got, drawn)
+    if n > 1:
+        left_out = np.concatenate([sorted_quantiles(values[i], quantiles)
+                                   for i in jackknife_indices(n, block=300)])
+        assert np.array_equal(jackknife_quantiles(values, quantiles), left_out)
+
+
+@pytest.mark.parametrize("one_method", [False, True])
+@pytest.mark.parametrize("n", [1, 2, 7, 300])
+def test_quantile_interval_of_scipys_resamples_is_the_cluster_bootstrap(n, one_method):
+    values, quartiles, settings = _ratios(n, 10 + n), [0.25, 0.5, 0.75], Uncertainty(0.95, 2000, 4)
+    expected = cluster_bootstrap(lambda i: sorted_quantiles(values[i], quartiles), n, settings,
+                                 one_method=one_method)
+    positions = _scipy_order_statistics(values, quartiles, 2000, 4)
+    got = quantile_interval(values, quartiles, 0.95, positions, one_method)
+    assert list(got[2]) == list(expected[2])
+    for ours, theirs in zip(got[:2], expected[:2], strict=True):
+        assert np.allclose(ours, theirs, rtol=0, atol=1e-12, equal_nan=True)
+
+
+def test_quantile_interval_of_scipys_resamples_is_scipys():
+    values = _ratios(83, 5)
+    for q in (0.25, 0.5, 0.75):
+        positions = _scipy_order_statistics(values, [q], 3000, 7)
+        low, high, methods = quantile_interval(values, [q], 0.95, positions)
+        expected = stats.bootstrap((values,), lambda x, axis=-1, q=q: np.quantile(x, q, axis=axis),
+                                   n_resamples=3000, batch=1000, vectorized=True,
+                                   method=methods[0], rng=np.random.default_rng(7))
+        assert abs(low[0] - expected.confidence_interval.low) < 1e-12
+        assert abs(high[0] - expected.confidence_interval.high) < 1e-12
+
+
+@pytest.mark.parametrize("n", [1, 5, 60])
+def test_order_statistic_draws_have_the_distribution_of_sorted_index_draws(n):
+    """Each drawn order statistic, and the gap between neighbours (the pair a quantile
+    interpolates between), against those of 20,000 sorted resamples of n indices: a two-sample
+    chi-square test of their counts."""
+    targets = np.unique([0, (n - 1) // 4, (n - 1) // 2, min((n - 1) // 2 + 1, n - 1), n - 1])
+    resamples = 20_000
+    direct = order_statistic_draws(n, targets, resamples, 11)
+    rng = np.random.default_rng(12)
+    sorted_draws = np.sort(rng.integers(0, n, (resamples, n)), axis=-1)[:, targets]
+    columns = [(direct[:, k], sorted_draws[:, k]) for k in range(len(targets))]
+    columns += [(direct[:, k + 1] - direct[:, k], sorted_draws[:, k + 1] - sorted_draws[:, k])
+                for k in range(len(targets) - 1)]
+    for ours, theirs in columns:
+        assert ours.min() >= 0 and ours.max() <= n - 1
+        values = np.union1d(ours, theirs)
+        table = np.array([[np.sum(ours == v) for v in values],
+                          [np.sum(theirs == v) for v in values]])
+        table = table[:, table.sum(axis=0) >= 10]  # cells the chi-square approximation holds
+        if table.shape[1] > 1:
+            assert stats.chi2_contingency(table).pvalue > 1e-4
+
+
+def test_quantile_bootstrap_covers_and_reruns():
+    values = _ratios(500, 9)
+    first = quantile_bootstrap(values, [0.25, 0.5, 0.75], 0.95, 4000, 0, one_method=True)
+    again = quantile_bootstrap(values, [0.25, 0.5, 0.75], 0.95, 4000, 0, one_method=True)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    point = np.quantile(values, [0.25, 0.5, 0.75])
+    assert np.all(first[0] <= point) and np.all(point <= first[1])
+    off = quantile_bootstrap(values, [0.25, 0.5, 0.75], 0.95, 0, 0)
+    assert np.all(np.isnan(off[0])) and list(off[2]) == [None] * 3

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from spudflow.aggregate.cluster_bootstrap import BLOCK, interval_of
+from spudflow.aggregate.resampling import interval_of, multinomial_draws
 from spudflow.aggregate.uncertainty import Uncertainty
 
 
@@ -55,9 +55,7 @@ def kappa_interval(a: np.ndarray, b: np.ndarray, settings: Uncertainty
     n = int(cells.sum())
     if settings.resamples == 0 or n == 0 or np.isnan(kappa_of_cells(cells)):
         return None, None, None
-    rng = np.random.default_rng(settings.seed)
-    draws = np.concatenate([rng.multinomial(n, cells / n, size=min(BLOCK, settings.resamples - s))
-                            for s in range(0, settings.resamples, BLOCK)])
+    draws = multinomial_draws(cells, settings.resamples, settings.seed)
     low, high, method = kappa_interval_of_draws(cells, draws, settings.level)
     if method is None:
         return None, None, None

@@ -19,7 +19,12 @@ import numpy as np
 import polars as pl
 
 from spudflow.aggregate import columns
-from spudflow.aggregate.cluster_bootstrap import cluster_bootstrap, resample_counts
+from spudflow.aggregate.resampling import (
+    BLOCK,
+    interval_of,
+    resample_counts,
+    resample_indices,
+)
 from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.core.artifacts import PROBE_METRICS, PROBE_SENTENCES, PROBE_SENTENCES_FILE
 from spudflow.core.contract import read_artifact
@@ -97,13 +102,34 @@ def _matrices(runs: list[pl.DataFrame], sentences: np.ndarray):
     return words, right
 
 
+def resampled_counts(n: int, settings: Uncertainty, drawn: dict | None = None) -> np.ndarray:
+    """How often each of n sentences is in each resample (resamples, n), as uint8 (a count
+    above 255 is refused): resample_indices' draws, kept in `drawn` for the next configuration
+    of as many sentences (same seed: the same draws), one n at a time."""
+    if drawn is not None and drawn.get("n") == n:
+        return drawn["counts"]
+    blocks = []
+    for indices in resample_indices(n, settings.resamples, settings.seed):
+        counts = resample_counts(indices, n)
+        if counts.max(initial=0) > np.iinfo(np.uint8).max:
+            raise ValueError(f"a sentence drawn {counts.max()} times in one resample")
+        blocks.append(counts.astype(np.uint8))
+    counts = np.concatenate(blocks)
+    if drawn is not None:
+        drawn.clear()
+        drawn.update(n=n, counts=counts)
+    return counts
+
+
 def configuration_intervals(group: pl.DataFrame, versions: pl.DataFrame, nonce: str | None,
-                            settings: Uncertainty) -> tuple[np.ndarray, np.ndarray, str | None]:
+                            settings: Uncertainty, drawn: dict | None = None
+                            ) -> tuple[np.ndarray, np.ndarray, str | None]:
     """One configuration's (RUN) intervals: with `nonce` None, of the orig RelAcc, UAS, LAS
     means over probe seeds (3 figures); else of those, of the nonce means over probe seeds ×
     nonce seeds of that method, and of the mean Δ over those runs (9 figures). `versions`: the
     configuration's metrics rows (seed, eval_version), so that a run without sentences (an eval
-    set without words) is a run without a score, as in the tables, not one left out."""
+    set without words) is a run without a score, as in the tables, not one left out. `drawn`:
+    resampled_counts' store, shared by the configurations of one table."""
     method = pl.col("eval_version").map_elements(_eval_method, return_dtype=pl.String)
     wanted = ["orig"] if nonce is None else ["orig", nonce]
     versions = versions.with_columns(method.alias("method")).filter(
@@ -120,19 +146,38 @@ def configuration_intervals(group: pl.DataFrame, versions: pl.DataFrame, nonce: 
     nonce_runs = [i for i, k in enumerate(runs) if k[0] != "orig"]
     partner = [seed_of[runs[i][1]] for i in nonce_runs]
     flat_right = right.reshape(len(sentences), -1)
+    # a resample's sums are integers below 2 ** 24 (its words, at most n x the longest
+    # sentence's): float32 products sum them exactly, at twice float64's speed
+    exact = np.float32 if len(sentences) * max(float(words.max(initial=0)), 1.0) < 2 ** 24 \
+        else np.float64
+    columns = np.concatenate([flat_right, words], axis=1).astype(exact)
 
-    def statistic(indices: np.ndarray) -> np.ndarray:
-        weights = resample_counts(indices, len(sentences))
+    def figures_of(sums: np.ndarray) -> np.ndarray:
+        """The row's figures from each resample's summed right counts and words (rows, R x
+        (SCORES + 1))."""
+        sums = sums.astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
-            scores = ((weights @ flat_right).reshape(len(weights), len(runs), len(SCORES))
-                      / (weights @ words)[:, :, None])
+            scores = (sums[:, :-len(runs)].reshape(len(sums), len(runs), len(SCORES))
+                      / sums[:, -len(runs):][:, :, None])
         figures = [scores[:, orig_runs].mean(axis=1)]
         if nonce is not None:
             figures += [scores[:, nonce_runs].mean(axis=1),
                         (scores[:, partner] - scores[:, nonce_runs]).mean(axis=1)]
         return np.concatenate(figures, axis=1)
 
-    low, high, method = cluster_bootstrap(statistic, len(sentences), settings, one_method=True)
+    n = len(sentences)
+    if n == 0:
+        raise ValueError("a bootstrap over no cluster")
+    totals = columns.astype(np.float64).sum(axis=0, keepdims=True)
+    theta_hat = figures_of(totals)[0]
+    if settings.resamples == 0:
+        return np.full(theta_hat.shape, np.nan), np.full(theta_hat.shape, np.nan), None
+    counts = resampled_counts(n, settings, drawn)
+    theta_b = np.concatenate([figures_of(counts[start:start + BLOCK].astype(exact) @ columns)
+                              for start in range(0, settings.resamples, BLOCK)])
+    # leaving sentence i out: the totals less its own counts (integers: exact)
+    jack = figures_of(totals - columns.astype(np.float64)) if n > 1 else None
+    low, high, method = interval_of(theta_hat, theta_b, jack, settings.level, one_method=True)
     return low, high, method[0]
 
 
@@ -149,6 +194,7 @@ def intervals(sentences: pl.DataFrame, metrics: pl.DataFrame, settings: Uncertai
     rows = []
     by_run = sentences.partition_by(RUN, as_dict=True)
     empty = sentences.head(0)
+    drawn = {}
     for key, own in sorted(metrics.partition_by(RUN, as_dict=True).items()):
         versions = own.select("seed", "eval_version")
         for nonce in [None, *sorted(own.filter(pl.col("eval_set") != "orig")["eval_set"]
@@ -156,7 +202,7 @@ def intervals(sentences: pl.DataFrame, metrics: pl.DataFrame, settings: Uncertai
             row = dict(zip(RUN, key, strict=True)) | {"nonce": nonce}
             if settings.resamples:
                 low, high, method = configuration_intervals(by_run.get(key, empty), versions,
-                                                            nonce, settings)
+                                                            nonce, settings, drawn)
                 values = [v for pair in zip(low, high, strict=True) for v in pair]
                 row |= dict(zip(names, values, strict=False)) | {"interval": method}
             rows.append(row)

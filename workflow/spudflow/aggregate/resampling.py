@@ -11,9 +11,27 @@ comparisons (comparison.py): no Python loop per resample.
   distribution, O(strata x categories) per resample instead of O(items)). The resampled means
   are then computed in the same floating-point order as scipy computes them from its index
   draws, so the interval from the same resamples is scipy's to the last bits (tests).
+- Clusters (an original sentence with its nonce versions, a test sentence in every eval set):
+  `resample_indices` draws n cluster indices per resample as scipy.stats.bootstrap draws one
+  sample's (`rng.integers(0, n, (block, n))` per block of BLOCK resamples), `jackknife_indices`
+  the leave-one-out rows in scipy's order; cluster_bootstrap.py evaluates any statistic on them.
+- Quantiles (SPUD's quartiles of one observation per original): `quantile_bootstrap` draws
+  each resample's few order statistics that the quantiles interpolate between directly (one
+  beta draw each, `order_statistic_draws`: the distribution of the order statistics of n
+  indices drawn with replacement, at a cost independent of n, where drawing and sorting the
+  resamples cost O(n log n) each), and reads the jackknife off the sorted sample (leaving one
+  value out shifts the order statistics above it by one). Given the order statistics of
+  scipy's own resamples, the interval is scipy's to 1e-12 (tests).
+- Categories (a 2 x 2 table of choices, a confusion matrix): `multinomial_draws` draws a
+  resample's category counts, Multinomial(n, counts / n), the distribution of counting n items
+  drawn with replacement, at a cost independent of n.
 - `interval`: the BCa interval (Efron & Tibshirani 14.3, 15.4, as scipy.stats.bootstrap computes
   it: z0 from the fraction of resamples below the estimate, acceleration from the jackknife of
-  each stratum) and the percentile interval where BCa is undefined (a degenerate distribution).
+  each stratum) and the percentile interval where BCa is undefined (a degenerate distribution),
+  computed with the standard library's normal distribution (so BLiMP's tables load no scipy);
+  `interval_of` the same for several statistics at once with scipy's ndtr / ndtri, as
+  scipy.stats.bootstrap evaluates them (`bca_levels`, shared with uncertainty.py's intervals of
+  category counts).
 """
 
 from __future__ import annotations
@@ -32,10 +50,12 @@ def _ndtri(p: float) -> float:
     return _NORMAL.inv_cdf(p) if 0 < p < 1 else (-np.inf if p <= 0 else np.inf)
 
 
-def percentile_of_score(theta_b: np.ndarray, theta_hat: float) -> float:
-    """scipy's: the fraction of resamples below the estimate, ties counted half."""
-    below = np.count_nonzero(theta_b < theta_hat) + np.count_nonzero(theta_b <= theta_hat)
-    return below / (2 * len(theta_b))
+def percentile_of_score(theta_b: np.ndarray, theta_hat, axis=None):
+    """scipy's: the fraction of resamples below the estimate, ties counted half (along `axis`
+    of theta_b: per statistic, with theta_hat one value per statistic)."""
+    below = (np.count_nonzero(theta_b < theta_hat, axis=axis)
+             + np.count_nonzero(theta_b <= theta_hat, axis=axis))
+    return below / (2 * (theta_b.size if axis is None else theta_b.shape[axis]))
 
 
 def acceleration(jackknife_deviations: Sequence[np.ndarray]) -> float:
@@ -147,3 +167,221 @@ def unit_counts(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Gen
             drawn = units[rng.integers(0, len(units), (b, len(units)))]
             counts += np.bincount((drawn + offsets).ravel(), minlength=b * n_units)
         yield counts.reshape(b, n_units)
+
+
+# ---- cluster draws, scipy's stream ------------------------------------------------------------
+
+BLOCK = 1000  # resamples drawn and evaluated at once: memory block x n
+
+
+def resample_indices(n: int, resamples: int, seed: int, block: int = BLOCK):
+    """The resamples' cluster indices, (block, n) at a time, from a generator seeded with
+    `seed`; the same stream as scipy.stats.bootstrap(..., batch=block, rng=seed)."""
+    rng = np.random.default_rng(seed)
+    for start in range(0, resamples, block):
+        yield rng.integers(0, n, (min(block, resamples - start), n))
+
+
+def jackknife_indices(n: int, block: int = BLOCK):
+    """Leave-one-out index rows (n - 1 indices each), (block, n - 1) at a time, in scipy's order."""
+    for start in range(0, n, block):
+        rows = np.arange(start, min(start + block, n))[:, None]
+        kept = np.arange(n - 1)[None, :]
+        yield kept + (kept >= rows)
+
+
+def resample_counts(indices: np.ndarray, n: int) -> np.ndarray:
+    """How often each of the n clusters is drawn in each resample: (rows, n) int64."""
+    rows = indices.shape[0]
+    flat = (np.arange(rows)[:, None] * n + indices).ravel()
+    return np.bincount(flat, minlength=rows * n).reshape(rows, n)
+
+
+# ---- BCa of several statistics at once (scipy's special functions) ----------------------------
+
+def bca_levels(z0, acceleration, alpha: float) -> list:
+    """The BCa interval's two quantile levels of the resampled statistics, as
+    scipy.stats.bootstrap computes them (ndtri, ndtr), elementwise in z0 and the acceleration."""
+    from scipy.special import ndtr, ndtri
+
+    z = float(ndtri(alpha))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return [ndtr(z0 + (z0 + z_end) / (1 - acceleration * (z0 + z_end))) for z_end in (z, -z)]
+
+
+def interval_of(theta_hat: np.ndarray, theta_b: np.ndarray, theta_jack: np.ndarray | None,
+                level: float, one_method: bool = False
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(low, high, method) per statistic (last axis) from its point value theta_hat (k,), its
+    bootstrap distribution theta_b (B, k) and its jackknife values theta_jack (n, k) (None: no
+    BCa): BCa as scipy.stats.bootstrap computes it where it is finite, the percentile interval
+    elsewhere (`one_method`: everywhere unless BCa is finite for every statistic, so that one
+    method names the intervals of a row); NaN (method None) where a resample has no value."""
+    from scipy.special import ndtri
+
+    theta_hat = np.asarray(theta_hat, np.float64)
+    alpha = (1 - level) / 2
+    percentile = np.quantile(theta_b, [alpha, 1 - alpha], axis=0)
+    low, high = percentile[0].copy(), percentile[1].copy()
+    method = np.full(theta_hat.shape, PERCENTILE, dtype=object)
+    if theta_jack is not None and len(theta_jack) > 1:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z0 = ndtri(percentile_of_score(theta_b, theta_hat, axis=0))
+            n = float(len(theta_jack))
+            u = (n - 1) * (theta_jack.mean(axis=0) - theta_jack)
+            a = 1 / 6 * (np.sum(u ** 3, axis=0) / n ** 3) / (np.sum(u ** 2, axis=0) / n ** 2) ** 1.5
+        ends = bca_levels(z0, a, alpha)
+        for k in range(theta_hat.shape[0]):
+            if not (np.isfinite(ends[0][k]) and np.isfinite(ends[1][k])):
+                continue
+            bca = np.quantile(theta_b[:, k], [ends[0][k], ends[1][k]])
+            if np.all(np.isfinite(bca)):
+                low[k], high[k], method[k] = bca[0], bca[1], BCA
+    if one_method and not np.all(method == BCA):
+        low, high = percentile[0].copy(), percentile[1].copy()
+        method[:] = PERCENTILE
+    undefined = np.any(~np.isfinite(theta_b), axis=0)
+    low[undefined], high[undefined], method[undefined] = np.nan, np.nan, None
+    return low, high, method
+
+
+# ---- quantiles of resamples -------------------------------------------------------------------
+
+def quantile_positions(n: int, quantiles: Sequence[float]
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """numpy's method `linear` on n sorted values: the order statistics (below, above) each
+    quantile interpolates between and the weight of `above` (gamma)."""
+    q = np.asarray(quantiles, dtype=np.float64)
+    virtual = (n - 1) * q  # numpy's virtual index of method linear
+    previous = np.floor(virtual)
+    gamma = virtual - previous
+    below = previous.astype(np.int64)
+    above = below + 1
+    last = virtual >= n - 1
+    below[last], above[last] = n - 1, n - 1
+    first = virtual < 0
+    below[first], above[first] = 0, 0
+    return below, above, gamma
+
+
+def lerp(a: np.ndarray, b: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+    """numpy's _lerp (quantile's interpolation): from the nearer end."""
+    difference = b - a
+    return np.where(gamma >= 0.5, b - difference * (1 - gamma), a + difference * gamma)
+
+
+def sorted_quantiles(values: np.ndarray, quantiles: Sequence[float]) -> np.ndarray:
+    """np.quantile(values, quantiles, axis=-1) (method `linear`), moved to the last axis
+    (..., k), bit for bit, computed as numpy does it from a row sort: np.quantile along the
+    last axis of a 2-D block partitions a strided copy and takes ten times as long."""
+    ordered = np.sort(values, axis=-1)
+    below, above, gamma = quantile_positions(ordered.shape[-1], quantiles)
+    return lerp(ordered[..., below], ordered[..., above], gamma)
+
+
+def order_statistic_draws(n: int, targets: Sequence[int], resamples: int, seed: int
+                          ) -> np.ndarray:
+    """(resamples, len(targets)): for each resample of n indices drawn uniformly with
+    replacement from 0..n-1, its order statistics `targets` (0-based, increasing), drawn
+    directly. Such an index is floor(n U), U uniform on [0, 1), and floor is monotone, so the
+    t-th smallest index is floor(n U_(t)), with U_(t) the t-th smallest of n uniforms:
+    Beta(t + 1, n - t), and, given U_(s) for the previous target s, U_(s) + (1 - U_(s)) x
+    Beta(t - s, n - t) (the (t - s)-th smallest of the n - s - 1 uniforms above it). One beta
+    draw per target and resample: the joint distribution of the resample's order statistics,
+    at a cost independent of n."""
+    rng = np.random.default_rng(seed)
+    drawn = np.empty((resamples, len(targets)), dtype=np.int64)
+    u = np.zeros(resamples)
+    previous = -1
+    for k, t in enumerate(targets):
+        u = u + (1 - u) * rng.beta(t - previous, n - t, size=resamples)
+        drawn[:, k] = np.minimum(np.floor(n * u), n - 1)  # u rounded up to 1 is the last
+        previous = t
+    return drawn
+
+
+def quantiles_at(ordered: np.ndarray, positions: np.ndarray, targets: Sequence[int],
+                 quantiles: Sequence[float]) -> np.ndarray:
+    """(rows, k): each row's quantiles (numpy's method linear) of the resample whose order
+    statistics `targets` are at `positions` (rows, len(targets)) of the sorted sample
+    `ordered`: the value a sort of the resample would give, bit for bit."""
+    below, above, gamma = quantile_positions(len(ordered), quantiles)
+    column = {int(t): k for k, t in enumerate(targets)}
+    at = ordered[positions]
+    return lerp(at[:, [column[int(b)] for b in below]], at[:, [column[int(a)] for a in above]],
+                gamma)
+
+
+def quantile_targets(n: int, quantiles: Sequence[float]) -> np.ndarray:
+    """The order statistics the quantiles of n values interpolate between, increasing."""
+    below, above, _ = quantile_positions(n, quantiles)
+    return np.unique(np.concatenate([below, above]))
+
+
+def jackknife_quantiles(values: np.ndarray, quantiles: Sequence[float]) -> np.ndarray:
+    """(n, k): sorted_quantiles of the values with value i left out, for each i in order (the
+    rows of jackknife_indices), bit for bit: leaving out the value at sorted position p keeps
+    the order statistics below p and shifts those from p up by one."""
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    order = np.argsort(values, stable=True)
+    ordered = values[order]
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    below, above, gamma = quantile_positions(n - 1, quantiles)
+    p = rank[:, None]
+    # column-major, as the blocks of sorted_quantiles that cluster_bootstrap concatenates (the
+    # jackknife's mean sums in memory order): the same bits as that path
+    return np.asfortranarray(lerp(ordered[below + (below >= p)], ordered[above + (above >= p)],
+                                  gamma))
+
+
+def quantile_interval(values: np.ndarray, quantiles: Sequence[float], level: float,
+                      positions: np.ndarray, one_method: bool = False
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(low, high, method) of the quantiles of `values` from resamples given by the positions
+    of their order statistics quantile_targets(n, quantiles) in the sorted values (rows,
+    targets): BCa with the leave-one-out jackknife (jackknife_quantiles), percentile where BCa
+    is undefined, as interval_of computes them."""
+    values = np.asarray(values, dtype=np.float64)
+    ordered = np.sort(values)
+    theta_b = quantiles_at(ordered, positions, quantile_targets(len(values), quantiles),
+                           quantiles)
+    jack = jackknife_quantiles(values, quantiles) if len(values) > 1 else None
+    return interval_of(sorted_quantiles(values, quantiles), theta_b, jack, level, one_method)
+
+
+def quantile_bootstrap(values: np.ndarray, quantiles: Sequence[float], level: float,
+                       resamples: int, seed: int, one_method: bool = False
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(low, high, method) of the quantiles of `values` (one observation per cluster, the
+    clusters resampled with replacement): each resample's order statistics drawn directly
+    (order_statistic_draws: the distribution of scipy.stats.bootstrap's resamples, at a cost
+    independent of the number of clusters), its quantiles and the interval as
+    quantile_interval computes them (given scipy's resamples, scipy's interval to the
+    rounding); NaN (method None) with resamples 0."""
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    if n == 0:
+        raise ValueError("a bootstrap over no cluster")
+    if resamples == 0:
+        nothing = np.full(len(quantiles), np.nan)
+        return nothing, nothing.copy(), np.full(len(quantiles), None, dtype=object)
+    positions = order_statistic_draws(n, quantile_targets(n, quantiles), resamples, seed)
+    return quantile_interval(values, quantiles, level, positions, one_method)
+
+
+# ---- category counts ------------------------------------------------------------------------
+
+def multinomial_draws(counts: np.ndarray, resamples: int, seed: int, block: int = BLOCK
+                      ) -> np.ndarray:
+    """(resamples, categories): the category counts of `resamples` with-replacement resamples
+    of the sum(counts) items, Multinomial(n, counts / n), the distribution that drawing the
+    items one by one gives, without an index matrix of resamples x items; drawn in blocks (the
+    same stream as one call) from a generator seeded with `seed`."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    rng = np.random.default_rng(seed)
+    blocks = [rng.multinomial(n, counts / n, size=min(block, resamples - start))
+              for start in range(0, resamples, block)]
+    return np.concatenate(blocks) if blocks else np.zeros((0, len(counts)), dtype=np.int64)

@@ -28,7 +28,6 @@ import numpy as np
 import polars as pl
 
 from spudflow.aggregate import columns
-from spudflow.aggregate.cluster_bootstrap import cluster_bootstrap, sorted_quantiles
 from spudflow.aggregate.coverage import unseen_fraction
 from spudflow.aggregate.group_status import unscored_rows
 from spudflow.aggregate.inputs import (
@@ -38,6 +37,7 @@ from spudflow.aggregate.inputs import (
     unusable_functions,
 )
 from spudflow.aggregate.outputs import Table
+from spudflow.aggregate.resampling import quantile_bootstrap
 from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
@@ -164,9 +164,9 @@ def quartile_intervals(frame: pl.DataFrame, threshold: float,
             ratios = groups[key].sort("group_id")["ratio"].to_numpy()
             row = {**dict(zip(keys, key, strict=True)), "outliers": outliers}
             if settings.resamples and len(ratios):
-                low, high, method = cluster_bootstrap(
-                    lambda i, r=ratios: sorted_quantiles(r[i], list(QUARTILES.values())),
-                    len(ratios), settings, one_method=True)
+                low, high, method = quantile_bootstrap(
+                    ratios, list(QUARTILES.values()), settings.level, settings.resamples,
+                    settings.seed, one_method=True)
                 for k, q in enumerate(QUARTILES):
                     row[f"{q}_ci_low"], row[f"{q}_ci_high"] = float(low[k]), float(high[k])
                 row["ratio_interval"] = method[0]

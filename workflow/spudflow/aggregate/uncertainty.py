@@ -27,10 +27,13 @@ import numpy as np
 from spudflow.aggregate.resampling import (
     BCA,
     PERCENTILE,
+    bca_levels,
     category_means,
     interval,
     is_small_integer,
     mean_of_means_deviations,
+    multinomial_draws,
+    percentile_of_score,
 )
 
 MIN_RESAMPLES = 100  # below this a 95 % percentile interval rests on a handful of resamples
@@ -118,18 +121,24 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
                               for g, (_, name) in zip(groups, named, strict=True)
                               if len(g) > 1])
         return outcome_mean_of_means(resampled, constants, len(groups), settings, means)
+    return _scipy_interval(resampled, _mean_of_means(constants, len(groups)), settings)
+
+
+def _scipy_interval(data: tuple, statistic, settings: Uncertainty, **options
+                    ) -> tuple[float, float, str]:
+    """(low, high, method) of scipy.stats.bootstrap(data, statistic, **options), vectorised and
+    seeded by settings.seed: BCa, or percentile where BCa is not finite (a degenerate
+    distribution, every resample equal, makes it NaN)."""
     from scipy import stats  # only a bootstrap loads scipy
 
-    statistic = _mean_of_means(constants, len(groups))
     for method in (BCA, PERCENTILE):
         with warnings.catch_warnings():
-            # a degenerate distribution (every resample equal) makes BCa NaN: percentile then
             warnings.simplefilter("ignore", stats.DegenerateDataWarning)
             with np.errstate(divide="ignore", invalid="ignore"):
                 result = stats.bootstrap(
-                    resampled, statistic, n_resamples=settings.resamples,
+                    data, statistic, n_resamples=settings.resamples,
                     confidence_level=settings.level, method=method, vectorized=True,
-                    rng=np.random.default_rng(settings.seed))
+                    rng=np.random.default_rng(settings.seed), **options)
         low, high = result.confidence_interval
         if np.isfinite(low) and np.isfinite(high):
             return float(low), float(high), method
@@ -151,30 +160,15 @@ def bootstrap_interval(data: Sequence[np.ndarray], statistic, settings: Uncertai
     data = tuple(np.asarray(d) for d in data)
     if settings.resamples == 0 or min(len(d) for d in data) < 2:
         return NO_INTERVAL
-    from scipy import stats  # only a bootstrap loads scipy
-
     batch = max(1, BLOCK_ELEMENTS // max(len(d) for d in data))
-    for method in (BCA, PERCENTILE):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                result = stats.bootstrap(
-                    data, statistic, n_resamples=settings.resamples, batch=batch,
-                    confidence_level=settings.level, method=method, vectorized=True,
-                    paired=paired, rng=np.random.default_rng(settings.seed))
-        low, high = result.confidence_interval
-        if np.isfinite(low) and np.isfinite(high):
-            return float(low), float(high), method
-    raise AssertionError("a percentile interval of finite data is finite")
+    return _scipy_interval(data, statistic, settings, batch=batch, paired=paired)
 
 
 def resampled_counts(counts: np.ndarray, settings: Uncertainty) -> np.ndarray:
     """settings.resamples draws of the category counts of a with-replacement resample of
     sum(counts) items (resamples x categories): the multinomial distribution that drawing the
     items one by one gives, without an index matrix of resamples x items."""
-    counts = np.asarray(counts, dtype=np.int64)
-    n = int(counts.sum())
-    return np.random.default_rng(settings.seed).multinomial(n, counts / n, size=settings.resamples)
+    return multinomial_draws(counts, settings.resamples, settings.seed)
 
 
 def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
@@ -190,15 +184,13 @@ def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
     if settings.resamples == 0 or n < 2:
         return NO_INTERVAL
     from scipy import stats
-    from scipy.special import ndtr, ndtri
+    from scipy.special import ndtri
 
     distribution = statistic(resampled_counts(counts, settings), axis=-1)
     alpha = (1 - settings.level) / 2
     with np.errstate(divide="ignore", invalid="ignore"):
         theta = float(statistic(counts, axis=-1))
-        below = (np.count_nonzero(distribution < theta)
-                 + np.count_nonzero(distribution <= theta)) / (2 * len(distribution))
-        z0 = ndtri(below)
+        z0 = ndtri(percentile_of_score(distribution, theta))
         present = np.flatnonzero(counts)
         left_out = statistic(counts[None, :] - np.eye(len(counts), dtype=np.int64)[present],
                              axis=-1)
@@ -206,8 +198,7 @@ def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
         u = (n - 1) * (np.sum(weights * left_out) / n - left_out)
         acceleration = (np.sum(weights * u ** 3) / n ** 3) / 6 / (
             np.sum(weights * u ** 2) / n ** 2) ** 1.5
-        z = ndtri(alpha)
-        bca = [ndtr(z0 + (z0 + s) / (1 - acceleration * (z0 + s))) for s in (z, -z)]
+    bca = bca_levels(z0, acceleration, alpha)
     for method, levels in ((BCA, bca), (PERCENTILE, [alpha, 1 - alpha])):
         if np.all(np.isfinite(levels)):
             low, high = stats.quantile(distribution, np.asarray(levels, dtype=np.float64))

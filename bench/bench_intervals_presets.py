@@ -1,0 +1,226 @@
+"""What the intervals add to each table job at a paper preset's size: the job with
+`--resamples 0` (no bootstrap) and with --resamples (default 10,000), wall seconds and peak RSS.
+
+    python bench/bench_intervals_presets.py --tiny-run DIR [--families spud blimp german_case]
+                                            [--repeats 3] [--resamples 10000] [--before DIR]
+
+Inputs are synthetic items and scores of the real shapes: a finished tiny run's items file of
+the family (DIR/results/items, e.g. from tests/workflow_helpers.finished_tiny_run) with its
+groups copied under new ids up to the preset's size, and seeded random scores for each scoring
+function (nonce sentences and bad sentences less probable, so every statistic has something to
+find):
+
+- spud: the SPUD preset (config/papers/spud.yaml): each treebank's UD 2.10 test sentences as
+  originals with one nonce version (pairs.spud: methods [spud], seeds [1]), scored by its
+  language's scoring functions (models x methods: ar 6, de 3, en 6, fr 3, ru 3);
+- blimp: 67 paradigms x 1,000 pairs (bench_intervals.blimp_inputs), 2 scoring functions;
+- german_case: 7,200 sentences (the paper's templates x orders), 2 scoring functions;
+- cola: CoLA's 8,551 + 527 + 516 sentences, 2 scoring functions.
+
+Each job runs in a fresh process; the medians of --repeats runs' wall and CPU seconds are
+printed, with the peak RSS beside the job's mem_mb (aggregate/plan.py); CPU seconds are the
+steadier figure on a shared machine. With --before, the job with intervals also runs on another
+checkout's code (PYTHONPATH=DIR/workflow).
+
+Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
+for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial
+tables, cost the same at any size and are timed per call by bench/bench_intervals.py); and the
+DepProbe table, whose inputs are probe runs' metrics and per-sentence counts
+(probe_intervals.configuration_intervals is what its intervals cost, per configuration).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "workflow"))
+
+# UD 2.10 test sets of the SPUD preset: sentences (the originals, before min_words) and the
+# scoring functions of their language (config/papers/spud.yaml's models x methods)
+SPUD_TREEBANKS = {"ar_padt": (680, 6), "de_hdt": (18_459, 3), "en_ewt": (2_077, 6),
+                  "fr_gsd": (416, 3), "ru_syntagrus": (6_491, 3)}
+GERMAN_SENTENCES = 7_200
+COLA_SPLITS = {"in_domain_train": 8_551, "in_domain_dev": 527, "out_of_domain_dev": 516}
+# each job's mem_mb (aggregate/plan.py family_tables)
+MEM_MB = {"spud": 4000, "blimp": 2000, "german_case": 2000, "cola": 2000}
+
+
+def copied_groups(items: pl.DataFrame, groups: int, dataset: str) -> pl.DataFrame:
+    """`items` with its groups copied under new ids (`~k`) until it has `groups` groups."""
+    have = items["group_id"].unique(maintain_order=True)
+    copies = -(-groups // len(have))
+    frames = []
+    for k in range(copies):
+        suffix = f"~{k}"
+        frame = items.with_columns(
+            (f"{dataset}:" + pl.col("item_id") + suffix).alias("item_id"),
+            (f"{dataset}:" + pl.col("group_id") + suffix).alias("group_id"),
+            pl.lit(dataset).alias("dataset"))
+        if "sent_index" in items.columns:
+            frame = frame.with_columns(pl.col("sent_index") + k * (int(items["sent_index"].max())
+                                                                   + 1))
+        if "sent_id" in items.columns:
+            frame = frame.with_columns(pl.col("sent_id") + suffix)
+        frames.append(frame)
+    out = pl.concat(frames)
+    keep = out["group_id"].unique(maintain_order=True).head(groups)
+    return out.filter(pl.col("group_id").is_in(keep.implode()))
+
+
+def write_scores(root: Path, dataset: str, items: pl.DataFrame, functions: int, worse,
+                 seed: int) -> list[str]:
+    """One score file per model (two methods each, the last model one if `functions` is odd):
+    logprob = -3 per word, `worse` per word less for the items it marks, plus noise."""
+    from spudflow.core import artifacts
+
+    from aggregate_inputs import score_path, scores_frame, write
+
+    rng = np.random.default_rng(seed)
+    ids = items["item_id"].to_list()
+    words = np.maximum(items["words"].list.len().to_numpy(), 1)
+    penalty = worse(items)
+    paths = []
+    for m in range(-(-functions // 2)):
+        methods = ["ppl", "pppl"][:min(2, functions - 2 * m)]
+        frames = [scores_frame(ids, f"lm{m}", method,
+                               -(3 + (0.2 + 0.1 * m) * penalty + rng.normal(0, 0.3, len(ids)))
+                               * words, words) for method in methods]
+        paths.append(str(write(pl.concat(frames), score_path(root, dataset, f"lm{m}"),
+                               artifacts.ITEM_SCORES)))
+    return paths
+
+
+def spud_inputs(root: Path, tiny: Path) -> list[str]:
+    from spudflow.core import artifacts
+
+    from aggregate_inputs import write
+
+    source = pl.concat([pl.read_parquet(p) for p in sorted((tiny / "results" / "items")
+                                                           .glob("spud_*.parquet"))])
+    source = source.filter(pl.col("method").is_in(["orig", "spud"]))
+    items, scores = [], []
+    for s, (treebank, (originals, functions)) in enumerate(SPUD_TREEBANKS.items()):
+        dataset = f"spud_{treebank}_test"
+        frame = copied_groups(source, originals, dataset).with_columns(
+            pl.lit(treebank.split("_")[0]).alias("language"))
+        path = write(frame, root / "results" / "items" / f"{dataset}.parquet", artifacts.ITEMS_SPUD)
+        items.append(str(path))
+        scores += write_scores(root, dataset, frame, functions,
+                               lambda f: (f["method"] == "spud").to_numpy().astype(float), s)
+    return ["--items", *items, "--scores", *scores]
+
+
+def german_inputs(root: Path, tiny: Path) -> list[str]:
+    from spudflow.core import artifacts
+
+    from aggregate_inputs import write
+
+    source = pl.read_parquet(tiny / "results" / "items" / "german_case.parquet")
+    per_group = source.group_by("group_id").len()["len"].max()
+    frame = copied_groups(source, GERMAN_SENTENCES // per_group, "german_case")
+    path = write(frame, root / "results" / "items" / "german_case.parquet",
+                 artifacts.ITEMS_GERMAN_CASE)
+    scores = write_scores(root, "german_case", frame, 2,
+                          lambda f: (~f["grammatical"]).to_numpy().astype(float), 7)
+    return ["--items", str(path), "--scores", *scores, "--animacy", "positions"]
+
+
+def cola_inputs(root: Path, tiny: Path) -> list[str]:
+    """CoLA's three files (in_domain_train 8,551, in_domain_dev 527, out_of_domain_dev 516
+    sentences, about 70 % acceptable), scored by 2 scoring functions with unigram
+    log-probabilities (SLOR, NormLP, Word-LP Min-1)."""
+    from spudflow.core import artifacts
+
+    from aggregate_inputs import items_frame, score_path, scores_frame, write
+
+    rng = np.random.default_rng(3)
+    rows = [{"item_id": f"{split}-{i}", "group_id": f"{split}-{i}",
+             "sentence": f"sentence number {i} of {split}", "label": int(rng.random() < 0.7),
+             "split": split, "source": f"src{i % 17}", "phenomenon_set": False, "line": i + 1}
+            for split, n in COLA_SPLITS.items() for i in range(n)]
+    items = items_frame(rows, "cola", "en")
+    path = write(items, root / "results" / "items" / "cola.parquet", artifacts.ITEMS_COLA)
+    ids, labels = items["item_id"].to_list(), items["label"].to_numpy()
+    scores = []
+    for m in range(2):
+        n_tokens = rng.integers(4, 15, len(ids))
+        logprob = -n_tokens * (4.0 - (0.5 + 0.2 * m) * labels + rng.normal(0, 0.6, len(ids)))
+        unigram = -n_tokens * (6.0 + rng.normal(0, 0.3, len(ids)))
+        scores.append(str(write(scores_frame(ids, f"lm{m}", "ppl", logprob, n_tokens,
+                                             unigram=unigram), score_path(root, "cola", f"lm{m}"))))
+    return ["--items", str(path), "--scores", *scores]
+
+
+def blimp_job_inputs(root: Path, tiny: Path) -> list[str]:
+    from bench_intervals import blimp_inputs
+
+    return blimp_inputs(root, 2)
+
+
+FAMILIES = {"spud": ("table-spud-scores", spud_inputs),
+            "blimp": ("table-blimp", blimp_job_inputs),
+            "german_case": ("table-german-case", german_inputs),
+            "cola": ("table-cola", cola_inputs)}
+
+
+def timed_job(args: list[str], pythonpath: Path) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) of one `spudflow` command in a fresh process;
+    CPU time is the steadier figure on a shared machine."""
+    code = f"import sys\nfrom spudflow.cli import main\nsys.exit(main({args!r}))"
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    start = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-c", code], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{args[0]} failed: {process.stderr.read().decode()[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tiny-run", type=Path, required=True,
+                        help="a finished tiny run (its results/items give the shapes)")
+    parser.add_argument("--families", nargs="+", default=list(FAMILIES), choices=FAMILIES)
+    parser.add_argument("--resamples", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--before", type=Path, help="a checkout whose workflow/ to compare")
+    args = parser.parse_args()
+
+    print("| table job | run | wall s (median) | CPU s (median) | peak RSS MB (max) | mem_mb |\n"
+          "|---|---|---:|---:|---:|---:|")
+    for family in args.families:
+        command, inputs = FAMILIES[family]
+        with tempfile.TemporaryDirectory() as tmp:
+            given = inputs(Path(tmp), args.tiny_run)
+            runs = [("--resamples 0", REPO / "workflow", 0),
+                    (f"--resamples {args.resamples}", REPO / "workflow", args.resamples)]
+            if args.before is not None:
+                runs.append((f"--resamples {args.resamples}, {args.before}",
+                             args.before / "workflow", args.resamples))
+            for r, (label, code, n) in enumerate(runs):
+                results = [timed_job([command, *given, "--resamples", str(n), "--out-dir",
+                                      str(Path(tmp) / f"out-{r}-{i}")], code)
+                           for i in range(args.repeats)]
+                wall = statistics.median(r[0] for r in results)
+                cpu = statistics.median(r[1] for r in results)
+                print(f"| {command} | {label} | {wall:.1f} | {cpu:.1f} "
+                      f"| {max(r[2] for r in results):.0f} | {MEM_MB[family]} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
