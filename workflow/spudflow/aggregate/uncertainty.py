@@ -16,6 +16,7 @@ not depend on which other figures the table holds or their order.
 
 from __future__ import annotations
 
+import functools
 import warnings
 import zlib
 from collections.abc import Sequence
@@ -180,11 +181,22 @@ def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
     category gives the same value). `statistic(counts, axis=-1)` takes counts along the last
     axis. NO_INTERVAL with resamples 0 or fewer than two items."""
     counts = np.asarray(counts, dtype=np.int64)
-    n = int(counts.sum())
-    if settings.resamples == 0 or n < 2:
+    if settings.resamples == 0 or int(counts.sum()) < 2:
         return NO_INTERVAL
+    return _counts_interval(tuple(int(c) for c in counts), statistic, settings)
+
+
+@functools.lru_cache(maxsize=4096)
+def _counts_interval(counts: tuple[int, ...], statistic, settings: Uncertainty
+                     ) -> tuple[float, float, str]:
+    """counts_bootstrap_interval of COUNTS: a function of the counts, the statistic and the
+    settings alone (its draws are seeded by settings.seed), so rows with equal counts (CoLA's
+    small sources) share one computation."""
     from scipy import stats
     from scipy.special import ndtri
+
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
 
     distribution = statistic(resampled_counts(counts, settings), axis=-1)
     alpha = (1 - settings.level) / 2
