@@ -205,8 +205,8 @@ def test_the_front_page_lists_the_examples_escaped_and_links_every_item(tmp_path
                "--resamples", "0")
     page = front_page({"blimp_overall": out / "blimp_overall.parquet",
                        "blimp_examples": out / "blimp_examples.parquet"}, {}, tmp_path)
-    where = page[page.index('<section id="examples">'):]
-    assert where.startswith('<section id="examples"><details><summary>Where it goes wrong')
+    where = page[page.index('<div id="examples">'):]
+    assert where.startswith('<div id="examples"><details><summary>Where it goes wrong')
     assert "Who &lt;b&gt;should&lt;/b&gt; Derek &amp; &quot;Richard&quot; hug?" in where
     assert "<b>should" not in page
     assert 'href="tables/blimp_items.csv"' in where

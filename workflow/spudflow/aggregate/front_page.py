@@ -343,9 +343,9 @@ def _where_it_goes_wrong(tables: dict[str, Path], out: Path) -> str:
                      f'<p class="links">{" · ".join(links)}</p>')
     if not parts:
         return ""
-    return ('<section id="examples"><details><summary>Where it goes wrong: the items each '
+    return ('<div id="examples"><details><summary>Where it goes wrong: the items each '
             "scoring function gets most confidently wrong (config aggregate.examples per "
-            "function)</summary>" + "".join(parts) + "</details></section>\n")
+            "function)</summary>" + "".join(parts) + "</details></div>\n")
 
 
 def _unscored_lines(table: pl.DataFrame) -> str:
