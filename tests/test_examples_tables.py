@@ -211,3 +211,15 @@ def test_the_front_page_lists_the_examples_escaped_and_links_every_item(tmp_path
     assert "<b>should" not in page
     assert 'href="tables/blimp_items.csv"' in where
     assert 'href="tables/blimp_examples.csv"' in where
+
+
+def test_k_and_the_seed_come_from_the_config_as_a_rerun_trigger(default_plan):
+    """aggregate.examples (default 5) and aggregate.seed reach each family's table command
+    through its `options` param, a rerun trigger (not a function of the job's input)."""
+    family_rules = {"table_blimp", "table_spud_scores", "table_german_case", "table_cola",
+                    "table_japanese_transitivity"}
+    planned = [j for j in default_plan.jobs if j[0] in family_rules]
+    assert planned
+    for job in planned:
+        assert "--examples 5 --examples-seed 0" in default_plan.shell[job], job
+        assert "--examples 5" in str(default_plan.params[job]["options"]), job

@@ -15,7 +15,8 @@ report captions in report/NAME.rst.
 
 Adding a table to a dataset family: its entry here (_table: name, what it reproduces, caption,
 `function`, the "module.function" that computes it from the family's items and scores
-(keywords `items`, `scores`; its caption has no fields to fill), and `columns` and `key`, its
+(keywords `items`, `scores`, and any of its command's options it names, e.g. `examples`; its
+caption has no fields to fill), and `columns` and `key`, its
 artifact), its function, and its test. Its rule (the family's), command (the
 family's), report entry, artifact (core/table_artifacts.TABLES) and docs rows follow.
 
