@@ -45,7 +45,8 @@ def real_blimp(root, n_pairs=40):
                              "sentence": pair[f"sentence_{kind}"], "label": label,
                              "field": pair["field"], "linguistics_term": pair["linguistics_term"],
                              "UID": uid, "pairID": pair["pairID"]})
-    rows[1]["sentence"] = "Who <b>should</b> Derek & \"Richard\" hug?"
+    # short, so both functions prefer it by far: every one's most confidently wrong pair
+    rows[1]["sentence"] = "<b>Who</b> & \"R\"?"
     items = items_frame(rows, "blimp", "en")
     items_path = write(items, root / "results" / "items" / "blimp.parquet", artifacts.ITEMS_BLIMP)
     ids = items["item_id"].to_list()
@@ -206,9 +207,11 @@ def test_the_front_page_lists_the_examples_escaped_and_links_every_item(tmp_path
     page = front_page({"blimp_overall": out / "blimp_overall.parquet",
                        "blimp_examples": out / "blimp_examples.parquet"}, {}, tmp_path)
     where = page[page.index('<div id="examples">'):]
-    assert where.startswith('<div id="examples"><details><summary>Where it goes wrong')
-    assert "Who &lt;b&gt;should&lt;/b&gt; Derek &amp; &quot;Richard&quot; hug?" in where
-    assert "<b>should" not in page
+    assert "<details><summary>Where it goes wrong" in where
+    assert where.count("&lt;b&gt;Who&lt;/b&gt; &amp; &quot;R&quot;?") == 2  # rank 1 of both
+    assert "<b>Who" not in page
+    # 2 x 40 rows: above what the page shows, so each function's first, and a line saying so
+    assert "Shown: 2 of its 80 rows" in where
     assert 'href="tables/blimp_items.csv"' in where
     assert 'href="tables/blimp_examples.csv"' in where
 

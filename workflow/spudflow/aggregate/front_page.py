@@ -317,6 +317,8 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
             f'<p class="links">{" · ".join(links)}</p></section>\n')
 
 
+# At most this many rows of a family's examples table on the page (the CSV has them all).
+MAX_EXAMPLES_SHOWN = 60
 # The per-item file of a family whose examples table has no NAME_items beside it.
 PER_ITEM = {"spud_examples": "spud_ratios"}
 
@@ -331,19 +333,34 @@ def _where_it_goes_wrong(tables: dict[str, Path], out: Path) -> str:
         if name is None or name not in tables:
             continue
         path = tables[name]
+        # the ids are in the linked table; the page shows the text, scores and margin
         frame = read_artifact(path, TABLES[name])
+        frame = frame.drop(c for c in frame.columns if c.endswith(("group_id", "item_id"))
+                           or c.startswith("item_id"))
+        at = frame.columns.index("model")
+        frame = frame.select(*frame.columns[:at], SCORING_FUNCTION,
+                             pl.exclude(*frame.columns[:at], "model", "method"))
         links = [_link(path.with_suffix(".csv"), out, f"{name} (CSV)")]
         items = path.with_name(PER_ITEM.get(name, name.removesuffix("_examples") + "_items")
                                + ".csv")
         if items.is_file():
             links.append(_link(items, out, f"every item: {items.name}"))
-        body = (_html_table(frame) if frame.height else
+        shown = frame if frame.height <= MAX_EXAMPLES_SHOWN else frame.filter(
+            pl.col("rank") == 1).head(MAX_EXAMPLES_SHOWN)
+        body = (_html_table(shown) if frame.height else
                 "<p>No scoring function gets an item wrong.</p>")
+        if shown.height < frame.height:
+            body += (f'<p class="note">Shown: {shown.height} of its {frame.height} rows (each '
+                     "scoring function's most confidently wrong item"
+                     + ("" if shown.height == frame.filter(pl.col("rank") == 1).height
+                        else f", the first {MAX_EXAMPLES_SHOWN}")
+                     + "); every row in the CSV.</p>")
         parts.append(f"<h3>{html.escape(section.title)}</h3>{body}"
                      f'<p class="links">{" · ".join(links)}</p>')
     if not parts:
         return ""
-    return ('<div id="examples"><details><summary>Where it goes wrong: the items each '
+    return ('<div id="examples"><style>#examples td { text-align: left; vertical-align: top; '
+            "min-width: 4em; }</style><details><summary>Where it goes wrong: the items each "
             "scoring function gets most confidently wrong (config aggregate.examples per "
             "function)</summary>" + "".join(parts) + "</details></div>\n")
 
