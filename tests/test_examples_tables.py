@@ -164,6 +164,11 @@ def test_german_spud_and_japanese_examples(tmp_path, run_cli):
                "--examples", "3", "--resamples", "0")
     examples = pl.read_parquet(out / "german_case_examples.parquet")
     every = pl.read_parquet(out / "german_case_items.parquet")
+    # the lowest of the table's own per-template AUCs (all sentences)
+    templates = pl.read_parquet(out / "german_case_auc_templates.parquet").filter(
+        pl.col("analysis") == "all").group_by("model").agg(pl.col("auc").min())
+    assert dict(templates.iter_rows()) == pytest.approx(dict(
+        examples.group_by("model").agg(pl.col("template_auc").first()).iter_rows()), abs=1e-12)
     for (model,), rows in examples.group_by("model"):
         mine = every.filter(pl.col("model") == model)
         assert rows["template_auc"][0] == pytest.approx(mine["template_auc"].min())
