@@ -177,7 +177,9 @@ def japanese(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]], ex
                 pairs, keys, ["group_id"], "score_transitive", "score_intransitive", examples,
                 examples_seed).select(*keys, RANK, "group_id", "verb_pair", "score_transitive",
                                       "score_intransitive", MARGIN))
-    top = pl.concat(tops) if tops else None
+    if not tops:
+        raise ValueError("japanese examples: no scores")  # the command refuses that before
+    top = pl.concat(tops)
     sentences = {side: items.filter(
         (pl.col("transitivity") == columns.JAPANESE_TRANSITIVE) == (side == "transitive"))
         .select("dataset", "group_id", pl.col("sentence").alias(f"sentence_{side}"))
@@ -187,3 +189,45 @@ def japanese(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]], ex
     return top.select(*keys, RANK, "group_id", "verb_pair", "sentence_transitive",
                       "sentence_intransitive", "score_transitive", "score_intransitive",
                       MARGIN).sort([*keys, RANK], nulls_last=False)
+
+
+def probe(metrics: pl.DataFrame, examples: int, examples_seed: int) -> pl.DataFrame:
+    """DepProbe: per probe configuration and nonce method, the k test sentences with the largest
+    LAS drop, LAS of the original sentence minus LAS of its nonce versions, each over every
+    probe seed's run (and nonce seed): right words over words, from the runs' per-sentence
+    counts (sentence_counts.parquet). Sentences by their index in the test treebank."""
+    from pathlib import Path
+
+    from spudflow.aggregate import columns
+    from spudflow.aggregate.probe import RUN
+    from spudflow.aggregate.probe_intervals import read_sentences
+    from spudflow.core.artifacts import PROBE_SENTENCES_FILE
+    from spudflow.core.logs import get_logger
+    from spudflow.core.table_artifacts import TABLES
+
+    missing = [source for source in metrics["source_file"].unique(maintain_order=True)
+               if not (Path(source).parent / PROBE_SENTENCES_FILE).is_file()]
+    if missing:  # runs trained before the counts were written: the other tables need none
+        get_logger(__name__).warning(
+            "probe_examples left empty: %d probe runs have no %s next to their metrics (e.g. "
+            "%s); rerun them for the sentences behind the LAS drops", len(missing),
+            PROBE_SENTENCES_FILE, missing[0])
+        return pl.DataFrame(schema=TABLES["probe_examples"].polars_schema())
+    sentences = read_sentences(metrics).filter(pl.col("n_words") > 0).with_columns(
+        pl.when(pl.col("eval_version") == columns.PROBE_ORIG_EVAL_SET).then(pl.lit("orig"))
+        .otherwise(pl.col("eval_version").str.split(columns.PROBE_EVAL_SET_SEPARATOR)
+                   .list.first()).alias("eval_method"))
+    per_set = sentences.group_by(*RUN, "eval_method", "sent_index").agg(
+        (pl.col("n_las").sum() / pl.col("n_words").sum()).alias("las"),
+        pl.col("n_words").max().alias("n_words"))
+    orig = per_set.filter(pl.col("eval_method") == "orig").select(
+        *RUN, "sent_index", "n_words", pl.col("las").alias("las_orig"))
+    nonce = per_set.filter(pl.col("eval_method") != "orig").select(
+        *RUN, pl.col("eval_method").alias("nonce_method"), "sent_index",
+        pl.col("las").alias("las_nonce"))
+    drops = nonce.join(orig, on=[*RUN, "sent_index"], how="inner").with_columns(
+        (pl.col("las_orig") - pl.col("las_nonce")).alias(MARGIN))
+    keys = [*RUN, "nonce_method"]
+    top = top_k(drops, keys, MARGIN, ["sent_index"], examples, examples_seed)
+    return top.select(*keys, RANK, "sent_index", "n_words", "las_orig", "las_nonce",
+                      MARGIN).sort([*keys, RANK])

@@ -337,9 +337,10 @@ def _where_it_goes_wrong(tables: dict[str, Path], out: Path) -> str:
         frame = read_artifact(path, TABLES[name])
         frame = frame.drop(c for c in frame.columns if c.endswith(("group_id", "item_id"))
                            or c.startswith("item_id"))
-        at = frame.columns.index("model")
-        frame = frame.select(*frame.columns[:at], SCORING_FUNCTION,
-                             pl.exclude(*frame.columns[:at], "model", "method"))
+        if "method" in frame.columns:  # a scoring function (probes: model and baseline)
+            at = frame.columns.index("model")
+            frame = frame.select(*frame.columns[:at], SCORING_FUNCTION,
+                                 pl.exclude(*frame.columns[:at], "model", "method"))
         links = [_link(path.with_suffix(".csv"), out, f"{name} (CSV)")]
         items = path.with_name(PER_ITEM.get(name, name.removesuffix("_examples") + "_items")
                                + ".csv")

@@ -156,7 +156,7 @@ class AggregatePlan(Plan):
 
     def probe_table_options(self):
         """`spudflow table-probe` options: the intervals over test sentences."""
-        return quoted(self.uncertainty_options(bootstrap=True))
+        return quoted(self.uncertainty_options(bootstrap=True) + self.examples_options())
 
     def uncertainty_options(self, bootstrap):
         """aggregate.uncertainty as a table command's options: the level, and the bootstrap's

@@ -239,6 +239,19 @@ def _items(family: str, columns: tuple, key: tuple) -> _Entry:
                  "is right (filter it for the items behind a figure).",
                  function=f"family_examples.{family}_items", rows="per item and scoring function",
                  columns=columns, key=key)
+PROBE_EXAMPLES = (
+    col("treebank", STR, "the test treebank"), col("model", STR, "the model's name in the config"),
+    col("baseline", STR, "`lm`, `M0`, `MR` or `MRC`"),
+    col("dist_layer", I64, "layer of the distance probe"),
+    col("label_layer", I64, "layer of the label probe"),
+    col("auto_layers", BOOL, "the layers were chosen for `auto`"),
+    col("nonce_method", STR, "the nonce eval sets' method (every nonce seed pooled)"), _RANK,
+    col("sent_index", I64, "the sentence's position in the test treebank (tokens.parquet "
+        "sent_index; the same in its nonce versions)"),
+    col("n_words", I64, "words scored in the sentence"),
+    col("las_orig", F64, "LAS of the original sentence over every probe seed's run"),
+    col("las_nonce", F64, "LAS of its nonce versions over every run and nonce seed"),
+    _margin("las_orig - las_nonce: the largest drop first"))
 
 
 def _examples(family: str, what: str, caption: str, columns: tuple, key: tuple,
@@ -505,6 +518,20 @@ OUTPUTS: tuple[Output, ...] = (
                     "treebank's original test set and on its nonce versions, Δ = original − "
                     "nonce per probe run (the paper's performance drop); mean and sd over probe "
                     "seeds (orig) and probe seeds × nonce seeds (nonce, Δ), as Tables 17–19."),
+             _table("probe_examples", "spudflow's extension: the sentences behind the drop",
+                    "DepProbe: per probe configuration and nonce method, the test sentences "
+                    "whose LAS drops most from the original to its nonce versions (each over "
+                    "every probe seed and nonce seed), by their index in the test treebank; "
+                    "the k of config `aggregate.examples`, equal drops (short sentences) ordered "
+                    "by a hash of the sentence seeded by `aggregate.seed`.",
+                    function="family_examples.probe",
+                    rows="per probe configuration and nonce method, the k largest LAS drops",
+                    columns=PROBE_EXAMPLES,
+                    key=("treebank", "model", "baseline", "dist_layer", "label_layer",
+                         "auto_layers", "nonce_method", "rank"),
+                    empty_when="no probe run has a nonce eval set, or the runs have no "
+                    "per-sentence counts (trained before `probe train` wrote them; the log "
+                    "says so)"),
              _table("probe_layers", "SPUD paper, App. F.6",
                     "DepProbe metrics per layer (probes whose distance and label parts use the "
                     "same layer; App. F.6): means over seeds on the selection data (dev) and the "
