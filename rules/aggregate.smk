@@ -3,8 +3,9 @@
 # core/outputs_registry.py (registry_files(rule) gives a rule's files, a table's report caption
 # NAME.caption.rst among them, written by its command from the entry); rule all asks for those
 # whose input the config produces (aggregate_outputs()). What it reads of the other stages (their rules files, included before this one):
-#   items_datasets(family) -> [dataset, ...]      pairs: the items datasets of a family the config
-#                                                 enables (core/dataset_families.py)
+#   table_datasets(family) -> [dataset, ...]      pairs: the items datasets the config enables
+#                                                 that feed a family's tables
+#                                                 (core/dataset_families.py)
 #   scoring_jobs() -> [(dataset, model), ...]     scoring: each makes
 #                                                 results/scores/{dataset}/{model}/item_scores.parquet
 #   probe_metrics_files() -> [path, ...]          probe: metrics.parquet files
@@ -119,7 +120,7 @@ for rule_name, family, command in aggregate_plan.family_table_rules():
             out_dir=subpath(output.parquet, parent=True),
             options=table["options"],
             jobs=table.get("jobs", ""),
-            datasets=aggregate_plan.items_datasets(family),
+            datasets=aggregate_plan.table_datasets(family),
             models=aggregate_plan.aggregate_models(family),
         shell:
             "spudflow {params.command} --items {input.item_files:q} --scores {input.score_files:q}"

@@ -43,22 +43,24 @@ rule probe_features:
         probe_model=probe_plan.probe_models_pattern(sharded=False),
         split=PROBE_SPLIT_DIR,
     threads: 2
-    # one encoder in memory at a time; an hour per baseline
+    # one encoder in memory at a time; an hour per baseline; the GPUs of a `device_map`'s weights
     resources:
         **attempt_scaled(
             mem_mb=probe_plan.probe_features_memory, runtime=probe_plan.probe_features_runtime
         ),
-        gpu=1,
+        gpu=probe_plan.probe_features_gpus,
     params:
         treebanks=lambda wc, input: [Path(tokens).parent for tokens in input.tokens],
         source=lambda wc: probe_plan.probe_model_config(wc.probe_model)["source"],
         shard="",
         args=probe_plan.probe_feature_args,
+        # a params function of `input`, no rerun trigger: the map changes no feature
+        placement=probe_plan.probe_feature_placement,
         sentences=probe_feature_paths,
     shell:
         "spudflow probe features {params.treebanks:q} --model {params.source:q}"
-        " {params.shard} {params.args} {params.sentences} --threads {threads}"
-        " --out {output:q} 2> {log:q}"
+        " {params.shard} {params.args} {params.placement} {params.sentences}"
+        " --threads {threads} --out {output:q} 2> {log:q}"
 
 
 use rule probe_features as probe_features_shard with:

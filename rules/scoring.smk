@@ -23,8 +23,10 @@ rule ngram_train:
 
 
 # One job per items dataset x model (models with one shard; see score_shard for the others).
-# Transformer models ask for the GPU slot (gpu=1; on a machine without one they run on the CPU);
-# n-gram models need none.
+# Transformer models ask for the GPU slot (gpu=1; on a machine without one they run on the CPU),
+# one split across devices (`device_map`) for the GPUs its weights need; n-gram models need none.
+# The device map reaches the command through a params function of `input`, no rerun trigger: it
+# changes no score (core/device_map.py).
 rule score:
     input:
         item_table="results/items/{dataset}.parquet",
@@ -40,15 +42,17 @@ rule score:
     threads: 4
     resources:
         **attempt_scaled(mem_mb=scoring_plan.score_memory, runtime=scoring_plan.score_runtime),
-        gpu=lambda wc: 1 if scoring_plan.is_transformer(wc.model) else 0,
+        gpu=scoring_plan.score_gpus,
     params:
         out_dir=subpath(output.token_scores, parent=True),
         source=lambda wc: scoring_plan.model_config(wc.model)["source"],
         args=scoring_plan.score_args,
+        placement=scoring_plan.score_placement,
         shard="",
     shell:
         "spudflow score {input.item_table:q} --model {params.source:q} --name {wildcards.model}"
-        " {params.shard} --out {params.out_dir:q} --threads {threads} {params.args} 2> {log:q}"
+        " {params.shard} --out {params.out_dir:q} --threads {threads} {params.args}"
+        " {params.placement} 2> {log:q}"
 
 
 # Models with `shards` > 1: one job per items dataset x model x shard, each scoring a contiguous
@@ -77,7 +81,7 @@ rule score_gather:
     wildcard_constraints:
         model=scoring_plan.scoring_models_pattern(sharded=True),
     resources:
-        **attempt_scaled(mem_mb=scoring_plan.score_memory, runtime=30),
+        **attempt_scaled(mem_mb=scoring_plan.score_gather_memory, runtime=30),
     params:
         shard_dirs=scoring_plan.score_shard_dirs,
         out_dir=subpath(output.token_scores, parent=True),

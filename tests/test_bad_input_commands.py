@@ -40,6 +40,7 @@ INPUT_KINDS = {
     ("items count-verbs", "lexicon"): "tsv",
     ("items cola", "files"): "tsv",
     ("items blimp", "paths"): "jsonl",
+    ("items blimp-acceptability", "paths"): "jsonl",
     ("control-train", "text"): "text",
     ("score", "input"): "parquet",
     ("score", "model"): "model",
@@ -270,7 +271,10 @@ UNTESTED_OPTIONAL = {("probe train", "--dev"): "feature files of a real model; r
                      ("probe train", "--layer-choice"): "feature files of a real model; bad "
                      "choices in tests/test_probe_sweep.py",
                      ("score", "--cache"): "a folder the job creates when missing; a file in "
-                     "its place and unreadable segments in tests/test_scoring_cache.py"}
+                     "its place and unreadable segments in tests/test_scoring_cache.py",
+                     ("score", "--offload-folder"): "a scratch folder accelerate writes "
+                     "offloaded weights into, created when missing (tests/test_device_map.py)",
+                     ("probe features", "--offload-folder"): "as score's"}
 
 
 def test_every_optional_input_is_covered():

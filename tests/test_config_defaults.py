@@ -49,6 +49,8 @@ SAME_AS_CLI = {
     "pairs.cola.sample.seed": ("items cola", "seed"),
     "pairs.cola.phenomena": ("items cola", "phenomena"),
     "pairs.blimp.sample.seed": ("items blimp", "seed"),
+    "pairs.blimp_acceptability.sample.seed": ("items blimp-acceptability", "seed"),
+    "pairs.blimp_acceptability.split_by": ("items blimp-acceptability", "split_by"),
     "pairs.japanese_transitivity.sample.base.seed": ("items japanese-transitivity", "seed"),
     "controls.*.seed": ("control-train", "seed"),
     "controls.*.vocab_size": ("control-train", "vocab_size"),

@@ -74,21 +74,21 @@ def add_arguments(parser):
     parser.add_argument("files", type=Path, nargs="+", help="TSV files")
 
 
-def build(args):
+def build(*, files, dataset, sample, seed):
     from spudflow.core.dataset_families import DATASET_FAMILIES
     from spudflow.items.table import ItemsBuilder
 
     rows = []
-    for path in args.files:
+    for path in files:
         for number, line in read_lines(path):
             sentence, _, label = line.partition("\\t")
             if label not in ("0", "1"):
                 raise InputError(path, number, f"label {label!r}: 0 or 1")
             rows.append((path, number, sentence, int(label)))
-    builder = ItemsBuilder(args.dataset, "en", DATASET_FAMILIES["judgements"].artifact)
-    for index in sample_indices(len(rows), args.sample, args.seed):
+    builder = ItemsBuilder(dataset, "en", DATASET_FAMILIES["judgements"].artifact)
+    for index in sample_indices(len(rows), sample, seed):
         path, number, sentence, label = rows[index]
-        item = f"{args.dataset}:{path.stem}:{number}"
+        item = f"{dataset}:{path.stem}:{number}"
         builder.add(item, item, sentence, label, line=number)
     return builder.table()
 

@@ -22,6 +22,8 @@ def test_default_config_builds_the_vendored_items_datasets(tmp_path):
     assert jobs["items_japanese_transitivity"] == 4
     assert jobs["items_blimp"] == 1
     assert "items_cola" not in jobs
+    # CoLA is not vendored: its tables read an acceptability set of BLiMP's sentences
+    assert jobs["items_blimp_acceptability"] == 1
 
 
 def test_config_chooses_datasets(tmp_path):

@@ -66,8 +66,13 @@ def test_every_feed_is_a_dataset_family_or_a_stage_input():
                outputs_registry.PROBE}
     for o in OUTPUTS:
         assert o.feed in set(DATASET_FAMILIES) | special, o.name
-    # every dataset family feeds at least one table
-    assert set(DATASET_FAMILIES) <= {o.feed for o in OUTPUTS}
+    # every dataset family feeds at least one table: its own, or another family's (`feeds`,
+    # whose items are that family's artifact)
+    assert {f.tables for f in DATASET_FAMILIES.values()} <= {o.feed for o in OUTPUTS}
+    for family in DATASET_FAMILIES.values():
+        if family.feeds:
+            assert family.feeds in DATASET_FAMILIES and family.feeds != family.name
+            assert family.artifact is DATASET_FAMILIES[family.feeds].artifact, family.name
 
 
 def test_dataset_families_are_the_config_pairs_sections():

@@ -135,6 +135,10 @@ def test_training_text_and_dataset_sources_come_from_the_config():
         Sentences("in_domain_dev.tsv", "in_domain_dev.tsv", "cola"),
         Sentences("svo.tsv", "svo.tsv", "cola")]  # the phenomenon sets are items too
     assert dataset_sources(config, "german_case", spud, []) == []
+    # the acceptability set built from BLiMP: the paradigm files of its own section
+    config["pairs"]["blimp_acceptability"] = {"paths": [str(BLIMP)]}
+    assert dataset_sources(config, "blimp_acceptability", spud, []) == [
+        Sentences(str(BLIMP), str(BLIMP), "blimp")]
 
 
 def test_training_share_keys_are_seeded_exact_and_independent_of_order():

@@ -13,6 +13,7 @@ import yaml
 from workflow_helpers import REPO, Plan, copy_checkout, job, plan
 
 from spudflow.core.config import config_errors
+from spudflow.core.outputs_registry import FIGURE_OUTPUTS
 
 PAPERS = REPO / "config" / "papers"
 SCHEMA = REPO / "config" / "schema.yaml"
@@ -127,6 +128,63 @@ def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path)
                              in cmd and "--max-sentences-seed 42" in cmd for cmd in hdt_probe)
     # and its uniformly drawn batches with the mean of the selection batches' losses
     assert all("--batches reference" in cmd for cmd in hdt_probe)
+
+
+def _feature_layers(shell: str) -> dict[str, str]:
+    """baseline -> its layers, from a probe_features command's `--baselines lm=6,7 M0=0 ...`."""
+    words = shell.split()
+    pairs = words[words.index("--baselines") + 1:words.index("--eval-sets")]
+    return dict(pair.split("=") for pair in pairs)
+
+
+@pytest.mark.slow
+def test_spud_preset_sweeps_english_layers_only_and_draws_fig_8(tmp_path):
+    """App. F.6, Fig. 8 ("Layerwise DepProbe performance for mBERT and mGPT", English only):
+    `probe.layer_sweep: [en_ewt/mbert, en_ewt/mgpt]` probes every layer of those two on EWT,
+    and the figure is planned; every other feature job holds only the layers its probes read
+    (mBERT 6/7 and its baselines', mGPT 12, RoBERTa's and GPT-2's 6/7), not every layer."""
+    swept_models = {"mbert", "mgpt"}
+    preset = _preset("spud")
+    figure = FIGURE_OUTPUTS["probe_layers"]
+    planned = plan(copy_checkout(tmp_path, preset), forceall=True, targets=[figure.target])
+    assert job(figure.rule) in planned.jobs
+    models = preset["probe"]["models"]
+
+    def every_layer(model):
+        return ",".join(map(str, range(models[model]["layers"] + 1)))
+
+    def pair(model):
+        return ",".join(sorted({str(models[model][k]) for k in ("dist_layer", "label_layer")},
+                               key=int))
+
+    sweeps = {("en_ewt", model) for model in swept_models}
+    assert {tuple(entry.split("/")) for entry in preset["probe"]["layer_sweep"]} == sweeps
+    features = {(w["treebank"], w["probe_model"], w["split"]): _feature_layers(planned.shell[j])
+                for j, w in ((j, dict(j[1])) for j in planned.jobs)
+                if j[0] == "probe_features"}
+    assert {tb for tb, _, _ in features} == set(preset["probe"]["tasks"])
+    for (treebank, model, _), layers in features.items():
+        lm = every_layer(model) if (treebank, model) in sweeps else pair(model)
+        assert layers == {"lm": lm, **({"M0": "0", "MR": pair(model), "MRC": pair(model)}
+                                       if model == "mbert" else {})}, (treebank, model)
+    # the model's own runs: its layer pair in every task, and (l, l) for every layer on EWT
+    runs = {(w["treebank"], w["probe_model"], w["dist"], w["label"])
+            for w in (dict(j[1]) for j in planned.jobs if j[0] == "probe_train")
+            if w["baseline"] == "lm"}
+    expected = set()
+    for treebank in preset["probe"]["tasks"]:
+        for model, spec in models.items():
+            if treebank not in spec.get("tasks", [treebank]):
+                continue
+            expected.add((treebank, model, str(spec["dist_layer"]), str(spec["label_layer"])))
+            if (treebank, model) in sweeps:
+                expected |= {(treebank, model, str(n), str(n)) for n in range(spec["layers"] + 1)}
+    assert runs == expected
+    # the figure draws the table the sweep's metrics feed
+    table = next(j for j in planned.jobs if j[0] == "table_probe")
+    assert table in planned.dependencies[job(figure.rule)]
+    assert "results/probe/runs/en_ewt/mgpt/lm/dist24_label24/seed3/metrics.parquet" in \
+        planned.inputs[table]
 
 
 def test_cola_preset_is_lau_et_al_s_code_and_fetches_table_5_s_phenomena(tmp_path):

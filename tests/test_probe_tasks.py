@@ -14,7 +14,12 @@ from probe_support import LAYERS, REPO, ewt_sentences, feature_file, save_tiny_e
 from spudflow.cli import main
 from spudflow.core.config import ConfigError
 from spudflow.core.errors import EXIT_BAD_INPUT
-from spudflow.core.probe_tasks import ProbeSplit, probe_tasks, split_from_dir
+from spudflow.core.probe_tasks import (
+    ProbeSplit,
+    layer_sweeps,
+    probe_tasks,
+    split_from_dir,
+)
 from spudflow.probe.feature_file import read_features
 
 from aggregate_inputs import assert_table_files
@@ -115,6 +120,37 @@ def test_a_model_with_tasks_is_probed_in_those_only():
 def test_bad_model_tasks_are_config_errors(models, tasks, message):
     with pytest.raises(ConfigError) as error:
         probe_tasks(_with_models(models, tasks))
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize(("sweep", "swept"), [
+    (True, {("en_ewt", "m"), ("en_ewt", "en"), ("de_pud", "m")}),
+    (False, set()),
+    ([], set()),
+    (["en_ewt"], {("en_ewt", "m"), ("en_ewt", "en")}),
+    (["en_ewt/m", "de_pud"], {("en_ewt", "m"), ("de_pud", "m")}),
+])
+def test_layer_sweep_names_the_tasks_and_models_it_sweeps(sweep, swept):
+    """An entry TASK sweeps every model probed in the task (`en` is probed in en_ewt only),
+    TASK/MODEL one of them (the paper's Fig. 8: mBERT and mGPT on English)."""
+    config = _with_models({"m": {}, "en": {"tasks": ["en_ewt"]}})
+    config["probe"]["layer_sweep"] = sweep
+    assert layer_sweeps(config["probe"], probe_tasks(config)) == swept
+
+
+@pytest.mark.parametrize(("sweep", "message"), [
+    (["en_ewt", "en_pud"], "config key probe.layer_sweep[1]: 'en_pud' is not a task of "
+     "probe.tasks"),
+    (["en_pud/m"], "config key probe.layer_sweep[0]: 'en_pud' is not a task of probe.tasks"),
+    (["de_pud/en"], "config key probe.layer_sweep[0]: 'en' is not a model probed in de_pud "
+     "(probe.models, their `tasks`)"),
+])
+def test_a_layer_sweep_of_no_task_or_model_is_a_config_error(sweep, message):
+    """A task or model the sweep names but nothing probes would sweep nothing, silently."""
+    config = _with_models({"m": {}, "en": {"tasks": ["en_ewt"]}})
+    config["probe"]["layer_sweep"] = sweep
+    with pytest.raises(ConfigError) as error:
+        probe_tasks(config)
     assert str(error.value) == message
 
 
@@ -272,8 +308,9 @@ def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan)
                   if dict(j[1])["treebank"] == "de_pud" and dict(j[1])["baseline"] == "lm")
     layers = dict(german[1])
     pair = f"results/probe/runs/de_pud/minilm/lm/dist{layers['dist']}_label{layers['label']}"
-    assert planned.outputs[german] == {(f"{pair}/seed{s}/metrics.parquet", False)
-                                       for s in (1, 2, 3)}
+    assert planned.outputs[german] == {(f"{pair}/seed{s}/{name}.parquet", False)
+                                       for s in (1, 2, 3)
+                                       for name in ("metrics", "sentence_counts")}
     features = sorted(f for f in planned.inputs[german] if "/features/" in f)
     assert features == [f"results/probe/features/minilm/de_pud/test@{part}"
                         for part in ("heldout", "train")]

@@ -42,7 +42,8 @@ def test_the_schema_gives_each_kind_its_methods_and_their_region_variants():
     schema = yaml.safe_load(RENDERED[0].read_text(encoding="utf-8"))
     clauses = schema["properties"]["models"]["additionalProperties"]["allOf"]
     enums = {c["if"]["properties"]["kind"]["const"]: c["then"]["properties"]["methods"]["items"]
-             ["enum"] for c in clauses if "const" in c["if"]["properties"]["kind"]}
+             ["enum"] for c in clauses
+             if "const" in c.get("if", {}).get("properties", {}).get("kind", {})}
     assert enums == {kind: [*methods_of(kind), *(m + REGION_SUFFIX for m in methods_of(kind))]
                      for kind in KINDS}
 

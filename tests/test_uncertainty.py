@@ -226,7 +226,8 @@ def test_table_blimp_reruns_to_the_byte_and_refuses_bad_settings(tmp_path, run_c
                                "--out-dir", out, "--resamples", "500", "--interval-seed", "3")
         assert code == 0, err
         written.append({p.name: p.read_bytes() for p in sorted(out.glob("blimp_*"))})
-    assert len(written[0]) == 12 and written[0] == written[1]
+    # three tables, each .parquet .csv .md .tex and its report caption .caption.rst
+    assert len(written[0]) == 3 * 5 and written[0] == written[1]
     overall = pl.read_parquet(tmp_path / "a" / "blimp_overall.parquet")
     assert overall["accuracy_ci_low"].is_not_null().all()
     for option, value in (("--resamples", "50"), ("--interval-level", "1"),

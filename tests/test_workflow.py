@@ -61,6 +61,19 @@ def test_default_config_dry_run_shows_the_dag(default_plan):
 
 
 @pytest.mark.slow
+def test_default_config_runs_the_cola_analysis_on_blimp_sentences(default_plan):
+    """CoLA is not vendored: the default run's CoLA tables read an acceptability set built from
+    BLiMP's sentences, scored by the English trigram, and the front page shows them."""
+    cola = ("table_cola", ())
+    assert cola in default_plan.jobs
+    assert default_plan.inputs[cola] == {
+        "results/items/blimp_acceptability.parquet",
+        "results/scores/blimp_acceptability/en_ewt_trigram/item_scores.parquet"}
+    assert ("items_blimp_acceptability", ()) in default_plan.jobs
+    assert "results/tables/cola_thresholds.parquet" in default_plan.inputs[("front_page", ())]
+
+
+@pytest.mark.slow
 def test_default_config_trains_its_own_models_on_sentences_nothing_scores(default_plan):
     planned = default_plan
     pud = ["en_pud", "de_pud", "fr_pud", "ru_pud", "ar_pud", "ja_pud"]

@@ -36,6 +36,7 @@ from spudflow.aggregate.uncertainty import (
     counts_bootstrap_interval,
     wilson,
 )
+from spudflow.core.dataset_families import DATASET_FAMILIES
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.progress import progress
@@ -246,6 +247,13 @@ def cola_frames(scored: pl.DataFrame, folds: int, seed: int, criterion: str,
             "cola_sources": _frame(sources, "cola_sources", ["split", "source"])}
 
 
+def described_datasets(items: pl.DataFrame) -> list[str]:
+    """What each dataset of the items that is not CoLA itself is (a family that feeds CoLA's
+    tables with a description: core/dataset_families.py), for the captions."""
+    return [f"{d} is {DATASET_FAMILIES[d].described}." for d in sorted(set(items["dataset"]))
+            if d in DATASET_FAMILIES and DATASET_FAMILIES[d].described]
+
+
 def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
                 criterion: str, settings: Uncertainty | None = None) -> list[Table]:
     settings = settings or Uncertainty()
@@ -268,6 +276,7 @@ def cola_tables(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int
             f"bootstrap of {settings.resamples} resamples (seed {settings.seed}) of the "
             "sentences, label and prediction together (mcc_interval: bca or percentile"
             + ("" if settings.resamples else "; none with 0 resamples") + ").")
+    note += "".join(f" Data: {line}" for line in described_datasets(items))
     captions = dict(method=method, note=note)  # the captions are the registry's
     return [Table("cola_thresholds", frames["cola_thresholds"], captions),
             Table("cola_phenomena", frames["cola_phenomena"], captions),

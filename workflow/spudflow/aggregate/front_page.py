@@ -23,6 +23,7 @@ from spudflow.aggregate.coverage import note
 from spudflow.aggregate.inputs import NO_USABLE_SCORE
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import read_artifact
+from spudflow.core.dataset_families import DATASET_FAMILIES
 from spudflow.core.outputs_registry import FIGURE_OUTPUTS, TABLE_OUTPUTS
 from spudflow.core.table_artifacts import STATUS_OK, TABLES
 
@@ -102,6 +103,20 @@ def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
         .alias("scoring_function"))
     return _pivot(rows.with_columns(with_interval(rows, "mcc")), "split", "scoring_function",
                   "mcc")
+
+
+def cola_data(thresholds: pl.DataFrame) -> list[str]:
+    """A line per dataset of the table that is not CoLA itself (a family that feeds CoLA's
+    tables: core/dataset_families.py), saying what it is and which splits are its."""
+    lines = []
+    for (dataset,), rows in sorted(thresholds.partition_by("dataset", as_dict=True).items()):
+        family = DATASET_FAMILIES.get(dataset)
+        if family is not None and family.described:
+            splits = sorted(set(rows["split"]))
+            named = ", ".join(f"`{s}`" for s in splits)
+            lines.append(f"Data: {dataset} (split{'s' if len(splits) > 1 else ''} {named}) is "
+                         f"{family.described}.")
+    return lines
 
 
 def cola_coverage(thresholds: pl.DataFrame) -> pl.DataFrame:
@@ -199,6 +214,8 @@ class Section:
     coverage: Callable[[pl.DataFrame], pl.DataFrame] | None = None
     # a second table under the headline (the headline's columns are its scoring functions)
     details: Callable[[pl.DataFrame], pl.DataFrame] | None = None
+    # lines saying which data the rows are, where that is not the paper's own
+    data: Callable[[pl.DataFrame], list[str]] | None = None
 
     @property
     def figures(self) -> tuple[str, ...]:
@@ -239,7 +256,7 @@ SECTIONS = (
             "as fitted; config aggregate.uncertainty); below it, per split and scoring "
             f"function, {UNSEEN_TIED} (an acceptable "
             "and an unacceptable sentence with equal scores, which no threshold separates).",
-            cola_coverage, cola_details),
+            cola_coverage, cola_details, cola_data),
     Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,
             "Accuracy over the scored minimal pairs: the grammatical sentence gets the higher "
             f"log-probability ({INTERVAL}); n_ties pairs have equal scores and count as wrong "
@@ -313,7 +330,9 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
     if section.details is not None and headline.height:
         body += _html_table(section.details(table))
     body += _notes(section, table)
-    return (head + f"<p>{html.escape(section.caption)}</p>{unscored}{body}{note}"
+    data = "".join(f'<p class="data">{html.escape(line)}</p>'
+                   for line in (section.data(table) if section.data else []))
+    return (head + f"<p>{html.escape(section.caption)}</p>{data}{unscored}{body}{note}"
             f'<p class="links">{" · ".join(links)}</p></section>\n')
 
 

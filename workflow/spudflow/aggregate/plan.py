@@ -25,11 +25,12 @@ def front_page_args(wildcards, input):
 
 class AggregatePlan(Plan):
     def aggregate_items(self, family):
-        """The items files of one family (core/dataset_families.py) the config enables."""
-        return [items_file(d) for d in self.items_datasets(family)]
+        """The items files the config enables that feed one family's tables
+        (core/dataset_families.py)."""
+        return [items_file(d) for d in self.table_datasets(family)]
 
     def aggregate_jobs(self, family):
-        datasets = set(self.items_datasets(family))
+        datasets = set(self.table_datasets(family))
         return [(d, m) for d, m in self.scoring_jobs() if d in datasets]
 
     def aggregate_scores(self, family):
@@ -180,7 +181,7 @@ class AggregatePlan(Plan):
         params = {"options": ""}
         if figure.feed in DATASET_FAMILIES:
             params |= {
-                "datasets": self.items_datasets(figure.feed),
+                "datasets": self.table_datasets(figure.feed),
                 "models": self.aggregate_models(figure.feed),
             }
         return params | self.figure_own_params().get(figure.name, {})

@@ -38,6 +38,16 @@ class DatasetFamily:
     summary: str = ""  # its docs row: what the default run builds
     mem_mb: int = 2000  # its generated rule's memory and runtime (minutes)
     runtime: int = 10
+    # the family whose tables its items feed (core/outputs_registry.py `feed`), when not its own:
+    # an acceptability set built from BLiMP's sentences feeds the CoLA tables
+    feeds: str | None = None
+    # what its items are, said beside the tables of the family it feeds (the front page)
+    described: str = ""
+
+    @property
+    def tables(self) -> str:
+        """The family whose tables its items feed."""
+        return self.feeds or self.name
 
     @property
     def command(self) -> str:
@@ -58,6 +68,13 @@ FAMILIES: tuple[DatasetFamily, ...] = (
                   summary="not built (the files are not vendored)"),
     DatasetFamily("blimp", "en", ITEMS_BLIMP, ("paths",), builder="blimp",
                   summary="13,400 (the vendored 67 x 100 pairs)", mem_mb=4000, runtime=20),
+    DatasetFamily("blimp_acceptability", "en", ITEMS_COLA, ("paths",),
+                  builder="blimp_acceptability", feeds="cola",
+                  described="an acceptability set built from BLiMP's sentences (each sentence "
+                  "of a minimal pair labelled: the good one acceptable, the bad one not; its "
+                  "paradigm the source), not CoLA itself, which is not vendored",
+                  summary="670, the sentences of BLiMP's sample of 335 pairs, for the CoLA tables",
+                  mem_mb=4000, runtime=20),
 )
 DATASET_FAMILIES: dict[str, DatasetFamily] = {f.name: f for f in FAMILIES}
 # The families whose one dataset is built by a generated rule and command.

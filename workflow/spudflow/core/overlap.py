@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spudflow.core.pairs_files import local_file
+from spudflow.core.plan_items import blimp_paradigm_files
 from spudflow.core.split_files import split_files
 from spudflow.core.training_share import (
     part_name,
@@ -232,7 +233,8 @@ def model_training(config: dict, model: str) -> list[Sentences] | None:
 def dataset_sources(config: dict, dataset: str, spud_splits: dict[str, tuple[str, str]],
                     blimp_files: list[str]) -> list[Sentences]:
     """Where a dataset's sentences come from: a SPUD dataset's split without its training share
-    (the original sentences, of at least pairs.spud.min_words words), CoLA and BLiMP files."""
+    (the original sentences, of at least pairs.spud.min_words words), CoLA and BLiMP files (also
+    those of the acceptability set built from BLiMP)."""
     pairs = config.get("pairs") or {}
     if dataset in spud_splits:
         treebank, split = spud_splits[dataset]
@@ -244,4 +246,7 @@ def dataset_sources(config: dict, dataset: str, spud_splits: dict[str, tuple[str
         return [Sentences(f, local_file("cola", f), "cola") for f in files]
     if dataset == "blimp":
         return [Sentences(f, f, "blimp") for f in blimp_files]
+    if dataset == "blimp_acceptability":  # the sentences of BLiMP pairs, as `blimp`'s
+        files = blimp_paradigm_files(pairs["blimp_acceptability"])
+        return [Sentences(f, f, "blimp") for f in files]
     return []

@@ -61,6 +61,13 @@ class ItemsQueries(PlanBase):
         order."""
         return [d for d, f in self.items_dataset_families().items() if family in (None, f)]
 
+    def table_datasets(self, feed):
+        """Names of the items datasets whose items feed the tables of one family
+        (core/outputs_registry.py `feed`): its own and those of the families that feed its
+        tables (an acceptability set built from BLiMP feeds CoLA's), in config order."""
+        return [d for d, f in self.items_dataset_families().items()
+                if DATASET_FAMILIES[f].tables == feed]
+
     def items_dataset_language(self, dataset):
         """The language of an items dataset's sentences: its family's, or its treebank's (SPUD);
         None for an items file the items stage does not make (a user's own, whose items carry their

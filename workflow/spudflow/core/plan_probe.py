@@ -9,6 +9,7 @@ from spudflow.core import nonce_plan
 from spudflow.core.artifacts import AUTO
 from spudflow.core.plan_base import PlanBase, ingested, quoted
 from spudflow.core.plan_nonce import nonce_dir
+from spudflow.core.probe_tasks import layer_sweeps
 from spudflow.core.probe_tasks import probe_tasks as configured_probe_tasks
 from spudflow.core.rules_support import cli_options
 
@@ -73,14 +74,19 @@ class ProbeQueries(PlanBase):
             )
         return list(range(spec["layers"] + 1))
 
+    def probe_swept(self, treebank, model):
+        """Whether probe.layer_sweep sweeps a model in a treebank's task (true: every task)."""
+        return (treebank, model) in layer_sweeps(self.config["probe"], self.probe_tasks())
+
     def probe_layer_pairs(self, treebank, model, baseline):
         """(dist, label) layer pairs probed for a model's baseline (`lm`: the model itself) in a
-        treebank's task (a layer may be `auto`); the sweep adds (l, l) for every layer of `lm`."""
+        treebank's task (a layer may be `auto`); the sweep (of this task, or for an `auto`
+        layer) adds (l, l) for every layer of `lm`. The feature files hold these layers only."""
         if baseline == "M0":
             return [(0, 0)]
         pairs = [self.probe_task_layers(treebank, model)]
         if baseline == "lm" and (
-            self.config["probe"]["layer_sweep"] or self.probe_auto_layers(treebank, model)
+            self.probe_swept(treebank, model) or self.probe_auto_layers(treebank, model)
         ):
             pairs += [(layer, layer) for layer in self.probe_sweep_layers(model)]
         return list(dict.fromkeys(pairs))

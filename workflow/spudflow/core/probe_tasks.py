@@ -78,11 +78,34 @@ def _parse(config: dict, treebank: str, role: str, value: str) -> ProbeSplit:
     return found
 
 
+def layer_sweeps(probe: dict, tasks: dict[str, ProbeTask]) -> frozenset[tuple[str, str]]:
+    """(task, model) pairs probe.layer_sweep sweeps: an entry TASK sweeps every model probed in
+    the task, TASK/MODEL that model; true is every task, false none. A task or model the
+    entry cannot name is a ConfigError (it would sweep nothing, silently)."""
+    sweep = probe.get("layer_sweep", False)
+    if sweep is True:
+        sweep = list(tasks)
+    elif sweep is False:
+        sweep = []
+    swept = set()
+    for i, entry in enumerate(sweep):
+        name, _, model = entry.partition("/")
+        key = f"config key probe.layer_sweep[{i}]"
+        if name not in tasks:
+            raise ConfigError(f"{key}: {name!r} is not a task of probe.tasks")
+        if model and model not in tasks[name].models:
+            raise ConfigError(f"{key}: {model!r} is not a model probed in {name} "
+                              "(probe.models, their `tasks`)")
+        swept |= {(name, m) for m in ([model] if model else tasks[name].models)}
+    return frozenset(swept)
+
+
 def probe_tasks(config: dict) -> dict[str, ProbeTask]:
     """The probe section's tasks by treebank; a ConfigError for a treebank, split or share that
     is not configured, a layer override of a model that is not probed, two sets of a task
     that can share sentences (training and testing on the same sentences), a model's `tasks`
-    naming no task, or a task no model is probed in."""
+    or probe.layer_sweep naming no task (or a model not probed in it), or a task no model is
+    probed in."""
     probe = config["probe"]
     for model, model_spec in probe["models"].items():
         for name in model_spec.get("tasks") or ():
@@ -117,4 +140,5 @@ def probe_tasks(config: dict) -> dict[str, ProbeTask]:
                                   f"is not probed in {treebank} (probe.models.{model}.tasks)")
         tasks[treebank] = ProbeTask(treebank, sets["train"], sets.get("dev"), sets["test"],
                                     layers, models)
+    layer_sweeps(probe, tasks)
     return tasks

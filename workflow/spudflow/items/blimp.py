@@ -24,7 +24,6 @@ TEXT_FIELDS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UI
 FLAG_FIELDS = BLIMP_FLAGS
 
 
-
 def paradigm_files(paths: list[str | Path]) -> list[Path]:
     """Files as given; a directory stands for its *.jsonl files in name order."""
     files = []
@@ -65,9 +64,9 @@ def read_paradigm(path: Path) -> list[dict]:
     return records
 
 
-def build_blimp_items(paths: list[str | Path], dataset: str = "blimp", sample: int | None = None,
-                      seed: int = 0) -> pa.Table:
-    """Items of every pair (or of a seeded sample of `sample` pairs over all files)."""
+def read_pairs(paths: list[str | Path]) -> list[tuple[Path, dict]]:
+    """(file, record) of every pair of the paradigm files, in canonical order (files, then
+    lines); a pair id (UID:pairID) given twice is bad input."""
     records = [(path, r) for path in paradigm_files(paths) for r in read_paradigm(path)]
     seen: dict[str, tuple[Path, int]] = {}
     for path, record in records:
@@ -76,9 +75,21 @@ def build_blimp_items(paths: list[str | Path], dataset: str = "blimp", sample: i
             first = seen[key]
             raise InputError(path, record["line"], f"pair {key} already on {first[0]}:{first[1]}")
         seen[key] = (path, record["line"])
+    return records
+
+
+def sampled_pairs(paths: list[str | Path], sample: int | None, seed: int) -> list[dict]:
+    """The records of a seeded sample of `sample` pairs over all files (all when None): the same
+    paths, sample and seed give the same pairs to every dataset built from them."""
+    records = read_pairs(paths)
+    return [records[index][1] for index in sample_indices(len(records), sample, seed)]
+
+
+def build_blimp_items(paths: list[str | Path], dataset: str = "blimp", sample: int | None = None,
+                      seed: int = 0) -> pa.Table:
+    """Items of every pair (or of a seeded sample of `sample` pairs over all files)."""
     builder = ItemsBuilder(dataset, "en", ITEMS_BLIMP)
-    for index in sample_indices(len(records), sample, seed):
-        record = records[index][1]
+    for record in sampled_pairs(paths, sample, seed):
         group = f"{dataset}:{record['UID']}:{record['pairID']}"
         shared = {name: record[name] for name in ("field", "linguistics_term", "UID", "pairID")}
         flags = {flag: record.get(flag) for flag in FLAG_FIELDS}
@@ -99,8 +110,8 @@ def add_arguments(parser) -> None:
                         help="paradigm .jsonl files or directories")
 
 
-def build(args) -> pa.Table:
-    return build_blimp_items(args.paths, args.dataset, args.sample, args.seed)
+def build(*, paths: list[Path], dataset: str, sample: int | None, seed: int) -> pa.Table:
+    return build_blimp_items(paths, dataset, sample, seed)
 
 
 def inputs(section: dict) -> dict:

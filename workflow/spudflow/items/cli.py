@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 from pathlib import Path
 
 from spudflow.core.dataset_families import FAMILIES, DatasetFamily
@@ -51,8 +52,12 @@ def _add_built(datasets: argparse._SubParsersAction, family: DatasetFamily) -> N
 
 
 def _built_handler(builder):
+    """The command's handler: the builder's `build` takes, by name, the options it declares as
+    keyword parameters (no Namespace below this module)."""
     def run(args: argparse.Namespace) -> None:
-        _write(builder.build(args), args.out)
+        options = {name: getattr(args, name)
+                   for name in inspect.signature(builder.build).parameters}
+        _write(builder.build(**options), args.out)
     return run
 
 

@@ -110,9 +110,9 @@ def add_arguments(parser) -> None:
                         "Lau et al.'s n-gram code reads them)")
 
 
-def build(args) -> pa.Table:
-    return build_cola_items(args.files, args.dataset, args.sample, args.seed, args.phenomena,
-                            args.words)
+def build(*, files: list[Path], dataset: str, sample: int | None, seed: int,
+          phenomena: list[Path], words: str) -> pa.Table:
+    return build_cola_items(files, dataset, sample, seed, phenomena, words)
 
 
 def _phenomena(section: dict) -> list[str]:

@@ -33,10 +33,11 @@ def add_arguments(parser) -> None:
                         "line must be the sentence they generate")
 
 
-def build(args) -> pa.Table:
-    templates = (read_templates(args.templates) if args.sentences is None
-                 else read_reference_templates(*args.sentences))
-    return build_german_case_items(templates, args.dataset, args.sample, args.seed)
+def build(*, templates: Path | None, sentences: list[Path] | None, dataset: str,
+          sample: int | None, seed: int) -> pa.Table:
+    found = (read_templates(templates) if sentences is None
+             else read_reference_templates(*sentences))
+    return build_german_case_items(found, dataset, sample, seed)
 
 
 def inputs(section: dict) -> dict:

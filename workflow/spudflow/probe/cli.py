@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spudflow.core import device_map
 from spudflow.core.artifacts import AUTO, LM_BASELINE
 from spudflow.core.distinct_inputs import distinct_names
 from spudflow.core.errors import InputError
@@ -101,6 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="input tokens per sentence (default: the model's limit); longer "
                    "sentences are left out and counted")
     p.add_argument("--device", default="auto", help="auto (CUDA when present) | cpu | cuda[:N]")
+    device_map.add_arguments(p)
     p.add_argument("--threads", type=int, default=1)
     p.set_defaults(handler=run_features)
 
@@ -204,7 +206,9 @@ def feature_job(args: argparse.Namespace) -> FeatureJob:
         model=args.model, revision=args.revision, init_seed=args.init_seed,
         sentences=args.sentences, sample=args.sample, sample_seed=args.sample_seed,
         shard=args.shard, block_size=args.block_size, batch_tokens=args.batch_tokens,
-        max_length=args.max_length, device=args.device, threads=args.threads, out=args.out)
+        max_length=args.max_length, device=args.device, threads=args.threads, out=args.out,
+        placement=device_map.placement_from_options(args.device_map, args.max_memory,
+                                                    args.offload_folder))
 
 
 def _eval_set_names(given: list[str] | None, dirs: list[Path]) -> tuple[str, ...]:

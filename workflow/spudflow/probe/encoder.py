@@ -16,6 +16,7 @@ import torch
 from transformers import AutoConfig, AutoModel, AutoTokenizer
 from transformers.utils import logging as transformers_logging
 
+from spudflow.core.device_map import WHOLE_MODEL, Placement
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
 from spudflow.core.model_source import check_model_files, loading_errors, resolve_source
@@ -124,13 +125,15 @@ def new_encoder_weights(model: torch.nn.Module, missing_keys: list[str]) -> list
     return sorted(used)
 
 
-def _pretrained(source: str, location: str, config, options: dict) -> torch.nn.Module:
+def _pretrained(source: str, location: str, config, options: dict,
+                placement: Placement = WHOLE_MODEL) -> torch.nn.Module:
     """The pretrained encoder; bad input where the files lack weights of its layers (an
     embedding or a layer of a damaged or partial checkpoint), which transformers would draw at
     random: features of a random layer, differently on every run."""
     with loading_errors(source, "an encoder"):
         model, loading = AutoModel.from_pretrained(location, config=config, dtype=torch.float32,
-                                                   output_loading_info=True, **options)
+                                                   output_loading_info=True, **options,
+                                                   **placement.loading_options())
     missing = new_encoder_weights(model, loading.get("missing_keys") or [])
     if missing:
         shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3
@@ -141,9 +144,12 @@ def _pretrained(source: str, location: str, config, options: dict) -> torch.nn.M
 
 
 def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed: int,
-                 max_length: int | None, device: str, revision: str | None = None) -> Encoder:
+                 max_length: int | None, device: str, revision: str | None = None,
+                 placement: Placement = WHOLE_MODEL) -> Encoder:
     """The encoder for `baseline` (a hub id at `revision`), cut above the highest layer needed
-    where that is exact. A layer outside 0..n_layers is bad input."""
+    where that is exact; the pretrained one (and M0) split across devices as `placement` says
+    (core/device_map.py), the random baselines built whole. A layer outside 0..n_layers is bad
+    input."""
     resolved = resolve_source(source, revision=revision)
     options = {"revision": resolved.revision} if resolved.revision else {}
     check_model_files(resolved, source, weights=baseline != "MR")  # MR: random weights
@@ -169,7 +175,10 @@ def load_encoder(source: str, layers: list[int], baseline: str | None, init_seed
     # of GPU memory in a real run
     config.use_cache = False
     if baseline in (None, "M0"):
-        model = _pretrained(source, location, config, options)
+        model = _pretrained(source, location, config, options, placement)
+        if placement.mapped:  # accelerate has placed every layer
+            return Encoder(model.eval(), tokenizer, n_layers,
+                           _max_length(config, tokenizer, max_length))
     else:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(init_seed)

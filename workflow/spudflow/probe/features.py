@@ -25,6 +25,7 @@ import torch
 
 from spudflow.core.alignment import anchor_span, anchor_spans, word_of_span, words_of_spans
 from spudflow.core.batching import pad_rows
+from spudflow.core.device_map import execution_device
 from spudflow.core.errors import InputError
 from spudflow.core.gpu_feed import attention_backends, paused_gc, prefetched, square_mask
 from spudflow.core.logs import get_logger
@@ -174,7 +175,7 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
     """Features of the sentences at `positions` (see the module docstring). `gpu_feed`: the
     GPU's way of batching (default: on a GPU)."""
     tokenizer, model = encoder.tokenizer, encoder.model
-    device = next(model.parameters()).device
+    device = execution_device(model, next(model.parameters()).device)
     gpu = device.type == "cuda" if gpu_feed is None else gpu_feed
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     # on the GPU feed, the padding mask as SDPA's square one where the model takes it
@@ -227,8 +228,9 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
                 if causal is not None:  # as transformers would, without a sync per batch
                     mask = square_mask(mask, causal) if batch.padded else None
                 output = model(input_ids=ids, attention_mask=mask, output_hidden_states=True)
-                means.append(word_means([output.hidden_states[layer] for layer in layers],
-                                        table))
+                # .to: a model split across GPUs leaves its layers' states on theirs
+                means.append(word_means([output.hidden_states[layer].to(device)
+                                         for layer in layers], table))
                 rows.append(batch.rows)
             if rows:  # the block's words come back in one copy
                 block_means = torch.cat(means, dim=1).cpu().numpy()

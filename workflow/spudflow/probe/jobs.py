@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from spudflow.core.device_map import WHOLE_MODEL, Placement
 from spudflow.core.shards import Shard
 
 
@@ -29,6 +30,7 @@ class FeatureJob:
     device: str                       # auto | cpu | cuda[:N]
     threads: int
     out: Path
+    placement: Placement = WHOLE_MODEL  # the pretrained encoder split across devices
 
 
 @dataclass(frozen=True)

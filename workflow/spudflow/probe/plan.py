@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from spudflow.core import device_map
 from spudflow.core.artifacts import AUTO
 from spudflow.core.plan import Plan
 from spudflow.core.plan_base import (
@@ -143,7 +144,22 @@ class ProbePlan(Plan):
         fraction = 1 / self.probe_shards() if has_name(wildcards, "shard") else 1
         rows = input_mb(input.tokens) * TOKEN_ROWS_PER_MB * fraction
         held_mb = rows * (170 + 2 * width * layers) / 1e6
+        held_mb += device_map.host_budget_mb(spec)  # a split encoder's layers on the CPU
         return memory_mb(held_mb, PROBE_FEATURES_FLOOR_MB, base_mb=BASE_MB + 2 * weights_mb)
+
+    def probe_features_gpus(self, wildcards):
+        """`gpu` of a probe_features job: one, or with a `device_map` the GPUs the encoder's
+        weights need in float32 (core/device_map.py)."""
+        spec = self.probe_model_config(wildcards.probe_model)
+        if spec.get("device_map") is None:
+            return 1
+        folder = device_map.model_folder(spec["source"], spec.get("revision"))
+        return device_map.gpus_needed(spec, device_map.loaded_weight_bytes(folder, "float32"))
+
+    def probe_feature_placement(self, wildcards, input):
+        """`--device-map`, `--max-memory`, `--offload-folder`: a params function of `input`
+        (derived params), so that a new map, which changes no feature, reruns no job."""
+        return quoted(device_map.option_values(self.probe_model_config(wildcards.probe_model)))
 
     def probe_feature_args(self, wildcards):
         """`spudflow probe features` settings of one feature job, every baseline (docs/probe.md):

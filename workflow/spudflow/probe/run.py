@@ -109,7 +109,8 @@ def _baseline_encoder(job: FeatureJob, baseline: str, layers: list[int]):
     # MR/MRC weights come from --init-seed alone (load_encoder forks the RNG): a baseline's
     # encoder is the same whichever baselines were built before it.
     return load_encoder(job.model, layers, None if baseline == LM_BASELINE else baseline,
-                        job.init_seed, job.max_length, _device(job.device), job.revision)
+                        job.init_seed, job.max_length, _device(job.device), job.revision,
+                        job.placement)
 
 
 def _extract(job: FeatureJob, encoder, baseline: str, layers: list[int], directory: Path,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from spudflow.core import device_map
 from spudflow.core.errors import InputError
 from spudflow.core.option_types import finite_float, language, language_list, ngram_order, seed
 from spudflow.core.output_formats import parquet_of
@@ -84,6 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="auto", help="auto (CUDA when present) | cpu | cuda[:N]")
     p.add_argument("--dtype", default="auto",
                    help="auto (bfloat16 on GPU, else float32) | float32 | bfloat16 | float16")
+    device_map.add_arguments(p)
     p.add_argument("--batch-tokens", type=int,
                    help="padded tokens per batch (default 4096 on CPU, 16384 on GPU)")
     p.add_argument("--block-size", type=int, default=2000,
@@ -324,6 +326,10 @@ def run_score(args: argparse.Namespace) -> None:
 
     log = get_logger("spudflow.scoring")
     job = score_job(args)
+    placement = device_map.placement_from_options(args.device_map, args.max_memory,
+                                                  args.offload_folder)
+    if placement.mapped and job.kind == "ngram":
+        raise InputError("--device-map", None, "an n-gram model is not split across devices")
     for option, value in (("--batch-tokens", args.batch_tokens), ("--block-size", job.block_size),
                           ("--threads", args.threads)):
         if value is not None and value < 1:
@@ -364,9 +370,17 @@ def run_score(args: argparse.Namespace) -> None:
                          dtype=job.dtype, batch_tokens=args.batch_tokens,
                          trust_remote_code=args.trust_remote_code,
                          sentence_end=sentence_end, revision=job.revision,
-                         l2r_words=job.l2r_words)
+                         l2r_words=job.l2r_words, placement=placement)
     log.info("model %s loaded in %.1f s: %s", job.name, time.perf_counter() - started,
              scorer.describe())
+    if placement.mapped:
+        log.info("split across devices (--device-map %s): %s", args.device_map,
+                 device_map.describe_map(scorer.model))
+        # the keys name the device class the scores are computed on (kernels differ)
+        if scorer.device.type != job.device_class:
+            raise InputError("--device-map", None, f"runs the model on {scorer.device.type}, "
+                             f"but --device {args.device} is {job.device_class}: give "
+                             f"--device {scorer.device.type} or a map on {job.device_class}")
     log.info("scoring %d items from %s with %s", len(items), job.input, ", ".join(job.methods))
     cache = None
     if args.cache:

@@ -28,6 +28,7 @@ def outputs_at(model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: 
     base = model.base_model
     if base is model:  # no separate head: compute everywhere, then pick
         logits = model(input_ids=input_ids, attention_mask=attention_mask).logits
+        logits = logits.to(flat_positions.device)
         return logits.reshape(-1, *logits.shape[2:]).index_select(0, flat_positions)
 
     n = flat_positions.shape[0]
@@ -35,7 +36,8 @@ def outputs_at(model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: 
 
     def gather_hidden(module, args, output):
         hidden = output[0]
-        gathered = hidden.reshape(-1, hidden.shape[-1]).index_select(0, padded)
+        # a model split across GPUs ends its base model on another device than its inputs
+        gathered = hidden.reshape(-1, hidden.shape[-1]).index_select(0, padded.to(hidden.device))
         gathered = gathered.unsqueeze(0)
         if isinstance(output, tuple):
             return (gathered, *output[1:])
@@ -47,7 +49,7 @@ def outputs_at(model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: 
         logits = model(input_ids=input_ids, attention_mask=attention_mask).logits
     finally:
         handle.remove()
-    return logits[0, :n]
+    return logits[0, :n].to(flat_positions.device)  # a split model's head: maybe another GPU
 
 
 def target_logprobs(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from spudflow.core import device_map
 from spudflow.core.plan import Plan
 from spudflow.core.plan_base import has_name, model_path_inputs, quoted
 from spudflow.core.rules_support import cli_options, input_mb, memory_mb
@@ -31,17 +32,42 @@ class ScoringPlan(Plan):
         return 240 if self.is_transformer(wildcards.model) else 30
 
     def score_memory(self, wildcards):
-        """`mem_mb` of a score, score_shard or score_gather job: the model's (8000 a transformer,
-        4000 an n-gram model) plus the score rows of the items it holds (a shard's fraction; a
-        sampled model's are counted whole). The items file is read when Snakemake evaluates
-        resources again before the job runs."""
+        """`mem_mb` of a score or score_shard job: the model's (8000 a transformer, 4000 an
+        n-gram model) plus the score rows of the items it holds (a shard's fraction; a sampled
+        model's are counted whole), plus a split model's CPU budget (its layers placed on the
+        CPU). The items file is read when Snakemake evaluates resources again before the job
+        runs."""
+        host = device_map.host_budget_mb(self.model_config(wildcards.model))
+        return self.score_gather_memory(wildcards, host)
+
+    def score_gather_memory(self, wildcards, host_mb=0.0):
+        """`mem_mb` of a score_gather job: the score rows, without a model."""
         floor = 8000 if self.is_transformer(wildcards.model) else 4000
         methods = len(self.model_config(wildcards.model)["methods"])
         fraction = 1 / int(wildcards.shards) if has_name(wildcards, "shards") else 1
         items = input_mb([f"results/items/{wildcards.dataset}.parquet"])
         return memory_mb(
-            SCORE_MB_PER_ITEMS_MB * methods * items * fraction, floor, floor, headroom=1
+            SCORE_MB_PER_ITEMS_MB * methods * items * fraction + host_mb, floor, floor, headroom=1
         )
+
+    def score_gpus(self, wildcards):
+        """`gpu` of a score or score_shard job: none for an n-gram model; a transformer one, or
+        with a `device_map` the GPUs its weights need in its dtype (core/device_map.py)."""
+        spec = self.model_config(wildcards.model)
+        if spec["kind"] == "ngram":
+            return 0
+        if spec.get("device_map") is None:
+            return 1
+        folder = device_map.model_folder(spec["source"], spec.get("revision"))
+        weights = None if spec.get("gguf_file") else device_map.loaded_weight_bytes(
+            folder, spec["dtype"])
+        return device_map.gpus_needed(spec, weights)
+
+    def score_placement(self, wildcards, input):
+        """`--device-map`, `--max-memory`, `--offload-folder`: a params function of `input`
+        (Snakemake's derived params), so that a new map, which changes no score, reruns no
+        job."""
+        return quoted(device_map.option_values(self.model_config(wildcards.model)))
 
     def model_source_inputs(self, wildcards):
         return model_path_inputs(self.model_config(wildcards.model)["source"])

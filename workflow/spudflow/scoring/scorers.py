@@ -25,10 +25,11 @@ from spudflow.core.model_source import resolve_source
 def load_scorer(kind: str, model: str, *, gguf_file: str | None = None, device: str = "auto",
                 dtype: str = "auto", batch_tokens: int | None = None,
                 trust_remote_code: bool = False, sentence_end: bool = False,
-                revision: str | None = None, l2r_words: str = "tokenizer"):
+                revision: str | None = None, l2r_words: str = "tokenizer", placement=None):
     """The scorer for a model (a hub id at `revision`); anything that cannot be loaded raises
     InputError (exit 2). `sentence_end`: an n-gram model also scores `</s>` (Lau et al.'s
-    measures). `l2r_words`: a masked model's pppl_l2r words (masked.py)."""
+    measures). `l2r_words`: a masked model's pppl_l2r words (masked.py). `placement`: a
+    transformer split across devices (core/device_map.py), None for one device."""
     source = resolve_source(model, gguf_file, revision)
     if kind == "ngram":
         from spudflow.scoring.ngram_scorer import NgramScorer
@@ -45,8 +46,10 @@ def load_scorer(kind: str, model: str, *, gguf_file: str | None = None, device: 
 
     torch_device = pick_device(device)
     torch_dtype = pick_dtype(dtype, torch_device)
+    from spudflow.core.device_map import Placement
+
     tokenizer, network = load_pretrained(source, kind, torch_dtype, torch_device,
-                                         trust_remote_code)
+                                         trust_remote_code, placement or Placement())
     if kind == "masked":
         return MaskedScorer(tokenizer, network, torch_device, batch_tokens, l2r_words)
     scorer_class = {"causal": CausalScorer, "electra": ElectraScorer}[kind]

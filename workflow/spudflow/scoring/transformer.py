@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from spudflow.core.device_map import WHOLE_MODEL, Placement, execution_device
 from spudflow.core.errors import InputError
 from spudflow.core.model_source import ModelSource, check_model_files, loading_errors
 from spudflow.core.slow_offsets import UnalignedToken
@@ -66,9 +67,10 @@ def refuse_new_weights(name: str, what: str, loading: dict) -> None:
 
 
 def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: torch.device,
-                    trust_remote_code: bool):
-    """(tokenizer, model) of a source. A path that holds no model, or a hub id that cannot be
-    found, is bad input (exit 2); any other failure propagates with its traceback."""
+                    trust_remote_code: bool, placement: Placement = WHOLE_MODEL):
+    """(tokenizer, model) of a source, on `device` or split across devices as `placement`
+    says (core/device_map.py). A path that holds no model, or a hub id that cannot be found,
+    is bad input (exit 2); any other failure propagates with its traceback."""
     from transformers import AutoTokenizer
 
     options = {"trust_remote_code": trust_remote_code, **source.loading_options()}
@@ -82,11 +84,14 @@ def load_pretrained(source: ModelSource, kind: str, dtype: torch.dtype, device: 
                         remote_code=allow):
         tokenizer = AutoTokenizer.from_pretrained(source.location, **options)
         model, loading = auto_class(kind).from_pretrained(
-            source.location, dtype=dtype, output_loading_info=True, **options)
+            source.location, dtype=dtype, output_loading_info=True, **options,
+            **placement.loading_options())
     if kind == "electra" and not hasattr(model, "discriminator_predictions"):
         raise InputError(name, None,
                          f"is not an ELECTRA discriminator ({type(model).__name__})")
     refuse_new_weights(name, f"a {kind} model", loading)
+    if placement.mapped:  # accelerate has placed every layer
+        return tokenizer, model.eval()
     return tokenizer, model.to(device).eval()
 
 
@@ -119,7 +124,8 @@ class TransformerScorer:
     def __init__(self, tokenizer, model, device: torch.device, batch_tokens: int | None):
         self.tokenizer = tokenizer
         self.model = model
-        self.device = device
+        self.device = execution_device(model, device)  # a split model's first device
+        device = self.device
         self.max_length = max_input_length(model, tokenizer)
         budget = batch_tokens or DEFAULT_BATCH_TOKENS.get(device.type, 4096)
         pad_id = tokenizer.pad_token_id
@@ -161,7 +167,10 @@ class TransformerScorer:
                 f"{self.max_length} tokens, batches of up to {self.runner.batch_tokens} tokens")
 
     def run_rows(self, rows: Rows, sizes: list[int], bar) -> list[np.ndarray]:
-        if self.runner.policy.compile and not getattr(self, "_compiled", False):
+        # accelerate's hooks on a split model's layers move weights and tensors between
+        # devices, which torch.compile would trace through: a split model runs eagerly
+        if self.runner.policy.compile and not getattr(self, "_compiled", False) and \
+                not getattr(self.model, "hf_device_map", None):
             # the base model's forward only: the hook that gathers positions (heads.py), a new
             # closure every call, stays outside the compiled code
             base = self.model.base_model

@@ -1,0 +1,50 @@
+"""bench/bench_probe_footprint.py on the SPUD preset: the projected feature bytes follow the plan
+(the layers each baseline stores, the eval sets, the splits), a sweep of English EWT adds bytes
+to EWT alone, and the bytes per word, layer and unit are those of a real feature file."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+from workflow_helpers import REPO
+
+pytestmark = pytest.mark.slow
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location(
+        "bench_probe_footprint", REPO / "bench" / "bench_probe_footprint.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_projection_counts_the_planned_layers_of_each_treebank():
+    bench = _bench()
+    config = bench.filled(REPO / "config" / "papers" / "spud.yaml")
+    assert config["probe"]["layer_sweep"] == ["en_ewt/mbert", "en_ewt/mgpt"]
+    rate = 2.0
+    swept = bench.projected(config, rate)
+    config["probe"]["layer_sweep"] = False
+    unswept = bench.projected(config, rate)
+    assert [tb for tb in swept if swept[tb] != unswept[tb]] == ["en_ewt"]
+    # French by hand: mBERT's lm 6,7 + M0 0 + MR 6,7 + MRC 6,7 (7 layers, 768 wide) and mGPT's
+    # 12 (2048 wide); train and dev as they are, test in 11 versions (orig, 5 SPUD, 5 POS)
+    words = {s: bench.split_words(config, "fr_gsd", s, None) for s in ("train", "dev", "test")}
+    per_word = (7 * 768 + 2048) * rate
+    assert unswept["fr_gsd"] == pytest.approx(
+        (words["train"] + words["dev"] + 11 * words["test"]) * per_word)
+    # EWT, mBERT and mGPT swept: mBERT's lm holds 13 layers (18 with its baselines), mGPT's
+    # 25, RoBERTa's and GPT-2's their 6 and 7
+    words = {s: bench.split_words(config, "en_ewt", s, None) for s in ("train", "dev", "test")}
+    per_word = (18 * 768 + 25 * 2048 + 2 * 2 * 768) * rate
+    assert swept["en_ewt"] == pytest.approx(
+        (words["train"] + words["dev"] + 11 * words["test"]) * per_word)
+
+
+def test_a_feature_file_takes_two_bytes_per_word_layer_and_unit():
+    rate, _ = _bench().measured_rate(None)
+    assert 2.0 < rate < 2.01  # float16 values, and the sentence index and metadata
