@@ -93,16 +93,17 @@ def test_a_family_table_reads_its_options_from_the_aggregate_section():
                  "spud_outliers_below": 1.2, "german_animacy": "any", "folds": 10, "seed": 0,
                  "cola_criterion": "mcc", "regression": {}, "japanese_decision": "sum",
                  "japanese_agreement_modes": [], "japanese_graph_threshold": 0.5,
-                 "uncertainty": {"level": 0.9, "resamples": 200, "seed": 3}}
+                 "uncertainty": {"level": 0.9, "resamples": 200, "seed": 3}, "examples": 4}
     plan = AggregatePlan(small_config(aggregate=aggregate, pairs={}), CODE)
     tables = plan.family_tables()
     assert tables["spud"]["options"] == (
         "--extremes 5 --outlier-threshold 1.0 --outliers-above 1.1 --outliers-below 1.2 "
-        "--interval-level 0.9 --resamples 200 --interval-seed 3")
+        "--interval-level 0.9 --resamples 200 --interval-seed 3 --examples 4 --examples-seed 0")
     assert tables["cola"]["options"] == (
         "--folds 10 --seed 0 --criterion mcc "
-        "--interval-level 0.9 --resamples 200 --interval-seed 3")
+        "--interval-level 0.9 --resamples 200 --interval-seed 3 --examples 4 --examples-seed 0")
     assert tables["german_case"]["options"] == (
-        "--animacy any --interval-level 0.9 --resamples 200 --interval-seed 3")
+        "--animacy any --interval-level 0.9 --resamples 200 --interval-seed 3 --examples 4 "
+        "--examples-seed 0")
     assert tables["blimp"]["options"] == (
-        "--interval-level 0.9 --resamples 200 --interval-seed 3")
+        "--interval-level 0.9 --resamples 200 --interval-seed 3 --examples 4 --examples-seed 0")

@@ -137,7 +137,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="`probe select-layers` files: their layers are marked in probe_layers")
     p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
     _uncertainty_options(p, bootstrap=True)
-    p.set_defaults(handler=run_probe)
+    _examples_options(p)
+    p.set_defaults(handler=run_probe, table_command="table-probe")
 
     p = subparsers.add_parser(
         "table-probe-edges", help="DepProbe by edge direction (App. F.7, Tables 21-22)",
@@ -186,9 +187,9 @@ def _register_front_page(subparsers) -> None:
         description="Write an HTML page with one headline table per paper, cut from the run's "
         "full tables (same numbers), linking to each full table (CSV, Markdown), its figures and "
         "the Snakemake report (report.html beside the page).")
-    from spudflow.aggregate.front_page import SECTIONS
+    from spudflow.aggregate.front_page import SECTIONS, page_tables
 
-    tables = sorted(s.table for s in SECTIONS)
+    tables = sorted(page_tables())
     figures = sorted(f for s in SECTIONS for f in s.figures)
     p.add_argument("--table", action="append", default=[], type=_named_path(tables),
                    metavar="NAME=PATH", help="a full table (.parquet; its .csv and .md beside "
@@ -248,8 +249,24 @@ def _scored_table(subparsers, name: str, handler, help_text: str, description: s
                    help="score files (results/scores/{dataset}/{model}/item_scores.parquet; the "
                    "dataset comes from a `dataset` column or else from the path)")
     p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
+    _examples_options(p)
     p.set_defaults(handler=handler, table_command=name)
     return p
+
+
+def _examples_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--examples", type=_at_least_one, default=5, metavar="K",
+                   help="the K items listed per scoring function in the examples table, those "
+                   "it gets most confidently wrong (default 5)")
+    p.add_argument("--examples-seed", type=seed, default=0,
+                   help="seed of the hash that orders equally wrong examples (default 0)")
+
+
+def _at_least_one(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: at least 1")
+    return value
 
 
 def _cv_options(p: argparse.ArgumentParser, minimum: int = 2) -> None:
@@ -348,7 +365,7 @@ def run_spud_scores(args: argparse.Namespace) -> None:
     scores = read_scores(args.scores)
     tables = spud_tables(items, scores, args.extremes, args.outlier_threshold,
                          args.outliers_above, args.outliers_below, settings)
-    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, args, items=items, scores=scores)
     write_tables(tables, args.out_dir)
 
 
@@ -364,7 +381,7 @@ def run_german_case(args: argparse.Namespace) -> None:
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     scores = read_scores(args.scores)
     tables = german_case_tables(items, scores, args.animacy, settings)
-    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, args, items=items, scores=scores)
     write_tables(tables, args.out_dir)
 
 
@@ -380,7 +397,7 @@ def run_cola(args: argparse.Namespace) -> None:
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     scores = read_scores(args.scores)
     tables = cola_tables(items, scores, args.folds, args.seed, args.criterion, settings)
-    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, args, items=items, scores=scores)
     write_tables(tables, args.out_dir)
 
 
@@ -396,13 +413,13 @@ def run_blimp(args: argparse.Namespace) -> None:
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     scores = read_scores(args.scores)
     tables = blimp_tables(items, scores, settings)
-    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, args, items=items, scores=scores)
     write_tables(tables, args.out_dir)
 
 
 def run_japanese(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
-    from spudflow.aggregate.inputs import read_items, scores_by_model
+    from spudflow.aggregate.inputs import ScoresByModel, read_items, scores_by_model
     from spudflow.aggregate.japanese import japanese_tables
     from spudflow.aggregate.outputs import with_registered, write_tables
     from spudflow.aggregate.uncertainty import Uncertainty
@@ -418,20 +435,22 @@ def run_japanese(args: argparse.Namespace) -> None:
                              args.interval_level,
                              Uncertainty(args.interval_level, args.resamples, args.interval_seed))
     # a registered function reads the scores as the writer does: (dataset, its rows of a model)
-    tables = with_registered(args.table_command, tables, items=items,
-                             scores=scores_by_model(args.scores))
+    tables = with_registered(args.table_command, tables, args, items=items,
+                             scores=ScoresByModel(args.scores))
     write_tables(tables, args.out_dir)
 
 
 def run_probe(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_layer_choices, read_probe_metrics
-    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.outputs import with_registered, write_tables
     from spudflow.aggregate.probe import probe_tables
     from spudflow.aggregate.uncertainty import Uncertainty
 
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
-    write_tables(probe_tables(read_probe_metrics(args.metrics),
-                              read_layer_choices(args.layer_choice), settings), args.out_dir)
+    metrics = read_probe_metrics(args.metrics)
+    tables = probe_tables(metrics, read_layer_choices(args.layer_choice), settings)
+    write_tables(with_registered(args.table_command, tables, args, metrics=metrics),
+                 args.out_dir)
 
 
 def run_probe_edges(args: argparse.Namespace) -> None:

@@ -94,6 +94,17 @@ def cross_validated(scores: np.ndarray, labels: np.ndarray, folds: int, seed: in
     return predictions, thresholds
 
 
+def held_out_thresholds(scores: np.ndarray, labels: np.ndarray, folds: int, seed: int,
+                        criterion: str) -> np.ndarray:
+    """Each item's threshold: the one its fold's training folds fitted in `cross_validated`
+    (the same split), which made its held-out prediction."""
+    kfold = KFold(n_splits=min(folds, len(scores)), shuffle=True, random_state=seed)
+    thresholds = np.empty(len(scores))
+    for train, test in kfold.split(scores):
+        thresholds[test] = fit_threshold(scores[train], labels[train], criterion)
+    return thresholds
+
+
 KEYS = ["dataset", "model", "method", "split"]
 
 

@@ -271,22 +271,36 @@ SECTIONS = (
 )
 
 
+def examples_tables() -> dict[str, str]:
+    """Section table -> the examples table its rule makes (its family's, aggregate/
+    family_examples.py), for the "where it goes wrong" list."""
+    return {s.table: o.name for s in SECTIONS for o in TABLE_OUTPUTS.values()
+            if o.rule == TABLE_OUTPUTS[s.table].rule and o.name.endswith("_examples")}
+
+
+def page_tables() -> list[str]:
+    """The tables the page reads: each section's and its family's examples."""
+    return [*(s.table for s in SECTIONS), *examples_tables().values()]
+
+
 def shown_outputs() -> list[str]:
-    """The files the rules pass to the page (registry targets): each section's table (.parquet)
-    and figures (.svg)."""
+    """The files the rules pass to the page (registry targets): each section's table (.parquet),
+    its figures (.svg) and its examples table (.parquet)."""
     return [o.target for s in SECTIONS
-            for o in (TABLE_OUTPUTS[s.table], *(FIGURE_OUTPUTS[f] for f in s.figures))]
+            for o in (TABLE_OUTPUTS[s.table], *(FIGURE_OUTPUTS[f] for f in s.figures))] + [
+        TABLE_OUTPUTS[name].target for name in examples_tables().values()]
 
 
 def front_page(tables: dict[str, Path], figures: dict[str, Path], out: Path) -> str:
     """The page's HTML; links are relative to the page's folder `out`."""
-    unknown = sorted((set(tables) - {s.table for s in SECTIONS})
+    unknown = sorted((set(tables) - set(page_tables()))
                      | (set(figures) - {f for s in SECTIONS for f in s.figures}))
     if unknown:
         raise ValueError(f"no front-page section for {unknown[0]!r}")
     parts = [_HEAD, _nav(tables)]
     for section in SECTIONS:
         parts.append(_section(section, tables.get(section.table), figures, out))
+    parts.append(_where_it_goes_wrong(tables, out))
     parts.append("</body></html>\n")
     return "".join(parts)
 
@@ -320,6 +334,55 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
                    for line in (section.data(table) if section.data else []))
     return (head + f"<p>{html.escape(section.caption)}</p>{data}{unscored}{body}{note}"
             f'<p class="links">{" · ".join(links)}</p></section>\n')
+
+
+# At most this many rows of a family's examples table on the page (the CSV has them all).
+MAX_EXAMPLES_SHOWN = 60
+# The per-item file of a family whose examples table has no NAME_items beside it.
+PER_ITEM = {"spud_examples": "spud_ratios"}
+
+
+def _where_it_goes_wrong(tables: dict[str, Path], out: Path) -> str:
+    """A collapsed list of each family's examples table (the items each scoring function gets
+    most confidently wrong), every cell escaped (sentences hold <, &), with links to the table's
+    CSV and to the family's per-item file where the run made one."""
+    parts = []
+    for section in SECTIONS:
+        name = examples_tables().get(section.table)
+        if name is None or name not in tables:
+            continue
+        path = tables[name]
+        # the ids are in the linked table; the page shows the text, scores and margin
+        frame = read_artifact(path, TABLES[name])
+        frame = frame.drop(c for c in frame.columns if c.endswith(("group_id", "item_id"))
+                           or c.startswith("item_id"))
+        if "method" in frame.columns:  # a scoring function (probes: model and baseline)
+            at = frame.columns.index("model")
+            frame = frame.select(*frame.columns[:at], SCORING_FUNCTION,
+                                 pl.exclude(*frame.columns[:at], "model", "method"))
+        links = [_link(path.with_suffix(".csv"), out, f"{name} (CSV)")]
+        items = path.with_name(PER_ITEM.get(name, name.removesuffix("_examples") + "_items")
+                               + ".csv")
+        if items.is_file():
+            links.append(_link(items, out, f"every item: {items.name}"))
+        shown = frame if frame.height <= MAX_EXAMPLES_SHOWN else frame.filter(
+            pl.col("rank") == 1).head(MAX_EXAMPLES_SHOWN)
+        body = (_html_table(shown) if frame.height else
+                "<p>No scoring function gets an item wrong.</p>")
+        if shown.height < frame.height:
+            body += (f'<p class="note">Shown: {shown.height} of its {frame.height} rows (each '
+                     "scoring function's most confidently wrong item"
+                     + ("" if shown.height == frame.filter(pl.col("rank") == 1).height
+                        else f", the first {MAX_EXAMPLES_SHOWN}")
+                     + "); every row in the CSV.</p>")
+        parts.append(f"<h3>{html.escape(section.title)}</h3>{body}"
+                     f'<p class="links">{" · ".join(links)}</p>')
+    if not parts:
+        return ""
+    return ('<div id="examples"><style>#examples td { text-align: left; vertical-align: top; '
+            "min-width: 4em; }</style><details><summary>Where it goes wrong: the items each "
+            "scoring function gets most confidently wrong (config aggregate.examples per "
+            "function)</summary>" + "".join(parts) + "</details></div>\n")
 
 
 def _unscored_lines(table: pl.DataFrame) -> str:

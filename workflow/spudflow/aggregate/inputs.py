@@ -103,6 +103,17 @@ def scores_by_model(paths: Iterable[str | Path]) -> Iterator[tuple[str, pl.DataF
                                       for path in files[dataset] if model in models[path]])
 
 
+class ScoresByModel:
+    """scores_by_model(paths) afresh at each iteration: for each registered table of a
+    command that reads the scores one dataset and model at a time."""
+
+    def __init__(self, paths: Iterable[str | Path]):
+        self.paths = list(paths)
+
+    def __iter__(self) -> Iterator[tuple[str, pl.DataFrame]]:
+        return scores_by_model(self.paths)
+
+
 # The score columns that hold a number (columns.SCORES names).
 FIGURES = ("logprob_sum", "ppl", "mean_logprob", "slor", "word_lp_min1", "norm_lp")
 

@@ -142,6 +142,7 @@ class AggregatePlan(Plan):
             )
             + ["--decision", self.config["aggregate"]["japanese_decision"]]
             + self.uncertainty_options(bootstrap=True)
+            + self.examples_options()
             + [
                 a
                 for m in self.config["aggregate"]["japanese_agreement_modes"]
@@ -149,9 +150,14 @@ class AggregatePlan(Plan):
             ]
         )
 
+    def examples_options(self):
+        """A family's table command's options of its examples table: k and the tie-break seed."""
+        aggregate = self.config["aggregate"]
+        return ["--examples", aggregate["examples"], "--examples-seed", aggregate["seed"]]
+
     def probe_table_options(self):
         """`spudflow table-probe` options: the intervals over test sentences."""
-        return quoted(self.uncertainty_options(bootstrap=True))
+        return quoted(self.uncertainty_options(bootstrap=True) + self.examples_options())
 
     def uncertainty_options(self, bootstrap):
         """aggregate.uncertainty as a table command's options: the level, and the bootstrap's
@@ -197,6 +203,7 @@ class AggregatePlan(Plan):
                     + ["--outliers-above", aggregate["spud_outliers_above"]]
                     + ["--outliers-below", aggregate["spud_outliers_below"]]
                     + self.uncertainty_options(bootstrap=True)
+                    + self.examples_options()
                 ),
                 captions=dict(
                     extremes=aggregate["extremes"],
@@ -210,7 +217,7 @@ class AggregatePlan(Plan):
                 mem_mb=2000,
                 runtime=10,
                 options=f"--animacy {aggregate['german_animacy']} "
-                + quoted(self.uncertainty_options(bootstrap=True)),
+                + quoted(self.uncertainty_options(bootstrap=True) + self.examples_options()),
                 captions=dict(animacy=aggregate["german_animacy"]),
             ),
             "cola": dict(
@@ -219,7 +226,7 @@ class AggregatePlan(Plan):
                 runtime=10,
                 options=quoted(cli_options(aggregate, ("folds", "seed")))
                 + f" --criterion {aggregate['cola_criterion']} "
-                + quoted(self.uncertainty_options(bootstrap=True)),
+                + quoted(self.uncertainty_options(bootstrap=True) + self.examples_options()),
                 captions=dict(
                     folds=aggregate["folds"],
                     seed=aggregate["seed"],
@@ -227,7 +234,8 @@ class AggregatePlan(Plan):
                 ),
             ),
             "blimp": dict(threads=1, mem_mb=2000, runtime=10,
-                          options=quoted(self.uncertainty_options(bootstrap=True)),
+                          options=quoted(self.uncertainty_options(bootstrap=True)
+                                         + self.examples_options()),
                           captions={}),
             # the one that needs more: a cross-validated regression per dataset and mode
             "japanese_transitivity": dict(

@@ -15,7 +15,8 @@ report captions in report/NAME.rst.
 
 Adding a table to a dataset family: its entry here (_table: name, what it reproduces, caption,
 `function`, the "module.function" that computes it from the family's items and scores
-(keywords `items`, `scores`; its caption has no fields to fill), and `columns` and `key`, its
+(keywords `items`, `scores`, and any of its command's options it names, e.g. `examples`; its
+caption has no fields to fill), and `columns` and `key`, its
 artifact), its function, and its test. Its rule (the family's), command (the
 family's), report entry, artifact (core/table_artifacts.TABLES) and docs rows follow.
 
@@ -35,6 +36,8 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from spudflow.core.artifacts import BOOL, F64, I8, I64, STR, col
 
 # An output's type: a table (results/tables/NAME.{parquet,csv,md,tex}, its CSV in the report),
 # per-item data behind a figure (NAME.{parquet,csv}, not in the report) or a figure
@@ -142,6 +145,124 @@ def _figure(name, table, what, category, reproduces, feed, caption_file=None, fr
                   shows=shows)
 
 
+# --- the examples tables (aggregate/family_examples.py): per scoring function, the k items it
+# gets most confidently wrong (config aggregate.examples; equal margins ordered by a seeded hash
+# of the item, aggregate/examples.py)
+_SCORING = (col("dataset", STR, "items dataset"), col("model", STR, "scoring model"),
+            col("method", STR, "scoring method"))
+_RANK = col("rank", I64, "1 for the most confidently wrong item of the scoring function")
+_EXAMPLES = ("the k items per scoring function it gets most confidently wrong, k from config "
+             "`aggregate.examples`; equally wrong ones ordered by a seeded hash of the item "
+             "(`aggregate.seed`), not by its id")
+_NONE_WRONG = "no scoring function gets a {} wrong (ties count wrong)"
+
+
+def _margin(what: str):
+    return col("margin", F64, what)
+
+
+BLIMP_EXAMPLES = (
+    *_SCORING, _RANK, col("uid", STR, "paradigm (UID)"), col("group_id", STR, "the pair"),
+    col("sentence_good", STR, "the grammatical sentence"),
+    col("sentence_bad", STR, "the ungrammatical sentence"),
+    col("logprob_good", F64, "log P(good)"), col("logprob_bad", F64, "log P(bad)"),
+    _margin("log P(bad) - log P(good), at least 0 (a tie counts wrong)"))
+JAPANESE_EXAMPLES = (
+    *_SCORING, col("region", STR, "null: the whole sentence; `verb`: the verb's tokens", True),
+    _RANK, col("group_id", STR, "the pair"), col("verb_pair", STR, "the verb pair"),
+    col("sentence_transitive", STR, "the transitive verb's sentence (the grammatical one)"),
+    col("sentence_intransitive", STR, "the intransitive verb's sentence"),
+    col("score_transitive", F64, "the decision's score of the transitive sentence (mean "
+        "log-probability for the perplexity rule, else summed), higher preferred"),
+    col("score_intransitive", F64, "... of the intransitive sentence"),
+    _margin("score_intransitive - score_transitive, at least 0 (a tie counts wrong)"))
+COLA_EXAMPLES = (
+    *_SCORING, col("split", STR, "CoLA split or phenomenon set"),
+    col("normalisation", STR, "the normalised score the threshold is on"), _RANK,
+    col("item_id", STR, "the sentence's item"), col("sentence", STR, "the sentence"),
+    col("label", I8, "1 acceptable, 0 not"), col("score", F64, "its normalised score"),
+    col("threshold", F64, "the threshold its fold's training folds fitted (its held-out "
+        "prediction: acceptable when score >= threshold)"),
+    _margin("how far the score lies on the wrong side of the threshold (threshold - score for "
+            "an acceptable sentence, score - threshold for an unacceptable one)"))
+GERMAN_CASE_EXAMPLES = (
+    *_SCORING, _RANK, col("template", STR, "the scoring function's lowest-AUC template"),
+    col("template_auc", F64, "its AUC (ties count 1/2)"),
+    col("item_id_grammatical", STR, "the grammatical sentence's item"),
+    col("item_id_violation", STR, "the violation's item"),
+    col("sentence_grammatical", STR, "the grammatical sentence"),
+    col("sentence_violation", STR, "the case violation"),
+    col("logprob_sum_grammatical", F64, "log P(grammatical)"),
+    col("logprob_sum_violation", F64, "log P(violation)"),
+    _margin("log P(violation) - log P(grammatical): the largest first (negative when even the "
+            "template's worst pair is ranked right)"))
+SPUD_EXAMPLES = (
+    col("dataset", STR, "items dataset"), col("language", STR, "language"),
+    col("nonce_method", STR, "nonce method"), col("model", STR, "scoring model"),
+    col("method", STR, "scoring method"), _RANK, col("nonce_seed", STR, "nonce seed"),
+    col("group_id", STR, "the original sentence's group"),
+    col("nonce_item_id", STR, "the nonce sentence's item"),
+    col("orig_sentence", STR, "the original sentence"),
+    col("nonce_sentence", STR, "the nonce sentence"),
+    col("ppl_orig", F64, "perplexity of the original"),
+    col("ppl_nonce", F64, "perplexity of the nonce sentence"),
+    col("ratio", F64, "ppl_nonce / ppl_orig: the largest first"))
+
+# the per-item files beside them (DATA: not in the report), one row per item and scoring function
+_CORRECT = col("correct", BOOL, "the scoring function gets it right (a tie counts wrong)")
+BLIMP_ITEMS = (
+    *_SCORING, col("group_id", STR, "the pair"), col("uid", STR, "paradigm (UID)"),
+    col("sentence_good", STR, "the grammatical sentence"),
+    col("sentence_bad", STR, "the ungrammatical sentence"),
+    col("logprob_good", F64, "log P(good); null: not scored", True),
+    col("logprob_bad", F64, "log P(bad); null: not scored", True),
+    col("margin", F64, "log P(bad) - log P(good): at least 0 when wrong; null "
+                        "when a sentence is not scored", True),
+    col("scored", BOOL, "both sentences scored: the pair counts in the accuracy"), _CORRECT)
+COLA_ITEMS = (
+    *COLA_EXAMPLES[:5], *COLA_EXAMPLES[6:11],
+    _margin("how far the score lies on the wrong side of the threshold; negative on the right "
+            "side"), col("correct", BOOL, "the held-out prediction is the label"))
+GERMAN_CASE_ITEMS = (
+    *_SCORING, col("template", STR, "template"), col("item_id", STR, "the sentence's item"),
+    col("sentence", STR, "the sentence"), col("grammatical", BOOL, "a grammatical sentence"),
+    col("violation", STR, "the doubled case of a violation; null when grammatical", True),
+    col("logprob_sum", F64, "log P(sentence)"),
+    col("template_auc", F64, "its template's AUC (ties count 1/2); null without a grammatical "
+        "sentence and a violation", True))
+
+
+def _items(family: str, columns: tuple, key: tuple) -> _Entry:
+    """A family's per-item file, computed by family_examples.FAMILY_items."""
+    return _data(f"{family}_items", "spudflow's extension: the items behind the figures",
+                 f"Every {family} item per scoring function: its scores, margin and whether it "
+                 "is right (filter it for the items behind a figure).",
+                 function=f"family_examples.{family}_items", rows="per item and scoring function",
+                 columns=columns, key=key)
+PROBE_EXAMPLES = (
+    col("treebank", STR, "the test treebank"), col("model", STR, "the model's name in the config"),
+    col("baseline", STR, "`lm`, `M0`, `MR` or `MRC`"),
+    col("dist_layer", I64, "layer of the distance probe"),
+    col("label_layer", I64, "layer of the label probe"),
+    col("auto_layers", BOOL, "the layers were chosen for `auto`"),
+    col("nonce_method", STR, "the nonce eval sets' method (every nonce seed pooled)"), _RANK,
+    col("sent_index", I64, "the sentence's position in the test treebank (tokens.parquet "
+        "sent_index; the same in its nonce versions)"),
+    col("n_words", I64, "words scored in the sentence"),
+    col("las_orig", F64, "LAS of the original sentence over every probe seed's run"),
+    col("las_nonce", F64, "LAS of its nonce versions over every run and nonce seed"),
+    _margin("las_orig - las_nonce: the largest drop first"))
+
+
+def _examples(family: str, what: str, caption: str, columns: tuple, key: tuple,
+              empty_when: str | None = None) -> _Entry:
+    """A family's examples table, computed by family_examples.FAMILY."""
+    return _table(f"{family}_examples", "spudflow's extension: the items behind the figures",
+                  f"{caption} {_EXAMPLES[0].upper()}{_EXAMPLES[1:]}.", empty_when=empty_when,
+                  function=f"family_examples.{family}",
+                  rows=f"per scoring function, {what}", columns=columns, key=key)
+
+
 SPUD = "SPUD scoring"
 GERMAN = "German case"
 JAPANESE = "Japanese transitivity"
@@ -194,6 +315,12 @@ OUTPUTS: tuple[Output, ...] = (
                     "masked model (PPPL, PPPL_l2r of the same pair), orig and nonce verbatim.",
                     empty_when="no pair's r_PPL is beyond the thresholds, or no causal model "
                     "(`ppl`) scored"),
+             _examples("spud", "nonce method and seed, the k largest ratios",
+                       "SPUD: the nonce sentences with the largest perplexity ratio r = "
+                       "PPL(nonce) / PPL(orig) per language, nonce method, nonce seed and "
+                       "scoring function, both sentences verbatim.", SPUD_EXAMPLES,
+                       ("dataset", "language", "nonce_method", "model", "method", "nonce_seed",
+                        "rank")),
              data=[_data("spud_ratios", "SPUD paper, Fig. 2",
                          "Every sentence pair's perplexities and ratio.")]),
     _figure("spud_log_ratios", "spud_ratios",
@@ -237,8 +364,15 @@ OUTPUTS: tuple[Output, ...] = (
                     "five and against the violations; all grammatical sentences against the "
                     "violations by the positions of the doubled case and by case order; mean "
                     "and sd over templates."),
+             _examples("german_case", "its lowest-AUC template's k worst pairs",
+                       "German case: per scoring function, the template with the lowest AUC "
+                       "and its (grammatical, violation) pairs whose violation it scored "
+                       "highest above the grammatical sentence.", GERMAN_CASE_EXAMPLES,
+                       ("dataset", "model", "method", "rank")),
              data=[_data("german_case_roc", "German case paper, ROC curves",
-                         "ROC curve points, all templates pooled.")]),
+                         "ROC curve points, all templates pooled."),
+                   _items("german_case", GERMAN_CASE_ITEMS,
+                          ("dataset", "model", "method", "item_id"))]),
     _figure("german_case_roc", "german_case_roc",
             "ROC curves per scoring function on the German case set", GERMAN,
             "German case paper, ROC curves", "german_case", "german_case_roc.rst",
@@ -278,7 +412,17 @@ OUTPUTS: tuple[Output, ...] = (
                     "correlation of the split's held-out predictions of each source's sentences "
                     "(null when a source's labels are of one class).{note}",
                     empty_when="only phenomenon sets are configured, or no CoLA split could be "
-                    "computed")),
+                    "computed"),
+             _examples("cola", "split and normalisation, the k sentences furthest on the "
+                       "wrong side of the threshold",
+                       "CoLA: per split, scoring function and normalisation, the sentences "
+                       "furthest on the wrong side of the threshold their cross-validation "
+                       "fold fitted (acceptable ones below it, unacceptable ones at or above "
+                       "it), the held-out predictions of cola_thresholds.", COLA_EXAMPLES,
+                       ("dataset", "model", "method", "split", "normalisation", "rank"),
+                       empty_when=_NONE_WRONG.format("sentence")),
+             data=[_items("cola", COLA_ITEMS, ("dataset", "model", "method", "split",
+                                                 "normalisation", "item_id"))]),
     *_tables("aggregate", "table_blimp", "table-blimp", "BLiMP", "blimp",
              _table("blimp_overall", "BLiMP (Warstadt et al. 2020), Table 3",
                     "BLiMP accuracy over all paradigms; tie_fraction: the pairs the scoring "
@@ -290,7 +434,13 @@ OUTPUTS: tuple[Output, ...] = (
                     "BLiMP accuracy per paradigm: fraction of the pairs with both sentences "
                     "scored that have log P(good) > log P(bad); ties count as wrong; skipped "
                     "pairs (a sentence not scored, e.g. too long) are counted apart and left out "
-                    "of the accuracy. {intervals}")),
+                    "of the accuracy. {intervals}"),
+             _examples("blimp", "the k wrong pairs with the largest margin",
+                       "BLiMP: the pairs whose ungrammatical sentence the scoring function "
+                       "scored highest above the grammatical one.", BLIMP_EXAMPLES,
+                       ("dataset", "model", "method", "rank"),
+                       empty_when=_NONE_WRONG.format("pair")),
+             data=[_items("blimp", BLIMP_ITEMS, ("dataset", "model", "method", "group_id"))]),
     _figure("blimp_field", "blimp_field",
             "BLiMP accuracy by field", "BLiMP", "BLiMP, accuracy per field", "blimp",
             front_page=True,
@@ -327,6 +477,13 @@ OUTPUTS: tuple[Output, ...] = (
                     "§4.5: a negative correlation on the base dataset): Pearson's r and "
                     "Spearman's rho (scipy.stats) over every scored whole sentence, per dataset "
                     "and mode."),
+             _examples("japanese", "the k obligatory pairs it got wrong by the largest margin",
+                       "Japanese transitivity: per dataset and scoring mode, the obligatory "
+                       "pairs whose intransitive sentence the mode preferred by the largest "
+                       "margin of the decision rule's score (config "
+                       "`aggregate.japanese_decision`).", JAPANESE_EXAMPLES,
+                       ("dataset", "model", "method", "region", "rank"),
+                       empty_when=_NONE_WRONG.format("obligatory pair")),
              data=[_data("japanese_length_perplexity", "Japanese thesis, §3.2, §4.5",
                          "Perplexity by sentence length (the model's tokens): median and "
                          "quartiles per dataset, mode and length, over every scored whole "
@@ -361,6 +518,20 @@ OUTPUTS: tuple[Output, ...] = (
                     "treebank's original test set and on its nonce versions, Δ = original − "
                     "nonce per probe run (the paper's performance drop); mean and sd over probe "
                     "seeds (orig) and probe seeds × nonce seeds (nonce, Δ), as Tables 17–19."),
+             _table("probe_examples", "spudflow's extension: the sentences behind the drop",
+                    "DepProbe: per probe configuration and nonce method, the test sentences "
+                    "whose LAS drops most from the original to its nonce versions (each over "
+                    "every probe seed and nonce seed), by their index in the test treebank; "
+                    "the k of config `aggregate.examples`, equal drops (short sentences) ordered "
+                    "by a hash of the sentence seeded by `aggregate.seed`.",
+                    function="family_examples.probe",
+                    rows="per probe configuration and nonce method, the k largest LAS drops",
+                    columns=PROBE_EXAMPLES,
+                    key=("treebank", "model", "baseline", "dist_layer", "label_layer",
+                         "auto_layers", "nonce_method", "rank"),
+                    empty_when="no probe run has a nonce eval set, or the runs have no "
+                    "per-sentence counts (trained before `probe train` wrote them; the log "
+                    "says so)"),
              _table("probe_layers", "SPUD paper, App. F.6",
                     "DepProbe metrics per layer (probes whose distance and label parts use the "
                     "same layer; App. F.6): means over seeds on the selection data (dev) and the "

@@ -1,0 +1,233 @@
+"""The `*_examples` tables (core/outputs_registry.py): per dataset family and scoring function,
+the k items where it is most confidently wrong (aggregate/examples.py orders them), with their
+text, both scores and the margin. Each function is a registered table's: its keywords are the
+family's loaded items and scores and its command's options (`examples`: k; `examples_seed`: the
+seed of the tie-break hash; CoLA: the folds of its thresholds; Japanese: the decision rule).
+
+- BLiMP: the wrong pairs (ties count wrong) with the largest log P(bad) - log P(good).
+- Japanese: the obligatory pairs whose intransitive sentence the mode preferred (ties count
+  wrong), by the largest margin of the decision's score (mean log-probability for the
+  perplexity rule); verb-only modes compare the verb's scores.
+- CoLA: per split and normalisation, the sentences furthest on the wrong side of the threshold
+  their fold fitted (an acceptable sentence below it, an unacceptable one at or above it).
+- German case: the lowest-AUC template's worst (grammatical, violation) pairs.
+- SPUD: the largest perplexity ratios, per nonce seed.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+
+import numpy as np
+import polars as pl
+
+from spudflow.aggregate.examples import (
+    MARGIN,
+    RANK,
+    blimp_examples,
+    confidently_wrong_pairs,
+    largest_ratios,
+    top_k,
+    worst_template_pairs,
+)
+from spudflow.aggregate.inputs import scored_items
+
+SCORING = ["dataset", "model", "method"]
+
+
+def blimp(items: pl.DataFrame, scores: pl.DataFrame, examples: int,
+          examples_seed: int) -> pl.DataFrame:
+    from spudflow.aggregate.blimp import pair_outcomes
+
+    return blimp_examples(pair_outcomes(items, scores), items, examples, examples_seed)
+
+
+def blimp_items(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
+    """Every pair and scoring function that scored a sentence of it (blimp_items): both
+    sentences and log-probabilities, margin = log P(bad) - log P(good) (at least 0: wrong,
+    ties included) and whether it counts in the accuracy (`scored`) and as correct."""
+    from spudflow.aggregate.blimp import pair_outcomes
+
+    text = {side: items.filter(pl.col("label") == label).select(
+        "dataset", "group_id", pl.col("sentence").alias(f"sentence_{side}"))
+        for side, label in (("good", 1), ("bad", 0))}
+    pairs = pair_outcomes(items, scores)
+    for side in ("good", "bad"):
+        pairs = pairs.join(text[side], on=["dataset", "group_id"], how="left")
+    return pairs.select(
+        *SCORING, "group_id", "uid", "sentence_good", "sentence_bad", "logprob_good",
+        "logprob_bad", (pl.col("logprob_bad") - pl.col("logprob_good")).alias(MARGIN),
+        "scored", "correct").sort([*SCORING, "group_id"])
+
+
+def german_case(items: pl.DataFrame, scores: pl.DataFrame, examples: int,
+                examples_seed: int) -> pl.DataFrame:
+    scored = scored_items(items.with_columns(pl.col("grammatical").cast(pl.Boolean),
+                                             pl.col("template").cast(pl.String)), scores)
+    return worst_template_pairs(scored.filter(pl.col("logprob_sum").is_not_null()), SCORING,
+                                examples, examples_seed)
+
+
+def german_case_items(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
+    """Every scored sentence per scoring function (german_case_items): its template, whether it
+    is grammatical, the doubled case of a violation, its log-probability and its template's AUC
+    (grammatical sentences against the violations, ties 1/2)."""
+    scored = scored_items(items.with_columns(pl.col("grammatical").cast(pl.Boolean),
+                                             pl.col("template").cast(pl.String)), scores)
+    scored = scored.filter(pl.col("logprob_sum").is_not_null())
+    aucs = template_aucs(scored)
+    return scored.join(aucs, on=[*SCORING, "template"], how="left").select(
+        *SCORING, "template", "item_id", "sentence", "grammatical", "violation", "logprob_sum",
+        "template_auc").sort([*SCORING, "item_id"])
+
+
+def template_aucs(scored: pl.DataFrame) -> pl.DataFrame:
+    """Per scoring function and template: P(grammatical above violation) + P(tie) / 2."""
+    rows = []
+    for key, group in scored.group_by([*SCORING, "template"], maintain_order=True):
+        good = group.filter(pl.col("grammatical"))["logprob_sum"].to_numpy()
+        bad = group.filter(~pl.col("grammatical"))["logprob_sum"].to_numpy()
+        if len(good) and len(bad):
+            difference = good[:, None] - bad[None, :]
+            rows.append((*key, float((difference > 0).mean() + (difference == 0).mean() / 2)))
+        else:
+            rows.append((*key, None))
+    return pl.DataFrame(rows, schema={**{k: scored.schema[k] for k in SCORING},
+                                      "template": pl.String, "template_auc": pl.Float64},
+                        orient="row")
+
+
+def spud(items: pl.DataFrame, scores: pl.DataFrame, examples: int,
+         examples_seed: int) -> pl.DataFrame:
+    from spudflow.aggregate.spud_scores import PAIR_SET, pair_ratios
+
+    pairs = pair_ratios(scored_items(items, scores))
+    return largest_ratios(pairs, [*PAIR_SET, "model", "method"], examples, examples_seed)
+
+
+def cola(items: pl.DataFrame, scores: pl.DataFrame, examples: int, examples_seed: int,
+         folds: int, seed: int, criterion: str) -> pl.DataFrame:
+    """Per (dataset, model, method, split, normalisation) whose thresholds were fitted, the
+    sentences furthest on the wrong side of their fold's threshold (`margin`: how far)."""
+    from spudflow.aggregate.cola import KEYS
+
+    wrong = cola_items(items, scores, folds, seed, criterion).filter(~pl.col("correct"))
+    keys = [*KEYS, "normalisation"]
+    top = top_k(wrong, keys, MARGIN, ["item_id"], examples, examples_seed)
+    return top.select(*keys, RANK, "item_id", "sentence", "label", "score", "threshold",
+                      MARGIN).sort([*keys, RANK])
+
+
+def cola_items(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
+               criterion: str) -> pl.DataFrame:
+    """Every labelled sentence with a finite score, per scoring function, split and
+    normalisation whose threshold was fitted (cola_items): its score, its fold's threshold,
+    margin (how far on the wrong side: negative on the right one) and whether the held-out
+    prediction (acceptable when score >= threshold) is its label."""
+    from spudflow.aggregate.cola import KEYS, NORMALISATIONS, held_out_thresholds
+
+    scored = scored_items(items, scores).filter(pl.col("label").is_not_null())
+    rows = []
+    groups = scored.partition_by(KEYS, as_dict=True)
+    for key in sorted(groups):  # as cola.fits: the same order, the same folds
+        group = groups[key]
+        for name, column in NORMALISATIONS.items():
+            frame = group.filter(pl.col(column).is_not_null() & pl.col(column).is_finite())
+            if frame.height < 2:
+                continue  # no fitted threshold (the tables say why)
+            values = frame[column].cast(pl.Float64).to_numpy()
+            labels = frame["label"].cast(pl.Int64).to_numpy()
+            thresholds = held_out_thresholds(values, labels, folds, seed, criterion)
+            # acceptable (1) predicted by score >= t: wrong below t, unacceptable wrong at or above
+            signed = np.where(labels == 1, thresholds - values, values - thresholds)
+            correct = np.where(labels == 1, values >= thresholds, values < thresholds)
+            rows.append(frame.select(
+                *KEYS, pl.lit(name).alias("normalisation"), "item_id", "sentence", "label",
+                pl.Series("score", values), pl.Series("threshold", thresholds),
+                pl.Series(MARGIN, signed), pl.Series("correct", correct)))
+    schema = {**{k: scored.schema[k] for k in KEYS}, "normalisation": pl.String,
+              "item_id": pl.String, "sentence": pl.String, "label": scored.schema["label"],
+              "score": pl.Float64, "threshold": pl.Float64, MARGIN: pl.Float64,
+              "correct": pl.Boolean}
+    frame = pl.concat(rows) if rows else pl.DataFrame(schema=schema)
+    return frame.sort([*KEYS, "normalisation", "item_id"])
+
+
+def japanese(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]], examples: int,
+             examples_seed: int, decision: str) -> pl.DataFrame:
+    """The obligatory pairs per mode (dataset, model, method, region) whose intransitive
+    sentence was preferred by the largest margin; one dataset and model's scores in memory at
+    a time, only their top k kept."""
+    from spudflow.aggregate import columns
+    from spudflow.aggregate.inputs import ITEMS_TEXT_HASH, with_text_hash
+    from spudflow.aggregate.japanese import CONTEXT, MODE, preferences, thesis_modes
+
+    keys = ["dataset", *MODE]
+    tops = []
+    for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
+        own_items = with_text_hash(items.filter(pl.col("dataset") == dataset)).select(
+            "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file",
+            ITEMS_TEXT_HASH)
+        for _, model_scores in chunks:
+            scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))
+            pairs = preferences(scored, decision).filter(
+                pl.col("condition") == columns.JAPANESE_OBLIGATORY)
+            tops.append(confidently_wrong_pairs(
+                pairs, keys, ["group_id"], "score_transitive", "score_intransitive", examples,
+                examples_seed).select(*keys, RANK, "group_id", "verb_pair", "score_transitive",
+                                      "score_intransitive", MARGIN))
+    if not tops:
+        raise ValueError("japanese examples: no scores")  # the command refuses that before
+    top = pl.concat(tops)
+    sentences = {side: items.filter(
+        (pl.col("transitivity") == columns.JAPANESE_TRANSITIVE) == (side == "transitive"))
+        .select("dataset", "group_id", pl.col("sentence").alias(f"sentence_{side}"))
+        for side in ("transitive", "intransitive")}
+    for side in ("transitive", "intransitive"):
+        top = top.join(sentences[side], on=["dataset", "group_id"], how="left")
+    return top.select(*keys, RANK, "group_id", "verb_pair", "sentence_transitive",
+                      "sentence_intransitive", "score_transitive", "score_intransitive",
+                      MARGIN).sort([*keys, RANK], nulls_last=False)
+
+
+def probe(metrics: pl.DataFrame, examples: int, examples_seed: int) -> pl.DataFrame:
+    """DepProbe: per probe configuration and nonce method, the k test sentences with the largest
+    LAS drop, LAS of the original sentence minus LAS of its nonce versions, each over every
+    probe seed's run (and nonce seed): right words over words, from the runs' per-sentence
+    counts (sentence_counts.parquet). Sentences by their index in the test treebank."""
+    from pathlib import Path
+
+    from spudflow.aggregate import columns
+    from spudflow.aggregate.probe import RUN
+    from spudflow.aggregate.probe_intervals import read_sentences
+    from spudflow.core.artifacts import PROBE_SENTENCES_FILE
+    from spudflow.core.logs import get_logger
+    from spudflow.core.table_artifacts import TABLES
+
+    missing = [source for source in metrics["source_file"].unique(maintain_order=True)
+               if not (Path(source).parent / PROBE_SENTENCES_FILE).is_file()]
+    if missing:  # runs trained before the counts were written: the other tables need none
+        get_logger(__name__).warning(
+            "probe_examples left empty: %d probe runs have no %s next to their metrics (e.g. "
+            "%s); rerun them for the sentences behind the LAS drops", len(missing),
+            PROBE_SENTENCES_FILE, missing[0])
+        return pl.DataFrame(schema=TABLES["probe_examples"].polars_schema())
+    sentences = read_sentences(metrics).filter(pl.col("n_words") > 0).with_columns(
+        pl.when(pl.col("eval_version") == columns.PROBE_ORIG_EVAL_SET).then(pl.lit("orig"))
+        .otherwise(pl.col("eval_version").str.split(columns.PROBE_EVAL_SET_SEPARATOR)
+                   .list.first()).alias("eval_method"))
+    per_set = sentences.group_by(*RUN, "eval_method", "sent_index").agg(
+        (pl.col("n_las").sum() / pl.col("n_words").sum()).alias("las"),
+        pl.col("n_words").max().alias("n_words"))
+    orig = per_set.filter(pl.col("eval_method") == "orig").select(
+        *RUN, "sent_index", "n_words", pl.col("las").alias("las_orig"))
+    nonce = per_set.filter(pl.col("eval_method") != "orig").select(
+        *RUN, pl.col("eval_method").alias("nonce_method"), "sent_index",
+        pl.col("las").alias("las_nonce"))
+    drops = nonce.join(orig, on=[*RUN, "sent_index"], how="inner").with_columns(
+        (pl.col("las_orig") - pl.col("las_nonce")).alias(MARGIN))
+    keys = [*RUN, "nonce_method"]
+    top = top_k(drops, keys, MARGIN, ["sent_index"], examples, examples_seed)
+    return top.select(*keys, RANK, "sent_index", "n_words", "las_orig", "las_nonce",
+                      MARGIN).sort([*keys, RANK])
