@@ -98,8 +98,8 @@ def main() -> None:
     settings = Uncertainty(0.95, args.resamples, 0)
 
     def tables():
-        return japanese_tables(all_items, scores_by_model(scores), 10, 0, "lambda.1se", 1.0, 10, 10_000,
-                               100, "perplexity", (), args.jobs, 0.95, settings)
+        return japanese_tables(all_items, scores_by_model(scores), 10, 0, "lambda.1se", 1.0, 10,
+                               10_000, 100, "perplexity", (), args.jobs, 0.95, settings)
 
     profiler = cProfile.Profile() if args.profile else None
     start, cpu = time.perf_counter(), time.process_time()
