@@ -46,6 +46,7 @@ status and reason in each table (group_status), never the end of the job.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -237,7 +238,7 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
                       decision: str = "perplexity", jobs: int = 1
                       ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(fits, largest positive coefficients, largest negative coefficients): one fit per
-    (dataset, mode), its cross-validation folds in `jobs` threads. A fit without a coefficient
+    (dataset, mode), the modes and their folds in `jobs` threads. A fit without a coefficient
     of a sign has one row with null rank, feature and coefficient in that sign's table; a mode
     glmnet cannot fit (group_status: `skipped`) or whose fit fails (`failed`) has one row with
     its status and reason in each table, its numbers null."""
@@ -246,22 +247,34 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
                          f"{lambda_choice!r} is not one of {', '.join(LAMBDA_CHOICES)}")
     fits, largest = [], {1: [], -1: []}
     groups = pairs.partition_by(KEYS, as_dict=True)
-    for key in progress(sorted(groups, key=str), desc="glmnet", unit="mode"):
+    keys = sorted(groups, key=str)
+    # The modes' fits in `jobs` threads (glmnet's solver releases the GIL), each fit's folds in
+    # the threads left to it: every fit is the same computation whatever the threads, so the
+    # tables do not depend on `jobs`.
+    workers = max(1, min(jobs, len(keys)))
+    fold_jobs = max(1, jobs // workers)
+
+    def one_mode(key):
         group = groups[key].sort("group_id")
         design = design_matrix(group)
-        features, names = design.matrix, design.names
         target = group["prefers_transitive"].cast(pl.Int64).to_numpy()
-        mode = "/".join(map(str, key))
 
-        def fit(features=features, target=target, names=names):
+        def fit(features=design.matrix, target=target, names=design.names):
             reason = _skip_reason(len(target), len(names), smaller_class(target, folds, seed),
                                   folds)
             if reason:
                 raise Skipped(reason)
             return cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda,
-                             max_iter=max_iter, jobs=jobs)
+                             max_iter=max_iter, jobs=fold_jobs)
 
-        cv, status = computed(f"glmnet {mode}", fit)
+        return design, target, computed(f"glmnet {'/'.join(map(str, key))}", fit)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        fitted = list(progress(pool.map(one_mode, keys), desc="glmnet", total=len(keys),
+                               unit="mode"))
+    for key, (design, target, (cv, status)) in zip(keys, fitted, strict=True):
+        names = design.names
+        mode = "/".join(map(str, key))
         labels = {**dict(zip(KEYS, key, strict=True)), "decision": decision, **status}
         row = {**labels, "n_pairs": len(target), "n_features": len(names),
                "lambda_choice": lambda_choice}
