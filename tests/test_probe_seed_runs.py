@@ -206,7 +206,7 @@ def test_a_runs_predictions_parquet_holds_its_conllus_trees(root, tmp_path):
     run = tmp_path / "run" / "seed1"
     table = read_artifact(run / "predictions.parquet", PROBE_PREDICTIONS)
     assert table["eval_set"].unique(maintain_order=True).to_list() == ["orig", "spud/seed1"]
-    sent_index = {sent_id: i for i, sent_id in read_artifact(
+    sent_index = {sent_id: i for sent_id, i in read_artifact(
         root / "test" / "sentences.parquet", TREEBANK_SENTENCES).select(
         "sent_id", "sent_index").iter_rows()}
     for eval_set in ("orig", "spud/seed1"):
