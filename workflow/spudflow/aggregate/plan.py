@@ -68,9 +68,9 @@ class AggregatePlan(Plan):
 
     def probe_edges_runtime(self, wildcards, input):
         """table_probe_edges's runtime (minutes): it reads every run's predictions.parquet and
-        joins each eval set's words with its gold treebank: bench/bench_probe_edges.py's 16 MB
-        (285 MB of CoNLL-U) took 5.7 s on a loaded machine, 0.006 per MB; 0.02 per MB, at least
-        10."""
+        joins each eval set's words with its gold treebank: bench/bench_probe_edges.py's 32 MB
+        (570 MB of CoNLL-U) took 5.6 s, 16 MB 5.7 s on a machine loaded 5x (0.006 per MB); 0.02
+        per MB, at least 10."""
         return max(10, math.ceil(0.02 * input_mb(self.probe_edges_predictions(input))))
 
     def probe_edges_memory(self, wildcards, input):
