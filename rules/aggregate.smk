@@ -72,8 +72,8 @@ rule table_probe:
         " --out-dir {params.out_dir:q} 2> {log:q}"
 
 
-# Edge directions (App. F.7): each run's predictions/{eval set}.conllu, written with its
-# metrics.parquet, scored against the gold treebanks of the eval sets.
+# Edge directions (App. F.7): each run's predicted trees (predictions.parquet, written with its
+# metrics.parquet and predictions CoNLL-U), scored against the gold treebanks of the eval sets.
 rule table_probe_edges:
     input:
         metrics=aggregate_plan.probe_metrics_files(),

@@ -94,7 +94,8 @@ rule probe_features_gather:
 # The probe runs of one layer pair, one per seed (probe.seeds), in one job: the features are
 # loaded once and each seed trains from its own seed (the files of a seed trained alone).
 # Each trains on the train split's features, selects on dev (or a held-out share) and writes
-# seed{S}/: the probe, its history, metrics.parquet, sentence_counts.parquet (counts per sentence)
+# seed{S}/: the probe, its history, metrics.parquet, sentence_counts.parquet (counts per sentence),
+# predictions.parquet (the predicted trees, read by table_probe_edges)
 # and predictions/{eval set}.conllu.
 rule probe_train:
     input:
@@ -107,6 +108,11 @@ rule probe_train:
         # per-sentence counts behind the metrics: the tables' intervals over sentences
         sentences=expand(
             "results/probe/runs/{{treebank}}/{{probe_model}}/{{baseline}}/dist{{dist}}_label{{label}}/seed{seed}/sentence_counts.parquet",
+            seed=probe_plan.probe_seeds(),
+        ),
+        # the predicted trees, as the predictions CoNLL-U: what table_probe_edges reads
+        predictions=expand(
+            "results/probe/runs/{{treebank}}/{{probe_model}}/{{baseline}}/dist{{dist}}_label{{label}}/seed{seed}/predictions.parquet",
             seed=probe_plan.probe_seeds(),
         ),
     log:

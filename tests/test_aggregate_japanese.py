@@ -645,3 +645,33 @@ def test_fewer_than_three_folds_is_bad_input(tmp_path, run_cli, capsys):
     assert exit_info.value.code == 2
     assert "2 folds: at least 3 are needed" in capsys.readouterr().err
     assert not (tmp_path / "tables").exists()
+
+
+def test_agreement_counts_each_two_modes_pairs_as_a_join_would():
+    """agreement_table counts every 2 x 2 table from one choice matrix: on modes that scored
+    different pairs (the table is over the pairs both scored) and a constant mode, its n_pairs,
+    agreement and kappa are those of the two modes' joined choices, bit for bit (sklearn's
+    kappa on them)."""
+    from spudflow.aggregate.japanese import agreement_table
+
+    rng = np.random.default_rng(3)
+    frames = []
+    for model, keep, constant in (("a", 0.9, False), ("b", 0.7, False), ("c", 1.0, True)):
+        ids = [f"g{k}" for k in range(300) if rng.random() < keep]
+        choice = np.ones(len(ids), bool) if constant else rng.random(len(ids)) < 0.6
+        frames.append(pl.DataFrame({"dataset": "d", "group_id": ids, "model": model,
+                                    "method": "ppl", "region": None, "mode": f"{model}/ppl",
+                                    "prefers_transitive": choice},
+                                   schema_overrides={"region": pl.String}))
+    pairs = pl.concat(frames)
+    table = agreement_table(pairs)
+    assert table.height == 9
+    for row in table.iter_rows(named=True):
+        both = pairs.filter(pl.col("mode") == row["mode_a"]).join(
+            pairs.filter(pl.col("mode") == row["mode_b"]), on="group_id")
+        a = both["prefers_transitive"].to_numpy().astype(int)
+        b = both["prefers_transitive_right"].to_numpy().astype(int)
+        assert row["n_pairs"] == len(a)
+        assert row["agreement"] == float(np.mean(a == b))
+        undefined = len(set(a.tolist())) < 2 and len(set(b.tolist())) < 2
+        assert row["kappa"] == (None if undefined else float(cohen_kappa_score(a, b)))

@@ -192,23 +192,23 @@ def test_the_japanese_table_job_asks_for_memory_by_its_items_and_largest_score_f
 
 
 @pytest.mark.slow
-def test_the_probe_edges_table_asks_for_time_and_memory_by_the_predictions_it_parses(tmp_path):
-    """table_probe_edges parses each probe run's predictions of every eval set, one file at a
-    time, and keeps the gold treebanks' words: its time grows with all the predictions, its
-    memory with the largest of them (60 MB per MB) and the gold treebanks (5 per MB)."""
+def test_the_probe_edges_table_asks_for_time_and_memory_by_the_predictions_it_reads(tmp_path):
+    """table_probe_edges reads each probe run's predictions.parquet, one run at a time, and
+    keeps the gold treebanks' words: its time grows with all the predictions, its memory with
+    the largest of them (100 MB per MB) and the gold treebanks (5 per MB); the CoNLL-U, which
+    it no longer parses, asks for nothing."""
     workdir = copy_workflow(tmp_path / "workflow")
     planned, job = _planned_job(workdir, "table_probe_edges")
     assert _memory_and_time(planned, job) == (2000, 10)
     gold, runs = (sorted(p for p in planned.inputs[job] if p.endswith(name))
                   for name in ("/tokens.parquet", "/metrics.parquet"))
     assert len(gold) >= 2 and runs
-    predictions = [str(Path(run).parent / "predictions" / "orig.conllu") for run in runs]
+    predictions = [str(Path(run).parent / "predictions.parquet") for run in runs]
     _grow_inputs(workdir, [(path, 2000) for path in predictions] + [(gold[0], 100)])
     planned, job = _planned_job(workdir, "table_probe_edges")
-    asked = (1000 + 1.25 * (60 * 2000 + 5 * 100), math.ceil(0.008 * 2000 * len(runs)))
+    asked = (1000 + 1.25 * (100 * 2000 + 5 * 100), math.ceil(0.02 * 2000 * len(runs)))
     assert _memory_and_time(planned, job) == asked
-    # a predictions file of no eval set the config has is not parsed
-    _grow_inputs(workdir, [(str(Path(runs[0]).parent / "predictions" / "other.conllu"), 9000)])
+    _grow_inputs(workdir, [(str(Path(runs[0]).parent / "predictions" / "orig.conllu"), 9000)])
     assert _memory_and_time(*_planned_job(workdir, "table_probe_edges")) == asked
 
 

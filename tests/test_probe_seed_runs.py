@@ -15,8 +15,9 @@ from spudflow.core.config import config_errors
 from spudflow.core.errors import EXIT_BAD_INPUT
 
 LAYERS = ["--dist-layer", "1", "--label-layer", "2"]
-RUN_FILES = ["history.parquet", "metrics.parquet", "predictions/orig.conllu",
-             "predictions/spud/seed1.conllu", "probe.safetensors", "sentence_counts.parquet"]
+RUN_FILES = ["history.parquet", "metrics.parquet", "predictions.parquet",
+             "predictions/orig.conllu", "predictions/spud/seed1.conllu", "probe.safetensors",
+             "sentence_counts.parquet"]
 
 
 @pytest.fixture(scope="module")
@@ -188,3 +189,29 @@ def test_a_run_writes_counts_per_sentence_that_give_its_metrics(root, tmp_path):
     row = pl.read_parquet(tmp_path / "tables" / "probe_languages.parquet").row(0, named=True)
     assert row["orig_las_mean_ci_low"] <= row["orig_las_mean"] <= row["orig_las_mean_ci_high"]
     assert row["delta_uas_mean_ci_low"] <= row["delta_uas_mean"] <= row["delta_uas_mean_ci_high"]
+
+
+@pytest.mark.slow
+def test_a_runs_predictions_parquet_holds_its_conllus_trees(root, tmp_path):
+    """predictions.parquet, checked when written and read: per eval set, every word of its
+    predictions CoNLL-U (as `conllu` parses it) with the same sentence, ID, form, head and
+    label, and no other word."""
+    import conllu
+    import polars as pl
+
+    from spudflow.core.artifacts import PROBE_PREDICTIONS, TREEBANK_SENTENCES
+    from spudflow.core.contract import read_artifact
+
+    assert _train(root, [1], tmp_path / "run") == 0
+    run = tmp_path / "run" / "seed1"
+    table = read_artifact(run / "predictions.parquet", PROBE_PREDICTIONS)
+    assert table["eval_set"].unique(maintain_order=True).to_list() == ["orig", "spud/seed1"]
+    sent_index = {sent_id: i for sent_id, i in read_artifact(
+        root / "test" / "sentences.parquet", TREEBANK_SENTENCES).select(
+        "sent_id", "sent_index").iter_rows()}
+    for eval_set in ("orig", "spud/seed1"):
+        text = (run / "predictions" / f"{eval_set}.conllu").read_text(encoding="utf-8")
+        parsed = [(sent_index[s.metadata["sent_id"]], t["id"], t["form"], t["head"], t["deprel"])
+                  for s in conllu.parse(text) for t in s if isinstance(t["id"], int)]
+        own = table.filter(pl.col("eval_set") == eval_set).drop("eval_set")
+        assert [tuple(r) for r in own.iter_rows()] == parsed

@@ -13,6 +13,7 @@ import pytest
 from probe_support import LAYERS, probe_sweep, train_args
 
 from spudflow.cli import main
+from spudflow.core.artifacts import PROBE_PREDICTIONS_FILE
 from spudflow.core.errors import EXIT_BAD_INPUT
 
 SEEDS = (1, 2)
@@ -271,8 +272,9 @@ def test_edges_refuse_predictions_that_do_not_reproduce_the_metrics(sweep, tmp_p
 
 def test_an_eval_set_without_words_has_edge_rows_without_scores(sweep, tmp_path):
     """An eval set whose sentences were all too short: the probe writes an empty predictions
-    file and 0 words; its direction rows have no fraction or score (null) instead of stopping
-    the job with "no sentences", and the original set's rows are as before."""
+    file, no predictions.parquet rows and 0 words; its direction rows have no fraction or score
+    (null) instead of stopping the job with "no sentences", and the original set's rows are as
+    before."""
     import shutil
 
     from artifact_files import rewrite
@@ -287,6 +289,7 @@ def test_an_eval_set_without_words_has_edge_rows_without_scores(sweep, tmp_path)
         *[pl.when(empty).then(0).otherwise(pl.col(c)).cast(pl.Int64).alias(c)
           for c in ("n_words", "n_sentences")]))
     (run / "predictions" / "spud" / "seed1.conllu").write_text("", encoding="utf-8")
+    rewrite(run / PROBE_PREDICTIONS_FILE, lambda f: f.filter(pl.col("eval_set") != "spud/seed1"))
     out = tmp_path / "tables"
     assert main(["table-probe-edges", str(run / "metrics.parquet"), "--gold", "ewt", "orig",
                  str(root / "test"), "--gold", "ewt", "spud/seed1", str(root / "spud1"),
@@ -299,31 +302,33 @@ def test_an_eval_set_without_words_has_edge_rows_without_scores(sweep, tmp_path)
     assert edges.filter(pl.col("eval_set") == "orig")["uas_mean"].null_count() == 0
 
 
-def test_predictions_meet_their_gold_sentence_by_sent_id_where_words_repeat(tmp_path):
+def test_predictions_meet_their_gold_sentence_by_sent_index_where_words_repeat(tmp_path):
     """A treebank may repeat a sentence's words with another tree (EWT's short replies; every
     sentence of bench_scale's repeated treebank, where matching on words first failed the totals
-    check at 16x). The probe writes sent_ids: the evaluated sentence is the one of its sent_id,
-    not the first of the same words; without sent_ids the match is greedy on the words."""
-    import numpy as np
-
-    from spudflow.aggregate.probe_edges import Words, matched_gold
+    check at 16x). predictions.parquet names each word's sentence by its sent_index: the
+    evaluated sentence is that one, not the first of the same words; a sentence of other words,
+    or of fewer, is another treebank's."""
+    from spudflow.aggregate.probe_edges import PREDICTIONS_EMPTY, matched_gold
     from spudflow.core.errors import InputError
 
-    def words(sent_ids, heads):
-        return Words([("Thanks", "!")] * len(heads), [np.array(h) for h in heads],
-                     [["root", "punct"]] * len(heads), [["INTJ", "PUNCT"]] * len(heads),
-                     sent_ids)
+    gold = pl.DataFrame({"sent_index": [0, 0, 1, 1, 2, 2], "word_index": [1, 2] * 3,
+                         "form": ["Thanks", "!"] * 3, "gold_head": [0, 1, 2, 0, 0, 1]})
 
-    gold = words(["a", "b", "c"], [[0, 1], [2, 0], [0, 1]])
-    assert matched_gold(words(["b", "c"], [[2, 0], [0, 1]]), gold, tmp_path, tmp_path) == [1, 2]
-    # no sent_ids: greedy on the words
-    assert matched_gold(words([None, None], [[2, 0], [0, 1]]), gold, tmp_path, tmp_path) == [0, 1]
-    with pytest.raises(InputError, match=r"sentence 1 \(z\) is not in"):
-        matched_gold(words(["z"], [[0, 1]]), gold, tmp_path, tmp_path)
-    other = Words([("Thanks", ".")], [np.array([0, 1])], [["root", "punct"]],
-                  [["INTJ", "PUNCT"]], ["b"])
-    with pytest.raises(InputError, match="with the same words"):
-        matched_gold(other, gold, tmp_path, tmp_path)
+    def predicted(sentences, forms=("Thanks", "!")):
+        return pl.DataFrame({"eval_set": "orig",
+                             "sent_index": [s for s in sentences for _ in forms],
+                             "word_index": [k + 1 for _ in sentences for k in range(len(forms))],
+                             "form": [f for _ in sentences for f in forms],
+                             "head": 0, "deprel": "root"}, schema=PREDICTIONS_EMPTY.schema)
+
+    words = matched_gold(predicted([1, 2]), gold, tmp_path, tmp_path)
+    assert words["gold_head"].to_list() == [2, 0, 0, 1]
+    with pytest.raises(InputError, match=r"sentence 3 \(sent_index\) is not in"):
+        matched_gold(predicted([3]), gold, tmp_path, tmp_path)
+    with pytest.raises(InputError, match=r"sentence 1 \(sent_index\) is not in .* same words"):
+        matched_gold(predicted([1], ("Thanks", ".")), gold, tmp_path, tmp_path)
+    with pytest.raises(InputError, match=r"sentence 2 \(sent_index\) is not in"):
+        matched_gold(predicted([2], ("Thanks",)), gold, tmp_path, tmp_path)
 
 
 # --- the workflow's plan with an `auto` layer -----------------------------------------------

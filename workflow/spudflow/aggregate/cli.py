@@ -142,8 +142,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser(
         "table-probe-edges", help="DepProbe by edge direction (App. F.7, Tables 21-22)",
-        description="Score each probe run's predictions/{eval set}.conllu (next to its "
-        "metrics.parquet) against the gold treebank of the eval set, per edge direction: left "
+        description="Score each probe run's predicted trees (predictions.parquet, next to its "
+        "metrics.parquet; those of its predictions/{eval set}.conllu) against the gold "
+        "treebank of the eval set, per edge direction: left "
         "(the gold head precedes the word), right (it follows) or root. Fraction of edges, "
         "RelAcc, UAS and LAS per direction, mean ± sd over seeds, Δ = original − nonce per "
         "run; the directions together must reproduce each metrics row. "

@@ -36,7 +36,7 @@ from spudflow.aggregate.inputs import (
 from spudflow.aggregate.japanese_length import correlation_table, length_perplexity_table
 from spudflow.aggregate.japanese_regression import FORMULA as REGRESSION_FORMULA
 from spudflow.aggregate.japanese_regression import regression_tables
-from spudflow.aggregate.kappa_interval import kappa_interval
+from spudflow.aggregate.kappa_interval import kappa_interval_of_cells
 from spudflow.aggregate.outputs import Table
 from spudflow.aggregate.uncertainty import Uncertainty, accuracy_stderr, wilson
 from spudflow.core.errors import InputError
@@ -170,11 +170,19 @@ def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION,
     return table.insert_column(4, pl.lit(decision).alias("decision"))
 
 
-def _kappa(a: np.ndarray, b: np.ndarray) -> float | None:
-    """sklearn's Cohen's kappa; None where it is undefined (both modes constant)."""
-    if len(a) == 0 or (len(set(a.tolist())) < 2 and len(set(b.tolist())) < 2):
+# (a, b) of the cells of a 2 x 2 table (kappa_interval.cells_of's order)
+CELL_A, CELL_B = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])
+
+
+def _kappa(cells: np.ndarray) -> float | None:
+    """sklearn's Cohen's kappa of the choices whose 2 x 2 table is `cells` (each cell's choices
+    weighted by its count: the confusion matrix of the items themselves); None where it is
+    undefined (both modes constant)."""
+    a_constant = cells[0] + cells[1] == 0 or cells[2] + cells[3] == 0
+    b_constant = cells[0] + cells[2] == 0 or cells[1] + cells[3] == 0
+    if cells.sum() == 0 or (a_constant and b_constant):
         return None
-    return float(cohen_kappa_score(a, b))
+    return float(cohen_kappa_score(CELL_A, CELL_B, sample_weight=cells))
 
 
 def check_agreement_modes(scored: set[str], modes: Sequence[str]) -> None:
@@ -198,23 +206,34 @@ def agreement_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION,
     intervals: dict[tuple[str, str, str], tuple] = {}
     for (dataset,), group in sorted(pairs.partition_by("dataset", as_dict=True).items()):
         modes = group.select("mode", *MODE).unique().sort(MODE, nulls_last=False)["mode"]
-        choices = {m: group.filter(pl.col("mode") == m).select("group_id", "prefers_transitive")
-                   for m in modes}
+        # each mode's choice per pair of the dataset (-1: not scored): a 2 x 2 table of two
+        # modes is a count over these rows, not a join of their pairs
+        group_ids = group["group_id"].unique()
+        row_of = pl.DataFrame({"group_id": group_ids, "row": np.arange(len(group_ids))})
+        choices = np.full((len(modes), len(group_ids)), -1, dtype=np.int64)
+        position = {m: k for k, m in enumerate(modes)}
+        located = group.join(row_of, on="group_id").select(
+            pl.col("mode").replace_strict(position, return_dtype=pl.Int64), "row",
+            pl.col("prefers_transitive").cast(pl.Int64))
+        choices[located["mode"].to_numpy(), located["row"].to_numpy()] = \
+            located["prefers_transitive"].to_numpy()
         for mode_a, mode_b in itertools.product(modes, repeat=2):
-            both = choices[mode_a].join(choices[mode_b], on="group_id", suffix="_b")
-            a = both["prefers_transitive"].to_numpy().astype(int)
-            b = both["prefers_transitive_b"].to_numpy().astype(int)
-            kappa = _kappa(a, b)
+            a, b = choices[position[mode_a]], choices[position[mode_b]]
+            both = (a >= 0) & (b >= 0)
+            cells = np.bincount(2 * a[both] + b[both], minlength=4)
+            n = int(cells.sum())
+            kappa = _kappa(cells)
             first, second = sorted((mode_a, mode_b))
             if (dataset, first, second) not in intervals:
                 # the draws depend on the 2 x 2 table alone, oriented as the sorted modes
-                x, y = (a, b) if first == mode_a else (b, a)
+                oriented = cells if first == mode_a else cells[[0, 2, 1, 3]]
                 intervals[dataset, first, second] = (
-                    kappa_interval(x, y, settings) if kappa is not None else (None, None, None))
+                    kappa_interval_of_cells(oriented, settings) if kappa is not None
+                    else (None, None, None))
             low, high, method = intervals[dataset, first, second]
             rows.append({"dataset": dataset, "mode_a": mode_a, "mode_b": mode_b,
-                         "decision": decision, "n_pairs": both.height,
-                         "agreement": float(np.mean(a == b)) if both.height else None,
+                         "decision": decision, "n_pairs": n,
+                         "agreement": float((cells[0] + cells[3]) / n) if n else None,
                          "kappa": kappa, "kappa_ci_low": low, "kappa_ci_high": high,
                          "kappa_interval": method})
     schema = {"dataset": pl.String, "mode_a": pl.String, "mode_b": pl.String,

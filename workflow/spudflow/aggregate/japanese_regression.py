@@ -46,6 +46,7 @@ status and reason in each table (group_status), never the end of the job.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,25 +118,41 @@ def _constituent_order(order: str | None) -> str:
     return "".join(ORDER_LETTERS[t] for t in tokens) + "v"
 
 
+CONTEXT_COLUMNS = ("order", "adverbial", "args", "relative_clause", "relative_position")
+
+
+def _context_values(row: dict) -> dict[str, str]:
+    """The factors of one context (the pair's columns but its verb pair), as strings (`none`
+    for an absent constituent)."""
+    arguments = _arguments(row["args"])
+    if len(arguments) > 2:
+        raise InputError("--items", None, f"{len(arguments)} arguments {arguments}: the "
+                         "thesis's contexts have at most two")
+    values = {"CO": _constituent_order(row["order"]),
+              "adverbial": NONE if row["adverbial"] is None else str(row["adverbial"])}
+    for k in (1, 2):
+        noun, marker = _split(arguments[k - 1]) if k <= len(arguments) else (None, None)
+        values[f"arg{k}_id"] = "0" if noun is None else _noun_id(noun)
+        values[f"marker{k}"] = NONE if marker is None else MARKERS[marker]
+    clause, position = row["relative_clause"], row["relative_position"]
+    values["relative_clause"] = NONE if clause is None else str(clause)
+    values["relative_position"] = NONE if position is None else str(int(position) + 1)
+    return values
+
+
 def factor_values(pairs: pl.DataFrame) -> dict[str, list[str]]:
-    """The formula's factors per pair, as strings (`none` for an absent constituent)."""
-    values: dict[str, list[str]] = {name: [] for name in MAIN_EFFECTS}
-    for row in pairs.select("pair_number", "order", "adverbial", "args", "relative_clause",
-                            "relative_position").iter_rows(named=True):
-        arguments = _arguments(row["args"])
-        if len(arguments) > 2:
-            raise InputError("--items", None, f"{len(arguments)} arguments {arguments}: the "
-                             "thesis's contexts have at most two")
-        values["verb_pair_id"].append(str(int(row["pair_number"])))
-        values["CO"].append(_constituent_order(row["order"]))
-        values["adverbial"].append(NONE if row["adverbial"] is None else str(row["adverbial"]))
-        for k in (1, 2):
-            noun, marker = _split(arguments[k - 1]) if k <= len(arguments) else (None, None)
-            values[f"arg{k}_id"].append("0" if noun is None else _noun_id(noun))
-            values[f"marker{k}"].append(NONE if marker is None else MARKERS[marker])
-        clause, position = row["relative_clause"], row["relative_position"]
-        values["relative_clause"].append(NONE if clause is None else str(clause))
-        values["relative_position"].append(NONE if position is None else str(int(position) + 1))
+    """The formula's factors per pair, as strings (`none` for an absent constituent). A dataset's
+    pairs share a few thousand contexts (7,495 in base and rare's 374,750 pairs): each distinct
+    context is coded once and its codes given to its pairs."""
+    contexts = pairs.select(CONTEXT_COLUMNS).unique(maintain_order=True).with_row_index("context")
+    index = pairs.select(CONTEXT_COLUMNS).join(
+        contexts, on=list(CONTEXT_COLUMNS), how="left", nulls_equal=True,
+        maintain_order="left")["context"].to_numpy()
+    coded = [_context_values(row) for row in contexts.drop("context").iter_rows(named=True)]
+    values = {"verb_pair_id": pairs["pair_number"].cast(pl.Int64).cast(pl.String).to_list()}
+    for name in MAIN_EFFECTS[1:]:
+        per_context = np.array([c[name] for c in coded] or [""], dtype=object)
+        values[name] = per_context[index].tolist()
     return values
 
 
@@ -163,8 +180,9 @@ def design_matrix(pairs: pl.DataFrame) -> Design:
     for name in MAIN_EFFECTS:
         factor_levels = levels(name, values[name])
         if len(factor_levels) > 1:
-            index = {level: i for i, level in enumerate(factor_levels)}
-            factors[name] = (factor_levels, np.array([index[v] for v in values[name]]))
+            codes = pl.Series(values[name], dtype=pl.String).replace_strict(
+                factor_levels, range(len(factor_levels)), return_dtype=pl.Int64)
+            factors[name] = (factor_levels, codes.to_numpy())
     rows = np.arange(pairs.height)
     blocks, names = [], []
     for name, (factor_levels, codes) in factors.items():
@@ -220,7 +238,7 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
                       decision: str = "perplexity", jobs: int = 1
                       ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(fits, largest positive coefficients, largest negative coefficients): one fit per
-    (dataset, mode), its cross-validation folds in `jobs` threads. A fit without a coefficient
+    (dataset, mode), the modes and their folds in `jobs` threads. A fit without a coefficient
     of a sign has one row with null rank, feature and coefficient in that sign's table; a mode
     glmnet cannot fit (group_status: `skipped`) or whose fit fails (`failed`) has one row with
     its status and reason in each table, its numbers null."""
@@ -229,22 +247,34 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
                          f"{lambda_choice!r} is not one of {', '.join(LAMBDA_CHOICES)}")
     fits, largest = [], {1: [], -1: []}
     groups = pairs.partition_by(KEYS, as_dict=True)
-    for key in progress(sorted(groups, key=str), desc="glmnet", unit="mode"):
+    keys = sorted(groups, key=str)
+    # The modes' fits in `jobs` threads (glmnet's solver releases the GIL), each fit's folds in
+    # the threads left to it: every fit is the same computation whatever the threads, so the
+    # tables do not depend on `jobs`.
+    workers = max(1, min(jobs, len(keys)))
+    fold_jobs = max(1, jobs // workers)
+
+    def one_mode(key):
         group = groups[key].sort("group_id")
         design = design_matrix(group)
-        features, names = design.matrix, design.names
         target = group["prefers_transitive"].cast(pl.Int64).to_numpy()
-        mode = "/".join(map(str, key))
 
-        def fit(features=features, target=target, names=names):
+        def fit(features=design.matrix, target=target, names=design.names):
             reason = _skip_reason(len(target), len(names), smaller_class(target, folds, seed),
                                   folds)
             if reason:
                 raise Skipped(reason)
             return cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda,
-                             max_iter=max_iter, jobs=jobs)
+                             max_iter=max_iter, jobs=fold_jobs)
 
-        cv, status = computed(f"glmnet {mode}", fit)
+        return design, target, computed(f"glmnet {'/'.join(map(str, key))}", fit)
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        fitted = list(progress(pool.map(one_mode, keys), desc="glmnet", total=len(keys),
+                               unit="mode"))
+    for key, (design, target, (cv, status)) in zip(keys, fitted, strict=True):
+        names = design.names
+        mode = "/".join(map(str, key))
         labels = {**dict(zip(KEYS, key, strict=True)), "decision": decision, **status}
         row = {**labels, "n_pairs": len(target), "n_features": len(names),
                "lambda_choice": lambda_choice}

@@ -51,7 +51,13 @@ def kappa_interval(a: np.ndarray, b: np.ndarray, settings: Uncertainty
                    ) -> tuple[float | None, float | None, str | None]:
     """(low, high, method) of Cohen's kappa of a and b over their items (see above); Nones with
     resamples 0, no item, or kappa undefined on the items or on a resample."""
-    cells = cells_of(a, b)
+    return kappa_interval_of_cells(cells_of(a, b), settings)
+
+
+def kappa_interval_of_cells(cells: np.ndarray, settings: Uncertainty
+                            ) -> tuple[float | None, float | None, str | None]:
+    """kappa_interval of the 2 x 2 table (cells_of) of the two choices."""
+    cells = np.asarray(cells, np.int64)
     n = int(cells.sum())
     if settings.resamples == 0 or n == 0 or np.isnan(kappa_of_cells(cells)):
         return None, None, None

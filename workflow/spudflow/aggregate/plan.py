@@ -9,6 +9,7 @@ from pathlib import Path
 
 from spudflow.aggregate.front_page import shown_outputs as front_page_shown
 from spudflow.aggregate.inputs import dataset_of_scores
+from spudflow.core.artifacts import PROBE_PREDICTIONS_FILE
 from spudflow.core.dataset_families import DATASET_FAMILIES
 from spudflow.core.outputs_registry import FIGURE, OUTPUTS, rule_outputs
 from spudflow.core.plan import Plan
@@ -61,28 +62,25 @@ class AggregatePlan(Plan):
         return max(60, math.ceil(0.15 * input_mb(input.score_files)))
 
     def probe_edges_predictions(self, input):
-        """The predictions CoNLL-U files table_probe_edges parses: each run's (next to its
-        metrics.parquet, written by the same probe_train job) of every eval set."""
-        return [
-            Path(metrics).parent / "predictions" / f"{eval_set}.conllu"
-            for metrics in input.metrics
-            for eval_set in self.probe_eval_sets()
-        ]
+        """The predictions.parquet files table_probe_edges reads: each run's (next to its
+        metrics.parquet, written by the same probe_train job), every eval set's trees in one."""
+        return [Path(metrics).parent / PROBE_PREDICTIONS_FILE for metrics in input.metrics]
 
     def probe_edges_runtime(self, wildcards, input):
-        """table_probe_edges's runtime (minutes): `conllu` parses every predictions file on one
-        thread: the full-size SPUD preset's 7,130 MB took 27.4 minutes, bench_scale.py's 16x 207 MB
-        1.4 minutes (0.004-0.007 per MB); 0.008 per MB, at least 10."""
-        return max(10, math.ceil(0.008 * input_mb(self.probe_edges_predictions(input))))
+        """table_probe_edges's runtime (minutes): it reads every run's predictions.parquet and
+        joins each eval set's words with its gold treebank: bench/bench_probe_edges.py's 32 MB
+        (570 MB of CoNLL-U) took 5.6 s, 16 MB 5.7 s on a machine loaded 5x (0.006 per MB); 0.02
+        per MB, at least 10."""
+        return max(10, math.ceil(0.02 * input_mb(self.probe_edges_predictions(input))))
 
     def probe_edges_memory(self, wildcards, input):
-        """table_probe_edges's mem_mb: it parses one predictions file at a time into Python objects
-        (about 60 MB per MB of the largest) and keeps every gold treebank's words (a few MB per MB
-        of their tokens.parquet): peaks 1,892 MB in the full-size SPUD preset (largest file 27 MB,
-        98.7 MB of gold), 7,279 MB in bench_scale.py's 16x (109 MB, 97 MB). With about a quarter of
-        headroom, 2000 MB at least."""
+        """table_probe_edges's mem_mb: it holds one run's predicted trees at a time, joined with
+        their gold words (bench_probe_edges.py's run of 1.1 million words per eval set, 8.2 MB of
+        predictions.parquet, with 3 MB of gold: 620 MB above the interpreter's; 100 MB per MB of
+        the largest file), and every gold treebank's words (a few MB per MB of their
+        tokens.parquet). With about a quarter of headroom, 2000 MB at least."""
         largest = max((input_mb([p]) for p in self.probe_edges_predictions(input)), default=0)
-        held = 60 * largest + 5 * input_mb(input.gold)
+        held = 100 * largest + 5 * input_mb(input.gold)
         return memory_mb(held, floor_mb=2000)
 
     def aggregate_models(self, family):

@@ -7,8 +7,9 @@ although the paper's text words it the other way round ("the dependent has a low
 the head" for left). Root words (head 0) are neither: they form the direction `root`, and count
 in the fraction's denominator, so that left + right < 1 as in Table 21.
 
-Per probe run and eval set, the predictions/{eval set}.conllu next to metrics.parquet are scored
-against the gold treebank of that eval set: fraction of edges, RelAcc, UAS and LAS per direction;
+Per probe run and eval set, the predicted trees next to metrics.parquet (predictions.parquet, the
+columns of its predictions/{eval set}.conllu, read without parsing the text) are scored against
+the gold treebank of that eval set: fraction of edges, RelAcc, UAS and LAS per direction;
 the words counted are those of the run's own metrics (all or all but PUNCT), and the sums over
 the directions must reproduce the run's metrics row. Then mean and sd over probe seeds (and nonce
 seeds), and Δ = original − nonce per run, as in probe_summary.
@@ -16,16 +17,18 @@ seeds), and Δ = original − nonce per run, as in probe_summary.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-import conllu
-import numpy as np
 import polars as pl
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.outputs import Table
-from spudflow.core.artifacts import PROBE_METRICS, TREEBANK_TOKENS
+from spudflow.core.artifacts import (
+    PROBE_METRICS,
+    PROBE_PREDICTIONS,
+    PROBE_PREDICTIONS_FILE,
+    TREEBANK_TOKENS,
+)
 from spudflow.core.contract import read_artifact
 from spudflow.core.distinct_inputs import one_source_per
 from spudflow.core.errors import InputError
@@ -35,119 +38,75 @@ DIRECTIONS = ("left", "right", "root")
 RUN = ["treebank", "model", "baseline", "dist_layer", "label_layer", "auto_layers"]
 SCORES = ("relacc", "uas", "las")
 METRICS_COLUMNS = [*RUN, "seed", "eval_set", "uas", "las", "relacc", "n_words"]
+PREDICTIONS_EMPTY = pl.DataFrame(schema=PROBE_PREDICTIONS.polars_schema())
 
 
-@dataclass(frozen=True)
-class Words:
-    """One treebank's words, flat, with per-sentence forms for matching."""
-
-    forms: list[tuple[str, ...]]
-    heads: list[np.ndarray]
-    labels: list[list[str]]
-    upos: list[list[str]]
-    sent_ids: list[str | None]
-
-
-def _label(deprel: str, subtypes: bool) -> str:
+def _label(deprel: pl.Expr, subtypes: bool) -> pl.Expr:
     # as the probe compares labels (probe/labels.py label_of); the totals check below would
     # catch a difference
-    return deprel if subtypes else deprel.split(":", 1)[0]
+    return deprel if subtypes else deprel.str.split(":").list.first()
 
 
-def read_tree_words(directory: Path, subtypes: bool) -> Words:
-    """The words of a gold treebank directory (its tokens.parquet), per sentence."""
+def read_tree_words(directory: Path, subtypes: bool) -> pl.DataFrame:
+    """The words of a gold treebank directory (its tokens.parquet): sent_index, word_index,
+    form, the gold head and label, whether it is PUNCT and its edge's direction."""
     words = (read_artifact(Path(directory) / TOKENS_FILE, TREEBANK_TOKENS,
-                           ["sent_index", "sent_id", "token_index", "token_type", "form", "upos",
-                            "head", "deprel"])
-             .filter(pl.col("token_type") == "word").sort(["sent_index", "token_index"])
-             .group_by("sent_index", maintain_order=True)
-             .agg("form", "head", "deprel", "upos", pl.col("sent_id").first()))
-    if words.explode("head")["head"].null_count():
+                           ["sent_index", "token_type", "word_index", "form", "upos", "head",
+                            "deprel"])
+             .filter(pl.col("token_type") == "word"))
+    if words["head"].null_count():
         raise InputError(Path(directory) / TOKENS_FILE, None, "a word without HEAD: gold trees "
                          "are needed")
-    return Words([tuple(f) for f in words["form"].to_list()],
-                 [np.asarray(h, dtype=np.int64) for h in words["head"].to_list()],
-                 [[_label(d, subtypes) for d in s] for s in words["deprel"].to_list()],
-                 words["upos"].to_list(), words["sent_id"].to_list())
+    head, position = pl.col("gold_head"), pl.col("word_index")
+    return words.select(
+        pl.col("sent_index", "word_index").cast(pl.Int64), "form",
+        pl.col("head").cast(pl.Int64).alias("gold_head"),
+        _label(pl.col("deprel"), subtypes).alias("gold_label"),
+        (pl.col("upos") == "PUNCT").alias("is_punct"),
+    ).with_columns(pl.when(head == 0).then(pl.lit("root")).when(head < position)
+                   .then(pl.lit("left")).otherwise(pl.lit("right")).alias("direction"))
 
 
-def read_predictions(path: Path, empty: bool = False) -> Words:
-    """The words (integer IDs) of a predictions CoNLL-U file, per sentence, read by `conllu`.
-    The labels are taken as written: the probe predicts labels of its own label set (`UNK` for
-    `acl` with `probe train --acl-predicted-as-unk`, so it counts wrong here too). `empty`:
-    a file without sentences is an eval set without words (its metrics say 0), not bad input."""
+def read_predictions(path: Path) -> dict[str, pl.DataFrame]:
+    """A probe run's predicted trees (predictions.parquet, written with its predictions CoNLL-U),
+    per eval set. The labels are taken as written: the probe predicts labels of its own label set
+    (`UNK` for `acl` with `probe train --acl-predicted-as-unk`, so it counts wrong here too)."""
     if not path.is_file():
-        raise InputError(path, None, "no predictions file (written by `probe train` next to "
-                         "metrics.parquet)")
-    try:
-        sentences = conllu.parse(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(path, None, "not UTF-8 text") from None
-    except conllu.exceptions.ParseException as error:
-        raise InputError(path, None, " ".join(str(error).split())) from None
-    kept = [s for s in sentences if any(isinstance(t["id"], int) for t in s)]
-    words = [[t for t in sentence if isinstance(t["id"], int)] for sentence in kept]
-    if not words and not empty:
-        raise InputError(path, None, "no sentences")
-    if any(not isinstance(t["head"], int) for s in words for t in s):
-        raise InputError(path, None, "a word without a numeric HEAD")
-    return Words([tuple(t["form"] for t in s) for s in words],
-                 [np.array([t["head"] for t in s], dtype=np.int64) for s in words],
-                 [[t["deprel"] for t in s] for s in words], [[t["upos"] for t in s] for s in words],
-                 [s.metadata.get("sent_id") for s in kept])
+        raise InputError(path, None, "no predictions (written by `probe train` next to "
+                         "metrics.parquet; a run trained before they were: rerun it)")
+    predicted = read_artifact(path, PROBE_PREDICTIONS)
+    return {name: frame for (name,), frame in
+            predicted.partition_by("eval_set", as_dict=True, maintain_order=True).items()}
 
 
-def matched_gold(predicted: Words, gold: Words, path: Path, gold_dir: Path) -> list[int]:
-    """For each predicted sentence, its gold sentence: by sent_id where every sentence of both
-    has one and the gold ones are unique (the probe writes the treebank's sent_ids), its words
-    checked; else greedy on the words, the predictions being the evaluated sentences of the
-    treebank in order (a subsequence). Greedy matching takes the first gold sentence of the same
-    words, which need not be the one evaluated where a treebank repeats a sentence (with
-    another tree), so it is the fallback only."""
-    index = {sent_id: g for g, sent_id in enumerate(gold.sent_ids)}
-    if (None not in index and len(index) == len(gold.sent_ids)
-            and None not in predicted.sent_ids):
-        picks = []
-        for i, (sent_id, forms) in enumerate(zip(predicted.sent_ids, predicted.forms,
-                                                  strict=True)):
-            g = index.get(sent_id)
-            if g is None or gold.forms[g] != forms:
-                raise InputError(path, None, f"sentence {i + 1} ({sent_id}) is not in "
-                                 f"{gold_dir} with the same words: predictions of another "
-                                 "treebank?")
-            picks.append(g)
-        return picks
-    picks, g = [], 0
-    for i, forms in enumerate(predicted.forms):
-        while g < len(gold.forms) and gold.forms[g] != forms:
-            g += 1
-        if g == len(gold.forms):
-            raise InputError(path, None, f"sentence {i + 1} ({' '.join(forms[:6])} …) is not in "
-                             f"{gold_dir} (in order): predictions of another treebank?")
-        picks.append(g)
-        g += 1
-    return picks
+def matched_gold(predicted: pl.DataFrame, gold: pl.DataFrame, path: Path, gold_dir: Path
+                 ) -> pl.DataFrame:
+    """Each predicted word with its gold word, met by sentence (sent_index, the position in the
+    treebank that the probe writes) and word ID; every predicted sentence must have its gold
+    sentence's words, all of them and no other (else predictions of another treebank)."""
+    joined = predicted.join(gold, on=["sent_index", "word_index"], how="left", suffix="_gold")
+    wrong = joined.filter(pl.col("form_gold").is_null() | (pl.col("form") != pl.col("form_gold")))
+    lengths = predicted.group_by("sent_index").len().join(
+        gold.group_by("sent_index").len(), on="sent_index", how="left", suffix="_gold")
+    short = lengths.filter(pl.col("len_gold").is_null() | (pl.col("len") != pl.col("len_gold")))
+    if wrong.height or short.height:
+        sentence = min([*wrong["sent_index"], *short["sent_index"]])
+        raise InputError(path, None, f"sentence {sentence} (sent_index) is not in {gold_dir} "
+                         "with the same words: predictions of another treebank?")
+    return joined
 
 
-def direction_counts(predicted: Words, gold: Words, picks: list[int], punct: bool
-                     ) -> dict[str, dict[str, int]]:
-    """Per direction: edges, and right heads, labels and both."""
-    counts = {d: dict(n=0, uas=0, relacc=0, las=0) for d in DIRECTIONS}
-    for i, g in enumerate(picks):
-        heads, position = gold.heads[g], np.arange(1, len(gold.heads[g]) + 1)
-        keep = np.ones(len(heads), bool) if punct else np.asarray(gold.upos[g]) != "PUNCT"
-        head_ok = heads == predicted.heads[i]
-        label_ok = np.asarray(gold.labels[g], dtype=object) == np.asarray(predicted.labels[i],
-                                                                           dtype=object)
-        direction = {"root": heads == 0, "left": (heads > 0) & (heads < position),
-                     "right": heads > position}
-        for name, mask in direction.items():
-            mask = mask & keep
-            counts[name]["n"] += int(mask.sum())
-            counts[name]["uas"] += int((head_ok & mask).sum())
-            counts[name]["relacc"] += int((label_ok & mask).sum())
-            counts[name]["las"] += int((head_ok & label_ok & mask).sum())
-    return counts
+def direction_counts(words: pl.DataFrame, punct: bool) -> dict[str, dict[str, int]]:
+    """Per direction: edges, and right heads, labels and both (matched_gold's words)."""
+    head_ok = pl.col("head") == pl.col("gold_head")
+    label_ok = pl.col("deprel") == pl.col("gold_label")
+    counted = words if punct else words.filter(~pl.col("is_punct"))
+    sums = counted.group_by("direction").agg(
+        pl.len().alias("n"), head_ok.sum().alias("uas"), label_ok.sum().alias("relacc"),
+        (head_ok & label_ok).sum().alias("las"))
+    found = {row.pop("direction"): row for row in sums.iter_rows(named=True)}
+    return {d: {k: int(found.get(d, {}).get(k, 0)) for k in ("n", "uas", "relacc", "las")}
+            for d in DIRECTIONS}
 
 
 def _check_totals(counts: dict, row: dict, path: Path) -> None:
@@ -173,6 +132,8 @@ def run_edges(metrics_paths: list[Path], gold_dirs: dict[tuple[str, str], Path],
                                   for p, m in every.items()]), [*RUN, "seed"],
                        "metrics of probe run")
     for path, metrics in every.items():
+        predictions = path.parent / PROBE_PREDICTIONS_FILE
+        per_run = read_predictions(predictions)
         for row in metrics.iter_rows(named=True):
             key = (row["treebank"], row["eval_set"])
             if key not in gold_dirs:
@@ -181,10 +142,13 @@ def run_edges(metrics_paths: list[Path], gold_dirs: dict[tuple[str, str], Path],
             if gold_dirs[key] not in gold_cache:
                 gold_cache[gold_dirs[key]] = read_tree_words(gold_dirs[key], subtypes)
             gold = gold_cache[gold_dirs[key]]
-            predictions = path.parent / "predictions" / f"{row['eval_set']}.conllu"
-            predicted = read_predictions(predictions, empty=row["n_words"] == 0)
-            picks = matched_gold(predicted, gold, predictions, gold_dirs[key])
-            counts = direction_counts(predicted, gold, picks, punct)
+            predicted = per_run.get(row["eval_set"])
+            if predicted is None and row["n_words"]:
+                raise InputError(predictions, None, f"no words of eval set {row['eval_set']!r}")
+            if predicted is None:  # an eval set without words (its metrics say 0)
+                predicted = PREDICTIONS_EMPTY
+            words = matched_gold(predicted, gold, predictions, gold_dirs[key])
+            counts = direction_counts(words, punct)
             _check_totals(counts, row, predictions)
             total = sum(c["n"] for c in counts.values())
             for direction, c in counts.items():

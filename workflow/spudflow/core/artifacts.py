@@ -384,6 +384,23 @@ PROBE_SENTENCES = Artifact("probe_sentences", "probe-train", key=(
     col("root_right", BOOL, "the predicted root words are the gold ones (root accuracy)"),
 ))
 
+# Next to metrics.parquet: the predicted tree of every evaluated word, the predictions CoNLL-U's
+# HEAD and DEPREL in columns, so that a table reads them without parsing the text files.
+PROBE_PREDICTIONS_FILE = "predictions.parquet"
+PROBE_PREDICTIONS = Artifact("probe_predictions", "probe-train", key=(
+        "eval_set", "sent_index", "word_index"), doc=(
+    "`results/probe/runs/…/predictions.parquet`, next to metrics.parquet: one row per eval set "
+    "and evaluated word of a probe run, with the predicted head and label that its "
+    "`predictions/{eval set}.conllu` shows."), columns=(
+    col("eval_set", STR, "`orig` or `{method}/seed{N}` (as in metrics.parquet)"),
+    col("sent_index", I64, "the sentence's position in its treebank (tokens.parquet "
+        "sent_index)"),
+    col("word_index", I64, "the word's ID (1-based, as tokens.parquet word_index)"),
+    col("form", STR, "the word's FORM in the eval set's treebank"),
+    col("head", I64, "predicted HEAD (0: the root)"),
+    col("deprel", STR, "predicted DEPREL (a label of the probe's label set)"),
+))
+
 PROBE_HISTORY = Artifact("probe_history", "probe-train", key=("epoch",), doc=(
     "`results/probe/runs/…/history.parquet`: one row per epoch."), columns=(
     col("epoch", I64, "1-based epoch"),
@@ -437,4 +454,4 @@ STAGE_ARTIFACTS = (TREEBANK_TOKENS, TREEBANK_SENTENCES, TREEBANK_STATS, NONCE_ST
                    ITEMS_SPUD, ITEMS_GERMAN_CASE, ITEMS_JAPANESE, ITEMS_COLA, ITEMS_BLIMP,
                    TOKEN_SCORES, ITEM_SCORES, NGRAM_MODEL, CONTROL_LOSSES,
                    PROBE_METRICS, PROBE_HISTORY, HUMAN_EVAL_KEY, PROBE_LAYER_CHOICE)
-STAGE_ARTIFACTS += (PROBE_SENTENCES,)
+STAGE_ARTIFACTS += (PROBE_SENTENCES, PROBE_PREDICTIONS)

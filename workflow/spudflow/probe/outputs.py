@@ -6,10 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 from safetensors.torch import save_file
 
-from spudflow.core.artifacts import PROBE_HISTORY, PROBE_METRICS, PROBE_SENTENCES
+from spudflow.core.artifacts import (
+    PROBE_HISTORY,
+    PROBE_METRICS,
+    PROBE_PREDICTIONS,
+    PROBE_SENTENCES,
+)
 from spudflow.core.contract import write_artifact
 from spudflow.core.treebank import conllu_lines, read_treebank
 from spudflow.probe.data import ProbeSet
@@ -18,6 +24,7 @@ from spudflow.probe.train import Predictions
 METRICS_SCHEMA = PROBE_METRICS.polars_schema()
 HISTORY_SCHEMA = PROBE_HISTORY.polars_schema()
 SENTENCES_SCHEMA = PROBE_SENTENCES.polars_schema()
+PREDICTIONS_SCHEMA = PROBE_PREDICTIONS.polars_schema()
 
 
 def prediction_conllu(treebank_dir: Path, data: ProbeSet, predictions: Predictions) -> str:
@@ -43,6 +50,31 @@ def prediction_conllu(treebank_dir: Path, data: ProbeSet, predictions: Predictio
     ).drop("pred_head", "pred_deprel")
     sentences = sentences.filter(pl.col("sent_index").is_in(kept.implode()))
     return "".join(conllu_lines(tokens, sentences))
+
+
+def prediction_rows(name: str, data: ProbeSet, predictions: Predictions) -> pl.DataFrame:
+    """The eval set's predicted trees as predictions.parquet's rows: the words of
+    prediction_conllu, one row each."""
+    lengths = [len(h) for h in predictions.heads]
+    return pl.DataFrame({
+        "eval_set": name,
+        "sent_index": np.repeat(np.asarray(data.words.sent_index, dtype=np.int64), lengths),
+        "word_index": _flat([np.arange(1, n + 1) for n in lengths]),
+        "form": [f for forms in data.words.forms for f in forms],
+        "head": _flat(predictions.heads),
+        "deprel": [x for labels in predictions.labels for x in labels],
+    }, schema=PREDICTIONS_SCHEMA)
+
+
+def _flat(arrays) -> np.ndarray:
+    return np.concatenate([np.asarray(a, dtype=np.int64) for a in arrays]) if len(arrays) \
+        else np.zeros(0, dtype=np.int64)
+
+
+def write_predictions(path: Path, frames: list[pl.DataFrame]) -> None:
+    """Every eval set's predicted trees (prediction_rows), in eval set order."""
+    frame = pl.concat(frames) if frames else pl.DataFrame(schema=PREDICTIONS_SCHEMA)
+    write_artifact(frame, path, PROBE_PREDICTIONS)
 
 
 def write_metrics(path: Path, rows: list[dict]) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import polars as pl
 import torch
 
-from spudflow.core.artifacts import PROBE_SENTENCES_FILE
+from spudflow.core.artifacts import PROBE_PREDICTIONS_FILE, PROBE_SENTENCES_FILE
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
@@ -127,8 +127,10 @@ def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:
     RNG from settings.seed, so a seed's files do not depend on the seeds trained before it."""
     from spudflow.probe.outputs import (
         prediction_conllu,
+        prediction_rows,
         write_history,
         write_metrics,
+        write_predictions,
         write_probe,
         write_sentences,
     )
@@ -141,7 +143,7 @@ def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:
                           punct=punct)
     training = {**data.training,
                 **{f"dev_{m}": dev_scores[m] for m in ("uas", "las", "relacc", "root_acc")}}
-    rows, sentences = [], []
+    rows, sentences, predicted = [], [], []
     for name, eval_set, treebank in data.evals:
         predictions = predict(trained.probe, eval_set, settings)
         scores = evaluate(eval_set, predictions, settings, punct=punct)
@@ -149,6 +151,7 @@ def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:
                          .with_columns(*[pl.lit(run[k]).alias(k) for k in SENTENCE_RUN]))
         rows.append({**run, "eval_set": name, **scores, "n_too_long": eval_set.n_too_long,
                      "n_short": eval_set.n_short, **training, "best_epoch": trained.best_epoch})
+        predicted.append(prediction_rows(name, eval_set, predictions))
         path = out / "predictions" / f"{name}.conllu"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(prediction_conllu(treebank, eval_set, predictions), encoding="utf-8",
@@ -156,6 +159,7 @@ def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:
         log.info("seed %d, %s: UAS %.3f LAS %.3f RelAcc %.3f (%d words)", settings.seed, name,
                  scores["uas"], scores["las"], scores["relacc"], scores["n_words"])
     write_sentences(out / PROBE_SENTENCES_FILE, sentences)
+    write_predictions(out / PROBE_PREDICTIONS_FILE, predicted)
     write_metrics(out / "metrics.parquet", rows)
     write_history(out / "history.parquet", trained.history)
     write_probe(out / "probe.safetensors", trained.probe, settings.labels,

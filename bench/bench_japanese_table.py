@@ -1,0 +1,120 @@
+"""table_japanese's cost at the Japanese preset's shape, and where it goes.
+
+    python bench/bench_japanese_table.py [--pairs 374750] [--datasets base,rare] [--jobs 2]
+                                         [--profile] [--out DIR]
+
+Items of the preset (config/papers/japanese_transitivity.yaml): `--pairs` pairs of each dataset
+drawn (seeded) from the 50 verb pairs x 7,495 contexts the items stage builds (base and rare:
+all 374,750, 749,500 items); scores of the preset's modes, synthetic (seeded): four masked models
+with `pppl` and `unmasked`, ELECTRA, three causal models, each on the whole sentence and the verb
+(24 modes), the transitive verb's log probability shifted by the context. Runs
+`japanese_tables` with the preset's regression settings (10 folds, 100 lambdas, lambda.1se,
+alpha 1, top 10, kappa's bootstrap with 1,000 resamples) in `--jobs` threads, prints its wall and
+CPU seconds and, with `--profile`, cProfile's largest cumulative entries; `--out` writes the
+tables (to compare two checkouts' bytes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+REPO = Path(__file__).resolve().parents[1]
+LEXICON = REPO / "config" / "lexicons" / "japanese_verb_pairs.tsv"
+# (model, method) of the preset's models
+MODES = [*((f"bert{k}", m) for k in range(4) for m in ("pppl", "unmasked")),
+         ("electra", "electra"), *((f"gpt{k}", "ppl") for k in range(3))]
+
+
+def items_of(variant: str, pairs: int, root: Path) -> pl.DataFrame:
+    from spudflow.aggregate import columns
+    from spudflow.aggregate.inputs import read_items
+    from spudflow.core import artifacts
+    from spudflow.core.contract import write_artifact
+    from spudflow.items.japanese_transitivity import build_japanese_items
+
+    sample = None if pairs >= 374_750 else pairs
+    table = build_japanese_items(LEXICON, variant, f"japanese_{variant}", sample=sample, seed=0,
+                                 min_count=0)  # the lexicon file counts a small corpus
+    path = root / "results" / "items" / f"japanese_{variant}.parquet"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_artifact(table, path, artifacts.ITEMS_JAPANESE)
+    return read_items([path], artifacts.ITEMS_JAPANESE, columns.JAPANESE_ITEMS)
+
+
+def scores_of(items: pl.DataFrame, seed: int, root: Path) -> list[Path]:
+    """Each model's item_scores.parquet of the items' dataset under root/results/scores."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from aggregate_inputs import score_path, scores_frame, write
+
+    rng = np.random.default_rng(seed)
+    ids = items["item_id"].to_list()
+    transitive = (items["transitivity"] == "transitive").to_numpy()
+    has_wo = items["order"].str.contains("を").fill_null(False).to_numpy()
+    n_tokens = rng.integers(5, 15, len(ids))
+    by_model: dict[str, list[pl.DataFrame]] = {}
+    for k, (model, method) in enumerate(MODES):
+        for region, verb_tokens in ((None, n_tokens), ("verb", np.full(len(ids), 2))):
+            effect = 0.3 + 0.1 * k
+            logprob = (-3.0 * verb_tokens + effect * transitive * (2 * has_wo - 0.5)
+                       + rng.normal(0, 1.0, len(ids)))
+            by_model.setdefault(model, []).append(
+                scores_frame(ids, model, method, logprob, verb_tokens, region=region))
+    dataset = items["dataset"][0]
+    return [write(pl.concat(frames), score_path(root, dataset, model))
+            for model, frames in sorted(by_model.items())]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=374_750)
+    parser.add_argument("--datasets", default="base,rare")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    from spudflow.aggregate.inputs import scores_by_model
+    from spudflow.aggregate.japanese import japanese_tables
+    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.uncertainty import Uncertainty
+
+    start = time.perf_counter()
+    root = Path(tempfile.mkdtemp())
+    items = [items_of(v, args.pairs, root) for v in args.datasets.split(",")]
+    scores = [path for k, i in enumerate(items) for path in scores_of(i, k, root)]
+    all_items = pl.concat(items, how="diagonal_relaxed")
+    rows = sum(pl.scan_parquet(p).select(pl.len()).collect().item() for p in scores)
+    print(f"{all_items.height:,} items, {rows:,} score rows, "
+          f"{len(MODES) * 2} modes (made in {time.perf_counter() - start:.0f} s)")
+    settings = Uncertainty(0.95, args.resamples, 0)
+
+    def tables():
+        return japanese_tables(all_items, scores_by_model(scores), 10, 0, "lambda.1se", 1.0, 10,
+                               10_000, 100, "perplexity", (), args.jobs, 0.95, settings)
+
+    profiler = cProfile.Profile() if args.profile else None
+    start, cpu = time.perf_counter(), time.process_time()
+    if profiler:
+        profiler.enable()
+    made = tables()
+    if profiler:
+        profiler.disable()
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    print(f"japanese_tables: {wall:.1f} s wall, {cpu:.1f} s CPU, {args.jobs} jobs")
+    if profiler:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+    if args.out:
+        write_tables(made, args.out)
+
+
+if __name__ == "__main__":
+    main()
