@@ -217,7 +217,7 @@ def _skip_reason(n_pairs: int, n_features: int, minority: int, folds: int) -> st
 
 def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice: str,
                       l1_ratio: float, top: int, max_iter: int, n_lambda: int = 100,
-                      decision: str = "perplexity", jobs: int = 1
+                      decision: str = "perplexity", jobs: int = 1, convergence: str = "tight"
                       ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(fits, largest positive coefficients, largest negative coefficients): one fit per
     (dataset, mode), its cross-validation folds in `jobs` threads. A fit without a coefficient
@@ -242,7 +242,7 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
             if reason:
                 raise Skipped(reason)
             return cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda,
-                             max_iter=max_iter, jobs=jobs)
+                             max_iter=max_iter, jobs=jobs, convergence=convergence)
 
         cv, status = computed(f"glmnet {mode}", fit)
         labels = {**dict(zip(KEYS, key, strict=True)), "decision": decision, **status}
