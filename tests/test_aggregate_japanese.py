@@ -388,8 +388,9 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
                 & pl.col("region").eq_missing(fit["region"]))
         for table, sign in ((largest, 1), (smallest, -1)):
             rows = table.filter(mode).sort("rank")
-            expected = sorted((n for n in coefficients if sign * coefficients[n] > 0),
-                              key=lambda n: (-sign * coefficients[n], n))[:5]
+            ordered = sorted((n for n in coefficients if sign * coefficients[n] > 0),
+                             key=lambda n: (-sign * coefficients[n], n))
+            expected = ordered[:5]
             if not expected:
                 assert rows["feature"].to_list() == [None]
                 continue
@@ -398,6 +399,11 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
             assert rows["feature"].to_list() == expected
             assert rows["coefficient"].to_list() == pytest.approx(
                 [coefficients[n] for n in expected], abs=1e-6)
+            # within 1e-4 of the next of its sign (the 6th too): the ranks could swap
+            assert rows["tied_with_next"].to_list() == [
+                k + 1 < len(ordered)
+                and abs(coefficients[n] - coefficients[ordered[k + 1]]) <= 1e-4
+                for k, n in enumerate(expected)]
     assert shown  # some fit has coefficients to compare
 
 
