@@ -38,7 +38,10 @@ the largest lambda whose mean is within one standard error (the folds' weighted 
 sqrt(nfolds - 1)) of it; coef() defaults to lambda.1se.
 
 Centring does not change b (the intercept absorbs it), so the sparse one-hot design is only
-scaled; the quadratic's intercept is profiled out with weighted means, as glmnet does. The path
+scaled. Each lambda stops where its solver's `thresh` rule says (fit_path's `convergence`):
+"tight" profiles the quadratic's intercept out with weighted means and lands nearer the optimum
+than R; "r_default" is R glmnet's own solver (the intercept a coordinate of its own, centring
+carried as offsets), whose coefficients are R's default fit's. The path
 is one numba-compiled call over the CSC arrays of that design, with glmnet's "naive" updates (a
 working residual updated per coordinate over its column's nonzeros, the centring carried as one
 offset): no Gram matrix and no densified column, so the cost grows with the nonzeros.
