@@ -324,18 +324,24 @@ def _thesis_design(pairs: pl.DataFrame):
     return sparse.csr_matrix(np.array(columns).T), names
 
 
-@pytest.mark.parametrize("choice", ["lambda.1se", "lambda.min"])
-def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, run_cli, choice):
+@pytest.mark.parametrize(("choice", "convergence"), [
+    ("lambda.1se", "tight"), ("lambda.min", "tight"), ("lambda.1se", "r_default")])
+def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, run_cli, choice,
+                                                          convergence):
     """The relative set (every predictor varies): cv.glmnet (spudflow.aggregate.glmnet, which
     test_glmnet checks against R's glmnet) on R's design of the thesis's formula by hand gives the
     fit's lambdas, deviance, accuracy, intercept and the largest positive and negative
-    coefficients, the intercept ranked among them (coef() lists it; the thesis's Table 6)."""
+    coefficients, the intercept ranked among them (coef() lists it; the thesis's Table 6).
+    `--convergence r_default` (the Japanese preset's) fits with R glmnet's own solver."""
     items, scores = produced["relative"]
     out = tmp_path / "tables"
     code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores.values(),
                            "--out-dir", out, "--folds", 3, "--seed", 1, "--top", 5,
-                           "--n-lambda", 20, "--lambda-choice", choice)
+                           "--n-lambda", 20, "--lambda-choice", choice,
+                           "--convergence", convergence)
     assert code == 0, err
+    caption = (out / "japanese_regression.tex").read_text(encoding="utf-8")
+    assert ("glmnet solves it at its default" in caption) == (convergence == "r_default")
     fits = assert_table_files(out, "japanese_regression")
     largest = assert_table_files(out, "japanese_regression_max")
     smallest = assert_table_files(out, "japanese_regression_min")
@@ -365,7 +371,7 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
         assert "relative_position2" in names and "marker1w" in names
         assert any(n.startswith("arg1_id") and ":marker1" in n for n in names)
         target = pairs["choice"].cast(pl.Int64).to_numpy()
-        cv = cv_glmnet(features, target, folds=3, seed=1, n_lambda=20)
+        cv = cv_glmnet(features, target, folds=3, seed=1, n_lambda=20, convergence=convergence)
         chosen = cv.index(choice)
         assert (fit["n_pairs"], fit["n_features"]) == (len(target), len(names))
         assert fit["lambda_choice"] == choice
@@ -382,8 +388,9 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
                 & pl.col("region").eq_missing(fit["region"]))
         for table, sign in ((largest, 1), (smallest, -1)):
             rows = table.filter(mode).sort("rank")
-            expected = sorted((n for n in coefficients if sign * coefficients[n] > 0),
-                              key=lambda n: (-sign * coefficients[n], n))[:5]
+            ordered = sorted((n for n in coefficients if sign * coefficients[n] > 0),
+                             key=lambda n: (-sign * coefficients[n], n))
+            expected = ordered[:5]
             if not expected:
                 assert rows["feature"].to_list() == [None]
                 continue
@@ -392,6 +399,11 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
             assert rows["feature"].to_list() == expected
             assert rows["coefficient"].to_list() == pytest.approx(
                 [coefficients[n] for n in expected], abs=1e-6)
+            # within 1e-4 of the next of its sign (the 6th too): the ranks could swap
+            assert rows["tied_with_next"].to_list() == [
+                k + 1 < len(ordered)
+                and abs(coefficients[n] - coefficients[ordered[k + 1]]) <= 1e-4
+                for k, n in enumerate(expected)]
     assert shown  # some fit has coefficients to compare
 
 

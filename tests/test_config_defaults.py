@@ -104,6 +104,7 @@ SAME_AS_CLI = {
     "aggregate.regression.l1_ratio": ("table-japanese", "l1_ratio"),
     "aggregate.regression.top": ("table-japanese", "top"),
     "aggregate.regression.max_iter": ("table-japanese", "max_iter"),
+    "aggregate.regression.convergence": ("table-japanese", "convergence"),
 }
 # Japanese regression folds and seed are the same config keys as CoLA's.
 SAME_AS_CLI_TOO = {

@@ -292,3 +292,19 @@ def test_spud_preset_takes_the_settings_the_papers_numbers_were_made_with():
     assert config["probe"]["batches"] == "reference"
     assert probe["batches"]["default"] == "buckets"
     assert probe["max_train_sentences"]["default"] is None
+
+
+def test_japanese_preset_fits_glmnet_as_r_does_by_default():
+    """The thesis printed R's default glmnet fits (§5.7): the preset's table command solves each
+    lambda with R's own solver (`--convergence r_default`, spudflow.aggregate.glmnet), not the
+    default `tight` one."""
+    from snakemake.utils import validate
+
+    from spudflow.aggregate.plan import AggregatePlan
+
+    config = _preset("japanese_transitivity")
+    validate(config, str(SCHEMA), set_default=True)
+    options = AggregatePlan(config, REPO / "workflow" / "spudflow").japanese_table_options()
+    assert "--convergence r_default" in options
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    assert default["aggregate"]["regression"]["convergence"] == "tight"

@@ -114,7 +114,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="largest positive and largest negative coefficients listed per mode "
                    "(default 10 each)")
     p.add_argument("--max-iter", type=int, default=1000,
-                   help="IRLS and coordinate-descent iterations per lambda (default 1000)")
+                   help="IRLS and coordinate-descent iterations per lambda (default 1000; "
+                   "--convergence tight only)")
+    p.add_argument("--convergence", choices=("tight", "r_default"), default="tight",
+                   help="how each lambda is solved: tight (default), nearer the optimum than R; "
+                   "r_default, R glmnet's own solver at its default thresh, whose coefficients "
+                   "are those R's default fit prints (the thesis's)")
     p.add_argument("--jobs", type=int, default=1,
                    help="threads of each regression's cross-validation: its folds' fits run side "
                    "by side, with the same results (default 1)")
@@ -434,7 +439,8 @@ def run_japanese(args: argparse.Namespace) -> None:
                              args.lambda_choice, args.l1_ratio, args.top, args.max_iter,
                              args.n_lambda, args.decision, args.agreement_mode, args.jobs,
                              args.interval_level,
-                             Uncertainty(args.interval_level, args.resamples, args.interval_seed))
+                             Uncertainty(args.interval_level, args.resamples, args.interval_seed),
+                             args.convergence)
     # a registered function reads the scores as the writer does: (dataset, its rows of a model)
     tables = with_registered(args.table_command, tables, args, items=items,
                              scores=ScoresByModel(args.scores))

@@ -255,13 +255,14 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
                     folds: int, seed: int, lambda_choice: str, l1_ratio: float, top: int,
                     max_iter: int, n_lambda: int = 100, decision: str = DEFAULT_DECISION,
                     agreement: Sequence[str] = (), jobs: int = 1,
-                    level: float = 0.95, settings: Uncertainty | None = None) -> list[Table]:
+                    level: float = 0.95, settings: Uncertainty | None = None,
+                    convergence: str = "tight") -> list[Table]:
     """The tables of `scores`, (dataset, score rows) per dataset and model in sorted order
     (inputs.scores_by_model): every table is computed per dataset and mode, so one model's
     rows of one dataset are held at a time. `agreement` lists the modes the agreement table
     compares (empty: all); `jobs` the threads of each regression's cross-validation; `level` the
     confidence level of the accuracy's interval; `settings` the bootstrap of kappa's (none by
-    default)."""
+    default); `convergence` how glmnet solves each lambda (spudflow.aggregate.glmnet.fit_path)."""
     settings = settings or NO_INTERVALS
     if decision not in DECISIONS:
         raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
@@ -286,7 +287,7 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
             parts["accuracy"].append(accuracy_table(pairs, decision, level))
             fits, largest, smallest = regression_tables(
                 pairs, folds, seed, lambda_choice, l1_ratio, top, max_iter, n_lambda, decision,
-                jobs)
+                jobs, convergence)
             parts["fits"].append(fits)
             parts["largest"].append(largest)
             parts["smallest"].append(smallest)
@@ -318,7 +319,10 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
                   f"{REGRESSION_FORMULA}; a factor with one level left out), "
                   f"standardised; lambda from a {n_lambda}-value path by {folds}-fold "
                   f"cross-validated binomial deviance, at {lambda_choice} (coef()'s default is "
-                  "lambda.1se).")
+                  "lambda.1se); each lambda solved "
+                  + ("as R's glmnet solves it at its default thresh (its default fit)."
+                     if convergence == "r_default" else
+                     "nearer the optimum than R's default fit (convergence tight)."))
     # what the registry's captions show
     captions = dict(level=level, modes=modes, rule=rule, compared=compared_text,
                     regression=regression, top=top, thesis=THESIS)

@@ -81,6 +81,9 @@ MODE = ["model", "method", "region"]
 KEYS = ["dataset", *MODE]
 FIT_SCHEMA = TABLES["japanese_regression"].polars_schema()
 COEFFICIENT_SCHEMA = TABLES["japanese_regression_max"].polars_schema()  # = _min's
+# Coefficients this close are tied in the ranking: the tolerance to which the thesis's R fits are
+# reproduced (convergence r_default), within which their order is not determined
+TIE = 1e-4
 
 
 def _arguments(value) -> list[str]:
@@ -207,10 +210,14 @@ def design_matrix(pairs: pl.DataFrame) -> Design:
     return Design(matrix, names, {name: lv for name, (lv, _) in factors.items()})
 
 
-def _ranked(coefficients: np.ndarray, names: list[str], sign: int, top: int) -> list[int]:
-    """Indices of the `top` largest coefficients of one sign (sign * coefficient > 0)."""
-    chosen = [i for i in range(len(names)) if sign * coefficients[i] > 0]
-    return sorted(chosen, key=lambda i: (-sign * coefficients[i], names[i]))[:top]
+def _ranked(coefficients: np.ndarray, names: list[str], sign: int, top: int
+            ) -> list[tuple[int, bool]]:
+    """(index, tied with the next) of the `top` largest coefficients of one sign (sign *
+    coefficient > 0): tied where the next of that sign, listed or not, is within TIE of it."""
+    chosen = sorted((i for i in range(len(names)) if sign * coefficients[i] > 0),
+                    key=lambda i: (-sign * coefficients[i], names[i]))
+    return [(i, k + 1 < len(chosen) and abs(coefficients[i] - coefficients[chosen[k + 1]]) <= TIE)
+            for k, i in enumerate(chosen[:top])]
 
 
 def smaller_class(target: np.ndarray, folds: int, seed: int) -> int:
@@ -235,7 +242,7 @@ def _skip_reason(n_pairs: int, n_features: int, minority: int, folds: int) -> st
 
 def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice: str,
                       l1_ratio: float, top: int, max_iter: int, n_lambda: int = 100,
-                      decision: str = "perplexity", jobs: int = 1
+                      decision: str = "perplexity", jobs: int = 1, convergence: str = "tight"
                       ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(fits, largest positive coefficients, largest negative coefficients): one fit per
     (dataset, mode), the modes and their folds in `jobs` threads. A fit without a coefficient
@@ -265,7 +272,7 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
             if reason:
                 raise Skipped(reason)
             return cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda,
-                             max_iter=max_iter, jobs=fold_jobs)
+                             max_iter=max_iter, jobs=fold_jobs, convergence=convergence)
 
         return design, target, computed(f"glmnet {'/'.join(map(str, key))}", fit)
 
@@ -281,7 +288,8 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
         if cv is None:
             fits.append(row)
             for rows in largest.values():
-                rows.append({**labels, "rank": None, "feature": None, "coefficient": None})
+                rows.append({**labels, "rank": None, "feature": None, "coefficient": None,
+                             "tied_with_next": None})
             continue
         log.info("glmnet %s: paths ended early: %s", mode, cv.stops())
         chosen = cv.index(lambda_choice)
@@ -300,10 +308,12 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
         all_names = [INTERCEPT, *names]
         for sign, rows in largest.items():
             ranked = _ranked(coefficients, all_names, sign, top)
-            for rank, i in enumerate(ranked, start=1) if ranked else [(None, None)]:
+            for rank, (i, tied) in (enumerate(ranked, start=1) if ranked
+                                    else [(None, (None, None))]):
                 rows.append({**labels, "rank": rank,
                              "feature": None if i is None else all_names[i],
-                             "coefficient": None if i is None else float(coefficients[i])})
+                             "coefficient": None if i is None else float(coefficients[i]),
+                             "tied_with_next": tied})
     order = {"by": [*KEYS, "rank"], "nulls_last": False}
     return (pl.DataFrame(fits, schema=FIT_SCHEMA).sort(KEYS, nulls_last=False),
             pl.DataFrame(largest[1], schema=COEFFICIENT_SCHEMA).sort(**order),

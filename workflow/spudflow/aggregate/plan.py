@@ -136,7 +136,7 @@ class AggregatePlan(Plan):
             cli_options(self.config["aggregate"], ("folds", "seed"))
             + cli_options(
                 self.config["aggregate"]["regression"],
-                ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter"),
+                ("lambda_choice", "n_lambda", "l1_ratio", "top", "max_iter", "convergence"),
             )
             + ["--decision", self.config["aggregate"]["japanese_decision"]]
             + self.uncertainty_options(bootstrap=True)

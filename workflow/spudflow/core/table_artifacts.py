@@ -686,7 +686,10 @@ def _coefficients(name: str, sign: str, tables: str) -> Artifact:
             "`relative_position2`, or `(Intercept)`", True),
         col("coefficient", F64, "coefficient of the fit on all pairs at the chosen lambda, "
             "original scale (positive: favours the transitive verb)", True),
-    ), version=3, key=(*JAPANESE_MODE_KEY, "rank"))  # v3: status; R's model.matrix column names
+        col("tied_with_next", BOOL, "the coefficient is within 1e-4 of the next one of its sign "
+            "(listed or not): a fit converged differently could swap their ranks; null where "
+            "rank is", True),
+    ), version=4, key=(*JAPANESE_MODE_KEY, "rank"))  # v4: tied_with_next
 
 
 JAPANESE_REGRESSION_MAX = _coefficients("japanese_regression_max", "positive",
