@@ -348,7 +348,8 @@ def run_spud_scores(args: argparse.Namespace) -> None:
     scores = read_scores(args.scores)
     tables = spud_tables(items, scores, args.extremes, args.outlier_threshold,
                          args.outliers_above, args.outliers_below, settings)
-    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, items=items, scores=scores,
+                             settings=settings)
     write_tables(tables, args.out_dir)
 
 
@@ -364,7 +365,8 @@ def run_german_case(args: argparse.Namespace) -> None:
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     scores = read_scores(args.scores)
     tables = german_case_tables(items, scores, args.animacy, settings)
-    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, items=items, scores=scores,
+                             settings=settings)
     write_tables(tables, args.out_dir)
 
 
@@ -380,7 +382,8 @@ def run_cola(args: argparse.Namespace) -> None:
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     scores = read_scores(args.scores)
     tables = cola_tables(items, scores, args.folds, args.seed, args.criterion, settings)
-    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, items=items, scores=scores,
+                             settings=settings)
     write_tables(tables, args.out_dir)
 
 
@@ -396,7 +399,8 @@ def run_blimp(args: argparse.Namespace) -> None:
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     scores = read_scores(args.scores)
     tables = blimp_tables(items, scores, settings)
-    tables = with_registered(args.table_command, tables, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, items=items, scores=scores,
+                             settings=settings)
     write_tables(tables, args.out_dir)
 
 

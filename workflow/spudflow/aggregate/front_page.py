@@ -207,6 +207,11 @@ class Section:
         feed = TABLE_OUTPUTS[self.table].feed
         return tuple(f.name for f in FIGURE_OUTPUTS.values() if f.front_page and f.feed == feed)
 
+    @property
+    def comparison(self) -> str | None:
+        """The family's `*_comparison` table (its significance line), if the registry has one."""
+        return comparison_of(self.table)
+
 
 SECTIONS = (
     Section("SPUD: nonce vs original sentences", "SPUD paper, Tables 10–11", "spud_ratio_summary",
@@ -258,18 +263,20 @@ def shown_outputs() -> list[str]:
     """The files the rules pass to the page (registry targets): each section's table (.parquet)
     and figures (.svg)."""
     return [o.target for s in SECTIONS
-            for o in (TABLE_OUTPUTS[s.table], *(FIGURE_OUTPUTS[f] for f in s.figures))]
+            for o in (TABLE_OUTPUTS[s.table], *(FIGURE_OUTPUTS[f] for f in s.figures),
+                      *([TABLE_OUTPUTS[s.comparison]] if s.comparison else []))]
 
 
 def front_page(tables: dict[str, Path], figures: dict[str, Path], out: Path) -> str:
     """The page's HTML; links are relative to the page's folder `out`."""
-    unknown = sorted((set(tables) - {s.table for s in SECTIONS})
+    unknown = sorted((set(tables) - {t for s in SECTIONS for t in (s.table, s.comparison)})
                      | (set(figures) - {f for s in SECTIONS for f in s.figures}))
     if unknown:
         raise ValueError(f"no front-page section for {unknown[0]!r}")
     parts = [_HEAD, _nav(tables)]
     for section in SECTIONS:
-        parts.append(_section(section, tables.get(section.table), figures, out))
+        parts.append(_section(section, tables.get(section.table), figures, out,
+                              tables.get(section.comparison)))
     parts.append("</body></html>\n")
     return "".join(parts)
 
@@ -280,7 +287,8 @@ def write_front_page(tables: dict[str, Path], figures: dict[str, Path], out: Pat
         outputs.path(out).write_text(page, encoding="utf-8")
 
 
-def _section(section: Section, path: Path | None, figures: dict[str, Path], out: Path) -> str:
+def _section(section: Section, path: Path | None, figures: dict[str, Path], out: Path,
+             comparison: Path | None = None) -> str:
     anchor = section.table
     head = (f'<section id="{anchor}"><h2>{html.escape(section.title)}</h2>'
             f'<p class="source">{html.escape(section.source)}</p>')
@@ -299,8 +307,52 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
     if section.details is not None and headline.height:
         body += _html_table(section.details(table))
     body += _notes(section, table)
+    if comparison is not None:
+        body += significance_line(read_artifact(comparison, TABLES[section.comparison]))
+        links.append(_link(comparison.with_suffix(".csv"), out,
+                           f"comparisons {section.comparison} (CSV)"))
     return (head + f"<p>{html.escape(section.caption)}</p>{unscored}{body}{note}"
             f'<p class="links">{" · ".join(links)}</p></section>\n')
+
+
+# ---- the significance line: which model differences hold after Holm -------------------------
+
+ALPHA = 0.05  # the significance level of the line (Holm-adjusted p-values below it)
+
+
+def comparison_of(table: str) -> str | None:
+    """The `*_comparison` table fed by what feeds `table` (core/outputs_registry.py)."""
+    feed = TABLE_OUTPUTS[table].feed
+    names = [o.name for o in TABLE_OUTPUTS.values()
+             if o.feed == feed and o.name.endswith("_comparison")]
+    return names[0] if names else None
+
+
+def significance_line(comparison: pl.DataFrame) -> str:
+    """One line: the paired differences significant after Holm's adjustment over the
+    family's comparison table, and how many are not (or were not tested)."""
+    if comparison.is_empty():
+        return ('<p class="significance">Model differences: none to test (no two scoring '
+                "functions scored the same items).</p>")
+    tested = comparison.filter(pl.col("p_holm").is_not_null())
+    significant = tested.filter(pl.col("p_holm") < ALPHA)
+    group = [c for c in comparison.columns[:comparison.columns.index("model_a")]]
+    parts = []
+    for row in significant.iter_rows(named=True):
+        where = ", ".join(str(row[g]) for g in group)
+        interval = ("" if row["difference_ci_low"] is None else
+                    f" [{row['difference_ci_low']:.3f}, {row['difference_ci_high']:.3f}]")
+        parts.append(f"{row['statistic']} ({where}): {row['model_a']} · {row['method_a']} − "
+                     f"{row['model_b']} · {row['method_b']} = {row['difference']:+.3f}"
+                     f"{interval}, Holm p = {row['p_holm']:.2g}")
+    rest = tested.height - significant.height
+    untested = comparison.height - tested.height
+    text = (f"Model differences significant after Holm's adjustment (p < {ALPHA:g}): "
+            + ("; ".join(parts) if parts else "none") + f". The other {rest} "
+            f"{'difference is' if rest == 1 else 'differences are'} not significant")
+    if untested:
+        text += f"; {untested} not tested (aggregate.uncertainty.resamples 0)"
+    return f'<p class="significance">{html.escape(text)}.</p>'
 
 
 def _unscored_lines(table: pl.DataFrame) -> str:

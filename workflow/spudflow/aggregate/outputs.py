@@ -5,6 +5,7 @@ report, the report's caption DIR/{name}.caption.rst."""
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,13 +55,17 @@ class Table:
 def with_registered(command: str, tables: list[Table], **inputs) -> list[Table]:
     """`tables` (what the command's writer computed) and each table of the command's registry
     entries that names its own function ("module.function" under spudflow.aggregate), computed
-    by it from the family's loaded inputs (`inputs`, e.g. items and scores: its keywords)."""
+    by it from the family's loaded inputs (`inputs`, e.g. items, scores and settings: those
+    its keywords name)."""
     own = []
     for entry in command_tables(command):
         if entry.function:
             module, name = entry.function.rsplit(".", 1)
             function = getattr(importlib.import_module(f"spudflow.aggregate.{module}"), name)
-            own.append(Table(entry.name, function(**inputs)))
+            # the inputs it names (items, scores; settings: aggregate.uncertainty)
+            wanted = inspect.signature(function).parameters
+            own.append(Table(entry.name, function(
+                **{k: v for k, v in inputs.items() if k in wanted})))
     return [*tables, *own]
 
 

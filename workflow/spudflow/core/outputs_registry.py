@@ -36,6 +36,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from spudflow.core.artifacts import STR, col
+from spudflow.core.comparison_columns import comparison_columns, comparison_key
+
 # An output's type: a table (results/tables/NAME.{parquet,csv,md,tex}, its CSV in the report),
 # per-item data behind a figure (NAME.{parquet,csv}, not in the report) or a figure
 # (results/figures/NAME.{png,svg}, its SVG in the report).
@@ -142,6 +145,29 @@ def _figure(name, table, what, category, reproduces, feed, caption_file=None, fr
                   shows=shows)
 
 
+
+COMPARISON_EMPTY = ("fewer than two scoring functions scored one {what}: nothing to compare "
+                    "(the default run may have one model in a family)")
+COMPARISON_CAPTION = (
+    "Paired comparisons between scoring functions (model × method) on the {items} both scored: "
+    "{statistics}; difference a − b with its paired interval, the p-value of the test named in "
+    "`test`, and Holm's adjustment over the table (p_holm). Items only one side scored are left "
+    "out of both figures and counted (n_only_a, n_only_b).")
+
+
+def _comparison(family, reproduces, items, statistics, group, what="items dataset"):
+    """A family's `*_comparison` table (aggregate/comparison_tables.py)."""
+    return _Entry(f"{family}_comparison", reproduces,
+                  COMPARISON_CAPTION.format(items=items, statistics=statistics),
+                  empty_when=COMPARISON_EMPTY.format(what=what),
+                  function=f"comparison_tables.{family}_comparison",
+                  columns=comparison_columns(group),
+                  key=comparison_key([c.name for c in group]),
+                  rows="per group, pair of scoring functions and statistic compared")
+
+
+DATASET = (col("dataset", STR, "items dataset"),)
+
 SPUD = "SPUD scoring"
 GERMAN = "German case"
 JAPANESE = "Japanese transitivity"
@@ -185,6 +211,12 @@ OUTPUTS: tuple[Output, ...] = (
                     "sentence over the seeds. Outliers `removed`: without the observations where "
                     "either ratio is above {outlier_threshold:g} (§4.4).",
                     empty_when="no language has two scoring functions to compare"),
+             _comparison("spud", "SPUD paper, §4, Tables 10–11, between scoring functions",
+                         "nonce pairs", "median of the per-original ratio over the nonce seeds "
+                         "(original sentences resampled: paired bootstrap; permutation test)",
+                         (*DATASET, col("language", STR, "language"),
+                          col("nonce_method", STR, "nonce method")),
+                         what="language and nonce method"),
              _table("spud_extremes", "SPUD paper, App. E",
                     "The {extremes} sentence pairs with the highest and the lowest ratio per "
                     "scoring function."),
@@ -209,6 +241,10 @@ OUTPUTS: tuple[Output, ...] = (
                     "tie_fraction: the pairs the AUCs compare that the scoring function cannot "
                     "tell apart; unseen_fraction: the words its model never saw in training "
                     "(n-gram models).{intervals}"),
+             _comparison("german_case", "German case paper, AUC between scoring functions",
+                         "sentences", "mean template AUC (templates resampled: paired "
+                         "bootstrap; permutation test) and pooled AUC (DeLong's paired test)",
+                         DATASET),
              _table("german_case_auc_templates", "German case paper, the per-template AUC "
                     "figure",
                     "ROC AUC of sentence log-probability, grammatical sentences against case "
@@ -290,7 +326,10 @@ OUTPUTS: tuple[Output, ...] = (
                     "BLiMP accuracy per paradigm: fraction of the pairs with both sentences "
                     "scored that have log P(good) > log P(bad); ties count as wrong; skipped "
                     "pairs (a sentence not scored, e.g. too long) are counted apart and left out "
-                    "of the accuracy. {intervals}")),
+                    "of the accuracy. {intervals}"),
+             _comparison("blimp", "BLiMP, accuracy between models", "pairs (both sentences)",
+                         "accuracy (exact McNemar) and paradigm mean accuracy (paired bootstrap "
+                         "stratified by paradigm, permutation test)", DATASET)),
     _figure("blimp_field", "blimp_field",
             "BLiMP accuracy by field", "BLiMP", "BLiMP, accuracy per field", "blimp",
             front_page=True,

@@ -1,0 +1,212 @@
+"""The `*_comparison` tables on small real inputs, against independent computations:
+statsmodels' exact McNemar and Holm, scipy's permutation test and bootstrap, sklearn's AUC and R's
+pROC (DeLong, paired)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+from sklearn.metrics import roc_auc_score
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from spudflow.aggregate import columns
+from spudflow.aggregate.comparison_tables import (
+    blimp_comparison,
+    german_case_comparison,
+    spud_comparison,
+)
+from spudflow.aggregate.inputs import read_items, read_scores
+from spudflow.aggregate.uncertainty import Uncertainty
+from spudflow.core import artifacts
+from spudflow.core.contract import read_artifact, write_artifact
+from spudflow.core.table_artifacts import TABLES
+
+from aggregate_inputs import (
+    blimp_inputs,
+    german_case_inputs,
+    score_path,
+    scores_frame,
+    spud_inputs,
+    write,
+)
+
+SETTINGS = Uncertainty(resamples=2000, seed=3)
+
+
+def check_frame(frame: pl.DataFrame, artifact, path=None) -> None:
+    """The table through its artifact's contract, written and read back unchanged."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"{artifact.name}.parquet"
+        write_artifact(frame, path, artifact)
+        assert read_artifact(path, artifact).equals(frame)
+
+
+def _blimp(tmp_path, drop=("anaphor_gender_agreement-3-bad",)):
+    """The BLiMP fixture's `lm` and a second function `lm2` that did not score `drop`."""
+    items_path, scores = blimp_inputs(tmp_path)
+    items = pl.read_parquet(items_path)
+    rng = np.random.default_rng(7)
+    ids = items.filter(~pl.col("item_id").is_in(list(drop)))["item_id"].to_list()
+    good = np.array([i.endswith("-good") for i in ids])
+    second = write(scores_frame(ids, "lm2", "ppl", -30 + 0.4 * good + rng.normal(0, 2, len(ids)),
+                                np.full(len(ids), 6)), score_path(tmp_path, "blimp", "lm2"))
+    return (read_items([items_path], artifacts.ITEMS_BLIMP, columns.BLIMP_ITEMS),
+            read_scores([*scores, second]))
+
+
+def _outcomes(scores: pl.DataFrame, model: str) -> pl.DataFrame:
+    frame = scores.filter(pl.col("model") == model).with_columns(
+        pl.col("item_id").str.replace(r"-(good|bad)$", "").alias("pair"),
+        pl.col("item_id").str.ends_with("-good").alias("good"))
+    wide = frame.group_by("pair").agg(
+        pl.col("logprob_sum").filter(pl.col("good")).first().alias("g"),
+        pl.col("logprob_sum").filter(~pl.col("good")).first().alias("b"))
+    return wide.drop_nulls().select("pair", (pl.col("g") > pl.col("b")).alias(model))
+
+
+def test_blimp_comparison_is_statsmodels_mcnemar_on_the_pairs_both_scored(tmp_path):
+    items, scores = _blimp(tmp_path)
+    table = blimp_comparison(items, scores, SETTINGS)
+    check_frame(table, TABLES["blimp_comparison"])
+    accuracy = table.filter(pl.col("statistic") == "accuracy").row(0, named=True)
+    both = _outcomes(scores, "lm").join(_outcomes(scores, "lm2"), on="pair")
+    a, b = both["lm"].to_numpy(), both["lm2"].to_numpy()
+    assert (accuracy["model_a"], accuracy["model_b"]) == ("lm", "lm2")
+    assert (accuracy["n_items"], accuracy["n_only_a"], accuracy["n_only_b"]) == (35, 1, 0)
+    assert accuracy["value_a"] == pytest.approx(a.mean()) and \
+        accuracy["value_b"] == pytest.approx(b.mean())
+    assert accuracy["difference"] == pytest.approx(a.mean() - b.mean())
+    contingency = [[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]]
+    assert accuracy["test"] == "mcnemar_exact"
+    assert abs(accuracy["p_value"] - mcnemar(contingency, exact=True).pvalue) < 1e-12
+    # scipy's paired bootstrap of the difference: the same interval up to Monte Carlo error
+    direct = stats.bootstrap((a.astype(float) - b,), np.mean, n_resamples=2000, method="BCa",
+                             rng=np.random.default_rng(0)).confidence_interval
+    assert abs(accuracy["difference_ci_low"] - direct.low) < 0.03
+    assert abs(accuracy["difference_ci_high"] - direct.high) < 0.03
+
+    paradigm = table.filter(pl.col("statistic") == "paradigm_mean_accuracy").row(0, named=True)
+    uid = both["pair"].str.replace(r"-\d+$", "")
+    means = [both.filter(uid == u).select(pl.col("lm", "lm2").cast(float).mean()).row(0)
+             for u in sorted(set(uid))]
+    assert paradigm["value_a"] == pytest.approx(np.mean([m[0] for m in means]))
+    assert paradigm["value_b"] == pytest.approx(np.mean([m[1] for m in means]))
+    assert paradigm["test"] in ("permutation", "permutation_exact")
+    assert paradigm["difference_ci_low"] <= paradigm["difference"] <= \
+        paradigm["difference_ci_high"]
+    # Holm over the table's two p-values, as statsmodels adjusts them
+    assert table["p_holm"].to_list() == pytest.approx(
+        list(multipletests(table["p_value"].to_list(), method="holm")[1]), abs=1e-12)
+
+
+def test_blimp_comparison_reruns_byte_identical_and_resamples_0_keeps_the_closed_forms(
+        tmp_path):
+    items, scores = _blimp(tmp_path)
+    first, again = (blimp_comparison(items, scores, SETTINGS) for _ in range(2))
+    paths = [tmp_path / "first.parquet", tmp_path / "again.parquet"]
+    for frame, path in zip((first, again), paths, strict=True):
+        frame.write_parquet(path)
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    off = blimp_comparison(items, scores, Uncertainty(resamples=0))
+    assert off["difference_ci_low"].null_count() == off.height
+    by = {row["statistic"]: row for row in off.iter_rows(named=True)}
+    # the exact McNemar p needs no resampling; the permutation test does
+    assert by["accuracy"]["p_value"] == first.filter(
+        pl.col("statistic") == "accuracy")["p_value"][0]
+    assert by["paradigm_mean_accuracy"]["p_value"] is None
+    assert by["accuracy"]["p_holm"] == by["accuracy"]["p_value"]  # one test in the table
+
+
+def test_one_scoring_function_has_no_comparison(tmp_path):
+    items_path, scores = blimp_inputs(tmp_path)
+    items = read_items([items_path], artifacts.ITEMS_BLIMP, columns.BLIMP_ITEMS)
+    table = blimp_comparison(items, read_scores(scores), SETTINGS)
+    assert table.is_empty()
+    check_frame(table, TABLES["blimp_comparison"])
+
+
+def _german(tmp_path):
+    items_path, scores = german_case_inputs(tmp_path)
+    return (read_items([items_path], artifacts.ITEMS_GERMAN_CASE, columns.GERMAN_CASE_ITEMS),
+            read_scores(scores))
+
+
+def test_german_case_comparison_pooled_auc_is_pROC_paired_delong(tmp_path, r_proc):
+    items, scores = _german(tmp_path)
+    table = german_case_comparison(items, scores, SETTINGS)
+    check_frame(table, TABLES["german_case_comparison"])
+    pooled = table.filter(pl.col("statistic") == "auc_pooled").row(0, named=True)
+    wide = scores.pivot(on="model", index="item_id", values="logprob_sum").join(
+        items.select("item_id", "grammatical"), on="item_id").sort("item_id")
+    labels = wide["grammatical"].cast(int).to_numpy()
+    assert pooled["value_a"] == pytest.approx(roc_auc_score(labels, wide["gbert"]), abs=1e-12)
+    csv = tmp_path / "roc.csv"
+    wide.select(pl.col("grammatical").cast(int), "gbert", "ggpt").write_csv(csv)
+    script = (f"library(pROC); d <- read.csv('{csv}'); "
+              "a <- roc(d$grammatical, d$gbert, direction = '<', quiet = TRUE); "
+              "b <- roc(d$grammatical, d$ggpt, direction = '<', quiet = TRUE); "
+              "t <- roc.test(a, b, method = 'delong', paired = TRUE); "
+              "cat(sprintf('%.15g %.15g %.15g', t$p.value, t$conf.int[1], t$conf.int[2]))")
+    p, low, high = map(float, subprocess.run(["Rscript", "-e", script], capture_output=True,
+                                             text=True, check=True).stdout.split())
+    assert pooled["test"] == "delong" == pooled["interval_method"]
+    assert abs(pooled["p_value"] - p) < 1e-9
+    assert abs(pooled["difference_ci_low"] - low) < 1e-9
+    assert abs(pooled["difference_ci_high"] - high) < 1e-9
+
+
+def test_german_case_comparison_mean_template_auc_is_scipys_permutation_test(tmp_path):
+    items, scores = _german(tmp_path)
+    table = german_case_comparison(items, scores, SETTINGS)
+    mean = table.filter(pl.col("statistic") == "auc_mean").row(0, named=True)
+    frame = scores.join(items.select("item_id", "template", "grammatical"), on="item_id")
+    aucs = {m: [roc_auc_score(part["grammatical"].cast(int), part["logprob_sum"])
+                for _, part in frame.filter(pl.col("model") == m).sort("template").group_by(
+                    "template", maintain_order=True)] for m in ("gbert", "ggpt")}
+    a, b = np.array(aucs["gbert"]), np.array(aucs["ggpt"])
+    assert mean["value_a"] == pytest.approx(a.mean()) and mean["value_b"] == pytest.approx(
+        b.mean())
+    direct = stats.permutation_test((a, b), lambda u, v, axis=-1: u.mean(axis) - v.mean(axis),
+                                    permutation_type="samples", vectorized=True,
+                                    n_resamples=2000)
+    assert mean["test"] == "permutation_exact"  # three templates: all 8 swap patterns
+    assert abs(mean["p_value"] - direct.pvalue) < 1e-12
+
+
+def test_spud_comparison_median_ratio_on_the_nonce_pairs_both_scored(tmp_path):
+    items_path, scores = spud_inputs(tmp_path, n_groups=10)
+    items = read_items([items_path], artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
+    scores = read_scores(scores).filter(
+        ~((pl.col("model") == "gpt") & (pl.col("item_id") == "3-spud-1")))
+    table = spud_comparison(items, scores, SETTINGS)
+    check_frame(table, TABLES["spud_comparison"])
+    # three functions: three pairs per nonce method
+    assert table.group_by("nonce_method").len().sort("nonce_method").rows() == [("pos", 3),
+                                                                                  ("spud", 3)]
+    row = table.filter((pl.col("nonce_method") == "spud") & (pl.col("model_a") == "bert") &
+                       (pl.col("method_a") == "pppl") & (pl.col("model_b") == "gpt")
+                       ).row(0, named=True)
+    assert (row["n_items"], row["n_only_a"], row["n_only_b"]) == (9, 1, 0)
+
+    def ratios(model, method):
+        f = scores.filter((pl.col("model") == model) & (pl.col("method") == method))
+        ppl = dict(zip(f["item_id"], f["ppl"], strict=True))
+        return np.array([ppl[f"{g}-spud-1"] / ppl[f"{g}-orig"] for g in range(10) if g != 3])
+    a, b = ratios("bert", "pppl"), ratios("gpt", "ppl")
+    assert row["value_a"] == pytest.approx(np.median(a), abs=1e-12)
+    assert row["difference"] == pytest.approx(np.median(a) - np.median(b), abs=1e-12)
+    direct = stats.permutation_test(
+        (a, b), lambda u, v, axis=-1: np.median(u, axis) - np.median(v, axis),
+        permutation_type="samples", vectorized=True, n_resamples=2000)
+    assert row["test"] == "permutation_exact"
+    assert abs(row["p_value"] - direct.pvalue) < 1e-12
+    assert table["p_holm"].to_list() == pytest.approx(
+        list(multipletests(table["p_value"].to_list(), method="holm")[1]), abs=1e-12)

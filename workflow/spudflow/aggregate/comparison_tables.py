@@ -1,0 +1,234 @@
+"""The `*_comparison` tables: every pair of scoring functions (model x method) that scored the
+same items, per family, compared on the family's headline figure.
+
+A row: the group (dataset, ...), the two functions (`_a` and `_b`, `a` the first in sorted
+order), the statistic compared, the items both scored (`n_items`) and those only one side scored
+(`n_only_a`, `n_only_b`: left out of both figures), each side's figure on the shared items, the
+difference a - b with its paired interval, the test that gives its p-value (`test`) and Holm's
+adjustment of the p-values of the whole table (`p_holm`). The tests (comparison.py, delong.py):
+
+- a paired accuracy: exact McNemar on the discordant items (`mcnemar_exact`);
+- a pooled ROC AUC: DeLong's paired test (`delong`);
+- any other statistic (a paradigm mean of accuracies, a mean of template AUCs, a median ratio):
+  a paired permutation test, the two functions' values swapped within each unit
+  (`permutation`; `permutation_exact` when every swap pattern was enumerated); none with
+  `resamples: 0` (`p_value` null, no interval), the closed forms stay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+import polars as pl
+
+from spudflow.aggregate.comparison import (
+    align_items,
+    holm,
+    paired_accuracy,
+    paired_bootstrap,
+    paired_permutation_test,
+    weighted_mean,
+    weighted_quantile,
+)
+from spudflow.aggregate.delong import delong_paired
+from spudflow.aggregate.uncertainty import Uncertainty
+
+MCNEMAR, DELONG, PERMUTATION, PERMUTATION_EXACT = (
+    "mcnemar_exact", "delong", "permutation", "permutation_exact")
+SIDES = ("model_a", "method_a", "model_b", "method_b")
+
+
+def _pairs_of(functions) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+    return list(combinations(sorted(set(functions)), 2))
+
+
+def _row(group: dict, a, b, statistic: str, n: int, only_a: int, only_b: int, value_a,
+         value_b, difference, low, high, interval_method, test: str, p) -> dict:
+    def real(x):
+        return None if x is None or not np.isfinite(x) else float(x)
+    return {**group, "model_a": a[0], "method_a": a[1], "model_b": b[0], "method_b": b[1],
+            "statistic": statistic, "n_items": n, "n_only_a": only_a, "n_only_b": only_b,
+            "value_a": real(value_a), "value_b": real(value_b), "difference": real(difference),
+            "difference_ci_low": real(low), "difference_ci_high": real(high),
+            "interval_method": interval_method, "test": test, "p_value": real(p)}
+
+
+def _frame(rows: list[dict], group: Sequence[str]) -> pl.DataFrame:
+    schema = {**{g: pl.String for g in group}, **{s: pl.String for s in SIDES},
+              "statistic": pl.String, "n_items": pl.Int64, "n_only_a": pl.Int64,
+              "n_only_b": pl.Int64, **{c: pl.Float64 for c in (
+                  "value_a", "value_b", "difference", "difference_ci_low",
+                  "difference_ci_high")},
+              "interval_method": pl.String, "test": pl.String, "p_value": pl.Float64}
+    frame = pl.DataFrame(rows, schema=schema).sort([*group, *SIDES, "statistic"])
+    return frame.with_columns(pl.Series("p_holm", holm(frame["p_value"].to_list()),
+                                        dtype=pl.Float64))
+
+
+def _permutation(statistic, first, second, settings: Uncertainty, clusters=None):
+    """(test, p) of a paired permutation test; (PERMUTATION, None) with resamples 0."""
+    if settings.resamples == 0 or np.shape(first)[-1] == 0:
+        return PERMUTATION, None
+    result = paired_permutation_test(statistic, first, second, settings.resamples,
+                                     settings.seed, clusters=clusters)
+    return (PERMUTATION_EXACT if result.exact else PERMUTATION), result.p_value
+
+
+def _functions(frame: pl.DataFrame) -> dict:
+    return frame.partition_by(["model", "method"], as_dict=True, maintain_order=True)
+
+
+# ---- BLiMP -------------------------------------------------------------------------------------
+
+def stratum_mean(strata) -> callable:
+    """The unweighted mean over strata of the weighted mean within each (a paradigm mean)."""
+    _, inverse = np.unique(np.asarray(strata), return_inverse=True)
+    indicator = (inverse[None, :] == np.arange(inverse.max() + 1)[:, None]).astype(np.float64)
+
+    def statistic(values, weights):
+        values = np.asarray(values, dtype=np.float64)
+        weights = np.asarray(weights, dtype=np.float64)
+        sums = (values * weights) @ indicator.T
+        counts = weights @ indicator.T
+        return np.mean(sums / counts, axis=-1)
+    return statistic
+
+
+def blimp_comparison(items: pl.DataFrame, scores: pl.DataFrame,
+                     settings: Uncertainty | None = None) -> pl.DataFrame:
+    """Per items dataset and pair of scoring functions: overall accuracy (exact McNemar) and
+    paradigm mean accuracy (stratified paired bootstrap, permutation test) on the pairs both
+    scored (both sentences)."""
+    from spudflow.aggregate.blimp import check_pairs, pair_outcomes
+
+    settings = settings or Uncertainty()
+    check_pairs(items)
+    pairs = pair_outcomes(items, scores).filter(pl.col("scored"))
+    rows = []
+    for (dataset,), part in sorted(pairs.partition_by("dataset", as_dict=True).items()):
+        functions = _functions(part.select("model", "method", "group_id", "uid", "correct"))
+        for a, b in _pairs_of(functions):
+            aligned = align_items(functions[a].drop("model", "method"),
+                                  functions[b].drop("model", "method", "uid"), ["group_id"])
+            both = aligned.items
+            first, second = both["correct_a"].to_numpy(), both["correct_b"].to_numpy()
+            counts = (len(both), aligned.only_first, aligned.only_second)
+            group = {"dataset": dataset}
+            pooled = paired_accuracy(first, second, settings)
+            mean_a = np.mean(first) if len(both) else None
+            mean_b = np.mean(second) if len(both) else None
+            rows.append(_row(group, a, b, "accuracy", *counts, mean_a, mean_b,
+                             pooled.difference, pooled.ci_low, pooled.ci_high,
+                             pooled.interval_method, MCNEMAR, pooled.p_value))
+            strata = both["uid_a"].to_numpy()
+            if len(both):
+                statistic = stratum_mean(strata)
+                paradigm = paired_accuracy(first, second, settings, strata=strata)
+                ones = np.ones((1, len(both)))
+                value_a = float(statistic(first, ones)[0])
+                value_b = float(statistic(second, ones)[0])
+                test, p = _permutation(statistic, first.astype(np.float64),
+                                       second.astype(np.float64), settings)
+                rows.append(_row(group, a, b, "paradigm_mean_accuracy", *counts, value_a,
+                                 value_b, paradigm.difference, paradigm.ci_low, paradigm.ci_high,
+                                 paradigm.interval_method, test, p))
+    return _frame(rows, ["dataset"])
+
+
+# ---- German case --------------------------------------------------------------------------------
+
+def german_case_comparison(items: pl.DataFrame, scores: pl.DataFrame,
+                           settings: Uncertainty | None = None) -> pl.DataFrame:
+    """Per items dataset and pair of scoring functions, on the sentences both scored (all
+    sentences, every violation): the mean template AUC (bootstrap over templates, permutation
+    test swapping a template's two AUCs) and the pooled AUC (DeLong's paired test)."""
+    from spudflow.aggregate.german_case import template_aucs, with_derived
+    from spudflow.aggregate.inputs import scored_items
+
+    settings = settings or Uncertainty()
+    scored = scored_items(with_derived(items), scores).filter(
+        pl.col("logprob_sum").is_not_null())
+    rows = []
+    columns = ["model", "method", "item_id", "template", "grammatical", "logprob_sum"]
+    for (dataset,), part in sorted(scored.partition_by("dataset", as_dict=True).items()):
+        functions = _functions(part.select(columns))
+        for a, b in _pairs_of(functions):
+            aligned = align_items(functions[a].drop("model", "method"),
+                                  functions[b].drop("model", "method", "template",
+                                                    "grammatical"), ["item_id"])
+            both = aligned.items
+            counts = (len(both), aligned.only_first, aligned.only_second)
+            group = {"dataset": dataset}
+            per_template = []
+            for side in ("a", "b"):
+                side_frame = both.select(
+                    pl.lit(dataset).alias("dataset"), pl.lit(side).alias("model"),
+                    pl.lit(side).alias("method"), pl.col("template_a").alias("template"),
+                    pl.col("item_id"), pl.col("grammatical_a").alias("grammatical"),
+                    pl.col(f"logprob_sum_{side}").alias("logprob_sum"),
+                    pl.lit("NDA").alias("cases"))
+                per_template.append(template_aucs(side_frame).filter(
+                    pl.col("analysis") == "all").sort("template").select("template", "auc"))
+            joined = per_template[0].join(per_template[1], on="template", suffix="_b").filter(
+                pl.col("auc").is_not_null() & pl.col("auc_b").is_not_null())
+            ta, tb = joined["auc"].to_numpy(), joined["auc_b"].to_numpy()
+            mean = paired_bootstrap(weighted_mean, ta, tb, settings) if len(ta) else None
+            test, p = _permutation(weighted_mean, ta, tb, settings)
+            rows.append(_row(group, a, b, "auc_mean", *counts,
+                             np.mean(ta) if len(ta) else None, np.mean(tb) if len(tb) else None,
+                             mean.difference if mean else None, mean and mean.ci_low,
+                             mean and mean.ci_high, mean and mean.interval_method, test, p))
+            labels = both["grammatical_a"].cast(pl.Int8).to_numpy()
+            pooled = None
+            if 0 < labels.sum() < len(labels):
+                pooled = delong_paired(labels, both["logprob_sum_a"].to_numpy(),
+                                       both["logprob_sum_b"].to_numpy(), settings.level)
+            finite = pooled is not None and np.isfinite(pooled.stderr)
+            rows.append(_row(group, a, b, "auc_pooled", *counts, pooled and pooled.auc_a,
+                             pooled and pooled.auc_b, pooled and pooled.difference,
+                             pooled.ci_low if finite else None,
+                             pooled.ci_high if finite else None, DELONG if finite else None,
+                             DELONG, pooled.p_value if finite else None))
+    return _frame(rows, ["dataset"])
+
+
+# ---- SPUD ---------------------------------------------------------------------------------------
+
+def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
+                    settings: Uncertainty | None = None) -> pl.DataFrame:
+    """Per pair set (dataset, language, nonce method) and pair of scoring functions: the median
+    of the per-original-sentence ratio (geometric mean over the nonce seeds, as seed `all` of
+    spud_ratio_summary), on the nonce pairs both scored; the original sentences resampled
+    (paired bootstrap) and swapped (permutation test). n_items counts nonce pairs."""
+    from spudflow.aggregate.inputs import scored_items
+    from spudflow.aggregate.spud_scores import check_groups, pair_ratios, per_original
+
+    settings = settings or Uncertainty()
+    check_groups(items)
+    pairs = pair_ratios(scored_items(items, scores))
+    keys = ["dataset", "language", "nonce_method"]
+    rows = []
+    median = weighted_quantile(0.5)
+    for key, part in sorted(pairs.partition_by(keys, as_dict=True).items()):
+        functions = _functions(part)
+        for a, b in _pairs_of(functions):
+            aligned = align_items(functions[a].select("nonce_item_id"),
+                                  functions[b].select("nonce_item_id"), ["nonce_item_id"])
+            shared = aligned.items["nonce_item_id"]
+            ratios = [per_original(functions[f].filter(pl.col("nonce_item_id").is_in(
+                shared.implode()))).sort("group_id") for f in (a, b)]
+            ra, rb = ratios[0]["ratio"].to_numpy(), ratios[1]["ratio"].to_numpy()
+            if not ratios[0]["group_id"].equals(ratios[1]["group_id"]):
+                raise ValueError("the shared nonce pairs have different original sentences")
+            group = dict(zip(keys, key, strict=True))
+            counts = (len(shared), aligned.only_first, aligned.only_second)
+            diff = paired_bootstrap(median, ra, rb, settings) if len(ra) else None
+            test, p = _permutation(median, ra, rb, settings)
+            rows.append(_row(group, a, b, "ratio_median", *counts,
+                             np.median(ra) if len(ra) else None,
+                             np.median(rb) if len(rb) else None, diff and diff.difference,
+                             diff and diff.ci_low, diff and diff.ci_high,
+                             diff and diff.interval_method, test, p))
+    return _frame(rows, keys)
