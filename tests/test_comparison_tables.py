@@ -9,6 +9,7 @@ import subprocess
 import numpy as np
 import polars as pl
 import pytest
+from artifact_files import rewrite
 from scipy import stats
 from sklearn.metrics import roc_auc_score
 from statsmodels.stats.contingency_tables import mcnemar
@@ -210,3 +211,47 @@ def test_spud_comparison_median_ratio_on_the_nonce_pairs_both_scored(tmp_path):
     assert abs(row["p_value"] - direct.pvalue) < 1e-12
     assert table["p_holm"].to_list() == pytest.approx(
         list(multipletests(table["p_value"].to_list(), method="holm")[1]), abs=1e-12)
+
+
+def test_front_page_says_which_differences_are_significant_after_holm(tmp_path, run_cli):
+    """The SPUD section's line names each comparison with p_holm < 0.05 and counts the rest;
+    BLiMP, with one scoring function, has nothing to test."""
+    from test_front_page import read_page
+
+    out = tmp_path / "tables"
+    items, scores = spud_inputs(tmp_path / "spud")
+    # bert's pppl_l2r gets gpt's perplexities (no difference), and pppl finds every nonce
+    # sentence three times as perplexing as gpt does (a difference in every group)
+    gpt = pl.read_parquet(scores[0]).filter(pl.col("method") == "ppl").select(
+        "item_id", pl.col("ppl").alias("gpt"))
+    nonce = ~pl.col("item_id").str.ends_with("-orig")
+    rewrite(scores[1], lambda f: f.join(gpt, on="item_id").with_columns(
+        pl.when((pl.col("method") == "pppl") & nonce).then(pl.col("gpt") * 3)
+        .otherwise(pl.col("gpt")).alias("ppl")).drop("gpt"))
+    code, _, err = run_cli("table-spud-scores", "--items", items, "--scores", *scores,
+                           "--out-dir", out, "--resamples", "1000")
+    assert code == 0, err
+    items, scores = blimp_inputs(tmp_path / "blimp")
+    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir", out)
+    assert code == 0, err
+    page = tmp_path / "index.html"
+    code, _, err = run_cli("front-page", *[a for name in ("spud_ratio_summary", "spud_comparison",
+                                                          "blimp_overall", "blimp_comparison")
+                                           for a in ("--table", f"{name}={out / name}.parquet")],
+                           "--out", page)
+    assert code == 0, err
+    sections = read_page(page)
+    comparison = pl.read_parquet(out / "spud_comparison.parquet")
+    significant = comparison.filter(pl.col("p_holm") < 0.05)
+    assert comparison.height == 6  # 2 nonce methods x 3 pairs of functions
+    assert sorted(significant["method_a"]) == ["pppl"] * 4  # pppl against either other one
+    text = " ".join(sections["spud_ratio_summary"]["text"].split())
+    assert text.count("Holm p = ") == significant.height
+    for row in significant.iter_rows(named=True):
+        assert (f"{row['model_a']} · {row['method_a']} − {row['model_b']} · {row['method_b']} = "
+                f"{row['difference']:+.3f} [{row['difference_ci_low']:.3f}, "
+                f"{row['difference_ci_high']:.3f}]") in text
+    rest = comparison.height - significant.height
+    assert f"The other {rest} difference{'s are' if rest > 1 else ' is'} not significant" in text
+    assert any(h.endswith("spud_comparison.csv") for h in sections["spud_ratio_summary"]["links"])
+    assert "none to test" in sections["blimp_overall"]["text"]

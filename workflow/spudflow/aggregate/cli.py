@@ -188,7 +188,7 @@ def _register_front_page(subparsers) -> None:
         "the Snakemake report (report.html beside the page).")
     from spudflow.aggregate.front_page import SECTIONS
 
-    tables = sorted(s.table for s in SECTIONS)
+    tables = sorted({t for s in SECTIONS for t in (s.table, s.comparison) if t})
     figures = sorted(f for s in SECTIONS for f in s.figures)
     p.add_argument("--table", action="append", default=[], type=_named_path(tables),
                    metavar="NAME=PATH", help="a full table (.parquet; its .csv and .md beside "

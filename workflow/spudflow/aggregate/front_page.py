@@ -269,7 +269,7 @@ def shown_outputs() -> list[str]:
 
 def front_page(tables: dict[str, Path], figures: dict[str, Path], out: Path) -> str:
     """The page's HTML; links are relative to the page's folder `out`."""
-    unknown = sorted((set(tables) - {t for s in SECTIONS for t in (s.table, s.comparison)})
+    unknown = sorted((set(tables) - {t for s in SECTIONS for t in (s.table, s.comparison) if t})
                      | (set(figures) - {f for s in SECTIONS for f in s.figures}))
     if unknown:
         raise ValueError(f"no front-page section for {unknown[0]!r}")
@@ -348,8 +348,9 @@ def significance_line(comparison: pl.DataFrame) -> str:
     rest = tested.height - significant.height
     untested = comparison.height - tested.height
     text = (f"Model differences significant after Holm's adjustment (p < {ALPHA:g}): "
-            + ("; ".join(parts) if parts else "none") + f". The other {rest} "
-            f"{'difference is' if rest == 1 else 'differences are'} not significant")
+            + ("; ".join(parts) if parts else "none") + ". " + (
+                f"The other {rest} {'difference is' if rest == 1 else 'differences are'} not "
+                "significant" if rest else "Every tested difference is significant"))
     if untested:
         text += f"; {untested} not tested (aggregate.uncertainty.resamples 0)"
     return f'<p class="significance">{html.escape(text)}.</p>'
