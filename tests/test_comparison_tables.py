@@ -30,6 +30,7 @@ from spudflow.core.table_artifacts import TABLES
 from aggregate_inputs import (
     blimp_inputs,
     german_case_inputs,
+    japanese_inputs,
     score_path,
     scores_frame,
     spud_inputs,
@@ -255,3 +256,35 @@ def test_front_page_says_which_differences_are_significant_after_holm(tmp_path, 
     assert f"The other {rest} difference{'s are' if rest > 1 else ' is'} not significant" in text
     assert any(h.endswith("spud_comparison.csv") for h in sections["spud_ratio_summary"]["links"])
     assert "none to test" in sections["blimp_overall"]["text"]
+
+
+@pytest.mark.parametrize("decision", ["perplexity", "logprob_sum"])
+def test_japanese_comparison_is_statsmodels_mcnemar_on_the_obligatory_pairs(tmp_path, run_cli,
+                                                                           decision):
+    """The command's japanese_comparison: per dataset and span, the functions that scored it
+    (whole sentence: bert and gpt; verb only: bert alone, no row), by the table's decision."""
+    items, scores = japanese_inputs(tmp_path)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores, "--out-dir",
+                           out, "--folds", 3, "--decision", decision)
+    assert code == 0, err
+    table = read_artifact(out / "japanese_comparison.parquet", TABLES["japanese_comparison"])
+    assert table.select("region", "model_a", "model_b").rows() == [(None, "bert", "gpt")]
+    row = table.row(0, named=True)
+    score = {"perplexity": "mean_logprob", "logprob_sum": "logprob_sum"}[decision]
+    frame = pl.read_parquet(items).filter(pl.col("context_label") == "obligatory").join(
+        pl.concat([pl.read_parquet(p) for p in scores]).filter(pl.col("region").is_null()),
+        on="item_id")
+    wide = frame.pivot(on="verb_form", index=["group_id", "model"], values=score)
+    prefers = wide.with_columns((pl.col("transitive") > pl.col("intransitive")).alias("p")
+                                ).pivot(on="model", index="group_id", values="p")
+    a, b = prefers["bert"].to_numpy(), prefers["gpt"].to_numpy()
+    assert (row["n_items"], row["n_only_a"], row["n_only_b"]) == (len(a), 0, 0)
+    assert row["value_a"] == pytest.approx(a.mean()) and row["value_b"] == pytest.approx(
+        b.mean())
+    accuracy = pl.read_parquet(out / "japanese_accuracy.parquet").filter(
+        pl.col("region").is_null()).sort("model")["accuracy_obligatory"].to_list()
+    assert [row["value_a"], row["value_b"]] == pytest.approx(accuracy)
+    contingency = [[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]]
+    assert abs(row["p_value"] - mcnemar(contingency, exact=True).pvalue) < 1e-12
+    assert row["p_holm"] == row["p_value"]

@@ -423,7 +423,9 @@ def run_japanese(args: argparse.Namespace) -> None:
                              Uncertainty(args.interval_level, args.resamples, args.interval_seed))
     # a registered function reads the scores as the writer does: (dataset, its rows of a model)
     tables = with_registered(args.table_command, tables, items=items,
-                             scores=scores_by_model(args.scores))
+                             scores=scores_by_model(args.scores), settings=Uncertainty(
+                                 args.interval_level, args.resamples, args.interval_seed),
+                             decision=args.decision)
     write_tables(tables, args.out_dir)
 
 

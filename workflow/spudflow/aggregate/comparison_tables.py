@@ -23,6 +23,7 @@ from itertools import combinations
 import numpy as np
 import polars as pl
 
+from spudflow.aggregate import columns
 from spudflow.aggregate.comparison import (
     align_items,
     holm,
@@ -232,3 +233,55 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
                              diff and diff.ci_low, diff and diff.ci_high,
                              diff and diff.interval_method, test, p))
     return _frame(rows, keys)
+
+
+# ---- Japanese transitivity ----------------------------------------------------------------------
+
+def japanese_comparison(items: pl.DataFrame, scores, settings: Uncertainty | None = None,
+                        decision: str | None = None) -> pl.DataFrame:
+    """Per dataset and span (region: null the whole sentence, `verb` the verb only) and pair of
+    scoring functions: accuracy on the obligatory pairs both scored (exact McNemar), by the
+    table's decision rule. `scores`: (dataset, one model's rows) in order, as
+    inputs.scores_by_model yields them; only each mode's obligatory outcomes are kept."""
+    import itertools
+
+    from spudflow.aggregate.japanese import (
+        CONTEXT,
+        DEFAULT_DECISION,
+        check_pairs,
+        preferences,
+        thesis_modes,
+    )
+    from spudflow.aggregate.inputs import ITEMS_TEXT_HASH, scored_items, with_text_hash
+
+    settings = settings or Uncertainty()
+    decision = decision or DEFAULT_DECISION
+    check_pairs(items)
+    rows = []
+    for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
+        own_items = with_text_hash(items.filter(pl.col("dataset") == dataset)).select(
+            "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file",
+            ITEMS_TEXT_HASH)
+        outcomes = []
+        for _, model_scores in chunks:
+            scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))
+            outcomes.append(preferences(scored, decision).filter(
+                pl.col("condition") == columns.JAPANESE_OBLIGATORY).select(
+                "model", "method", "region", "group_id", "prefers_transitive"))
+        for (region,), part in sorted(pl.concat(outcomes).partition_by(
+                "region", as_dict=True).items(), key=lambda kv: (kv[0][0] is not None, kv[0])):
+            functions = _functions(part.drop("region"))
+            for a, b in _pairs_of(functions):
+                aligned = align_items(functions[a].drop("model", "method"),
+                                      functions[b].drop("model", "method"), ["group_id"])
+                first = aligned.items["prefers_transitive_a"].to_numpy()
+                second = aligned.items["prefers_transitive_b"].to_numpy()
+                result = paired_accuracy(first, second, settings)
+                n = len(first)
+                rows.append(_row({"dataset": dataset, "region": region}, a, b,
+                                 "accuracy_obligatory", n, aligned.only_first,
+                                 aligned.only_second, first.mean() if n else None,
+                                 second.mean() if n else None, result.difference,
+                                 result.ci_low, result.ci_high, result.interval_method, MCNEMAR,
+                                 result.p_value))
+    return _frame(rows, ["dataset", "region"])

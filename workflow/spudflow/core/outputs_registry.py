@@ -346,6 +346,13 @@ OUTPUTS: tuple[Output, ...] = (
                     "(reason), left out of the other tables. Interval of the accuracy at "
                     "{level:g}: Wilson's over obligatory pairs, with lm-eval's stderr (sample sd "
                     "over sqrt(n)). {modes} {rule}"),
+             _comparison("japanese", "Japanese thesis, §4.5, Tables 2–3, between "
+                         "scoring functions", "obligatory pairs", "accuracy on obligatory pairs "
+                         "by the table's decision rule, per span (region null: the whole "
+                         "sentence; `verb`: the verb only; exact McNemar)",
+                         (*DATASET, col("region", STR, "the span scored: null the whole "
+                                        "sentence, `verb` the verb only", True)),
+                         what="items dataset and span"),
              _table("japanese_agreement", "Japanese thesis, §5.6",
                     "Agreement between scoring modes: fraction of pairs on which two modes "
                     "prefer the same verb, and Cohen's kappa. {compared} {modes} {rule}"),
