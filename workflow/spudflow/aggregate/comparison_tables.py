@@ -245,6 +245,7 @@ def japanese_comparison(items: pl.DataFrame, scores, settings: Uncertainty | Non
     inputs.scores_by_model yields them; only each mode's obligatory outcomes are kept."""
     import itertools
 
+    from spudflow.aggregate.inputs import ITEMS_TEXT_HASH, scored_items, with_text_hash
     from spudflow.aggregate.japanese import (
         CONTEXT,
         DEFAULT_DECISION,
@@ -252,7 +253,6 @@ def japanese_comparison(items: pl.DataFrame, scores, settings: Uncertainty | Non
         preferences,
         thesis_modes,
     )
-    from spudflow.aggregate.inputs import ITEMS_TEXT_HASH, scored_items, with_text_hash
 
     settings = settings or Uncertainty()
     decision = decision or DEFAULT_DECISION
