@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 from artifact_files import rewrite
 from scipy import stats
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import matthews_corrcoef, roc_auc_score
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
@@ -29,6 +29,7 @@ from spudflow.core.table_artifacts import TABLES
 
 from aggregate_inputs import (
     blimp_inputs,
+    cola_inputs,
     german_case_inputs,
     japanese_inputs,
     score_path,
@@ -288,3 +289,69 @@ def test_japanese_comparison_is_statsmodels_mcnemar_on_the_obligatory_pairs(tmp_
     contingency = [[np.sum(a & b), np.sum(a & ~b)], [np.sum(~a & b), np.sum(~a & ~b)]]
     assert abs(row["p_value"] - mcnemar(contingency, exact=True).pvalue) < 1e-12
     assert row["p_holm"] == row["p_value"]
+
+
+def test_cola_comparison_is_the_mcc_of_the_tables_held_out_predictions(tmp_path, run_cli):
+    """Per split and normalisation: each side's figure is cola_thresholds' MCC (every sentence
+    scored by both), the difference's interval and p near scipy's paired bootstrap and
+    permutation test of sklearn's MCC over the sentences."""
+    items, scores = cola_inputs(tmp_path)
+    frame = pl.read_parquet(scores[0])
+    rng = np.random.default_rng(11)
+    label = pl.read_parquet(items)["label"].to_numpy()
+    second = frame.with_columns(pl.Series("logprob_sum", frame["logprob_sum"].to_numpy()
+                                          + 8 * rng.normal(0, 1, frame.height) - 3 * label),
+                                pl.lit("lm2").alias("model"))
+    second = second.with_columns((pl.col("logprob_sum") / pl.col("n_tokens")).alias(
+        "mean_logprob"))
+    scores.append(write(second.drop("text_hash"), score_path(tmp_path, "cola", "lm2")))
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-cola", "--items", items, "--scores", *scores, "--out-dir", out,
+                           "--folds", 5, "--seed", 1, "--resamples", 20000)
+    assert code == 0, err
+    table = read_artifact(out / "cola_comparison.parquet", TABLES["cola_comparison"])
+    thresholds = pl.read_parquet(out / "cola_thresholds.parquet")
+    assert table.height == thresholds.height // 2  # one pair of functions per split and score
+    row = table.filter((pl.col("split") == "in_domain_dev")
+                       & (pl.col("normalisation") == "MeanLP")).row(0, named=True)
+    mcc = dict(thresholds.filter((pl.col("split") == "in_domain_dev")
+                                 & (pl.col("normalisation") == "MeanLP")).select(
+        "model", "mcc").iter_rows())
+    assert (row["n_items"], row["n_only_a"], row["n_only_b"]) == (60, 0, 0)
+    assert row["value_a"] == pytest.approx(mcc["lm"], abs=1e-12)
+    assert row["value_b"] == pytest.approx(mcc["lm2"], abs=1e-12)
+    assert row["difference"] == pytest.approx(mcc["lm"] - mcc["lm2"], abs=1e-12)
+    assert row["test"] == "permutation"
+    assert table["p_holm"].to_list() == pytest.approx(
+        list(multipletests(table["p_value"].to_list(), method="holm")[1]), abs=1e-12)
+    # the held-out predictions, recovered from the command's own fits
+    from spudflow.aggregate.cola import fits
+    from spudflow.aggregate.inputs import scored_items
+
+    predictions = {key["model"]: f for key, _, f, _, _ in fits(scored_items(
+        read_items([items], artifacts.ITEMS_COLA, columns.COLA_ITEMS), read_scores(scores)),
+        5, 1, "mcc") if key["split"] == "in_domain_dev" and key["normalisation"] == "MeanLP"}
+    y = predictions["lm"]["label"].to_numpy()
+    pa, pb = predictions["lm"]["prediction"].to_numpy(), predictions["lm2"]["prediction"].to_numpy()
+    assert matthews_corrcoef(y, pa) == pytest.approx(row["value_a"], abs=1e-12)
+
+    def difference(i, axis=-1):
+        i = i.astype(int)
+        return np.array([matthews_corrcoef(y[j], pa[j]) - matthews_corrcoef(y[j], pb[j])
+                         for j in np.atleast_2d(i)])
+    direct = stats.bootstrap((np.arange(len(y)),), difference, n_resamples=1000,
+                             method="percentile", vectorized=True,
+                             rng=np.random.default_rng(0)).confidence_interval
+    assert abs(row["difference_ci_low"] - direct.low) < 0.08
+    assert abs(row["difference_ci_high"] - direct.high) < 0.08
+    def pearson(u, axis=-1):  # MCC is the Pearson correlation of the 0/1 vectors
+        u = np.asarray(u, dtype=float) - np.mean(u, axis=axis, keepdims=True)
+        v = y - y.mean()
+        return np.sum(u * v, axis=axis) / np.sqrt(np.sum(u * u, axis=axis) * np.sum(v * v))
+    swapped = stats.permutation_test(
+        (pa, pb), lambda u, v, axis=-1: pearson(u, axis) - pearson(v, axis),
+        permutation_type="samples", n_resamples=20000, vectorized=True,
+        rng=np.random.default_rng(0))
+    assert pearson(pa) == pytest.approx(row["value_a"], abs=1e-12)
+    # Monte Carlo error of the two p-values: sd about 0.003 each at 20,000 resamples
+    assert abs(row["p_value"] - swapped.pvalue) < 0.02

@@ -383,7 +383,8 @@ def run_cola(args: argparse.Namespace) -> None:
     scores = read_scores(args.scores)
     tables = cola_tables(items, scores, args.folds, args.seed, args.criterion, settings)
     tables = with_registered(args.table_command, tables, items=items, scores=scores,
-                             settings=settings)
+                             settings=settings, folds=args.folds, seed=args.seed,
+                             criterion=args.criterion)
     write_tables(tables, args.out_dir)
 
 

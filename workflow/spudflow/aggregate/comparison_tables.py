@@ -30,6 +30,7 @@ from spudflow.aggregate.comparison import (
     paired_accuracy,
     paired_bootstrap,
     paired_permutation_test,
+    weighted_mcc,
     weighted_mean,
     weighted_quantile,
 )
@@ -285,3 +286,48 @@ def japanese_comparison(items: pl.DataFrame, scores, settings: Uncertainty | Non
                                  result.ci_low, result.ci_high, result.interval_method, MCNEMAR,
                                  result.p_value))
     return _frame(rows, ["dataset", "region"])
+
+
+# ---- CoLA ---------------------------------------------------------------------------------------
+
+def cola_comparison(items: pl.DataFrame, scores: pl.DataFrame,
+                    settings: Uncertainty | None = None, folds: int = 10, seed: int = 0,
+                    criterion: str = "mcc") -> pl.DataFrame:
+    """Per items dataset, split and normalisation and pair of scoring functions: the Matthews
+    correlation of the held-out predictions (each function's thresholds fitted as
+    cola_thresholds fits them, on its own scored items) on the sentences both predicted; the
+    sentences resampled with their label and both predictions (paired bootstrap) and the two
+    predictions swapped (permutation test). Phenomenon sets are not compared."""
+    from spudflow.aggregate.cola import fits
+    from spudflow.aggregate.inputs import scored_items
+
+    settings = settings or Uncertainty()
+    predicted: dict[tuple, dict] = {}
+    for key, is_phenomenon, frame, thresholds, _ in fits(scored_items(items, scores), folds,
+                                                          seed, criterion):
+        if is_phenomenon or thresholds is None:
+            continue
+        group = (key["dataset"], key["split"], key["normalisation"])
+        predicted.setdefault(group, {})[(key["model"], key["method"])] = frame.select(
+            "item_id", "label", "prediction")
+    rows = []
+    for (dataset, split, normalisation), functions in sorted(predicted.items()):
+        for a, b in _pairs_of(functions):
+            aligned = align_items(functions[a], functions[b].drop("label"), ["item_id"])
+            both = aligned.items
+            labels = both["label_a"].to_numpy()
+            first, second = both["prediction_a"].to_numpy(), both["prediction_b"].to_numpy()
+            group = {"dataset": dataset, "split": split, "normalisation": normalisation}
+            counts = (len(both), aligned.only_first, aligned.only_second)
+            if not len(both) or labels.min() == labels.max():  # no MCC: labels of one class
+                rows.append(_row(group, a, b, "mcc", *counts, None, None, None, None, None,
+                                 None, PERMUTATION, None))
+                continue
+            mcc = weighted_mcc(labels)
+            ones = np.ones((1, len(both)))
+            diff = paired_bootstrap(mcc, first, second, settings)
+            test, p = _permutation(mcc, first, second, settings)
+            rows.append(_row(group, a, b, "mcc", *counts, mcc(first, ones)[0],
+                             mcc(second, ones)[0], diff.difference, diff.ci_low, diff.ci_high,
+                             diff.interval_method, test, p))
+    return _frame(rows, ["dataset", "split", "normalisation"])

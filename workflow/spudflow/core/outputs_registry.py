@@ -314,7 +314,15 @@ OUTPUTS: tuple[Output, ...] = (
                     "correlation of the split's held-out predictions of each source's sentences "
                     "(null when a source's labels are of one class).{note}",
                     empty_when="only phenomenon sets are configured, or no CoLA split could be "
-                    "computed")),
+                    "computed"),
+             _comparison("cola", "CoLA paper, Table 4, between scoring functions",
+                         "sentences of a split", "Matthews correlation of the held-out "
+                         "predictions per split and normalisation, each function's thresholds "
+                         "as cola_thresholds fits them (sentences resampled with their label "
+                         "and both predictions: paired bootstrap; permutation test)",
+                         (*DATASET, col("split", STR, "CoLA split"),
+                          col("normalisation", STR, "score normalisation")),
+                         what="split and normalisation")),
     *_tables("aggregate", "table_blimp", "table-blimp", "BLiMP", "blimp",
              _table("blimp_overall", "BLiMP (Warstadt et al. 2020), Table 3",
                     "BLiMP accuracy over all paradigms; tie_fraction: the pairs the scoring "
