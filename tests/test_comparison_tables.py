@@ -32,6 +32,7 @@ from aggregate_inputs import (
     cola_inputs,
     german_case_inputs,
     japanese_inputs,
+    probe_metrics,
     score_path,
     scores_frame,
     spud_inputs,
@@ -355,3 +356,55 @@ def test_cola_comparison_is_the_mcc_of_the_tables_held_out_predictions(tmp_path,
     assert pearson(pa) == pytest.approx(row["value_a"], abs=1e-12)
     # Monte Carlo error of the two p-values: sd about 0.003 each at 20,000 resamples
     assert abs(row["p_value"] - swapped.pvalue) < 0.02
+
+
+def test_probe_comparison_is_the_seed_mean_of_the_runs_scores_on_the_same_sentences(
+        tmp_path, run_cli):
+    """UAS and LAS per pair of probe configurations: each side's figure is probe_languages'
+    orig mean over seeds; the interval near scipy's bootstrap of the sentences (each with every
+    seed's counts); with resamples 0 no rows."""
+    metrics = probe_metrics(tmp_path)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-probe", metrics, "--out-dir", out, "--resamples", 2000)
+    assert code == 0, err
+    table = read_artifact(out / "probe_comparison.parquet", TABLES["probe_comparison"])
+    assert table.height == 2 * 21  # 7 configurations: 21 pairs, UAS and LAS
+    row = table.filter((pl.col("model_a") == "bert") & (pl.col("baseline_a") == "lm")
+                       & (pl.col("dist_layer_a") == 6) & (pl.col("model_b") == "gpt")
+                       & (pl.col("statistic") == "las")).row(0, named=True)
+    assert (row["n_items"], row["n_only_a"], row["n_only_b"]) == (60, 0, 0)  # 3 seeds x 20
+    runs = pl.read_parquet(metrics).filter(pl.col("eval_set") == "orig")
+    las = {m: runs.filter((pl.col("model") == m) & (pl.col("baseline") == "lm")
+                          & (pl.col("dist_layer") == 6))["las"].mean() for m in ("bert", "gpt")}
+    assert row["value_a"] == pytest.approx(las["bert"], abs=1e-12)
+    assert row["value_b"] == pytest.approx(las["gpt"], abs=1e-12)
+    counts = pl.read_parquet(metrics.parent / "sentence_counts.parquet").filter(
+        (pl.col("eval_set") == "orig") & (pl.col("baseline") == "lm")
+        & (pl.col("dist_layer") == 6))
+
+    def cube(model, column):  # sentences x seeds
+        return counts.filter(pl.col("model") == model).pivot(
+            on="seed", index="sent_index", values=column).sort("sent_index").drop(
+            "sent_index").to_numpy().astype(float)
+    words = {m: cube(m, "n_words") for m in ("bert", "gpt")}
+    right = {m: cube(m, "n_las") for m in ("bert", "gpt")}
+
+    def difference(i, axis=-1):
+        i = np.atleast_2d(i.astype(int))
+        return np.array([np.mean(right["bert"][j].sum(0) / words["bert"][j].sum(0))
+                         - np.mean(right["gpt"][j].sum(0) / words["gpt"][j].sum(0))
+                         for j in i])
+    assert difference(np.arange(20))[0] == pytest.approx(row["difference"], abs=1e-12)
+    direct = stats.bootstrap((np.arange(20),), difference, n_resamples=2000, vectorized=True,
+                             method="percentile", rng=np.random.default_rng(0)
+                             ).confidence_interval
+    assert abs(row["difference_ci_low"] - direct.low) < 0.03
+    assert abs(row["difference_ci_high"] - direct.high) < 0.03
+    assert row["test"] == "permutation"
+    assert table["p_holm"].to_list() == pytest.approx(
+        list(multipletests(table["p_value"].to_list(), method="holm")[1]), abs=1e-12)
+
+    code, _, err = run_cli("table-probe", metrics, "--out-dir", tmp_path / "off",
+                           "--resamples", 0)
+    assert code == 0, err
+    assert pl.read_parquet(tmp_path / "off" / "probe_comparison.parquet").is_empty()

@@ -137,7 +137,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="`probe select-layers` files: their layers are marked in probe_layers")
     p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
     _uncertainty_options(p, bootstrap=True)
-    p.set_defaults(handler=run_probe)
+    p.set_defaults(handler=run_probe, table_command="table-probe")
 
     p = subparsers.add_parser(
         "table-probe-edges", help="DepProbe by edge direction (App. F.7, Tables 21-22)",
@@ -432,13 +432,15 @@ def run_japanese(args: argparse.Namespace) -> None:
 
 def run_probe(args: argparse.Namespace) -> None:
     from spudflow.aggregate.inputs import read_layer_choices, read_probe_metrics
-    from spudflow.aggregate.outputs import write_tables
+    from spudflow.aggregate.outputs import with_registered, write_tables
     from spudflow.aggregate.probe import probe_tables
     from spudflow.aggregate.uncertainty import Uncertainty
 
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
-    write_tables(probe_tables(read_probe_metrics(args.metrics),
-                              read_layer_choices(args.layer_choice), settings), args.out_dir)
+    metrics = read_probe_metrics(args.metrics)
+    tables = probe_tables(metrics, read_layer_choices(args.layer_choice), settings)
+    write_tables(with_registered(args.table_command, tables, metrics=metrics,
+                                 settings=settings), args.out_dir)
 
 
 def run_probe_edges(args: argparse.Namespace) -> None:

@@ -36,10 +36,13 @@ from spudflow.aggregate.comparison import (
 )
 from spudflow.aggregate.delong import delong_paired
 from spudflow.aggregate.uncertainty import Uncertainty
+from spudflow.core.logs import get_logger
+
+log = get_logger(__name__)
 
 MCNEMAR, DELONG, PERMUTATION, PERMUTATION_EXACT = (
     "mcnemar_exact", "delong", "permutation", "permutation_exact")
-SIDES = ("model_a", "method_a", "model_b", "method_b")
+FUNCTION = ("model", "method")  # what names a scoring function
 
 
 def _pairs_of(functions) -> list[tuple[tuple[str, str], tuple[str, str]]]:
@@ -47,24 +50,31 @@ def _pairs_of(functions) -> list[tuple[tuple[str, str], tuple[str, str]]]:
 
 
 def _row(group: dict, a, b, statistic: str, n: int, only_a: int, only_b: int, value_a,
-         value_b, difference, low, high, interval_method, test: str, p) -> dict:
+         value_b, difference, low, high, interval_method, test: str, p,
+         sides: Sequence[str] = FUNCTION) -> dict:
     def real(x):
         return None if x is None or not np.isfinite(x) else float(x)
-    return {**group, "model_a": a[0], "method_a": a[1], "model_b": b[0], "method_b": b[1],
+    return {**group, **{f"{c}_a": v for c, v in zip(sides, a, strict=True)},
+            **{f"{c}_b": v for c, v in zip(sides, b, strict=True)},
             "statistic": statistic, "n_items": n, "n_only_a": only_a, "n_only_b": only_b,
             "value_a": real(value_a), "value_b": real(value_b), "difference": real(difference),
             "difference_ci_low": real(low), "difference_ci_high": real(high),
             "interval_method": interval_method, "test": test, "p_value": real(p)}
 
 
-def _frame(rows: list[dict], group: Sequence[str]) -> pl.DataFrame:
-    schema = {**{g: pl.String for g in group}, **{s: pl.String for s in SIDES},
+def _frame(rows: list[dict], group: Sequence[str], sides: dict | None = None) -> pl.DataFrame:
+    """The table's rows sorted by group and sides, Holm's adjustment added; `sides`: the side
+    columns' types (a scoring function's model and method by default)."""
+    sides = sides or {c: pl.String for c in FUNCTION}
+    schema = {**{g: pl.String for g in group}, **{f"{c}_a": t for c, t in sides.items()},
+              **{f"{c}_b": t for c, t in sides.items()},
               "statistic": pl.String, "n_items": pl.Int64, "n_only_a": pl.Int64,
               "n_only_b": pl.Int64, **{c: pl.Float64 for c in (
                   "value_a", "value_b", "difference", "difference_ci_low",
                   "difference_ci_high")},
               "interval_method": pl.String, "test": pl.String, "p_value": pl.Float64}
-    frame = pl.DataFrame(rows, schema=schema).sort([*group, *SIDES, "statistic"])
+    order = [*group, *(f"{c}_a" for c in sides), *(f"{c}_b" for c in sides), "statistic"]
+    frame = pl.DataFrame(rows, schema=schema).sort(order, nulls_last=False)
     return frame.with_columns(pl.Series("p_holm", holm(frame["p_value"].to_list()),
                                         dtype=pl.Float64))
 
@@ -331,3 +341,71 @@ def cola_comparison(items: pl.DataFrame, scores: pl.DataFrame,
                              mcc(second, ones)[0], diff.difference, diff.ci_low, diff.ci_high,
                              diff.interval_method, test, p))
     return _frame(rows, ["dataset", "split", "normalisation"])
+
+
+# ---- DepProbe -----------------------------------------------------------------------------------
+
+PROBE_CONFIGURATION = {"model": pl.String, "baseline": pl.String, "dist_layer": pl.Int64,
+                       "label_layer": pl.Int64, "auto_layers": pl.Boolean}
+
+
+def seed_mean_of_micro_scores(seeds) -> callable:
+    """The statistic of probe_languages' figures: per probe seed the micro-averaged score (right
+    / words summed over the sentences, each weighted by how often the resample drew it), then
+    the mean over the seeds. values: (words, right) stacked on the first axis."""
+    _, inverse = np.unique(np.asarray(seeds), return_inverse=True)
+    indicator = (inverse[None, :] == np.arange(inverse.max() + 1)[:, None]).astype(np.float64)
+
+    def statistic(values, weights):
+        weights = np.asarray(weights, dtype=np.float64)
+        words = (values[0] * weights) @ indicator.T
+        right = (values[1] * weights) @ indicator.T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.mean(right / words, axis=-1)
+    return statistic
+
+
+def probe_comparison(metrics: pl.DataFrame, settings: Uncertainty | None = None
+                     ) -> pl.DataFrame:
+    """Per treebank and pair of probe configurations: UAS and LAS on the original test
+    sentences, from the runs' per-sentence counts (sentence_counts.parquet,
+    probe_intervals.read_sentences), on the (probe seed, sentence) both evaluated; the
+    sentences resampled with every seed's counts (paired bootstrap) and swapped between the two
+    configurations (permutation test). With resamples 0, no rows: the per-sentence counts are
+    read only with resampling, as for the intervals."""
+    from spudflow.aggregate.probe_intervals import read_sentences
+
+    settings = settings or Uncertainty()
+    configuration = list(PROBE_CONFIGURATION)
+    rows = []
+    if settings.resamples == 0:  # as the intervals, read only with resampling (probe_tables)
+        log.info("probe_comparison: no rows with resamples 0 (no per-sentence counts read)")
+        return _frame(rows, ["treebank"], PROBE_CONFIGURATION)
+    orig = pl.col("eval_set") == columns.PROBE_ORIG_EVAL_SET
+    sentences = read_sentences(metrics).filter(orig)
+    for (treebank,), part in sorted(sentences.partition_by("treebank", as_dict=True).items()):
+        functions = part.select(*configuration, "seed", "sent_index", "n_words", "n_uas",
+                                "n_las").partition_by(configuration, as_dict=True)
+        for a, b in _pairs_of(functions):
+            aligned = align_items(functions[a].drop(configuration),
+                                  functions[b].drop(configuration), ["seed", "sent_index"])
+            both = aligned.items
+            counts = (len(both), aligned.only_first, aligned.only_second)
+            for score in ("uas", "las"):
+                if not len(both):
+                    rows.append(_row({"treebank": treebank}, a, b, score, *counts, None, None,
+                                     None, None, None, None, PERMUTATION, None, configuration))
+                    continue
+                statistic = seed_mean_of_micro_scores(both["seed"].to_numpy())
+                first, second = (np.stack([both[f"n_words_{side}"].to_numpy(),
+                                           both[f"n_{score}_{side}"].to_numpy()]
+                                          ).astype(np.float64)[:, None, :] for side in "ab")
+                clusters = both["sent_index"].to_numpy()
+                diff = paired_bootstrap(statistic, first, second, settings, clusters=clusters)
+                test, p = _permutation(statistic, first, second, settings, clusters=clusters)
+                ones = np.ones((1, len(both)))
+                rows.append(_row({"treebank": treebank}, a, b, score, *counts,
+                                 statistic(first, ones)[0], statistic(second, ones)[0],
+                                 diff.difference, diff.ci_low, diff.ci_high,
+                                 diff.interval_method, test, p, configuration))
+    return _frame(rows, ["treebank"], PROBE_CONFIGURATION)

@@ -336,14 +336,18 @@ def significance_line(comparison: pl.DataFrame) -> str:
                 "functions scored the same items).</p>")
     tested = comparison.filter(pl.col("p_holm").is_not_null())
     significant = tested.filter(pl.col("p_holm") < ALPHA)
-    group = [c for c in comparison.columns[:comparison.columns.index("model_a")]]
+    # the group's columns, then what names each side (NAME_a ..., NAME_b ...), then statistic
+    named = comparison.columns[:comparison.columns.index("statistic")]
+    side_a = [c for c in named if c.endswith("_a")]
+    side_b = [c for c in named if c.endswith("_b")]
+    group = named[:named.index(side_a[0])]
     parts = []
     for row in significant.iter_rows(named=True):
         where = ", ".join(str(row[g]) for g in group)
+        a, b = (" · ".join(str(row[c]) for c in side) for side in (side_a, side_b))
         interval = ("" if row["difference_ci_low"] is None else
                     f" [{row['difference_ci_low']:.3f}, {row['difference_ci_high']:.3f}]")
-        parts.append(f"{row['statistic']} ({where}): {row['model_a']} · {row['method_a']} − "
-                     f"{row['model_b']} · {row['method_b']} = {row['difference']:+.3f}"
+        parts.append(f"{row['statistic']} ({where}): {a} − {b} = {row['difference']:+.3f}"
                      f"{interval}, Holm p = {row['p_holm']:.2g}")
     rest = tested.height - significant.height
     untested = comparison.height - tested.height

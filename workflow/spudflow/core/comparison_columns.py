@@ -7,18 +7,25 @@ from collections.abc import Sequence
 
 from spudflow.core.artifacts import F64, I64, STR, col
 
-COMPARISON_SIDES = ("model_a", "method_a", "model_b", "method_b")
+# what names a scoring function (each column twice: NAME_a and NAME_b)
+SCORING_FUNCTION_SIDES = (col("model", STR, "model"), col("method", STR, "scoring method"))
 
 
-def comparison_columns(group: Sequence) -> tuple:
-    """The columns of a comparison table whose rows are grouped by the `group` columns (core
-    Column objects); core/outputs_registry.py gives them to each family's entry."""
+def side_columns(sides: Sequence = SCORING_FUNCTION_SIDES) -> tuple:
+    """NAME_a of each side column, then NAME_b (a before b in sorted order)."""
+    return (*(col(f"{c.name}_a", c.type, f"first compared: {c.doc} (a < b in sorted order)")
+              for c in sides),
+            *(col(f"{c.name}_b", c.type, f"second compared: {c.doc}") for c in sides))
+
+
+def comparison_columns(group: Sequence, sides: Sequence = SCORING_FUNCTION_SIDES) -> tuple:
+    """The columns of a comparison table whose rows are grouped by the `group` columns and
+    compare two of what the `sides` columns name (core Column objects: a scoring function's
+    model and method by default); core/outputs_registry.py gives them to each family's
+    entry."""
     return (
         *group,
-        col("model_a", STR, "first scoring function's model (a < b in sorted order)"),
-        col("method_a", STR, "first scoring function's method"),
-        col("model_b", STR, "second scoring function's model"),
-        col("method_b", STR, "second scoring function's method"),
+        *side_columns(sides),
         col("statistic", STR, "the headline figure compared"),
         col("n_items", I64, "items both functions scored: the figures' sample"),
         col("n_only_a", I64, "items only a scored (left out of both figures)"),
@@ -40,5 +47,6 @@ def comparison_columns(group: Sequence) -> tuple:
     )
 
 
-def comparison_key(group: Sequence[str]) -> tuple[str, ...]:
-    return (*group, *COMPARISON_SIDES, "statistic")
+def comparison_key(group: Sequence[str], sides: Sequence = SCORING_FUNCTION_SIDES
+                   ) -> tuple[str, ...]:
+    return (*group, *(c.name for c in side_columns(sides)), "statistic")

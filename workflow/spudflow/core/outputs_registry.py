@@ -36,8 +36,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from spudflow.core.artifacts import STR, col
-from spudflow.core.comparison_columns import comparison_columns, comparison_key
+from spudflow.core.artifacts import BOOL, I64, STR, col
+from spudflow.core.comparison_columns import (
+    SCORING_FUNCTION_SIDES,
+    comparison_columns,
+    comparison_key,
+)
 
 # An output's type: a table (results/tables/NAME.{parquet,csv,md,tex}, its CSV in the report),
 # per-item data behind a figure (NAME.{parquet,csv}, not in the report) or a figure
@@ -155,18 +159,24 @@ COMPARISON_CAPTION = (
     "out of both figures and counted (n_only_a, n_only_b).")
 
 
-def _comparison(family, reproduces, items, statistics, group, what="items dataset"):
+def _comparison(family, reproduces, items, statistics, group, what="items dataset",
+                sides=SCORING_FUNCTION_SIDES, caption=COMPARISON_CAPTION, empty_when=None):
     """A family's `*_comparison` table (aggregate/comparison_tables.py)."""
     return _Entry(f"{family}_comparison", reproduces,
-                  COMPARISON_CAPTION.format(items=items, statistics=statistics),
-                  empty_when=COMPARISON_EMPTY.format(what=what),
+                  caption.format(items=items, statistics=statistics),
+                  empty_when=empty_when or COMPARISON_EMPTY.format(what=what),
                   function=f"comparison_tables.{family}_comparison",
-                  columns=comparison_columns(group),
-                  key=comparison_key([c.name for c in group]),
+                  columns=comparison_columns(group, sides),
+                  key=comparison_key([c.name for c in group], sides),
                   rows="per group, pair of scoring functions and statistic compared")
 
 
 DATASET = (col("dataset", STR, "items dataset"),)
+# a probe configuration: what probe_languages names a row by, but the treebank
+PROBE_SIDES = (col("model", STR, "model"), col("baseline", STR, "baseline (`lm`: the LM)"),
+               col("dist_layer", I64, "layer of the distance probe"),
+               col("label_layer", I64, "layer of the label probe"),
+               col("auto_layers", BOOL, "layers chosen by `auto`"))
 
 SPUD = "SPUD scoring"
 GERMAN = "German case"
@@ -420,7 +430,19 @@ OUTPUTS: tuple[Output, ...] = (
                     "same layer; App. F.6): means over seeds on the selection data (dev) and the "
                     "test sets; the layers chosen for `auto` marked.",
                     empty_when="no probe run reads one configured layer with both parts (no "
-                    "layer sweep, no M0)")),
+                    "layer sweep, no M0)"),
+             _comparison("probe", "SPUD paper, Tables 3–4, 14–16, between probe configurations",
+                         "original test sentences", "UAS and LAS on the original test set, the "
+                         "mean over the probe seeds both configurations ran of each seed's "
+                         "micro-averaged score (sentences resampled with every seed's counts: "
+                         "paired bootstrap; permutation test swapping a sentence's counts)",
+                         (col("treebank", STR, "treebank"),),
+                         empty_when="fewer than two probe configurations ran on one treebank, "
+                         "or aggregate.uncertainty.resamples is 0 (the per-sentence counts are "
+                         "read only with resampling)",
+                         sides=PROBE_SIDES,
+                         caption=COMPARISON_CAPTION.replace("scoring functions (model × "
+                                                            "method)", "probe configurations"))),
     *_tables("aggregate", "table_probe_edges", "table-probe-edges", "DepProbe", PROBE,
              _table("probe_edges", "SPUD paper, App. F.7, Tables 21–22",
                     "DepProbe by edge direction (left: the gold head precedes the word; right: "
