@@ -408,3 +408,36 @@ def test_probe_comparison_is_the_seed_mean_of_the_runs_scores_on_the_same_senten
                            "--resamples", 0)
     assert code == 0, err
     assert pl.read_parquet(tmp_path / "off" / "probe_comparison.parquet").is_empty()
+
+
+@pytest.mark.parametrize("n", [5, 40])
+def test_sign_flip_test_is_the_permutation_test_of_a_mean_of_means(n):
+    """BLiMP's paradigm-mean test draws only the discordant pairs' signs: enumerated, the
+    same p as paired_permutation_test and scipy's permutation_test enumerating every pair's
+    swap; drawn, within Monte Carlo error of them."""
+    from spudflow.aggregate.comparison import paired_permutation_test
+    from spudflow.aggregate.comparison_tables import sign_flip_test, stratum_mean
+
+    rng = np.random.default_rng(n)
+    strata = np.repeat(["p1", "p2", "p3"], [n, n + 2, n - 3])
+    a = rng.random(len(strata)) < 0.6
+    b = np.where(rng.random(len(strata)) < 0.4, ~a, a)
+    statistic = stratum_mean(strata)
+    _, inverse, sizes = np.unique(strata, return_inverse=True, return_counts=True)
+    share = (a.astype(float) - b) / (sizes[inverse] * len(sizes))
+    resamples = 2 ** len(strata) if n == 5 else 20000
+    test, p = sign_flip_test(share, resamples, 0)
+    full = paired_permutation_test(statistic, a.astype(float), b.astype(float),
+                                   resamples=resamples, seed=0)
+    assert np.sum(share) == pytest.approx(full.difference, abs=1e-15)
+    if n == 5:  # 14 pairs: every swap pattern
+        direct = stats.permutation_test(
+            (a.astype(float), b.astype(float)),
+            lambda u, v, axis=-1: statistic(u, np.ones((1, u.shape[-1])))
+            - statistic(v, np.ones((1, v.shape[-1]))),
+            permutation_type="samples", vectorized=True, n_resamples=resamples)
+        assert test == "permutation_exact" and full.exact
+        assert abs(p - full.p_value) < 1e-12 and abs(p - direct.pvalue) < 1e-12
+    else:
+        assert test == "permutation" and not full.exact
+        assert abs(p - full.p_value) < 0.02
