@@ -441,3 +441,31 @@ def test_sign_flip_test_is_the_permutation_test_of_a_mean_of_means(n):
     else:
         assert test == "permutation" and not full.exact
         assert abs(p - full.p_value) < 0.02
+
+
+@pytest.mark.parametrize(("n_sentences", "resamples"), [(9, 1024), (30, 3000)])
+def test_probe_swap_test_is_the_clustered_permutation_test_of_the_rows(n_sentences, resamples):
+    """The probe's swap test on (seeds, sentences) matrices gives paired_permutation_test's p
+    on the (seed, sentence) rows with sentences as clusters, enumerated and drawn alike."""
+    from spudflow.aggregate.comparison import paired_permutation_test
+    from spudflow.aggregate.comparison_tables import swap_test
+
+    rng = np.random.default_rng(n_sentences)
+    seeds = 3
+    words = rng.integers(5, 30, (seeds, n_sentences)).astype(float)
+    right = [np.floor(words * rng.uniform(0.5, 0.9, (seeds, n_sentences))) for _ in range(2)]
+    first, second = (np.stack([words, r]) for r in right)
+    seed_of = np.repeat(np.arange(seeds), n_sentences)
+    sentence = np.tile(np.arange(n_sentences), seeds)
+    _, inverse = np.unique(seed_of, return_inverse=True)
+    indicator = (inverse[None, :] == np.arange(seeds)[:, None]).astype(float)
+
+    def rows_statistic(values, weights):  # the same figure on the rows
+        w = np.asarray(weights, dtype=float)
+        return np.mean(((values[1] * w) @ indicator.T) / ((values[0] * w) @ indicator.T),
+                       axis=-1)
+    flat = [np.stack([m[0].ravel(), m[1].ravel()])[:, None, :] for m in (first, second)]
+    reference = paired_permutation_test(rows_statistic, *flat, resamples, 4, clusters=sentence)
+    test, p = swap_test(first, second, resamples, 4, seeds * n_sentences)
+    assert (test == "permutation_exact") == reference.exact == (n_sentences == 9)
+    assert abs(p - reference.p_value) < 1e-12

@@ -35,6 +35,7 @@ from spudflow.aggregate.comparison import (
     weighted_quantile,
 )
 from spudflow.aggregate.delong import delong_paired
+from spudflow.aggregate.resampling import block_size
 from spudflow.aggregate.uncertainty import Uncertainty
 from spudflow.core.logs import get_logger
 
@@ -384,20 +385,52 @@ PROBE_CONFIGURATION = {"model": pl.String, "baseline": pl.String, "dist_layer": 
                        "label_layer": pl.Int64, "auto_layers": pl.Boolean}
 
 
-def seed_mean_of_micro_scores(seeds) -> callable:
+def seed_mean_of_micro_scores(values, weights) -> np.ndarray:
     """The statistic of probe_languages' figures: per probe seed the micro-averaged score (right
     / words summed over the sentences, each weighted by how often the resample drew it), then
-    the mean over the seeds. values: (words, right) stacked on the first axis."""
-    _, inverse = np.unique(np.asarray(seeds), return_inverse=True)
-    indicator = (inverse[None, :] == np.arange(inverse.max() + 1)[:, None]).astype(np.float64)
+    the mean over the seeds. values: (words, right), each (seeds, sentences)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.mean((weights @ values[1].T) / (weights @ values[0].T), axis=-1)
 
-    def statistic(values, weights):
-        weights = np.asarray(weights, dtype=np.float64)
-        words = (values[0] * weights) @ indicator.T
-        right = (values[1] * weights) @ indicator.T
+
+def swap_test(first, second, resamples: int, seed: int, n_rows: int) -> tuple[str, float]:
+    """(test, p) of paired_permutation_test of the seed mean of micro-averaged scores on the
+    (seed, sentence) rows, clusters the sentences: a sentence swapped between the two
+    configurations moves its counts of every seed, so each side's sums are its own plus the
+    swapped sentences' change, a matrix product per block of swap patterns. The swaps are
+    drawn as that function draws them (same generator, block size over the `n_rows` rows,
+    units the sorted sentences): the same p-value."""
+    first, second = np.asarray(first, np.float64), np.asarray(second, np.float64)
+    n = first.shape[-1]
+    change = second - first  # (2, seeds, sentences)
+    totals = first.sum(axis=-1), second.sum(axis=-1)
+
+    def differences(swap):
+        moved = np.einsum("bn,vkn->vbk", swap.astype(np.float64), change)
+        a, b = totals[0][:, None, :] + moved, totals[1][:, None, :] - moved
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.mean(right / words, axis=-1)
-    return statistic
+            return np.mean(a[1] / a[0], axis=-1) - np.mean(b[1] / b[0], axis=-1)
+    observed = float(differences(np.zeros((1, n)))[0])
+    exact = n < 63 and 2 ** n <= resamples
+    n_null = 2 ** n if exact else resamples
+    rng = np.random.default_rng(seed)
+    block = block_size(n_rows, n_null)
+    null = []
+    for start in range(0, n_null, block):
+        b = min(block, n_null - start)
+        if exact:
+            swap = (np.arange(start, start + b)[:, None] >> np.arange(n - 1, -1, -1)) & 1
+        else:
+            swap = rng.random((b, n)) < 0.5
+        null.append(differences(swap))
+    null = np.concatenate(null)
+    gamma = abs(np.finfo(np.float64).eps * 100 * observed)  # scipy's tolerance for equal values
+    adjustment = 0 if exact else 1
+    less = (np.count_nonzero(null <= observed + gamma) + adjustment) / (n_null + adjustment)
+    greater = (np.count_nonzero(null >= observed - gamma) + adjustment) / (n_null + adjustment)
+    return ((PERMUTATION_EXACT if exact else PERMUTATION),
+            float(np.clip(2 * min(less, greater), 0, 1)))
 
 
 def probe_comparison(metrics: pl.DataFrame, settings: Uncertainty | None = None
@@ -426,21 +459,31 @@ def probe_comparison(metrics: pl.DataFrame, settings: Uncertainty | None = None
                                   functions[b].drop(configuration), ["seed", "sent_index"])
             both = aligned.items
             counts = (len(both), aligned.only_first, aligned.only_second)
+            # (seeds, sentences) matrices of each side's counts; a (seed, sentence) one side
+            # did not evaluate is 0 words, 0 right on both (left out, as above)
+            seeds = np.unique(both["seed"].to_numpy())
+            units = np.unique(both["sent_index"].to_numpy())
+            at = (np.searchsorted(seeds, both["seed"].to_numpy()),
+                  np.searchsorted(units, both["sent_index"].to_numpy()))
             for score in ("uas", "las"):
                 if not len(both):
                     rows.append(_row({"treebank": treebank}, a, b, score, *counts, None, None,
                                      None, None, None, None, PERMUTATION, None, configuration))
                     continue
-                statistic = seed_mean_of_micro_scores(both["seed"].to_numpy())
-                first, second = (np.stack([both[f"n_words_{side}"].to_numpy(),
-                                           both[f"n_{score}_{side}"].to_numpy()]
-                                          ).astype(np.float64)[:, None, :] for side in "ab")
-                clusters = both["sent_index"].to_numpy()
-                diff = paired_bootstrap(statistic, first, second, settings, clusters=clusters)
-                test, p = _permutation(statistic, first, second, settings, clusters=clusters)
-                ones = np.ones((1, len(both)))
+                sides = []
+                for side in "ab":
+                    matrix = np.zeros((2, len(seeds), len(units)))
+                    matrix[0][at] = both[f"n_words_{side}"].to_numpy()
+                    matrix[1][at] = both[f"n_{score}_{side}"].to_numpy()
+                    sides.append(matrix)
+                first, second = sides
+                diff = paired_bootstrap(seed_mean_of_micro_scores, first, second, settings)
+                test, p = swap_test(first, second, settings.resamples, settings.seed,
+                                    len(both))
+                ones = np.ones((1, len(units)))
                 rows.append(_row({"treebank": treebank}, a, b, score, *counts,
-                                 statistic(first, ones)[0], statistic(second, ones)[0],
+                                 seed_mean_of_micro_scores(first, ones)[0],
+                                 seed_mean_of_micro_scores(second, ones)[0],
                                  diff.difference, diff.ci_low, diff.ci_high,
                                  diff.interval_method, test, p, configuration))
     return _frame(rows, ["treebank"], PROBE_CONFIGURATION)
