@@ -258,6 +258,10 @@ def test_front_page_says_which_differences_are_significant_after_holm(tmp_path, 
     assert f"The other {rest} difference{'s are' if rest > 1 else ' is'} not significant" in text
     assert any(h.endswith("spud_comparison.csv") for h in sections["spud_ratio_summary"]["links"])
     assert "none to test" in sections["blimp_overall"]["text"]
+    from spudflow.aggregate.front_page import significance_line
+
+    assert "none of the 6 tested." in significance_line(comparison.with_columns(
+        pl.lit(0.5).alias("p_holm")))
 
 
 @pytest.mark.parametrize("decision", ["perplexity", "logprob_sum"])

@@ -351,10 +351,13 @@ def significance_line(comparison: pl.DataFrame) -> str:
                      f"{interval}, Holm p = {row['p_holm']:.2g}")
     rest = tested.height - significant.height
     untested = comparison.height - tested.height
-    text = (f"Model differences significant after Holm's adjustment (p < {ALPHA:g}): "
-            + ("; ".join(parts) if parts else "none") + ". " + (
-                f"The other {rest} {'difference is' if rest == 1 else 'differences are'} not "
-                "significant" if rest else "Every tested difference is significant"))
+    head = f"Model differences significant after Holm's adjustment (p < {ALPHA:g}): "
+    if not parts:
+        text = head + f"none of the {rest} tested"
+    else:
+        text = head + "; ".join(parts) + ". " + (
+            f"The other {rest} {'difference is' if rest == 1 else 'differences are'} not "
+            "significant" if rest else "Every tested difference is significant")
     if untested:
         text += f"; {untested} not tested (aggregate.uncertainty.resamples 0)"
     return f'<p class="significance">{html.escape(text)}.</p>'
