@@ -52,9 +52,13 @@ def _pairs_of(functions) -> list[tuple[tuple[str, str], tuple[str, str]]]:
 
 def _row(group: dict, a, b, statistic: str, n: int, only_a: int, only_b: int, value_a,
          value_b, difference, low, high, interval_method, test: str, p,
-         sides: Sequence[str] = FUNCTION) -> dict:
+         sides: Sequence[str] = FUNCTION, units: int | None = None) -> dict:
+    """One row; `units`: what the bootstrap resampled (default the n items): with fewer than
+    2, no interval (one unit's resamples are all the estimate), as the headline tables'."""
     def real(x):
         return None if x is None or not np.isfinite(x) else float(x)
+    if (n if units is None else units) < 2 and interval_method != DELONG:
+        low = high = interval_method = None
     return {**group, **{f"{c}_a": v for c, v in zip(sides, a, strict=True)},
             **{f"{c}_b": v for c, v in zip(sides, b, strict=True)},
             "statistic": statistic, "n_items": n, "n_only_a": only_a, "n_only_b": only_b,
@@ -227,7 +231,8 @@ def german_case_comparison(items: pl.DataFrame, scores: pl.DataFrame,
             rows.append(_row(group, a, b, "auc_mean", *counts,
                              np.mean(ta) if len(ta) else None, np.mean(tb) if len(tb) else None,
                              mean.difference if mean else None, mean and mean.ci_low,
-                             mean and mean.ci_high, mean and mean.interval_method, test, p))
+                             mean and mean.ci_high, mean and mean.interval_method, test, p,
+                             units=len(ta)))
             labels = both["grammatical_a"].cast(pl.Int8).to_numpy()
             pooled = None
             if 0 < labels.sum() < len(labels):
@@ -278,7 +283,7 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
                              np.median(ra) if len(ra) else None,
                              np.median(rb) if len(rb) else None, diff and diff.difference,
                              diff and diff.ci_low, diff and diff.ci_high,
-                             diff and diff.interval_method, test, p))
+                             diff and diff.interval_method, test, p, units=len(ra)))
     return _frame(rows, keys)
 
 
@@ -485,5 +490,6 @@ def probe_comparison(metrics: pl.DataFrame, settings: Uncertainty | None = None
                                  seed_mean_of_micro_scores(first, ones)[0],
                                  seed_mean_of_micro_scores(second, ones)[0],
                                  diff.difference, diff.ci_low, diff.ci_high,
-                                 diff.interval_method, test, p, configuration))
+                                 diff.interval_method, test, p, configuration,
+                                 units=len(units)))
     return _frame(rows, ["treebank"], PROBE_CONFIGURATION)

@@ -34,7 +34,8 @@ def comparison_columns(group: Sequence, sides: Sequence = SCORING_FUNCTION_SIDES
         col("value_b", F64, "b's figure on the n_items items", True),
         col("difference", F64, "value_a - value_b", True),
         col("difference_ci_low", F64, "lower end of the paired interval of the difference at "
-            "aggregate.uncertainty.level (null: none, e.g. resamples 0)", True),
+            "aggregate.uncertainty.level (null: none: resamples 0, or fewer than 2 units "
+            "resampled)", True),
         col("difference_ci_high", F64, "upper end of that interval", True),
         col("interval_method", STR, "how the interval was made: bca, percentile (paired "
             "bootstrap over the units) or delong (null: none)", True),
