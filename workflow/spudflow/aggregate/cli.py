@@ -268,6 +268,15 @@ def _examples_options(p: argparse.ArgumentParser) -> None:
                    help="seed of the hash that orders equally wrong examples (default 0)")
 
 
+# Options a registered table's function may name (examples, its tie seed; CoLA's folds, seed and
+# criterion; the Japanese decision rule): passed by name, so no Namespace leaves this module.
+REGISTERED_OPTIONS = ("examples", "examples_seed", "folds", "seed", "criterion", "decision")
+
+
+def _registered_options(args: argparse.Namespace) -> dict:
+    return {name: getattr(args, name) for name in REGISTERED_OPTIONS if hasattr(args, name)}
+
+
 def _at_least_one(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -371,7 +380,8 @@ def run_spud_scores(args: argparse.Namespace) -> None:
     scores = read_scores(args.scores)
     tables = spud_tables(items, scores, args.extremes, args.outlier_threshold,
                          args.outliers_above, args.outliers_below, settings)
-    tables = with_registered(args.table_command, tables, args, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, **_registered_options(args),
+                             items=items, scores=scores, settings=settings)
     write_tables(tables, args.out_dir)
 
 
@@ -387,7 +397,8 @@ def run_german_case(args: argparse.Namespace) -> None:
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     scores = read_scores(args.scores)
     tables = german_case_tables(items, scores, args.animacy, settings)
-    tables = with_registered(args.table_command, tables, args, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, **_registered_options(args),
+                             items=items, scores=scores, settings=settings)
     write_tables(tables, args.out_dir)
 
 
@@ -403,7 +414,8 @@ def run_cola(args: argparse.Namespace) -> None:
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     scores = read_scores(args.scores)
     tables = cola_tables(items, scores, args.folds, args.seed, args.criterion, settings)
-    tables = with_registered(args.table_command, tables, args, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, **_registered_options(args),
+                             items=items, scores=scores, settings=settings)
     write_tables(tables, args.out_dir)
 
 
@@ -419,7 +431,8 @@ def run_blimp(args: argparse.Namespace) -> None:
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     scores = read_scores(args.scores)
     tables = blimp_tables(items, scores, settings)
-    tables = with_registered(args.table_command, tables, args, items=items, scores=scores)
+    tables = with_registered(args.table_command, tables, **_registered_options(args),
+                             items=items, scores=scores, settings=settings)
     write_tables(tables, args.out_dir)
 
 
@@ -442,8 +455,10 @@ def run_japanese(args: argparse.Namespace) -> None:
                              Uncertainty(args.interval_level, args.resamples, args.interval_seed),
                              args.convergence)
     # a registered function reads the scores as the writer does: (dataset, its rows of a model)
-    tables = with_registered(args.table_command, tables, args, items=items,
-                             scores=ScoresByModel(args.scores))
+    tables = with_registered(args.table_command, tables, **_registered_options(args),
+                             items=items, scores=ScoresByModel(args.scores),
+                             settings=Uncertainty(args.interval_level, args.resamples,
+                                                  args.interval_seed))
     write_tables(tables, args.out_dir)
 
 
@@ -456,8 +471,8 @@ def run_probe(args: argparse.Namespace) -> None:
     settings = Uncertainty(args.interval_level, args.resamples, args.interval_seed)
     metrics = read_probe_metrics(args.metrics)
     tables = probe_tables(metrics, read_layer_choices(args.layer_choice), settings)
-    write_tables(with_registered(args.table_command, tables, args, metrics=metrics),
-                 args.out_dir)
+    write_tables(with_registered(args.table_command, tables, **_registered_options(args),
+                                 metrics=metrics, settings=settings), args.out_dir)
 
 
 def run_probe_edges(args: argparse.Namespace) -> None:

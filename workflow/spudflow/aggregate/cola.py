@@ -140,7 +140,9 @@ def fits(scored: pl.DataFrame, folds: int, seed: int, criterion: str
             held_out = (pl.lit(None, dtype=pl.Int64) if predictions is None
                         else pl.Series(predictions, dtype=pl.Int64))
             yield (named, bool(group["phenomenon_set"].all()),
-                   frame.select("label", "source", "n_unseen", "n_words",
+                   # item_id (scored items have it) pairs two functions' predictions
+                   frame.select(*[c for c in ("item_id",) if c in frame.columns], "label",
+                                "source", "n_unseen", "n_words",
                                 pl.col(column).cast(pl.Float64).alias("score"),
                                 held_out.alias("prediction")), thresholds,
                    status)

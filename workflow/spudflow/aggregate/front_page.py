@@ -224,6 +224,11 @@ class Section:
         feed = TABLE_OUTPUTS[self.table].feed
         return tuple(f.name for f in FIGURE_OUTPUTS.values() if f.front_page and f.feed == feed)
 
+    @property
+    def comparison(self) -> str | None:
+        """The family's `*_comparison` table (its significance line), if the registry has one."""
+        return comparison_of(self.table)
+
 
 SECTIONS = (
     Section("SPUD: nonce vs original sentences", "SPUD paper, Tables 10–11", "spud_ratio_summary",
@@ -279,15 +284,17 @@ def examples_tables() -> dict[str, str]:
 
 
 def page_tables() -> list[str]:
-    """The tables the page reads: each section's and its family's examples."""
-    return [*(s.table for s in SECTIONS), *examples_tables().values()]
+    """The tables the page reads: each section's, its family's comparisons and examples."""
+    return [*(s.table for s in SECTIONS), *(s.comparison for s in SECTIONS if s.comparison),
+            *examples_tables().values()]
 
 
 def shown_outputs() -> list[str]:
     """The files the rules pass to the page (registry targets): each section's table (.parquet),
     its figures (.svg) and its examples table (.parquet)."""
     return [o.target for s in SECTIONS
-            for o in (TABLE_OUTPUTS[s.table], *(FIGURE_OUTPUTS[f] for f in s.figures))] + [
+            for o in (TABLE_OUTPUTS[s.table], *(FIGURE_OUTPUTS[f] for f in s.figures),
+                      *([TABLE_OUTPUTS[s.comparison]] if s.comparison else []))] + [
         TABLE_OUTPUTS[name].target for name in examples_tables().values()]
 
 
@@ -299,7 +306,8 @@ def front_page(tables: dict[str, Path], figures: dict[str, Path], out: Path) -> 
         raise ValueError(f"no front-page section for {unknown[0]!r}")
     parts = [_HEAD, _nav(tables)]
     for section in SECTIONS:
-        parts.append(_section(section, tables.get(section.table), figures, out))
+        parts.append(_section(section, tables.get(section.table), figures, out,
+                              tables.get(section.comparison)))
     parts.append(_where_it_goes_wrong(tables, out))
     parts.append("</body></html>\n")
     return "".join(parts)
@@ -311,7 +319,8 @@ def write_front_page(tables: dict[str, Path], figures: dict[str, Path], out: Pat
         outputs.path(out).write_text(page, encoding="utf-8")
 
 
-def _section(section: Section, path: Path | None, figures: dict[str, Path], out: Path) -> str:
+def _section(section: Section, path: Path | None, figures: dict[str, Path], out: Path,
+             comparison: Path | None = None) -> str:
     anchor = section.table
     head = (f'<section id="{anchor}"><h2>{html.escape(section.title)}</h2>'
             f'<p class="source">{html.escape(section.source)}</p>')
@@ -332,6 +341,10 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
     body += _notes(section, table)
     data = "".join(f'<p class="data">{html.escape(line)}</p>'
                    for line in (section.data(table) if section.data else []))
+    if comparison is not None:
+        body += significance_line(read_artifact(comparison, TABLES[section.comparison]))
+        links.append(_link(comparison.with_suffix(".csv"), out,
+                           f"comparisons {section.comparison} (CSV)"))
     return (head + f"<p>{html.escape(section.caption)}</p>{data}{unscored}{body}{note}"
             f'<p class="links">{" · ".join(links)}</p></section>\n')
 
@@ -383,6 +396,54 @@ def _where_it_goes_wrong(tables: dict[str, Path], out: Path) -> str:
             "min-width: 4em; }</style><details><summary>Where it goes wrong: the items each "
             "scoring function gets most confidently wrong (config aggregate.examples per "
             "function)</summary>" + "".join(parts) + "</details></div>\n")
+
+
+# ---- the significance line: which model differences hold after Holm -------------------------
+
+ALPHA = 0.05  # the significance level of the line (Holm-adjusted p-values below it)
+
+
+def comparison_of(table: str) -> str | None:
+    """The `*_comparison` table fed by what feeds `table` (core/outputs_registry.py)."""
+    feed = TABLE_OUTPUTS[table].feed
+    names = [o.name for o in TABLE_OUTPUTS.values()
+             if o.feed == feed and o.name.endswith("_comparison")]
+    return names[0] if names else None
+
+
+def significance_line(comparison: pl.DataFrame) -> str:
+    """One line: the paired differences significant after Holm's adjustment over the
+    family's comparison table, and how many are not (or were not tested)."""
+    if comparison.is_empty():
+        return ('<p class="significance">Model differences: none to test (no two scoring '
+                "functions scored the same items).</p>")
+    tested = comparison.filter(pl.col("p_holm").is_not_null())
+    significant = tested.filter(pl.col("p_holm") < ALPHA)
+    # the group's columns, then what names each side (NAME_a ..., NAME_b ...), then statistic
+    named = comparison.columns[:comparison.columns.index("statistic")]
+    side_a = [c for c in named if c.endswith("_a")]
+    side_b = [c for c in named if c.endswith("_b")]
+    group = named[:named.index(side_a[0])]
+    parts = []
+    for row in significant.iter_rows(named=True):
+        where = ", ".join(str(row[g]) for g in group)
+        a, b = (" · ".join(str(row[c]) for c in side) for side in (side_a, side_b))
+        interval = ("" if row["difference_ci_low"] is None else
+                    f" [{row['difference_ci_low']:.3f}, {row['difference_ci_high']:.3f}]")
+        parts.append(f"{row['statistic']} ({where}): {a} − {b} = {row['difference']:+.3f}"
+                     f"{interval}, Holm p = {row['p_holm']:.2g}")
+    rest = tested.height - significant.height
+    untested = comparison.height - tested.height
+    head = f"Model differences significant after Holm's adjustment (p < {ALPHA:g}): "
+    if not parts:
+        text = head + f"none of the {rest} tested"
+    else:
+        text = head + "; ".join(parts) + ". " + (
+            f"The other {rest} {'difference is' if rest == 1 else 'differences are'} not "
+            "significant" if rest else "Every tested difference is significant")
+    if untested:
+        text += f"; {untested} not tested (aggregate.uncertainty.resamples 0)"
+    return f'<p class="significance">{html.escape(text)}.</p>'
 
 
 def _unscored_lines(table: pl.DataFrame) -> str:

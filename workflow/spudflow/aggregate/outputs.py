@@ -52,21 +52,20 @@ class Table:
         return DATA_FORMATS if self.entry.output_type == DATA else TABLE_FORMATS
 
 
-def with_registered(command: str, tables: list[Table], options=None, **inputs) -> list[Table]:
+def with_registered(command: str, tables: list[Table], **inputs) -> list[Table]:
     """`tables` (what the command's writer computed) and each table of the command's registry
     entries that names its own function ("module.function" under spudflow.aggregate), computed
-    by it from the family's loaded inputs (`inputs`, e.g. items and scores) and, for its other
-    parameters, the command's `options` of those names (e.g. `examples`)."""
+    by it from the family's loaded inputs and the command's options (`inputs`, e.g. items,
+    scores, settings, examples: those its keywords name)."""
     own = []
     for entry in command_tables(command):
         if entry.function:
             module, name = entry.function.rsplit(".", 1)
             function = getattr(importlib.import_module(f"spudflow.aggregate.{module}"), name)
+            # the inputs it names (items, scores; settings: aggregate.uncertainty)
             wanted = inspect.signature(function).parameters
-            keywords = {k: v for k, v in inputs.items() if k in wanted}
-            keywords |= {k: getattr(options, k) for k in wanted if k not in keywords
-                         and hasattr(options, k)}
-            own.append(Table(entry.name, function(**keywords)))
+            own.append(Table(entry.name, function(
+                **{k: v for k, v in inputs.items() if k in wanted})))
     return [*tables, *own]
 
 

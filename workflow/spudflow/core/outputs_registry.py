@@ -38,6 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from spudflow.core.artifacts import BOOL, F64, I8, I64, STR, col
+from spudflow.core.comparison_columns import (
+    SCORING_FUNCTION_SIDES,
+    comparison_columns,
+    comparison_key,
+)
 
 # An output's type: a table (results/tables/NAME.{parquet,csv,md,tex}, its CSV in the report),
 # per-item data behind a figure (NAME.{parquet,csv}, not in the report) or a figure
@@ -263,6 +268,34 @@ def _examples(family: str, what: str, caption: str, columns: tuple, key: tuple,
                   rows=f"per scoring function, {what}", columns=columns, key=key)
 
 
+COMPARISON_EMPTY = ("fewer than two scoring functions scored one {what}: nothing to compare "
+                    "(the default run may have one model in a family)")
+COMPARISON_CAPTION = (
+    "Paired comparisons between scoring functions (model × method) on the {items} both scored: "
+    "{statistics}; difference a − b with its paired interval, the p-value of the test named in "
+    "`test`, and Holm's adjustment over the table (p_holm). Items only one side scored are left "
+    "out of both figures and counted (n_only_a, n_only_b).")
+
+
+def _comparison(family, reproduces, items, statistics, group, what="items dataset",
+                sides=SCORING_FUNCTION_SIDES, caption=COMPARISON_CAPTION, empty_when=None):
+    """A family's `*_comparison` table (aggregate/comparison_tables.py)."""
+    return _Entry(f"{family}_comparison", reproduces,
+                  caption.format(items=items, statistics=statistics),
+                  empty_when=empty_when or COMPARISON_EMPTY.format(what=what),
+                  function=f"comparison_tables.{family}_comparison",
+                  columns=comparison_columns(group, sides),
+                  key=comparison_key([c.name for c in group], sides),
+                  rows="per group, pair of scoring functions and statistic compared")
+
+
+DATASET = (col("dataset", STR, "items dataset"),)
+# a probe configuration: what probe_languages names a row by, but the treebank
+PROBE_SIDES = (col("model", STR, "model"), col("baseline", STR, "baseline (`lm`: the LM)"),
+               col("dist_layer", I64, "layer of the distance probe"),
+               col("label_layer", I64, "layer of the label probe"),
+               col("auto_layers", BOOL, "layers chosen by `auto`"))
+
 SPUD = "SPUD scoring"
 GERMAN = "German case"
 JAPANESE = "Japanese transitivity"
@@ -306,6 +339,12 @@ OUTPUTS: tuple[Output, ...] = (
                     "sentence over the seeds. Outliers `removed`: without the observations where "
                     "either ratio is above {outlier_threshold:g} (§4.4).",
                     empty_when="no language has two scoring functions to compare"),
+             _comparison("spud", "SPUD paper, §4, Tables 10–11, between scoring functions",
+                         "nonce pairs", "median of the per-original ratio over the nonce seeds "
+                         "(original sentences resampled: paired bootstrap; permutation test)",
+                         (*DATASET, col("language", STR, "language"),
+                          col("nonce_method", STR, "nonce method")),
+                         what="language and nonce method"),
              _table("spud_extremes", "SPUD paper, App. E",
                     "The {extremes} sentence pairs with the highest and the lowest ratio per "
                     "scoring function."),
@@ -336,6 +375,10 @@ OUTPUTS: tuple[Output, ...] = (
                     "tie_fraction: the pairs the AUCs compare that the scoring function cannot "
                     "tell apart; unseen_fraction: the words its model never saw in training "
                     "(n-gram models).{intervals}"),
+             _comparison("german_case", "German case paper, AUC between scoring functions",
+                         "sentences", "mean template AUC (templates resampled: paired "
+                         "bootstrap; permutation test) and pooled AUC (DeLong's paired test)",
+                         DATASET),
              _table("german_case_auc_templates", "German case paper, the per-template AUC "
                     "figure",
                     "ROC AUC of sentence log-probability, grammatical sentences against case "
@@ -421,6 +464,14 @@ OUTPUTS: tuple[Output, ...] = (
                        "it), the held-out predictions of cola_thresholds.", COLA_EXAMPLES,
                        ("dataset", "model", "method", "split", "normalisation", "rank"),
                        empty_when=_NONE_WRONG.format("sentence")),
+             _comparison("cola", "CoLA paper, Table 4, between scoring functions",
+                         "sentences of a split", "Matthews correlation of the held-out "
+                         "predictions per split and normalisation, each function's thresholds "
+                         "as cola_thresholds fits them (sentences resampled with their label "
+                         "and both predictions: paired bootstrap; permutation test)",
+                         (*DATASET, col("split", STR, "CoLA split"),
+                          col("normalisation", STR, "score normalisation")),
+                         what="split and normalisation"),
              data=[_items("cola", COLA_ITEMS, ("dataset", "model", "method", "split",
                                                  "normalisation", "item_id"))]),
     *_tables("aggregate", "table_blimp", "table-blimp", "BLiMP", "blimp",
@@ -440,6 +491,9 @@ OUTPUTS: tuple[Output, ...] = (
                        "scored highest above the grammatical one.", BLIMP_EXAMPLES,
                        ("dataset", "model", "method", "rank"),
                        empty_when=_NONE_WRONG.format("pair")),
+             _comparison("blimp", "BLiMP, accuracy between models", "pairs (both sentences)",
+                         "accuracy (exact McNemar) and paradigm mean accuracy (paired bootstrap "
+                         "stratified by paradigm, permutation test)", DATASET),
              data=[_items("blimp", BLIMP_ITEMS, ("dataset", "model", "method", "group_id"))]),
     _figure("blimp_field", "blimp_field",
             "BLiMP accuracy by field", "BLiMP", "BLiMP, accuracy per field", "blimp",
@@ -457,6 +511,13 @@ OUTPUTS: tuple[Output, ...] = (
                     "(reason), left out of the other tables. Interval of the accuracy at "
                     "{level:g}: Wilson's over obligatory pairs, with lm-eval's stderr (sample sd "
                     "over sqrt(n)). {modes} {rule}"),
+             _comparison("japanese", "Japanese thesis, §4.5, Tables 2–3, between "
+                         "scoring functions", "obligatory pairs", "accuracy on obligatory pairs "
+                         "by the table's decision rule, per span (region null: the whole "
+                         "sentence; `verb`: the verb only; exact McNemar)",
+                         (*DATASET, col("region", STR, "the span scored: null the whole "
+                                        "sentence, `verb` the verb only", True)),
+                         what="items dataset and span"),
              _table("japanese_agreement", "Japanese thesis, §5.6",
                     "Agreement between scoring modes: fraction of pairs on which two modes "
                     "prefer the same verb, and Cohen's kappa. {compared} {modes} {rule}"),
@@ -537,7 +598,19 @@ OUTPUTS: tuple[Output, ...] = (
                     "same layer; App. F.6): means over seeds on the selection data (dev) and the "
                     "test sets; the layers chosen for `auto` marked.",
                     empty_when="no probe run reads one configured layer with both parts (no "
-                    "layer sweep, no M0)")),
+                    "layer sweep, no M0)"),
+             _comparison("probe", "SPUD paper, Tables 3–4, 14–16, between probe configurations",
+                         "original test sentences", "UAS and LAS on the original test set, the "
+                         "mean over the probe seeds both configurations ran of each seed's "
+                         "micro-averaged score (sentences resampled with every seed's counts: "
+                         "paired bootstrap; permutation test swapping a sentence's counts)",
+                         (col("treebank", STR, "treebank"),),
+                         empty_when="fewer than two probe configurations ran on one treebank, "
+                         "or aggregate.uncertainty.resamples is 0 (the per-sentence counts are "
+                         "read only with resampling)",
+                         sides=PROBE_SIDES,
+                         caption=COMPARISON_CAPTION.replace("scoring functions (model × "
+                                                            "method)", "probe configurations"))),
     *_tables("aggregate", "table_probe_edges", "table-probe-edges", "DepProbe", PROBE,
              _table("probe_edges", "SPUD paper, App. F.7, Tables 21–22",
                     "DepProbe by edge direction (left: the gold head precedes the word; right: "
