@@ -101,20 +101,7 @@ rule probe_train:
     input:
         unpack(probe_plan.probe_train_inputs),
     output:
-        metrics=expand(
-            "results/probe/runs/{{treebank}}/{{probe_model}}/{{baseline}}/dist{{dist}}_label{{label}}/seed{seed}/metrics.parquet",
-            seed=probe_plan.probe_seeds(),
-        ),
-        # per-sentence counts behind the metrics: the tables' intervals over sentences
-        sentences=expand(
-            "results/probe/runs/{{treebank}}/{{probe_model}}/{{baseline}}/dist{{dist}}_label{{label}}/seed{seed}/sentence_counts.parquet",
-            seed=probe_plan.probe_seeds(),
-        ),
-        # the predicted trees, as the predictions CoNLL-U: what table_probe_edges reads
-        predictions=expand(
-            "results/probe/runs/{{treebank}}/{{probe_model}}/{{baseline}}/dist{{dist}}_label{{label}}/seed{seed}/predictions.parquet",
-            seed=probe_plan.probe_seeds(),
-        ),
+        **probe_plan.probe_train_outputs(),
     log:
         "results/logs/probe_train/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}.log",
     threads: 2

@@ -310,7 +310,7 @@ def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan)
     pair = f"results/probe/runs/de_pud/minilm/lm/dist{layers['dist']}_label{layers['label']}"
     assert planned.outputs[german] == {(f"{pair}/seed{s}/{name}.parquet", False)
                                        for s in (1, 2, 3)
-                                       for name in ("metrics", "sentence_counts")}
+                                       for name in ("metrics", "sentence_counts", "predictions")}
     features = sorted(f for f in planned.inputs[german] if "/features/" in f)
     assert features == [f"results/probe/features/minilm/de_pud/test@{part}"
                         for part in ("heldout", "train")]

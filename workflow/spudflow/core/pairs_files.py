@@ -9,6 +9,7 @@ are grammatical_sentences.txt and ungrammatical_sentences.txt). The rules
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from spudflow.core.split_files import is_url
@@ -56,3 +57,13 @@ def family_downloads(config: dict, family: str) -> dict[str, PairsDownload]:
                                  f"{downloads[name].url} both download to {name}")
             downloads[name] = PairsDownload(location, f"pairs.{family}.{key}", role)
     return downloads
+
+
+def blimp_paradigm_files(section):
+    """The paradigm files of a `pairs.blimp` section's paths; a directory stands for its *.jsonl
+    files."""
+    files = []
+    for location in section["paths"]:
+        path = Path(location)
+        files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
+    return files

@@ -8,17 +8,13 @@ writes one of its own."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from spudflow.core.model_source import is_local_path
 from spudflow.core.outputs_registry import rule_outputs
 from spudflow.core.rules_support import code_version
+from spudflow.core.shell_args import quoted, sample_args  # noqa: F401 - the plans' import
 from spudflow.core.training_share import text_entry
-
-
-def quoted(args):
-    return " ".join(shlex.quote(str(a)) for a in args)
 
 
 def has_name(named, name):
@@ -43,13 +39,6 @@ def training_share_dir(treebank, split):
 def training_text_sources(paths):
     """The command-line sources of training_text_inputs(): a split's directory, or the file."""
     return [str(Path(p).parent) if Path(p).name == "tokens.parquet" else p for p in paths]
-
-
-def sample_args(sample, seed_flag="--seed"):
-    """`--sample N --seed S` from a `sample: {n, seed}` config entry; "" keeps everything."""
-    if not sample or sample["n"] is None:
-        return ""
-    return f"--sample {sample['n']} {seed_flag} {sample['seed']}"
 
 
 def model_path_inputs(source):

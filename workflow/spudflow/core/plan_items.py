@@ -3,25 +3,14 @@ enables, their families and languages, and the config sections they are built fr
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from spudflow.core import nonce_plan
 from spudflow.core.dataset_families import DATASET_FAMILIES, items_dataset_names
+from spudflow.core.pairs_files import blimp_paradigm_files
 from spudflow.core.plan_base import PlanBase
 
 
 def items_file(dataset):
     return f"results/items/{dataset}.parquet"
-
-
-def blimp_paradigm_files(section):
-    """The paradigm files of a `pairs.blimp` section's paths; a directory stands for its *.jsonl
-    files."""
-    files = []
-    for location in section["paths"]:
-        path = Path(location)
-        files += sorted(str(p) for p in path.glob("*.jsonl")) if path.is_dir() else [location]
-    return files
 
 
 class ItemsQueries(PlanBase):

@@ -14,9 +14,9 @@ import pyarrow as pa
 
 from spudflow.core.artifacts import BLIMP_FLAGS, ITEMS_BLIMP
 from spudflow.core.errors import InputError
-from spudflow.core.plan_base import quoted, sample_args
-from spudflow.core.plan_items import blimp_paradigm_files
+from spudflow.core.pairs_files import blimp_paradigm_files
 from spudflow.core.sampling import sample_indices
+from spudflow.core.shell_args import quoted, sample_args
 from spudflow.core.text_lines import read_lines
 from spudflow.items.table import ItemsBuilder
 

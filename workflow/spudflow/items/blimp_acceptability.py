@@ -27,8 +27,8 @@ import pyarrow as pa
 from spudflow.core.artifacts import ITEMS_COLA
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
-from spudflow.core.plan_base import quoted, sample_args
-from spudflow.core.plan_items import blimp_paradigm_files
+from spudflow.core.pairs_files import blimp_paradigm_files
+from spudflow.core.shell_args import quoted, sample_args
 from spudflow.items.blimp import sampled_pairs
 from spudflow.items.table import ItemsBuilder
 

@@ -26,8 +26,8 @@ import pyarrow as pa
 from spudflow.core.artifacts import ITEMS_COLA
 from spudflow.core.errors import InputError
 from spudflow.core.pairs_files import local_file
-from spudflow.core.plan_base import quoted, sample_args
 from spudflow.core.sampling import sample_indices
+from spudflow.core.shell_args import quoted, sample_args
 from spudflow.core.text_lines import WORD_SPLITS, read_lines
 from spudflow.items.table import ItemsBuilder
 

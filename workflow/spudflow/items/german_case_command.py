@@ -10,7 +10,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from spudflow.core.pairs_files import local_file
-from spudflow.core.plan_base import quoted, sample_args
+from spudflow.core.shell_args import quoted, sample_args
 from spudflow.items.german_case import build_german_case_items, read_templates
 from spudflow.items.german_case_reference import read_reference_templates
 

@@ -75,6 +75,18 @@ def probe_pair_dir_of(wildcards):
 
 
 class ProbePlan(Plan):
+    def probe_train_outputs(self) -> dict[str, list[str]]:
+        """A probe run's files per probe seed (wildcards treebank, probe_model, baseline, dist,
+        label left to the rule): its metrics, the per-sentence counts behind them (the
+        tables' intervals over sentences) and its predicted trees (what table_probe_edges
+        reads; the predictions CoNLL-U is written beside them)."""
+        run = ("results/probe/runs/{treebank}/{probe_model}/{baseline}/dist{dist}_label{label}"
+               "/seed")
+        return {name: [f"{run}{seed}/{file}" for seed in self.probe_seeds()]
+                for name, file in (("metrics", "metrics.parquet"),
+                                   ("sentences", "sentence_counts.parquet"),
+                                   ("predictions", "predictions.parquet"))}
+
     def probe_split_eval_sets(self, treebank, split_dir):
         """The eval sets a split's feature job extracts: every one (probe_eval_sets) on a task's
         test split (or share), `orig` on a split only trained or selected on."""
