@@ -256,7 +256,8 @@ def test_a_forced_probe_run_reruns_from_its_own_leftovers(rerun):
     done = snakemake_cli("--cores", "1", "--force", PROBE_METRICS, cwd=workdir)
     assert done.returncode == 0, done.stderr[-3000:]
     assert sorted(p.name for p in seed_dir.iterdir()) == [
-        "history.parquet", "metrics.parquet", "predictions", "probe.safetensors"]
+        "history.parquet", "metrics.parquet", "predictions", "predictions.parquet",
+        "probe.safetensors", "sentence_counts.parquet"]
 
 
 def test_every_job_reruns_from_its_own_leftovers(rerun):

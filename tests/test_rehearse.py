@@ -37,7 +37,9 @@ def cut_spud_preset() -> dict:
     return {
         "treebanks": {"en_ewt": {"lang": "en", "splits": {"test": [EWT_TEST, OTHER_TEST]}}},
         "ingest": {"lenient": False},
-        "nonce": {**SPUD["nonce"], "methods": ["spud"], "seeds": [1]},
+        # the cut treebank has test alone: no dev for the preset's pool of test's candidates
+        "nonce": {**{k: v for k, v in SPUD["nonce"].items() if k != "splits"},
+                  "methods": ["spud"], "seeds": [1]},
         "pairs": {"spud": {**SPUD["pairs"]["spud"], "treebanks": ["en_ewt"]}},
         "ngrams": {"user_lm": {"lang": "en", "text": ["resources/corpora/user.txt"],
                                "order": 2, "k": 1.0, "min_count": 1}},
