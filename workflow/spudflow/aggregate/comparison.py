@@ -128,6 +128,10 @@ class PairedDifference:
     ci_low: float | None
     ci_high: float | None
     interval_method: str | None
+    # the percentile bootstrap's two-sided p of "no difference": twice the smaller share of
+    # resampled differences on either side of 0 (with one added to count and total), the
+    # smallest level at which the percentile interval excludes 0; None without resamples
+    p_value: float | None = None
 
 
 def _units(n_rows: int, clusters, strata) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -182,7 +186,17 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
         deviations = [jackknife_deviations(_leave_one_out(statistic, first, second, unit, s))
                       for s in strata_units]
     low, high, method = interval(theta_hat, theta_b, settings.level, deviations)
-    return PairedDifference(n_units, theta_hat, low, high, method)
+    return PairedDifference(n_units, theta_hat, low, high, method, bootstrap_p_value(theta_b))
+
+
+def bootstrap_p_value(theta_b: np.ndarray) -> float:
+    """Two-sided p of a zero difference from its resampled values (PairedDifference.p_value):
+    consistent with the interval, unlike a swap test, which for a statistic that is not a mean
+    (a median) also rejects when the two distributions differ only in shape."""
+    total = len(theta_b) + 1
+    below = (np.count_nonzero(theta_b <= 0) + 1) / total
+    above = (np.count_nonzero(theta_b >= 0) + 1) / total
+    return float(min(1.0, 2 * min(below, above)))
 
 
 def _leave_one_out(statistic, first, second, unit, units) -> np.ndarray:

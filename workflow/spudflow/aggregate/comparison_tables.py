@@ -9,10 +9,14 @@ adjustment of the p-values of the whole table (`p_holm`). The tests (comparison.
 
 - a paired accuracy: exact McNemar on the discordant items (`mcnemar_exact`);
 - a pooled ROC AUC: DeLong's paired test (`delong`);
-- any other statistic (a paradigm mean of accuracies, a mean of template AUCs, a median ratio):
-  a paired permutation test, the two functions' values swapped within each unit
-  (`permutation`; `permutation_exact` when every swap pattern was enumerated); none with
-  `resamples: 0` (`p_value` null, no interval), the closed forms stay.
+- a mean (a paradigm mean of accuracies, a mean of template AUCs) or an MCC: a paired
+  permutation test, the two functions' values swapped within each unit (`permutation`;
+  `permutation_exact` when every swap pattern was enumerated);
+- a median ratio: the paired bootstrap's own p (`paired_bootstrap`, comparison.
+  bootstrap_p_value), consistent with the interval: swapping the two functions' ratios tests
+  whether their distributions are the same, and rejects for a difference of shape (one
+  function's ratios piled at exactly 1, the other's spread about it) with equal medians;
+- none with `resamples: 0` (`p_value` null, no interval), the closed forms stay.
 """
 
 from __future__ import annotations
@@ -41,8 +45,8 @@ from spudflow.core.logs import get_logger
 
 log = get_logger(__name__)
 
-MCNEMAR, DELONG, PERMUTATION, PERMUTATION_EXACT = (
-    "mcnemar_exact", "delong", "permutation", "permutation_exact")
+MCNEMAR, DELONG, PERMUTATION, PERMUTATION_EXACT, BOOTSTRAP = (
+    "mcnemar_exact", "delong", "permutation", "permutation_exact", "paired_bootstrap")
 FUNCTION = ("model", "method")  # what names a scoring function
 
 
@@ -278,7 +282,7 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
             group = dict(zip(keys, key, strict=True))
             counts = (len(shared), aligned.only_first, aligned.only_second)
             diff = paired_bootstrap(median, ra, rb, settings) if len(ra) else None
-            test, p = _permutation(median, ra, rb, settings)
+            test, p = BOOTSTRAP, (diff and diff.p_value)
             rows.append(_row(group, a, b, "ratio_median", *counts,
                              np.median(ra) if len(ra) else None,
                              np.median(rb) if len(rb) else None, diff and diff.difference,

@@ -341,7 +341,7 @@ OUTPUTS: tuple[Output, ...] = (
                     empty_when="no language has two scoring functions to compare"),
              _comparison("spud", "SPUD paper, §4, Tables 10–11, between scoring functions",
                          "nonce pairs", "median of the per-original ratio over the nonce seeds "
-                         "(original sentences resampled: paired bootstrap; permutation test)",
+                         "(original sentences resampled: paired bootstrap and its p)",
                          (*DATASET, col("language", STR, "language"),
                           col("nonce_method", STR, "nonce method")),
                          what="language and nonce method"),
