@@ -185,6 +185,10 @@ def test_front_page_shows_every_headline(finished_run):
     """results/index.html: one headline table per paper, with the full tables' own numbers."""
     from test_front_page import as_grid, fmt, read_page
 
+    def with_interval(row, name):
+        low, high = row[f"{name}_ci_low"], row[f"{name}_ci_high"]
+        return fmt(row[name]) + ("" if low is None else f" [{fmt(low)}, {fmt(high)}]")
+
     page = finished_run / "results" / "index.html"
     sections = read_page(page)
     tables = finished_run / "results" / "tables"
@@ -239,10 +243,12 @@ def test_front_page_shows_every_headline(finished_run):
         layers = f"{row['dist_layer']}/{row['label_layer']}" + (" (auto)" * row["auto_layers"])
         line = next(r for r in body[1:]
                     if r[:4] == [row["treebank"], row["model"], row["baseline"], layers])
+        # each figure with its interval over the test sentences
         assert line[header.index("LAS orig")] == \
-            ("n/a" if row["orig_las_mean"] is None else fmt(row["orig_las_mean"]))
+            ("n/a" if row["orig_las_mean"] is None else with_interval(row, "orig_las_mean"))
         if row["nonce"] is not None:
-            assert line[header.index(f"Δ LAS {row['nonce']}")] == fmt(row["delta_las_mean"])
+            assert line[header.index(f"Δ LAS {row['nonce']}")] == \
+                with_interval(row, "delta_las_mean")
     assert {r[0] for r in body[1:]} == {"tiny_en", "tiny_de"}  # one row group per language
 
 

@@ -105,8 +105,11 @@ def test_headlines_are_the_full_tables_numbers(tables, run_cli):
     # the headline's `all` rows are spudflow's, not the paper's one instance (§4.3)
     assert "spudflow's extension" in sections["spud_ratio_summary"]["text"]
     assert "one SPUD instance per sentence (§4.3)" in sections["spud_ratio_summary"]["text"]
-    for row in combined.iter_rows(named=True):
-        assert cells[(row["language"], row["model"], row["method"])] == fmt(row["ratio_median"])
+    for row in combined.iter_rows(named=True):  # each median with its interval over originals
+        expected = fmt(row["ratio_median"]) if row["ratio_median_ci_low"] is None else (
+            f"{fmt(row['ratio_median'])} [{fmt(row['ratio_median_ci_low'])}, "
+            f"{fmt(row['ratio_median_ci_high'])}]")
+        assert cells[(row["language"], row["model"], row["method"])] == expected
 
     blimp = pl.read_parquet(tables / "blimp_overall.parquet")
     header, *body = sections["blimp_overall"]["rows"]
@@ -211,17 +214,22 @@ def test_probe_headline_puts_each_nonce_methods_drop_beside_the_original_las():
 
     keys = {"treebank": ["en_ewt"] * 3, "model": ["bert"] * 3, "baseline": ["lm"] * 3,
             "dist_layer": [6] * 3, "label_layer": [7] * 3, "auto_layers": [True] * 3,
-            "orig_las_mean": [0.8] * 3}
+            "orig_las_mean": [0.8] * 3, "orig_las_mean_ci_low": [0.75] * 3,
+            "orig_las_mean_ci_high": [0.85] * 3}
     languages = pl.DataFrame({**keys, "nonce": ["spud", "random", None],
-                              "delta_las_mean": [0.1, 0.3, None]})
+                              "delta_las_mean": [0.1, 0.3, None],
+                              "delta_las_mean_ci_low": [0.05, None, None],
+                              "delta_las_mean_ci_high": [0.15, None, None]})
     headline = probe_headline(languages)
     assert headline.columns == ["treebank", "model", "baseline", "layers", "LAS orig",
                                 "Δ LAS random", "Δ LAS spud"]
-    assert headline.rows() == [("en_ewt", "bert", "lm", "6/7 (auto)", 0.8, 0.3, 0.1)]
+    # each figure with its interval over the test sentences (the figure alone without one)
+    assert headline.rows() == [("en_ewt", "bert", "lm", "6/7 (auto)", "0.800 [0.750, 0.850]",
+                                "0.300", "0.100 [0.050, 0.150]")]
     # no nonce rows (a probe of the original sentences only): the original LAS alone
     alone = probe_headline(languages.filter(pl.col("nonce").is_null())
                            .with_columns(pl.lit(False).alias("auto_layers")))
-    assert alone.rows() == [("en_ewt", "bert", "lm", "6/7", 0.8)]
+    assert alone.rows() == [("en_ewt", "bert", "lm", "6/7", "0.800 [0.750, 0.850]")]
 
 
 def test_cola_and_german_headlines_cut_their_tables_as_captioned():

@@ -44,7 +44,9 @@ def spud_headline(summary: pl.DataFrame) -> pl.DataFrame:
     if rows.is_empty():
         return rows.select("language", "model")
     keys = ["language", "model"]
-    ratios = rows.pivot(on="method", index=keys, values="ratio_median", sort_columns=True)
+    # each median with its interval over the original sentences
+    ratios = rows.with_columns(with_interval(rows, "ratio_median")).pivot(
+        on="method", index=keys, values="ratio_median", sort_columns=True)
     unseen = rows.group_by(keys).agg(pl.col("unseen_fraction").drop_nulls().first().alias("unseen"))
     ties = rows.with_columns(pl.concat_str(pl.lit("tied "), "method").alias("tied")).pivot(
         on="tied", index=keys, values="tie_fraction", sort_columns=True)
@@ -69,6 +71,9 @@ def probe_headline(languages: pl.DataFrame) -> pl.DataFrame:
         pl.col("dist_layer").cast(pl.String), pl.lit("/"), pl.col("label_layer").cast(pl.String),
         pl.when(pl.col("auto_layers")).then(pl.lit(" (auto)")).otherwise(pl.lit(""))
     ).alias("layers"))
+    # each figure with its interval over the test sentences
+    rows = rows.with_columns(with_interval(rows, "orig_las_mean"),
+                             with_interval(rows, "delta_las_mean"))
     orig = rows.group_by(keys, maintain_order=True).agg(
         pl.col("orig_las_mean").first().alias("LAS orig"))
     deltas = rows.filter(pl.col("nonce").is_not_null()).select(
@@ -236,11 +241,14 @@ SECTIONS = (
             "language, model and scoring method, outliers kept (§4.4), every nonce seed combined "
             "(one geometric-mean ratio per original): spudflow's extension; the paper reports "
             "one SPUD instance per sentence (§4.3), the per-seed rows of the full table. "
-            f"{UNSEEN_TIED} (r = 1).", spud_coverage),
+            "[low, high]: a bootstrap interval over the original sentences (config "
+            f"aggregate.uncertainty). {UNSEEN_TIED} (r = 1).", spud_coverage),
     Section("SPUD: DepProbe", "SPUD paper, Tables 3–4 and 14–16", "probe_languages",
             probe_headline, "Probe LAS on each treebank's original test sentences and its drop "
             "Δ = orig − nonce on the nonce versions, means over probe seeds (and nonce seeds), "
-            "per treebank, model, baseline (`lm`: the LM itself) and layers."),
+            "per treebank, model, baseline (`lm`: the LM itself) and layers. [low, high]: a "
+            "bootstrap interval over the test sentences (each with its nonce versions: Δ paired "
+            "by sentence), which the seed sd of the full table does not include."),
     Section("SPUD: human evaluation", "SPUD paper, Table 1", "human_eval_grammaticality",
             human_eval_headline, "Grammaticality judgments of the SPUD and the rule-free "
             "POS-only (posfree) nonce sentences: percent yes / no / unsure, the mean over "
