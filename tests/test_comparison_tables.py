@@ -266,6 +266,13 @@ def test_front_page_says_which_differences_are_significant_after_holm(tmp_path, 
 
     assert "none of the 6 tested." in significance_line(comparison.with_columns(
         pl.lit(0.5).alias("p_holm")))
+    # many significant differences: the 8 of the smallest p named, the rest counted
+    many = pl.concat([comparison.with_columns(pl.lit(0.01 * (i + 1)).alias("p_holm"))
+                      for i in range(2)]).with_columns(
+        pl.Series("p_holm", [0.001 * (i + 1) for i in range(12)]))
+    line = significance_line(many)
+    assert line.count("Holm p = ") == 8 and "and 4 more (the comparisons CSV)" in line
+    assert "Holm p = 0.001" in line and "Holm p = 0.009" not in line
 
 
 @pytest.mark.parametrize("decision", ["perplexity", "logprob_sum"])

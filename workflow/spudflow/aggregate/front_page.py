@@ -409,6 +409,9 @@ def _where_it_goes_wrong(tables: dict[str, Path], out: Path) -> str:
 # ---- the significance line: which model differences hold after Holm -------------------------
 
 ALPHA = 0.05  # the significance level of the line (Holm-adjusted p-values below it)
+# At most this many significant differences named in the line (the smallest Holm p first); the
+# comparison CSV, linked beside it, has them all.
+MAX_NAMED = 8
 
 
 def comparison_of(table: str) -> str | None:
@@ -433,7 +436,9 @@ def significance_line(comparison: pl.DataFrame) -> str:
     side_b = [c for c in named if c.endswith("_b")]
     group = named[:named.index(side_a[0])]
     parts = []
-    for row in significant.iter_rows(named=True):
+    named_rows = significant.with_row_index("order").sort(
+        pl.col("p_holm"), pl.col("difference").abs(), "order", descending=[False, True, False])
+    for row in named_rows.head(MAX_NAMED).iter_rows(named=True):
         where = ", ".join(str(row[g]) for g in group)
         a, b = (" · ".join(str(row[c]) for c in side) for side in (side_a, side_b))
         interval = ("" if row["difference_ci_low"] is None else
@@ -446,6 +451,9 @@ def significance_line(comparison: pl.DataFrame) -> str:
     if not parts:
         text = head + f"none of the {rest} tested"
     else:
+        more = significant.height - len(parts)
+        if more:
+            parts.append(f"and {more} more (the comparisons CSV)")
         text = head + "; ".join(parts) + ". " + (
             f"The other {rest} {'difference is' if rest == 1 else 'differences are'} not "
             "significant" if rest else "Every tested difference is significant")
