@@ -12,12 +12,12 @@ A new method is its scoring function, one line below and its test.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
+
+from spudflow.core import rendered_blocks
 
 KINDS = ("causal", "masked", "electra", "ngram")
 
@@ -123,30 +123,13 @@ BLOCKS = (
 
 
 def rewrite(text: str) -> str:
-    for block, render in BLOCKS:
-        text = block.sub(lambda m, r=render: m.group(1) + r() + m.group(3), text)
-    return text
+    return rendered_blocks.rewrite(text, BLOCKS)
 
 
 def main(argv: Iterable[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Render the scoring methods into files.")
-    parser.add_argument("files", type=Path, nargs="+")
-    parser.add_argument("--check", action="store_true", help="only report stale files")
-    args = parser.parse_args(list(argv) if argv is not None else None)
-    stale = []
-    for path in args.files:
-        text = path.read_text(encoding="utf-8")
-        if not any(block.search(text) for block, _ in BLOCKS):
-            raise SystemExit(f"{path}: no scoring methods block")
-        new = rewrite(text)
-        if new != text:
-            stale.append(path)
-            if not args.check:
-                path.write_text(new, encoding="utf-8")
-    for path in stale:
-        print(f"stale scoring methods: {path}" if args.check else f"{path}: rewritten",
-              file=sys.stderr)
-    return 1 if stale and args.check else 0
+    return rendered_blocks.main(argv, BLOCKS, "scoring methods",
+                                "python -m spudflow.core.scoring_methods",
+                                "Render the scoring methods into files.", require=True)
 
 
 if __name__ == "__main__":

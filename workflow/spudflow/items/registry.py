@@ -8,15 +8,14 @@ the checkout's files."""
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import re
 import sys
 from collections.abc import Iterable
-from pathlib import Path
 
 import yaml
 
+from spudflow.core import rendered_blocks
 from spudflow.core.dataset_families import FAMILIES, DatasetFamily
 
 SAMPLE = {"$ref": "#/properties/pairs/$defs/sample", "default": {"n": None, "seed": 0}}
@@ -67,28 +66,12 @@ BLOCKS = (
 
 
 def rewrite(text: str) -> str:
-    for block, render in BLOCKS:
-        text = block.sub(lambda m, r=render: m.group(1) + r() + m.group(3), text)
-    return text
+    return rendered_blocks.rewrite(text, BLOCKS)
 
 
 def main(argv: Iterable[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m spudflow.items.registry",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if a file is stale")
-    parser.add_argument("files", type=Path, nargs="+")
-    args = parser.parse_args(argv)
-    stale = False
-    for path in args.files:
-        text = path.read_text(encoding="utf-8")
-        fresh = rewrite(text)
-        if fresh != text:
-            stale = True
-            if args.check:
-                print(f"stale items datasets: {path}", file=sys.stderr)
-            else:
-                path.write_text(fresh, encoding="utf-8")
-    return 1 if stale and args.check else 0
+    return rendered_blocks.main(argv, BLOCKS, "items datasets", "python -m spudflow.items.registry",
+                                __doc__.split("\n\n")[0])
 
 
 if __name__ == "__main__":
