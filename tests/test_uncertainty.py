@@ -113,7 +113,10 @@ def test_a_degenerate_bootstrap_falls_back_to_percentile():
 
 
 def test_one_pair_paradigms_are_constants_of_the_mean():
-    """scipy resamples samples of two or more; a one-pair paradigm's mean never varies."""
+    """scipy resamples samples of two or more; a one-pair paradigm's mean never varies. A mean
+    over paradigms that holds one gets no interval: resampling a group within itself gives it
+    (n - 1) / n of its variance, none for one pair (a sampled model's paradigms of one or two
+    pairs had an interval about as wide as its point)."""
     groups = [np.array([1.0]), *_groups(sizes=(40, 25, 60, 33))]
     settings = Uncertainty(resamples=1000, seed=1)
     low, high, _ = outcome_mean_of_means(groups[1:], [1.0], 5, settings,
@@ -125,8 +128,11 @@ def test_one_pair_paradigms_are_constants_of_the_mean():
     direct = stats.bootstrap(tuple(groups[1:]), statistic, n_resamples=1000, method="BCa",
                              rng=np.random.default_rng(1)).confidence_interval
     assert abs(low - direct.low) < 1e-12 and abs(high - direct.high) < 1e-12
-    assert stratified_mean_of_means(groups, settings) == outcome_mean_of_means(
-        groups[1:], [1.0], 5, settings)
+    assert stratified_mean_of_means(groups, settings) == (None, None, None)
+    # from MIN_GROUP_SIZE (5) pairs per paradigm on
+    small = _groups(sizes=(5, 7, 9, 6))
+    assert stratified_mean_of_means(small, settings)[0] is not None
+    assert stratified_mean_of_means([g[:4] for g in small], settings) == (None, None, None)
 
 
 def test_scores_that_are_not_outcomes_take_scipys_bootstrap():

@@ -91,11 +91,19 @@ def _mean_of_means(constants: Sequence[float], n_groups: int):
     return statistic
 
 
+# The fewest items a group may have for a bootstrap within groups: resampling n items within
+# themselves gives (n - 1) / n of their variance (a group of one: none at all), so a mean over
+# groups of one or two pairs (a sampled model's BLiMP paradigms) got an interval of about its
+# point; from 5 items the variance is at most a fifth short (the docs say so).
+MIN_GROUP_SIZE = 5
+
+
 def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty,
                              names: Sequence[str] | None = None, draws: dict | None = None
                              ) -> tuple[float | None, float | None, str | None]:
     """(low, high, method) of the unweighted mean of the groups' means, each group resampled
-    within itself; (None, None, None) with resamples 0 or no group.
+    within itself; (None, None, None) with resamples 0, no group or a group of fewer than
+    MIN_GROUP_SIZE items.
 
     With `names` (one per group, e.g. BLiMP's paradigm uids) and outcomes on the fast path, each
     group's resamples come from its own generator seeded with (seed, name): a paradigm is
@@ -107,20 +115,15 @@ def stratified_mean_of_means(groups: Sequence[np.ndarray], settings: Uncertainty
     named = [(g, name) for g, name in zip(groups, names or [None] * len(groups), strict=True)
              if len(g)]
     groups = [np.asarray(g, dtype=np.float64) for g, _ in named]
-    if settings.resamples == 0 or not groups:
-        return None, None, None
-    resampled = tuple(g for g in groups if len(g) > 1)
-    constants = [float(g[0]) for g in groups if len(g) == 1]
-    if not resampled:  # nothing varies: the interval is the point
-        value = float(np.mean(constants))
-        return value, value, PERCENTILE
+    if settings.resamples == 0 or not groups or min(map(len, groups)) < MIN_GROUP_SIZE:
+        return None, None, None  # too few items in a group to resample within it
+    resampled, constants = tuple(groups), []  # every group varies (MIN_GROUP_SIZE items)
     if all(is_small_integer(g) for g in resampled):  # accuracies: the multinomial fast path
         means = None
         if names is not None:
             draws = {} if draws is None else draws
             means = np.stack([_named_draw(g, name, settings, draws)
-                              for g, (_, name) in zip(groups, named, strict=True)
-                              if len(g) > 1])
+                              for g, (_, name) in zip(groups, named, strict=True)])
         return outcome_mean_of_means(resampled, constants, len(groups), settings, means)
     return _scipy_interval(resampled, _mean_of_means(constants, len(groups)), settings)
 
