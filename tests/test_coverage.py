@@ -145,7 +145,9 @@ def test_front_page_shows_the_shares_and_notes_who_decides_by_ties(tmp_path, run
     sections = read_page(page)
     header, *body = sections["spud_ratio_summary"]["rows"]
     assert header == ["language", "model", "addk", "kn", "unseen", "tied addk", "tied kn"]
-    assert body == [["en", "tri", "1.000", body[0][3], f"{SPUD_UNSEEN:.3f}", "0.667", "0.667"]]
+    # the add-k median (with its interval over the originals) is a tie: 1
+    assert body == [["en", "tri", body[0][2], body[0][3], f"{SPUD_UNSEEN:.3f}", "0.667", "0.667"]]
+    assert body[0][2].split(" [")[0] == "1.000"
     text = sections["spud_ratio_summary"]["text"]
     assert "en: tri · addk: 67% of its pairs tied, 28% of the words it scored never seen in " \
            "training; it decides mostly by ties" in text
