@@ -7,7 +7,7 @@ from pathlib import Path
 
 from snakemake.logging import logger
 from snakemake.sourcecache import LocalSourceFile
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 from spudflow.aggregate.plan import AggregatePlan
 from spudflow.controls.plan import ControlsPlan
@@ -16,6 +16,7 @@ from spudflow.core.config import (
     check_config_encoding,
     check_config_files,
     fill_named_entries,
+    fill_schema_defaults,
 )
 from spudflow.core.config_references import check_references
 from spudflow.core.plan_items import items_file
@@ -65,12 +66,14 @@ if not workflow.overwrite_configfiles:
 # A key given twice in a config file: YAML keeps the last without a word.
 check_config_files(workflow.configfiles)
 # Every problem of the config, one line per key; then the schema's defaults are filled in
-# (set_default=True, also into sections left out whose schema default is {}), the one place a
+# (also into sections left out whose schema default is {}), the one place a
 # config default lives: the rules read config keys without defaults of their own. A renamed
 # key's old spelling is read as the new one, with a line in the log (core/renamed.py).
-for deprecated in check_config(config, workflow.source_path("config/schema.yaml")):
+SCHEMA = workflow.source_path("config/schema.yaml")
+for deprecated in check_config(config, SCHEMA):
     logger.warning(deprecated)
-validate(config, "config/schema.yaml", set_default=True)
+if not workflow.modifier.skip_validation:
+    fill_schema_defaults(config, SCHEMA)
 # Maps keyed by a treebank or language get an entry for each configured one (none: its meaning
 # when left out), so the rules index them without a fallback.
 fill_named_entries(config)

@@ -112,9 +112,11 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 # The files that take tens of seconds on two cores (a SLURM cluster, whole workflow runs, a
-# rehearsal, R), longest first. The SLURM test builds the tiny run that test_incremental
-# reuses: by the time a worker is free for that file, the run is there to clone.
-LONGEST_FILES = ("test_slurm.py", "test_incremental_series.py", "test_every_table.py",
+# rehearsal, R), longest first, but for the second: pytest-xdist hands the first two files to
+# the two workers at once, and the second builds a run of its own (the every-table config)
+# while the SLURM test builds the tiny run that the next files reuse, instead of waiting for
+# that build behind its lock. By the time a worker is free for them, the run is there to clone.
+LONGEST_FILES = ("test_slurm.py", "test_every_table.py", "test_incremental_series.py",
                  "test_incremental.py", "test_rerun_triggers.py", "test_rehearse.py",
                  "test_scoring_cache.py", "test_glmnet.py", "test_module.py", "test_workflow.py",
                  "test_scoring_smollm2.py", "test_japanese_design.py", "test_cli_imports.py",

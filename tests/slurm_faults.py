@@ -1,4 +1,5 @@
-"""`spudflow` with the faults a cluster deals a job, for tests/test_slurm.py.
+"""`spudflow` with the faults a cluster deals a job, for tests/test_slurm.py (and the local kill
+of tests/test_incremental_series.py).
 
 The SLURM tests put a `spudflow` first on the jobs' PATH (install()) that runs this file: the real
 command line interface, after arming the faults of the JSON file named by SPUDFLOW_TEST_FAULTS
@@ -13,6 +14,8 @@ happens is the cluster's doing (SLURM's memory limit, `scontrol requeue`, `scanc
   waits, once, to be requeued; `ready` gets its job id.
 - `pause_mid_write`: the Nth score cache segment the job writes stops half written on disk and
   the job waits, once, to be killed; `ready` gets its job id.
+- `pause_at_start`: the job waits, once, to be killed before the command starts (its outputs not
+  yet written, Snakemake's record of them incomplete); `ready` gets its job id (empty off SLURM).
 - `barrier`: the job waits until `count` jobs have reached the folder, so that they score (and
   write the cache) at the same time.
 
@@ -172,6 +175,8 @@ def main() -> int:
             barrier(fault["barrier"], fault["count"])
         if "ready" not in fault or Path(fault["ready"]).exists():  # none, or fired already
             continue
+        if fault.get("pause_at_start"):
+            wait_to_be_stopped(fault["ready"])
         if "pause_before_block" in fault:
             pause_before_block(fault["pause_before_block"], fault["ready"])
         if "pause_mid_write" in fault:

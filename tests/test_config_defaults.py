@@ -318,3 +318,31 @@ def test_counts_that_multiply_jobs_are_bounded_and_numbers_finite(edit, message)
     assert config_errors(config, schema) == []
     edit(config)
     assert config_errors(config, schema) == [message]
+
+
+@pytest.mark.parametrize("overlay", [None, "tests/data/workflow/config.yaml"])
+def test_the_filled_defaults_are_snakemakes_and_no_filled_config_shares_them(overlay):
+    """The Snakefile fills the schema's defaults with one validator per process (the schema is
+    parsed once): the same config as snakemake.utils.validate(set_default=True) gives, and a
+    filled config changed afterwards (the rules' plans add entries to filled maps) leaves the
+    next one's defaults as they were."""
+    import copy
+
+    from snakemake.utils import validate
+
+    from spudflow.core.config import fill_schema_defaults
+
+    repo = SCHEMA.parents[1]
+    given = yaml.safe_load((repo / "config" / "config.yaml").read_text(encoding="utf-8"))
+    if overlay:  # the tests' tiny config: its sections replace the default's
+        given.update(yaml.safe_load((repo / overlay).read_text(encoding="utf-8")))
+    want = copy.deepcopy(given)
+    validate(want, str(SCHEMA), set_default=True)
+    first = copy.deepcopy(given)
+    fill_schema_defaults(first, SCHEMA)
+    assert first == want
+    assert "fetch" not in given and first["fetch"]["mirror"] == {}  # filled from the schema
+    first["fetch"]["mirror"]["https://example.org/a"] = "changed"
+    second = copy.deepcopy(given)
+    fill_schema_defaults(second, SCHEMA)
+    assert second == want

@@ -14,11 +14,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from preloaded_jobs import client_dir
+from slurm_faults import install as install_faults
 from test_incremental import result_files, stage_jobs, stages_with_rules
+from waiting import running, wait_until
 from workflow_helpers import (
     clone_run,
     copy_workflow,
@@ -76,28 +78,32 @@ def main_job(workdir: Path) -> list[str]:
             "profiles/default", "--cores", "2", "--max-threads", "1"]
 
 
-def kill_mid_run(workdir: Path, started_first: int = 2, timeout: float = 300) -> None:
-    """Start the main job and SIGKILL it (and its jobs) once more than `started_first` jobs have
-    started (their logs are written as they run)."""
-    logs = workdir / "results" / "logs"
-    since = time.time_ns()
-    started = time.monotonic()
+def kill_mid_run(workdir: Path, faults_dir: Path) -> None:
+    """Start the main job with its `spudflow` paused at the start of tiny_en's ingest job, and
+    SIGKILL the main job and its jobs once that job waits (a kill between jobs' starts and ends,
+    whatever the machine's speed)."""
+    paused = faults_dir / "paused"
+    env = install_faults(faults_dir / "bin", [
+        {"command": "ingest", "arguments": [str(TINY_EN)], "pause_at_start": True,
+         "ready": str(paused)}], faults_dir / "faults.json")
+    env["PATH"] = f"{faults_dir / 'bin'}{os.pathsep}{os.environ['PATH']}"
     process = subprocess.Popen(main_job(workdir), cwd=workdir, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
+                               stderr=subprocess.DEVNULL, start_new_session=True,
+                               env={**os.environ, **env})
     try:
-        while time.monotonic() - started < timeout:
-            if process.poll() is not None:
-                pytest.fail("the run ended before it could be killed")
-            written = [p for p in logs.rglob("*.log") if p.stat().st_mtime_ns > since]
-            if len(written) > started_first:
-                break
-            time.sleep(0.2)
-        else:
-            pytest.fail("no job started within the timeout")
+        wait_until(paused.exists, "tiny_en's ingest job paused", still=running(process))
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+
+
+def preloaded_jobs_env() -> dict[str, str]:
+    """This process's environment with the preloaded `spudflow` first on PATH (the jobs of a run
+    that is not killed need not be fresh processes: tests/preloaded_jobs.py)."""
+    found = client_dir()
+    path = os.environ["PATH"] if found is None else f"{found}{os.pathsep}{os.environ['PATH']}"
+    return {**os.environ, "PATH": path}
 
 
 def work_left(workdir: Path) -> bool:
@@ -138,17 +144,17 @@ def test_series_of_incremental_runs_ends_as_a_fresh_run(tmp_path):
     # 3. One rule of each stage forced.
     run_workflow(series, forcerun=forced_rules(series))
 
-    # 4. A run killed with SIGKILL mid-way (a setting that reruns most of the DAG), resumed by
-    # the same command; then the setting back to the final inputs' value.
+    # 4. A run killed with SIGKILL mid-way (a setting that reruns the treebanks' ingest jobs),
+    # the setting put back to the final inputs' value, and the same command run again: it
+    # takes the lock the killed run left and reruns what that run left unfinished.
     update_config(series, lambda config: config["ingest"].update(lenient=False))
-    kill_mid_run(series)
+    kill_mid_run(series, tmp_path / "faults")
     assert work_left(series)
+    update_config(series, lambda config: config["ingest"].update(lenient=True))
     resumed = subprocess.run(main_job(series), cwd=series, capture_output=True, text=True,
-                             timeout=900)
+                             timeout=900, env=preloaded_jobs_env())
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "left by a run that no longer runs (killed?): unlocked" in resumed.stderr
-    update_config(series, lambda config: config["ingest"].update(lenient=True))
-    run_workflow(series)
     assert planned_jobs(series) == set()
 
     fresh = copy_workflow(tmp_path / "fresh")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 from pathlib import Path
 
@@ -38,10 +40,47 @@ StrictValidator = jsonschema.validators.extend(
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+@functools.lru_cache(maxsize=8)
+def _schema_at(path: str, mtime_ns: int, size: int) -> dict:
+    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=YAML_LOADER)
+
+
+def load_schema(schema_path: str | Path) -> dict:
+    """The parsed schema, read once per process while the file stays as it is (a process that
+    plans many times, a test run or a rehearsal, parses it once). Shared: never changed."""
+    path = Path(schema_path).resolve()
+    info = path.stat()
+    return _schema_at(str(path), info.st_mtime_ns, info.st_size)
+
+
+def _filling_defaults(validator_class):
+    """validator_class that also sets each missing property that has a `default` to a copy of
+    it (jsonschema's FAQ recipe, as snakemake.utils.validate(set_default=True) does). A copy:
+    the schema is shared, and the config's sections are changed after (fill_named_entries)."""
+    properties = validator_class.VALIDATORS["properties"]
+
+    def set_defaults(validator, subschemas, instance, schema):
+        if isinstance(instance, dict):
+            for name, subschema in subschemas.items():
+                if "default" in subschema:
+                    instance.setdefault(name, copy.deepcopy(subschema["default"]))
+        yield from properties(validator, subschemas, instance, schema)
+
+    return jsonschema.validators.extend(validator_class, {"properties": set_defaults})
+
+
+DefaultFillingValidator = _filling_defaults(jsonschema.Draft202012Validator)
+
+
+def fill_schema_defaults(config: dict, schema_path: str | Path) -> None:
+    """Validate CONFIG (raises jsonschema's ValidationError) and fill in the schema's defaults,
+    also into sections left out whose default is {}: the one place a config default lives."""
+    DefaultFillingValidator(load_schema(schema_path)).validate(config)
+
+
 def config_errors(config: dict, schema_path: str | Path) -> list[str]:
     """`config key treebanks.en.lang: 5 is not of type 'string'`-style lines, sorted by key."""
-    schema = yaml.load(Path(schema_path).read_text(encoding="utf-8"), Loader=YAML_LOADER)
-    validator = StrictValidator(schema)
+    validator = StrictValidator(load_schema(schema_path))
     lines = []
     for error in validator.iter_errors(config):
         key = ".".join(str(p) for p in error.absolute_path) or "(top level)"

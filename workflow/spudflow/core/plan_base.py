@@ -3,7 +3,7 @@ lookups, config-to-option helpers and the files of the registry's outputs.
 
 A rules file reads its stage's plan object (spudflow.<stage>.plan), which the Snakefile builds
 once from the validated config; the functions here that need no config are imported by name.
-Config defaults are the schema's (filled in by the Snakefile's validate()): nothing here
+Config defaults are the schema's (filled in by the Snakefile's fill_schema_defaults()): nothing here
 writes one of its own."""
 
 from __future__ import annotations
