@@ -74,6 +74,8 @@ def copied_groups(items: pl.DataFrame, groups: int, dataset: str) -> pl.DataFram
                                                                    + 1))
         if "sent_id" in items.columns:
             frame = frame.with_columns(pl.col("sent_id") + suffix)
+        if "template" in items.columns:  # German case: a copy is a template of its own
+            frame = frame.with_columns(pl.col("template") + suffix)
         frames.append(frame)
     out = pl.concat(frames)
     keep = out["group_id"].unique(maintain_order=True).head(groups)

@@ -143,13 +143,18 @@ def _german(tmp_path):
             read_scores(scores))
 
 
-def test_german_case_comparison_pooled_auc_is_pROC_paired_delong(tmp_path, r_proc):
+@pytest.mark.parametrize("analysis", ["all", "restricted"])
+def test_german_case_comparison_pooled_auc_is_pROC_paired_delong(tmp_path, r_proc, analysis):
     items, scores = _german(tmp_path)
     table = german_case_comparison(items, scores, SETTINGS)
     check_frame(table, TABLES["german_case_comparison"])
-    pooled = table.filter(pl.col("statistic") == "auc_pooled").row(0, named=True)
+    pooled = table.filter(pl.col("statistic") == "auc_pooled",
+                          pl.col("analysis") == analysis).row(0, named=True)
     wide = scores.pivot(on="model", index="item_id", values="logprob_sum").join(
-        items.select("item_id", "grammatical"), on="item_id").sort("item_id")
+        items.select("item_id", "grammatical", "cases"), on="item_id").sort("item_id")
+    if analysis == "restricted":  # the grammatical sentences in the template's own cases only
+        wide = wide.filter(~pl.col("grammatical") | (pl.col("cases") == "NDA"))
+    assert pooled["n_items"] == wide.height == (432 if analysis == "all" else 342)
     labels = wide["grammatical"].cast(int).to_numpy()
     assert pooled["value_a"] == pytest.approx(roc_auc_score(labels, wide["gbert"]), abs=1e-12)
     csv = tmp_path / "roc.csv"
@@ -167,10 +172,58 @@ def test_german_case_comparison_pooled_auc_is_pROC_paired_delong(tmp_path, r_pro
     assert abs(pooled["difference_ci_high"] - high) < 1e-9
 
 
+def test_german_case_comparison_per_analysis_is_german_case_aucs_difference(tmp_path):
+    """A row per analysis german_case_auc reports; each function's figures are that table's
+    (mean over templates, pooled) and the p-values are Holm-adjusted over all of them."""
+    from spudflow.aggregate.german_case import german_case_tables
+
+    items, scores = _german(tmp_path)
+    table = german_case_comparison(items, scores, SETTINGS)
+    auc = next(t.frame for t in german_case_tables(items, scores, settings=SETTINGS)
+               if t.name == "german_case_auc")
+    assert table.select("analysis", "statistic").rows() == [
+        ("all", "auc_mean"), ("all", "auc_pooled"),
+        ("restricted", "auc_mean"), ("restricted", "auc_pooled")]
+    for analysis in ("all", "restricted"):
+        figures = {(m, statistic): auc.filter(pl.col("analysis") == analysis,
+                                              pl.col("model") == m)[statistic].item()
+                   for m in ("gbert", "ggpt") for statistic in ("auc_mean", "auc_pooled")}
+        for statistic in ("auc_mean", "auc_pooled"):
+            row = table.filter(pl.col("analysis") == analysis,
+                               pl.col("statistic") == statistic).row(0, named=True)
+            assert (row["model_a"], row["model_b"]) == ("gbert", "ggpt")
+            assert row["value_a"] == pytest.approx(figures["gbert", statistic], abs=1e-12)
+            assert row["value_b"] == pytest.approx(figures["ggpt", statistic], abs=1e-12)
+            assert row["difference"] == pytest.approx(
+                figures["gbert", statistic] - figures["ggpt", statistic], abs=1e-12)
+            assert (row["n_only_a"], row["n_only_b"]) == (0, 0)
+    restricted = table.filter(pl.col("analysis") == "restricted")
+    assert restricted["value_a"].to_list() != table.filter(
+        pl.col("analysis") == "all")["value_a"].to_list()
+    assert table["p_holm"].to_list() == pytest.approx(
+        multipletests(table["p_value"].to_list(), method="holm")[1], abs=1e-12)
+
+
+def test_german_case_comparison_counts_an_analysis_own_items_one_side_did_not_score(tmp_path):
+    """n_only_a counts the analysis's own sentences that b did not score: a violation is in
+    both analyses, a grammatical sentence in another case assignment only in `all`."""
+    items, scores = _german(tmp_path)
+    dropped = ["t0-NAA-123", "t0-DNA-123"]  # a violation, a permuted grammatical sentence
+    assert dict(items.filter(pl.col("item_id").is_in(dropped)).select(
+        "item_id", "grammatical").rows()) == {"t0-NAA-123": False, "t0-DNA-123": True}
+    scores = scores.filter(~((pl.col("model") == "ggpt") & pl.col("item_id").is_in(dropped)))
+    table = german_case_comparison(items, scores, SETTINGS)
+    counts = dict(table.filter(pl.col("statistic") == "auc_pooled").select(
+        "analysis", pl.struct("n_items", "n_only_a", "n_only_b")).rows())
+    assert counts == {"all": {"n_items": 430, "n_only_a": 2, "n_only_b": 0},
+                      "restricted": {"n_items": 341, "n_only_a": 1, "n_only_b": 0}}
+
+
 def test_german_case_comparison_mean_template_auc_is_scipys_permutation_test(tmp_path):
     items, scores = _german(tmp_path)
     table = german_case_comparison(items, scores, SETTINGS)
-    mean = table.filter(pl.col("statistic") == "auc_mean").row(0, named=True)
+    mean = table.filter(pl.col("statistic") == "auc_mean",
+                        pl.col("analysis") == "all").row(0, named=True)
     frame = scores.join(items.select("item_id", "template", "grammatical"), on="item_id")
     aucs = {m: [roc_auc_score(part["grammatical"].cast(int), part["logprob_sum"])
                 for _, part in frame.filter(pl.col("model") == m).sort("template").group_by(

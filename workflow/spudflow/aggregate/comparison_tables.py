@@ -197,58 +197,70 @@ def blimp_comparison(items: pl.DataFrame, scores: pl.DataFrame,
 
 def german_case_comparison(items: pl.DataFrame, scores: pl.DataFrame,
                            settings: Uncertainty | None = None) -> pl.DataFrame:
-    """Per items dataset and pair of scoring functions, on the sentences both scored (all
-    sentences, every violation): the mean template AUC (bootstrap over templates, permutation
-    test swapping a template's two AUCs) and the pooled AUC (DeLong's paired test)."""
-    from spudflow.aggregate.german_case import template_aucs, with_derived
+    """Per items dataset, analysis (as german_case_auc's: `all` sentences, `restricted` to the
+    original case assignment among the grammatical ones) and pair of scoring functions, on the
+    sentences both scored (every violation): the mean template AUC (bootstrap over templates,
+    permutation test swapping a template's two AUCs) and the pooled AUC (DeLong's paired
+    test)."""
+    from spudflow.aggregate.german_case import analyses, template_aucs, with_derived
     from spudflow.aggregate.inputs import scored_items
 
     settings = settings or Uncertainty()
     scored = scored_items(with_derived(items), scores).filter(
         pl.col("logprob_sum").is_not_null())
     rows = []
-    columns = ["model", "method", "item_id", "template", "grammatical", "logprob_sum"]
+    columns = ["model", "method", "item_id", "template", "grammatical", "cases", "logprob_sum"]
     for (dataset,), part in sorted(scored.partition_by("dataset", as_dict=True).items()):
         functions = _functions(part.select(columns))
         for a, b in _pairs_of(functions):
             aligned = align_items(functions[a].drop("model", "method"),
                                   functions[b].drop("model", "method", "template",
-                                                    "grammatical"), ["item_id"])
-            both = aligned.items
-            counts = (len(both), aligned.only_first, aligned.only_second)
-            group = {"dataset": dataset}
-            per_template = []
-            for side in ("a", "b"):
-                side_frame = both.select(
-                    pl.lit(dataset).alias("dataset"), pl.lit(side).alias("model"),
-                    pl.lit(side).alias("method"), pl.col("template_a").alias("template"),
-                    pl.col("item_id"), pl.col("grammatical_a").alias("grammatical"),
-                    pl.col(f"logprob_sum_{side}").alias("logprob_sum"),
-                    pl.lit("NDA").alias("cases"))
-                per_template.append(template_aucs(side_frame).filter(
-                    pl.col("analysis") == "all").sort("template").select("template", "auc"))
-            joined = per_template[0].join(per_template[1], on="template", suffix="_b").filter(
-                pl.col("auc").is_not_null() & pl.col("auc_b").is_not_null())
-            ta, tb = joined["auc"].to_numpy(), joined["auc_b"].to_numpy()
-            mean = paired_bootstrap(weighted_mean, ta, tb, settings) if len(ta) else None
-            test, p = _permutation(weighted_mean, ta, tb, settings)
-            rows.append(_row(group, a, b, "auc_mean", *counts,
-                             np.mean(ta) if len(ta) else None, np.mean(tb) if len(tb) else None,
-                             mean.difference if mean else None, mean and mean.ci_low,
-                             mean and mean.ci_high, mean and mean.interval_method, test, p,
-                             units=len(ta)))
-            labels = both["grammatical_a"].cast(pl.Int8).to_numpy()
-            pooled = None
-            if 0 < labels.sum() < len(labels):
-                pooled = delong_paired(labels, both["logprob_sum_a"].to_numpy(),
-                                       both["logprob_sum_b"].to_numpy(), settings.level)
-            finite = pooled is not None and np.isfinite(pooled.stderr)
-            rows.append(_row(group, a, b, "auc_pooled", *counts, pooled and pooled.auc_a,
-                             pooled and pooled.auc_b, pooled and pooled.difference,
-                             pooled.ci_low if finite else None,
-                             pooled.ci_high if finite else None, DELONG if finite else None,
-                             DELONG, pooled.p_value if finite else None))
-    return _frame(rows, ["dataset"])
+                                                    "grammatical", "cases"), ["item_id"])
+            both = aligned.items.rename({"template_a": "template",
+                                         "grammatical_a": "grammatical", "cases_a": "cases"})
+            per_template = [template_aucs(both.select(
+                pl.lit(dataset).alias("dataset"), pl.lit(side).alias("model"),
+                pl.lit(side).alias("method"), "template", "item_id", "grammatical", "cases",
+                pl.col(f"logprob_sum_{side}").alias("logprob_sum"))) for side in ("a", "b")]
+            # an analysis keeps a sentence by its own columns, the same on both sides: of
+            # one side's sentences of an analysis, those both scored are `sentences`
+            own = [dict(analyses(functions[side])) for side in (a, b)]
+            for analysis, sentences in analyses(both):
+                counts = (len(sentences), own[0][analysis].height - len(sentences),
+                          own[1][analysis].height - len(sentences))
+                rows += _german_rows({"dataset": dataset, "analysis": analysis}, a, b, counts,
+                                     sentences, [t.filter(pl.col("analysis") == analysis)
+                                                 for t in per_template], settings)
+    return _frame(rows, ["dataset", "analysis"])
+
+
+def _german_rows(group: dict, a, b, counts: tuple, sentences: pl.DataFrame,
+                 per_template: list[pl.DataFrame], settings: Uncertainty) -> list[dict]:
+    """The auc_mean and auc_pooled rows of one analysis's sentences, both sides' template AUCs
+    (template_aucs) given."""
+    joined = per_template[0].sort("template").select("template", "auc").join(
+        per_template[1].sort("template").select("template", "auc"), on="template",
+        suffix="_b").filter(pl.col("auc").is_not_null() & pl.col("auc_b").is_not_null())
+    ta, tb = joined["auc"].to_numpy(), joined["auc_b"].to_numpy()
+    mean = paired_bootstrap(weighted_mean, ta, tb, settings) if len(ta) else None
+    test, p = _permutation(weighted_mean, ta, tb, settings)
+    rows = [_row(group, a, b, "auc_mean", *counts,
+                 np.mean(ta) if len(ta) else None, np.mean(tb) if len(tb) else None,
+                 mean.difference if mean else None, mean and mean.ci_low,
+                 mean and mean.ci_high, mean and mean.interval_method, test, p,
+                 units=len(ta))]
+    labels = sentences["grammatical"].cast(pl.Int8).to_numpy()
+    pooled = None
+    if 0 < labels.sum() < len(labels):
+        pooled = delong_paired(labels, sentences["logprob_sum_a"].to_numpy(),
+                               sentences["logprob_sum_b"].to_numpy(), settings.level)
+    finite = pooled is not None and np.isfinite(pooled.stderr)
+    rows.append(_row(group, a, b, "auc_pooled", *counts, pooled and pooled.auc_a,
+                     pooled and pooled.auc_b, pooled and pooled.difference,
+                     pooled.ci_low if finite else None,
+                     pooled.ci_high if finite else None, DELONG if finite else None,
+                     DELONG, pooled.p_value if finite else None))
+    return rows
 
 
 # ---- SPUD ---------------------------------------------------------------------------------------

@@ -85,34 +85,47 @@ def with_derived(items: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _analyses(group: pl.DataFrame) -> tuple[tuple[str, pl.DataFrame], ...]:
+def analyses(group: pl.DataFrame) -> tuple[tuple[str, pl.DataFrame], ...]:
     """`all` sentences, and `restricted`: the grammatical ones only in the template's own case
     assignment (the plausible-sentences table's "non-permuted sentences"), every violation kept."""
     restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
     return ("all", group), ("restricted", restricted)
 
 
-def pooled_aucs(scored: pl.DataFrame) -> pl.DataFrame:
+def pooled_aucs(scored: pl.DataFrame, level: float) -> pl.DataFrame:
     """One ROC AUC over all templates' sentences per scoring function, analysis and violation
     type (null: every violation), as src/analyse_results.ipynb computes them (`get_results`,
-    `get_semantically_plausible_results`)."""
+    `get_semantically_plausible_results`), with DeLong's interval at `level` and standard error
+    (null without two sentences of each class or with a NaN score, where auc_pooled is null or
+    has no variance)."""
     rows = []
     groups = scored.partition_by(DATASET_SCORING, as_dict=True, maintain_order=True)
     for key in sorted(groups):
-        for analysis, sentences in _analyses(groups[key]):
+        for analysis, sentences in analyses(groups[key]):
             for violation in (None, *VIOLATIONS):
                 frame = sentences if violation is None else sentences.filter(
                     pl.col("grammatical") | (pl.col("violation") == violation))
                 labels = frame["grammatical"].cast(pl.Int8).to_numpy()
-                rows.append({**dict(zip(DATASET_SCORING, key, strict=True)),
-                             "analysis": analysis, "violation": violation,
-                             "auc_pooled": auc(labels, frame["logprob_sum"].to_numpy())})
-    return pl.DataFrame(rows, schema={**{k: pl.String for k in DATASET_SCORING},
-                                      "analysis": pl.String, "violation": pl.String,
-                                      "auc_pooled": pl.Float64})
+                scores = frame["logprob_sum"].to_numpy()
+                pooled = auc(labels, scores)
+                low = high = stderr = None
+                if pooled is not None:  # both classes, no NaN
+                    estimate = delong_auc(labels, scores, level)
+                    if np.isfinite(estimate.stderr):
+                        low, high, stderr = estimate.ci_low, estimate.ci_high, estimate.stderr
+                rows.append((*key, analysis, violation, pooled, low, high, stderr))
+    return pl.DataFrame(rows, orient="row", schema=POOLED_SCHEMA)
+
+
+POOLED_SCHEMA = {**{k: pl.String for k in DATASET_SCORING}, "analysis": pl.String,
+                 "violation": pl.String, "auc_pooled": pl.Float64,
+                 "auc_pooled_ci_low": pl.Float64, "auc_pooled_ci_high": pl.Float64,
+                 "auc_pooled_stderr": pl.Float64}
 
 
 def with_pooled(summary: pl.DataFrame, pooled: pl.DataFrame, by_violation: bool) -> pl.DataFrame:
+    """`summary` with the pooled AUC and its interval (pooled_aucs) of its rows: those of one
+    violation type (by_violation) or of every violation."""
     keys = [*DATASET_SCORING, "analysis", *(["violation"] if by_violation else [])]
     pooled = (pooled.filter(pl.col("violation").is_not_null()) if by_violation
               else pooled.filter(pl.col("violation").is_null()).drop("violation"))
@@ -125,7 +138,7 @@ def template_aucs(scored: pl.DataFrame) -> pl.DataFrame:
     rows = []
     groups = scored.partition_by([*DATASET_SCORING, "template"], as_dict=True, maintain_order=True)
     for key in sorted(groups):
-        for analysis, frame in _analyses(groups[key]):
+        for analysis, frame in analyses(groups[key]):
             labels = frame["grammatical"].cast(pl.Int8).to_numpy()
             rows.append({**dict(zip([*DATASET_SCORING, "template"], key, strict=True)),
                          "analysis": analysis, "n_grammatical": int(labels.sum()),
@@ -145,9 +158,7 @@ def analysis_coverage(scored: pl.DataFrame) -> pl.DataFrame:
     rows = []
     groups = scored.partition_by(DATASET_SCORING, as_dict=True, maintain_order=True)
     for key in sorted(groups):
-        group = groups[key]
-        restricted = group.filter(~pl.col("grammatical") | (pl.col("cases") == ORIGINAL_CASES))
-        for analysis, frame in (("all", group), ("restricted", restricted)):
+        for analysis, frame in analyses(groups[key]):
             pairs = tied = 0
             for template in frame.partition_by("template"):
                 n, t = tied_pairs(template["grammatical"].to_numpy(),
@@ -162,14 +173,16 @@ def analysis_coverage(scored: pl.DataFrame) -> pl.DataFrame:
                                       "unseen_fraction": pl.Float64})
 
 
-def violation_aucs(scored: pl.DataFrame, settings: Uncertainty | None = None) -> pl.DataFrame:
+def violation_aucs(scored: pl.DataFrame, settings: Uncertainty | None = None,
+                   pooled: pl.DataFrame | None = None) -> pl.DataFrame:
     """Per template, the grammatical sentences (all: the per-violation AUC table; restricted to the
     original case assignment: the plausible-sentences table) against the violations that double one
-    case."""
+    case. `pooled`: pooled_aucs(scored, settings.level), computed here if not given."""
+    settings = settings or Uncertainty()
     rows = []
     groups = scored.partition_by([*DATASET_SCORING, "template"], as_dict=True, maintain_order=True)
     for key in sorted(groups):
-        for analysis, sentences in _analyses(groups[key]):
+        for analysis, sentences in analyses(groups[key]):
             for violation in VIOLATIONS:
                 frame = sentences.filter(pl.col("grammatical")
                                          | (pl.col("violation") == violation))
@@ -182,9 +195,10 @@ def violation_aucs(scored: pl.DataFrame, settings: Uncertainty | None = None) ->
                                        "auc": pl.Float64})
     rank = {v: i for i, v in enumerate(VIOLATIONS)}
     summary = mean_sd(frame, [*DATASET_SCORING, "analysis", "violation"])
-    summary = with_pooled(summary, pooled_aucs(scored), by_violation=True)
-    summary = with_auc_intervals(summary, frame, scored, settings or Uncertainty(),
-                                 by_violation=True)
+    if pooled is None:
+        pooled = pooled_aucs(scored, settings.level)
+    summary = with_auc_intervals(with_pooled(summary, pooled, by_violation=True), frame,
+                                 settings, by_violation=True)
     return summary.sort([*DATASET_SCORING, "analysis", pl.col("violation").replace_strict(rank)])
 
 
@@ -248,43 +262,15 @@ def mean_auc_intervals(per_template: pl.DataFrame, settings: Uncertainty,
         "auc_mean_ci_high": pl.Float64, "auc_mean_interval": pl.String})
 
 
-def pooled_auc_intervals(scored: pl.DataFrame, level: float) -> pl.DataFrame:
-    """Per scoring function, analysis and violation type (null: every violation), the sentences
-    of pooled_aucs: DeLong's interval and standard error of the pooled AUC (null without two
-    sentences of each class or with a NaN score, where auc_pooled is null or has no variance)."""
-    rows = []
-    groups = scored.partition_by(DATASET_SCORING, as_dict=True, maintain_order=True)
-    for key in sorted(groups):
-        for analysis, sentences in _analyses(groups[key]):
-            for violation in (None, *VIOLATIONS):
-                frame = sentences if violation is None else sentences.filter(
-                    pl.col("grammatical") | (pl.col("violation") == violation))
-                labels = frame["grammatical"].cast(pl.Int8).to_numpy()
-                scores = frame["logprob_sum"].to_numpy()
-                low = high = stderr = None
-                if auc(labels, scores) is not None:  # both classes, no NaN: auc_pooled not null
-                    estimate = delong_auc(labels, scores, level)
-                    if np.isfinite(estimate.stderr):
-                        low, high, stderr = estimate.ci_low, estimate.ci_high, estimate.stderr
-                rows.append((*key, analysis, violation, low, high, stderr))
-    return pl.DataFrame(rows, orient="row", schema={
-        **{k: pl.String for k in DATASET_SCORING}, "analysis": pl.String,
-        "violation": pl.String, "auc_pooled_ci_low": pl.Float64,
-        "auc_pooled_ci_high": pl.Float64, "auc_pooled_stderr": pl.Float64})
-
-
-def with_auc_intervals(summary: pl.DataFrame, per_template: pl.DataFrame, scored: pl.DataFrame,
+def with_auc_intervals(summary: pl.DataFrame, per_template: pl.DataFrame,
                        settings: Uncertainty, by_violation: bool = False) -> pl.DataFrame:
-    """german_case_auc's (or, by_violation, german_case_auc_violation's) figures with their
-    intervals, in the table's column order."""
+    """german_case_auc's (or, by_violation, german_case_auc_violation's) figures, the pooled AUC's
+    interval already joined (with_pooled), with the mean AUC's interval, in the table's column
+    order."""
     extra = ("analysis", "violation") if by_violation else ("analysis",)
     keys = [*DATASET_SCORING, *extra]
-    pooled = pooled_auc_intervals(scored, settings.level)
-    pooled = (pooled.filter(pl.col("violation").is_not_null()) if by_violation
-              else pooled.filter(pl.col("violation").is_null()).drop("violation"))
     joined = summary.join(mean_auc_intervals(per_template, settings, extra), on=keys,
-                          how="left", maintain_order="left").join(
-        pooled, on=keys, how="left", maintain_order="left")
+                          how="left", maintain_order="left")
     name = "german_case_auc_violation" if by_violation else "german_case_auc"
     return joined.select([c for c in TABLES[name].polars_schema() if c in joined.columns])
 
@@ -303,15 +289,16 @@ def german_case_tables(items: pl.DataFrame, scores: pl.DataFrame,
         return unscored_tables(unusable)
     per_template = template_aucs(scored)
     per_sentence = sentence_aucs(scored)
+    pooled = pooled_aucs(scored, settings.level)  # both tables' pooled AUCs, in one pass
     return [
         Table("german_case_auc_templates", per_template),
         Table("german_case_auc", with_unscored(with_auc_intervals(with_pooled(
-            mean_sd(per_template, [*DATASET_SCORING, "analysis"]), pooled_aucs(scored),
+            mean_sd(per_template, [*DATASET_SCORING, "analysis"]), pooled,
             by_violation=False).join(
             analysis_coverage(scored), on=[*DATASET_SCORING, "analysis"], how="left"),
-            per_template, scored, settings), unusable),
+            per_template, settings), unusable),
               dict(intervals=auc_interval_caption(settings))),
-    *_detail_tables(scored, per_template, per_sentence, animacy, settings)]
+    *_detail_tables(scored, per_template, per_sentence, animacy, settings, pooled)]
 
 
 def auc_interval_caption(settings: Uncertainty) -> str:
@@ -358,10 +345,11 @@ GERMAN_DETAIL_TABLES = ("german_case_auc_templates", "german_case_auc_violation"
 
 def _detail_tables(scored: pl.DataFrame, per_template: pl.DataFrame,
                    per_sentence: pl.DataFrame, animacy: str,
-                   settings: Uncertainty | None = None) -> list[Table]:
+                   settings: Uncertainty | None = None,
+                   pooled: pl.DataFrame | None = None) -> list[Table]:
     settings = settings or Uncertainty()
     return [  # the captions are the registry's
-        Table("german_case_auc_violation", violation_aucs(scored, settings),
+        Table("german_case_auc_violation", violation_aucs(scored, settings, pooled),
               dict(intervals=auc_interval_caption(settings))),
         Table("german_case_animacy", animacy_aucs(per_sentence, animacy)),
         Table("german_case_order", order_means(scored)),

@@ -83,6 +83,7 @@ class Output:
     columns: tuple = ()
     key: tuple[str, ...] = ()
     rows: str = ""
+    version: int = 1  # of a table defined here: its artifact's version (core/contract.py)
 
     @property
     def report_caption(self) -> str | None:
@@ -125,6 +126,7 @@ class _Entry:
     columns: tuple = ()
     key: tuple[str, ...] = ()
     rows: str = ""
+    version: int = 1
 
 
 _table = _data = _Entry
@@ -136,7 +138,7 @@ def _tables(stage, rule, command, category, feed, *entries, data=()):
         return Output(entry.name, output_type, stage, rule, command, category, entry.reproduces,
                       feed, function=entry.function, empty_when=entry.empty_when,
                       caption=entry.caption, columns=entry.columns, key=entry.key,
-                      rows=entry.rows)
+                      rows=entry.rows, version=entry.version)
     return (*(output(e, TABLE, category) for e in entries),
             *(output(e, DATA, None) for e in data))
 
@@ -278,7 +280,8 @@ COMPARISON_CAPTION = (
 
 
 def _comparison(family, reproduces, items, statistics, group, what="items dataset",
-                sides=SCORING_FUNCTION_SIDES, caption=COMPARISON_CAPTION, empty_when=None):
+                sides=SCORING_FUNCTION_SIDES, caption=COMPARISON_CAPTION, empty_when=None,
+                version=1):
     """A family's `*_comparison` table (aggregate/comparison_tables.py)."""
     return _Entry(f"{family}_comparison", reproduces,
                   caption.format(items=items, statistics=statistics),
@@ -286,10 +289,14 @@ def _comparison(family, reproduces, items, statistics, group, what="items datase
                   function=f"comparison_tables.{family}_comparison",
                   columns=comparison_columns(group, sides),
                   key=comparison_key([c.name for c in group], sides),
-                  rows="per group, pair of scoring functions and statistic compared")
+                  rows="per group, pair of scoring functions and statistic compared",
+                  version=version)
 
 
 DATASET = (col("dataset", STR, "items dataset"),)
+GERMAN_ANALYSIS = (*DATASET, col("analysis", STR, "as german_case_auc's: `all` sentences; "
+                                 "`restricted`: only the original assignment (NDA) among the "
+                                 "grammatical sentences, all violations"))
 # a probe configuration: what probe_languages names a row by, but the treebank
 PROBE_SIDES = (col("model", STR, "model"), col("baseline", STR, "baseline (`lm`: the LM)"),
                col("dist_layer", I64, "layer of the distance probe"),
@@ -377,8 +384,8 @@ OUTPUTS: tuple[Output, ...] = (
                     "(n-gram models).{intervals}"),
              _comparison("german_case", "German case paper, AUC between scoring functions",
                          "sentences", "mean template AUC (templates resampled: paired "
-                         "bootstrap; permutation test) and pooled AUC (DeLong's paired test)",
-                         DATASET),
+                         "bootstrap; permutation test) and pooled AUC (DeLong's paired test), "
+                         "per analysis", GERMAN_ANALYSIS, version=2),  # v2: analysis
              _table("german_case_auc_templates", "German case paper, the per-template AUC "
                     "figure",
                     "ROC AUC of sentence log-probability, grammatical sentences against case "
