@@ -126,7 +126,7 @@ SPUD_SCORING_FUNCTIONS = (("gpt", "ppl"), ("bert", "pppl"), ("bert", "pppl_l2r")
 
 
 def spud_inputs(root: Path, dataset: str = "spud_en", language: str = "en", n_groups: int = 30,
-                seed: int = 0) -> tuple[Path, list[Path]]:
+                seed: int = 0, nonce_seeds: tuple[int, ...] = (1,)) -> tuple[Path, list[Path]]:
     rng = np.random.default_rng(seed)
     rows = []
     for g in range(n_groups):
@@ -134,9 +134,11 @@ def spud_inputs(root: Path, dataset: str = "spud_en", language: str = "en", n_gr
                      "sentence": f"the cat {g} sat on the mat", "label": None,
                      "method": "orig", "seed": None})
         for method in ("spud", "pos"):
-            rows.append({"item_id": f"{g}-{method}-1", "group_id": f"g{g}",
-                         "sentence": f"the dax {g} blicked on the wug", "label": None,
-                         "method": method, "seed": 1})
+            for s in nonce_seeds:
+                rows.append({"item_id": f"{g}-{method}-{s}", "group_id": f"g{g}",
+                             "sentence": f"the dax {g} blicked on the wug"
+                             + ("" if s == 1 else f" {s}"), "label": None,
+                             "method": method, "seed": s})
     items = items_frame(rows, dataset, language)
     items_path = write(items, root / "results" / "items" / f"{dataset}.parquet",
                        artifacts.ITEMS_SPUD)

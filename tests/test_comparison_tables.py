@@ -192,6 +192,12 @@ def test_spud_comparison_median_ratio_on_the_nonce_pairs_both_scored(tmp_path):
         ~((pl.col("model") == "gpt") & (pl.col("item_id") == "3-spud-1")))
     table = spud_comparison(items, scores, SETTINGS)
     check_frame(table, TABLES["spud_comparison"])
+    # one nonce seed: its rows, and those of `all`, the same figures (exp(log r) to rounding)
+    seed, table = (table.filter(pl.col("nonce_seed") == s) for s in ("1", "all"))
+    assert seed.select(pl.selectors.string(), pl.selectors.integer()).drop("nonce_seed").equals(
+        table.select(pl.selectors.string(), pl.selectors.integer()).drop("nonce_seed"))
+    assert seed["difference"].to_list() == pytest.approx(table["difference"].to_list(),
+                                                         abs=1e-12)
     # three functions: three pairs per nonce method
     assert table.group_by("nonce_method").len().sort("nonce_method").rows() == [("pos", 3),
                                                                                   ("spud", 3)]
@@ -218,6 +224,66 @@ def test_spud_comparison_median_ratio_on_the_nonce_pairs_both_scored(tmp_path):
     assert abs(row["p_value"] - expected) < 1e-12
     assert table["p_holm"].to_list() == pytest.approx(
         list(multipletests(table["p_value"].to_list(), method="holm")[1]), abs=1e-12)
+
+
+def test_spud_comparison_per_nonce_seed_is_the_difference_of_the_tables_seed_medians(
+        tmp_path):
+    """A row per nonce seed (numeric order, then `all`): each side's figure is
+    spud_ratio_summary's median of that seed, outliers kept (the headline's rows), the interval
+    the paired bootstrap of that seed's pairs; Holm within each seed, so that the rows of
+    `all` are what they were with one comparison per pair set."""
+    from spudflow.aggregate.spud_scores import spud_tables
+
+    items_path, scores = spud_inputs(tmp_path, n_groups=12, nonce_seeds=(1, 2, 10))
+    items = read_items([items_path], artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
+    scores = read_scores(scores)
+    # a ratio far above the outlier threshold: the headline keeps it, so does the comparison
+    scores = scores.with_columns(pl.when(pl.col("item_id") == "0-spud-2").then(
+        pl.col("ppl") * 1e6).otherwise(pl.col("ppl")).alias("ppl"))
+    table = spud_comparison(items, scores, SETTINGS)
+    check_frame(table, TABLES["spud_comparison"])
+    spud = table.filter(pl.col("nonce_method") == "spud")
+    assert spud["nonce_seed"].unique(maintain_order=True).to_list() == ["1", "2", "10", "all"]
+    summary = spud_tables(items, scores, 5, 250.0, 250.0, 0.5)[0].frame.filter(
+        pl.col("outliers") == "kept")
+    medians = {(r["nonce_method"], r["nonce_seed"], r["model"], r["method"]): r["ratio_median"]
+               for r in summary.iter_rows(named=True)}
+    for row in table.iter_rows(named=True):
+        key = (row["nonce_method"], row["nonce_seed"])
+        a = medians[(*key, row["model_a"], row["method_a"])]
+        b = medians[(*key, row["model_b"], row["method_b"])]
+        assert (row["value_a"], row["value_b"]) == pytest.approx((a, b), abs=1e-12)
+        assert row["difference"] == pytest.approx(a - b, abs=1e-12)
+        assert row["n_items"] == (36 if row["nonce_seed"] == "all" else 12)
+    # seed 2's row: scipy's percentile bootstrap of that seed's pairs (the same draws)
+    row = spud.filter((pl.col("nonce_seed") == "2") & (pl.col("model_a") == "bert")
+                      & (pl.col("method_a") == "pppl") & (pl.col("model_b") == "gpt")
+                      ).row(0, named=True)
+
+    def ratios(model, method):
+        f = scores.filter((pl.col("model") == model) & (pl.col("method") == method))
+        ppl = dict(zip(f["item_id"], f["ppl"], strict=True))
+        # in the order of the group ids (g0, g1, g10, ...), which the resamples draw by
+        return np.array([ppl[f"{g}-spud-2"] / ppl[f"{g}-orig"]
+                         for g in sorted(range(12), key=lambda g: f"g{g}")])
+    direct = stats.bootstrap(
+        (ratios("bert", "pppl"), ratios("gpt", "ppl")),
+        lambda u, v, axis=-1: np.median(u, axis) - np.median(v, axis), paired=True,
+        vectorized=True, n_resamples=SETTINGS.resamples, method="percentile",
+        rng=np.random.default_rng(SETTINGS.seed)).bootstrap_distribution
+    total = len(direct) + 1
+    expected = min(1, 2 * min((np.sum(direct <= 0) + 1) / total, (np.sum(direct >= 0) + 1) / total))
+    assert abs(row["p_value"] - expected) < 1e-12
+    for _, part in table.group_by("nonce_seed"):
+        assert part["p_holm"].to_list() == pytest.approx(
+            list(multipletests(part["p_value"].to_list(), method="holm")[1]), abs=1e-12)
+    # a pair one side did not score: left out of its seed's row and of `all`, counted in both
+    fewer = spud_comparison(items, scores.filter(
+        ~((pl.col("model") == "gpt") & (pl.col("item_id") == "3-spud-10"))), SETTINGS)
+    counts = fewer.filter((pl.col("nonce_method") == "spud") & (pl.col("model_b") == "gpt")
+                          & (pl.col("method_a") == "pppl")).select(
+        "nonce_seed", "n_items", "n_only_a", "n_only_b").rows()
+    assert counts == [("1", 12, 0, 0), ("2", 12, 0, 0), ("10", 11, 1, 0), ("all", 35, 1, 0)]
 
 
 def test_front_page_says_which_differences_are_significant_after_holm(tmp_path, run_cli):
@@ -248,7 +314,8 @@ def test_front_page_says_which_differences_are_significant_after_holm(tmp_path, 
                            "--out", page)
     assert code == 0, err
     sections = read_page(page)
-    comparison = pl.read_parquet(out / "spud_comparison.parquet")
+    comparison = pl.read_parquet(out / "spud_comparison.parquet").filter(
+        pl.col("nonce_seed") == "all")  # the headline's rows: the line's
     significant = comparison.filter(pl.col("p_holm") < 0.05)
     assert comparison.height == 6  # 2 nonce methods x 3 pairs of functions
     assert sorted(significant["method_a"]) == ["pppl"] * 4  # pppl against either other one

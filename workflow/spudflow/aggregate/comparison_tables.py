@@ -255,12 +255,24 @@ def german_case_comparison(items: pl.DataFrame, scores: pl.DataFrame,
 
 def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
                     settings: Uncertainty | None = None) -> pl.DataFrame:
-    """Per pair set (dataset, language, nonce method) and pair of scoring functions: the median
-    of the per-original-sentence ratio (geometric mean over the nonce seeds, as seed `all` of
-    spud_ratio_summary), on the nonce pairs both scored; the original sentences resampled
-    (paired bootstrap) and swapped (permutation test). n_items counts nonce pairs."""
+    """Per pair set (dataset, language, nonce method), nonce seed and pair of scoring functions:
+    the median ratio as spud_ratio_summary's headline computes it for that seed, on the nonce
+    pairs both scored. A seed's row: the median of its pairs' ratios (one per original
+    sentence); seed `all`: the median of the per-original-sentence ratio (geometric mean over
+    the nonce seeds both scored). All observations, outliers kept, as the headline's `kept`
+    rows (the table's `removed` rows are not compared). The original sentences resampled
+    (paired bootstrap and its p); n_items counts the seed's nonce pairs (`all`: every seed's).
+    Holm's adjustment within each nonce seed: a seed's rows, and `all`'s, are a replication of
+    the same comparisons, not further hypotheses, so that `all`'s p_holm does not depend on how
+    many nonce seeds ran."""
     from spudflow.aggregate.inputs import scored_items
-    from spudflow.aggregate.spud_scores import check_groups, pair_ratios, per_original
+    from spudflow.aggregate.spud_scores import (
+        ALL_SEEDS,
+        check_groups,
+        pair_ratios,
+        per_original,
+        seed_key,
+    )
 
     settings = settings or Uncertainty()
     check_groups(items)
@@ -271,24 +283,44 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
     for key, part in sorted(pairs.partition_by(keys, as_dict=True).items()):
         functions = _functions(part)
         for a, b in _pairs_of(functions):
-            aligned = align_items(functions[a].select("nonce_item_id"),
-                                  functions[b].select("nonce_item_id"), ["nonce_item_id"])
+            aligned = align_items(functions[a].select("nonce_item_id", "nonce_seed"),
+                                  functions[b].select("nonce_item_id", "nonce_seed"),
+                                  ["nonce_item_id"])
             shared = aligned.items["nonce_item_id"]
-            ratios = [per_original(functions[f].filter(pl.col("nonce_item_id").is_in(
-                shared.implode()))).sort("group_id") for f in (a, b)]
-            ra, rb = ratios[0]["ratio"].to_numpy(), ratios[1]["ratio"].to_numpy()
-            if not ratios[0]["group_id"].equals(ratios[1]["group_id"]):
-                raise ValueError("the shared nonce pairs have different original sentences")
-            group = dict(zip(keys, key, strict=True))
-            counts = (len(shared), aligned.only_first, aligned.only_second)
-            diff = paired_bootstrap(median, ra, rb, settings) if len(ra) else None
-            test, p = BOOTSTRAP, (diff and diff.p_value)
-            rows.append(_row(group, a, b, "ratio_median", *counts,
-                             np.median(ra) if len(ra) else None,
-                             np.median(rb) if len(rb) else None, diff and diff.difference,
-                             diff and diff.ci_low, diff and diff.ci_high,
-                             diff and diff.interval_method, test, p, units=len(ra)))
-    return _frame(rows, keys)
+            both = [functions[f].filter(pl.col("nonce_item_id").is_in(shared.implode()))
+                    for f in (a, b)]
+            seeds = sorted(set(functions[a]["nonce_seed"]) | set(functions[b]["nonce_seed"]),
+                           key=seed_key)
+            for seed in [*seeds, ALL_SEEDS]:
+                if seed == ALL_SEEDS:
+                    ratios = [per_original(frame).sort("group_id") for frame in both]
+                    counts = (len(shared), aligned.only_first, aligned.only_second)
+                else:
+                    ratios = [frame.filter(pl.col("nonce_seed") == seed).sort("group_id")
+                              for frame in both]
+                    n = ratios[0].height
+                    counts = (n, int((functions[a]["nonce_seed"] == seed).sum()) - n,
+                              int((functions[b]["nonce_seed"] == seed).sum()) - n)
+                ra, rb = ratios[0]["ratio"].to_numpy(), ratios[1]["ratio"].to_numpy()
+                if not ratios[0]["group_id"].equals(ratios[1]["group_id"]):
+                    raise ValueError("the shared nonce pairs have different original sentences")
+                group = dict(zip(keys, key, strict=True)) | {"nonce_seed": seed}
+                diff = paired_bootstrap(median, ra, rb, settings) if len(ra) else None
+                rows.append(_row(group, a, b, "ratio_median", *counts,
+                                 np.median(ra) if len(ra) else None,
+                                 np.median(rb) if len(rb) else None, diff and diff.difference,
+                                 diff and diff.ci_low, diff and diff.ci_high,
+                                 diff and diff.interval_method, BOOTSTRAP, diff and diff.p_value,
+                                 units=len(ra)))
+    frame = _frame(rows, [*keys, "nonce_seed"])
+    within_seed = [part.with_columns(pl.Series("p_holm", holm(part["p_value"].to_list()),
+                                               dtype=pl.Float64))
+                   for part in frame.partition_by("nonce_seed", maintain_order=True)]
+    # numeric seeds in numeric order (2 before 10), then `all`, as spud_ratio_summary's rows
+    seed_rank = pl.col("nonce_seed").map_elements(lambda s: "".join(map(str, seed_key(s))),
+                                                  return_dtype=pl.String)
+    sides = frame.columns[len(keys) + 1:frame.columns.index("statistic") + 1]
+    return (pl.concat(within_seed) if within_seed else frame).sort([*keys, seed_rank, *sides])
 
 
 # ---- Japanese transitivity ----------------------------------------------------------------------

@@ -21,6 +21,7 @@ import polars as pl
 
 from spudflow.aggregate.coverage import note
 from spudflow.aggregate.inputs import NO_USABLE_SCORE
+from spudflow.aggregate.spud_scores import ALL_SEEDS
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import read_artifact
 from spudflow.core.dataset_families import DATASET_FAMILIES
@@ -424,7 +425,11 @@ def comparison_of(table: str) -> str | None:
 
 def significance_line(comparison: pl.DataFrame) -> str:
     """One line: the paired differences significant after Holm's adjustment over the
-    family's comparison table, and how many are not (or were not tested)."""
+    family's comparison table, and how many are not (or were not tested). Of a table by
+    nonce seed (SPUD), the rows of seed `all` only: the headline's figure, Holm-adjusted within
+    them."""
+    if "nonce_seed" in comparison.columns:
+        comparison = comparison.filter(pl.col("nonce_seed") == ALL_SEEDS)
     if comparison.is_empty():
         return ('<p class="significance">Model differences: none to test (no two scoring '
                 "functions scored the same items).</p>")

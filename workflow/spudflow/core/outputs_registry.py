@@ -83,6 +83,7 @@ class Output:
     columns: tuple = ()
     key: tuple[str, ...] = ()
     rows: str = ""
+    version: int = 1  # of such a table's artifact: bumped when its columns change
 
     @property
     def report_caption(self) -> str | None:
@@ -125,6 +126,7 @@ class _Entry:
     columns: tuple = ()
     key: tuple[str, ...] = ()
     rows: str = ""
+    version: int = 1
 
 
 _table = _data = _Entry
@@ -136,7 +138,7 @@ def _tables(stage, rule, command, category, feed, *entries, data=()):
         return Output(entry.name, output_type, stage, rule, command, category, entry.reproduces,
                       feed, function=entry.function, empty_when=entry.empty_when,
                       caption=entry.caption, columns=entry.columns, key=entry.key,
-                      rows=entry.rows)
+                      rows=entry.rows, version=entry.version)
     return (*(output(e, TABLE, category) for e in entries),
             *(output(e, DATA, None) for e in data))
 
@@ -278,7 +280,8 @@ COMPARISON_CAPTION = (
 
 
 def _comparison(family, reproduces, items, statistics, group, what="items dataset",
-                sides=SCORING_FUNCTION_SIDES, caption=COMPARISON_CAPTION, empty_when=None):
+                sides=SCORING_FUNCTION_SIDES, caption=COMPARISON_CAPTION, empty_when=None,
+                version=1):
     """A family's `*_comparison` table (aggregate/comparison_tables.py)."""
     return _Entry(f"{family}_comparison", reproduces,
                   caption.format(items=items, statistics=statistics),
@@ -286,7 +289,8 @@ def _comparison(family, reproduces, items, statistics, group, what="items datase
                   function=f"comparison_tables.{family}_comparison",
                   columns=comparison_columns(group, sides),
                   key=comparison_key([c.name for c in group], sides),
-                  rows="per group, pair of scoring functions and statistic compared")
+                  rows="per group, pair of scoring functions and statistic compared",
+                  version=version)
 
 
 DATASET = (col("dataset", STR, "items dataset"),)
@@ -340,10 +344,23 @@ OUTPUTS: tuple[Output, ...] = (
                     "either ratio is above {outlier_threshold:g} (§4.4).",
                     empty_when="no language has two scoring functions to compare"),
              _comparison("spud", "SPUD paper, §4, Tables 10–11, between scoring functions",
-                         "nonce pairs", "median of the per-original ratio over the nonce seeds "
-                         "(original sentences resampled: paired bootstrap and its p)",
+                         "nonce pairs", "the median ratio as spud_ratio_summary computes it, "
+                         "per nonce seed (one pair per original sentence) and, as seed `all`, "
+                         "of the per-original geometric-mean ratio over the seeds; on all "
+                         "observations, outliers kept, as the headline (the summary's `kept` "
+                         "rows; its `removed` rows, without the ratios above "
+                         "aggregate.spud_outlier_threshold, are not compared); original "
+                         "sentences resampled: paired bootstrap and its p",
                          (*DATASET, col("language", STR, "language"),
-                          col("nonce_method", STR, "nonce method")),
+                          col("nonce_method", STR, "nonce method"),
+                          col("nonce_seed", STR, "nonce seed, or `all`: every seed, one "
+                              "geometric-mean ratio per original sentence")),
+                         caption=COMPARISON_CAPTION.replace(
+                             "Holm's adjustment over the table (p_holm)",
+                             "Holm's adjustment within each nonce seed (p_holm: a seed's rows "
+                             "replicate the comparisons of `all`, they are no further "
+                             "hypotheses)"),
+                         version=2,  # v2: a row per nonce seed
                          what="language and nonce method"),
              _table("spud_extremes", "SPUD paper, App. E",
                     "The {extremes} sentence pairs with the highest and the lowest ratio per "

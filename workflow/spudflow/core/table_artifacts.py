@@ -862,7 +862,8 @@ AGGREGATE_TABLES = (
 
 # Tables defined by their registry entry (core/outputs_registry.py: its columns, key and what a
 # row is), as a table added to a dataset family may be.
-REGISTRY_TABLES = tuple(table(o.name, o.command, o.rows, tuple(o.columns), key=o.key)
+REGISTRY_TABLES = tuple(table(o.name, o.command, o.rows, tuple(o.columns), key=o.key,
+                              version=o.version)
                         for o in TABLE_OUTPUTS.values() if o.columns)
 
 # Tables that stack a stage artifact unchanged keep its definition.
