@@ -444,7 +444,8 @@ def significance_line(comparison: pl.DataFrame) -> str:
     named_rows = significant.with_row_index("order").sort(
         pl.col("p_holm"), pl.col("difference").abs(), "order", descending=[False, True, False])
     for row in named_rows.head(MAX_NAMED).iter_rows(named=True):
-        where = ", ".join(str(row[g]) for g in group)
+        # a null group value is the whole (a Japanese sentence, a probe's original set)
+        where = ", ".join(str(row[g]) for g in group if row[g] is not None)
         a, b = (" · ".join(str(row[c]) for c in side) for side in (side_a, side_b))
         interval = ("" if row["difference_ci_low"] is None else
                     f" [{row['difference_ci_low']:.3f}, {row['difference_ci_high']:.3f}]")

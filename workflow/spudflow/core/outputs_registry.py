@@ -617,17 +617,26 @@ OUTPUTS: tuple[Output, ...] = (
                     empty_when="no probe run reads one configured layer with both parts (no "
                     "layer sweep, no M0)"),
              _comparison("probe", "SPUD paper, Tables 3–4, 14–16, between probe configurations",
-                         "original test sentences", "UAS and LAS on the original test set, the "
-                         "mean over the probe seeds both configurations ran of each seed's "
-                         "micro-averaged score (sentences resampled with every seed's counts: "
-                         "paired bootstrap; permutation test swapping a sentence's counts)",
-                         (col("treebank", STR, "treebank"),),
+                         "test sentences", "RelAcc, UAS and LAS on the original test set "
+                         "(nonce_method null), the mean over the probe seeds both "
+                         "configurations ran of each seed's micro-averaged score; per nonce "
+                         "method, the Δ = orig − nonce of UAS and LAS (delta_uas, delta_las: "
+                         "probe_languages' delta_*_mean, the mean over the nonce runs of the "
+                         "probe seed's original score minus the run's), on the (run, sentence) "
+                         "both evaluated, n_items counting original and nonce rows (sentences "
+                         "resampled with every run's counts, a sentence's original and nonce "
+                         "versions together: paired bootstrap; permutation test swapping a "
+                         "sentence's counts)",
+                         (col("treebank", STR, "treebank"),
+                          col("nonce_method", STR, "the nonce method of a Δ (its nonce seeds "
+                              "pooled); null: a figure on the original test set", True)),
                          empty_when="fewer than two probe configurations ran on one treebank, "
                          "or aggregate.uncertainty.resamples is 0 (the per-sentence counts are "
                          "read only with resampling)",
                          sides=PROBE_SIDES,
                          caption=COMPARISON_CAPTION.replace("scoring functions (model × "
-                                                            "method)", "probe configurations"))),
+                                                            "method)", "probe configurations"),
+                         version=2)),  # v2: RelAcc, the Δ (nonce_method)
     *_tables("aggregate", "table_probe_edges", "table-probe-edges", "DepProbe", PROBE,
              _table("probe_edges", "SPUD paper, App. F.7, Tables 21–22",
                     "DepProbe by edge direction (left: the gold head precedes the word; right: "
