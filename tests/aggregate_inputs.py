@@ -352,6 +352,29 @@ def probe_metrics(root: Path, seed: int = 0) -> Path:
     return write(frame, folder / "metrics.parquet", artifacts.PROBE_METRICS)
 
 
+def probe_words(sent_index: int) -> int:
+    return 3 + sent_index % 4
+
+
+def probe_predictions(metrics: Path) -> Path:
+    """predictions.parquet next to probe_metrics' files, as `probe train` writes it: the words
+    of each evaluated sentence of each eval set (PROBE_WORDS(sentence) of them: the fixture's
+    runs, sharing one folder, count different words scored), FORMs `w{sentence}.{word}` on
+    the original set and `{method}{seed}.{sentence}.{word}` on a nonce set; heads and labels
+    arbitrary."""
+    counts = pl.read_parquet(metrics.parent / artifacts.PROBE_SENTENCES_FILE).select(
+        "eval_set", "sent_index").unique().sort("eval_set", "sent_index")
+    rows = []
+    for eval_set, index in counts.iter_rows():
+        n = probe_words(index)
+        prefix = "w" if eval_set == "orig" else eval_set.replace("/seed", "") + "."
+        rows += [{"eval_set": eval_set, "sent_index": index, "word_index": i,
+                  "form": f"{prefix}{index}.{i}", "head": 0, "deprel": "root"}
+                 for i in range(1, n + 1)]
+    return write(pl.DataFrame(rows), metrics.parent / artifacts.PROBE_PREDICTIONS_FILE,
+                 artifacts.PROBE_PREDICTIONS)
+
+
 # --- defined columns -------------------------------------------------------------------------
 
 def documented_columns(name: str) -> list[str]:

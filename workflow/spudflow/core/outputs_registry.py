@@ -256,6 +256,11 @@ PROBE_EXAMPLES = (
     col("sent_index", I64, "the sentence's position in the test treebank (tokens.parquet "
         "sent_index; the same in its nonce versions)"),
     col("n_words", I64, "words scored in the sentence"),
+    col("sentence", STR, "the original sentence's words (FORM, joined by spaces: a multiword "
+        "token's words, not its surface), from a run's predictions.parquet; null when the "
+        "command was given none (`--predictions`)", True),
+    col("nonce_sentences", STR, "each nonce version's words, after its eval set "
+        "(`spud/seed1: …`), in seed order, separated by ` ‖ `; null as `sentence`", True),
     col("las_orig", F64, "LAS of the original sentence over every probe seed's run"),
     col("las_nonce", F64, "LAS of its nonce versions over every run and nonce seed"),
     _margin("las_orig - las_nonce: the largest drop first"))
@@ -601,8 +606,9 @@ OUTPUTS: tuple[Output, ...] = (
                     "whose LAS drops most from the original to its nonce versions (each over "
                     "every probe seed and nonce seed), by their index in the test treebank; "
                     "the k of config `aggregate.examples`, equal drops (short sentences) ordered "
-                    "by a hash of the sentence seeded by `aggregate.seed`.",
-                    function="family_examples.probe",
+                    "by a hash of the sentence seeded by `aggregate.seed`; each with its "
+                    "words and those of its nonce versions (the runs' predictions.parquet).",
+                    function="family_examples.probe", version=2,  # v2: the sentences' words
                     rows="per probe configuration and nonce method, the k largest LAS drops",
                     columns=PROBE_EXAMPLES,
                     key=("treebank", "model", "baseline", "dist_layer", "label_layer",
