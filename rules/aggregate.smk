@@ -55,6 +55,7 @@ rule table_probe:
     input:
         metrics=aggregate_plan.probe_metrics_files(),
         layer_choice=aggregate_plan.probe_layer_choice_files(),
+        predictions=aggregate_plan.probe_predictions_files(),
     output:
         **registry_files("table_probe"),
     log:
@@ -69,7 +70,7 @@ rule table_probe:
         options=aggregate_plan.probe_table_options(),
     shell:
         "spudflow table-probe {input.metrics:q} {params.layer_choice} {params.options}"
-        " --out-dir {params.out_dir:q} 2> {log:q}"
+        " --predictions {input.predictions:q} --out-dir {params.out_dir:q} 2> {log:q}"
 
 
 # Edge directions (App. F.7): each run's predicted trees (predictions.parquet, written with its

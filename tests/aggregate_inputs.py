@@ -126,7 +126,7 @@ SPUD_SCORING_FUNCTIONS = (("gpt", "ppl"), ("bert", "pppl"), ("bert", "pppl_l2r")
 
 
 def spud_inputs(root: Path, dataset: str = "spud_en", language: str = "en", n_groups: int = 30,
-                seed: int = 0) -> tuple[Path, list[Path]]:
+                seed: int = 0, nonce_seeds: tuple[int, ...] = (1,)) -> tuple[Path, list[Path]]:
     rng = np.random.default_rng(seed)
     rows = []
     for g in range(n_groups):
@@ -134,9 +134,11 @@ def spud_inputs(root: Path, dataset: str = "spud_en", language: str = "en", n_gr
                      "sentence": f"the cat {g} sat on the mat", "label": None,
                      "method": "orig", "seed": None})
         for method in ("spud", "pos"):
-            rows.append({"item_id": f"{g}-{method}-1", "group_id": f"g{g}",
-                         "sentence": f"the dax {g} blicked on the wug", "label": None,
-                         "method": method, "seed": 1})
+            for s in nonce_seeds:
+                rows.append({"item_id": f"{g}-{method}-{s}", "group_id": f"g{g}",
+                             "sentence": f"the dax {g} blicked on the wug"
+                             + ("" if s == 1 else f" {s}"), "label": None,
+                             "method": method, "seed": s})
     items = items_frame(rows, dataset, language)
     items_path = write(items, root / "results" / "items" / f"{dataset}.parquet",
                        artifacts.ITEMS_SPUD)
@@ -348,6 +350,29 @@ def probe_metrics(root: Path, seed: int = 0) -> Path:
     write(pl.concat(sentences), folder / artifacts.PROBE_SENTENCES_FILE,
           artifacts.PROBE_SENTENCES)
     return write(frame, folder / "metrics.parquet", artifacts.PROBE_METRICS)
+
+
+def probe_words(sent_index: int) -> int:
+    return 3 + sent_index % 4
+
+
+def probe_predictions(metrics: Path) -> Path:
+    """predictions.parquet next to probe_metrics' files, as `probe train` writes it: the words
+    of each evaluated sentence of each eval set (PROBE_WORDS(sentence) of them: the fixture's
+    runs, sharing one folder, count different words scored), FORMs `w{sentence}.{word}` on
+    the original set and `{method}{seed}.{sentence}.{word}` on a nonce set; heads and labels
+    arbitrary."""
+    counts = pl.read_parquet(metrics.parent / artifacts.PROBE_SENTENCES_FILE).select(
+        "eval_set", "sent_index").unique().sort("eval_set", "sent_index")
+    rows = []
+    for eval_set, index in counts.iter_rows():
+        n = probe_words(index)
+        prefix = "w" if eval_set == "orig" else eval_set.replace("/seed", "") + "."
+        rows += [{"eval_set": eval_set, "sent_index": index, "word_index": i,
+                  "form": f"{prefix}{index}.{i}", "head": 0, "deprel": "root"}
+                 for i in range(1, n + 1)]
+    return write(pl.DataFrame(rows), metrics.parent / artifacts.PROBE_PREDICTIONS_FILE,
+                 artifacts.PROBE_PREDICTIONS)
 
 
 # --- defined columns -------------------------------------------------------------------------

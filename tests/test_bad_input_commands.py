@@ -249,6 +249,7 @@ OPTIONAL_INPUTS = {
     ("items spud", "--nonce"): "treebank",
     ("probe features", "--sentences"): "treebank",
     ("table-probe", "--layer-choice"): "parquet",
+    ("table-probe", "--predictions"): "parquet",
     ("items cola", "--phenomena"): "tsv",
     ("items german-case", "--templates"): "tsv",
     ("items german-case", "--sentences"): ("text", "text"),

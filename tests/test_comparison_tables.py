@@ -245,6 +245,12 @@ def test_spud_comparison_median_ratio_on_the_nonce_pairs_both_scored(tmp_path):
         ~((pl.col("model") == "gpt") & (pl.col("item_id") == "3-spud-1")))
     table = spud_comparison(items, scores, SETTINGS)
     check_frame(table, TABLES["spud_comparison"])
+    # one nonce seed: its rows, and those of `all`, the same figures (exp(log r) to rounding)
+    seed, table = (table.filter(pl.col("nonce_seed") == s) for s in ("1", "all"))
+    assert seed.select(pl.selectors.string(), pl.selectors.integer()).drop("nonce_seed").equals(
+        table.select(pl.selectors.string(), pl.selectors.integer()).drop("nonce_seed"))
+    assert seed["difference"].to_list() == pytest.approx(table["difference"].to_list(),
+                                                         abs=1e-12)
     # three functions: three pairs per nonce method
     assert table.group_by("nonce_method").len().sort("nonce_method").rows() == [("pos", 3),
                                                                                   ("spud", 3)]
@@ -271,6 +277,66 @@ def test_spud_comparison_median_ratio_on_the_nonce_pairs_both_scored(tmp_path):
     assert abs(row["p_value"] - expected) < 1e-12
     assert table["p_holm"].to_list() == pytest.approx(
         list(multipletests(table["p_value"].to_list(), method="holm")[1]), abs=1e-12)
+
+
+def test_spud_comparison_per_nonce_seed_is_the_difference_of_the_tables_seed_medians(
+        tmp_path):
+    """A row per nonce seed (numeric order, then `all`): each side's figure is
+    spud_ratio_summary's median of that seed, outliers kept (the headline's rows), the interval
+    the paired bootstrap of that seed's pairs; Holm within each seed, so that the rows of
+    `all` are what they were with one comparison per pair set."""
+    from spudflow.aggregate.spud_scores import spud_tables
+
+    items_path, scores = spud_inputs(tmp_path, n_groups=12, nonce_seeds=(1, 2, 10))
+    items = read_items([items_path], artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
+    scores = read_scores(scores)
+    # a ratio far above the outlier threshold: the headline keeps it, so does the comparison
+    scores = scores.with_columns(pl.when(pl.col("item_id") == "0-spud-2").then(
+        pl.col("ppl") * 1e6).otherwise(pl.col("ppl")).alias("ppl"))
+    table = spud_comparison(items, scores, SETTINGS)
+    check_frame(table, TABLES["spud_comparison"])
+    spud = table.filter(pl.col("nonce_method") == "spud")
+    assert spud["nonce_seed"].unique(maintain_order=True).to_list() == ["1", "2", "10", "all"]
+    summary = spud_tables(items, scores, 5, 250.0, 250.0, 0.5)[0].frame.filter(
+        pl.col("outliers") == "kept")
+    medians = {(r["nonce_method"], r["nonce_seed"], r["model"], r["method"]): r["ratio_median"]
+               for r in summary.iter_rows(named=True)}
+    for row in table.iter_rows(named=True):
+        key = (row["nonce_method"], row["nonce_seed"])
+        a = medians[(*key, row["model_a"], row["method_a"])]
+        b = medians[(*key, row["model_b"], row["method_b"])]
+        assert (row["value_a"], row["value_b"]) == pytest.approx((a, b), abs=1e-12)
+        assert row["difference"] == pytest.approx(a - b, abs=1e-12)
+        assert row["n_items"] == (36 if row["nonce_seed"] == "all" else 12)
+    # seed 2's row: scipy's percentile bootstrap of that seed's pairs (the same draws)
+    row = spud.filter((pl.col("nonce_seed") == "2") & (pl.col("model_a") == "bert")
+                      & (pl.col("method_a") == "pppl") & (pl.col("model_b") == "gpt")
+                      ).row(0, named=True)
+
+    def ratios(model, method):
+        f = scores.filter((pl.col("model") == model) & (pl.col("method") == method))
+        ppl = dict(zip(f["item_id"], f["ppl"], strict=True))
+        # in the order of the group ids (g0, g1, g10, ...), which the resamples draw by
+        return np.array([ppl[f"{g}-spud-2"] / ppl[f"{g}-orig"]
+                         for g in sorted(range(12), key=lambda g: f"g{g}")])
+    direct = stats.bootstrap(
+        (ratios("bert", "pppl"), ratios("gpt", "ppl")),
+        lambda u, v, axis=-1: np.median(u, axis) - np.median(v, axis), paired=True,
+        vectorized=True, n_resamples=SETTINGS.resamples, method="percentile",
+        rng=np.random.default_rng(SETTINGS.seed)).bootstrap_distribution
+    total = len(direct) + 1
+    expected = min(1, 2 * min((np.sum(direct <= 0) + 1) / total, (np.sum(direct >= 0) + 1) / total))
+    assert abs(row["p_value"] - expected) < 1e-12
+    for _, part in table.group_by("nonce_seed"):
+        assert part["p_holm"].to_list() == pytest.approx(
+            list(multipletests(part["p_value"].to_list(), method="holm")[1]), abs=1e-12)
+    # a pair one side did not score: left out of its seed's row and of `all`, counted in both
+    fewer = spud_comparison(items, scores.filter(
+        ~((pl.col("model") == "gpt") & (pl.col("item_id") == "3-spud-10"))), SETTINGS)
+    counts = fewer.filter((pl.col("nonce_method") == "spud") & (pl.col("model_b") == "gpt")
+                          & (pl.col("method_a") == "pppl")).select(
+        "nonce_seed", "n_items", "n_only_a", "n_only_b").rows()
+    assert counts == [("1", 12, 0, 0), ("2", 12, 0, 0), ("10", 11, 1, 0), ("all", 35, 1, 0)]
 
 
 def test_front_page_says_which_differences_are_significant_after_holm(tmp_path, run_cli):
@@ -301,7 +367,8 @@ def test_front_page_says_which_differences_are_significant_after_holm(tmp_path, 
                            "--out", page)
     assert code == 0, err
     sections = read_page(page)
-    comparison = pl.read_parquet(out / "spud_comparison.parquet")
+    comparison = pl.read_parquet(out / "spud_comparison.parquet").filter(
+        pl.col("nonce_seed") == "all")  # the headline's rows: the line's
     significant = comparison.filter(pl.col("p_holm") < 0.05)
     assert comparison.height == 6  # 2 nonce methods x 3 pairs of functions
     assert sorted(significant["method_a"]) == ["pppl"] * 4  # pppl against either other one
@@ -436,7 +503,8 @@ def test_probe_comparison_is_the_seed_mean_of_the_runs_scores_on_the_same_senten
     code, _, err = run_cli("table-probe", metrics, "--out-dir", out, "--resamples", 2000)
     assert code == 0, err
     table = read_artifact(out / "probe_comparison.parquet", TABLES["probe_comparison"])
-    assert table.height == 2 * 21  # 7 configurations: 21 pairs, UAS and LAS
+    # 7 configurations: 21 pairs; RelAcc, UAS and LAS, and two Δ for each of 2 nonce methods
+    assert table.height == 7 * 21
     row = table.filter((pl.col("model_a") == "bert") & (pl.col("baseline_a") == "lm")
                        & (pl.col("dist_layer_a") == 6) & (pl.col("model_b") == "gpt")
                        & (pl.col("statistic") == "las")).row(0, named=True)
@@ -476,6 +544,112 @@ def test_probe_comparison_is_the_seed_mean_of_the_runs_scores_on_the_same_senten
                            "--resamples", 0)
     assert code == 0, err
     assert pl.read_parquet(tmp_path / "off" / "probe_comparison.parquet").is_empty()
+
+
+def test_probe_comparison_relacc_and_deltas_are_the_differences_of_probe_languages(
+        tmp_path, run_cli):
+    """RelAcc (original set) and the Δ = orig − nonce of UAS and LAS per nonce method: each
+    side's figure is probe_languages' orig_relacc_mean / delta_*_mean; the Δ's interval near
+    scipy's bootstrap of the sentences (each with its original and nonce versions' counts of
+    every run), its p the clustered permutation test's; a (run, sentence) one side did not
+    evaluate is left out and counted."""
+    from spudflow.aggregate.comparison import paired_permutation_test
+
+    metrics = probe_metrics(tmp_path)
+    out = tmp_path / "tables"
+    code, _, err = run_cli("table-probe", metrics, "--out-dir", out, "--resamples", 2000)
+    assert code == 0, err
+    table = read_artifact(out / "probe_comparison.parquet", TABLES["probe_comparison"])
+    languages = read_artifact(out / "probe_languages.parquet", TABLES["probe_languages"])
+    assert sorted(table["statistic"].unique()) == ["delta_las", "delta_uas", "las", "relacc",
+                                                   "uas"]
+    assert table.filter(pl.col("statistic").str.starts_with("delta"))[
+        "nonce_method"].unique().sort().to_list() == ["pos", "spud"]
+    assert table.filter(~pl.col("statistic").str.starts_with("delta"))[
+        "nonce_method"].null_count() == 3 * 21
+    configuration = ["model", "baseline", "dist_layer", "label_layer", "auto_layers"]
+
+    def figure(row, side, column, nonce):
+        match = languages.filter(*[pl.col(c) == row[f"{c}_{side}"] for c in configuration],
+                                 pl.col("nonce") == nonce)
+        return match[column][0]
+    for row in table.iter_rows(named=True):
+        statistic, nonce = row["statistic"], row["nonce_method"]
+        column = f"{statistic}_mean" if nonce else f"orig_{statistic}_mean"
+        a, b = figure(row, "a", column, nonce or "spud"), figure(row, "b", column, nonce or "spud")
+        assert (row["value_a"], row["value_b"]) == pytest.approx((a, b), abs=1e-12)
+        assert row["difference"] == pytest.approx(a - b, abs=1e-12)
+    assert table["p_holm"].to_list() == pytest.approx(
+        list(multipletests(table["p_value"].to_list(), method="holm")[1]), abs=1e-12)
+
+    # bert against gpt (layers 6/7), Δ LAS of spud: 3 seeds x (orig + 2 nonce seeds) x 20
+    pick = ((pl.col("model_a") == "bert") & (pl.col("baseline_a") == "lm")
+            & (pl.col("dist_layer_a") == 6) & (pl.col("model_b") == "gpt")
+            & (pl.col("statistic") == "delta_las") & (pl.col("nonce_method") == "spud"))
+    row = table.filter(pick).row(0, named=True)
+    assert (row["n_items"], row["n_only_a"], row["n_only_b"]) == (180, 0, 0)
+    counts = pl.read_parquet(metrics.parent / "sentence_counts.parquet").filter(
+        (pl.col("baseline") == "lm") & (pl.col("dist_layer") == 6)
+        & ~pl.col("eval_set").str.starts_with("pos"))
+    runs = [(1, "orig"), (2, "orig"), (3, "orig")] + [
+        (seed, f"spud/seed{n}") for seed in (1, 2, 3) for n in (1, 2)]
+    partner, nonce = [0, 0, 1, 1, 2, 2], list(range(3, 9))
+
+    def cube(model):  # (words, right) x runs x sentences
+        f = counts.filter(pl.col("model") == model)
+        return np.stack([np.stack([f.filter((pl.col("seed") == s) & (pl.col("eval_set") == e))
+                                   .sort("sent_index")[c].to_numpy().astype(float)
+                                   for s, e in runs]) for c in ("n_words", "n_las")])
+    first, second = cube("bert"), cube("gpt")
+
+    def difference(i, axis=-1):
+        i = np.atleast_2d(i.astype(int))
+        out = []
+        for j in i:
+            scores = [x[1][:, j].sum(-1) / x[0][:, j].sum(-1) for x in (first, second)]
+            out.append(np.mean(scores[0][partner] - scores[0][nonce])
+                       - np.mean(scores[1][partner] - scores[1][nonce]))
+        return np.array(out)
+    assert difference(np.arange(20))[0] == pytest.approx(row["difference"], abs=1e-12)
+    direct = stats.bootstrap((np.arange(20),), difference, n_resamples=2000, vectorized=True,
+                             method="percentile", rng=np.random.default_rng(0)
+                             ).confidence_interval
+    assert abs(row["difference_ci_low"] - direct.low) < 0.03
+    assert abs(row["difference_ci_high"] - direct.high) < 0.03
+    # the p: paired_permutation_test on the (run, sentence) rows, the sentences as clusters
+    run_of = np.repeat(np.arange(len(runs)), 20)
+    indicator = (run_of[None, :] == np.arange(len(runs))[:, None]).astype(float)
+
+    def rows_statistic(values, weights):
+        w = np.asarray(weights, dtype=float)
+        scores = ((values[1] * w) @ indicator.T) / ((values[0] * w) @ indicator.T)
+        return np.mean(scores[..., partner] - scores[..., nonce], axis=-1)
+    flat = [np.stack([m[0].ravel(), m[1].ravel()])[:, None, :] for m in (first, second)]
+    swapped = paired_permutation_test(rows_statistic, *flat, 2000, Uncertainty().seed,
+                                      clusters=np.tile(np.arange(20), len(runs)))
+    assert row["test"] == "permutation"
+    assert row["p_value"] == pytest.approx(swapped.p_value, abs=1e-12)
+
+    # gpt's spud/seed2 of probe seed 3 without sentence 4: left out of both sides' Δ, counted
+    path = metrics.parent / "sentence_counts.parquet"
+    rewrite(path, lambda f: f.filter(~((pl.col("model") == "gpt") & (pl.col("seed") == 3)
+                                       & (pl.col("eval_set") == "spud/seed2")
+                                       & (pl.col("sent_index") == 4))))
+    rewrite(metrics, lambda f: f.join(pl.read_parquet(path).group_by(
+        "model", "baseline", "seed", "dist_layer", "label_layer", "eval_set").agg(
+        pl.len().alias("k"), *[pl.col(c).sum() for c in ("n_words", "n_uas", "n_las",
+                                                          "n_relacc")]).rename(
+        {"n_words": "w"}), on=["model", "baseline", "seed", "dist_layer", "label_layer",
+                              "eval_set"]).with_columns(
+        pl.col("k").alias("n_sentences"), pl.col("w").alias("n_words"),
+        *[(pl.col(f"n_{m}") / pl.col("w")).alias(m) for m in ("uas", "las", "relacc")]).drop(
+        "k", "w", "n_uas", "n_las", "n_relacc"))
+    code, _, err = run_cli("table-probe", metrics, "--out-dir", tmp_path / "fewer",
+                           "--resamples", 200)
+    assert code == 0, err
+    fewer = read_artifact(tmp_path / "fewer" / "probe_comparison.parquet",
+                          TABLES["probe_comparison"]).filter(pick).row(0, named=True)
+    assert (fewer["n_items"], fewer["n_only_a"], fewer["n_only_b"]) == (179, 1, 0)
 
 
 @pytest.mark.parametrize("n", [5, 40])

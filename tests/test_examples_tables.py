@@ -22,6 +22,8 @@ from aggregate_inputs import (
     items_frame,
     japanese_inputs,
     probe_metrics,
+    probe_predictions,
+    probe_words,
     score_path,
     scores_frame,
     spud_inputs,
@@ -236,11 +238,29 @@ def test_k_and_the_seed_come_from_the_config_as_a_rerun_trigger(default_plan):
 
 def test_probe_examples_are_the_largest_las_drops_per_sentence(tmp_path, run_cli, caplog):
     metrics = probe_metrics(tmp_path)
+    predictions = probe_predictions(metrics)
     out = tmp_path / "tables"
     code, _, err = run_cli("table-probe", metrics, "--out-dir", out, "--resamples", "0",
-                           "--examples", "3")
+                           "--examples", "3", "--predictions", predictions)
     assert code == 0, err
     examples = pl.read_parquet(out / "probe_examples.parquet")
+    # each with its words and those of its nonce versions, from predictions.parquet
+    for row in examples.iter_rows(named=True):
+        i, method = row["sent_index"], row["nonce_method"]
+        n = probe_words(i)
+        assert row["sentence"] == " ".join(f"w{i}.{k}" for k in range(1, n + 1))
+        assert row["nonce_sentences"] == " ‖ ".join(
+            f"{method}/seed{s}: " + " ".join(f"{method}{s}.{i}.{k}" for k in range(1, n + 1))
+            for s in (1, 2))
+    # without predictions (a command run by hand): the same rows, no text, the log says so
+    code, _, err = run_cli("table-probe", metrics, "--out-dir", tmp_path / "untold",
+                           "--resamples", "0", "--examples", "3")
+    assert code == 0, err
+    untold = pl.read_parquet(tmp_path / "untold" / "probe_examples.parquet")
+    assert untold.drop("sentence", "nonce_sentences").equals(
+        examples.drop("sentence", "nonce_sentences"))
+    assert untold["sentence"].null_count() == untold.height
+    assert "their sentences' text is left null" in caplog.text
     # independently: LAS per sentence, pooled over the runs' seeds, from the counts file
     counts = pl.read_parquet(metrics.parent / "sentence_counts.parquet").with_columns(
         pl.col("eval_set").str.split("/").list.first().alias("method"))
@@ -268,3 +288,16 @@ def test_probe_examples_are_the_largest_las_drops_per_sentence(tmp_path, run_cli
     assert pl.read_parquet(tmp_path / "old" / "probe_examples.parquet").height == 0
     assert "probe_examples left empty: 1 probe runs have no sentence_counts.parquet" in (
         caplog.text)
+
+
+def test_table_probe_reads_every_runs_predictions_for_its_examples_text(default_plan):
+    """table_probe's input: each run's predictions.parquet beside its metrics.parquet (the
+    aggregate plan's probe_predictions_files), given to the command as --predictions."""
+    (job,) = [j for j in default_plan.jobs if j[0] == "table_probe"]
+    metrics = sorted(f for f in default_plan.inputs[job] if f.endswith("/metrics.parquet"))
+    predictions = sorted(f for f in default_plan.inputs[job]
+                         if f.endswith("/predictions.parquet"))
+    assert metrics and predictions == [f.replace("metrics.parquet", "predictions.parquet")
+                                       for f in metrics]
+    given = default_plan.shell[job].split(" --predictions ")[1].split(" --")[0].split()
+    assert sorted(given) == predictions

@@ -140,6 +140,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("metrics", nargs="+", type=Path, help="metrics.parquet files")
     p.add_argument("--layer-choice", nargs="+", type=Path, default=[],
                    help="`probe select-layers` files: their layers are marked in probe_layers")
+    p.add_argument("--predictions", nargs="+", type=Path, default=[],
+                   help="the runs' predictions.parquet files (each next to its run's "
+                   "metrics.parquet): the words of probe_examples' sentences (without them, "
+                   "null)")
     p.add_argument("--out-dir", type=output_dir, required=True, help="directory for the tables")
     _uncertainty_options(p, bootstrap=True)
     _examples_options(p)
@@ -472,7 +476,8 @@ def run_probe(args: argparse.Namespace) -> None:
     metrics = read_probe_metrics(args.metrics)
     tables = probe_tables(metrics, read_layer_choices(args.layer_choice), settings)
     write_tables(with_registered(args.table_command, tables, **_registered_options(args),
-                                 metrics=metrics, settings=settings), args.out_dir)
+                                 metrics=metrics, settings=settings,
+                                 predictions=args.predictions), args.out_dir)
 
 
 def run_probe_edges(args: argparse.Namespace) -> None:

@@ -267,12 +267,24 @@ def _german_rows(group: dict, a, b, counts: tuple, sentences: pl.DataFrame,
 
 def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
                     settings: Uncertainty | None = None) -> pl.DataFrame:
-    """Per pair set (dataset, language, nonce method) and pair of scoring functions: the median
-    of the per-original-sentence ratio (geometric mean over the nonce seeds, as seed `all` of
-    spud_ratio_summary), on the nonce pairs both scored; the original sentences resampled
-    (paired bootstrap) and swapped (permutation test). n_items counts nonce pairs."""
+    """Per pair set (dataset, language, nonce method), nonce seed and pair of scoring functions:
+    the median ratio as spud_ratio_summary's headline computes it for that seed, on the nonce
+    pairs both scored. A seed's row: the median of its pairs' ratios (one per original
+    sentence); seed `all`: the median of the per-original-sentence ratio (geometric mean over
+    the nonce seeds both scored). All observations, outliers kept, as the headline's `kept`
+    rows (the table's `removed` rows are not compared). The original sentences resampled
+    (paired bootstrap and its p); n_items counts the seed's nonce pairs (`all`: every seed's).
+    Holm's adjustment within each nonce seed: a seed's rows, and `all`'s, are a replication of
+    the same comparisons, not further hypotheses, so that `all`'s p_holm does not depend on how
+    many nonce seeds ran."""
     from spudflow.aggregate.inputs import scored_items
-    from spudflow.aggregate.spud_scores import check_groups, pair_ratios, per_original
+    from spudflow.aggregate.spud_scores import (
+        ALL_SEEDS,
+        check_groups,
+        pair_ratios,
+        per_original,
+        seed_key,
+    )
 
     settings = settings or Uncertainty()
     check_groups(items)
@@ -283,24 +295,44 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
     for key, part in sorted(pairs.partition_by(keys, as_dict=True).items()):
         functions = _functions(part)
         for a, b in _pairs_of(functions):
-            aligned = align_items(functions[a].select("nonce_item_id"),
-                                  functions[b].select("nonce_item_id"), ["nonce_item_id"])
+            aligned = align_items(functions[a].select("nonce_item_id", "nonce_seed"),
+                                  functions[b].select("nonce_item_id", "nonce_seed"),
+                                  ["nonce_item_id"])
             shared = aligned.items["nonce_item_id"]
-            ratios = [per_original(functions[f].filter(pl.col("nonce_item_id").is_in(
-                shared.implode()))).sort("group_id") for f in (a, b)]
-            ra, rb = ratios[0]["ratio"].to_numpy(), ratios[1]["ratio"].to_numpy()
-            if not ratios[0]["group_id"].equals(ratios[1]["group_id"]):
-                raise ValueError("the shared nonce pairs have different original sentences")
-            group = dict(zip(keys, key, strict=True))
-            counts = (len(shared), aligned.only_first, aligned.only_second)
-            diff = paired_bootstrap(median, ra, rb, settings) if len(ra) else None
-            test, p = BOOTSTRAP, (diff and diff.p_value)
-            rows.append(_row(group, a, b, "ratio_median", *counts,
-                             np.median(ra) if len(ra) else None,
-                             np.median(rb) if len(rb) else None, diff and diff.difference,
-                             diff and diff.ci_low, diff and diff.ci_high,
-                             diff and diff.interval_method, test, p, units=len(ra)))
-    return _frame(rows, keys)
+            both = [functions[f].filter(pl.col("nonce_item_id").is_in(shared.implode()))
+                    for f in (a, b)]
+            seeds = sorted(set(functions[a]["nonce_seed"]) | set(functions[b]["nonce_seed"]),
+                           key=seed_key)
+            for seed in [*seeds, ALL_SEEDS]:
+                if seed == ALL_SEEDS:
+                    ratios = [per_original(frame).sort("group_id") for frame in both]
+                    counts = (len(shared), aligned.only_first, aligned.only_second)
+                else:
+                    ratios = [frame.filter(pl.col("nonce_seed") == seed).sort("group_id")
+                              for frame in both]
+                    n = ratios[0].height
+                    counts = (n, int((functions[a]["nonce_seed"] == seed).sum()) - n,
+                              int((functions[b]["nonce_seed"] == seed).sum()) - n)
+                ra, rb = ratios[0]["ratio"].to_numpy(), ratios[1]["ratio"].to_numpy()
+                if not ratios[0]["group_id"].equals(ratios[1]["group_id"]):
+                    raise ValueError("the shared nonce pairs have different original sentences")
+                group = dict(zip(keys, key, strict=True)) | {"nonce_seed": seed}
+                diff = paired_bootstrap(median, ra, rb, settings) if len(ra) else None
+                rows.append(_row(group, a, b, "ratio_median", *counts,
+                                 np.median(ra) if len(ra) else None,
+                                 np.median(rb) if len(rb) else None, diff and diff.difference,
+                                 diff and diff.ci_low, diff and diff.ci_high,
+                                 diff and diff.interval_method, BOOTSTRAP, diff and diff.p_value,
+                                 units=len(ra)))
+    frame = _frame(rows, [*keys, "nonce_seed"])
+    within_seed = [part.with_columns(pl.Series("p_holm", holm(part["p_value"].to_list()),
+                                               dtype=pl.Float64))
+                   for part in frame.partition_by("nonce_seed", maintain_order=True)]
+    # numeric seeds in numeric order (2 before 10), then `all`, as spud_ratio_summary's rows
+    seed_rank = pl.col("nonce_seed").map_elements(lambda s: "".join(map(str, seed_key(s))),
+                                                  return_dtype=pl.String)
+    sides = frame.columns[len(keys) + 1:frame.columns.index("statistic") + 1]
+    return (pl.concat(within_seed) if within_seed else frame).sort([*keys, seed_rank, *sides])
 
 
 # ---- Japanese transitivity ----------------------------------------------------------------------
@@ -415,13 +447,37 @@ def seed_mean_of_micro_scores(values, weights) -> np.ndarray:
         return np.mean((weights @ values[1].T) / (weights @ values[0].T), axis=-1)
 
 
-def swap_test(first, second, resamples: int, seed: int, n_rows: int) -> tuple[str, float]:
+def mean_delta(partner: Sequence[int], nonce: Sequence[int]) -> callable:
+    """The figure of probe_languages' delta_* from the runs' scores (..., runs): the mean over
+    the nonce runs of its probe seed's original-set score (run `partner[i]`) minus its own
+    (run `nonce[i]`)."""
+    partner, nonce = np.asarray(partner), np.asarray(nonce)
+    return lambda scores: np.mean(scores[..., partner] - scores[..., nonce], axis=-1)
+
+
+def micro_delta(partner: Sequence[int], nonce: Sequence[int]) -> callable:
+    """seed_mean_of_micro_scores for the Δ = orig − nonce: each run's micro-averaged score on
+    the resampled sentences, then mean_delta. values: (words, right), each (runs, sentences),
+    a sentence's original and nonce versions in the same column (resampled together)."""
+    figure = mean_delta(partner, nonce)
+
+    def statistic(values, weights):
+        weights = np.asarray(weights, dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return figure((weights @ values[1].T) / (weights @ values[0].T))
+    return statistic
+
+
+def swap_test(first, second, resamples: int, seed: int, n_rows: int,
+              figure=None) -> tuple[str, float]:
     """(test, p) of paired_permutation_test of the seed mean of micro-averaged scores on the
     (seed, sentence) rows, clusters the sentences: a sentence swapped between the two
     configurations moves its counts of every seed, so each side's sums are its own plus the
     swapped sentences' change, a matrix product per block of swap patterns. The swaps are
     drawn as that function draws them (same generator, block size over the `n_rows` rows,
-    units the sorted sentences): the same p-value."""
+    units the sorted sentences): the same p-value. `figure`: the figure of the runs' scores
+    (..., runs), their mean by default (mean_delta for a Δ)."""
+    figure = figure or (lambda scores: np.mean(scores, axis=-1))
     first, second = np.asarray(first, np.float64), np.asarray(second, np.float64)
     n = first.shape[-1]
     change = second - first  # (2, seeds, sentences)
@@ -431,7 +487,7 @@ def swap_test(first, second, resamples: int, seed: int, n_rows: int) -> tuple[st
         moved = np.einsum("bn,vkn->vbk", swap.astype(np.float64), change)
         a, b = totals[0][:, None, :] + moved, totals[1][:, None, :] - moved
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.mean(a[1] / a[0], axis=-1) - np.mean(b[1] / b[0], axis=-1)
+            return figure(a[1] / a[0]) - figure(b[1] / b[0])
     observed = float(differences(np.zeros((1, n)))[0])
     exact = n < 63 and 2 ** n <= resamples
     n_null = 2 ** n if exact else resamples
@@ -454,12 +510,37 @@ def swap_test(first, second, resamples: int, seed: int, n_rows: int) -> tuple[st
             float(np.clip(2 * min(less, greater), 0, 1)))
 
 
+PROBE_SCORES = ("relacc", "uas", "las")  # compared on the original sentences
+PROBE_DELTAS = ("uas", "las")  # their Δ = orig − nonce compared
+
+
+def _count_matrices(both: pl.DataFrame, runs: list, units: np.ndarray, score: str,
+                    run_columns: Sequence[str]) -> list[np.ndarray]:
+    """Each side's (words, right) counts of `score` as (2, runs, sentences) matrices, runs
+    named by the `run_columns` of `both`'s rows; a (run, sentence) one side did not evaluate
+    is 0 words, 0 right on both (left out of both figures)."""
+    index = {run: i for i, run in enumerate(runs)}
+    at = (np.array([index[r] for r in both.select(run_columns).iter_rows()], dtype=np.int64),
+          np.searchsorted(units, both["sent_index"].to_numpy()))
+    sides = []
+    for side in "ab":
+        matrix = np.zeros((2, len(runs), len(units)))
+        matrix[0][at] = both[f"n_words_{side}"].to_numpy()
+        matrix[1][at] = both[f"n_{score}_{side}"].to_numpy()
+        sides.append(matrix)
+    return sides
+
+
 def probe_comparison(metrics: pl.DataFrame, settings: Uncertainty | None = None
                      ) -> pl.DataFrame:
-    """Per treebank and pair of probe configurations: UAS and LAS on the original test
-    sentences, from the runs' per-sentence counts (sentence_counts.parquet,
-    probe_intervals.read_sentences), on the (probe seed, sentence) both evaluated; the
-    sentences resampled with every seed's counts (paired bootstrap) and swapped between the two
+    """Per treebank and pair of probe configurations, from the runs' per-sentence counts
+    (sentence_counts.parquet, probe_intervals.read_sentences): RelAcc, UAS and LAS on the
+    original test sentences (`nonce_method` null), on the (probe seed, sentence) both
+    evaluated; and per nonce method the Δ = orig − nonce of UAS and LAS (delta_uas,
+    delta_las: probe_languages' delta_*_mean, the mean over the nonce runs of its probe seed's
+    original score minus its own), on the (run, sentence) both evaluated. The sentences
+    resampled with every run's counts, a sentence's original and nonce versions together
+    (paired bootstrap; paired by sentence for the Δ) and swapped between the two
     configurations (permutation test). With resamples 0, no rows: the per-sentence counts are
     read only with resampling, as for the intervals."""
     from spudflow.aggregate.probe_intervals import read_sentences
@@ -467,45 +548,96 @@ def probe_comparison(metrics: pl.DataFrame, settings: Uncertainty | None = None
     settings = settings or Uncertainty()
     configuration = list(PROBE_CONFIGURATION)
     rows = []
+    group_columns = ["treebank", "nonce_method"]
     if settings.resamples == 0:  # as the intervals, read only with resampling (probe_tables)
         log.info("probe_comparison: no rows with resamples 0 (no per-sentence counts read)")
-        return _frame(rows, ["treebank"], PROBE_CONFIGURATION)
-    orig = pl.col("eval_set") == columns.PROBE_ORIG_EVAL_SET
-    sentences = read_sentences(metrics).filter(orig)
+        return _frame(rows, group_columns, PROBE_CONFIGURATION)
+    is_orig = pl.col("eval_version") == columns.PROBE_ORIG_EVAL_SET
+    sentences = read_sentences(metrics).with_columns(
+        pl.when(is_orig).then(None).otherwise(
+            pl.col("eval_version").str.split(columns.PROBE_EVAL_SET_SEPARATOR).list.first())
+        .alias("nonce_method"))
+    counts = ["n_words", *(f"n_{m}" for m in PROBE_SCORES)]
     for (treebank,), part in sorted(sentences.partition_by("treebank", as_dict=True).items()):
-        functions = part.select(*configuration, "seed", "sent_index", "n_words", "n_uas",
-                                "n_las").partition_by(configuration, as_dict=True)
+        functions = part.select(*configuration, "seed", "eval_version", "nonce_method",
+                                "sent_index", *counts).partition_by(configuration,
+                                                                    as_dict=True)
         for a, b in _pairs_of(functions):
-            aligned = align_items(functions[a].drop(configuration),
-                                  functions[b].drop(configuration), ["seed", "sent_index"])
-            both = aligned.items
-            counts = (len(both), aligned.only_first, aligned.only_second)
-            # (seeds, sentences) matrices of each side's counts; a (seed, sentence) one side
-            # did not evaluate is 0 words, 0 right on both (left out, as above)
-            seeds = np.unique(both["seed"].to_numpy())
-            units = np.unique(both["sent_index"].to_numpy())
-            at = (np.searchsorted(seeds, both["seed"].to_numpy()),
-                  np.searchsorted(units, both["sent_index"].to_numpy()))
-            for score in ("uas", "las"):
-                if not len(both):
-                    rows.append(_row({"treebank": treebank}, a, b, score, *counts, None, None,
-                                     None, None, None, None, PERMUTATION, None, configuration))
-                    continue
-                sides = []
-                for side in "ab":
-                    matrix = np.zeros((2, len(seeds), len(units)))
-                    matrix[0][at] = both[f"n_words_{side}"].to_numpy()
-                    matrix[1][at] = both[f"n_{score}_{side}"].to_numpy()
-                    sides.append(matrix)
-                first, second = sides
-                diff = paired_bootstrap(seed_mean_of_micro_scores, first, second, settings)
-                test, p = swap_test(first, second, settings.resamples, settings.seed,
-                                    len(both))
-                ones = np.ones((1, len(units)))
-                rows.append(_row({"treebank": treebank}, a, b, score, *counts,
-                                 seed_mean_of_micro_scores(first, ones)[0],
-                                 seed_mean_of_micro_scores(second, ones)[0],
-                                 diff.difference, diff.ci_low, diff.ci_high,
-                                 diff.interval_method, test, p, configuration,
-                                 units=len(units)))
-    return _frame(rows, ["treebank"], PROBE_CONFIGURATION)
+            own = [functions[f].drop(configuration) for f in (a, b)]
+            rows += _orig_rows(treebank, a, b, [o.filter(is_orig) for o in own], settings)
+            methods = sorted(set().union(*(o["nonce_method"].drop_nulls() for o in own)))
+            for method in methods:
+                rows += _delta_rows(treebank, method, a, b, [o.filter(
+                    is_orig | (pl.col("nonce_method") == method)) for o in own], settings)
+    return _frame(rows, group_columns, PROBE_CONFIGURATION)
+
+
+def _orig_rows(treebank, a, b, own: list[pl.DataFrame], settings: Uncertainty) -> list[dict]:
+    """RelAcc, UAS and LAS on the original sentences: the mean over the probe seeds of each
+    seed's micro-averaged score, on the (seed, sentence) both evaluated."""
+    aligned = align_items(*(o.drop("eval_version", "nonce_method") for o in own),
+                          ["seed", "sent_index"])
+    both = aligned.items
+    counts = (len(both), aligned.only_first, aligned.only_second)
+    group = {"treebank": treebank, "nonce_method": None}
+    sides = list(PROBE_CONFIGURATION)
+    seeds = [(int(s),) for s in np.unique(both["seed"].to_numpy())]
+    units = np.unique(both["sent_index"].to_numpy())
+    rows = []
+    for score in PROBE_SCORES:
+        if not len(both):
+            rows.append(_row(group, a, b, score, *counts, None, None, None, None, None, None,
+                             PERMUTATION, None, sides))
+            continue
+        first, second = _count_matrices(both, seeds, units, score, ["seed"])
+        diff = paired_bootstrap(seed_mean_of_micro_scores, first, second, settings)
+        test, p = swap_test(first, second, settings.resamples, settings.seed, len(both))
+        ones = np.ones((1, len(units)))
+        rows.append(_row(group, a, b, score, *counts,
+                         seed_mean_of_micro_scores(first, ones)[0],
+                         seed_mean_of_micro_scores(second, ones)[0], diff.difference,
+                         diff.ci_low, diff.ci_high, diff.interval_method, test, p, sides,
+                         units=len(units)))
+    return rows
+
+
+def _delta_rows(treebank, method, a, b, own: list[pl.DataFrame], settings: Uncertainty
+                ) -> list[dict]:
+    """Δ = orig − nonce of UAS and LAS for one nonce method, on the (run, sentence) both
+    evaluated: each run's micro-averaged score, then the mean over the nonce runs of its
+    probe seed's original score minus its own."""
+    aligned = align_items(*(o.drop("nonce_method") for o in own),
+                          ["seed", "eval_version", "sent_index"])
+    both = aligned.items
+    group = {"treebank": treebank, "nonce_method": method}
+    sides = list(PROBE_CONFIGURATION)
+    orig = columns.PROBE_ORIG_EVAL_SET
+    nonce_runs = sorted({r for r in both.select("seed", "eval_version").iter_rows()
+                         if r[1] != orig})
+    # every nonce run's original-set run, even one whose sentences only one side evaluated
+    # (then no words: its Δ, and the figure, undefined)
+    runs = sorted({(seed, orig) for seed, _ in nonce_runs}) + nonce_runs
+    partner = [runs.index((seed, orig)) for seed, _ in nonce_runs]
+    nonce = list(range(len(runs) - len(nonce_runs), len(runs)))
+    wanted = set(runs)  # an original-set run of a seed without a shared nonce run: not used
+    both = both.filter(pl.Series([r in wanted for r in both.select(
+        "seed", "eval_version").iter_rows()], dtype=pl.Boolean))
+    counts = (len(both), aligned.only_first, aligned.only_second)
+    units = np.unique(both["sent_index"].to_numpy())
+    rows = []
+    for score in PROBE_DELTAS:
+        statistic = f"delta_{score}"
+        if not nonce_runs:
+            rows.append(_row(group, a, b, statistic, *counts, None, None, None, None, None,
+                             None, PERMUTATION, None, sides))
+            continue
+        first, second = _count_matrices(both, runs, units, score, ["seed", "eval_version"])
+        delta = micro_delta(partner, nonce)
+        diff = paired_bootstrap(delta, first, second, settings)
+        test, p = swap_test(first, second, settings.resamples, settings.seed, counts[0],
+                            figure=mean_delta(partner, nonce))
+        ones = np.ones((1, len(units)))
+        rows.append(_row(group, a, b, statistic, *counts, delta(first, ones)[0],
+                         delta(second, ones)[0], diff.difference, diff.ci_low, diff.ci_high,
+                         diff.interval_method, test, p, sides, units=len(units)))
+    return rows

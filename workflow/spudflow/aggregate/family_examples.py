@@ -191,11 +191,14 @@ def japanese(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]], ex
                       MARGIN).sort([*keys, RANK], nulls_last=False)
 
 
-def probe(metrics: pl.DataFrame, examples: int, examples_seed: int) -> pl.DataFrame:
+def probe(metrics: pl.DataFrame, examples: int, examples_seed: int,
+          predictions: Iterable = ()) -> pl.DataFrame:
     """DepProbe: per probe configuration and nonce method, the k test sentences with the largest
     LAS drop, LAS of the original sentence minus LAS of its nonce versions, each over every
     probe seed's run (and nonce seed): right words over words, from the runs' per-sentence
-    counts (sentence_counts.parquet). Sentences by their index in the test treebank."""
+    counts (sentence_counts.parquet). Sentences by their index in the test treebank, with
+    their words (probe_sentence_texts) from the runs' `predictions` (predictions.parquet
+    files, each next to its run's metrics.parquet; none given: the text is null)."""
     from pathlib import Path
 
     from spudflow.aggregate import columns
@@ -205,6 +208,7 @@ def probe(metrics: pl.DataFrame, examples: int, examples_seed: int) -> pl.DataFr
     from spudflow.core.logs import get_logger
     from spudflow.core.table_artifacts import TABLES
 
+    given = runs_predictions(metrics, predictions)
     missing = [source for source in metrics["source_file"].unique(maintain_order=True)
                if not (Path(source).parent / PROBE_SENTENCES_FILE).is_file()]
     if missing:  # runs trained before the counts were written: the other tables need none
@@ -229,5 +233,97 @@ def probe(metrics: pl.DataFrame, examples: int, examples_seed: int) -> pl.DataFr
         (pl.col("las_orig") - pl.col("las_nonce")).alias(MARGIN))
     keys = [*RUN, "nonce_method"]
     top = top_k(drops, keys, MARGIN, ["sent_index"], examples, examples_seed)
-    return top.select(*keys, RANK, "sent_index", "n_words", "las_orig", "las_nonce",
-                      MARGIN).sort([*keys, RANK])
+    top = top.join(probe_sentence_texts(top, metrics, given), on=[*keys, "sent_index"],
+                   how="left", nulls_equal=True)
+    return top.select(*keys, RANK, "sent_index", "n_words", "sentence", "nonce_sentences",
+                      "las_orig", "las_nonce", MARGIN).sort([*keys, RANK])
+
+
+NONCE_VERSIONS = " ‖ "  # between the nonce versions of nonce_sentences
+
+
+def _eval_set_order(name: str) -> tuple:
+    """`spud/seed2` before `spud/seed10`."""
+    method, _, seed = name.rpartition("/seed")
+    return (method, int(seed)) if method and seed.isdigit() else (name, -1)
+
+
+def runs_predictions(metrics: pl.DataFrame, predictions: Iterable) -> dict:
+    """The given predictions.parquet files by their run's folder: each must be a file next to
+    one of the metrics files (else whose run's trees would it be?)."""
+    from pathlib import Path
+
+    from spudflow.core.errors import InputError
+
+    folders = {Path(s).resolve().parent for s in metrics["source_file"].unique()}
+    given = {}
+    for path in map(Path, predictions):
+        if not path.is_file():
+            raise InputError(path, None, "no such file (--predictions: a run's "
+                             "predictions.parquet)")
+        if path.resolve().parent not in folders:
+            raise InputError(path, None, "not next to any metrics.parquet given: the "
+                             "predictions of which run?")
+        given[path.resolve().parent] = path
+    return given
+
+
+def probe_sentence_texts(top: pl.DataFrame, metrics: pl.DataFrame,
+                         given: dict) -> pl.DataFrame:
+    """Per example of `top` (a configuration, nonce method and sent_index): the original
+    sentence's words (`sentence`, FORMs joined by spaces, as the probe read them: a multiword
+    token's words, not its surface) and every nonce version's (`nonce_sentences`, each after
+    its eval set, in seed order), from a run of the configuration: its predictions.parquet
+    (`given`: runs_predictions), which holds every word of each sentence it evaluated. A
+    configuration without one gets null text (the log says so)."""
+    from pathlib import Path
+
+    from spudflow.aggregate import columns
+    from spudflow.aggregate.probe import RUN
+    from spudflow.core.artifacts import PROBE_PREDICTIONS
+    from spudflow.core.contract import read_artifact
+    from spudflow.core.errors import InputError
+    from spudflow.core.logs import get_logger
+
+    orig = columns.PROBE_ORIG_EVAL_SET
+    keys = [*RUN, "nonce_method"]
+    schema = {**top.select(keys).schema, "sent_index": pl.Int64, "sentence": pl.String,
+              "nonce_sentences": pl.String}
+    rows, untold = [], 0
+    runs = metrics.with_columns(pl.col(c).cast(t) for c, t in top.select(RUN).schema.items())
+    for key, wanted in top.partition_by(RUN, as_dict=True).items():
+        sources = runs.filter(*[pl.col(c) == v for c, v in zip(RUN, key, strict=True)])[
+            "source_file"].unique(maintain_order=True)
+        files = [given[Path(s).resolve().parent] for s in sources
+                 if Path(s).resolve().parent in given]
+        if not files:
+            untold += 1
+            continue
+        needed = set(wanted["sent_index"])
+        texts: dict = {}  # (eval set, sent_index) -> its words
+        for path in files:  # the first run has them all: its words are every seed's
+            words = read_artifact(path, PROBE_PREDICTIONS, ["eval_set", "sent_index",
+                                                             "word_index", "form"])
+            words = words.filter(pl.col("sent_index").is_in(sorted(needed))).sort(
+                "eval_set", "sent_index", "word_index")
+            sentences = words.group_by("eval_set", "sent_index", maintain_order=True).agg("form")
+            for eval_set, index, forms in sentences.iter_rows():
+                texts.setdefault((eval_set, index), " ".join(forms))
+            if all((orig, i) in texts for i in needed):
+                break
+        for row in wanted.iter_rows(named=True):
+            index, method = row["sent_index"], row["nonce_method"]
+            if (orig, index) not in texts:
+                raise InputError(files[0], None, f"no words of sentence {index} of eval set "
+                                 f"{orig!r}, which the run's sentence_counts.parquet scores")
+            versions = sorted((e for e, i in texts if i == index and e.split(
+                columns.PROBE_EVAL_SET_SEPARATOR)[0] == method), key=_eval_set_order)
+            rows.append({**{k: row[k] for k in keys}, "sent_index": index,
+                         "sentence": texts[(orig, index)],
+                         "nonce_sentences": NONCE_VERSIONS.join(
+                             f"{e}: {texts[(e, index)]}" for e in versions) or None})
+    if untold:
+        get_logger(__name__).warning(
+            "probe_examples: %d probe configurations have no predictions.parquet given "
+            "(--predictions): their sentences' text is left null", untold)
+    return pl.DataFrame(rows, schema=schema)

@@ -21,6 +21,7 @@ import polars as pl
 
 from spudflow.aggregate.coverage import note
 from spudflow.aggregate.inputs import NO_USABLE_SCORE
+from spudflow.aggregate.spud_scores import ALL_SEEDS
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import read_artifact
 from spudflow.core.dataset_families import DATASET_FAMILIES
@@ -424,7 +425,11 @@ def comparison_of(table: str) -> str | None:
 
 def significance_line(comparison: pl.DataFrame) -> str:
     """One line: the paired differences significant after Holm's adjustment over the
-    family's comparison table, and how many are not (or were not tested)."""
+    family's comparison table, and how many are not (or were not tested). Of a table by
+    nonce seed (SPUD), the rows of seed `all` only: the headline's figure, Holm-adjusted within
+    them."""
+    if "nonce_seed" in comparison.columns:
+        comparison = comparison.filter(pl.col("nonce_seed") == ALL_SEEDS)
     if comparison.is_empty():
         return ('<p class="significance">Model differences: none to test (no two scoring '
                 "functions scored the same items).</p>")
@@ -439,7 +444,8 @@ def significance_line(comparison: pl.DataFrame) -> str:
     named_rows = significant.with_row_index("order").sort(
         pl.col("p_holm"), pl.col("difference").abs(), "order", descending=[False, True, False])
     for row in named_rows.head(MAX_NAMED).iter_rows(named=True):
-        where = ", ".join(str(row[g]) for g in group)
+        # a null group value is the whole (a Japanese sentence, a probe's original set)
+        where = ", ".join(str(row[g]) for g in group if row[g] is not None)
         a, b = (" · ".join(str(row[c]) for c in side) for side in (side_a, side_b))
         interval = ("" if row["difference_ci_low"] is None else
                     f" [{row['difference_ci_low']:.3f}, {row['difference_ci_high']:.3f}]")

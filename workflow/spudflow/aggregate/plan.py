@@ -61,6 +61,14 @@ class AggregatePlan(Plan):
         threads). 0.15 per MB, whatever the threads (its folds share them), at least 60."""
         return max(60, math.ceil(0.15 * input_mb(input.score_files)))
 
+    def probe_predictions_files(self):
+        """predictions.parquet of every probe run the aggregate stage reads (written with its
+        metrics.parquet by the same probe_train job): table_probe's text of its examples."""
+        return [
+            str(Path(metrics).parent / PROBE_PREDICTIONS_FILE)
+            for metrics in self.probe_metrics_files()
+        ]
+
     def probe_edges_predictions(self, input):
         """The predictions.parquet files table_probe_edges reads: each run's (next to its
         metrics.parquet, written by the same probe_train job), every eval set's trees in one."""

@@ -234,7 +234,7 @@ def _seed_order() -> pl.Expr:
 
 
 def _seed_number() -> pl.Expr:
-    """Numeric seeds in numeric order (2 before 10), as _seed_key orders spud_wilcoxon's."""
+    """Numeric seeds in numeric order (2 before 10), as seed_key orders spud_wilcoxon's."""
     return pl.col("nonce_seed").cast(pl.Int64, strict=False).alias("seed_number")
 
 
@@ -319,7 +319,7 @@ def wilcoxon_tests(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
     groups = pairs.partition_by(PAIR_SET, as_dict=True, maintain_order=True)
     for key in progress(sorted(groups), desc="wilcoxon", unit="pair set"):
         group = groups[key]
-        seeds = sorted(group["nonce_seed"].unique(), key=_seed_key)
+        seeds = sorted(group["nonce_seed"].unique(), key=seed_key)
         for function_a, function_b in itertools.combinations(scoring_functions(group), 2):
             both = _paired(group, function_a, function_b)
             for seed in [*seeds, ALL_SEEDS]:
@@ -338,7 +338,7 @@ def wilcoxon_tests(pairs: pl.DataFrame, threshold: float) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=WILCOXON_SCHEMA)
 
 
-def _seed_key(seed: str) -> tuple[int, str]:
+def seed_key(seed: str) -> tuple[int, str]:
     """Numeric seeds in numeric order (2 before 10)."""
     return (0, f"{int(seed):020d}") if seed.isdigit() else (1, seed)
 

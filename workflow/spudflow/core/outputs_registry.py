@@ -256,6 +256,11 @@ PROBE_EXAMPLES = (
     col("sent_index", I64, "the sentence's position in the test treebank (tokens.parquet "
         "sent_index; the same in its nonce versions)"),
     col("n_words", I64, "words scored in the sentence"),
+    col("sentence", STR, "the original sentence's words (FORM, joined by spaces: a multiword "
+        "token's words, not its surface), from a run's predictions.parquet; null when the "
+        "command was given none (`--predictions`)", True),
+    col("nonce_sentences", STR, "each nonce version's words, after its eval set "
+        "(`spud/seed1: …`), in seed order, separated by ` ‖ `; null as `sentence`", True),
     col("las_orig", F64, "LAS of the original sentence over every probe seed's run"),
     col("las_nonce", F64, "LAS of its nonce versions over every run and nonce seed"),
     _margin("las_orig - las_nonce: the largest drop first"))
@@ -347,10 +352,23 @@ OUTPUTS: tuple[Output, ...] = (
                     "either ratio is above {outlier_threshold:g} (§4.4).",
                     empty_when="no language has two scoring functions to compare"),
              _comparison("spud", "SPUD paper, §4, Tables 10–11, between scoring functions",
-                         "nonce pairs", "median of the per-original ratio over the nonce seeds "
-                         "(original sentences resampled: paired bootstrap and its p)",
+                         "nonce pairs", "the median ratio as spud_ratio_summary computes it, "
+                         "per nonce seed (one pair per original sentence) and, as seed `all`, "
+                         "of the per-original geometric-mean ratio over the seeds; on all "
+                         "observations, outliers kept, as the headline (the summary's `kept` "
+                         "rows; its `removed` rows, without the ratios above "
+                         "aggregate.spud_outlier_threshold, are not compared); original "
+                         "sentences resampled: paired bootstrap and its p",
                          (*DATASET, col("language", STR, "language"),
-                          col("nonce_method", STR, "nonce method")),
+                          col("nonce_method", STR, "nonce method"),
+                          col("nonce_seed", STR, "nonce seed, or `all`: every seed, one "
+                              "geometric-mean ratio per original sentence")),
+                         caption=COMPARISON_CAPTION.replace(
+                             "Holm's adjustment over the table (p_holm)",
+                             "Holm's adjustment within each nonce seed (p_holm: a seed's rows "
+                             "replicate the comparisons of `all`, they are no further "
+                             "hypotheses)"),
+                         version=2,  # v2: a row per nonce seed
                          what="language and nonce method"),
              _table("spud_extremes", "SPUD paper, App. E",
                     "The {extremes} sentence pairs with the highest and the lowest ratio per "
@@ -591,8 +609,9 @@ OUTPUTS: tuple[Output, ...] = (
                     "whose LAS drops most from the original to its nonce versions (each over "
                     "every probe seed and nonce seed), by their index in the test treebank; "
                     "the k of config `aggregate.examples`, equal drops (short sentences) ordered "
-                    "by a hash of the sentence seeded by `aggregate.seed`.",
-                    function="family_examples.probe",
+                    "by a hash of the sentence seeded by `aggregate.seed`; each with its "
+                    "words and those of its nonce versions (the runs' predictions.parquet).",
+                    function="family_examples.probe", version=2,  # v2: the sentences' words
                     rows="per probe configuration and nonce method, the k largest LAS drops",
                     columns=PROBE_EXAMPLES,
                     key=("treebank", "model", "baseline", "dist_layer", "label_layer",
@@ -607,17 +626,26 @@ OUTPUTS: tuple[Output, ...] = (
                     empty_when="no probe run reads one configured layer with both parts (no "
                     "layer sweep, no M0)"),
              _comparison("probe", "SPUD paper, Tables 3–4, 14–16, between probe configurations",
-                         "original test sentences", "UAS and LAS on the original test set, the "
-                         "mean over the probe seeds both configurations ran of each seed's "
-                         "micro-averaged score (sentences resampled with every seed's counts: "
-                         "paired bootstrap; permutation test swapping a sentence's counts)",
-                         (col("treebank", STR, "treebank"),),
+                         "test sentences", "RelAcc, UAS and LAS on the original test set "
+                         "(nonce_method null), the mean over the probe seeds both "
+                         "configurations ran of each seed's micro-averaged score; per nonce "
+                         "method, the Δ = orig − nonce of UAS and LAS (delta_uas, delta_las: "
+                         "probe_languages' delta_*_mean, the mean over the nonce runs of the "
+                         "probe seed's original score minus the run's), on the (run, sentence) "
+                         "both evaluated, n_items counting original and nonce rows (sentences "
+                         "resampled with every run's counts, a sentence's original and nonce "
+                         "versions together: paired bootstrap; permutation test swapping a "
+                         "sentence's counts)",
+                         (col("treebank", STR, "treebank"),
+                          col("nonce_method", STR, "the nonce method of a Δ (its nonce seeds "
+                              "pooled); null: a figure on the original test set", True)),
                          empty_when="fewer than two probe configurations ran on one treebank, "
                          "or aggregate.uncertainty.resamples is 0 (the per-sentence counts are "
                          "read only with resampling)",
                          sides=PROBE_SIDES,
                          caption=COMPARISON_CAPTION.replace("scoring functions (model × "
-                                                            "method)", "probe configurations"))),
+                                                            "method)", "probe configurations"),
+                         version=2)),  # v2: RelAcc, the Δ (nonce_method)
     *_tables("aggregate", "table_probe_edges", "table-probe-edges", "DepProbe", PROBE,
              _table("probe_edges", "SPUD paper, App. F.7, Tables 21–22",
                     "DepProbe by edge direction (left: the gold head precedes the word; right: "
