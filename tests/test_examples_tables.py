@@ -274,9 +274,26 @@ def test_probe_examples_are_the_largest_las_drops_per_sentence(tmp_path, run_cli
                     .iter_rows())
         drops = sorted((orig[i] - v for i, v in mine.filter(pl.col("method") == method)
                         .select("sent_index", "las").iter_rows()), reverse=True)
+        drops = [d for d in drops if d > 0]  # a sentence whose LAS does not drop is no failure
         assert rows["margin"].to_list() == pytest.approx(drops[:3], abs=1e-12)
     # 7 configurations x 2 nonce methods, k each
     assert examples.height == 7 * 2 * 3
+    # every nonce version scored as its original: no sentence's LAS drops, no examples
+    counts_file = metrics.parent / "sentence_counts.parquet"
+    saved = {path: path.read_bytes() for path in (counts_file, metrics)}
+    for path, artifact in ((counts_file, artifacts.PROBE_SENTENCES),
+                           (metrics, artifacts.PROBE_METRICS)):
+        frame = pl.read_parquet(path)
+        orig = frame.filter(pl.col("eval_set") == "orig")
+        write(pl.concat([orig.with_columns(pl.lit(name).alias("eval_set"))
+                         for name in frame["eval_set"].unique(maintain_order=True)]),
+              path, artifact)
+    code, _, err = run_cli("table-probe", metrics, "--out-dir", tmp_path / "flat",
+                           "--resamples", "0", "--examples", "3")
+    assert code == 0, err
+    assert pl.read_parquet(tmp_path / "flat" / "probe_examples.parquet").height == 0
+    for path, data in saved.items():
+        path.write_bytes(data)
     page = front_page({"probe_examples": out / "probe_examples.parquet"}, {}, tmp_path)
     assert "<h3>SPUD: DepProbe</h3>" in page and "probe_examples.csv" in page
     # runs trained before their per-sentence counts were written: no examples, the log says

@@ -194,7 +194,7 @@ def japanese(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]], ex
 def probe(metrics: pl.DataFrame, examples: int, examples_seed: int,
           predictions: Iterable = ()) -> pl.DataFrame:
     """DepProbe: per probe configuration and nonce method, the k test sentences with the largest
-    LAS drop, LAS of the original sentence minus LAS of its nonce versions, each over every
+    LAS drop (of those whose LAS drops at all), LAS of the original sentence minus LAS of its nonce versions, each over every
     probe seed's run (and nonce seed): right words over words, from the runs' per-sentence
     counts (sentence_counts.parquet). Sentences by their index in the test treebank, with
     their words (probe_sentence_texts) from the runs' `predictions` (predictions.parquet
@@ -229,8 +229,9 @@ def probe(metrics: pl.DataFrame, examples: int, examples_seed: int,
     nonce = per_set.filter(pl.col("eval_method") != "orig").select(
         *RUN, pl.col("eval_method").alias("nonce_method"), "sent_index",
         pl.col("las").alias("las_nonce"))
+    # only sentences whose LAS drops are failures to show (as the other families' wrong items)
     drops = nonce.join(orig, on=[*RUN, "sent_index"], how="inner").with_columns(
-        (pl.col("las_orig") - pl.col("las_nonce")).alias(MARGIN))
+        (pl.col("las_orig") - pl.col("las_nonce")).alias(MARGIN)).filter(pl.col(MARGIN) > 0)
     keys = [*RUN, "nonce_method"]
     top = top_k(drops, keys, MARGIN, ["sent_index"], examples, examples_seed)
     top = top.join(probe_sentence_texts(top, metrics, given), on=[*keys, "sent_index"],

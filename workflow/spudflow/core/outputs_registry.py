@@ -608,7 +608,7 @@ OUTPUTS: tuple[Output, ...] = (
                     "DepProbe: per probe configuration and nonce method, the test sentences "
                     "whose LAS drops most from the original to its nonce versions (each over "
                     "every probe seed and nonce seed), by their index in the test treebank; "
-                    "the k of config `aggregate.examples`, equal drops (short sentences) ordered "
+                    "only sentences whose LAS drops (none: no rows); the k of config `aggregate.examples`, equal drops (short sentences) ordered "
                     "by a hash of the sentence seeded by `aggregate.seed`; each with its "
                     "words and those of its nonce versions (the runs' predictions.parquet).",
                     function="family_examples.probe", version=2,  # v2: the sentences' words
@@ -616,9 +616,9 @@ OUTPUTS: tuple[Output, ...] = (
                     columns=PROBE_EXAMPLES,
                     key=("treebank", "model", "baseline", "dist_layer", "label_layer",
                          "auto_layers", "nonce_method", "rank"),
-                    empty_when="no probe run has a nonce eval set, or the runs have no "
-                    "per-sentence counts (trained before `probe train` wrote them; the log "
-                    "says so)"),
+                    empty_when="no probe run has a nonce eval set, no sentence's LAS drops "
+                    "on its nonce versions, or the runs have no per-sentence counts (trained "
+                    "before `probe train` wrote them; the log says so)"),
              _table("probe_layers", "SPUD paper, App. F.6",
                     "DepProbe metrics per layer (probes whose distance and label parts use the "
                     "same layer; App. F.6): means over seeds on the selection data (dev) and the "
