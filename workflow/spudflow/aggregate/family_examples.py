@@ -17,7 +17,7 @@ seed of the tie-break hash; CoLA: the folds of its thresholds; Japanese: the dec
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import polars as pl
@@ -154,41 +154,83 @@ def cola_items(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
     return frame.sort([*KEYS, "normalisation", "item_id"])
 
 
-def japanese(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]], examples: int,
-             examples_seed: int, decision: str) -> pl.DataFrame:
-    """The obligatory pairs per mode (dataset, model, method, region) whose intransitive
-    sentence was preferred by the largest margin; one dataset and model's scores in memory at
-    a time, only their top k kept."""
+def _obligatory_pairs(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]],
+                      decision: str) -> Iterable[pl.DataFrame]:
+    """The obligatory pairs with both sentences scored, as japanese_accuracy counts them
+    (japanese.preferences by the decision rule), one dataset and model at a time."""
     from spudflow.aggregate import columns
     from spudflow.aggregate.inputs import ITEMS_TEXT_HASH, with_text_hash
-    from spudflow.aggregate.japanese import CONTEXT, MODE, preferences, thesis_modes
+    from spudflow.aggregate.japanese import CONTEXT, preferences, thesis_modes
 
-    keys = ["dataset", *MODE]
-    tops = []
     for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
         own_items = with_text_hash(items.filter(pl.col("dataset") == dataset)).select(
             "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file",
             ITEMS_TEXT_HASH)
         for _, model_scores in chunks:
             scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))
-            pairs = preferences(scored, decision).filter(
+            yield preferences(scored, decision).filter(
                 pl.col("condition") == columns.JAPANESE_OBLIGATORY)
-            tops.append(confidently_wrong_pairs(
-                pairs, keys, ["group_id"], "score_transitive", "score_intransitive", examples,
-                examples_seed).select(*keys, RANK, "group_id", "verb_pair", "score_transitive",
-                                      "score_intransitive", MARGIN))
+
+
+def _japanese_sides(items: pl.DataFrame, frame: pl.DataFrame,
+                    columns: Sequence[str]) -> pl.DataFrame:
+    """`frame` with the `columns` of each pair's transitive and intransitive item (suffixed
+    _transitive, _intransitive), in its own row order."""
+    from spudflow.aggregate.columns import JAPANESE_TRANSITIVE
+
+    for side in ("transitive", "intransitive"):
+        own = items.filter((pl.col("transitivity") == JAPANESE_TRANSITIVE)
+                           == (side == "transitive"))
+        frame = frame.join(own.select("dataset", "group_id", *(
+            pl.col(c).alias(f"{c}_{side}") for c in columns)), on=["dataset", "group_id"],
+            how="left", maintain_order="left")
+    return frame
+
+
+def japanese(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]], examples: int,
+             examples_seed: int, decision: str) -> pl.DataFrame:
+    """The obligatory pairs per mode (dataset, model, method, region) whose intransitive
+    sentence was preferred by the largest margin; one dataset and model's scores in memory at
+    a time, only their top k kept."""
+    from spudflow.aggregate.japanese import MODE
+
+    keys = ["dataset", *MODE]
+    tops = [confidently_wrong_pairs(
+        pairs, keys, ["group_id"], "score_transitive", "score_intransitive", examples,
+        examples_seed).select(*keys, RANK, "group_id", "verb_pair", "score_transitive",
+                              "score_intransitive", MARGIN)
+        for pairs in _obligatory_pairs(items, scores, decision)]
     if not tops:
         raise ValueError("japanese examples: no scores")  # the command refuses that before
-    top = pl.concat(tops)
-    sentences = {side: items.filter(
-        (pl.col("transitivity") == columns.JAPANESE_TRANSITIVE) == (side == "transitive"))
-        .select("dataset", "group_id", pl.col("sentence").alias(f"sentence_{side}"))
-        for side in ("transitive", "intransitive")}
-    for side in ("transitive", "intransitive"):
-        top = top.join(sentences[side], on=["dataset", "group_id"], how="left")
+    top = _japanese_sides(items, pl.concat(tops), ["sentence"])
     return top.select(*keys, RANK, "group_id", "verb_pair", "sentence_transitive",
                       "sentence_intransitive", "score_transitive", "score_intransitive",
                       MARGIN).sort([*keys, RANK], nulls_last=False)
+
+
+def japanese_items(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]],
+                   decision: str) -> pl.DataFrame:
+    """Every obligatory pair per mode that japanese_accuracy counts
+    (japanese_transitivity_items): both items and sentences, the decision's two scores, margin
+    = score_intransitive - score_transitive (japanese_examples' margin; negative when right) and
+    `correct`, the mode preferring the transitive verb (a tie is wrong). Each dataset and
+    model's pairs without their text, the text joined once at the end."""
+    from spudflow.aggregate.japanese import MODE
+
+    parts = [pairs.select(
+        "dataset", *MODE, "mode", pl.lit(decision).alias("decision"), "group_id", "verb_pair",
+        "score_transitive", "score_intransitive",
+        (pl.col("score_intransitive") - pl.col("score_transitive")).alias(MARGIN),
+        pl.col("prefers_transitive").alias("correct"))
+        for pairs in _obligatory_pairs(items, scores, decision)]
+    if not parts:
+        raise ValueError("japanese items: no scores")  # the command refuses that before
+    # preferences' order (dataset, mode, group_id) per dataset and model, both sorted
+    frame = _japanese_sides(items, pl.concat(parts), ["item_id", "sentence"])
+    return frame.select(
+        "dataset", *MODE, "mode", "decision", "group_id", "verb_pair", "item_id_transitive",
+        "item_id_intransitive", "sentence_transitive", "sentence_intransitive",
+        "score_transitive", "score_intransitive", MARGIN, "correct")
 
 
 def probe(metrics: pl.DataFrame, examples: int, examples_seed: int) -> pl.DataFrame:

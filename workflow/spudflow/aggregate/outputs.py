@@ -1,6 +1,7 @@
-"""Write a command's tables under DIR/{name}.{parquet,csv,md,tex}, after all were computed,
-each with its caption from its registry entry (core/outputs_registry.py) and, for a table in the
-report, the report's caption DIR/{name}.caption.rst."""
+"""Write a command's tables under DIR/{name}.{parquet,csv,md,tex} (per-item data: the formats
+of its entry), after all were computed, each with its caption from its registry entry
+(core/outputs_registry.py) and, for a table in the report, the report's caption
+DIR/{name}.caption.rst."""
 
 from __future__ import annotations
 
@@ -14,17 +15,15 @@ import polars as pl
 from spudflow.core.logs import get_logger
 from spudflow.core.outputs_registry import (
     DATA,
+    DATA_FORMATS,  # noqa: F401  (per-item data's default formats; the tests read it here)
     TABLE_OUTPUTS,
     command_tables,
     report_caption_text,
 )
 from spudflow.core.table_artifacts import TABLES
-from spudflow.core.tables import TABLE_FORMATS, write_table
+from spudflow.core.tables import write_table
 
 log = get_logger(__name__)
-
-# Per-item data behind a figure (ROC points, every pair's ratio): too long for Markdown or LaTeX.
-DATA_FORMATS = ("parquet", "csv")
 
 
 @dataclass(frozen=True)
@@ -49,7 +48,8 @@ class Table:
 
     @property
     def formats(self) -> tuple[str, ...]:
-        return DATA_FORMATS if self.entry.output_type == DATA else TABLE_FORMATS
+        """Its registry entry's: a table's four, per-item data's Parquet (and CSV)."""
+        return self.entry.formats
 
 
 def with_registered(command: str, tables: list[Table], **inputs) -> list[Table]:
