@@ -364,14 +364,17 @@ PER_ITEM = {"spud_examples": "spud_ratios",
             "japanese_examples": "japanese_transitivity_items"}
 
 
-def per_item_links(examples: Path, out: Path) -> list[str]:
-    """Links to the per-item file beside an examples table, one per format of its registry
-    entry the run wrote (a large one is Parquet only, and the link says so)."""
-    name = PER_ITEM.get(examples.stem, examples.stem.removesuffix("_examples") + "_items")
+def per_item_links(examples: str, path: Path, out: Path) -> list[str]:
+    """Links to the per-item file beside the examples table `examples` (at `path`), one per
+    format of its registry entry the run wrote (a large one is Parquet only, and the link says
+    so); none for a family without one (DepProbe)."""
+    name = PER_ITEM.get(examples, examples.removesuffix("_examples") + "_items")
+    if name not in TABLE_OUTPUTS:
+        return []
     formats = TABLE_OUTPUTS[name].formats
     only = " only" if len(formats) == 1 else ""
-    return [_link(path, out, f"every item: {name} ({FORMAT_NAMES[fmt]}{only})")
-            for fmt in formats if (path := examples.with_name(f"{name}.{fmt}")).is_file()]
+    return [_link(file, out, f"every item: {name} ({FORMAT_NAMES[fmt]}{only})")
+            for fmt in formats if (file := path.with_name(f"{name}.{fmt}")).is_file()]
 
 
 def _where_it_goes_wrong(tables: dict[str, Path], out: Path) -> str:
@@ -393,7 +396,7 @@ def _where_it_goes_wrong(tables: dict[str, Path], out: Path) -> str:
             frame = frame.select(*frame.columns[:at], SCORING_FUNCTION,
                                  pl.exclude(*frame.columns[:at], "model", "method"))
         links = [_link(path.with_suffix(".csv"), out, f"{name} (CSV)"),
-                 *per_item_links(path, out)]
+                 *per_item_links(name, path, out)]
         shown = frame if frame.height <= MAX_EXAMPLES_SHOWN else frame.filter(
             pl.col("rank") == 1).head(MAX_EXAMPLES_SHOWN)
         body = (_html_table(shown) if frame.height else
