@@ -97,7 +97,8 @@ def registered_cost(function: str, items: list[Path], scores: list[Path], out: P
     else:
         table = family_examples.japanese_items(frame, ScoresByModel(scores), "perplexity")
     write_registry_table(Table(name, table), out / name)
-    return {"rows": table.height, "wall_s": time.perf_counter() - start,
+    rows = pl.scan_parquet(out / f"{name}.parquet").select(pl.len()).collect().item()
+    return {"rows": rows, "wall_s": time.perf_counter() - start,
             "cpu_s": time.process_time() - cpu,
             "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "file_mb": (out / f"{name}.parquet").stat().st_size / 1e6}

@@ -259,6 +259,30 @@ def test_japanese_items_are_the_pairs_the_accuracy_counts_and_hold_the_examples(
     assert "japanese_transitivity_items.csv" not in page
 
 
+def test_a_file_written_in_parts_is_its_parts_checked_and_all_or_nothing(tmp_path, run_cli):
+    """core/tables.write_table_parts (how japanese_transitivity_items is written, one dataset
+    and model at a time): the parts in order, each checked against the artifact; two parts of
+    one (dataset, model) would let a key repeat across parts: refused, nothing written."""
+    from spudflow.core.table_artifacts import TABLES
+    from spudflow.core.tables import write_table_parts
+
+    items, scores = japanese_inputs(tmp_path)
+    out = _run(run_cli, "table-japanese-transitivity", items, scores, tmp_path / "t",
+               "--examples", "1", "--resamples", "0", "--folds", "3")
+    whole = pl.read_parquet(out / "japanese_transitivity_items.parquet")
+    artifact = TABLES["japanese_transitivity_items"]
+    parts = whole.partition_by("model", maintain_order=True)
+    assert len(parts) == 2
+    rows = write_table_parts(iter(parts), tmp_path / "parts", artifact, ("dataset", "model"))
+    assert rows == whole.height and pl.read_parquet(tmp_path / "parts.parquet").equals(whole)
+    with pytest.raises(ValueError, match="in two parts"):
+        write_table_parts(iter([parts[0], parts[0]]), tmp_path / "twice", artifact,
+                          ("dataset", "model"))
+    assert not (tmp_path / "twice.parquet").exists()
+    assert write_table_parts(iter([]), tmp_path / "none", artifact, ("dataset", "model")) == 0
+    assert pl.read_parquet(tmp_path / "none.parquet").schema == whole.schema
+
+
 def test_the_front_page_lists_the_examples_escaped_and_links_every_item(tmp_path, run_cli):
     items, scores = real_blimp(tmp_path)
     out = _run(run_cli, "table-blimp", items, scores, tmp_path / "tables", "--examples", "40",

@@ -172,18 +172,22 @@ def _obligatory_pairs(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFr
                 pl.col("condition") == columns.JAPANESE_OBLIGATORY)
 
 
-def _japanese_sides(items: pl.DataFrame, frame: pl.DataFrame,
-                    columns: Sequence[str]) -> pl.DataFrame:
-    """`frame` with the `columns` of each pair's transitive and intransitive item (suffixed
-    _transitive, _intransitive), in its own row order."""
+def _japanese_side_columns(items: pl.DataFrame, columns: Sequence[str]) -> list[pl.DataFrame]:
+    """(dataset, group_id and `columns` suffixed _transitive) of the transitive items, then
+    those of the intransitive ones."""
     from spudflow.aggregate.columns import JAPANESE_TRANSITIVE
 
-    for side in ("transitive", "intransitive"):
-        own = items.filter((pl.col("transitivity") == JAPANESE_TRANSITIVE)
-                           == (side == "transitive"))
-        frame = frame.join(own.select("dataset", "group_id", *(
-            pl.col(c).alias(f"{c}_{side}") for c in columns)), on=["dataset", "group_id"],
-            how="left", maintain_order="left")
+    return [items.filter((pl.col("transitivity") == JAPANESE_TRANSITIVE) == (side == "transitive"))
+            .select("dataset", "group_id", *(pl.col(c).alias(f"{c}_{side}") for c in columns))
+            for side in ("transitive", "intransitive")]
+
+
+def _japanese_sides(items: pl.DataFrame, frame: pl.DataFrame, columns: Sequence[str],
+                    sides: list[pl.DataFrame] | None = None) -> pl.DataFrame:
+    """`frame` with the `columns` of each pair's transitive and intransitive item (suffixed
+    _transitive, _intransitive; `sides`: _japanese_side_columns' frames), in its own order."""
+    for side in sides or _japanese_side_columns(items, columns):
+        frame = frame.join(side, on=["dataset", "group_id"], how="left", maintain_order="left")
     return frame
 
 
@@ -209,28 +213,34 @@ def japanese(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]], ex
 
 
 def japanese_items(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]],
-                   decision: str) -> pl.DataFrame:
+                   decision: str):
     """Every obligatory pair per mode that japanese_accuracy counts
     (japanese_transitivity_items): both items and sentences, the decision's two scores, margin
     = score_intransitive - score_transitive (japanese_examples' margin; negative when right) and
-    `correct`, the mode preferring the transitive verb (a tie is wrong). Each dataset and
-    model's pairs without their text, the text joined once at the end."""
+    `correct`, the mode preferring the transitive verb (a tie is wrong). One part per dataset
+    and model, written as it is computed: at the thesis's size the whole file (17.6M rows)
+    would take about 8 GB more than the job's other tables."""
     from spudflow.aggregate.japanese import MODE
+    from spudflow.aggregate.outputs import TableParts
 
-    parts = [pairs.select(
-        "dataset", *MODE, "mode", pl.lit(decision).alias("decision"), "group_id", "verb_pair",
-        "score_transitive", "score_intransitive",
-        (pl.col("score_intransitive") - pl.col("score_transitive")).alias(MARGIN),
-        pl.col("prefers_transitive").alias("correct"))
-        for pairs in _obligatory_pairs(items, scores, decision)]
-    if not parts:
-        raise ValueError("japanese items: no scores")  # the command refuses that before
-    # preferences' order (dataset, mode, group_id) per dataset and model, both sorted
-    frame = _japanese_sides(items, pl.concat(parts), ["item_id", "sentence"])
-    return frame.select(
-        "dataset", *MODE, "mode", "decision", "group_id", "verb_pair", "item_id_transitive",
-        "item_id_intransitive", "sentence_transitive", "sentence_intransitive",
-        "score_transitive", "score_intransitive", MARGIN, "correct")
+    columns = ["item_id", "sentence"]
+    sides = _japanese_side_columns(items, columns)
+
+    def parts():
+        # preferences' order (dataset, mode, group_id) per dataset and model, both sorted
+        for pairs in _obligatory_pairs(items, scores, decision):
+            part = pairs.select(
+                "dataset", *MODE, "mode", pl.lit(decision).alias("decision"), "group_id",
+                "verb_pair", "score_transitive", "score_intransitive",
+                (pl.col("score_intransitive") - pl.col("score_transitive")).alias(MARGIN),
+                pl.col("prefers_transitive").alias("correct"))
+            yield _japanese_sides(items, part, columns, sides).select(
+                "dataset", *MODE, "mode", "decision", "group_id", "verb_pair",
+                "item_id_transitive", "item_id_intransitive", "sentence_transitive",
+                "sentence_intransitive", "score_transitive", "score_intransitive", MARGIN,
+                "correct")
+
+    return TableParts(parts(), ("dataset", "model"))
 
 
 def probe(metrics: pl.DataFrame, examples: int, examples_seed: int) -> pl.DataFrame:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,9 +22,17 @@ from spudflow.core.outputs_registry import (
     report_caption_text,
 )
 from spudflow.core.table_artifacts import TABLES
-from spudflow.core.tables import write_table
+from spudflow.core.tables import write_table, write_table_parts
 
 log = get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class TableParts:
+    """A table's rows as parts, computed one at a time while its Parquet file is written
+    (core/tables.write_table_parts); `disjoint_by`: columns whose values differ between parts."""
+    parts: Iterable[pl.DataFrame]
+    disjoint_by: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -32,7 +41,9 @@ class Table:
     caption shows (`values`); `caption` replaces the entry's where the table says why it is
     empty."""
     name: str
-    frame: pl.DataFrame
+    # or, for per-item data too large to hold at once (Parquet only), its parts: computed while
+    # they are written (TableParts)
+    frame: pl.DataFrame | TableParts
     values: dict = field(default_factory=dict)
     caption: str | None = None
 
@@ -79,6 +90,13 @@ def write_tables(tables: list[Table], out_dir: str | Path) -> None:
 def write_registry_table(table: Table, stem: Path) -> None:
     """One table at STEM.*: its formats, its caption and, for a table in the report, the
     report's caption STEM.caption.rst."""
+    if isinstance(table.frame, TableParts):
+        if table.formats != ("parquet",):
+            raise ValueError(f"{table.name}: parts are written as Parquet only")
+        rows = write_table_parts(table.frame.parts, stem, TABLES[table.name],
+                                 table.frame.disjoint_by)
+        log.info("wrote %s (%d rows) to %s", table.name, rows, stem.parent)
+        return
     text = table.text
     in_report = table.entry.output_type != DATA and bool(table.entry.caption)
     write_table(table.frame, stem, TABLES[table.name], caption=text, formats=table.formats,
