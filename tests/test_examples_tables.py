@@ -259,6 +259,26 @@ def test_japanese_items_are_the_pairs_the_accuracy_counts_and_hold_the_examples(
     assert "japanese_transitivity_items.csv" not in page
 
 
+def test_the_rules_outputs_and_the_docs_list_follow_each_entrys_formats():
+    """A per-item file's formats are its registry entry's: the rule expects (and the docs' list
+    names) Parquet and CSV for blimp_items, Parquet alone for japanese_transitivity_items."""
+    from spudflow.core.outputs_registry import render
+    from spudflow.core.plan_base import registry_files
+
+    japanese = registry_files("table_japanese_transitivity")
+    assert japanese["japanese_transitivity_items_parquet"] == \
+        "results/tables/japanese_transitivity_items.parquet"
+    assert not any(k.startswith("japanese_transitivity_items_") and not k.endswith("parquet")
+                   for k in japanese)
+    blimp = registry_files("table_blimp")
+    assert {blimp["blimp_items_parquet"], blimp["blimp_items_csv"]} == {
+        "results/tables/blimp_items.parquet", "results/tables/blimp_items.csv"}
+    rows = {line.split(" | ")[0]: line.split(" | ")[2] for line in render().splitlines()[2:]}
+    assert rows["| `japanese_transitivity_items`"] == "parquet"
+    assert rows["| `blimp_items`"] == "parquet, csv"
+    assert rows["| `blimp_overall`"] == "parquet, csv, md, tex"
+
+
 def test_a_file_written_in_parts_is_its_parts_checked_and_all_or_nothing(tmp_path, run_cli):
     """core/tables.write_table_parts (how japanese_transitivity_items is written, one dataset
     and model at a time): the parts in order, each checked against the artifact; two parts of

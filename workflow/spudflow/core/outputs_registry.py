@@ -17,7 +17,9 @@ Adding a table to a dataset family: its entry here (_table: name, what it reprod
 `function`, the "module.function" that computes it from the family's items and scores
 (keywords `items`, `scores`, and any of its command's options it names, e.g. `examples`; its
 caption has no fields to fill), and `columns` and `key`, its
-artifact), its function, and its test. Its rule (the family's), command (the
+artifact), its function, and its test. Per-item data (_data) is written as Parquet and CSV
+unless its entry's `formats` says Parquet alone (a file too large for a CSV); its function may
+return aggregate/outputs.TableParts, written as computed. Its rule (the family's), command (the
 family's), report entry, artifact (core/table_artifacts.TABLES) and docs rows follow.
 
 Adding a figure: its entry here (_figure), its function in aggregate/figures.py and its caption
