@@ -1,7 +1,7 @@
 """table_japanese's cost at the Japanese preset's shape, and where it goes.
 
     python bench/bench_japanese_table.py [--pairs 374750] [--datasets base,rare] [--jobs 2]
-                                         [--profile] [--out DIR]
+                                         [--profile] [--out DIR] [--items-only]
 
 Items of the preset (config/papers/japanese_transitivity.yaml): `--pairs` pairs of each dataset
 drawn (seeded) from the 50 verb pairs x 7,495 contexts the items stage builds (base and rare:
@@ -11,14 +11,20 @@ with `pppl` and `unmasked`, ELECTRA, three causal models, each on the whole sent
 `japanese_tables` with the preset's regression settings (10 folds, 100 lambdas, lambda.1se,
 alpha 1, top 10, kappa's bootstrap with 1,000 resamples) in `--jobs` threads, prints its wall and
 CPU seconds and, with `--profile`, cProfile's largest cumulative entries; `--out` writes the
-tables (to compare two checkouts' bytes).
+tables (to compare two checkouts' bytes). `--items-only` times what the per-item file adds to
+the job instead (family_examples.japanese_items, one more pass over the scores, and its Parquet
+written): in a fresh process, its wall and CPU seconds, the process's peak RSS beside the
+same process's peak for the examples table alone (the pass over the scores every registered
+table makes), and the file's size.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import json
 import pstats
+import subprocess
 import sys
 import tempfile
 import time
@@ -73,6 +79,50 @@ def scores_of(items: pl.DataFrame, seed: int, root: Path) -> list[Path]:
             for model, frames in sorted(by_model.items())]
 
 
+def registered_cost(function: str, items: list[Path], scores: list[Path], out: Path) -> dict:
+    """One registered Japanese table (`examples` or `items`) computed from the files and
+    written, in this process: wall and CPU seconds, peak RSS (MB), the file's size (MB)."""
+    import resource
+
+    from spudflow.aggregate import columns, family_examples
+    from spudflow.aggregate.inputs import ScoresByModel, read_items
+    from spudflow.aggregate.outputs import Table, write_registry_table
+    from spudflow.core import artifacts
+
+    start, cpu = time.perf_counter(), time.process_time()
+    frame = read_items(items, artifacts.ITEMS_JAPANESE, columns.JAPANESE_ITEMS)
+    name = {"examples": "japanese_examples", "items": "japanese_transitivity_items"}[function]
+    if function == "examples":
+        table = family_examples.japanese(frame, ScoresByModel(scores), 5, 0, "perplexity")
+    else:
+        table = family_examples.japanese_items(frame, ScoresByModel(scores), "perplexity")
+    write_registry_table(Table(name, table), out / name)
+    rows = pl.scan_parquet(out / f"{name}.parquet").select(pl.len()).collect().item()
+    return {"rows": rows, "wall_s": time.perf_counter() - start,
+            "cpu_s": time.process_time() - cpu,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "file_mb": (out / f"{name}.parquet").stat().st_size / 1e6}
+
+
+def items_only(root: Path, out: Path) -> None:
+    """registered_cost of the examples table, then of the per-item file, each in a fresh
+    process."""
+    items = sorted(str(p) for p in (root / "results" / "items").glob("*.parquet"))
+    scores = sorted(str(p) for p in (root / "results" / "scores").rglob("item_scores.parquet"))
+    out.mkdir(parents=True, exist_ok=True)
+    for function in ("examples", "items"):
+        code = (f"import sys; sys.path.insert(0, {str(REPO / 'bench')!r}); import json; "
+                "from pathlib import Path; from bench_japanese_table import registered_cost; "
+                f"print(json.dumps(registered_cost({function!r}, {items!r}, {scores!r}, "
+                f"Path({str(out)!r}))))")
+        result = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                text=True)
+        cost = json.loads(result.stdout.strip().splitlines()[-1])
+        print(f"{function}: {cost['rows']:,} rows, {cost['wall_s']:.1f} s wall, "
+              f"{cost['cpu_s']:.1f} s CPU, peak RSS {cost['peak_rss_mb']:,.0f} MB, "
+              f"Parquet {cost['file_mb']:.1f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=374_750)
@@ -81,6 +131,8 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--items-only", action="store_true",
+                        help="time the per-item file alone (japanese_transitivity_items)")
     args = parser.parse_args()
     from spudflow.aggregate.inputs import scores_by_model
     from spudflow.aggregate.japanese import japanese_tables
@@ -95,6 +147,9 @@ def main() -> None:
     rows = sum(pl.scan_parquet(p).select(pl.len()).collect().item() for p in scores)
     print(f"{all_items.height:,} items, {rows:,} score rows, "
           f"{len(MODES) * 2} modes (made in {time.perf_counter() - start:.0f} s)")
+    if args.items_only:
+        items_only(root, args.out or root / "tables")
+        return
     settings = Uncertainty(0.95, args.resamples, 0)
 
     def tables():

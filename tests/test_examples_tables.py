@@ -208,6 +208,103 @@ def test_german_spud_and_japanese_examples(tmp_path, run_cli):
         assert rows["sentence_transitive"].str.contains("[をがは]|。").all()
 
 
+def test_japanese_items_are_the_pairs_the_accuracy_counts_and_hold_the_examples(tmp_path,
+                                                                              run_cli):
+    """japanese_transitivity_items: one row per obligatory pair and mode (verb-only modes
+    included) whose `correct` averages to japanese_accuracy's accuracy per mode, checked against
+    the input files; japanese_examples is the top k of its wrong rows by margin. Parquet only;
+    the front page links the Parquet file and says so."""
+    items, scores = japanese_inputs(tmp_path)
+    out = _run(run_cli, "table-japanese-transitivity", items, scores, tmp_path / "t",
+               "--examples", "3", "--resamples", "0", "--folds", "3")
+    every = pl.read_parquet(out / "japanese_transitivity_items.parquet")
+    assert not (out / "japanese_transitivity_items.csv").exists()
+    modes = ["dataset", "model", "method", "region"]
+    accuracy = pl.read_parquet(out / "japanese_accuracy.parquet").filter(
+        pl.col("status") == "ok")
+    per_mode = every.group_by(modes).agg(pl.col("correct").mean(), pl.len())
+    joined = accuracy.join(per_mode, on=modes, nulls_equal=True)
+    assert joined.height == accuracy.height == per_mode.height == 3
+    assert joined["accuracy_obligatory"].to_list() == pytest.approx(joined["correct"].to_list(),
+                                                                    abs=1e-12)
+    assert joined["n_obligatory"].to_list() == joined["len"].to_list()
+    assert set(every["mode"]) == {"bert/pppl", "bert/pppl@verb", "gpt/ppl"}
+    # independently: each pair's mean log-probabilities and sentences from the input files
+    item_frame = pl.read_parquet(items)
+    raw = item_frame.join(pl.concat([pl.read_parquet(p) for p in scores]), on="item_id").filter(
+        pl.col("context_label") == "obligatory")
+    wide = raw.pivot("verb_form", index=["group_id", "model", "method", "region"],
+                     values=["mean_logprob", "item_id", "sentence"])
+    check = every.join(wide, on=["group_id", "model", "method", "region"], nulls_equal=True)
+    assert check.height == every.height == wide.height
+    assert (check["correct"] == (check["mean_logprob_transitive"]
+                                 > check["mean_logprob_intransitive"])).all()
+    assert check["margin"].to_list() == pytest.approx(
+        (check["mean_logprob_intransitive"] - check["mean_logprob_transitive"]).to_list())
+    for side in ("transitive", "intransitive"):
+        assert (check[f"item_id_{side}"] == check[f"item_id_{side}_right"]).all()
+        assert (check[f"sentence_{side}"] == check[f"sentence_{side}_right"]).all()
+    # the examples: each mode's 3 wrong rows of the largest margin (no equal margins here)
+    examples = pl.read_parquet(out / "japanese_examples.parquet")
+    wrong = every.filter(~pl.col("correct"))
+    expected = wrong.sort("margin", descending=True).group_by(modes, maintain_order=True).head(3)
+    columns = [*modes, "group_id", "verb_pair", "sentence_transitive", "sentence_intransitive",
+               "score_transitive", "score_intransitive", "margin"]
+    assert examples.select(columns).sort([*modes, "margin"], nulls_last=False).equals(
+        expected.select(columns).sort([*modes, "margin"], nulls_last=False))
+    assert examples.height == 9
+    page = front_page({"japanese_accuracy": out / "japanese_accuracy.parquet",
+                       "japanese_examples": out / "japanese_examples.parquet"}, {}, tmp_path)
+    where = page[page.index('<div id="examples">'):]
+    assert ('href="t/japanese_transitivity_items.parquet">every item: '
+            "japanese_transitivity_items (Parquet only)") in where
+    assert "japanese_transitivity_items.csv" not in page
+
+
+def test_the_rules_outputs_and_the_docs_list_follow_each_entrys_formats():
+    """A per-item file's formats are its registry entry's: the rule expects (and the docs' list
+    names) Parquet and CSV for blimp_items, Parquet alone for japanese_transitivity_items."""
+    from spudflow.core.outputs_registry import render
+    from spudflow.core.plan_base import registry_files
+
+    japanese = registry_files("table_japanese_transitivity")
+    assert japanese["japanese_transitivity_items_parquet"] == \
+        "results/tables/japanese_transitivity_items.parquet"
+    assert not any(k.startswith("japanese_transitivity_items_") and not k.endswith("parquet")
+                   for k in japanese)
+    blimp = registry_files("table_blimp")
+    assert {blimp["blimp_items_parquet"], blimp["blimp_items_csv"]} == {
+        "results/tables/blimp_items.parquet", "results/tables/blimp_items.csv"}
+    rows = {line.split(" | ")[0]: line.split(" | ")[2] for line in render().splitlines()[2:]}
+    assert rows["| `japanese_transitivity_items`"] == "parquet"
+    assert rows["| `blimp_items`"] == "parquet, csv"
+    assert rows["| `blimp_overall`"] == "parquet, csv, md, tex"
+
+
+def test_a_file_written_in_parts_is_its_parts_checked_and_all_or_nothing(tmp_path, run_cli):
+    """core/tables.write_table_parts (how japanese_transitivity_items is written, one dataset
+    and model at a time): the parts in order, each checked against the artifact; two parts of
+    one (dataset, model) would let a key repeat across parts: refused, nothing written."""
+    from spudflow.core.table_artifacts import TABLES
+    from spudflow.core.tables import write_table_parts
+
+    items, scores = japanese_inputs(tmp_path)
+    out = _run(run_cli, "table-japanese-transitivity", items, scores, tmp_path / "t",
+               "--examples", "1", "--resamples", "0", "--folds", "3")
+    whole = pl.read_parquet(out / "japanese_transitivity_items.parquet")
+    artifact = TABLES["japanese_transitivity_items"]
+    parts = whole.partition_by("model", maintain_order=True)
+    assert len(parts) == 2
+    rows = write_table_parts(iter(parts), tmp_path / "parts", artifact, ("dataset", "model"))
+    assert rows == whole.height and pl.read_parquet(tmp_path / "parts.parquet").equals(whole)
+    with pytest.raises(ValueError, match="in two parts"):
+        write_table_parts(iter([parts[0], parts[0]]), tmp_path / "twice", artifact,
+                          ("dataset", "model"))
+    assert not (tmp_path / "twice.parquet").exists()
+    assert write_table_parts(iter([]), tmp_path / "none", artifact, ("dataset", "model")) == 0
+    assert pl.read_parquet(tmp_path / "none.parquet").schema == whole.schema
+
+
 def test_the_front_page_lists_the_examples_escaped_and_links_every_item(tmp_path, run_cli):
     items, scores = real_blimp(tmp_path)
     out = _run(run_cli, "table-blimp", items, scores, tmp_path / "tables", "--examples", "40",

@@ -17,7 +17,7 @@ seed of the tie-break hash; CoLA: the folds of its thresholds; Japanese: the dec
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import polars as pl
@@ -154,51 +154,104 @@ def cola_items(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
     return frame.sort([*KEYS, "normalisation", "item_id"])
 
 
-def japanese(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]], examples: int,
-             examples_seed: int, decision: str) -> pl.DataFrame:
-    """The obligatory pairs per mode (dataset, model, method, region) whose intransitive
-    sentence was preferred by the largest margin; one dataset and model's scores in memory at
-    a time, only their top k kept."""
+def _obligatory_pairs(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]],
+                      decision: str) -> Iterable[pl.DataFrame]:
+    """The obligatory pairs with both sentences scored, as japanese_accuracy counts them
+    (japanese.preferences by the decision rule), one dataset and model at a time."""
     from spudflow.aggregate import columns
     from spudflow.aggregate.inputs import ITEMS_TEXT_HASH, with_text_hash
-    from spudflow.aggregate.japanese import CONTEXT, MODE, preferences, thesis_modes
+    from spudflow.aggregate.japanese import CONTEXT, preferences, thesis_modes
 
-    keys = ["dataset", *MODE]
-    tops = []
     for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
         own_items = with_text_hash(items.filter(pl.col("dataset") == dataset)).select(
             "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file",
             ITEMS_TEXT_HASH)
         for _, model_scores in chunks:
             scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))
-            pairs = preferences(scored, decision).filter(
+            yield preferences(scored, decision).filter(
                 pl.col("condition") == columns.JAPANESE_OBLIGATORY)
-            tops.append(confidently_wrong_pairs(
-                pairs, keys, ["group_id"], "score_transitive", "score_intransitive", examples,
-                examples_seed).select(*keys, RANK, "group_id", "verb_pair", "score_transitive",
-                                      "score_intransitive", MARGIN))
+
+
+def _japanese_side_columns(items: pl.DataFrame, columns: Sequence[str]) -> list[pl.DataFrame]:
+    """(dataset, group_id and `columns` suffixed _transitive) of the transitive items, then
+    those of the intransitive ones."""
+    from spudflow.aggregate.columns import JAPANESE_TRANSITIVE
+
+    return [items.filter((pl.col("transitivity") == JAPANESE_TRANSITIVE) == (side == "transitive"))
+            .select("dataset", "group_id", *(pl.col(c).alias(f"{c}_{side}") for c in columns))
+            for side in ("transitive", "intransitive")]
+
+
+def _japanese_sides(items: pl.DataFrame, frame: pl.DataFrame, columns: Sequence[str],
+                    sides: list[pl.DataFrame] | None = None) -> pl.DataFrame:
+    """`frame` with the `columns` of each pair's transitive and intransitive item (suffixed
+    _transitive, _intransitive; `sides`: _japanese_side_columns' frames), in its own order."""
+    for side in sides or _japanese_side_columns(items, columns):
+        frame = frame.join(side, on=["dataset", "group_id"], how="left", maintain_order="left")
+    return frame
+
+
+def japanese(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]], examples: int,
+             examples_seed: int, decision: str) -> pl.DataFrame:
+    """The obligatory pairs per mode (dataset, model, method, region) whose intransitive
+    sentence was preferred by the largest margin; one dataset and model's scores in memory at
+    a time, only their top k kept."""
+    from spudflow.aggregate.japanese import MODE
+
+    keys = ["dataset", *MODE]
+    tops = [confidently_wrong_pairs(
+        pairs, keys, ["group_id"], "score_transitive", "score_intransitive", examples,
+        examples_seed).select(*keys, RANK, "group_id", "verb_pair", "score_transitive",
+                              "score_intransitive", MARGIN)
+        for pairs in _obligatory_pairs(items, scores, decision)]
     if not tops:
         raise ValueError("japanese examples: no scores")  # the command refuses that before
-    top = pl.concat(tops)
-    sentences = {side: items.filter(
-        (pl.col("transitivity") == columns.JAPANESE_TRANSITIVE) == (side == "transitive"))
-        .select("dataset", "group_id", pl.col("sentence").alias(f"sentence_{side}"))
-        for side in ("transitive", "intransitive")}
-    for side in ("transitive", "intransitive"):
-        top = top.join(sentences[side], on=["dataset", "group_id"], how="left")
+    top = _japanese_sides(items, pl.concat(tops), ["sentence"])
     return top.select(*keys, RANK, "group_id", "verb_pair", "sentence_transitive",
                       "sentence_intransitive", "score_transitive", "score_intransitive",
                       MARGIN).sort([*keys, RANK], nulls_last=False)
 
 
+def japanese_items(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]],
+                   decision: str):
+    """Every obligatory pair per mode that japanese_accuracy counts
+    (japanese_transitivity_items): both items and sentences, the decision's two scores, margin
+    = score_intransitive - score_transitive (japanese_examples' margin; negative when right) and
+    `correct`, the mode preferring the transitive verb (a tie is wrong). One part per dataset
+    and model, written as it is computed: at the thesis's size the whole file (17.6M rows)
+    would take about 8 GB more than the job's other tables."""
+    from spudflow.aggregate.japanese import MODE
+    from spudflow.aggregate.outputs import TableParts
+
+    columns = ["item_id", "sentence"]
+    sides = _japanese_side_columns(items, columns)
+
+    def parts():
+        # preferences' order (dataset, mode, group_id) per dataset and model, both sorted
+        for pairs in _obligatory_pairs(items, scores, decision):
+            part = pairs.select(
+                "dataset", *MODE, "mode", pl.lit(decision).alias("decision"), "group_id",
+                "verb_pair", "score_transitive", "score_intransitive",
+                (pl.col("score_intransitive") - pl.col("score_transitive")).alias(MARGIN),
+                pl.col("prefers_transitive").alias("correct"))
+            yield _japanese_sides(items, part, columns, sides).select(
+                "dataset", *MODE, "mode", "decision", "group_id", "verb_pair",
+                "item_id_transitive", "item_id_intransitive", "sentence_transitive",
+                "sentence_intransitive", "score_transitive", "score_intransitive", MARGIN,
+                "correct")
+
+    return TableParts(parts(), ("dataset", "model"))
+
+
 def probe(metrics: pl.DataFrame, examples: int, examples_seed: int,
           predictions: Iterable = ()) -> pl.DataFrame:
     """DepProbe: per probe configuration and nonce method, the k test sentences with the largest
-    LAS drop (of those whose LAS drops at all), LAS of the original sentence minus LAS of its nonce versions, each over every
-    probe seed's run (and nonce seed): right words over words, from the runs' per-sentence
-    counts (sentence_counts.parquet). Sentences by their index in the test treebank, with
-    their words (probe_sentence_texts) from the runs' `predictions` (predictions.parquet
-    files, each next to its run's metrics.parquet; none given: the text is null)."""
+    LAS drop (of those whose LAS drops at all), LAS of the original sentence minus LAS of its
+    nonce versions, each over every probe seed's run (and nonce seed): right words over words,
+    from the runs' per-sentence counts (sentence_counts.parquet). Sentences by their index in
+    the test treebank, with their words (probe_sentence_texts) from the runs' `predictions`
+    (predictions.parquet files, each next to its run's metrics.parquet; none given: the text
+    is null)."""
     from pathlib import Path
 
     from spudflow.aggregate import columns

@@ -25,7 +25,7 @@ from spudflow.aggregate.spud_scores import ALL_SEEDS
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import read_artifact
 from spudflow.core.dataset_families import DATASET_FAMILIES
-from spudflow.core.outputs_registry import FIGURE_OUTPUTS, TABLE_OUTPUTS
+from spudflow.core.outputs_registry import FIGURE_OUTPUTS, FORMAT_NAMES, TABLE_OUTPUTS
 from spudflow.core.table_artifacts import STATUS_OK, TABLES
 
 SCORING_FUNCTION = pl.concat_str("model", pl.lit(" · "), "method").alias("scoring_function")
@@ -360,14 +360,28 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
 
 # At most this many rows of a family's examples table on the page (the CSV has them all).
 MAX_EXAMPLES_SHOWN = 60
-# The per-item file of a family whose examples table has no NAME_items beside it.
-PER_ITEM = {"spud_examples": "spud_ratios"}
+# The per-item file of a family whose examples table has no FAMILY_items beside it.
+PER_ITEM = {"spud_examples": "spud_ratios",
+            "japanese_examples": "japanese_transitivity_items"}
+
+
+def per_item_links(examples: str, path: Path, out: Path) -> list[str]:
+    """Links to the per-item file beside the examples table `examples` (at `path`), one per
+    format of its registry entry the run wrote (a large one is Parquet only, and the link says
+    so); none for a family without one (DepProbe)."""
+    name = PER_ITEM.get(examples, examples.removesuffix("_examples") + "_items")
+    if name not in TABLE_OUTPUTS:
+        return []
+    formats = TABLE_OUTPUTS[name].formats
+    only = " only" if len(formats) == 1 else ""
+    return [_link(file, out, f"every item: {name} ({FORMAT_NAMES[fmt]}{only})")
+            for fmt in formats if (file := path.with_name(f"{name}.{fmt}")).is_file()]
 
 
 def _where_it_goes_wrong(tables: dict[str, Path], out: Path) -> str:
     """A collapsed list of each family's examples table (the items each scoring function gets
     most confidently wrong), every cell escaped (sentences hold <, &), with links to the table's
-    CSV and to the family's per-item file where the run made one."""
+    CSV and to the family's per-item file, in each format the run wrote."""
     parts = []
     for section in SECTIONS:
         name = examples_tables().get(section.table)
@@ -382,11 +396,8 @@ def _where_it_goes_wrong(tables: dict[str, Path], out: Path) -> str:
             at = frame.columns.index("model")
             frame = frame.select(*frame.columns[:at], SCORING_FUNCTION,
                                  pl.exclude(*frame.columns[:at], "model", "method"))
-        links = [_link(path.with_suffix(".csv"), out, f"{name} (CSV)")]
-        items = path.with_name(PER_ITEM.get(name, name.removesuffix("_examples") + "_items")
-                               + ".csv")
-        if items.is_file():
-            links.append(_link(items, out, f"every item: {items.name}"))
+        links = [_link(path.with_suffix(".csv"), out, f"{name} (CSV)"),
+                 *per_item_links(name, path, out)]
         shown = frame if frame.height <= MAX_EXAMPLES_SHOWN else frame.filter(
             pl.col("rank") == 1).head(MAX_EXAMPLES_SHOWN)
         body = (_html_table(shown) if frame.height else

@@ -1,11 +1,13 @@
-"""Write a command's tables under DIR/{name}.{parquet,csv,md,tex}, after all were computed,
-each with its caption from its registry entry (core/outputs_registry.py) and, for a table in the
-report, the report's caption DIR/{name}.caption.rst."""
+"""Write a command's tables under DIR/{name}.{parquet,csv,md,tex} (per-item data: the formats
+of its entry), after all were computed, each with its caption from its registry entry
+(core/outputs_registry.py) and, for a table in the report, the report's caption
+DIR/{name}.caption.rst."""
 
 from __future__ import annotations
 
 import importlib
 import inspect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -14,17 +16,23 @@ import polars as pl
 from spudflow.core.logs import get_logger
 from spudflow.core.outputs_registry import (
     DATA,
+    DATA_FORMATS,  # noqa: F401  (per-item data's default formats; the tests read it here)
     TABLE_OUTPUTS,
     command_tables,
     report_caption_text,
 )
 from spudflow.core.table_artifacts import TABLES
-from spudflow.core.tables import TABLE_FORMATS, write_table
+from spudflow.core.tables import write_table, write_table_parts
 
 log = get_logger(__name__)
 
-# Per-item data behind a figure (ROC points, every pair's ratio): too long for Markdown or LaTeX.
-DATA_FORMATS = ("parquet", "csv")
+
+@dataclass(frozen=True)
+class TableParts:
+    """A table's rows as parts, computed one at a time while its Parquet file is written
+    (core/tables.write_table_parts); `disjoint_by`: columns whose values differ between parts."""
+    parts: Iterable[pl.DataFrame]
+    disjoint_by: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -33,7 +41,9 @@ class Table:
     caption shows (`values`); `caption` replaces the entry's where the table says why it is
     empty."""
     name: str
-    frame: pl.DataFrame
+    # or, for per-item data too large to hold at once (Parquet only), its parts: computed while
+    # they are written (TableParts)
+    frame: pl.DataFrame | TableParts
     values: dict = field(default_factory=dict)
     caption: str | None = None
 
@@ -49,7 +59,8 @@ class Table:
 
     @property
     def formats(self) -> tuple[str, ...]:
-        return DATA_FORMATS if self.entry.output_type == DATA else TABLE_FORMATS
+        """Its registry entry's: a table's four, per-item data's Parquet (and CSV)."""
+        return self.entry.formats
 
 
 def with_registered(command: str, tables: list[Table], **inputs) -> list[Table]:
@@ -79,6 +90,13 @@ def write_tables(tables: list[Table], out_dir: str | Path) -> None:
 def write_registry_table(table: Table, stem: Path) -> None:
     """One table at STEM.*: its formats, its caption and, for a table in the report, the
     report's caption STEM.caption.rst."""
+    if isinstance(table.frame, TableParts):
+        if table.formats != ("parquet",):
+            raise ValueError(f"{table.name}: parts are written as Parquet only")
+        rows = write_table_parts(table.frame.parts, stem, TABLES[table.name],
+                                 table.frame.disjoint_by)
+        log.info("wrote %s (%d rows) to %s", table.name, rows, stem.parent)
+        return
     text = table.text
     in_report = table.entry.output_type != DATA and bool(table.entry.caption)
     write_table(table.frame, stem, TABLES[table.name], caption=text, formats=table.formats,

@@ -286,11 +286,34 @@ def conform(data: pa.Table | pl.DataFrame, artifact: Artifact) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=metadata))
 
 
+# Deterministic Parquet: fixed compression, no timestamps, so same data gives same bytes.
+PARQUET_OPTIONS = {"compression": "zstd", "write_statistics": True}
+
+
 def write_parquet(table: pa.Table | pl.DataFrame, path: str | Path) -> None:
     """Deterministic Parquet: fixed compression, no timestamps, so same data gives same bytes."""
     if isinstance(table, pl.DataFrame):
         table = table.to_arrow()
-    pq.write_table(table, str(path), compression="zstd", write_statistics=True)
+    pq.write_table(table, str(path), **PARQUET_OPTIONS)
+
+
+def write_parquet_parts(tables: Iterable[pa.Table], path: str | Path) -> int:
+    """One Parquet file of `tables` (one schema), written one after the other as they come, so
+    that no more than one is in memory: the same tables in the same order give the same bytes.
+    Returns the rows written; `tables` holds one table at least (an empty one for no rows)."""
+    rows, writer = 0, None
+    try:
+        for table in tables:
+            if writer is None:
+                writer = pq.ParquetWriter(str(path), table.schema, **PARQUET_OPTIONS)
+            writer.write_table(table)
+            rows += table.num_rows
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None:
+        raise ValueError(f"{path}: no table to write (give an empty one)")
+    return rows
 
 
 def write_artifact(data: pa.Table | pl.DataFrame, path: str | Path, artifact: Artifact) -> None:

@@ -17,7 +17,9 @@ Adding a table to a dataset family: its entry here (_table: name, what it reprod
 `function`, the "module.function" that computes it from the family's items and scores
 (keywords `items`, `scores`, and any of its command's options it names, e.g. `examples`; its
 caption has no fields to fill), and `columns` and `key`, its
-artifact), its function, and its test. Its rule (the family's), command (the
+artifact), its function, and its test. Per-item data (_data) is written as Parquet and CSV
+unless its entry's `formats` says Parquet alone (a file too large for a CSV); its function may
+return aggregate/outputs.TableParts, written as computed. Its rule (the family's), command (the
 family's), report entry, artifact (core/table_artifacts.TABLES) and docs rows follow.
 
 Adding a figure: its entry here (_figure), its function in aggregate/figures.py and its caption
@@ -43,11 +45,16 @@ from spudflow.core.comparison_columns import (
     comparison_columns,
     comparison_key,
 )
+from spudflow.core.tables import TABLE_FORMATS
 
 # An output's type: a table (results/tables/NAME.{parquet,csv,md,tex}, its CSV in the report),
-# per-item data behind a figure (NAME.{parquet,csv}, not in the report) or a figure
+# per-item data behind a figure (NAME.{parquet,csv} by default, not in the report) or a figure
 # (results/figures/NAME.{png,svg}, its SVG in the report).
 TABLE, DATA, FIGURE = "table", "data", "figure"
+# Per-item data: too long for Markdown or LaTeX. An entry whose CSV would be too large to open
+# (the Japanese preset's every pair and mode: about a gigabyte) names Parquet alone.
+DATA_FORMATS = ("parquet", "csv")
+FORMAT_NAMES = {"parquet": "Parquet", "csv": "CSV", "md": "Markdown", "tex": "LaTeX"}
 # What feeds an output besides the dataset families (core/dataset_families.py): the ingested
 # treebanks, the nonce treebanks, the human evaluation's filled sheets, the probe runs.
 TREEBANKS, NONCE, HUMAN_EVAL, PROBE = "treebanks", "nonce", "human_eval", "probe"
@@ -84,6 +91,8 @@ class Output:
     key: tuple[str, ...] = ()
     rows: str = ""
     version: int = 1  # of a table defined here: its artifact's version (core/contract.py)
+    # a table's or data's files under results/tables (NAME.FORMAT), the first the rule's target
+    formats: tuple[str, ...] = ()
 
     @property
     def report_caption(self) -> str | None:
@@ -127,6 +136,7 @@ class _Entry:
     key: tuple[str, ...] = ()
     rows: str = ""
     version: int = 1
+    formats: tuple[str, ...] = DATA_FORMATS  # of a _data entry (a table has TABLE_FORMATS)
 
 
 _table = _data = _Entry
@@ -134,13 +144,15 @@ _table = _data = _Entry
 
 def _tables(stage, rule, command, category, feed, *entries, data=()):
     """Tables (_table entries) and data tables (_data entries) of one rule."""
-    def output(entry, output_type, category):
+    def output(entry, output_type, category, formats):
+        if output_type == DATA and formats not in (DATA_FORMATS, DATA_FORMATS[:1]):
+            raise ValueError(f"{entry.name}: formats {formats}, not Parquet (and CSV)")
         return Output(entry.name, output_type, stage, rule, command, category, entry.reproduces,
                       feed, function=entry.function, empty_when=entry.empty_when,
                       caption=entry.caption, columns=entry.columns, key=entry.key,
-                      rows=entry.rows, version=entry.version)
-    return (*(output(e, TABLE, category) for e in entries),
-            *(output(e, DATA, None) for e in data))
+                      rows=entry.rows, version=entry.version, formats=formats)
+    return (*(output(e, TABLE, category, TABLE_FORMATS) for e in entries),
+            *(output(e, DATA, None, e.formats) for e in data))
 
 
 def _figure(name, table, what, category, reproduces, feed, caption_file=None, front_page=False,
@@ -149,7 +161,7 @@ def _figure(name, table, what, category, reproduces, feed, caption_file=None, fr
     figure-NAME and function figures.NAME all derive from it."""
     return Output(name, FIGURE, "aggregate", f"figure_{name}", f"figure-{name.replace('_', '-')}",
                   category, reproduces, feed, table, caption_file, name, front_page, what,
-                  shows=shows)
+                  shows=shows, formats=("svg", "png"))
 
 
 # --- the examples tables (aggregate/family_examples.py): per scoring function, the k items it
@@ -239,13 +251,31 @@ GERMAN_CASE_ITEMS = (
         "sentence and a violation", True))
 
 
-def _items(family: str, columns: tuple, key: tuple) -> _Entry:
-    """A family's per-item file, computed by family_examples.FAMILY_items."""
-    return _data(f"{family}_items", "spudflow's extension: the items behind the figures",
+JAPANESE_ITEMS = (
+    *JAPANESE_EXAMPLES[:4],
+    col("mode", STR, "the mode's label, as japanese_agreement's: model/method, and @verb for "
+        "the verb only"),
+    col("decision", STR, "the decision rule (config `aggregate.japanese_decision`)"),
+    col("group_id", STR, "the pair"), col("verb_pair", STR, "the verb pair"),
+    col("item_id_transitive", STR, "the transitive sentence's item"),
+    col("item_id_intransitive", STR, "the intransitive sentence's item"),
+    *JAPANESE_EXAMPLES[7:11],
+    _margin("score_intransitive - score_transitive: at least 0 when wrong (a tie counts wrong), "
+            "negative when right"),
+    col("correct", BOOL, "the mode prefers the transitive verb (score_transitive > "
+        "score_intransitive): what japanese_accuracy's accuracy_obligatory averages"))
+
+
+def _items(family: str, columns: tuple, key: tuple, name: str | None = None,
+           formats: tuple[str, ...] = DATA_FORMATS, rows: str = "per item and scoring function"
+           ) -> _Entry:
+    """A family's per-item file (NAME, default FAMILY_items), computed by
+    family_examples.FAMILY_items."""
+    return _data(name or f"{family}_items", "spudflow's extension: the items behind the figures",
                  f"Every {family} item per scoring function: its scores, margin and whether it "
                  "is right (filter it for the items behind a figure).",
-                 function=f"family_examples.{family}_items", rows="per item and scoring function",
-                 columns=columns, key=key)
+                 function=f"family_examples.{family}_items", rows=rows, columns=columns, key=key,
+                 formats=formats)
 PROBE_EXAMPLES = (
     col("treebank", STR, "the test treebank"), col("model", STR, "the model's name in the config"),
     col("baseline", STR, "`lm`, `M0`, `MR` or `MRC`"),
@@ -573,7 +603,13 @@ OUTPUTS: tuple[Output, ...] = (
              data=[_data("japanese_length_perplexity", "Japanese thesis, §3.2, §4.5",
                          "Perplexity by sentence length (the model's tokens): median and "
                          "quartiles per dataset, mode and length, over every scored whole "
-                         "sentence.")]),
+                         "sentence."),
+                   # Parquet only: at the thesis's size (749,500 items a dataset, 24 modes) a
+                   # CSV would be about a gigabyte
+                   _items("japanese", JAPANESE_ITEMS,
+                          ("dataset", "model", "method", "region", "group_id"),
+                          name="japanese_transitivity_items", formats=DATA_FORMATS[:1],
+                          rows="per obligatory pair and scoring mode")]),
     _figure("japanese_agreement", "japanese_agreement",
             "heat map of agreement between Japanese scoring modes",
             JAPANESE, "Japanese thesis, §5.6", "japanese_transitivity", front_page=True,
@@ -608,7 +644,8 @@ OUTPUTS: tuple[Output, ...] = (
                     "DepProbe: per probe configuration and nonce method, the test sentences "
                     "whose LAS drops most from the original to its nonce versions (each over "
                     "every probe seed and nonce seed), by their index in the test treebank; "
-                    "only sentences whose LAS drops (none: no rows); the k of config `aggregate.examples`, equal drops (short sentences) ordered "
+                    "only sentences whose LAS drops (none: no rows); the k of config "
+                    "`aggregate.examples`, equal drops (short sentences) ordered "
                     "by a hash of the sentence seeded by `aggregate.seed`; each with its "
                     "words and those of its nonce versions (the runs' predictions.parquet).",
                     function="family_examples.probe", version=2,  # v2: the sentences' words
@@ -709,12 +746,13 @@ FIGURES_BLOCK = _block("figures")
 
 def render() -> str:
     """The Markdown list of every output, as docs/aggregate.md shows it."""
-    lines = ["| output | output_type | rule (`spudflow` command) | fed by | report category | "
-             "reproduces | no rows when |", "|---|---|---|---|---|---|---|"]
+    lines = ["| output | output_type | files | rule (`spudflow` command) | fed by | "
+             "report category | reproduces | no rows when |", "|---|---|---|---|---|---|---|---|"]
     for o in OUTPUTS:
         name = f"`{o.name}`" + (f" (draws `{o.table}`)" if o.output_type == FIGURE else "")
-        lines.append(f"| {name} | {o.output_type} | `{o.rule}` (`{o.command}`) | {o.feed} | "
-                     f"{o.category or '–'} | {o.reproduces} | {o.empty_when or '–'} |")
+        lines.append(f"| {name} | {o.output_type} | {', '.join(o.formats)} | `{o.rule}` "
+                     f"(`{o.command}`) | {o.feed} | {o.category or '–'} | {o.reproduces} | "
+                     f"{o.empty_when or '–'} |")
     return "\n".join(lines) + "\n"
 
 

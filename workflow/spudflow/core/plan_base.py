@@ -50,9 +50,10 @@ def model_path_inputs(source):
 def registry_files(rule):
     """The files of every output the registry (core/outputs_registry.py) gives this rule, in
     its order, named: a table's NAME.{csv,parquet,md,tex} under results/tables, per-item data's
-    NAME.{parquet,csv}, a figure's NAME.{svg,png} under results/figures. The first output's
-    files are named by their suffix (`output.parquet`, `output.png`: what a rule takes its
-    command's stem or directory from), the others' NAME_SUFFIX. A table's CSV and a figure's
+    NAME.{parquet,csv} (or its entry's formats), a figure's NAME.{svg,png} under
+    results/figures. The first output's files are named by their suffix (`output.parquet`,
+    `output.png`: what a rule takes its command's stem or directory from), the others'
+    NAME_SUFFIX. A table's CSV and a figure's
     SVG go into the report, with the entry's caption and category; a table with its caption in
     the registry also has NAME.caption.rst, its report caption, written with it."""
     files = {}
@@ -63,7 +64,7 @@ def registry_files(rule):
             named = {"svg": report_entry(f"{stem}.svg", entry), "png": f"{stem}.png"}
         elif entry.output_type == "data":
             stem = f"results/tables/{entry.name}"
-            named = {"parquet": f"{stem}.parquet", "csv": f"{stem}.csv"}
+            named = {suffix: f"{stem}.{suffix}" for suffix in entry.formats}
         else:
             stem = f"results/tables/{entry.name}"
             named = {"csv": report_entry(f"{stem}.csv", entry)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from numbers import Number
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from spudflow.core.atomic import atomic_outputs
-from spudflow.core.contract import Artifact, conform, write_parquet
+from spudflow.core.contract import Artifact, conform, write_parquet, write_parquet_parts
 
 TABLE_FORMATS = ("parquet", "csv", "md", "tex")
 
@@ -83,3 +84,25 @@ def write_table(df: pl.DataFrame, stem: str | Path, artifact: Artifact,
             elif fmt == "caption.rst":
                 tmp.write_text(report_caption, encoding="utf-8")
     return {fmt: paths[fmt] for fmt in formats}
+
+
+def write_table_parts(parts: Iterable[pl.DataFrame], stem: str | Path, artifact: Artifact,
+                      disjoint_by: Sequence[str]) -> int:
+    """STEM.parquet alone, of `parts` written as they come (a per-item file too large to hold at
+    once), each checked against the artifact; the parts' `disjoint_by` values must differ from
+    part to part, so that a key unique within each part is unique in the file. Returns the
+    rows written; no part writes an empty file."""
+    seen: set[tuple] = set()
+
+    def conformed():
+        for part in parts:
+            values = set(part.select(disjoint_by).unique().rows())
+            if values & seen:
+                raise ValueError(f"{artifact.name}: {sorted(values & seen)[0]} in two parts")
+            seen.update(values)
+            yield conform(part, artifact)
+        if not seen:
+            yield conform(pl.DataFrame(schema=artifact.polars_schema()), artifact)
+
+    with atomic_outputs() as out:
+        return write_parquet_parts(conformed(), out.path(Path(f"{stem}.parquet")))
