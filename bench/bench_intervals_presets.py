@@ -19,8 +19,9 @@ find):
 
 Each job runs in a fresh process; the medians of --repeats runs' wall and CPU seconds are
 printed, with the peak RSS beside the job's mem_mb (aggregate/plan.py); CPU seconds are the
-steadier figure on a shared machine. With --before, the job with intervals also runs on another
-checkout's code (PYTHONPATH=DIR/workflow).
+steadier figure on a shared machine. With --before, the jobs also run on another checkout's code
+(PYTHONPATH=DIR/workflow); with --keep, the inputs and tables stay under KEEP/FAMILY (out-R-I:
+run R of the table above, repeat I), so that `cmp` shows the two checkouts' tables identical.
 
 Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
 for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial
@@ -201,19 +202,22 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--before", type=Path, help="a checkout whose workflow/ to compare")
+    parser.add_argument("--keep", type=Path, help="write the inputs and every run's tables "
+                        "under KEEP/FAMILY (kept), e.g. to `cmp` two checkouts' tables")
     args = parser.parse_args()
 
     print("| table job | run | wall s (median) | CPU s (median) | peak RSS MB (max) | mem_mb |\n"
           "|---|---|---:|---:|---:|---:|")
     for family in args.families:
         command, inputs = FAMILIES[family]
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as scratch:
+            tmp = scratch if args.keep is None else args.keep / family
             given = inputs(Path(tmp), args.tiny_run)
             runs = [("--resamples 0", REPO / "workflow", 0),
                     (f"--resamples {args.resamples}", REPO / "workflow", args.resamples)]
             if args.before is not None:
-                runs.append((f"--resamples {args.resamples}, {args.before}",
-                             args.before / "workflow", args.resamples))
+                runs += [(f"--resamples {n}, {args.before}", args.before / "workflow", n)
+                         for n in (0, args.resamples)]
             for r, (label, code, n) in enumerate(runs):
                 results = [timed_job([command, *given, "--resamples", str(n), "--out-dir",
                                       str(Path(tmp) / f"out-{r}-{i}")], code)

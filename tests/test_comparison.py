@@ -177,6 +177,29 @@ def test_paired_mcc_bootstrap_is_scipys():
     assert abs(result.ci_low - direct.low) < 1e-12 and abs(result.ci_high - direct.high) < 1e-12
 
 
+@pytest.mark.parametrize(("n", "resamples", "strata"), [(3000, 1000, False), (400, 500, True),
+                                                       (9, 1000, False)])
+def test_counted_mcc_gives_the_weighted_rows_numbers(n, resamples, strata):
+    """The MCC's bootstrap, jackknife and swap test from category counts (CountStatistic) give
+    the numbers of the same statistic on weighted rows, to the bit (exact integer counts both
+    ways); 9 rows: every swap pattern enumerated."""
+    rng = np.random.default_rng(n)
+    labels = rng.random(n) < 0.6
+    px = np.where(rng.random(n) < 0.8, labels, ~labels)
+    py = np.where(rng.random(n) < 0.7, labels, ~labels)
+    counted = weighted_mcc(labels)
+
+    def rows(values, weights):  # a plain statistic: weighted rows, no counting
+        return counted(values, weights)
+
+    settings = Uncertainty(resamples=resamples, seed=3)
+    by = {"strata": np.arange(n) % 3} if strata else {}
+    assert paired_bootstrap(counted, px, py, settings, **by) == \
+        paired_bootstrap(rows, px, py, settings, **by)
+    assert paired_permutation_test(counted, px, py, resamples, 5) == \
+        paired_permutation_test(rows, px, py, resamples, 5)
+
+
 def test_clustered_stratified_bootstrap_is_scipys_over_the_units():
     """Clusters (an original with its nonce versions) resampled whole, within strata: scipy's
     multi-sample bootstrap of the units of each stratum, the statistic over their rows."""

@@ -30,6 +30,7 @@ import polars as pl
 
 from spudflow.aggregate.resampling import (
     block_size,
+    category_counts,
     interval,
     jackknife_deviations,
     unit_counts,
@@ -178,13 +179,26 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
     if settings.resamples == 0 or n_units == 0:
         return PairedDifference(n_units, theta_hat, None, None, None)
     rng = np.random.default_rng(settings.seed)
-    theta_b = np.concatenate([
-        _difference(statistic, first, second, counts.astype(np.int32)[:, unit])
-        for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
+    if isinstance(statistic, CountStatistic) and clusters is None:
+        joint = statistic.joint(first, second)  # a row is a unit: count its category
+        theta_b = np.concatenate([statistic.difference(counts) for counts in category_counts(
+            strata_units, settings.resamples, rng, joint, statistic.n_categories ** 2,
+            n_rows)])
+        total = np.bincount(joint, minlength=statistic.n_categories ** 2)
+
+        def leave_one_out(units):  # the rows' counts less the left-out row's category
+            return statistic.difference(total - (joint[units][:, None] == np.arange(len(
+                total))))
+    else:
+        theta_b = np.concatenate([
+            _difference(statistic, first, second, counts.astype(np.int32)[:, unit])
+            for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
+
+        def leave_one_out(units):
+            return _leave_one_out(statistic, first, second, unit, units)
     deviations = None
     if bca and all(len(s) > 1 for s in strata_units):
-        deviations = [jackknife_deviations(_leave_one_out(statistic, first, second, unit, s))
-                      for s in strata_units]
+        deviations = [jackknife_deviations(leave_one_out(s)) for s in strata_units]
     low, high, method = interval(theta_hat, theta_b, settings.level, deviations)
     return PairedDifference(n_units, theta_hat, low, high, method, bootstrap_p_value(theta_b))
 
@@ -237,9 +251,23 @@ def paired_permutation_test(statistic: Statistic, first, second, resamples: int,
     block = block_size(n_rows, n_null)
     patterns = _all_patterns(n_units) if exact else None
     null = []
+    counted = isinstance(statistic, CountStatistic) and clusters is None
+    if counted:  # a swap moves a row from its joint category to the swapped one
+        k = statistic.n_categories
+        joint = statistic.joint(first, second)
+        swapped = (joint % k) * k + joint // k
+        movers = np.flatnonzero(joint != swapped)
+        categories = np.arange(k * k)
+        move = ((swapped[movers, None] == categories).astype(np.float64)
+                - (joint[movers, None] == categories))
+        total = np.bincount(joint, minlength=k * k).astype(np.float64)
     for start in range(0, n_null, block):
         b = min(block, n_null - start)
         swap = patterns[start:start + b] if exact else rng.random((b, n_units)) < 0.5
+        if counted:  # exact integer counts, as the weighted sums of the rows
+            null.append(statistic.difference(
+                total + swap[:, movers].astype(np.float64) @ move))
+            continue
         swap = swap[:, unit]
         x = np.where(swap, second, first)
         y = np.where(swap, first, second)
@@ -309,22 +337,52 @@ def weighted_quantile(q: float) -> Statistic:
     return statistic
 
 
-def weighted_mcc(labels) -> Statistic:
-    """Matthews' correlation of 0/1 predictions with the 0/1 `labels` (sklearn's
-    matthews_corrcoef: 0 where a margin of the confusion matrix is empty)."""
-    y = np.asarray(labels, dtype=bool)
+@dataclass(frozen=True)
+class CountStatistic:
+    """A statistic of the rows' categories alone (`category`: each row's, from its value, below
+    `n_categories`), a function `of_counts` of the weighted count of each category (last
+    axis). Called as any statistic; paired_bootstrap and paired_permutation_test (without
+    clusters) count the resamples' categories instead of weighting every row, which costs a
+    resample its draw alone, with the same numbers: the counts are exact integers either way."""
+    category: Callable[[np.ndarray], np.ndarray]
+    n_categories: int
+    of_counts: Callable[[np.ndarray], np.ndarray]
 
-    def statistic(predictions, weights):
-        p = np.asarray(predictions, dtype=bool)
+    def __call__(self, values, weights) -> np.ndarray:
+        categories = self.category(values)
         w = np.asarray(weights, dtype=np.float64)
-        tp = np.sum(w * (p & y), axis=-1)
-        tn = np.sum(w * (~p & ~y), axis=-1)
-        fp = np.sum(w * (p & ~y), axis=-1)
-        fn = np.sum(w * (~p & y), axis=-1)
+        return self.of_counts(np.stack([np.sum(w * (categories == c), axis=-1)
+                                        for c in range(self.n_categories)], axis=-1))
+
+    def joint(self, first, second) -> np.ndarray:
+        """Each row's pair of categories (first's, second's) as one, first * k + second."""
+        return self.category(first) * self.n_categories + self.category(second)
+
+    def difference(self, joint_counts) -> np.ndarray:
+        """of_counts(first) - of_counts(second) per row of joint category counts (..., k * k)."""
+        k = self.n_categories
+        counts = np.asarray(joint_counts).reshape(*np.shape(joint_counts)[:-1], k, k)
+        first = counts.sum(axis=-1).astype(np.float64)
+        second = counts.sum(axis=-2).astype(np.float64)
+        return (np.asarray(self.of_counts(first), dtype=np.float64)
+                - np.asarray(self.of_counts(second), dtype=np.float64))
+
+
+def weighted_mcc(labels) -> CountStatistic:
+    """Matthews' correlation of 0/1 predictions with the 0/1 `labels` (sklearn's
+    matthews_corrcoef: 0 where a margin of the confusion matrix is empty): a statistic of each
+    row's (label, prediction), category 2 * label + prediction (tn, fp, fn, tp)."""
+    y = np.asarray(labels, dtype=bool).astype(np.int64)
+
+    def category(predictions):
+        return 2 * y + np.asarray(predictions, dtype=bool)
+
+    def of_counts(counts):
+        tn, fp, fn, tp = np.moveaxis(np.asarray(counts, dtype=np.float64), -1, 0)
         denominator = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(denominator > 0, (tp * tn - fp * fn) / denominator, 0.0)
-    return statistic
+    return CountStatistic(category, 4, of_counts)
 
 
 # ---- many comparisons in one table ------------------------------------------------------------
