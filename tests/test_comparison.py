@@ -200,6 +200,29 @@ def test_counted_mcc_gives_the_weighted_rows_numbers(n, resamples, strata):
         paired_permutation_test(rows, px, py, resamples, 5)
 
 
+@pytest.mark.parametrize(("n", "q", "ties"), [(2, 0.5, False), (11, 0.25, True),
+                                             (2000, 0.5, False), (2001, 0.75, True)])
+def test_quantile_jackknife_read_off_the_sorted_values_is_the_weighted_rows(n, q, ties):
+    """weighted_quantile's leave_one_out (each row left out in turn, from the sorted values)
+    is the statistic on the rows weighted 0/1, to the bit, ties included; the paired bootstrap
+    that uses it gives the same interval."""
+    rng = np.random.default_rng(n)
+    x = rng.lognormal(size=n)
+    y = x * rng.lognormal(0.1, 0.3, n)
+    if ties:
+        x, y = np.round(x, 1), np.round(y, 1)
+        x[:n // 3] = 1.0
+    quantile = weighted_quantile(q)
+    left_out = (np.arange(n)[None, :] != np.arange(n)[:, None]).astype(np.int64)
+    assert np.array_equal(quantile.leave_one_out(x), quantile(x, left_out))
+
+    def rows(values, weights):  # no leave_one_out: the jackknife weighs the rows
+        return quantile(values, weights)
+
+    settings = Uncertainty(resamples=200, seed=1)
+    assert paired_bootstrap(quantile, x, y, settings) == paired_bootstrap(rows, x, y, settings)
+
+
 def test_clustered_stratified_bootstrap_is_scipys_over_the_units():
     """Clusters (an original with its nonce versions) resampled whole, within strata: scipy's
     multi-sample bootstrap of the units of each stratum, the statistic over their rows."""

@@ -195,6 +195,9 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
             for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
 
         def leave_one_out(units):
+            if clusters is None and first.ndim == 1 and hasattr(statistic, "leave_one_out"):
+                return (np.asarray(statistic.leave_one_out(first), np.float64)[units]
+                        - np.asarray(statistic.leave_one_out(second), np.float64)[units])
             return _leave_one_out(statistic, first, second, unit, units)
     deviations = None
     if bca and all(len(s) > 1 for s in strata_units):
@@ -331,10 +334,35 @@ def weighted_quantile(q: float) -> Statistic:
                 return ordered[index]
             return np.take_along_axis(ordered, index[:, None], axis=-1)[:, 0]
         a, b = value_at(below), value_at(np.minimum(below + 1, total - 1))
-        # numpy's lerp, so that the result is np.quantile's to the bit
-        diff = b - a
-        return np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
+        return _lerp(a, b, t)
+
+    def leave_one_out(values):
+        """The statistic of 1-D `values` without each row in turn (the jackknife), read off
+        the sorted values: leaving out the row of rank r moves the values above it down one
+        place. The weighted rows' numbers, to the bit."""
+        values = np.asarray(values, dtype=np.float64)
+        n = len(values)
+        if values.ndim != 1 or n < 2:
+            raise ValueError(f"a jackknife of {values.shape} values")
+        order = np.argsort(values, stable=True)
+        ordered = values[order]
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+        h = np.float64(n - 2) * q  # (total - 1) * q, n - 1 rows left
+        below = int(np.floor(h))
+        t = h - np.floor(h)
+
+        def value_at(j):
+            return np.where(j < rank, ordered[j], ordered[min(j + 1, n - 1)])
+        return _lerp(value_at(below), value_at(min(below + 1, n - 2)), t)
+    statistic.leave_one_out = leave_one_out
     return statistic
+
+
+def _lerp(a, b, t):
+    """numpy's lerp, so that a quantile is np.quantile's to the bit."""
+    diff = b - a
+    return np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
 
 
 @dataclass(frozen=True)
