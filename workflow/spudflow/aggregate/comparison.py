@@ -190,8 +190,9 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
             return statistic.difference(total - (joint[units][:, None] == np.arange(len(
                 total))))
     else:
+        spread = (lambda counts: counts) if clusters is None else (lambda counts: counts[:, unit])
         theta_b = np.concatenate([
-            _difference(statistic, first, second, counts.astype(np.int32)[:, unit])
+            _difference(statistic, first, second, spread(counts.astype(np.int32)))
             for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
 
         def leave_one_out(units):
@@ -323,13 +324,13 @@ def weighted_quantile(q: float) -> Statistic:
         n = cumulative.shape[-1]
         step = np.int64(total.max()) + 1
         lift = np.arange(cumulative.shape[0], dtype=np.int64)[:, None] * step
-        if int(lift[-1, 0]) + step < 2 ** 31:  # half the memory traffic when it fits
-            cumulative, lift, step = (cumulative.astype(np.int32), lift.astype(np.int32),
-                                      np.int32(step))
         flat = (cumulative + lift).ravel()
 
         def value_at(j):
-            index = np.searchsorted(flat, (j + lift)[:, 0], side="right") - lift[:, 0] // step * n
+            # integer keys (j is a whole number): float ones would make searchsorted convert
+            # the whole flat array to float on every search
+            keys = (j.astype(np.int64) + lift)[:, 0]
+            index = np.searchsorted(flat, keys, side="right") - lift[:, 0] // step * n
             if ordered.ndim == 1:
                 return ordered[index]
             return np.take_along_axis(ordered, index[:, None], axis=-1)[:, 0]
