@@ -133,7 +133,10 @@ def german_inputs(root: Path, tiny: Path) -> list[str]:
 
     source = pl.read_parquet(tiny / "results" / "items" / "german_case.parquet")
     per_group = source.group_by("group_id").len()["len"].max()
-    frame = copied_groups(source, GERMAN_SENTENCES // per_group, "german_case")
+    # each copy of a template its own template, 144 sentences each as the paper's (copies of
+    # the tiny run's templates under their own names would pair 3,600 sentences each)
+    frame = copied_groups(source, GERMAN_SENTENCES // per_group, "german_case").with_columns(
+        pl.col("template").cast(pl.String) + pl.col("group_id").str.extract(r"(~\d+)$"))
     path = write(frame, root / "results" / "items" / "german_case.parquet",
                  artifacts.ITEMS_GERMAN_CASE)
     scores = write_scores(root, "german_case", frame, 2,

@@ -256,22 +256,25 @@ def paired_permutation_test(statistic: Statistic, first, second, resamples: int,
     patterns = _all_patterns(n_units) if exact else None
     null = []
     counted = isinstance(statistic, CountStatistic) and clusters is None
-    if counted:  # a swap moves a row from its joint category to the swapped one
+    if counted:  # a swap moves a row from its joint category (a, b) to (b, a)
         k = statistic.n_categories
         joint = statistic.joint(first, second)
-        swapped = (joint % k) * k + joint // k
-        movers = np.flatnonzero(joint != swapped)
-        categories = np.arange(k * k)
-        move = ((swapped[movers, None] == categories).astype(np.float64)
-                - (joint[movers, None] == categories))
-        total = np.bincount(joint, minlength=k * k).astype(np.float64)
+        total = np.bincount(joint, minlength=k * k)
+        movers = [(c, (c % k) * k + c // k, np.flatnonzero(joint == c))
+                  for c in range(k * k) if c % k != c // k and total[c]]
     for start in range(0, n_null, block):
         b = min(block, n_null - start)
-        swap = patterns[start:start + b] if exact else rng.random((b, n_units)) < 0.5
-        if counted:  # exact integer counts, as the weighted sums of the rows
-            null.append(statistic.difference(
-                total + swap[:, movers].astype(np.float64) @ move))
+        if counted:  # the swapped rows of each category counted: the rows' weighted sums
+            drawn = patterns[start:start + b] if exact else rng.random((b, n_units))
+            counts = np.repeat(total[None, :], b, axis=0)
+            for c, to, rows in movers:
+                moved = np.count_nonzero(drawn[:, rows] if exact else drawn[:, rows] < 0.5,
+                                         axis=1)
+                counts[:, c] -= moved
+                counts[:, to] += moved
+            null.append(statistic.difference(counts))
             continue
+        swap = patterns[start:start + b] if exact else rng.random((b, n_units)) < 0.5
         swap = swap[:, unit]
         x = np.where(swap, second, first)
         y = np.where(swap, first, second)

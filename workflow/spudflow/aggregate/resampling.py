@@ -177,8 +177,9 @@ def category_counts(strata: Sequence[np.ndarray], resamples: int, rng: np.random
         counts = np.zeros(b * n_categories, dtype=np.int64)
         offsets = (np.arange(b, dtype=np.int64) * n_categories)[:, None]
         for drawn in draws:
-            counts += np.bincount((category[drawn] + offsets).ravel(),
-                                  minlength=b * n_categories)
+            drawn = category[drawn]
+            drawn += offsets
+            counts += np.bincount(drawn.ravel(), minlength=b * n_categories)
         yield counts.reshape(b, n_categories)
 
 
