@@ -310,30 +310,33 @@ def weighted_quantile(q: float) -> Statistic:
         if values.ndim == 1:  # one sample, many weightings (a bootstrap): sort it once
             order = np.argsort(values, stable=True)
             ordered = values[order]
-            cumulative = np.cumsum(weights[:, order], axis=-1, dtype=np.int64)
+            sorted_weights = weights[:, order]
         else:
             values, weights = np.broadcast_arrays(values, weights)
             order = np.argsort(values, axis=-1, stable=True)
             ordered = np.take_along_axis(values, order, axis=-1)
-            cumulative = np.cumsum(np.take_along_axis(weights, order, axis=-1), axis=-1)
-        total = cumulative[:, -1:]
+            sorted_weights = np.take_along_axis(weights, order, axis=-1)
+        # the j-th value (0-based) of the repeated sample is at the first row whose cumulative
+        # weight exceeds j: the resamples' weights laid end to end and summed in one pass, so
+        # each resample's cumulative weights are lifted by those before it (`lift`), and one
+        # binary search per resample finds it
+        n = sorted_weights.shape[-1]
+        integer = np.issubdtype(sorted_weights.dtype, np.integer)
+        flat = np.cumsum(sorted_weights.ravel(), dtype=np.int64 if integer else None)
+        ends = flat[n - 1::n]
+        lift = np.concatenate([np.zeros(1, flat.dtype), ends[:-1]])
+        total = (ends - lift)[:, None]
         h = (total - 1) * q
         below = np.floor(h)
         t = (h - below)[:, 0]
-
-        # the j-th value (0-based) of the repeated sample is at the first row whose cumulative
-        # weight exceeds j: one binary search per resample in the rows laid end to end, each
-        # resample's cumulative weights lifted above the previous one's
-        n = cumulative.shape[-1]
-        step = np.int64(total.max()) + 1
-        lift = np.arange(cumulative.shape[0], dtype=np.int64)[:, None] * step
-        flat = (cumulative + lift).ravel()
+        starts = np.arange(len(ends), dtype=np.int64) * n
 
         def value_at(j):
-            # integer keys (j is a whole number): float ones would make searchsorted convert
-            # the whole flat array to float on every search
-            keys = (j.astype(np.int64) + lift)[:, 0]
-            index = np.searchsorted(flat, keys, side="right") - lift[:, 0] // step * n
+            # keys of flat's type (j is a whole number): float keys would make searchsorted
+            # convert all of flat on every search; j = -1 (a resample of no row) is its row's
+            # first value
+            keys = j[:, 0].astype(flat.dtype) + lift
+            index = np.maximum(np.searchsorted(flat, keys, side="right"), starts) - starts
             if ordered.ndim == 1:
                 return ordered[index]
             return np.take_along_axis(ordered, index[:, None], axis=-1)[:, 0]
