@@ -190,9 +190,10 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
             return statistic.difference(total - (joint[units][:, None] == np.arange(len(
                 total))))
     else:
-        spread = (lambda counts: counts) if clusters is None else (lambda counts: counts[:, unit])
+        # spread over the rows even without clusters: the gathered copy's memory layout fixes
+        # the order in which a weighted mean sums its rows, and so its last bits
         theta_b = np.concatenate([
-            _difference(statistic, first, second, spread(counts.astype(np.int32)))
+            _difference(statistic, first, second, counts.astype(np.int32)[:, unit])
             for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
 
         def leave_one_out(units):
