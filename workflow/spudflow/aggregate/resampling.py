@@ -162,7 +162,8 @@ def unit_counts(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Gen
         counts = np.zeros(b * n_units, dtype=np.int64)
         offsets = (np.arange(b, dtype=np.int64) * n_units)[:, None]
         for drawn in draws:
-            counts += np.bincount((drawn + offsets).ravel(), minlength=b * n_units)
+            drawn += offsets  # a fresh array each: offset in place
+            counts += np.bincount(drawn.ravel(), minlength=b * n_units)
         yield counts.reshape(b, n_units)
 
 
@@ -188,10 +189,16 @@ def _drawn_units(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Ge
     """Per block of resamples (block_size of `width` columns): its size and, per stratum, the
     (block, len(stratum)) units drawn by scipy's `rng.integers(0, len(stratum), ...)`."""
     block = block_size(width, resamples)
+    # a stratum of units 0..n-1 (no strata) is its own index: no copy through it
+    numbered = [np.array_equal(units, np.arange(len(units))) for units in strata]
+
+    def drawn(b):  # drawn as the caller counts them, one stratum's draw in memory at a time
+        for units, own in zip(strata, numbered, strict=True):
+            indices = rng.integers(0, len(units), (b, len(units)))
+            yield indices if own else units[indices]
     for start in range(0, resamples, block):
         b = min(block, resamples - start)
-        # drawn as the caller counts them, one stratum's draw in memory at a time
-        yield b, (units[rng.integers(0, len(units), (b, len(units)))] for units in strata)
+        yield b, drawn(b)
 
 
 # ---- cluster draws, scipy's stream ------------------------------------------------------------
