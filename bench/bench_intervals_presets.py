@@ -29,8 +29,8 @@ jackknife and one-pass quantile search; every table byte-identical before and af
 
 | table job | resamples 0 before -> after | 10,000 before -> after | peak RSS at 10,000 | mem_mb |
 |---|---:|---:|---:|---:|
-| table-blimp (67 x 1,000 pairs) | 4.0 -> 4.6 | 4.2 -> 4.4 | 605 -> 599 | 2000 |
-| table-german-case (50 x 144) | 8.9 -> 7.7 | 8.6 -> 8.7 | 426 -> 420 | 2000 |
+| table-blimp (67 x 1,000 pairs) | 4.1 -> 4.2 | 4.5 -> 4.4 | 602 -> 599 | 2000 |
+| table-german-case (50 x 144) | 8.7 -> 8.5 | 8.3 -> 8.3 | 415 -> 410 | 2000 |
 | table-cola (9,594 sentences) | 3.7 -> 4.1 | 36.6 -> 10.4 | 614 -> 538 | 2000 |
 | table-spud-scores (5 treebanks) | 3.9 -> 4.8 | 84.0 -> 38.6 | 867 -> 844 | 4000 |
 

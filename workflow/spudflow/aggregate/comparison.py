@@ -190,10 +190,15 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
             return statistic.difference(total - (joint[units][:, None] == np.arange(len(
                 total))))
     else:
-        # spread over the rows even without clusters: the gathered copy's memory layout fixes
-        # the order in which a weighted mean sums its rows, and so its last bits
+        # the counts spread over the rows (clusters) or, one unit a row, copied column-major:
+        # the layout that spreading gives, which fixes the order in which a weighted mean sums
+        # its rows, and so its last bits (a row-major copy moves them)
+        def spread(counts):
+            if clusters is None:
+                return counts.astype(np.int32, order="F")
+            return counts.astype(np.int32)[:, unit]
         theta_b = np.concatenate([
-            _difference(statistic, first, second, counts.astype(np.int32)[:, unit])
+            _difference(statistic, first, second, spread(counts))
             for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
 
         def leave_one_out(units):
