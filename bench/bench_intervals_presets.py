@@ -18,9 +18,31 @@ find):
 - cola: CoLA's 8,551 + 527 + 516 sentences, 2 scoring functions.
 
 Each job runs in a fresh process; the medians of --repeats runs' wall and CPU seconds are
-printed, with the peak RSS beside the job's mem_mb (aggregate/plan.py); CPU seconds are the
-steadier figure on a shared machine. With --before, the job with intervals also runs on another
-checkout's code (PYTHONPATH=DIR/workflow).
+printed, with the job process's own peak RSS (VmHWM) beside the job's mem_mb
+(aggregate/plan.py); CPU seconds are the steadier figure on a shared machine. With --before,
+the jobs also run on another checkout's code (PYTHONPATH=DIR/workflow); with --keep, the inputs
+and tables stay under KEEP/FAMILY (out-R-I: run R of the table above, repeat I), so that `cmp`
+shows the two checkouts' tables identical.
+
+Measured (CPU seconds of one run each, the job's peak RSS in MB; a 2-core machine shared with
+other jobs, so about +-1 s; "before": main at e6571cb, "after": the comparisons' counted MCC,
+closed-form median jackknife and one-pass quantile search; every table of both runs
+byte-identical before and after, `cmp`):
+
+| table job | resamples 0, before -> after | 10,000, before -> after | peak RSS at 10,000 | mem_mb |
+|---|---:|---:|---:|---:|
+| table-blimp (67 x 1,000 pairs) | 3.7 -> 3.8 | 3.9 -> 3.9 | 613 -> 610 | 2000 |
+| table-german-case (50 x 144) | 7.7 -> 8.2 | 7.9 -> 8.2 | 420 -> 414 | 2000 |
+| table-cola (9,594 sentences) | 4.4 -> 3.9 | 36.0 -> 9.7 | 615 -> 459 | 2000 |
+| table-spud-scores (5 treebanks) | 4.1 -> 4.3 | 156.2 -> 46.4 | 860 -> 850 | 4000 |
+
+BLiMP's and German case's intervals and comparisons cost nothing measurable. CoLA's and SPUD's
+still do: their comparisons resample sentences by scipy's index draws (resamples x sentences
+per comparison: 15 CoLA comparisons; 78 SPUD ones, each language's pairs of scoring functions
+per nonce seed and for seed `all`), and the numbers stay those draws' to the bit. Drawing
+counts per category instead (CoLA's eight (label, prediction a, prediction b) cells, as
+cola_thresholds' own MCC intervals do) would cost a resample a few numbers whatever the
+sentences, with other (equally distributed) numbers.
 
 Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
 for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial
@@ -181,16 +203,21 @@ FAMILIES = {"spud": ("table-spud-scores", spud_inputs),
 def timed_job(args: list[str], pythonpath: Path) -> tuple[float, float, float]:
     """(wall seconds, CPU seconds, peak RSS in MB) of one `spudflow` command in a fresh process;
     CPU time is the steadier figure on a shared machine."""
-    code = f"import sys\nfrom spudflow.cli import main\nsys.exit(main({args!r}))"
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-    start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", code], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{args[0]} failed: {process.stderr.read().decode()[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    # the peak RSS the job's own process reached (VmHWM, counted from its exec): wait4's
+    # ru_maxrss also counts the memory of this process, forked before the exec
+    with tempfile.NamedTemporaryFile("r") as peak:
+        code = (f"import sys\nfrom spudflow.cli import main\nstatus = main({args!r})\n"
+                f"open({peak.name!r}, 'w').write(next(line for line in open('/proc/self/status')"
+                " if line.startswith('VmHWM:')).split()[1])\nsys.exit(status)")
+        env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+        start = time.perf_counter()
+        process = subprocess.Popen([sys.executable, "-c", code], env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"{args[0]} failed: {process.stderr.read().decode()[-2000:]}")
+        return wall, usage.ru_utime + usage.ru_stime, int(peak.read()) / 1024
 
 
 def main() -> None:
@@ -201,19 +228,22 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--before", type=Path, help="a checkout whose workflow/ to compare")
+    parser.add_argument("--keep", type=Path, help="write the inputs and every run's tables "
+                        "under KEEP/FAMILY (kept), e.g. to `cmp` two checkouts' tables")
     args = parser.parse_args()
 
     print("| table job | run | wall s (median) | CPU s (median) | peak RSS MB (max) | mem_mb |\n"
           "|---|---|---:|---:|---:|---:|")
     for family in args.families:
         command, inputs = FAMILIES[family]
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as scratch:
+            tmp = scratch if args.keep is None else args.keep / family
             given = inputs(Path(tmp), args.tiny_run)
             runs = [("--resamples 0", REPO / "workflow", 0),
                     (f"--resamples {args.resamples}", REPO / "workflow", args.resamples)]
             if args.before is not None:
-                runs.append((f"--resamples {args.resamples}, {args.before}",
-                             args.before / "workflow", args.resamples))
+                runs += [(f"--resamples {n}, {args.before}", args.before / "workflow", n)
+                         for n in (0, args.resamples)]
             for r, (label, code, n) in enumerate(runs):
                 results = [timed_job([command, *given, "--resamples", str(n), "--out-dir",
                                       str(Path(tmp) / f"out-{r}-{i}")], code)

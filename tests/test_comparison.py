@@ -177,6 +177,64 @@ def test_paired_mcc_bootstrap_is_scipys():
     assert abs(result.ci_low - direct.low) < 1e-12 and abs(result.ci_high - direct.high) < 1e-12
 
 
+@pytest.mark.parametrize(("n", "resamples", "strata"), [(3000, 1000, False), (400, 500, True),
+                                                       (9, 1000, False)])
+def test_counted_mcc_gives_the_weighted_rows_numbers(n, resamples, strata):
+    """The MCC's bootstrap, jackknife and swap test from category counts (CountStatistic) give
+    the numbers of the same statistic on weighted rows, to the bit (exact integer counts both
+    ways); 9 rows: every swap pattern enumerated."""
+    rng = np.random.default_rng(n)
+    labels = rng.random(n) < 0.6
+    px = np.where(rng.random(n) < 0.8, labels, ~labels)
+    py = np.where(rng.random(n) < 0.7, labels, ~labels)
+    counted = weighted_mcc(labels)
+
+    def rows(values, weights):  # a plain statistic: weighted rows, no counting
+        return counted(values, weights)
+
+    settings = Uncertainty(resamples=resamples, seed=3)
+    by = {"strata": np.arange(n) % 3} if strata else {}
+    assert paired_bootstrap(counted, px, py, settings, **by) == \
+        paired_bootstrap(rows, px, py, settings, **by)
+    assert paired_permutation_test(counted, px, py, resamples, 5) == \
+        paired_permutation_test(rows, px, py, resamples, 5)
+
+
+@pytest.mark.parametrize(("n", "q", "ties"), [(2, 0.5, False), (11, 0.25, True),
+                                             (2000, 0.5, False), (2001, 0.75, True)])
+def test_quantile_jackknife_read_off_the_sorted_values_is_the_weighted_rows(n, q, ties):
+    """weighted_quantile's leave_one_out (each row left out in turn, from the sorted values)
+    is the statistic on the rows weighted 0/1, to the bit, ties included; the paired bootstrap
+    that uses it gives the same interval."""
+    rng = np.random.default_rng(n)
+    x = rng.lognormal(size=n)
+    y = x * rng.lognormal(0.1, 0.3, n)
+    if ties:
+        x, y = np.round(x, 1), np.round(y, 1)
+        x[:n // 3] = 1.0
+    quantile = weighted_quantile(q)
+    left_out = (np.arange(n)[None, :] != np.arange(n)[:, None]).astype(np.int64)
+    assert np.array_equal(quantile.leave_one_out(x), quantile(x, left_out))
+
+    def rows(values, weights):  # no leave_one_out: the jackknife weighs the rows
+        return quantile(values, weights)
+
+    settings = Uncertainty(resamples=200, seed=1)
+    assert paired_bootstrap(quantile, x, y, settings) == paired_bootstrap(rows, x, y, settings)
+
+
+def test_a_weighted_mean_bootstrap_keeps_its_bits():
+    """The same inputs and seed give the same bytes from version to version: the resample
+    counts reach a weighted mean as the gathered (rows spread) copy, whose memory layout fixes
+    the order of its sums (a contiguous copy moved German case's auc_mean interval in the 16th
+    digit)."""
+    rng = np.random.default_rng(0)
+    x = rng.random(50)
+    y = x + rng.normal(0, 0.05, 50)
+    result = paired_bootstrap(weighted_mean, x, y, Uncertainty(resamples=10000))
+    assert (result.ci_low, result.ci_high) == (-0.015455914410991894, 0.011956987097055323)
+
+
 def test_clustered_stratified_bootstrap_is_scipys_over_the_units():
     """Clusters (an original with its nonce versions) resampled whole, within strata: scipy's
     multi-sample bootstrap of the units of each stratum, the statistic over their rows."""

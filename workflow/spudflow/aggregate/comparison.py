@@ -30,6 +30,7 @@ import polars as pl
 
 from spudflow.aggregate.resampling import (
     block_size,
+    category_counts,
     interval,
     jackknife_deviations,
     unit_counts,
@@ -178,13 +179,36 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
     if settings.resamples == 0 or n_units == 0:
         return PairedDifference(n_units, theta_hat, None, None, None)
     rng = np.random.default_rng(settings.seed)
-    theta_b = np.concatenate([
-        _difference(statistic, first, second, counts.astype(np.int32)[:, unit])
-        for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
+    if isinstance(statistic, CountStatistic) and clusters is None:
+        joint = statistic.joint(first, second)  # a row is a unit: count its category
+        theta_b = np.concatenate([statistic.difference(counts) for counts in category_counts(
+            strata_units, settings.resamples, rng, joint, statistic.n_categories ** 2,
+            n_rows)])
+        total = np.bincount(joint, minlength=statistic.n_categories ** 2)
+
+        def leave_one_out(units):  # the rows' counts less the left-out row's category
+            return statistic.difference(total - (joint[units][:, None] == np.arange(len(
+                total))))
+    else:
+        # the counts spread over the rows (clusters) or, one unit a row, copied column-major:
+        # the layout that spreading gives, which fixes the order in which a weighted mean sums
+        # its rows, and so its last bits (a row-major copy moves them)
+        def spread(counts):
+            if clusters is None:
+                return counts.astype(np.int32, order="F")
+            return counts.astype(np.int32)[:, unit]
+        theta_b = np.concatenate([
+            _difference(statistic, first, second, spread(counts))
+            for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
+
+        def leave_one_out(units):
+            if clusters is None and first.ndim == 1 and hasattr(statistic, "leave_one_out"):
+                return (np.asarray(statistic.leave_one_out(first), np.float64)[units]
+                        - np.asarray(statistic.leave_one_out(second), np.float64)[units])
+            return _leave_one_out(statistic, first, second, unit, units)
     deviations = None
     if bca and all(len(s) > 1 for s in strata_units):
-        deviations = [jackknife_deviations(_leave_one_out(statistic, first, second, unit, s))
-                      for s in strata_units]
+        deviations = [jackknife_deviations(leave_one_out(s)) for s in strata_units]
     low, high, method = interval(theta_hat, theta_b, settings.level, deviations)
     return PairedDifference(n_units, theta_hat, low, high, method, bootstrap_p_value(theta_b))
 
@@ -237,8 +261,25 @@ def paired_permutation_test(statistic: Statistic, first, second, resamples: int,
     block = block_size(n_rows, n_null)
     patterns = _all_patterns(n_units) if exact else None
     null = []
+    counted = isinstance(statistic, CountStatistic) and clusters is None
+    if counted:  # a swap moves a row from its joint category (a, b) to (b, a)
+        k = statistic.n_categories
+        joint = statistic.joint(first, second)
+        total = np.bincount(joint, minlength=k * k)
+        movers = [(c, (c % k) * k + c // k, np.flatnonzero(joint == c))
+                  for c in range(k * k) if c % k != c // k and total[c]]
     for start in range(0, n_null, block):
         b = min(block, n_null - start)
+        if counted:  # the swapped rows of each category counted: the rows' weighted sums
+            drawn = patterns[start:start + b] if exact else rng.random((b, n_units))
+            counts = np.repeat(total[None, :], b, axis=0)
+            for c, to, rows in movers:
+                moved = np.count_nonzero(drawn[:, rows] if exact else drawn[:, rows] < 0.5,
+                                         axis=1)
+                counts[:, c] -= moved
+                counts[:, to] += moved
+            null.append(statistic.difference(counts))
+            continue
         swap = patterns[start:start + b] if exact else rng.random((b, n_units)) < 0.5
         swap = swap[:, unit]
         x = np.where(swap, second, first)
@@ -275,56 +316,114 @@ def weighted_quantile(q: float) -> Statistic:
         if values.ndim == 1:  # one sample, many weightings (a bootstrap): sort it once
             order = np.argsort(values, stable=True)
             ordered = values[order]
-            cumulative = np.cumsum(weights[:, order], axis=-1, dtype=np.int64)
+            sorted_weights = weights[:, order]
         else:
             values, weights = np.broadcast_arrays(values, weights)
             order = np.argsort(values, axis=-1, stable=True)
             ordered = np.take_along_axis(values, order, axis=-1)
-            cumulative = np.cumsum(np.take_along_axis(weights, order, axis=-1), axis=-1)
-        total = cumulative[:, -1:]
+            sorted_weights = np.take_along_axis(weights, order, axis=-1)
+        # the j-th value (0-based) of the repeated sample is at the first row whose cumulative
+        # weight exceeds j: the resamples' weights laid end to end and summed in one pass, so
+        # each resample's cumulative weights are lifted by those before it (`lift`), and one
+        # binary search per resample finds it
+        n = sorted_weights.shape[-1]
+        integer = np.issubdtype(sorted_weights.dtype, np.integer)
+        flat = np.cumsum(sorted_weights.ravel(), dtype=np.int64 if integer else None)
+        ends = flat[n - 1::n]
+        lift = np.concatenate([np.zeros(1, flat.dtype), ends[:-1]])
+        total = (ends - lift)[:, None]
         h = (total - 1) * q
         below = np.floor(h)
         t = (h - below)[:, 0]
-
-        # the j-th value (0-based) of the repeated sample is at the first row whose cumulative
-        # weight exceeds j: one binary search per resample in the rows laid end to end, each
-        # resample's cumulative weights lifted above the previous one's
-        n = cumulative.shape[-1]
-        step = np.int64(total.max()) + 1
-        lift = np.arange(cumulative.shape[0], dtype=np.int64)[:, None] * step
-        if int(lift[-1, 0]) + step < 2 ** 31:  # half the memory traffic when it fits
-            cumulative, lift, step = (cumulative.astype(np.int32), lift.astype(np.int32),
-                                      np.int32(step))
-        flat = (cumulative + lift).ravel()
+        starts = np.arange(len(ends), dtype=np.int64) * n
 
         def value_at(j):
-            index = np.searchsorted(flat, (j + lift)[:, 0], side="right") - lift[:, 0] // step * n
+            # keys of flat's type (j is a whole number): float keys would make searchsorted
+            # convert all of flat on every search; j = -1 (a resample of no row) is its row's
+            # first value
+            keys = j[:, 0].astype(flat.dtype) + lift
+            index = np.maximum(np.searchsorted(flat, keys, side="right"), starts) - starts
             if ordered.ndim == 1:
                 return ordered[index]
             return np.take_along_axis(ordered, index[:, None], axis=-1)[:, 0]
         a, b = value_at(below), value_at(np.minimum(below + 1, total - 1))
-        # numpy's lerp, so that the result is np.quantile's to the bit
-        diff = b - a
-        return np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
+        return _lerp(a, b, t)
+
+    def leave_one_out(values):
+        """The statistic of 1-D `values` without each row in turn (the jackknife), read off
+        the sorted values: leaving out the row of rank r moves the values above it down one
+        place. The weighted rows' numbers, to the bit."""
+        values = np.asarray(values, dtype=np.float64)
+        n = len(values)
+        if values.ndim != 1 or n < 2:
+            raise ValueError(f"a jackknife of {values.shape} values")
+        order = np.argsort(values, stable=True)
+        ordered = values[order]
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+        h = np.float64(n - 2) * q  # (total - 1) * q, n - 1 rows left
+        below = int(np.floor(h))
+        t = h - np.floor(h)
+
+        def value_at(j):
+            return np.where(j < rank, ordered[j], ordered[min(j + 1, n - 1)])
+        return _lerp(value_at(below), value_at(min(below + 1, n - 2)), t)
+    statistic.leave_one_out = leave_one_out
     return statistic
 
 
-def weighted_mcc(labels) -> Statistic:
-    """Matthews' correlation of 0/1 predictions with the 0/1 `labels` (sklearn's
-    matthews_corrcoef: 0 where a margin of the confusion matrix is empty)."""
-    y = np.asarray(labels, dtype=bool)
+def _lerp(a, b, t):
+    """numpy's lerp, so that a quantile is np.quantile's to the bit."""
+    diff = b - a
+    return np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
 
-    def statistic(predictions, weights):
-        p = np.asarray(predictions, dtype=bool)
+
+@dataclass(frozen=True)
+class CountStatistic:
+    """A statistic of the rows' categories alone (`category`: each row's, from its value, below
+    `n_categories`), a function `of_counts` of the weighted count of each category (last
+    axis). Called as any statistic; paired_bootstrap and paired_permutation_test (without
+    clusters) count the resamples' categories instead of weighting every row, which costs a
+    resample its draw alone, with the same numbers: the counts are exact integers either way."""
+    category: Callable[[np.ndarray], np.ndarray]
+    n_categories: int
+    of_counts: Callable[[np.ndarray], np.ndarray]
+
+    def __call__(self, values, weights) -> np.ndarray:
+        categories = self.category(values)
         w = np.asarray(weights, dtype=np.float64)
-        tp = np.sum(w * (p & y), axis=-1)
-        tn = np.sum(w * (~p & ~y), axis=-1)
-        fp = np.sum(w * (p & ~y), axis=-1)
-        fn = np.sum(w * (~p & y), axis=-1)
+        return self.of_counts(np.stack([np.sum(w * (categories == c), axis=-1)
+                                        for c in range(self.n_categories)], axis=-1))
+
+    def joint(self, first, second) -> np.ndarray:
+        """Each row's pair of categories (first's, second's) as one, first * k + second."""
+        return self.category(first) * self.n_categories + self.category(second)
+
+    def difference(self, joint_counts) -> np.ndarray:
+        """of_counts(first) - of_counts(second) per row of joint category counts (..., k * k)."""
+        k = self.n_categories
+        counts = np.asarray(joint_counts).reshape(*np.shape(joint_counts)[:-1], k, k)
+        first = counts.sum(axis=-1).astype(np.float64)
+        second = counts.sum(axis=-2).astype(np.float64)
+        return (np.asarray(self.of_counts(first), dtype=np.float64)
+                - np.asarray(self.of_counts(second), dtype=np.float64))
+
+
+def weighted_mcc(labels) -> CountStatistic:
+    """Matthews' correlation of 0/1 predictions with the 0/1 `labels` (sklearn's
+    matthews_corrcoef: 0 where a margin of the confusion matrix is empty): a statistic of each
+    row's (label, prediction), category 2 * label + prediction (tn, fp, fn, tp)."""
+    y = np.asarray(labels, dtype=bool).astype(np.int64)
+
+    def category(predictions):
+        return 2 * y + np.asarray(predictions, dtype=bool)
+
+    def of_counts(counts):
+        tn, fp, fn, tp = np.moveaxis(np.asarray(counts, dtype=np.float64), -1, 0)
         denominator = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(denominator > 0, (tp * tn - fp * fn) / denominator, 0.0)
-    return statistic
+    return CountStatistic(category, 4, of_counts)
 
 
 # ---- many comparisons in one table ------------------------------------------------------------

@@ -158,15 +158,47 @@ def unit_counts(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Gen
     """Yields (block, n_units) count matrices: per block, per stratum (an array of unit
     indices), scipy's `rng.integers(0, len(stratum), (block, len(stratum)))`, counted per
     unit. `width`: the columns the caller spreads a block over (its rows), for the block size."""
-    block = block_size(max(n_units, width), resamples)
-    for start in range(0, resamples, block):
-        b = min(block, resamples - start)
+    for b, draws in _drawn_units(strata, resamples, rng, max(n_units, width)):
         counts = np.zeros(b * n_units, dtype=np.int64)
         offsets = (np.arange(b, dtype=np.int64) * n_units)[:, None]
-        for units in strata:
-            drawn = units[rng.integers(0, len(units), (b, len(units)))]
-            counts += np.bincount((drawn + offsets).ravel(), minlength=b * n_units)
+        for drawn in draws:
+            drawn += offsets  # a fresh array each: offset in place
+            counts += np.bincount(drawn.ravel(), minlength=b * n_units)
         yield counts.reshape(b, n_units)
+
+
+def category_counts(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Generator,
+                    category: np.ndarray, n_categories: int, width: int = 0):
+    """The resamples of `unit_counts` (the same draws, block for block), each counted per
+    category of the drawn units (`category`: each unit's, below n_categories): (block,
+    n_categories) matrices, for a statistic of category counts (an MCC of its confusion
+    matrix), whose cost per resample is then that of the draw alone."""
+    category = np.asarray(category, dtype=np.int64)
+    for b, draws in _drawn_units(strata, resamples, rng, max(len(category), width)):
+        counts = np.zeros(b * n_categories, dtype=np.int64)
+        offsets = (np.arange(b, dtype=np.int64) * n_categories)[:, None]
+        for drawn in draws:
+            drawn = category[drawn]
+            drawn += offsets
+            counts += np.bincount(drawn.ravel(), minlength=b * n_categories)
+        yield counts.reshape(b, n_categories)
+
+
+def _drawn_units(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Generator,
+                 width: int):
+    """Per block of resamples (block_size of `width` columns): its size and, per stratum, the
+    (block, len(stratum)) units drawn by scipy's `rng.integers(0, len(stratum), ...)`."""
+    block = block_size(width, resamples)
+    # a stratum of units 0..n-1 (no strata) is its own index: no copy through it
+    numbered = [np.array_equal(units, np.arange(len(units))) for units in strata]
+
+    def drawn(b):  # drawn as the caller counts them, one stratum's draw in memory at a time
+        for units, own in zip(strata, numbered, strict=True):
+            indices = rng.integers(0, len(units), (b, len(units)))
+            yield indices if own else units[indices]
+    for start in range(0, resamples, block):
+        b = min(block, resamples - start)
+        yield b, drawn(b)
 
 
 # ---- cluster draws, scipy's stream ------------------------------------------------------------
