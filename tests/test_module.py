@@ -16,7 +16,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 import yaml
-from workflow_helpers import REPO, TINY_DATA, WORKFLOW_FILES, finished_tiny_run, plan
+from workflow_helpers import (
+    REPO,
+    TINY_DATA,
+    TINY_RESAMPLES,
+    WORKFLOW_FILES,
+    finished_tiny_run,
+    plan,
+)
 
 MODULE_SNAKEFILE = """\
 {configfile}module spudflow:
@@ -116,6 +123,7 @@ def test_the_tiny_config_runs_as_a_module_in_an_empty_directory(tmp_path):
     project = module_project(tmp_path / "project", user_config=True)
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
     config.update(yaml.safe_load((TINY_DATA / "config.yaml").read_text(encoding="utf-8")))
+    config["aggregate"]["uncertainty"]["resamples"] = TINY_RESAMPLES  # as copy_workflow's
     (project / "config").mkdir()
     (project / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     tiny = project / "resources" / "tiny"
