@@ -20,8 +20,6 @@ Prints Markdown tables.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -66,21 +64,9 @@ def blimp_inputs(root: Path, functions: int, seed: int = 0) -> list[str]:
     return ["--items", str(items_path), "--scores", *scores]
 
 
-def timed_job(args: list[str], pythonpath: Path) -> tuple[float, float]:
-    """(wall seconds, peak RSS in MB) of one `spudflow` command in a fresh process."""
-    code = f"import sys\nfrom spudflow.cli import main\nsys.exit(main({args!r}))"
-    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-    start = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", code], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{args[0]} failed: {process.stderr.read().decode()[-2000:]}")
-    return wall, usage.ru_maxrss / 1024
-
-
 def table_job_rows(functions: int, resamples: int, before: Path | None, repeats: int) -> list:
+    from bench_intervals_presets import timed_job  # the job's own peak RSS (VmHWM)
+
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         inputs = blimp_inputs(Path(tmp), functions)
@@ -94,7 +80,7 @@ def table_job_rows(functions: int, resamples: int, before: Path | None, repeats:
             results = [timed_job(["table-blimp", *inputs, "--resamples", str(n),
                                   "--out-dir", str(Path(tmp) / f"out{n}-{i}")], path)
                        for i in range(repeats)]
-            rows.append((label, min(r[0] for r in results), max(r[1] for r in results)))
+            rows.append((label, min(r[0] for r in results), max(r[2] for r in results)))
     return rows
 
 

@@ -493,6 +493,17 @@ def test_cola_comparison_is_the_mcc_of_the_tables_held_out_predictions(tmp_path,
     assert abs(row["p_value"] - swapped.pvalue) < 0.02
 
 
+
+def assert_scipy_sentence_bootstrap(row: dict, difference) -> None:
+    """The row's difference is difference() of all 20 sentences, and its interval is close to
+    scipy's percentile bootstrap over them (other draws: within 0.03)."""
+    assert difference(np.arange(20))[0] == pytest.approx(row["difference"], abs=1e-12)
+    direct = stats.bootstrap((np.arange(20),), difference, n_resamples=2000, vectorized=True,
+                             method="percentile", rng=np.random.default_rng(0)
+                             ).confidence_interval
+    assert abs(row["difference_ci_low"] - direct.low) < 0.03
+    assert abs(row["difference_ci_high"] - direct.high) < 0.03
+
 def test_probe_comparison_is_the_seed_mean_of_the_runs_scores_on_the_same_sentences(
         tmp_path, run_cli):
     """UAS and LAS per pair of probe configurations: each side's figure is probe_languages'
@@ -530,12 +541,7 @@ def test_probe_comparison_is_the_seed_mean_of_the_runs_scores_on_the_same_senten
         return np.array([np.mean(right["bert"][j].sum(0) / words["bert"][j].sum(0))
                          - np.mean(right["gpt"][j].sum(0) / words["gpt"][j].sum(0))
                          for j in i])
-    assert difference(np.arange(20))[0] == pytest.approx(row["difference"], abs=1e-12)
-    direct = stats.bootstrap((np.arange(20),), difference, n_resamples=2000, vectorized=True,
-                             method="percentile", rng=np.random.default_rng(0)
-                             ).confidence_interval
-    assert abs(row["difference_ci_low"] - direct.low) < 0.03
-    assert abs(row["difference_ci_high"] - direct.high) < 0.03
+    assert_scipy_sentence_bootstrap(row, difference)
     assert row["test"] == "permutation"
     assert table["p_holm"].to_list() == pytest.approx(
         list(multipletests(table["p_value"].to_list(), method="holm")[1]), abs=1e-12)
@@ -610,12 +616,7 @@ def test_probe_comparison_relacc_and_deltas_are_the_differences_of_probe_languag
             out.append(np.mean(scores[0][partner] - scores[0][nonce])
                        - np.mean(scores[1][partner] - scores[1][nonce]))
         return np.array(out)
-    assert difference(np.arange(20))[0] == pytest.approx(row["difference"], abs=1e-12)
-    direct = stats.bootstrap((np.arange(20),), difference, n_resamples=2000, vectorized=True,
-                             method="percentile", rng=np.random.default_rng(0)
-                             ).confidence_interval
-    assert abs(row["difference_ci_low"] - direct.low) < 0.03
-    assert abs(row["difference_ci_high"] - direct.high) < 0.03
+    assert_scipy_sentence_bootstrap(row, difference)
     # the p: paired_permutation_test on the (run, sentence) rows, the sentences as clusters
     run_of = np.repeat(np.arange(len(runs)), 20)
     indicator = (run_of[None, :] == np.arange(len(runs))[:, None]).astype(float)
