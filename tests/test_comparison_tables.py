@@ -712,3 +712,18 @@ def test_probe_swap_test_is_the_clustered_permutation_test_of_the_rows(n_sentenc
     test, p = swap_test(first, second, resamples, 4, seeds * n_sentences)
     assert (test == "permutation_exact") == reference.exact == (n_sentences == 9)
     assert abs(p - reference.p_value) < 1e-12
+
+
+def test_a_probe_configuration_reads_as_the_probe_table_names_it():
+    """The front page's significance line names a probe configuration by its layers as
+    probe_languages does (`layers 3/4`), and the layers' `auto` choice only when it was made."""
+    from spudflow.aggregate.front_page import side_label
+
+    side = ["model_a", "baseline_a", "dist_layer_a", "label_layer_a", "auto_layers_a"]
+    row = {"model_a": "minilm", "baseline_a": "MR", "dist_layer_a": 3, "label_layer_a": 4,
+           "auto_layers_a": False}
+    assert side_label(row, side) == "minilm · MR · layers 3/4"
+    auto = side_label({**row, "auto_layers_a": True}, side)
+    assert auto == "minilm · MR · layers 3/4 · auto layers"
+    assert side_label({"model_b": "gpt2", "method_b": "ppl"}, ["model_b", "method_b"]) == \
+        "gpt2 · ppl"

@@ -434,6 +434,24 @@ def comparison_of(table: str) -> str | None:
     return names[0] if names else None
 
 
+def side_label(row: dict, side: list[str]) -> str:
+    """What names one side of a comparison, as the tables show it: its values joined by " · ",
+    a probe configuration's two layers as `layers D/L` (as probe_languages' `layers`), and a
+    true flag by its name (`auto layers`), a false one left out."""
+    values = {column[:-2]: row[column] for column in side}  # NAME_a -> NAME
+    parts = []
+    for name, value in values.items():
+        if name == "label_layer" and "dist_layer" in values:
+            continue
+        if name == "dist_layer":
+            parts.append(f"layers {value}/{values.get('label_layer', value)}")
+        elif isinstance(value, bool):
+            parts += [name.replace("_", " ")] if value else []
+        else:
+            parts.append(str(value))
+    return " · ".join(parts)
+
+
 def significance_line(comparison: pl.DataFrame) -> str:
     """One line: the paired differences significant after Holm's adjustment over the
     family's comparison table, and how many are not (or were not tested). Of a table by
@@ -457,7 +475,7 @@ def significance_line(comparison: pl.DataFrame) -> str:
     for row in named_rows.head(MAX_NAMED).iter_rows(named=True):
         # a null group value is the whole (a Japanese sentence, a probe's original set)
         where = ", ".join(str(row[g]) for g in group if row[g] is not None)
-        a, b = (" · ".join(str(row[c]) for c in side) for side in (side_a, side_b))
+        a, b = (side_label(row, side) for side in (side_a, side_b))
         interval = ("" if row["difference_ci_low"] is None else
                     f" [{row['difference_ci_low']:.3f}, {row['difference_ci_high']:.3f}]")
         parts.append(f"{row['statistic']} ({where}): {a} − {b} = {row['difference']:+.3f}"
