@@ -120,6 +120,13 @@ def sign_flip_test(contributions, resamples: int, seed: int) -> tuple[str, float
         sizes, counts = np.unique(np.abs(c), return_counts=True)
         draws = np.random.default_rng(seed).binomial(counts, 0.5, size=(resamples, len(counts)))
         null = (2.0 * draws - counts) @ sizes
+    return permutation_p(null, observed, exact)
+
+
+def permutation_p(null: np.ndarray, observed: float, exact: bool) -> tuple[str, float]:
+    """(test, two-sided p) of `observed` against its permutation distribution `null`, as
+    scipy.stats.permutation_test computes it: equal within its tolerance counts as reached, and
+    a sampled (not exact) distribution counts the observed arrangement once more."""
     n_null = len(null)
     gamma = abs(np.finfo(np.float64).eps * 100 * observed)  # scipy's tolerance for equal values
     adjustment = 0 if exact else 1
@@ -502,12 +509,7 @@ def swap_test(first, second, resamples: int, seed: int, n_rows: int,
             swap = rng.random((b, n)) < 0.5
         null.append(differences(swap))
     null = np.concatenate(null)
-    gamma = abs(np.finfo(np.float64).eps * 100 * observed)  # scipy's tolerance for equal values
-    adjustment = 0 if exact else 1
-    less = (np.count_nonzero(null <= observed + gamma) + adjustment) / (n_null + adjustment)
-    greater = (np.count_nonzero(null >= observed - gamma) + adjustment) / (n_null + adjustment)
-    return ((PERMUTATION_EXACT if exact else PERMUTATION),
-            float(np.clip(2 * min(less, greater), 0, 1)))
+    return permutation_p(null, observed, exact)
 
 
 PROBE_SCORES = ("relacc", "uas", "las")  # compared on the original sentences
