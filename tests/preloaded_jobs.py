@@ -26,6 +26,7 @@ import gc
 import importlib
 import json
 import os
+import pkgutil
 import shutil
 import signal
 import socket
@@ -47,7 +48,8 @@ PRELOAD = (
     "transformers.models.bert.modeling_bert", "transformers.models.electra.modeling_electra",
     "tokenizers", "safetensors.torch",
     "scipy.stats", "sklearn.linear_model", "sklearn.metrics", "statsmodels.api", "numba",
-    "matplotlib.pyplot", "networkx", "spacy",
+    "matplotlib.pyplot", "matplotlib.backends.backend_agg", "matplotlib.backends.backend_svg",
+    "networkx", "spacy", "pyarrow.dataset", "pandas.io.formats.style", "tabulate",
     "spudflow.cli",
 )
 # Environment variables some library reads once, at import: a job whose value differs from the
@@ -201,6 +203,14 @@ def _serve(socket_path: str) -> None:
             importlib.import_module(name)
         except ImportError:
             continue
+    # A job's first step is building the parser, which imports every stage's command modules
+    # (a sixth of a tiny job's CPU time); its command imports more of the package: the server
+    # imports all of it once (but the console entry point, which would run a command).
+    importlib.import_module("spudflow.cli").build_parser()
+    package = importlib.import_module("spudflow")
+    for module in pkgutil.walk_packages(package.__path__, "spudflow."):
+        if not module.name.endswith(".__main__"):
+            importlib.import_module(module.name)
     # What the imports put in the environment (torch's inductor cache dir, ...): a fresh job
     # would have set them too, so each child gets them beside its own environment.
     set_by_imports = {k: v for k, v in os.environ.items() if started_with.get(k) != v}

@@ -3,8 +3,8 @@ that a job's start-up costs what it needs. Building the parser imports no analys
 library, and a figure or a light table command does not load sklearn, scipy or numba, which take
 seconds and which it never calls.
 
-Each check runs the command in a subprocess (the test process has them all loaded) on real small
-tables and reads the child's sys.modules.
+Each check runs the command in a fresh process (the test process has them all loaded) on real
+small tables and reads the child's sys.modules.
 """
 
 from __future__ import annotations
@@ -29,17 +29,73 @@ PLOTS = ("matplotlib", "networkx")
 HEAVY = (*MODELS, *ANALYSIS, *PLOTS)
 
 
+# Libraries every command may import, none of them HEAVY: a base process imports them once and
+# each check runs in a fork of it, a fresh Python as far as HEAVY goes (the base has none of
+# them, checked) without paying their import again for each of a dozen checks.
+LIGHT = ("numpy", "polars", "pyarrow", "pyarrow.parquet", "yaml")
+FORKING_BASE = """
+import json, os, sys, tempfile, traceback
+from importlib import import_module
+HEAVY, LIGHT = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+for name in LIGHT:
+    import_module(name)
+loaded = sorted({m.split('.')[0] for m in sys.modules} & set(HEAVY))
+print(json.dumps({"base_heavy": loaded}), flush=True)
+for line in sys.stdin:
+    output = tempfile.TemporaryFile()
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        os.dup2(output.fileno(), 1)
+        os.dup2(output.fileno(), 2)
+        try:
+            namespace = {}
+            exec(json.loads(line), namespace)
+            heavy = sorted({m.split('.')[0] for m in sys.modules} & set(HEAVY))
+            reply = {"result": namespace["result"], "heavy": heavy}
+        except BaseException:
+            reply = {"error": traceback.format_exc()}
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.write(write, json.dumps(reply).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        reply = json.loads(pipe.read() or b'{"error": "the check died"}')
+    os.waitpid(pid, 0)
+    output.seek(0)
+    reply["output"] = output.read().decode(errors="replace")[-3000:]
+    print(json.dumps(reply), flush=True)
+"""
+_BASE: list[subprocess.Popen] = []
+
+
+@pytest.fixture(scope="module", autouse=True)
+def forking_base():
+    """The base process of _loaded's checks, for this module's tests."""
+    base = subprocess.Popen([sys.executable, "-c", FORKING_BASE, json.dumps(HEAVY),
+                             json.dumps(LIGHT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert json.loads(base.stdout.readline()) == {"base_heavy": []}
+        _BASE.append(base)
+        yield
+    finally:
+        _BASE.clear()
+        base.stdin.close()
+        base.wait()
+
+
 def _loaded(code: str) -> tuple[object, list[str]]:
-    """Run `code` (which sets `result`) in a fresh Python: (result, the HEAVY top-level
-    packages it left in sys.modules)."""
-    script = (f"import json, sys\n{code}\n"
-              f"heavy = sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))\n"
-              "print(json.dumps([result, heavy]))")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          check=False)
-    assert done.returncode == 0, done.stderr
-    result, heavy = json.loads(done.stdout.strip().splitlines()[-1])
-    return result, heavy
+    """Run `code` (which sets `result`) in a fresh Python (a fork of the forking base): (result,
+    the HEAVY top-level packages it left in sys.modules)."""
+    (base,) = _BASE
+    base.stdin.write(json.dumps(code) + "\n")
+    base.stdin.flush()
+    reply = json.loads(base.stdout.readline() or '{"error": "the forking base died"}')
+    assert "error" not in reply, f"{reply['error']}\n{reply.get('output', '')}"
+    return reply["result"], reply["heavy"]
 
 
 def _command(*args) -> tuple[int, list[str]]:

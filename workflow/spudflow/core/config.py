@@ -41,16 +41,15 @@ YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @functools.lru_cache(maxsize=8)
-def _schema_at(path: str, mtime_ns: int, size: int) -> dict:
-    return yaml.load(Path(path).read_text(encoding="utf-8"), Loader=YAML_LOADER)
+def _schema_of(text: str) -> dict:
+    return yaml.load(text, Loader=YAML_LOADER)
 
 
 def load_schema(schema_path: str | Path) -> dict:
-    """The parsed schema, read once per process while the file stays as it is (a process that
-    plans many times, a test run or a rehearsal, parses it once). Shared: never changed."""
-    path = Path(schema_path).resolve()
-    info = path.stat()
-    return _schema_at(str(path), info.st_mtime_ns, info.st_size)
+    """The parsed schema, parsed once per process for each content (a process that plans many
+    times, in one workflow copy or many, a test run or a rehearsal, parses it once). Shared:
+    never changed."""
+    return _schema_of(Path(schema_path).read_text(encoding="utf-8"))
 
 
 def _filling_defaults(validator_class):

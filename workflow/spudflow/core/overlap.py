@@ -12,10 +12,11 @@ from templates (German case, Japanese transitivity) have no sentence source to c
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from spudflow.core.pairs_files import local_file
@@ -32,6 +33,9 @@ NGRAM_SOURCE = re.compile(r"^results/ngram/(?P<name>[^/]+)\.parquet$")
 CONTROL_SOURCE = re.compile(r"^results/controls/(?P<name>[^/]+)/?$")
 WORD_ID = re.compile(r"^[0-9]+$")
 RANGE_ID = re.compile(r"^([0-9]+)-([0-9]+)$")
+# Sources whose texts a process keeps (source_texts), by content: a plan reads a few dozen.
+TEXTS_KEPT = 64
+_TEXTS_READ: dict[tuple, frozenset[str]] = {}
 
 
 @dataclass(frozen=True)
@@ -128,11 +132,24 @@ def _files(source: Sentences) -> tuple[str, ...]:
     return source.path if isinstance(source.path, tuple) else (source.path,)
 
 
-def source_texts(source: Sentences) -> set[str] | None:
-    """The normalised sentence texts of a source; None when a file of it is not on disk."""
-    if source.path is None or not all(Path(p).is_file() for p in _files(source)):
+def source_texts(source: Sentences) -> frozenset[str] | None:
+    """The normalised sentence texts of a source; None when a file of it is not on disk.
+
+    Read once per process for each content of its files: a process that plans many times (a
+    test run, a rehearsal) would otherwise parse the same treebanks at every plan."""
+    files = _files(source) if source.path is not None else ()
+    if not files or not all(Path(p).is_file() for p in files):
         return None
-    return _conllu_texts(source) if source.form == "conllu" else _file_texts(source)
+    # The files' contents and how they are read (the suffix picks gzip), not their names.
+    contents = tuple((Path(p).suffix, hashlib.blake2b(Path(p).read_bytes()).digest())
+                     for p in files)
+    key = (replace(source, name="", path=None), contents)
+    if key not in _TEXTS_READ:
+        while len(_TEXTS_READ) >= TEXTS_KEPT:
+            del _TEXTS_READ[next(iter(_TEXTS_READ))]  # the oldest
+        _TEXTS_READ[key] = frozenset(
+            _conllu_texts(source) if source.form == "conllu" else _file_texts(source))
+    return _TEXTS_READ[key]
 
 
 def _same_sentences_possible(a: Sentences, b: Sentences) -> bool:
@@ -151,7 +168,7 @@ def overlap_errors(jobs: Iterable[tuple[str, str]], training: dict[str, list[Sen
     config allows the overlap."""
     allowed, texts, errors = set(allowed), {}, []
 
-    def read(source: Sentences) -> set[str] | None:
+    def read(source: Sentences) -> frozenset[str] | None:
         if source not in texts:
             texts[source] = source_texts(source)
         return texts[source]
