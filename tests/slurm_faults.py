@@ -110,8 +110,10 @@ def job_memory_mib() -> int:
 def hold_ballast(total_mb: float) -> bytes:
     """`total_mb` resident; where the job may hold less, wait for SLURM to kill it."""
     line = open_lifeline()
-    ballast = b"\1" * int(max(total_mb - resident_mb(), 0) * 1e6)  # written, so resident
+    # Asked before the ballast is held: finding it may start `scontrol`, and a process started
+    # from this one shares its pages until it execs, which SLURM's memory sampler counts twice.
     allowed_mb = job_memory_mib()
+    ballast = b"\1" * int(max(total_mb - resident_mb(), 0) * 1e6)  # written, so resident
     if total_mb > allowed_mb * 2**20 / 1e6:
         while not test_gone(line, None):
             pass
