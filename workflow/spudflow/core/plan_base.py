@@ -3,8 +3,8 @@ lookups, config-to-option helpers and the files of the registry's outputs.
 
 A rules file reads its stage's plan object (spudflow.<stage>.plan), which the Snakefile builds
 once from the validated config; the functions here that need no config are imported by name.
-Config defaults are the schema's (filled in by the Snakefile's fill_schema_defaults()): nothing here
-writes one of its own."""
+Config defaults are the schema's (filled in by the Snakefile's fill_schema_defaults()): nothing
+here writes one of its own."""
 
 from __future__ import annotations
 
@@ -53,9 +53,9 @@ def registry_files(rule):
     NAME.{parquet,csv} (or its entry's formats), a figure's NAME.{svg,png} under
     results/figures. The first output's files are named by their suffix (`output.parquet`,
     `output.png`: what a rule takes its command's stem or directory from), the others'
-    NAME_SUFFIX. A table's CSV and a figure's
-    SVG go into the report, with the entry's caption and category; a table with its caption in
-    the registry also has NAME.caption.rst, its report caption, written with it."""
+    NAME_SUFFIX. A table's CSV and a figure's SVG go into the report, with the entry's caption
+    and category; a table with its caption in the registry also has NAME.caption.rst, its
+    report caption, written with it."""
     files = {}
     for number, entry in enumerate(rule_outputs(rule)):
         prefix = "" if number == 0 else f"{entry.name}_"
