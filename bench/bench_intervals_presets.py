@@ -36,13 +36,22 @@ byte-identical before and after, `cmp`):
 | table-cola (9,594 sentences) | 4.4 -> 3.9 | 36.0 -> 9.7 | 615 -> 459 | 2000 |
 | table-spud-scores (5 treebanks) | 4.1 -> 4.3 | 156.2 -> 46.4 | 860 -> 850 | 4000 |
 
+Then SPUD's comparisons resample each scoring function once (b4683c3 -> after, medians of 3
+runs; all 57 files of the three runs byte-identical to b4683c3's): every comparison of a
+language's original sentences draws the same resamples, so its functions' medians over them
+are computed once, in one draw (comparison.resample_sides), and summed in int32:
+
+| table job | resamples 0, before -> after | 10,000, before -> after | peak RSS at 10,000 | mem_mb |
+|---|---:|---:|---:|---:|
+| table-spud-scores (5 treebanks) | 4.4 -> 4.6 | 44.1 -> 14.2 | 849 -> 787 | 4000 |
+
 BLiMP's and German case's intervals and comparisons cost nothing measurable. CoLA's and SPUD's
 still do: their comparisons resample sentences by scipy's index draws (resamples x sentences
-per comparison: 15 CoLA comparisons; 78 SPUD ones, each language's pairs of scoring functions
-per nonce seed and for seed `all`), and the numbers stay those draws' to the bit. Drawing
-counts per category instead (CoLA's eight (label, prediction a, prediction b) cells, as
-cola_thresholds' own MCC intervals do) would cost a resample a few numbers whatever the
-sentences, with other (equally distributed) numbers.
+per draw: 15 CoLA comparisons, each of a pair's joint categories; SPUD one draw per language
+and nonce seed, then each scoring function's median per resample), and the numbers stay those
+draws' to the bit. Drawing counts per category instead (CoLA's eight (label, prediction a,
+prediction b) cells, as cola_thresholds' own MCC intervals do) would cost a resample a few
+numbers whatever the sentences, with other (equally distributed) numbers.
 
 Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
 for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial

@@ -22,6 +22,7 @@ from spudflow.aggregate.comparison import (
     paired_accuracy,
     paired_bootstrap,
     paired_permutation_test,
+    resample_sides,
     weighted_mcc,
     weighted_mean,
     weighted_quantile,
@@ -221,6 +222,62 @@ def test_quantile_jackknife_read_off_the_sorted_values_is_the_weighted_rows(n, q
 
     settings = Uncertainty(resamples=200, seed=1)
     assert paired_bootstrap(quantile, x, y, settings) == paired_bootstrap(rows, x, y, settings)
+
+
+def test_a_memo_computes_each_sides_resamples_once_with_the_same_numbers():
+    """Three functions compared pairwise on the same units: with a memo each function's
+    resampled medians are computed once (the statistic's bootstrap calls counted), and every
+    comparison is the one without the memo, to the bit; other values are their own entry."""
+    rng = np.random.default_rng(7)
+    x = rng.lognormal(size=300)
+    functions = [x, x * rng.lognormal(0.1, 0.3, 300), x * rng.lognormal(-0.1, 0.2, 300)]
+    median = weighted_quantile(0.5)
+    calls = []
+
+    def counted(values, weights):
+        if weights.shape[0] > 1:  # a block of resamples, not the sample or a jackknife
+            calls.append(values[0])
+        return median(values, weights)
+    counted.leave_one_out = median.leave_one_out
+    settings = Uncertainty(resamples=500, seed=2)
+    memo = {}
+    pairs = [(0, 1), (0, 2), (1, 2)]
+    with_memo = [paired_bootstrap(counted, functions[a], functions[b], settings, memo=memo)
+                 for a, b in pairs]
+    assert len(calls) == 3 and len(memo) == 3
+    assert with_memo == [paired_bootstrap(median, functions[a], functions[b], settings)
+                         for a, b in pairs]
+    other = functions[0][:-1]
+    assert paired_bootstrap(counted, other, functions[1][:-1], settings, memo=memo) == \
+        paired_bootstrap(median, other, functions[1][:-1], settings)
+    assert len(memo) == 5
+
+
+def test_sides_resampled_together_are_the_comparisons_own():
+    """resample_sides fills the memo for every side in one draw per length (a repeated side
+    once): the comparisons then compute nothing more and give their numbers without it."""
+    rng = np.random.default_rng(8)
+    x = rng.lognormal(size=200)
+    functions = [x, x * rng.lognormal(0.1, 0.3, 200), x * 1.5]
+    shorter = x[:150]
+    median = weighted_quantile(0.5)
+    calls = []
+
+    def counted(values, weights):
+        if weights.shape[0] > 1:
+            calls.append(len(values))
+        return median(values, weights)
+    counted.leave_one_out = median.leave_one_out
+    settings = Uncertainty(resamples=300, seed=5)
+    memo = {}
+    resample_sides(counted, [*functions, functions[0], shorter], settings, memo)
+    assert sorted(calls) == [150, 200, 200, 200] and len(memo) == 4
+    for a, b in [(0, 1), (1, 2), (2, 0)]:
+        assert paired_bootstrap(counted, functions[a], functions[b], settings, memo=memo) == \
+            paired_bootstrap(median, functions[a], functions[b], settings)
+    assert paired_bootstrap(counted, shorter, shorter * 2, settings, memo=memo) == \
+        paired_bootstrap(median, shorter, shorter * 2, settings)
+    assert len(calls) == 5  # shorter * 2 only
 
 
 def test_a_weighted_mean_bootstrap_keeps_its_bits():

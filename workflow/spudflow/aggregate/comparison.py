@@ -21,6 +21,7 @@ operation over a block of resamples (resampling.unit_counts).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import product
@@ -164,11 +165,18 @@ def _difference(statistic: Statistic, first, second, weights) -> np.ndarray:
 
 
 def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty, *,
-                     clusters=None, strata=None, bca: bool = True) -> PairedDifference:
+                     clusters=None, strata=None, bca: bool = True,
+                     memo: dict | None = None) -> PairedDifference:
     """statistic(first) - statistic(second) with its bootstrap interval: the units (rows, or
     the `clusters` rows share) resampled with both functions' values, within each of the
     `strata`. BCa (jackknife over the units: as many evaluations of the statistic as units)
-    unless `bca` is False or it is undefined; with resamples 0, no interval."""
+    unless `bca` is False or it is undefined; with resamples 0, no interval.
+
+    `memo` (a dict the caller keeps for one statistic and one `settings`): each side's
+    resampled statistics, kept by its values and units. Every call draws the same resamples
+    for the same units (its generator starts from the settings' seed), so a table that pairs
+    each scoring function with several others computes each function's once, with the same
+    numbers to the bit."""
     first, second = np.asarray(first), np.asarray(second)
     n_rows = first.shape[-1]
     if second.shape[-1] != n_rows:
@@ -190,16 +198,9 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
             return statistic.difference(total - (joint[units][:, None] == np.arange(len(
                 total))))
     else:
-        # the counts spread over the rows (clusters) or, one unit a row, copied column-major:
-        # the layout that spreading gives, which fixes the order in which a weighted mean sums
-        # its rows, and so its last bits (a row-major copy moves them)
-        def spread(counts):
-            if clusters is None:
-                return counts.astype(np.int32, order="F")
-            return counts.astype(np.int32)[:, unit]
-        theta_b = np.concatenate([
-            _difference(statistic, first, second, spread(counts))
-            for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows)])
+        sides = _resampled(statistic, [first, second], unit, strata_units, clusters is None,
+                           settings, rng, memo)
+        theta_b = sides[0] - sides[1]  # elementwise: the per-block differences' bits
 
         def leave_one_out(units):
             if clusters is None and first.ndim == 1 and hasattr(statistic, "leave_one_out"):
@@ -211,6 +212,68 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
         deviations = [jackknife_deviations(leave_one_out(s)) for s in strata_units]
     low, high, method = interval(theta_hat, theta_b, settings.level, deviations)
     return PairedDifference(n_units, theta_hat, low, high, method, bootstrap_p_value(theta_b))
+
+
+def _resampled(statistic: Statistic, sides: Sequence[np.ndarray], unit: np.ndarray,
+               strata_units: list[np.ndarray], unit_per_row: bool, settings: Uncertainty,
+               rng: np.random.Generator, memo: dict | None) -> list[np.ndarray]:
+    """Each side's statistic over the resamples of the units, all sides weighted by the same
+    draws; a side `memo` holds is taken from it, the others are added to it."""
+    n_rows, n_units = len(unit), sum(len(s) for s in strata_units)
+
+    # the counts spread over the rows (clusters) or, one unit a row, copied column-major: the
+    # layout that spreading gives, which fixes the order in which a weighted mean sums its
+    # rows, and so its last bits (a row-major copy moves them)
+    def spread(counts):
+        if unit_per_row:
+            return counts.astype(np.int32, order="F")
+        return counts.astype(np.int32)[:, unit]
+    keys = [None] * len(sides) if memo is None else [
+        _memo_key(side, unit, strata_units, unit_per_row) for side in sides]
+    missing = [i for i, key in enumerate(keys)
+               if key is None or (key not in memo and key not in keys[:i])]
+    blocks: dict[int, list[np.ndarray]] = {i: [] for i in missing}
+    if missing:
+        for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows):
+            weights = spread(counts)
+            for i in missing:
+                blocks[i].append(np.asarray(statistic(sides[i], weights), dtype=np.float64))
+    found = []
+    for i, key in enumerate(keys):
+        if i in blocks:
+            blocks[i] = np.concatenate(blocks[i])
+            if key is not None:
+                memo[key] = blocks[i]
+        found.append(blocks[i] if i in blocks else memo[key])
+    return found
+
+
+def resample_sides(statistic: Statistic, sides: Sequence[np.ndarray], settings: Uncertainty,
+                   memo: dict) -> None:
+    """Puts into `memo` what paired_bootstrap(statistic, ·, ·, settings, memo=memo) computes
+    for each of `sides` (1-D values, a unit per row) it does not hold: the sides of one length
+    share one draw of the resamples, as their paired_bootstrap calls would draw them."""
+    by_length: dict[int, list[np.ndarray]] = {}
+    for side in sides:
+        by_length.setdefault(len(side), []).append(np.asarray(side))
+    for n_rows, same in by_length.items():
+        if settings.resamples == 0 or n_rows == 0:
+            continue
+        unit, strata_units = _units(n_rows, None, None)
+        _resampled(statistic, same, unit, strata_units, True, settings,
+                   np.random.default_rng(settings.seed), memo)
+
+
+def _memo_key(values: np.ndarray, unit: np.ndarray, strata_units: list[np.ndarray],
+              unit_per_row: bool) -> bytes:
+    """What one side's resampled statistics depend on beside the statistic and settings: its
+    values, which units (and strata) the rows belong to and how the counts reach the rows."""
+    digest = hashlib.blake2b(f"{unit_per_row}".encode(), digest_size=20)
+    for array in (values, unit, *strata_units):
+        array = np.ascontiguousarray(array)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes())
+    return digest.digest()
 
 
 def bootstrap_p_value(theta_b: np.ndarray) -> float:
@@ -328,7 +391,13 @@ def weighted_quantile(q: float) -> Statistic:
         # binary search per resample finds it
         n = sorted_weights.shape[-1]
         integer = np.issubdtype(sorted_weights.dtype, np.integer)
-        flat = np.cumsum(sorted_weights.ravel(), dtype=np.int64 if integer else None)
+        # integer weights (counts, never negative) summed exactly: in int32 where the block's
+        # total fits (a sixth of the time of int64 sums), else in int64
+        narrow = integer and sorted_weights.dtype.itemsize <= 4 and \
+            int(sorted_weights.sum(dtype=np.int64)) < 2 ** 31
+        flat = np.cumsum(sorted_weights.ravel(), dtype=np.int32 if narrow else None)
+        if integer and not narrow and flat.dtype != np.int64:
+            flat = flat.astype(np.int64)
         ends = flat[n - 1::n]
         lift = np.concatenate([np.zeros(1, flat.dtype), ends[:-1]])
         total = (ends - lift)[:, None]

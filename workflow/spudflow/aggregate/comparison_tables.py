@@ -34,6 +34,7 @@ from spudflow.aggregate.comparison import (
     paired_accuracy,
     paired_bootstrap,
     paired_permutation_test,
+    resample_sides,
     weighted_mcc,
     weighted_mean,
     weighted_quantile,
@@ -297,8 +298,7 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
     check_groups(items)
     pairs = pair_ratios(scored_items(items, scores))
     keys = ["dataset", "language", "nonce_method"]
-    rows = []
-    median = weighted_quantile(0.5)
+    compared = []  # (group, a, b, counts, ra, rb): every row's observations, then its numbers
     for key, part in sorted(pairs.partition_by(keys, as_dict=True).items()):
         functions = _functions(part)
         for a, b in _pairs_of(functions):
@@ -320,17 +320,27 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
                     n = ratios[0].height
                     counts = (n, int((functions[a]["nonce_seed"] == seed).sum()) - n,
                               int((functions[b]["nonce_seed"] == seed).sum()) - n)
-                ra, rb = ratios[0]["ratio"].to_numpy(), ratios[1]["ratio"].to_numpy()
                 if not ratios[0]["group_id"].equals(ratios[1]["group_id"]):
                     raise ValueError("the shared nonce pairs have different original sentences")
                 group = dict(zip(keys, key, strict=True)) | {"nonce_seed": seed}
-                diff = paired_bootstrap(median, ra, rb, settings) if len(ra) else None
-                rows.append(_row(group, a, b, "ratio_median", *counts,
-                                 np.median(ra) if len(ra) else None,
-                                 np.median(rb) if len(rb) else None, diff and diff.difference,
-                                 diff and diff.ci_low, diff and diff.ci_high,
-                                 diff and diff.interval_method, BOOTSTRAP, diff and diff.p_value,
-                                 units=len(ra)))
+                compared.append((group, a, b, counts, ratios[0]["ratio"].to_numpy(),
+                                 ratios[1]["ratio"].to_numpy()))
+    # each scoring function's medians over the resamples, computed once: every comparison of
+    # the same original sentences draws the same resamples (its generator starts from the
+    # seed), so the functions of a language share one draw
+    median = weighted_quantile(0.5)
+    resampled = {}
+    resample_sides(median, [side for *_, ra, rb in compared for side in (ra, rb)], settings,
+                   resampled)
+    rows = []
+    for group, a, b, counts, ra, rb in compared:
+        diff = paired_bootstrap(median, ra, rb, settings, memo=resampled) if len(ra) else None
+        rows.append(_row(group, a, b, "ratio_median", *counts,
+                         np.median(ra) if len(ra) else None,
+                         np.median(rb) if len(rb) else None, diff and diff.difference,
+                         diff and diff.ci_low, diff and diff.ci_high,
+                         diff and diff.interval_method, BOOTSTRAP, diff and diff.p_value,
+                         units=len(ra)))
     frame = _frame(rows, [*keys, "nonce_seed"])
     within_seed = [part.with_columns(pl.Series("p_holm", holm(part["p_value"].to_list()),
                                                dtype=pl.Float64))
