@@ -570,23 +570,30 @@ def probe_comparison(metrics: pl.DataFrame, settings: Uncertainty | None = None
             pl.col("eval_version").str.split(columns.PROBE_EVAL_SET_SEPARATOR).list.first())
         .alias("nonce_method"))
     counts = ["n_words", *(f"n_{m}" for m in PROBE_SCORES)]
+    # each configuration's resampled figures, computed once (paired_bootstrap's memo): its
+    # comparisons with the others resample the same sentences with the same draws
+    memos: dict[tuple, dict] = {}
     for (treebank,), part in sorted(sentences.partition_by("treebank", as_dict=True).items()):
         functions = part.select(*configuration, "seed", "eval_version", "nonce_method",
                                 "sent_index", *counts).partition_by(configuration,
                                                                     as_dict=True)
         for a, b in _pairs_of(functions):
             own = [functions[f].drop(configuration) for f in (a, b)]
-            rows += _orig_rows(treebank, a, b, [o.filter(is_orig) for o in own], settings)
+            rows += _orig_rows(treebank, a, b, [o.filter(is_orig) for o in own], settings,
+                               memos)
             methods = sorted(set().union(*(o["nonce_method"].drop_nulls() for o in own)))
             for method in methods:
                 rows += _delta_rows(treebank, method, a, b, [o.filter(
-                    is_orig | (pl.col("nonce_method") == method)) for o in own], settings)
+                    is_orig | (pl.col("nonce_method") == method)) for o in own], settings,
+                                    memos)
     return _frame(rows, group_columns, PROBE_CONFIGURATION)
 
 
-def _orig_rows(treebank, a, b, own: list[pl.DataFrame], settings: Uncertainty) -> list[dict]:
+def _orig_rows(treebank, a, b, own: list[pl.DataFrame], settings: Uncertainty,
+               memos: dict[tuple, dict]) -> list[dict]:
     """RelAcc, UAS and LAS on the original sentences: the mean over the probe seeds of each
-    seed's micro-averaged score, on the (seed, sentence) both evaluated."""
+    seed's micro-averaged score, on the (seed, sentence) both evaluated. `memos`: the
+    resampled figures kept per statistic (paired_bootstrap's memo)."""
     aligned = align_items(*(o.drop("eval_version", "nonce_method") for o in own),
                           ["seed", "sent_index"])
     both = aligned.items
@@ -602,7 +609,8 @@ def _orig_rows(treebank, a, b, own: list[pl.DataFrame], settings: Uncertainty) -
                              PERMUTATION, None, sides))
             continue
         first, second = _count_matrices(both, seeds, units, score, ["seed"])
-        diff = paired_bootstrap(seed_mean_of_micro_scores, first, second, settings)
+        diff = paired_bootstrap(seed_mean_of_micro_scores, first, second, settings,
+                                memo=memos.setdefault(("orig",), {}))
         test, p = swap_test(first, second, settings.resamples, settings.seed, len(both))
         ones = np.ones((1, len(units)))
         rows.append(_row(group, a, b, score, *counts,
@@ -613,8 +621,8 @@ def _orig_rows(treebank, a, b, own: list[pl.DataFrame], settings: Uncertainty) -
     return rows
 
 
-def _delta_rows(treebank, method, a, b, own: list[pl.DataFrame], settings: Uncertainty
-                ) -> list[dict]:
+def _delta_rows(treebank, method, a, b, own: list[pl.DataFrame], settings: Uncertainty,
+                memos: dict[tuple, dict]) -> list[dict]:
     """Δ = orig − nonce of UAS and LAS for one nonce method, on the (run, sentence) both
     evaluated: each run's micro-averaged score, then the mean over the nonce runs of its
     probe seed's original score minus its own."""
@@ -645,7 +653,9 @@ def _delta_rows(treebank, method, a, b, own: list[pl.DataFrame], settings: Uncer
             continue
         first, second = _count_matrices(both, runs, units, score, ["seed", "eval_version"])
         delta = micro_delta(partner, nonce)
-        diff = paired_bootstrap(delta, first, second, settings)
+        # the statistic is the runs' layout's (partner, nonce): a memo of its own
+        diff = paired_bootstrap(delta, first, second, settings, memo=memos.setdefault(
+            ("delta", tuple(partner), tuple(nonce)), {}))
         test, p = swap_test(first, second, settings.resamples, settings.seed, counts[0],
                             figure=mean_delta(partner, nonce))
         ones = np.ones((1, len(units)))
