@@ -37,21 +37,18 @@ sys.path.insert(0, str(REPO / "workflow"))
 
 from spudflow.aggregate import columns  # noqa: E402
 from spudflow.aggregate.glmnet import cv_glmnet, fold_ids  # noqa: E402
-from spudflow.aggregate.inputs import (  # noqa: E402
-    ITEMS_TEXT_HASH,
-    read_items,
-    scored_items,
-    scores_by_model,
-    with_text_hash,
+from spudflow.aggregate.inputs import read_items, scored_items, scores_by_model  # noqa: E402
+from spudflow.aggregate.japanese import (  # noqa: E402
+    dataset_items,
+    preferences,
+    thesis_modes,
 )
-from spudflow.aggregate.japanese import CONTEXT, preferences, thesis_modes  # noqa: E402
 from spudflow.aggregate.japanese_regression import (  # noqa: E402
     FORMULA,
     KEYS,
-    _skip_reason,
     design_matrix,
     factor_values,
-    smaller_class,
+    skip_reason,
 )
 from spudflow.core import artifacts  # noqa: E402
 
@@ -91,9 +88,7 @@ def mode_pairs(run: Path, decision: str):
         "japanese_transitivity*/*/item_scores.parquet"))
     items = read_items(items_paths, artifacts.ITEMS_JAPANESE, columns.JAPANESE_ITEMS)
     for dataset, model_scores in scores_by_model(score_paths):
-        own = with_text_hash(items.filter(pl.col("dataset") == dataset)).select(
-            "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file",
-            ITEMS_TEXT_HASH)
+        own = dataset_items(items, dataset)
         pairs = preferences(thesis_modes(scored_items(own, model_scores, all_regions=True)),
                             decision)
         for key, group in sorted(pairs.partition_by(KEYS, as_dict=True).items(), key=str):
@@ -114,8 +109,7 @@ def main() -> None:
             design = design_matrix(group)
             target = group["prefers_transitive"].cast(pl.Int64).to_numpy()
             n, width = len(target), len(design.names)
-            reason = _skip_reason(n, width, smaller_class(target, args.folds, args.seed),
-                                  args.folds)
+            reason = skip_reason(target, width, args.folds, args.seed)
             if reason:
                 print(f"| {mode} | {n} | {width} | skipped: {reason} | | |")
                 continue

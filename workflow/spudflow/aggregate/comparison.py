@@ -228,24 +228,17 @@ def _resampled(statistic: Statistic, sides: Sequence[np.ndarray], unit: np.ndarr
         if unit_per_row:
             return counts.astype(np.int32, order="F")
         return counts.astype(np.int32)[:, unit]
-    keys = [None] * len(sides) if memo is None else [
-        _memo_key(side, unit, strata_units, unit_per_row) for side in sides]
-    missing = [i for i, key in enumerate(keys)
-               if key is None or (key not in memo and key not in keys[:i])]
-    blocks: dict[int, list[np.ndarray]] = {i: [] for i in missing}
+    memo = {} if memo is None else memo
+    keys = [_memo_key(side, unit, strata_units, unit_per_row) for side in sides]
+    missing = {key: side for key, side in zip(keys, sides, strict=True) if key not in memo}
     if missing:
+        blocks: dict[bytes, list[np.ndarray]] = {key: [] for key in missing}
         for counts in unit_counts(strata_units, settings.resamples, rng, n_units, n_rows):
             weights = spread(counts)
-            for i in missing:
-                blocks[i].append(np.asarray(statistic(sides[i], weights), dtype=np.float64))
-    found = []
-    for i, key in enumerate(keys):
-        if i in blocks:
-            blocks[i] = np.concatenate(blocks[i])
-            if key is not None:
-                memo[key] = blocks[i]
-        found.append(blocks[i] if i in blocks else memo[key])
-    return found
+            for key, side in missing.items():
+                blocks[key].append(np.asarray(statistic(side, weights), dtype=np.float64))
+        memo.update((key, np.concatenate(found)) for key, found in blocks.items())
+    return [memo[key] for key in keys]
 
 
 def resample_sides(statistic: Statistic, sides: Sequence[np.ndarray], settings: Uncertainty,

@@ -251,6 +251,14 @@ def decision_text(decision: str) -> str:
             "rule, §4.5: it favours the verb with fewer tokens)")
 
 
+def dataset_items(items: pl.DataFrame, dataset: str) -> pl.DataFrame:
+    """The columns of one dataset's items the tables read: the sentence and its words would be
+    joined to each of the dataset's score rows."""
+    return with_text_hash(items.filter(pl.col("dataset") == dataset)).select(
+        "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file",
+        ITEMS_TEXT_HASH)
+
+
 def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]],
                     folds: int, seed: int, lambda_choice: str, l1_ratio: float, top: int,
                     max_iter: int, n_lambda: int = 100, decision: str = DEFAULT_DECISION,
@@ -272,11 +280,7 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
         "unusable")}
     scored_modes: set[str] = set()
     for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
-        # the columns the tables read: the sentence and its words would be joined to each of
-        # the dataset's score rows
-        own_items = with_text_hash(items.filter(pl.col("dataset") == dataset)).select(
-            "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file",
-            ITEMS_TEXT_HASH)
+        own_items = dataset_items(items, dataset)
         choices = []
         for _, model_scores in chunks:
             parts["unusable"].append(unusable_modes(model_scores))

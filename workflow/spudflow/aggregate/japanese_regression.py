@@ -228,8 +228,12 @@ def smaller_class(target: np.ndarray, folds: int, seed: int) -> int:
     return min(int(min(t.sum(), len(t) - t.sum())) for t in sets)
 
 
+def skip_reason(target: np.ndarray, n_features: int, folds: int, seed: int) -> str | None:
+    """Why glmnet cannot fit a mode of these choices and predictors (None: it can)."""
+    return _skip_reason(len(target), n_features, smaller_class(target, folds, seed), folds)
+
+
 def _skip_reason(n_pairs: int, n_features: int, minority: int, folds: int) -> str | None:
-    """Why glmnet cannot fit the mode (None: it can)."""
     if not n_features:
         return "no predictor varies"
     if n_pairs < 2 * folds:
@@ -267,8 +271,7 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
         target = group["prefers_transitive"].cast(pl.Int64).to_numpy()
 
         def fit(features=design.matrix, target=target, names=design.names):
-            reason = _skip_reason(len(target), len(names), smaller_class(target, folds, seed),
-                                  folds)
+            reason = skip_reason(target, len(names), folds, seed)
             if reason:
                 raise Skipped(reason)
             return cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda,
