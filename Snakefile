@@ -133,4 +133,4 @@ rule all:
         controls_plan.control_outputs(),
         scoring_plan.scoring_outputs(),
         probe_plan.probe_metrics_files(),
-        aggregate_plan.aggregate_outputs(),
+        aggregate_plan.aggregate_targets,

@@ -159,7 +159,7 @@ for figure in FIGURE_OUTPUTS.values():
 # Snakemake report (docs/aggregate.md, "Front page").
 rule front_page:
     input:
-        aggregate_plan.front_page_files(),
+        aggregate_plan.front_page_inputs,
     output:
         "results/index.html",
     log:

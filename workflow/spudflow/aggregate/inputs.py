@@ -13,6 +13,7 @@ from spudflow.core.contract import Artifact, read_artifact
 from spudflow.core.distinct_inputs import one_source_per
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
+from spudflow.core.plan_scores import SCORES_LAYOUT, dataset_of_scores
 from spudflow.core.text_hash import text_hash
 
 log = get_logger(__name__)
@@ -47,15 +48,6 @@ def read_items(paths: Iterable[str | Path], artifact: Artifact,
     items = pl.concat(frames, how="vertical")
     one_source_per(items, ["dataset"], "items of")
     return items
-
-
-# Where a scores file lies: its path names its dataset (the file has no dataset column).
-SCORES_LAYOUT = "results/scores/{dataset}/{model}/item_scores.parquet"
-
-
-def dataset_of_scores(path: Path) -> str:
-    """results/scores/{dataset}/{model}/item_scores.parquet -> dataset."""
-    return path.parent.parent.name
 
 
 def read_scores(paths: Iterable[str | Path]) -> pl.DataFrame:

@@ -7,14 +7,13 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from spudflow.aggregate.front_page import shown_outputs as front_page_shown
-from spudflow.aggregate.inputs import dataset_of_scores
 from spudflow.core.artifacts import PROBE_PREDICTIONS_FILE
 from spudflow.core.dataset_families import DATASET_FAMILIES
 from spudflow.core.outputs_registry import FIGURE, OUTPUTS, rule_outputs
 from spudflow.core.plan import Plan
 from spudflow.core.plan_base import quoted
 from spudflow.core.plan_items import items_file
+from spudflow.core.plan_scores import SCORES_LAYOUT, dataset_of_scores
 from spudflow.core.rules_support import cli_options, input_mb, memory_mb
 
 
@@ -35,9 +34,7 @@ class AggregatePlan(Plan):
         return [(d, m) for d, m in self.scoring_jobs() if d in datasets]
 
     def aggregate_scores(self, family):
-        return [
-            f"results/scores/{d}/{m}/item_scores.parquet" for d, m in self.aggregate_jobs(family)
-        ]
+        return [SCORES_LAYOUT.format(dataset=d, model=m) for d, m in self.aggregate_jobs(family)]
 
     def japanese_table_memory(self, wildcards, input):
         """table_japanese_transitivity's mem_mb: it holds every items file (about 125 MB per MB of
@@ -115,6 +112,17 @@ class AggregatePlan(Plan):
             outputs.append("results/index.html")
         return outputs
 
+    # Input functions, not lists: what the front page shows comes from its module, which
+    # imports polars; evaluated when a job needs them, the Snakemake process of a cluster job
+    # (two per job) plans its one job without them.
+    def aggregate_targets(self, wildcards):
+        """aggregate_outputs(), as rule all's input function."""
+        return self.aggregate_outputs()
+
+    def front_page_inputs(self, wildcards):
+        """front_page_files(), as the front page rule's input function."""
+        return self.front_page_files()
+
     def front_page_files(self, outputs=None):
         """The headline tables (.parquet) and figures (.svg) among the aggregate outputs and the
         human evaluation's tables (once sheets are filled): those the front page's sections show
@@ -122,7 +130,9 @@ class AggregatePlan(Plan):
         outputs = self.aggregate_outputs() if outputs is None else outputs
         if "human_eval" in self.config and self.config["human_eval"]["filled"]:
             outputs = [*outputs, *(o.target for o in rule_outputs("human_eval_tables"))]
-        shown = set(front_page_shown())
+        from spudflow.aggregate.front_page import shown_outputs
+
+        shown = set(shown_outputs())
         return [f for f in outputs if f in shown]
 
     def family_table_rules(self):

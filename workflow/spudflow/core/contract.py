@@ -17,14 +17,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from spudflow.core.errors import InputError
 from spudflow.core.input_files import parquet_schema
+
+# polars is imported where a frame is made: the artifact definitions are read by every
+# Snakemake process that plans (each job of a cluster run plans twice), which needs no polars.
+if TYPE_CHECKING:
+    import polars as pl
 
 ARTIFACT_KEY = b"spudflow.artifact"
 VERSION_KEY = b"spudflow.schema_version"
@@ -139,6 +144,8 @@ class Artifact:
 
     def polars_schema(self) -> pl.Schema:
         """The declared columns as a polars schema (for building frames to write)."""
+        import polars as pl
+
         return pl.from_arrow(self.schema().empty_table()).schema
 
     def extend(self, name: str, columns: Iterable[Column], doc: str = "",
@@ -159,6 +166,8 @@ def repeated_key(data: pa.Table | pl.DataFrame, key: Sequence[str]) -> tuple[int
     DATA share, or None. Nulls count as equal values."""
     if not key:
         return None
+    import polars as pl
+
     frame = pl.from_arrow(data.select(list(key))) if isinstance(data, pa.Table) \
         else data.select(key)
     # The common case, told by distinct row hashes (several times faster than the exact
@@ -250,7 +259,7 @@ def conform(data: pa.Table | pl.DataFrame, artifact: Artifact) -> pa.Table:
     """The data as the artifact's table: declared columns in order and type, then (open
     artifacts only) the others, declared extras checked like the columns; with the artifact's
     name and version in the metadata."""
-    table = data.to_arrow() if isinstance(data, pl.DataFrame) else data
+    table = data if isinstance(data, pa.Table) else data.to_arrow()
     names = artifact.names
     missing = [n for n in names if n not in table.column_names]
     if missing:
@@ -292,7 +301,7 @@ PARQUET_OPTIONS = {"compression": "zstd", "write_statistics": True}
 
 def write_parquet(table: pa.Table | pl.DataFrame, path: str | Path) -> None:
     """Deterministic Parquet: fixed compression, no timestamps, so same data gives same bytes."""
-    if isinstance(table, pl.DataFrame):
+    if not isinstance(table, pa.Table):
         table = table.to_arrow()
     pq.write_table(table, str(path), **PARQUET_OPTIONS)
 
@@ -410,6 +419,8 @@ def _check_key(path: str | Path, table: pa.Table, artifact: Artifact) -> None:
 def read_artifact(path: str | Path, artifact: Artifact,
                   columns: Sequence[str] | None = None) -> pl.DataFrame:
     """As read_artifact_table, as a polars DataFrame."""
+    import polars as pl
+
     table = read_artifact_table(path, artifact, columns)
     return pl.from_arrow(table.replace_schema_metadata(None))
 

@@ -45,12 +45,12 @@ from spudflow.core.comparison_columns import (
     comparison_columns,
     comparison_key,
 )
-from spudflow.core.tables import TABLE_FORMATS
 
 # An output's type: a table (results/tables/NAME.{parquet,csv,md,tex}, its CSV in the report),
 # per-item data behind a figure (NAME.{parquet,csv} by default, not in the report) or a figure
 # (results/figures/NAME.{png,svg}, its SVG in the report).
 TABLE, DATA, FIGURE = "table", "data", "figure"
+TABLE_FORMATS = ("parquet", "csv", "md", "tex")
 # Per-item data: too long for Markdown or LaTeX. An entry whose CSV would be too large to open
 # (the Japanese preset's every pair and mode: about a gigabyte) names Parquet alone.
 DATA_FORMATS = ("parquet", "csv")

@@ -11,8 +11,7 @@ import polars as pl
 
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import Artifact, conform, write_parquet, write_parquet_parts
-
-TABLE_FORMATS = ("parquet", "csv", "md", "tex")
+from spudflow.core.outputs_registry import TABLE_FORMATS
 
 
 def table_paths(stem: str | Path) -> dict[str, Path]:

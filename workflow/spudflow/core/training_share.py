@@ -5,10 +5,14 @@ no model scores a sentence it was trained on (docs/controls.md, "Training data o
 from __future__ import annotations
 
 import hashlib
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from spudflow.core.option_types import SHARE, schema_type
+
+# polars only where a frame is cut: the share's names are read by every Snakemake process that
+# plans, which needs no polars.
+if TYPE_CHECKING:
+    import polars as pl
 
 # argparse type of a --fraction option: a number strictly between 0 and 1, as the config's
 # training_shares.*.share
@@ -70,6 +74,8 @@ def training_share_keys(keys: list[str], share: float, seed: int) -> set[str]:
 
 def sentences_in_share(sentences: pl.DataFrame, share: float, seed: int) -> pl.Series:
     """Boolean per row of an ingested sentences table: is the sentence in the training share?"""
+    import polars as pl
+
     keys = [sentence_key(sent_id, index) for sent_id, index in
             sentences.select("sent_id", "sent_index").iter_rows()]
     chosen = training_share_keys(keys, share, seed)
@@ -80,6 +86,8 @@ def training_share(tokens: pl.DataFrame, sentences: pl.DataFrame, share: float,
                    seed: int, rest: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The tokens and sentences of the share (rest=True: of the other sentences, what the items
     keep), with their sent_index and lines as ingested."""
+    import polars as pl
+
     in_share = sentences_in_share(sentences, share, seed)
     kept = sentences.filter(~in_share if rest else in_share)
     return tokens.filter(pl.col("sent_index").is_in(kept.get_column("sent_index").implode())), kept
