@@ -183,14 +183,21 @@ def gguf_weights_cache(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def r_glmnet():
-    """Skips a test that compares with R's glmnet where Rscript or the glmnet package is
-    missing. Checked once per test process, when a test first needs it: starting R at collection
-    cost each worker seconds, also those that run no such test."""
-    if shutil.which("Rscript") is None:
-        pytest.skip("Rscript is not installed (Debian: r-base-core)")
-    check = subprocess.run(["Rscript", "-e", "library(glmnet)"], capture_output=True)
-    if check.returncode != 0:
-        pytest.skip("R's glmnet package is absent (r-cran-glmnet)")
+    """R with its glmnet package loaded, for the tests that compare with it
+    (tests/r_session.py: one R per test process, started when a test first needs it: starting
+    R at collection cost each worker seconds, also those that run no such test); the test is
+    skipped where R or glmnet is missing. R runs with LC_ALL=C.UTF-8: the Japanese design's
+    files are UTF-8."""
+    from r_session import RSession, RUnavailable
+
+    try:
+        session = RSession(("glmnet",), env={"LC_ALL": "C.UTF-8"})
+    except RUnavailable as missing:
+        pytest.skip(f"{missing} (Debian: r-base-core r-cran-glmnet)")
+    try:
+        yield session
+    finally:
+        session.close()
 
 
 @pytest.fixture(scope="session")

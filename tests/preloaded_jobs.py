@@ -72,6 +72,14 @@ CLIENT = """#!{python} -S
 import json, os, signal, socket, struct, sys, time
 REAL = {real!r}
 SOCKET = {socket_path!r}
+JOB = {{}}
+def kill(number, frame):
+    # SIGKILL can be neither caught nor passed on: kill_job sends SIGUSR1, and the forked job
+    # (once there is one), then this client, die of SIGKILL as a job of its own would.
+    if "pid" in JOB:
+        os.kill(JOB["pid"], signal.SIGKILL)
+    os.kill(os.getpid(), signal.SIGKILL)
+signal.signal(signal.SIGUSR1, kill)
 def real():
     os.execv(REAL, [REAL, *sys.argv[1:]])
 def connect():
@@ -101,11 +109,20 @@ replies = server.makefile("r", encoding="utf-8")
 first = json.loads(replies.readline() or '{{"fallback": true}}')
 if first.get("fallback"):
     real()
+JOB.update(first)
 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
     signal.signal(sig, lambda number, frame: os.kill(first["pid"], number))
 last = replies.readline()
 sys.exit(json.loads(last)["status"] if last else 1)
 """
+
+
+def kill_job(process: subprocess.Popen, client: Path | None) -> None:
+    """SIGKILL a job a test started as `client/spudflow ARGS` (the job forked for it, then the
+    client itself, whose status is then -SIGKILL) or, with no client, as a process of its own.
+    A client whose environment made it run the real `spudflow` (see the module's docstring)
+    would die of SIGUSR1 instead: preloaded_test_jobs' clients share their server's."""
+    process.send_signal(signal.SIGKILL if client is None else signal.SIGUSR1)
 
 
 def _import_time_env(env: dict[str, str]) -> dict[str, str]:

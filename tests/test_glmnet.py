@@ -4,7 +4,6 @@ LogisticRegression (saga, L1) at a fixed lambda on the standardised design."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -30,23 +29,22 @@ def _design(n: int = 400, seed: int = 3):
     return x, y
 
 
-needs_r = pytest.mark.usefixtures("r_glmnet")  # skipped without R and its glmnet (conftest)
+# The tests that compare with R take `r_glmnet` (conftest): R with glmnet loaded, or skipped
+# without them.
 
 
-def _r(tmp_path, x, y, script: str) -> np.ndarray:
+def _r(r, tmp_path, x, y, script: str) -> np.ndarray:
     np.savetxt(tmp_path / "x.csv", x, delimiter=",")
     np.savetxt(tmp_path / "y.csv", y, delimiter=",")
-    program = (f'suppressMessages(library(glmnet)); x <- as.matrix(read.csv("{tmp_path}/x.csv", '
-               f'header = FALSE)); y <- read.csv("{tmp_path}/y.csv", header = FALSE)[, 1]; '
-               + script)
-    done = subprocess.run(["Rscript", "-e", program], capture_output=True, text=True, check=True)
-    return np.array([float(v) for v in done.stdout.split()])
+    program = (f'x <- as.matrix(read.csv("{tmp_path}/x.csv", header = FALSE)); '
+               f'y <- read.csv("{tmp_path}/y.csv", header = FALSE)[, 1]; ' + script)
+    return np.array([float(v) for v in r.run(program).split()])
 
 
-def _fits_at(tmp_path, x, y, lambdas, options: str) -> list[np.ndarray]:
+def _fits_at(r, tmp_path, x, y, lambdas, options: str) -> list[np.ndarray]:
     """R glmnet's coefficients (intercept first) of one binomial fit at each lambda alone, all
     in one R process (R and glmnet take seconds to start)."""
-    values = _r(tmp_path, x, y, (
+    values = _r(r, tmp_path, x, y, (
         f"for (lam in c({', '.join(map(repr, lambdas))})) {{ "
         f"fit <- glmnet(x, y, family = 'binomial', {options}, lambda = lam, "
         "thresh = 1e-14, maxit = 1e6); "
@@ -55,11 +53,10 @@ def _fits_at(tmp_path, x, y, lambdas, options: str) -> list[np.ndarray]:
 
 
 @pytest.mark.slow
-@needs_r
-def test_coefficients_match_r_glmnet_at_fixed_lambda(tmp_path):
+def test_coefficients_match_r_glmnet_at_fixed_lambda(r_glmnet, tmp_path):
     x, y = _design()
     lambdas = (0.05, 0.01, 0.002)
-    references = _fits_at(tmp_path, x, y, lambdas, "alpha = 1, standardize = TRUE")
+    references = _fits_at(r_glmnet, tmp_path, x, y, lambdas, "alpha = 1, standardize = TRUE")
     for lam, reference in zip(lambdas, references, strict=True):
         ours = fit_path(x, y, np.array([lam]), thresh=1e-14)
         assert ours.intercepts[0] == pytest.approx(reference[0], abs=1e-4)
@@ -71,25 +68,24 @@ def test_coefficients_match_r_glmnet_at_fixed_lambda(tmp_path):
 
 
 @pytest.mark.slow
-@needs_r
-def test_the_default_threshold_is_glmnets_relative_to_the_null_deviance(tmp_path):
+def test_the_default_threshold_is_glmnets_relative_to_the_null_deviance(r_glmnet, tmp_path):
     """Both at their defaults (glmnet's thresh 1e-7 times the null deviance), the whole path's
     log odds agree with R's to 2e-3 (1.5e-3 here); a threshold of 1e-5 misses that (2.9e-3)."""
     x, y = _design()
     lambdas = lambda_path(x, y, n_lambda=30)
     listed = ", ".join(f"{lam:.17g}" for lam in lambdas)
-    reference = _r(tmp_path, x, y, (
+    reference = _r(r_glmnet, tmp_path, x, y, (
         f"fit <- glmnet(x, y, family = 'binomial', lambda = c({listed})); "
         "cat(sprintf('%.17g', as.numeric(predict(fit, x, type = 'link'))), sep = '\\n')"))
     ours = fit_path(x, y, lambdas)
     assert ours.predict(x) == pytest.approx(reference.reshape(len(lambdas), -1).T, abs=2e-3)
 
 
-def _r_cv(tmp_path, x, y, ids, options: str = "") -> dict[str, np.ndarray]:
+def _r_cv(r, tmp_path, x, y, ids, options: str = "") -> dict[str, np.ndarray]:
     """R's glmnet path and cv.glmnet on the same fold ids (1-based), OPTIONS added to both
     calls: the path's lambdas and dev.ratio, lambda.min, lambda.1se, cvm and cvsd."""
     np.savetxt(tmp_path / "folds.csv", ids + 1, delimiter=",", fmt="%d")
-    values = _r(tmp_path, x, y, (
+    values = _r(r, tmp_path, x, y, (
         f'foldid <- read.csv("{tmp_path}/folds.csv", header = FALSE)[, 1]; '
         f"fit <- glmnet(x, y, family = 'binomial'{options}); "
         f"cv <- cv.glmnet(x, y, family = 'binomial', foldid = foldid{options}); "
@@ -103,15 +99,14 @@ def _r_cv(tmp_path, x, y, ids, options: str = "") -> dict[str, np.ndarray]:
 
 
 @pytest.mark.slow
-@needs_r
-def test_lambda_path_and_cv_choice_match_cv_glmnet(tmp_path):
+def test_lambda_path_and_cv_choice_match_cv_glmnet(r_glmnet, tmp_path):
     """Same design, same fold ids: glmnet's own path (lambdas, where it ends early, deviance
     explained) and cv.glmnet's lambda.min, lambda.1se and mean deviance with its defaults,
     where each fold fits its own path (the first version fitted the folds at the full path's
     lambdas: cv.glmnet's `lambda = fit$lambda`, kept as `lambdas`)."""
     x, y = _design()
     ids = fold_ids(len(y), 10, seed=0)
-    reference = _r_cv(tmp_path, x, y, ids, ", thresh = 1e-12")
+    reference = _r_cv(r_glmnet, tmp_path, x, y, ids, ", thresh = 1e-12")
     cv = cv_glmnet(x, y, folds=10, seed=0, thresh=1e-12)
     assert len(cv.path.lambdas) == len(reference["lambdas"]) < 100  # ended early, as glmnet
     assert cv.path.stopped == "fdev"
@@ -122,7 +117,7 @@ def test_lambda_path_and_cv_choice_match_cv_glmnet(tmp_path):
     assert cv.lambda_min == pytest.approx(reference["lambda_min"], rel=1e-9)
     assert cv.lambda_1se == pytest.approx(reference["lambda_1se"], rel=1e-9)
     listed = ", ".join(f"{lam:.17g}" for lam in lambda_path(x, y))
-    given = _r_cv(tmp_path, x, y, ids, f", thresh = 1e-12, lambda = c({listed})")
+    given = _r_cv(r_glmnet, tmp_path, x, y, ids, f", thresh = 1e-12, lambda = c({listed})")
     at_given = cv_glmnet(x, y, folds=10, seed=0, thresh=1e-12, lambdas=lambda_path(x, y))
     assert len(at_given.path.lambdas) == len(given["lambdas"]) == 100  # no early end
     assert at_given.cv_mean == pytest.approx(given["cvm"], abs=1e-6)
@@ -141,15 +136,14 @@ def _separable_design(n: int = 120, seed: int = 4):
 
 
 @pytest.mark.slow
-@needs_r
-def test_a_separable_design_gives_a_shorter_path_and_cv_glmnets_choice(tmp_path):
+def test_a_separable_design_gives_a_shorter_path_and_cv_glmnets_choice(r_glmnet, tmp_path):
     """The separable design: glmnet's path ends once the deviance explained passes 0.999, and
     the folds' own paths end early too; the first versions stopped with "saturated fit" at the
     path's small lambdas. The path's lambdas, deviance explained, log odds and cv.glmnet's
     choice are R's."""
     x, y = _separable_design()
     ids = fold_ids(len(y), 10, seed=0)
-    reference = _r_cv(tmp_path, x, y, ids, ", thresh = 1e-12")
+    reference = _r_cv(r_glmnet, tmp_path, x, y, ids, ", thresh = 1e-12")
     cv = cv_glmnet(x, y, folds=10, seed=0, thresh=1e-12)
     assert cv.path.stopped == "devmax" and cv.path.dev_ratio[-1] > 0.999
     assert len(cv.path.lambdas) == len(reference["lambdas"]) < 100
@@ -159,7 +153,7 @@ def test_a_separable_design_gives_a_shorter_path_and_cv_glmnets_choice(tmp_path)
     assert cv.cv_mean == pytest.approx(reference["cvm"], abs=1e-5)
     assert cv.lambda_min == pytest.approx(reference["lambda_min"], rel=1e-9)
     assert cv.lambda_1se == pytest.approx(reference["lambda_1se"], rel=1e-9)
-    link = _r(tmp_path, x, y, (
+    link = _r(r_glmnet, tmp_path, x, y, (
         "fit <- glmnet(x, y, family = 'binomial', thresh = 1e-12); "
         "cat(sprintf('%.17g', as.numeric(predict(fit, x, type = 'link'))), sep = '\\n')"))
     assert cv.path.predict(x) == pytest.approx(
@@ -167,8 +161,7 @@ def test_a_separable_design_gives_a_shorter_path_and_cv_glmnets_choice(tmp_path)
 
 
 @pytest.mark.slow
-@needs_r
-def test_predictions_between_and_beyond_a_paths_lambdas_are_glmnets(tmp_path):
+def test_predictions_between_and_beyond_a_paths_lambdas_are_glmnets(r_glmnet, tmp_path):
     """predict(fit, s = lambda): coefficients linear in lambda between the path's two nearest
     lambdas, the first or last solution beyond its ends (how cv.glmnet predicts a fold whose
     own path ended before the full path's smallest lambdas)."""
@@ -178,7 +171,7 @@ def test_predictions_between_and_beyond_a_paths_lambdas_are_glmnets(tmp_path):
     s = np.array([lam[0] * 2, lam[0], (lam[3] + lam[4]) / 2, lam[7] * 0.9 + lam[8] * 0.1,
                   lam[-1], lam[-1] / 10])
     listed = ", ".join(f"{v:.17g}" for v in s)
-    reference = _r(tmp_path, x, y, (
+    reference = _r(r_glmnet, tmp_path, x, y, (
         f"fit <- glmnet(x, y, family = 'binomial', thresh = 1e-12); "
         f"cat(sprintf('%.17g', as.numeric(coef(fit, s = c({listed})))), sep = '\\n')"
     )).reshape(len(s), -1)
@@ -219,12 +212,11 @@ def test_the_default_runs_failing_mode_is_fitted():
 
 
 @pytest.mark.slow
-@needs_r
-def test_the_default_runs_failing_mode_matches_cv_glmnet(tmp_path):
+def test_the_default_runs_failing_mode_matches_cv_glmnet(r_glmnet, tmp_path):
     """On the same folds R's cv.glmnet gives the same lambdas, lambda.min (3.31e-4) and
     lambda.1se (0.116), and the same mean deviance to 1e-5 (2.3e-6 here)."""
     x, y = _rare_kn_verb()
-    reference = _r_cv(tmp_path, x, y, fold_ids(len(y), 10, seed=0))
+    reference = _r_cv(r_glmnet, tmp_path, x, y, fold_ids(len(y), 10, seed=0))
     cv = cv_glmnet(x, y, folds=10, seed=0)
     assert cv.path.lambdas == pytest.approx(reference["lambdas"], rel=1e-9)
     assert cv.cv_mean == pytest.approx(reference["cvm"], abs=1e-5)
@@ -253,23 +245,22 @@ def _interaction_design(n: int = 500, seed: int = 11):
     return x, (rng.random(n) < 1 / (1 + np.exp(-(x @ effect - 0.5)))).astype(float)
 
 
-def _r_default_1se(tmp_path, x, y, ids) -> np.ndarray:
+def _r_default_1se(r, tmp_path, x, y, ids) -> np.ndarray:
     """R's cv.glmnet with every default on the fold ids: coef() at lambda.1se, intercept
     first, after lambda.1se itself."""
     np.savetxt(tmp_path / "folds.csv", ids + 1, delimiter=",", fmt="%d")
-    return _r(tmp_path, x, y, (
+    return _r(r, tmp_path, x, y, (
         f'foldid <- read.csv("{tmp_path}/folds.csv", header = FALSE)[, 1]; '
         "cv <- cv.glmnet(x, y, family = 'binomial', foldid = foldid); "
         "cat(sprintf('%.17g', c(cv$lambda.1se, as.numeric(coef(cv)))), sep = '\\n')"))
 
 
 @pytest.mark.slow
-@needs_r
 @pytest.mark.parametrize(("design", "seed", "tight_off"), [
     (_near_separated_design, 0, 1e-3), (_interaction_design, 11, 0.5), (_rare_kn_verb, 0, 0)],
     ids=["near_separated", "interactions", "rare_kn_verb"])
-def test_r_default_convergence_gives_r_glmnets_default_coefficients(tmp_path, design, seed,
-                                                                    tight_off):
+def test_r_default_convergence_gives_r_glmnets_default_coefficients(r_glmnet, tmp_path, design,
+                                                                    seed, tight_off):
     """The thesis printed R's default fits. convergence="r_default" is R glmnet's own solver
     (the intercept a coordinate, strong set then active set in entry order, its stopping
     rule), so its coefficients at lambda.1se are R's default fit's (to 1e-13 here); the tight
@@ -277,7 +268,7 @@ def test_r_default_convergence_gives_r_glmnets_default_coefficients(tmp_path, de
     optimum."""
     x, y = design()
     ids = fold_ids(len(y), 10, seed=seed)
-    reference = _r_default_1se(tmp_path, x, y, ids)
+    reference = _r_default_1se(r_glmnet, tmp_path, x, y, ids)
     fits = {mode: cv_glmnet(x, y, folds=10, seed=seed, convergence=mode)
             for mode in ("r_default", "tight")}
     coefficients = {}
@@ -379,15 +370,14 @@ def test_a_separated_levels_fit_meets_the_optimality_conditions_along_the_path()
 
 
 @pytest.mark.slow
-@needs_r
-def test_a_separated_levels_path_matches_r_glmnet(tmp_path):
+def test_a_separated_levels_path_matches_r_glmnet(r_glmnet, tmp_path):
     """The whole default path on the separated design: log odds agree with R's to 1e-3 (2e-4
     here, at the path's end, where the objective is flattest); with the old clip at 1e-5
     they were 3.2e-2 apart."""
     x, y = _separated_design()
     lambdas = lambda_path(x, y)
     listed = ", ".join(f"{lam:.17g}" for lam in lambdas)
-    reference = _r(tmp_path, x, y, (
+    reference = _r(r_glmnet, tmp_path, x, y, (
         f"fit <- glmnet(x, y, family = 'binomial', lambda = c({listed}), thresh = 1e-14, "
         "maxit = 1e6); "
         "cat(sprintf('%.17g', as.numeric(predict(fit, x, type = 'link'))), sep = '\\n')"))
@@ -462,14 +452,13 @@ def _continuous_design(n: int = 300, p: int = 15, seed: int = 5):
 
 
 @pytest.mark.slow
-@needs_r
-def test_elastic_net_on_a_continuous_sparse_design_matches_r_glmnet(tmp_path):
+def test_elastic_net_on_a_continuous_sparse_design_matches_r_glmnet(r_glmnet, tmp_path):
     """alpha = 0.5 (the ridge part of the update) and unequal column scales and means: the
     centring offset of the residual updates does its work."""
     x, y = _continuous_design()
     lambdas = (0.08, 0.01)
-    for lam, reference in zip(lambdas, _fits_at(tmp_path, x, y, lambdas, "alpha = 0.5"),
-                              strict=True):
+    references = _fits_at(r_glmnet, tmp_path, x, y, lambdas, "alpha = 0.5")
+    for lam, reference in zip(lambdas, references, strict=True):
         ours = fit_path(sparse.csc_matrix(x), y, np.array([lam]), alpha=0.5, thresh=1e-14)
         assert ours.intercepts[0] == pytest.approx(reference[0], abs=1e-5)
         assert ours.coefficients[0] == pytest.approx(reference[1:], abs=1e-5)

@@ -4,9 +4,6 @@ cross-validated fit on it against R's own model.matrix and cv.glmnet (skipped wi
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import numpy as np
 import polars as pl
 import pytest
@@ -136,10 +133,10 @@ def _sample(n: int, seed: int, relative: bool) -> tuple[pl.DataFrame, np.ndarray
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("r_glmnet")  # skipped without R and its glmnet (conftest)
 @pytest.mark.parametrize(("n", "relative"), [(400, False), (400, True), (60, False)],
                          ids=["base", "relative", "small"])
-def test_the_design_and_its_fit_are_r_model_matrix_and_cv_glmnet(tmp_path, n, relative):
+def test_the_design_and_its_fit_are_r_model_matrix_and_cv_glmnet(r_glmnet, tmp_path, n,
+                                                                  relative):
     """R's own model.matrix of the thesis's formula, the factors given our levels (baseline
     first): the same column names in the same order and the same columns. cv.glmnet on it,
     with the same fold ids and lambdas: the same lambda.1se and coefficients there, so the
@@ -163,7 +160,7 @@ def test_the_design_and_its_fit_are_r_model_matrix_and_cv_glmnet(tmp_path, n, re
     terms = [t for t in FORMULA.removeprefix("~ ").split(" + ")
              if all(f in design.levels for f in t.split(" * "))]
     program = (
-        f'suppressMessages(library(glmnet)); setwd("{tmp_path}"); '
+        f'setwd("{tmp_path}"); '
         'd <- read.csv("f.csv", colClasses = "character", encoding = "UTF-8"); '
         f'{factors}; x <- model.matrix(~ {" + ".join(terms)}, d)[, -1]; '
         'y <- scan("y.csv", quiet = TRUE); foldid <- scan("folds.csv", quiet = TRUE); '
@@ -173,16 +170,14 @@ def test_the_design_and_its_fit_are_r_model_matrix_and_cv_glmnet(tmp_path, n, re
         'write.csv(x, "x.csv", row.names = FALSE, fileEncoding = "UTF-8"); '
         'cat(sprintf("%.17g", c(cv$lambda.1se, as.numeric(coef(cv, s = "lambda.1se")))), '
         'sep = "\\n")')
-    done = subprocess.run(["Rscript", "-e", program], capture_output=True, text=True,
-                          env={**os.environ, "LC_ALL": "C.UTF-8"})
-    assert done.returncode == 0, done.stderr
+    output = r_glmnet.run(program)  # LC_ALL=C.UTF-8 (conftest)
     r_x = pl.read_csv(tmp_path / "x.csv")
     assert r_x.columns == design.names
     assert np.array_equal(r_x.to_numpy(), dense)
     assert any(n.startswith("marker") for n in design.names)
     if relative:
         assert "relative_position2" in design.names
-    reference = np.array([float(v) for v in done.stdout.split()])
+    reference = np.array([float(v) for v in output.split()])
     chosen = cv.index("lambda.1se")
     assert cv.lambda_1se == pytest.approx(reference[0], rel=1e-9)
     ours = np.concatenate([[cv.path.intercepts[chosen]], cv.path.coefficients[chosen]])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from cache_scenario import COUNTS
-from preloaded_jobs import TEST_JOB
+from preloaded_jobs import TEST_JOB, kill_job
 from scoring_models import changed_weights, edge_case_items, make_item, tiny_model_dir
 from test_scoring_cli import ITEMS, write_items
 from waiting import running, wait_until
@@ -155,8 +155,7 @@ def test_pppl_l2r_scores_are_keyed_on_their_words(tmp_path, caplog):
 def _spudflow(*args, client: Path | None = None) -> subprocess.Popen:
     """`spudflow ARGS` as a process of its own (one thread, a fixed hash seed): a fresh Python,
     or with `client` (the preloaded_test_jobs fixture) one forked from a server that has the
-    heavy libraries imported. A job that is killed must be a fresh Python: a kill reaches the
-    client, not the forked job."""
+    heavy libraries imported (preloaded_jobs.kill_job kills either kind)."""
     program = [str(client / "spudflow")] if client else [sys.executable, "-m", "spudflow"]
     return subprocess.Popen([*program, *map(str, args)], env=dict(os.environ, **TEST_JOB),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -212,7 +211,8 @@ def _blocks_done(out: Path) -> list[Path]:
 
 
 @pytest.mark.slow
-def test_a_job_killed_mid_run_leaves_no_false_entry(tmp_path, longer_items, caplog):
+def test_a_job_killed_mid_run_leaves_no_false_entry(tmp_path, longer_items, caplog,
+                                                     preloaded_test_jobs):
     caplog.set_level("INFO")
     cache = tmp_path / "cache"
     killed = tmp_path / "killed"
@@ -221,10 +221,10 @@ def test_a_job_killed_mid_run_leaves_no_false_entry(tmp_path, longer_items, capl
     # block's cache segment), so the three kills fall at three different points in the items.
     for more in (1, 2, 3):
         before = len(_blocks_done(killed))
-        job = _spudflow(*_score_command(longer_items, killed, cache))
+        job = _spudflow(*_score_command(longer_items, killed, cache), client=preloaded_test_jobs)
         wait_until(lambda: len(_blocks_done(killed)) >= before + more,  # noqa: B023
                    f"{more} more blocks scored", still=running(job))
-        job.send_signal(signal.SIGKILL)
+        kill_job(job, preloaded_test_jobs)
         job.wait()
         assert job.returncode == -signal.SIGKILL, "the job ended before it was killed"
     # whatever the kills left (whole segments, temporary files), a later run is the cold one

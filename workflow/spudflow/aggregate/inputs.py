@@ -8,12 +8,17 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.aggregate import columns
-from spudflow.core.artifacts import ITEM_SCORES, PROBE_LAYER_CHOICE, PROBE_METRICS
+from spudflow.core.artifacts import (
+    ITEM_SCORES,
+    PROBE_LAYER_CHOICE,
+    PROBE_METRICS,
+    SCORES_LAYOUT,
+    dataset_of_scores,
+)
 from spudflow.core.contract import Artifact, read_artifact
 from spudflow.core.distinct_inputs import one_source_per
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
-from spudflow.core.plan_scores import SCORES_LAYOUT, dataset_of_scores
 from spudflow.core.text_hash import text_hash
 
 log = get_logger(__name__)

@@ -7,13 +7,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from spudflow.core.artifacts import PROBE_PREDICTIONS_FILE
+from spudflow.core.artifacts import PROBE_PREDICTIONS_FILE, SCORES_LAYOUT, dataset_of_scores
 from spudflow.core.dataset_families import DATASET_FAMILIES
 from spudflow.core.outputs_registry import FIGURE, OUTPUTS, rule_outputs
 from spudflow.core.plan import Plan
 from spudflow.core.plan_base import quoted
 from spudflow.core.plan_items import items_file
-from spudflow.core.plan_scores import SCORES_LAYOUT, dataset_of_scores
 from spudflow.core.rules_support import cli_options, input_mb, memory_mb
 
 

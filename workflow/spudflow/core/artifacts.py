@@ -11,6 +11,8 @@ are not nullable unless a column's `null_inside` says so.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyarrow as pa
 
 from spudflow.core.contract import Artifact, Column
@@ -256,6 +258,15 @@ TOKEN_SCORES = Artifact("token_scores", "score", version=2, key=(
         "`<unk>` or its signature; false for `</s>`; null for transformer models (their "
         "subword vocabulary covers every word)", True),
 ))
+
+# Where a scores file lies: its path names its dataset (the file has no dataset column).
+SCORES_LAYOUT = "results/scores/{dataset}/{model}/item_scores.parquet"
+
+
+def dataset_of_scores(path: Path) -> str:
+    """results/scores/{dataset}/{model}/item_scores.parquet -> dataset."""
+    return path.parent.parent.name
+
 
 # v3: text_hash
 ITEM_SCORES = Artifact("item_scores", "score", version=3, key=(

@@ -3,19 +3,9 @@ scoring job, and the check that no model the pipeline trains scores its own trai
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from spudflow.core.config import ConfigError
 from spudflow.core.overlap import dataset_sources, model_training, overlap_errors
 from spudflow.core.plan_base import PlanBase
-
-# Where a scores file lies: its path names its dataset (the file has no dataset column).
-SCORES_LAYOUT = "results/scores/{dataset}/{model}/item_scores.parquet"
-
-
-def dataset_of_scores(path: Path) -> str:
-    """results/scores/{dataset}/{model}/item_scores.parquet -> dataset."""
-    return path.parent.parent.name
 
 
 class ScoringQueries(PlanBase):
