@@ -30,7 +30,13 @@ def wait_until(condition: Callable[[], T], what: str, *, still: Callable[[], obj
 
 
 def running(process) -> Callable[[], None]:
-    """A `still` for wait_until: fails when the subprocess.Popen has ended."""
+    """A `still` for wait_until: fails when the subprocess.Popen has ended, with the end of
+    what it wrote to stderr where that was piped (why it ended)."""
     def check() -> None:
-        assert process.poll() is None, f"{process.args!r} ended ({process.returncode}) first"
+        if process.poll() is None:
+            return
+        said = process.stderr.read() if process.stderr is not None else ""
+        said = (said.decode(errors="replace") if isinstance(said, bytes) else said)[-3000:]
+        raise AssertionError(f"{process.args!r} ended ({process.returncode}) first"
+                             + (f":\n{said}" if said else ""))
     return check
