@@ -388,9 +388,8 @@ def weighted_quantile(q: float) -> Statistic:
         # total fits (a sixth of the time of int64 sums), else in int64
         narrow = integer and sorted_weights.dtype.itemsize <= 4 and \
             int(sorted_weights.sum(dtype=np.int64)) < 2 ** 31
-        flat = np.cumsum(sorted_weights.ravel(), dtype=np.int32 if narrow else None)
-        if integer and not narrow and flat.dtype != np.int64:
-            flat = flat.astype(np.int64)
+        flat = np.cumsum(sorted_weights.ravel(),
+                         dtype=(np.int32 if narrow else np.int64) if integer else None)
         ends = flat[n - 1::n]
         lift = np.concatenate([np.zeros(1, flat.dtype), ends[:-1]])
         total = (ends - lift)[:, None]

@@ -362,11 +362,11 @@ def japanese_comparison(items: pl.DataFrame, scores, settings: Uncertainty | Non
     inputs.scores_by_model yields them; only each mode's obligatory outcomes are kept."""
     import itertools
 
-    from spudflow.aggregate.inputs import ITEMS_TEXT_HASH, scored_items, with_text_hash
+    from spudflow.aggregate.inputs import scored_items
     from spudflow.aggregate.japanese import (
-        CONTEXT,
         DEFAULT_DECISION,
         check_pairs,
+        dataset_items,
         preferences,
         thesis_modes,
     )
@@ -376,9 +376,7 @@ def japanese_comparison(items: pl.DataFrame, scores, settings: Uncertainty | Non
     check_pairs(items)
     rows = []
     for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
-        own_items = with_text_hash(items.filter(pl.col("dataset") == dataset)).select(
-            "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file",
-            ITEMS_TEXT_HASH)
+        own_items = dataset_items(items, dataset)
         outcomes = []
         for _, model_scores in chunks:
             scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))

@@ -159,13 +159,10 @@ def _obligatory_pairs(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFr
     """The obligatory pairs with both sentences scored, as japanese_accuracy counts them
     (japanese.preferences by the decision rule), one dataset and model at a time."""
     from spudflow.aggregate import columns
-    from spudflow.aggregate.inputs import ITEMS_TEXT_HASH, with_text_hash
-    from spudflow.aggregate.japanese import CONTEXT, preferences, thesis_modes
+    from spudflow.aggregate.japanese import dataset_items, preferences, thesis_modes
 
     for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
-        own_items = with_text_hash(items.filter(pl.col("dataset") == dataset)).select(
-            "dataset", "item_id", "group_id", "transitivity", *CONTEXT, "source_file",
-            ITEMS_TEXT_HASH)
+        own_items = dataset_items(items, dataset)
         for _, model_scores in chunks:
             scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))
             yield preferences(scored, decision).filter(
