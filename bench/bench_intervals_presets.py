@@ -45,11 +45,20 @@ are computed once, in one draw (comparison.resample_sides), and summed in int32:
 |---|---:|---:|---:|---:|
 | table-spud-scores (5 treebanks) | 4.4 -> 4.6 | 44.1 -> 14.2 | 849 -> 787 | 4000 |
 
-BLiMP's and German case's intervals and comparisons cost nothing measurable. CoLA's and SPUD's
-still do: their comparisons resample sentences by scipy's index draws (resamples x sentences
-per draw: 15 CoLA comparisons, each of a pair's joint categories; SPUD one draw per language
-and nonce seed, then each scoring function's median per resample), and the numbers stay those
-draws' to the bit. Drawing counts per category instead (CoLA's eight (label, prediction a,
+Then SPUD's medians drawn jointly in bands (aggregate/joint_quantiles.py: a count for the
+originals near some function's middle rank, one per group of the others) instead of index
+draws (2199d68 -> after, medians of 3 runs; 28 of the 32 files byte-identical, the four of
+spud_comparison moved within Monte Carlo error, see docs/aggregate.md):
+
+| table job | resamples 0, before -> after | 10,000, before -> after | peak RSS at 10,000 | mem_mb |
+|---|---:|---:|---:|---:|
+| table-spud-scores (5 treebanks) | 4.5 -> 4.4 | 15.2 -> 5.8 | 794 -> 631 | 4000 |
+
+BLiMP's and German case's intervals and comparisons cost nothing measurable. CoLA's still do:
+its comparisons resample sentences by scipy's index draws (resamples x sentences per draw: 15
+CoLA comparisons, each of a pair's joint categories), and the numbers stay those draws' to the
+bit. SPUD's remaining 1.4 s: the joint draws (0.7 s), the quartiles' order statistics and
+intervals (0.5 s). Drawing counts per category instead (CoLA's eight (label, prediction a,
 prediction b) cells, as cola_thresholds' own MCC intervals do) would cost a resample a few
 numbers whatever the sentences, with other (equally distributed) numbers.
 

@@ -29,6 +29,7 @@ from itertools import product
 import numpy as np
 import polars as pl
 
+from spudflow.aggregate import joint_quantiles
 from spudflow.aggregate.resampling import (
     block_size,
     category_counts,
@@ -230,6 +231,7 @@ def _resampled(statistic: Statistic, sides: Sequence[np.ndarray], unit: np.ndarr
         return counts.astype(np.int32)[:, unit]
     memo = {} if memo is None else memo
     keys = [_memo_key(side, unit, strata_units, unit_per_row) for side in sides]
+    _same_draws(memo, keys)
     missing = {key: side for key, side in zip(keys, sides, strict=True) if key not in memo}
     if missing:
         blocks: dict[bytes, list[np.ndarray]] = {key: [] for key in missing}
@@ -243,18 +245,48 @@ def _resampled(statistic: Statistic, sides: Sequence[np.ndarray], unit: np.ndarr
 
 def resample_sides(statistic: Statistic, sides: Sequence[np.ndarray], settings: Uncertainty,
                    memo: dict) -> None:
-    """Puts into `memo` what paired_bootstrap(statistic, ·, ·, settings, memo=memo) computes
-    for each of `sides` (1-D values, a unit per row) it does not hold: the sides of one length
-    share one draw of the resamples, as their paired_bootstrap calls would draw them."""
-    by_length: dict[int, list[np.ndarray]] = {}
+    """Puts into `memo` what paired_bootstrap(statistic, ·, ·, settings, memo=memo) needs for
+    each of `sides` (1-D values, a unit per row) it does not hold: the sides of one length share
+    one draw of the resamples. Small samples are drawn as their paired_bootstrap calls would
+    draw them (scipy's index draws); a quantile of many units is drawn jointly by
+    joint_quantiles.py (the same distribution, a cost that grows with the root of the units),
+    and its sides can then be paired only with each other (ValueError otherwise)."""
+    by_length: dict[int, dict[bytes, np.ndarray]] = {}
     for side in sides:
-        by_length.setdefault(len(side), []).append(np.asarray(side))
+        side = np.asarray(side)
+        unit, strata_units = _units(len(side), None, None)
+        key = _memo_key(side, unit, strata_units, True)
+        if key not in memo:
+            by_length.setdefault(len(side), {})[key] = side
     for n_rows, same in by_length.items():
         if settings.resamples == 0 or n_rows == 0:
             continue
+        rng = np.random.default_rng(settings.seed)
+        q = getattr(statistic, "quantile", None)
+        bands = None if q is None else joint_quantiles.bands_of(list(same.values()), q)
+        if bands is not None and joint_quantiles.worth_banding(bands):
+            drawn = joint_quantiles.joint_quantile_draws(bands, statistic, list(same.values()),
+                                                         settings.resamples, rng)
+            memo.update(zip(same, drawn, strict=True))
+            joint = memo.setdefault(JOINT_DRAWS, {})
+            joint.update((key, n_rows) for key in same)
+            continue
         unit, strata_units = _units(n_rows, None, None)
-        _resampled(statistic, same, unit, strata_units, True, settings,
-                   np.random.default_rng(settings.seed), memo)
+        _resampled(statistic, list(same.values()), unit, strata_units, True, settings, rng,
+                   memo)
+
+
+# the memo's entry naming the sides drawn jointly (resample_sides), by their draw
+JOINT_DRAWS = "joint draws"
+
+
+def _same_draws(memo: dict, keys: Sequence[bytes]) -> None:
+    """Sides resampled by one joint draw pair only with each other: another side's resamples
+    (a draw of its own) would not be the same resamples."""
+    joint = memo.get(JOINT_DRAWS, {})
+    draws = {joint.get(key) for key in keys}
+    if len(draws) > 1 or (draws != {None} and not all(key in memo for key in keys)):
+        raise ValueError("sides resampled by different draws cannot be paired")
 
 
 def _memo_key(values: np.ndarray, unit: np.ndarray, strata_units: list[np.ndarray],
@@ -430,6 +462,7 @@ def weighted_quantile(q: float) -> Statistic:
             return np.where(j < rank, ordered[j], ordered[min(j + 1, n - 1)])
         return _lerp(value_at(below), value_at(min(below + 1, n - 2)), t)
     statistic.leave_one_out = leave_one_out
+    statistic.quantile = q  # resample_sides draws a quantile's sides jointly
     return statistic
 
 
