@@ -54,13 +54,20 @@ spud_comparison moved within Monte Carlo error, see docs/aggregate.md):
 |---|---:|---:|---:|---:|
 | table-spud-scores (5 treebanks) | 4.5 -> 4.4 | 15.2 -> 5.8 | 794 -> 631 | 4000 |
 
-BLiMP's and German case's intervals and comparisons cost nothing measurable. CoLA's still do:
-its comparisons resample sentences by scipy's index draws (resamples x sentences per draw: 15
-CoLA comparisons, each of a pair's joint categories), and the numbers stay those draws' to the
-bit. SPUD's remaining 1.4 s: the joint draws (0.7 s), the quartiles' order statistics and
-intervals (0.5 s). Drawing counts per category instead (CoLA's eight (label, prediction a,
-prediction b) cells, as cola_thresholds' own MCC intervals do) would cost a resample a few
-numbers whatever the sentences, with other (equally distributed) numbers.
+And CoLA's comparisons drawing each resample's counts of the (label, prediction a, prediction
+b) categories (a multinomial) and each swap test's swapped sentences per category (binomials)
+instead of index draws and swapped rows (2199d68 -> after, medians of 3 runs; 23 of the 27
+files byte-identical, the four of cola_comparison moved within Monte Carlo error):
+
+| table job | resamples 0, before -> after | 10,000, before -> after | peak RSS at 10,000 | mem_mb |
+|---|---:|---:|---:|---:|
+| table-cola (9,594 sentences) | 4.2 -> 4.0 | 9.9 -> 5.5 | 463 -> 384 | 2000 |
+
+BLiMP's and German case's intervals and comparisons cost nothing measurable. What SPUD's and
+CoLA's still add is mostly drawing: SPUD's joint draws (0.7 s) and the quartiles' order
+statistics and intervals (0.5 s); CoLA's 540 threshold intervals, each 10,000 multinomial
+draws of a confusion matrix (about 1 s: three binomial draws per resample, at least 0.8 s for
+the 16 million, whatever the sentences).
 
 Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
 for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial

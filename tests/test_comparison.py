@@ -15,6 +15,7 @@ from sklearn.metrics import matthews_corrcoef
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
+from spudflow.aggregate import comparison
 from spudflow.aggregate.comparison import (
     align_items,
     holm,
@@ -27,7 +28,7 @@ from spudflow.aggregate.comparison import (
     weighted_mean,
     weighted_quantile,
 )
-from spudflow.aggregate.resampling import BCA, PERCENTILE
+from spudflow.aggregate.resampling import BCA, PERCENTILE, category_draws
 from spudflow.aggregate.uncertainty import Uncertainty, outcome_mean_of_means
 
 
@@ -162,9 +163,12 @@ def test_paired_bootstrap_is_scipys_paired_bootstrap(name):
     assert abs(result.ci_low - direct.low) < 1e-12 and abs(result.ci_high - direct.high) < 1e-12
 
 
-def test_paired_mcc_bootstrap_is_scipys():
+def test_paired_mcc_bootstrap_is_scipys(monkeypatch):
+    """Given scipy's resamples (its index draws, counted per category where the MCC's path
+    draws the category counts), the interval is scipy's BCa of sklearn's MCC difference."""
     x, y, labels = _scores()
     px, py = x > 0, y > 0.1
+    n = len(x)
 
     def difference(index, axis=-1):
         rows = np.atleast_2d(index)
@@ -172,18 +176,37 @@ def test_paired_mcc_bootstrap_is_scipys():
                         for i in rows])
         return out if index.ndim > 1 else out[0]
 
+    joint = weighted_mcc(labels).joint(px, py)
+
+    def scipys_draws(tallies, resamples, rng):
+        index = np.random.default_rng(3).integers(0, n, (resamples, n))
+        yield np.stack([np.bincount(joint[i], minlength=16) for i in index])
+    monkeypatch.setattr(comparison, "category_draws", scipys_draws)
     result = paired_bootstrap(weighted_mcc(labels), px, py, Uncertainty(resamples=1000, seed=3))
-    direct = stats.bootstrap((np.arange(len(x)),), difference, n_resamples=1000, method="BCa",
+    direct = stats.bootstrap((np.arange(n),), difference, n_resamples=1000, method="BCa",
                              rng=np.random.default_rng(3)).confidence_interval
     assert abs(result.ci_low - direct.low) < 1e-12 and abs(result.ci_high - direct.high) < 1e-12
 
 
-@pytest.mark.parametrize(("n", "resamples", "strata"), [(3000, 1000, False), (400, 500, True),
+def test_category_draws_are_each_strata_multinomial():
+    """Per resample each stratum contributes its size; over many resamples each category's
+    count averages its tally, with the multinomial's variance."""
+    tallies = [np.array([5, 0, 3, 2]), np.array([1, 7, 0, 0])]
+    drawn = np.concatenate(list(category_draws(tallies, 40_000, np.random.default_rng(0))))
+    assert drawn.shape == (40_000, 4) and np.all(drawn.sum(axis=1) == 18)
+    total = tallies[0] + tallies[1]
+    variance = sum(t * (1 - t / t.sum()) for t in tallies)
+    assert np.all(np.abs(drawn.mean(axis=0) - total) < 5 * np.sqrt(variance / 40_000) + 1e-12)
+    assert np.allclose(drawn.var(axis=0), variance, rtol=0.05, atol=1e-9)
+
+
+@pytest.mark.parametrize(("n", "resamples", "strata"), [(3000, 1000, False), (400, 2000, True),
                                                        (9, 1000, False)])
 def test_counted_mcc_gives_the_weighted_rows_numbers(n, resamples, strata):
-    """The MCC's bootstrap, jackknife and swap test from category counts (CountStatistic) give
-    the numbers of the same statistic on weighted rows, to the bit (exact integer counts both
-    ways); 9 rows: every swap pattern enumerated."""
+    """The MCC of a resample's category counts is that of its weighted rows, to the bit (exact
+    integer counts both ways); so the counted bootstrap and swap test (drawing the counts) agree
+    with the weighted rows' (index draws, swapped rows) within Monte Carlo error, and the
+    enumerated swap test of 9 rows is the same to the bit."""
     rng = np.random.default_rng(n)
     labels = rng.random(n) < 0.6
     px = np.where(rng.random(n) < 0.8, labels, ~labels)
@@ -193,12 +216,24 @@ def test_counted_mcc_gives_the_weighted_rows_numbers(n, resamples, strata):
     def rows(values, weights):  # a plain statistic: weighted rows, no counting
         return counted(values, weights)
 
+    weights = np.random.default_rng(1).multinomial(n, np.full(n, 1 / n), size=200)
+    joint = counted.joint(px, py)
+    by_category = np.stack([np.bincount(joint, weights=w, minlength=16) for w in weights])
+    assert np.array_equal(counted.difference(by_category.astype(np.int64)),
+                          rows(px, weights) - rows(py, weights))
     settings = Uncertainty(resamples=resamples, seed=3)
     by = {"strata": np.arange(n) % 3} if strata else {}
-    assert paired_bootstrap(counted, px, py, settings, **by) == \
-        paired_bootstrap(rows, px, py, settings, **by)
-    assert paired_permutation_test(counted, px, py, resamples, 5) == \
-        paired_permutation_test(rows, px, py, resamples, 5)
+    drawn, indexed = (paired_bootstrap(s, px, py, settings, **by) for s in (counted, rows))
+    assert drawn.difference == indexed.difference
+    width = indexed.ci_high - indexed.ci_low
+    assert abs(drawn.ci_low - indexed.ci_low) < 0.15 * width
+    assert abs(drawn.ci_high - indexed.ci_high) < 0.15 * width
+    swaps = [paired_permutation_test(s, px, py, resamples, 5) for s in (counted, rows)]
+    if swaps[1].exact:
+        assert swaps[0] == swaps[1]
+    else:
+        p = swaps[1].p_value
+        assert abs(swaps[0].p_value - p) < 5 * np.sqrt(max(p * (1 - p), 1e-3) / resamples)
 
 
 @pytest.mark.parametrize(("n", "q", "ties"), [(2, 0.5, False), (11, 0.25, True),

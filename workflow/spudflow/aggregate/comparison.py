@@ -32,7 +32,7 @@ import polars as pl
 from spudflow.aggregate import joint_quantiles
 from spudflow.aggregate.resampling import (
     block_size,
-    category_counts,
+    category_draws,
     interval,
     jackknife_deviations,
     unit_counts,
@@ -190,10 +190,11 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
     rng = np.random.default_rng(settings.seed)
     if isinstance(statistic, CountStatistic) and clusters is None:
         joint = statistic.joint(first, second)  # a row is a unit: count its category
-        theta_b = np.concatenate([statistic.difference(counts) for counts in category_counts(
-            strata_units, settings.resamples, rng, joint, statistic.n_categories ** 2,
-            n_rows)])
-        total = np.bincount(joint, minlength=statistic.n_categories ** 2)
+        k = statistic.n_categories ** 2
+        tallies = [np.bincount(joint[units], minlength=k) for units in strata_units]
+        theta_b = np.concatenate([statistic.difference(counts) for counts in category_draws(
+            tallies, settings.resamples, rng)])
+        total = np.bincount(joint, minlength=k)
 
         def leave_one_out(units):  # the rows' counts less the left-out row's category
             return statistic.difference(total - (joint[units][:, None] == np.arange(len(
@@ -359,11 +360,11 @@ def paired_permutation_test(statistic: Statistic, first, second, resamples: int,
     for start in range(0, n_null, block):
         b = min(block, n_null - start)
         if counted:  # the swapped rows of each category counted: the rows' weighted sums
-            drawn = patterns[start:start + b] if exact else rng.random((b, n_units))
             counts = np.repeat(total[None, :], b, axis=0)
             for c, to, rows in movers:
-                moved = np.count_nonzero(drawn[:, rows] if exact else drawn[:, rows] < 0.5,
-                                         axis=1)
+                # each row swapped with probability 1/2: drawn, a binomial count per category
+                moved = (np.count_nonzero(patterns[start:start + b][:, rows], axis=1) if exact
+                         else rng.binomial(len(rows), 0.5, size=b))
                 counts[:, c] -= moved
                 counts[:, to] += moved
             null.append(statistic.difference(counts))
@@ -477,8 +478,12 @@ class CountStatistic:
     """A statistic of the rows' categories alone (`category`: each row's, from its value, below
     `n_categories`), a function `of_counts` of the weighted count of each category (last
     axis). Called as any statistic; paired_bootstrap and paired_permutation_test (without
-    clusters) count the resamples' categories instead of weighting every row, which costs a
-    resample its draw alone, with the same numbers: the counts are exact integers either way."""
+    clusters) draw each resample's category counts instead of weighting every row: a
+    multinomial per stratum (resampling.category_draws) and a binomial count of swapped rows
+    per category, the distributions of index draws and of random swaps, at a cost per resample
+    independent of the rows (every swap pattern, when enumerated, counted as before). Given
+    the same resamples the numbers are those of weighting the rows: the counts are exact
+    integers either way."""
     category: Callable[[np.ndarray], np.ndarray]
     n_categories: int
     of_counts: Callable[[np.ndarray], np.ndarray]

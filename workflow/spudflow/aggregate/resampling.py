@@ -24,7 +24,8 @@ comparisons (comparison.py): no Python loop per resample.
   scipy's own resamples, the interval is scipy's to 1e-12 (tests).
 - Categories (a 2 x 2 table of choices, a confusion matrix): `multinomial_draws` draws a
   resample's category counts, Multinomial(n, counts / n), the distribution of counting n items
-  drawn with replacement, at a cost independent of n.
+  drawn with replacement, at a cost independent of n (`category_draws`: the same within
+  strata).
 - `interval`: the BCa interval (Efron & Tibshirani 14.3, 15.4, as scipy.stats.bootstrap computes
   it: z0 from the fraction of resamples below the estimate, acceleration from the jackknife of
   each stratum) and the percentile interval where BCa is undefined (a degenerate distribution),
@@ -167,21 +168,21 @@ def unit_counts(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Gen
         yield counts.reshape(b, n_units)
 
 
-def category_counts(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Generator,
-                    category: np.ndarray, n_categories: int, width: int = 0):
-    """The resamples of `unit_counts` (the same draws, block for block), each counted per
-    category of the drawn units (`category`: each unit's, below n_categories): (block,
-    n_categories) matrices, for a statistic of category counts (an MCC of its confusion
-    matrix), whose cost per resample is then that of the draw alone."""
-    category = np.asarray(category, dtype=np.int64)
-    for b, draws in _drawn_units(strata, resamples, rng, max(len(category), width)):
-        counts = np.zeros(b * n_categories, dtype=np.int64)
-        offsets = (np.arange(b, dtype=np.int64) * n_categories)[:, None]
-        for drawn in draws:
-            drawn = category[drawn]
-            drawn += offsets
-            counts += np.bincount(drawn.ravel(), minlength=b * n_categories)
-        yield counts.reshape(b, n_categories)
+def category_draws(tallies: Sequence[np.ndarray], resamples: int, rng: np.random.Generator,
+                   block: int = 1000):
+    """Yields (block, categories) count matrices: per resample, the category counts of each
+    stratum's units drawn with replacement (`tallies`: each stratum's count per category),
+    Multinomial(n_s, tally_s / n_s) per stratum, summed: the distribution of counting index
+    draws' categories, for a statistic of category counts (an MCC of its confusion matrix), at
+    a cost per resample independent of the number of units."""
+    tallies = [np.asarray(t, dtype=np.int64) for t in tallies]
+    for start in range(0, resamples, block):
+        b = min(block, resamples - start)
+        counts = np.zeros((b, len(tallies[0])), dtype=np.int64)
+        for tally in tallies:
+            n = int(tally.sum())
+            counts += rng.multinomial(n, tally / n, size=b)
+        yield counts
 
 
 def _drawn_units(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Generator,
