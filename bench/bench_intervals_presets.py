@@ -65,9 +65,9 @@ files byte-identical, the four of cola_comparison moved within Monte Carlo error
 
 BLiMP's and German case's intervals and comparisons cost nothing measurable. What SPUD's and
 CoLA's still add is mostly drawing: SPUD's joint draws (0.7 s) and the quartiles' order
-statistics and intervals (0.5 s); CoLA's 540 threshold intervals, each 10,000 multinomial
-draws of a confusion matrix (about 1 s: three binomial draws per resample, at least 0.8 s for
-the 16 million, whatever the sentences).
+statistics and intervals (0.5 s); CoLA's threshold intervals, 393 draws of 10,000 confusion
+matrices (0.84 s in a profile: numpy's multinomial, three binomials per matrix, whatever the
+sentences).
 
 Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
 for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial
