@@ -46,13 +46,14 @@ are computed once, in one draw (comparison.resample_sides), and summed in int32:
 | table-spud-scores (5 treebanks) | 4.4 -> 4.6 | 44.1 -> 14.2 | 849 -> 787 | 4000 |
 
 Then SPUD's medians drawn jointly in bands (aggregate/joint_quantiles.py: a count for the
-originals near some function's middle rank, one per group of the others) instead of index
-draws (2199d68 -> after, medians of 3 runs; 28 of the 32 files byte-identical, the four of
-spud_comparison moved within Monte Carlo error, see docs/aggregate.md):
+originals near some function's middle rank, one per group of the others; one draw per
+dataset and nonce method) instead of index draws (2199d68 -> after, medians of 3 runs; 28 of
+the 32 files byte-identical, the four of spud_comparison moved within Monte Carlo error, see
+docs/aggregate.md):
 
 | table job | resamples 0, before -> after | 10,000, before -> after | peak RSS at 10,000 | mem_mb |
 |---|---:|---:|---:|---:|
-| table-spud-scores (5 treebanks) | 4.5 -> 4.4 | 15.2 -> 5.8 | 794 -> 631 | 4000 |
+| table-spud-scores (5 treebanks) | 4.7 -> 4.6 | 15.1 -> 5.8 | 789 -> 626 | 4000 |
 
 And CoLA's comparisons drawing each resample's counts of the (label, prediction a, prediction
 b) categories (a multinomial) and each swap test's swapped sentences per category (binomials)

@@ -42,7 +42,7 @@ def test_each_draw_is_the_weighted_quantile_of_its_counts(n, q, sds):
     for side, values in zip(sides, drawn, strict=True):
         assert np.array_equal(values, quantile(side, counts))
     # the resamples whose order statistics left a band were completed: some, not all, when narrow
-    j, j1, _ = joint_quantiles.quantile_positions(n, q)
+    j, j1, _ = joint_quantiles.interpolated_ranks(n, q)
     left = np.zeros(2000, dtype=bool)
     for side in sides[:3]:
         order = np.argsort(side, stable=True)
@@ -74,51 +74,65 @@ def test_the_counts_are_the_multinomial_of_n_draws():
 
 
 def test_spud_sized_comparisons_draw_jointly_and_agree_with_index_draws():
-    """Four thousand originals: resample_sides draws the medians jointly (not index draws), and
-    each pair's interval and p are those of index draws within Monte Carlo error."""
+    """Four thousand originals: resample_sides draws the medians jointly (not index draws), in
+    an order of its own, and each pair's interval and p are those of index draws within Monte
+    Carlo error."""
     rng = np.random.default_rng(7)
     x = rng.lognormal(0.1, 0.4, 4000)
     sides = [x, x * rng.lognormal(0.02, 0.05, 4000), x * rng.lognormal(0.0, 0.3, 4000)]
     median = weighted_quantile(0.5)
-    bands = joint_quantiles.bands_of(sides, 0.5)
-    assert joint_quantiles.worth_banding(bands)
+    assert joint_quantiles.banded_length(4000, 0.5)
     settings = Uncertainty(resamples=4000, seed=3)
     memo = {}
     resample_sides(median, sides, settings, memo)
     assert len(memo["joint draws"]) == 3
+    def index_median(values, weights):  # no `quantile`: drawn by indices
+        return median(values, weights)
+
     for a, b in [(0, 1), (0, 2), (1, 2)]:
         joint = paired_bootstrap(median, sides[a], sides[b], settings, memo=memo)
-        index = paired_bootstrap(median, sides[a], sides[b], settings)
+        index = paired_bootstrap(index_median, sides[a], sides[b], settings)
+        assert index == paired_bootstrap(median, sides[a], sides[b], settings)  # no memo
         width = index.ci_high - index.ci_low
         assert joint.difference == index.difference
         assert abs(joint.ci_low - index.ci_low) < 0.1 * width
         assert abs(joint.ci_high - index.ci_high) < 0.1 * width
         assert (joint.p_value < 0.05) == (index.p_value < 0.05)
-    # the same seed, the same bytes
+    # the same sides in another order: the same bytes
     again = {}
-    resample_sides(median, sides, settings, again)
+    resample_sides(median, sides[::-1], settings, again)
     assert all(np.array_equal(memo[k], again[k]) for k in memo if k != "joint draws")
+    # either way round, the same draw
+    flipped = paired_bootstrap(median, sides[1], sides[0], settings, memo=memo)
+    forward = paired_bootstrap(median, sides[0], sides[1], settings, memo=memo)
+    assert flipped.difference == -forward.difference
+    assert flipped.ci_low == pytest.approx(-forward.ci_high, abs=1e-12)
 
 
 def test_a_jointly_drawn_side_pairs_only_with_its_draw():
-    """A side from a joint draw paired with one the memo does not hold would pair two different
-    sets of resamples: refused."""
+    """A side of one joint draw paired with a side of another, or with one drawn afresh, would
+    pair two different sets of resamples: refused."""
     rng = np.random.default_rng(8)
     x = rng.lognormal(size=3000)
+    y, z = x * rng.lognormal(0, 0.1, 3000), x * rng.lognormal(0, 0.2, 3000)
     median = weighted_quantile(0.5)
     settings = Uncertainty(resamples=200, seed=0)
     memo = {}
-    resample_sides(median, [x, x * 1.1], settings, memo)
-    with pytest.raises(ValueError, match="different draws"):
-        paired_bootstrap(median, x, x * rng.lognormal(0, 0.1, 3000), settings, memo=memo)
+    resample_sides(median, [x, y], settings, memo)
+    resample_sides(median, [z], settings, memo)  # another call: another draw
+    paired_bootstrap(median, x, y, settings, memo=memo)
+    for other in (z, x * 1.1):
+        with pytest.raises(ValueError, match="different draws"):
+            paired_bootstrap(median, x, other, settings, memo=memo)
 
 
 def test_small_samples_keep_the_index_draws():
-    """Where every unit is in a band (a tiny run's few originals), resample_sides draws as
-    paired_bootstrap does: the numbers of the tables of small runs do not move."""
+    """Where the bands would hold most units (a tiny run's few originals), resample_sides draws
+    indices, as paired_bootstrap alone does: the numbers of the tables of small runs do not
+    move."""
     sides = _sides(40, 2)[:3]
     median = weighted_quantile(0.5)
-    assert not joint_quantiles.worth_banding(joint_quantiles.bands_of(sides, 0.5))
+    assert not joint_quantiles.banded_length(40, 0.5)
     settings = Uncertainty(resamples=500, seed=1)
     memo = {}
     resample_sides(median, sides, settings, memo)

@@ -200,8 +200,11 @@ def paired_bootstrap(statistic: Statistic, first, second, settings: Uncertainty,
             return statistic.difference(total - (joint[units][:, None] == np.arange(len(
                 total))))
     else:
-        sides = _resampled(statistic, [first, second], unit, strata_units, clusters is None,
-                           settings, rng, memo)
+        sides = _jointly_drawn(first, second, memo) if clusters is None and strata is None \
+            else None
+        if sides is None:
+            sides = _resampled(statistic, [first, second], unit, strata_units,
+                               clusters is None, settings, rng, memo)
         theta_b = sides[0] - sides[1]  # elementwise: the per-block differences' bits
 
         def leave_one_out(units):
@@ -232,7 +235,6 @@ def _resampled(statistic: Statistic, sides: Sequence[np.ndarray], unit: np.ndarr
         return counts.astype(np.int32)[:, unit]
     memo = {} if memo is None else memo
     keys = [_memo_key(side, unit, strata_units, unit_per_row) for side in sides]
-    _same_draws(memo, keys)
     missing = {key: side for key, side in zip(keys, sides, strict=True) if key not in memo}
     if missing:
         blocks: dict[bytes, list[np.ndarray]] = {key: [] for key in missing}
@@ -247,11 +249,12 @@ def _resampled(statistic: Statistic, sides: Sequence[np.ndarray], unit: np.ndarr
 def resample_sides(statistic: Statistic, sides: Sequence[np.ndarray], settings: Uncertainty,
                    memo: dict) -> None:
     """Puts into `memo` what paired_bootstrap(statistic, ·, ·, settings, memo=memo) needs for
-    each of `sides` (1-D values, a unit per row) it does not hold: the sides of one length share
-    one draw of the resamples. Small samples are drawn as their paired_bootstrap calls would
-    draw them (scipy's index draws); a quantile of many units is drawn jointly by
-    joint_quantiles.py (the same distribution, a cost that grows with the root of the units),
-    and its sides can then be paired only with each other (ValueError otherwise)."""
+    each of `sides` (1-D values, a unit per row: the scoring functions a table compares with
+    each other) it does not hold. The sides of one length share one draw of the resamples:
+    index draws, as their paired_bootstrap calls would draw them; for a quantile of many units
+    (joint_quantiles.banded_length) one joint draw in bands of the call's sides of that length,
+    in an order of their own (the same numbers whatever order the sides come in), whose sides
+    pair only with each other (paired_bootstrap refuses others)."""
     by_length: dict[int, dict[bytes, np.ndarray]] = {}
     for side in sides:
         side = np.asarray(side)
@@ -259,35 +262,45 @@ def resample_sides(statistic: Statistic, sides: Sequence[np.ndarray], settings: 
         key = _memo_key(side, unit, strata_units, True)
         if key not in memo:
             by_length.setdefault(len(side), {})[key] = side
+    q = getattr(statistic, "quantile", None)
     for n_rows, same in by_length.items():
         if settings.resamples == 0 or n_rows == 0:
             continue
         rng = np.random.default_rng(settings.seed)
-        q = getattr(statistic, "quantile", None)
-        bands = None if q is None else joint_quantiles.bands_of(list(same.values()), q)
-        if bands is not None and joint_quantiles.worth_banding(bands):
-            drawn = joint_quantiles.joint_quantile_draws(bands, statistic, list(same.values()),
-                                                         settings.resamples, rng)
-            memo.update(zip(same, drawn, strict=True))
-            joint = memo.setdefault(JOINT_DRAWS, {})
-            joint.update((key, n_rows) for key in same)
+        if q is not None and joint_quantiles.banded_length(n_rows, q):
+            keys = sorted(same)
+            drawn = joint_quantiles.joint_quantile_draws(
+                joint_quantiles.bands_of([same[k] for k in keys], q), statistic,
+                [same[k] for k in keys], settings.resamples, rng)
+            memo.update(zip(keys, drawn, strict=True))
+            draw = object()  # this call's draw, for paired_bootstrap's check
+            memo.setdefault(JOINT_DRAWS, {}).update((key, draw) for key in keys)
             continue
         unit, strata_units = _units(n_rows, None, None)
         _resampled(statistic, list(same.values()), unit, strata_units, True, settings, rng,
                    memo)
 
 
-# the memo's entry naming the sides drawn jointly (resample_sides), by their draw
+# the memo's entry naming, for each side resample_sides drew jointly, its draw
 JOINT_DRAWS = "joint draws"
 
 
-def _same_draws(memo: dict, keys: Sequence[bytes]) -> None:
-    """Sides resampled by one joint draw pair only with each other: another side's resamples
-    (a draw of its own) would not be the same resamples."""
-    joint = memo.get(JOINT_DRAWS, {})
-    draws = {joint.get(key) for key in keys}
-    if len(draws) > 1 or (draws != {None} and not all(key in memo for key in keys)):
+def _jointly_drawn(first: np.ndarray, second: np.ndarray, memo: dict | None
+                   ) -> list[np.ndarray] | None:
+    """Both sides' resampled statistics from resample_sides' joint draw of them; None where
+    neither side was drawn jointly. A side of one joint draw paired with a side drawn otherwise
+    would pair two different sets of resamples: ValueError."""
+    joint = (memo or {}).get(JOINT_DRAWS)
+    if not joint:
+        return None
+    unit, strata_units = _units(len(first), None, None)
+    keys = [_memo_key(side, unit, strata_units, True) for side in (first, second)]
+    draws = [joint.get(key) for key in keys]
+    if draws[0] is None and draws[1] is None:
+        return None
+    if draws[0] is not draws[1]:
         raise ValueError("sides resampled by different draws cannot be paired")
+    return [memo[key] for key in keys]
 
 
 def _memo_key(values: np.ndarray, unit: np.ndarray, strata_units: list[np.ndarray],

@@ -325,13 +325,16 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
                 group = dict(zip(keys, key, strict=True)) | {"nonce_seed": seed}
                 compared.append((group, a, b, counts, ratios[0]["ratio"].to_numpy(),
                                  ratios[1]["ratio"].to_numpy()))
-    # each scoring function's medians over the resamples, computed once: every comparison of
-    # the same original sentences draws the same resamples (its generator starts from the
-    # seed), so the functions of a language share one draw
+    # each scoring function's medians over the resamples, computed once: the sides a dataset
+    # and nonce method compare (its functions, per nonce seed) share one draw per length, so a
+    # row's numbers depend on that section of the table alone
     median = weighted_quantile(0.5)
     resampled = {}
-    resample_sides(median, [side for *_, ra, rb in compared for side in (ra, rb)], settings,
-                   resampled)
+    by_group: dict[tuple, list[np.ndarray]] = {}
+    for group, *_, ra, rb in compared:
+        by_group.setdefault(tuple(group[k] for k in keys), []).extend((ra, rb))
+    for sides in by_group.values():
+        resample_sides(median, sides, settings, resampled)
     rows = []
     for group, a, b, counts, ra, rb in compared:
         diff = paired_bootstrap(median, ra, rb, settings, memo=resampled) if len(ra) else None

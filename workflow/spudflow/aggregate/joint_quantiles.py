@@ -4,9 +4,9 @@ bootstrap resamples, at a cost that grows with the square root of the number of 
 A resample draws n units uniformly with replacement: its counts are Multinomial(n, 1/n each).
 A side's quantile q of the resample interpolates between two order statistics, j and j + 1
 (numpy's method linear, j = floor((n - 1) q)), and the number of drawn units below sorted
-position p is Binomial(n, p / n): the order statistics lie, but with a probability of a few in a
-million, within a band of positions a few binomial standard deviations wide around j. So the
-counts are drawn in two steps that together are the multinomial:
+position p is Binomial(n, p / n): the order statistics lie, but with a probability of about 6e-5
+per ranking, within a band of positions BAND_SDS binomial standard deviations wide on either
+side of j. So the counts are drawn in two steps that together are the multinomial:
 
 1. the count of each *cell* of units outside every side's band (units grouped by whether each
    side ranks them below its band or above it) and of the units inside some band (`U`), one
@@ -20,8 +20,8 @@ its band, the resample's counts are completed (each cell's draws spread uniforml
 and the statistic is computed over every unit, as it would have been. Either way the value is
 the weighted quantile of the resample's counts to the bit; only the draws differ from index
 draws (the same distribution; the multinomial's probabilities are the cells' shares of n in
-float64). Used where that costs at most half of what index draws would (`worth_banding`);
-small samples, whose bands hold every unit, keep the index draws.
+float64). Used where that costs at most half of what index draws would (`banded_length`);
+small samples, whose bands hold most units, keep the index draws.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class Bands:
     ordered: list[np.ndarray]    # each side's values, sorted
 
 
-def quantile_positions(n: int, q: float) -> tuple[int, int, float]:
+def interpolated_ranks(n: int, q: float) -> tuple[int, int, float]:
     """(j, j1, t): the order statistics a quantile q of n values interpolates between and the
     weight of j1, as weighted_quantile computes them for a resample of n draws."""
     h = np.float64(n - 1) * q
@@ -72,10 +72,7 @@ def bands_of(sides: Sequence[np.ndarray], q: float, sds: float = BAND_SDS) -> Ba
     cells of the others."""
     values = [np.asarray(side, dtype=np.float64) for side in sides]
     n = len(values[0])
-    j, j1, _ = quantile_positions(n, q)
-    share = (j + 1) / n
-    half = sds * np.sqrt(n * share * (1 - share)) + 1
-    lo, hi = max(0, int(np.floor(j - half))), min(n, int(np.ceil(j1 + 1 + half)))
+    lo, hi = band_width(n, q, sds)
     rankings: dict[bytes, int] = {}
     orders, ranking_of = [], []
     for side in values:
@@ -105,12 +102,22 @@ def bands_of(sides: Sequence[np.ndarray], q: float, sds: float = BAND_SDS) -> Ba
                                                                       strict=True)])
 
 
-def worth_banding(bands: Bands) -> bool:
-    """Whether the banded draws cost at most half the index draws' (per resample: U's draws
-    counted and every ranking's band summed, against n draws counted and every side's n
-    weights summed)."""
-    banded = 2 * len(bands.u_units) + len(bands.cells) + bands.band_slots.size
-    return banded <= (2 + len(bands.ordered)) * bands.n / 2
+def band_width(n: int, q: float, sds: float = BAND_SDS) -> tuple[int, int]:
+    """(lo, hi): the band of sorted positions around the order statistics of quantile q of n
+    values that a resample's lie in, but with a probability of about 6e-5 (at BAND_SDS)."""
+    j, j1, _ = interpolated_ranks(n, q)
+    share = (j + 1) / n
+    half = sds * np.sqrt(n * share * (1 - share)) + 1
+    return max(0, int(np.floor(j - half))), min(n, int(np.ceil(j1 + 1 + half)))
+
+
+def banded_length(n: int, q: float) -> bool:
+    """Whether a pair of sides of n units is drawn in bands: where that costs at most half of
+    index draws' whatever the two rankings (per resample: the draws into two bands counted and
+    both bands summed, 6 x the band, against n draws counted and two sides' n weights summed),
+    so that the choice depends on n and q alone."""
+    lo, hi = band_width(n, q)
+    return 6 * (hi - lo) + 4 <= 2 * n
 
 
 def joint_quantile_draws(bands: Bands, statistic: Callable, values: Sequence[np.ndarray],
@@ -124,7 +131,7 @@ def joint_quantile_draws(bands: Bands, statistic: Callable, values: Sequence[np.
     block = int(max(1, min(resamples, BLOCK_BYTES // (8 * max(1, m)))))
     sizes = np.array([len(c) for c in bands.cells] + [m], dtype=np.float64)
     shares = sizes / bands.n
-    j, j1, t = quantile_positions(bands.n, bands.q)
+    j, j1, t = interpolated_ranks(bands.n, bands.q)
     last = bands.band_slots.shape[1] - 1
     out: list[list[np.ndarray]] = [[] for _ in bands.ordered]
     for start in range(0, resamples, block):
