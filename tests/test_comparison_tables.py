@@ -727,3 +727,26 @@ def test_a_probe_configuration_reads_as_the_probe_table_names_it():
     assert auto == "minilm · MR · layers 3/4 · auto layers"
     assert side_label({"model_b": "gpt2", "method_b": "ppl"}, ["model_b", "method_b"]) == \
         "gpt2 · ppl"
+
+
+def test_spud_comparison_rows_depend_on_their_own_section_alone(tmp_path):
+    """Four hundred originals: the medians are drawn jointly in bands (one draw per dataset and
+    nonce method), so dropping a scoring function's `pos` scores leaves every `spud` row as it
+    was, to the bit, and moves only `pos` rows."""
+    from spudflow.aggregate import joint_quantiles
+
+    assert joint_quantiles.banded_length(400, 0.5)
+    items_path, scores = spud_inputs(tmp_path, n_groups=400)
+    items = read_items([items_path], artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
+    scores = read_scores(scores)
+    settings = Uncertainty(resamples=300, seed=3)
+    table = spud_comparison(items, scores, settings)
+    fewer = spud_comparison(items, scores.filter(~((pl.col("model") == "gpt")
+                                                   & pl.col("item_id").str.contains("-pos-"))),
+                            settings)
+    spud = [t.filter(pl.col("nonce_method") == "spud").drop("p_holm") for t in (table, fewer)]
+    assert spud[0].height == 6 and spud[0].equals(spud[1])
+    pos = [t.filter((pl.col("nonce_method") == "pos") & (pl.col("model_a") != "gpt")
+                    & (pl.col("model_b") != "gpt")) for t in (table, fewer)]
+    assert pos[0]["difference"].equals(pos[1]["difference"])
+    assert not pos[0]["difference_ci_low"].equals(pos[1]["difference_ci_low"])
