@@ -750,3 +750,24 @@ def test_spud_comparison_rows_depend_on_their_own_section_alone(tmp_path):
                     & (pl.col("model_b") != "gpt")) for t in (table, fewer)]
     assert pos[0]["difference"].equals(pos[1]["difference"])
     assert not pos[0]["difference_ci_low"].equals(pos[1]["difference_ci_low"])
+
+
+def test_spud_comparison_of_a_function_with_the_same_ratios_in_two_sections(tmp_path):
+    """A function whose ratios are the same values in two sections (here every nonce sentence
+    scored as its original: r = 1 in both) is two sides, one in each section's joint draw: the
+    table is written, its rows with the median difference of 1 and the other's median."""
+    items_path, scores = spud_inputs(tmp_path, n_groups=400)
+    items = read_items([items_path], artifacts.ITEMS_SPUD, columns.SPUD_ITEMS)
+    scores = read_scores(scores)
+    group = pl.col("item_id").str.extract(r"^(\d+)-")
+    original = scores.filter(pl.col("item_id").str.ends_with("-orig")).select(
+        "model", "method", group.alias("g"), pl.col("ppl").alias("ppl_orig"))
+    scores = scores.with_columns(group.alias("g")).join(
+        original, on=["model", "method", "g"], how="left").with_columns(
+        pl.when(pl.col("model") == "gpt").then(pl.col("ppl_orig")).otherwise(pl.col("ppl"))
+        .alias("ppl")).select(scores.columns)
+    table = spud_comparison(items, scores, Uncertainty(resamples=200, seed=3))
+    rows = table.filter(pl.col("model_b") == "gpt")
+    assert rows.height == 8 and rows["value_b"].to_list() == [1.0] * 8
+    assert (rows["difference"] == rows["value_a"] - 1).all()
+    assert rows["difference_ci_low"].is_not_null().all()

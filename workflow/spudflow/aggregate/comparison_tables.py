@@ -326,18 +326,20 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
                 compared.append((group, a, b, counts, ratios[0]["ratio"].to_numpy(),
                                  ratios[1]["ratio"].to_numpy()))
     # each scoring function's medians over the resamples, computed once: the sides a dataset
-    # and nonce method compare (its functions, per nonce seed) share one draw per length, so a
-    # row's numbers depend on that section of the table alone
+    # and nonce method compare (its functions, per nonce seed) share one draw per length, kept
+    # apart from other sections' (the same values in two sections, a function whose ratios are
+    # all 1, are two sides), so a row's numbers depend on that section of the table alone
     median = weighted_quantile(0.5)
-    resampled = {}
-    by_group: dict[tuple, list[np.ndarray]] = {}
+    sections: dict[tuple, list[np.ndarray]] = {}
     for group, *_, ra, rb in compared:
-        by_group.setdefault(tuple(group[k] for k in keys), []).extend((ra, rb))
-    for sides in by_group.values():
-        resample_sides(median, sides, settings, resampled)
+        sections.setdefault(tuple(group[k] for k in keys), []).extend((ra, rb))
+    resampled = {section: {} for section in sections}
+    for section, sides in sections.items():
+        resample_sides(median, sides, settings, resampled[section])
     rows = []
     for group, a, b, counts, ra, rb in compared:
-        diff = paired_bootstrap(median, ra, rb, settings, memo=resampled) if len(ra) else None
+        memo = resampled[tuple(group[k] for k in keys)]
+        diff = paired_bootstrap(median, ra, rb, settings, memo=memo) if len(ra) else None
         rows.append(_row(group, a, b, "ratio_median", *counts,
                          np.median(ra) if len(ra) else None,
                          np.median(rb) if len(rb) else None, diff and diff.difference,
