@@ -176,7 +176,6 @@ def _completed(bands: Bands, cell_counts: np.ndarray, u_counts: np.ndarray,
     for c, units in enumerate(bands.cells):
         k = cell_counts[:, c]
         where = np.repeat(np.arange(rows, dtype=np.int64) * bands.n, k)
-        counts.reshape(-1)[:] += np.bincount(where + units[rng.integers(0, len(units),
-                                                                        int(k.sum()))],
-                                             minlength=rows * bands.n)
+        drawn = units[rng.integers(0, len(units), int(k.sum()))]
+        counts += np.bincount(where + drawn, minlength=rows * bands.n).reshape(rows, bands.n)
     return counts

@@ -168,23 +168,6 @@ def unit_counts(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Gen
         yield counts.reshape(b, n_units)
 
 
-def category_draws(tallies: Sequence[np.ndarray], resamples: int, rng: np.random.Generator,
-                   block: int = 1000):
-    """Yields (block, categories) count matrices: per resample, the category counts of each
-    stratum's units drawn with replacement (`tallies`: each stratum's count per category),
-    Multinomial(n_s, tally_s / n_s) per stratum, summed: the distribution of counting index
-    draws' categories, for a statistic of category counts (an MCC of its confusion matrix), at
-    a cost per resample independent of the number of units."""
-    tallies = [np.asarray(t, dtype=np.int64) for t in tallies]
-    for start in range(0, resamples, block):
-        b = min(block, resamples - start)
-        counts = np.zeros((b, len(tallies[0])), dtype=np.int64)
-        for tally in tallies:
-            n = int(tally.sum())
-            counts += rng.multinomial(n, tally / n, size=b)
-        yield counts
-
-
 def _drawn_units(strata: Sequence[np.ndarray], resamples: int, rng: np.random.Generator,
                  width: int):
     """Per block of resamples (block_size of `width` columns): its size and, per stratum, the
@@ -413,8 +396,22 @@ def multinomial_draws(counts: np.ndarray, resamples: int, seed: int, block: int 
     items one by one gives, without an index matrix of resamples x items; drawn in blocks (the
     same stream as one call) from a generator seeded with `seed`."""
     counts = np.asarray(counts, dtype=np.int64)
-    n = int(counts.sum())
-    rng = np.random.default_rng(seed)
-    blocks = [rng.multinomial(n, counts / n, size=min(block, resamples - start))
-              for start in range(0, resamples, block)]
+    blocks = list(category_draws([counts], resamples, np.random.default_rng(seed), block))
     return np.concatenate(blocks) if blocks else np.zeros((0, len(counts)), dtype=np.int64)
+
+
+def category_draws(tallies: Sequence[np.ndarray], resamples: int, rng: np.random.Generator,
+                   block: int = BLOCK):
+    """Yields (block, categories) count matrices: per resample, the category counts of each
+    stratum's units drawn with replacement (`tallies`: each stratum's count per category),
+    Multinomial(n_s, tally_s / n_s) per stratum, summed: the distribution of counting index
+    draws' categories, for a statistic of category counts (an MCC of its confusion matrix), at
+    a cost per resample independent of the number of units."""
+    tallies = [np.asarray(t, dtype=np.int64) for t in tallies]
+    for start in range(0, resamples, block):
+        b = min(block, resamples - start)
+        counts = np.zeros((b, len(tallies[0])), dtype=np.int64)
+        for tally in tallies:
+            n = int(tally.sum())
+            counts += rng.multinomial(n, tally / n, size=b)
+        yield counts
