@@ -205,16 +205,12 @@ SMALL_LLAMA = {"llama.block_count": 1, "llama.embedding_length": 64,
                "llama.attention.head_count_kv": 2, "llama.rope.dimension_count": 16}
 
 
-def small_gguf(source: Path, dest: Path, vocab: int = 4000, seed: int = 0,
-               quantized: bool = False) -> Path:
-    """A GGUF with every metadata field of `source` (a llama GGUF such as SmolLM2's: tokenizer
-    model, special tokens, chat template, names) but SMALL_LLAMA's shapes, the first `vocab`
-    tokens (and the merges among them) and seeded float32 weights: transformers reads it as it
-    reads `source` (the same loader, config mapping and tokenizer fields) in a fraction of the
-    time (no 30 blocks to dequantize, no 49k-entry arrays to parse). `quantized`: the matrices
-    in Q4_1, as SmolLM2's file has them, so that loading dequantizes."""
-    import numpy as np
-    from gguf import GGUFReader, GGUFValueType, GGUFWriter
+@functools.lru_cache(maxsize=4)
+def _small_fields(source: Path, vocab: int) -> dict[str, tuple[object, list]]:
+    """Each metadata field of the GGUF `source` (name -> its value and GGUF types) with
+    SMALL_LLAMA's shapes and the first `vocab` tokens and their merges: read once per process
+    (parsing SmolLM2's 49k tokens and merges takes seconds; each small copy reuses them)."""
+    from gguf import GGUFReader
 
     reader = GGUFReader(source)
     tokens = reader.fields["tokenizer.ggml.tokens"].contents()[:vocab]
@@ -225,15 +221,30 @@ def small_gguf(source: Path, dest: Path, vocab: int = 4000, seed: int = 0,
              "tokenizer.ggml.merges": [
                  m for m in reader.fields["tokenizer.ggml.merges"].contents()
                  if {*m.split(" "), m.replace(" ", "")} <= kept]}
-    writer = GGUFWriter(dest, reader.fields["general.architecture"].contents())
-    for name, field in reader.fields.items():
+    return {name: (small.get(name, field.contents()), list(field.types))
+            for name, field in reader.fields.items()}
+
+
+def small_gguf(source: Path, dest: Path, vocab: int = 4000, seed: int = 0,
+               quantized: bool = False) -> Path:
+    """A GGUF with every metadata field of `source` (a llama GGUF such as SmolLM2's: tokenizer
+    model, special tokens, chat template, names) but SMALL_LLAMA's shapes, the first `vocab`
+    tokens (and the merges among them) and seeded float32 weights: transformers reads it as it
+    reads `source` (the same loader, config mapping and tokenizer fields) in a fraction of the
+    time (no 30 blocks to dequantize, no 49k-entry arrays to parse). `quantized`: the matrices
+    in Q4_1, as SmolLM2's file has them, so that loading dequantizes."""
+    import numpy as np
+    from gguf import GGUFValueType, GGUFWriter
+
+    fields = _small_fields(Path(source), vocab)
+    writer = GGUFWriter(dest, fields["general.architecture"][0])
+    for name, (value, types) in fields.items():
         if name.startswith("GGUF.") or name == "general.architecture":
             continue  # the writer's own
-        value = small.get(name, field.contents())
-        if field.types[0] == GGUFValueType.ARRAY:
-            writer.add_key_value(name, value, GGUFValueType.ARRAY, sub_type=field.types[-1])
+        if types[0] == GGUFValueType.ARRAY:
+            writer.add_key_value(name, value, GGUFValueType.ARRAY, sub_type=types[-1])
         else:
-            writer.add_key_value(name, value, field.types[0])
+            writer.add_key_value(name, value, types[0])
     width = SMALL_LLAMA["llama.embedding_length"]
     ffn = SMALL_LLAMA["llama.feed_forward_length"]
     kv = (width // SMALL_LLAMA["llama.attention.head_count"]

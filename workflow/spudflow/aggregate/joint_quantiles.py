@@ -134,6 +134,7 @@ def joint_quantile_draws(bands: Bands, statistic: Callable, values: Sequence[np.
     j, j1, t = interpolated_ranks(bands.n, bands.q)
     last = bands.band_slots.shape[1] - 1
     out: list[list[np.ndarray]] = [[] for _ in bands.ordered]
+    below_slots = bands.below_slots.astype(np.float64)
     for start in range(0, resamples, block):
         b = min(block, resamples - start)
         drawn = rng.multinomial(bands.n, shares, size=b)
@@ -141,8 +142,11 @@ def joint_quantile_draws(bands: Bands, statistic: Callable, values: Sequence[np.
         rows = np.repeat(np.arange(b, dtype=np.int64) * m, in_u)
         u_counts = np.bincount(rows + rng.integers(0, m, int(in_u.sum())),
                                minlength=b * m).reshape(b, m)
-        # each ranking's count below its band, then the positions of its order statistics
-        below = u_counts @ bands.below_slots + cell_counts @ bands.below_cells
+        # each ranking's count below its band (a float64 product, BLAS's where numpy's integer
+        # one is a plain loop: counts are integers, exact below 2^53), then the positions of
+        # its order statistics
+        below = ((u_counts.astype(np.float64) @ below_slots).astype(np.int64)
+                 + cell_counts @ bands.below_cells)
         outside = np.zeros(b, dtype=bool)
         at = []
         for r, slots in enumerate(bands.band_slots):

@@ -37,6 +37,7 @@ comparisons (comparison.py): no Python loop per resample.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from statistics import NormalDist
 
@@ -383,8 +384,20 @@ def quantile_bootstrap(values: np.ndarray, quantiles: Sequence[float], level: fl
     if resamples == 0:
         nothing = np.full(len(quantiles), np.nan)
         return nothing, nothing.copy(), np.full(len(quantiles), None, dtype=object)
-    positions = order_statistic_draws(n, quantile_targets(n, quantiles), resamples, seed)
+    targets = tuple(int(t) for t in quantile_targets(n, quantiles))
+    positions = _shared_order_statistic_draws(n, targets, resamples, seed)
     return quantile_interval(values, quantiles, level, positions, one_method)
+
+
+@functools.lru_cache(maxsize=64)
+def _shared_order_statistic_draws(n: int, targets: tuple[int, ...], resamples: int, seed: int
+                                  ) -> np.ndarray:
+    """order_statistic_draws, read-only, once per process for each n, targets, resamples and
+    seed: the draws do not depend on the values, so samples of one size (a treebank's
+    originals under each scoring function) share them, as drawing them again would repeat them."""
+    drawn = order_statistic_draws(n, targets, resamples, seed)
+    drawn.setflags(write=False)
+    return drawn
 
 
 # ---- category counts ------------------------------------------------------------------------
