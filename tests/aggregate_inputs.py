@@ -24,6 +24,14 @@ REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs" / "aggregate.md"
 
 
+def run_command(*args) -> int:
+    """`spudflow ARGS...` in this process (no output captured): its exit status. For fixtures
+    that build tables once per module, where run_cli (per test) cannot be used."""
+    from spudflow.cli import main
+
+    return main([str(a) for a in args])
+
+
 def items_frame(rows: list[dict], dataset: str, language: str) -> pl.DataFrame:
     """The items columns every family shares (items.FAMILY) for rows carrying item_id,
     group_id, sentence, label and the dataset's condition columns."""

@@ -8,15 +8,17 @@ import pytest
 from artifact_files import rewrite
 from sklearn.metrics import accuracy_score
 
-from aggregate_inputs import BLIMP_PARADIGMS, assert_table_files, blimp_inputs
+from aggregate_inputs import BLIMP_PARADIGMS, assert_table_files, blimp_inputs, run_command
 
 
-@pytest.fixture
-def blimp(tmp_path, run_cli):
+@pytest.fixture(scope="module")
+def blimp(tmp_path_factory):
+    """The pairs and the folder of their tables, made once for the tests that only read them."""
+    tmp_path = tmp_path_factory.mktemp("blimp")
     items, scores = blimp_inputs(tmp_path)
     out = tmp_path / "tables"
-    code, _, err = run_cli("table-blimp", "--items", items, "--scores", *scores, "--out-dir", out)
-    assert code == 0, err
+    assert run_command("table-blimp", "--items", items, "--scores", *scores, "--out-dir",
+                       out) == 0
     frame = pl.read_parquet(items).join(pl.read_parquet(scores[0]), on="item_id")
     good = frame.filter(pl.col("label") == 1).select("group_id", "UID", "field",
                                                      pl.col("logprob_sum").alias("good"))

@@ -10,18 +10,20 @@ from sklearn.metrics import roc_auc_score, roc_curve
 
 from spudflow.aggregate.outputs import DATA_FORMATS
 
-from aggregate_inputs import assert_table_files, german_case_inputs
+from aggregate_inputs import assert_table_files, german_case_inputs, run_command
 
 MODELS = (("gbert", "pppl"), ("ggpt", "ppl"))
 
 
-@pytest.fixture
-def german(tmp_path, run_cli):
+@pytest.fixture(scope="module")
+def german(tmp_path_factory):
+    """The scored items and the folder of their tables, made once for the tests that only read
+    them."""
+    tmp_path = tmp_path_factory.mktemp("german")
     items, scores = german_case_inputs(tmp_path)
     out = tmp_path / "tables"
-    code, _, err = run_cli("table-german-case", "--items", items, "--scores", *scores,
-                           "--out-dir", out)
-    assert code == 0, err
+    assert run_command("table-german-case", "--items", items, "--scores", *scores,
+                       "--out-dir", out) == 0
     frame = pl.read_parquet(items).join(pl.concat([pl.read_parquet(p) for p in scores]),
                                         on="item_id")
     return frame, out

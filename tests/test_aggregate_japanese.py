@@ -24,16 +24,18 @@ from spudflow.core.artifacts import JAPANESE_NOUNS
 from spudflow.core.contract import read_artifact
 from spudflow.core.table_artifacts import TABLES
 
-from aggregate_inputs import REPO, assert_table_files, japanese_inputs
+from aggregate_inputs import REPO, assert_table_files, japanese_inputs, run_command
 
 
-@pytest.fixture
-def japanese(tmp_path, run_cli):
+@pytest.fixture(scope="module")
+def japanese(tmp_path_factory):
+    """The pairs and the folder of their tables, made once for the tests that only read them
+    (the table fits cross-validated regressions: seconds)."""
+    tmp_path = tmp_path_factory.mktemp("japanese")
     items, scores = japanese_inputs(tmp_path)
     out = tmp_path / "tables"
-    code, _, err = run_cli("table-japanese", "--items", items, "--scores", *scores, "--out-dir",
-                           out, "--folds", 5, "--seed", 1, "--top", 4)
-    assert code == 0, err
+    assert run_command("table-japanese", "--items", items, "--scores", *scores, "--out-dir",
+                       out, "--folds", 5, "--seed", 1, "--top", 4) == 0
     frame = pl.read_parquet(items).join(pl.concat([pl.read_parquet(p) for p in scores]),
                                         on="item_id")
     transitive = frame.filter(pl.col("verb_form") == "transitive")

@@ -9,15 +9,17 @@ from artifact_files import rewrite, tamper
 
 from spudflow.core.artifacts import PROBE_SENTENCES_FILE
 
-from aggregate_inputs import assert_table_files, probe_metrics
+from aggregate_inputs import assert_table_files, probe_metrics, run_command
 
 
-@pytest.fixture
-def probe(tmp_path, run_cli):
-    metrics = probe_metrics(tmp_path)
-    out = tmp_path / "tables"
-    code, _, err = run_cli("table-probe", metrics, "--out-dir", out)
-    assert code == 0, err
+@pytest.fixture(scope="module")
+def probe(tmp_path_factory):
+    """The probe metrics and the folder of their tables, made once for the tests that only read
+    them (10,000 resamples of every interval: a second a run)."""
+    root = tmp_path_factory.mktemp("probe")
+    metrics = probe_metrics(root)
+    out = root / "tables"
+    assert run_command("table-probe", metrics, "--out-dir", out) == 0
     return pl.read_parquet(metrics), out
 
 

@@ -10,7 +10,7 @@ from scipy.stats import wilcoxon
 
 from spudflow.aggregate.outputs import DATA_FORMATS
 
-from aggregate_inputs import SPUD_SCORING_FUNCTIONS, assert_table_files, spud_inputs
+from aggregate_inputs import SPUD_SCORING_FUNCTIONS, assert_table_files, run_command, spud_inputs
 
 
 def _ratios(items_path, score_paths, model, method, nonce_method):
@@ -27,14 +27,16 @@ def _ratios(items_path, score_paths, model, method, nonce_method):
     return ratios
 
 
-@pytest.fixture
-def spud_tables(tmp_path, run_cli):
+@pytest.fixture(scope="module")
+def spud_tables(tmp_path_factory):
+    """Both languages' inputs and the folder of their tables, made once for the tests that only
+    read them."""
+    tmp_path = tmp_path_factory.mktemp("spud")
     en = spud_inputs(tmp_path)
     de = spud_inputs(tmp_path, "spud_de", "de", seed=1)
     out = tmp_path / "tables"
-    code, _, err = run_cli("table-spud-scores", "--items", en[0], de[0], "--scores", *en[1],
-                           *de[1], "--out-dir", out, "--extremes", 3)
-    assert code == 0, err
+    assert run_command("table-spud-scores", "--items", en[0], de[0], "--scores", *en[1],
+                       *de[1], "--out-dir", out, "--extremes", 3) == 0
     return en, de, out
 
 
