@@ -205,11 +205,18 @@ SMALL_LLAMA = {"llama.block_count": 1, "llama.embedding_length": 64,
                "llama.attention.head_count_kv": 2, "llama.rope.dimension_count": 16}
 
 
-@functools.lru_cache(maxsize=4)
 def _small_fields(source: Path, vocab: int) -> dict[str, tuple[object, list]]:
     """Each metadata field of the GGUF `source` (name -> its value and GGUF types) with
     SMALL_LLAMA's shapes and the first `vocab` tokens and their merges: read once per process
-    (parsing SmolLM2's 49k tokens and merges takes seconds; each small copy reuses them)."""
+    and version of the file (parsing SmolLM2's 49k tokens and merges takes seconds; each small
+    copy reuses them)."""
+    info = source.stat()
+    return _fields_of_version(source, info.st_size, info.st_mtime_ns, vocab)
+
+
+@functools.lru_cache(maxsize=4)
+def _fields_of_version(source: Path, size: int, mtime_ns: int, vocab: int
+                       ) -> dict[str, tuple[object, list]]:
     from gguf import GGUFReader
 
     reader = GGUFReader(source)
