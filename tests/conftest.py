@@ -221,11 +221,10 @@ def r_proc():
 
 @pytest.fixture(scope="module")
 def preloaded_test_jobs():
-    """The client folder of a preloaded server (tests/preloaded_jobs.py) for `spudflow` jobs a
-    test starts itself with TEST_JOB's environment, stopped with the module; None when
-    SPUDFLOW_PRELOADED_JOBS=off. Jobs that run side by side start without seconds of imports
-    each, each still a process of its own."""
-    from preloaded_jobs import TEST_JOB, client_dir_for
+    """The client folder of this test process's preloaded server (tests/preloaded_jobs.py,
+    the one its workflow runs use) for `spudflow` jobs a test starts itself with TEST_JOB's
+    environment; None when SPUDFLOW_PRELOADED_JOBS=off. Jobs that run side by side start
+    without seconds of imports each, each still a process of its own."""
+    from preloaded_jobs import client_dir
 
-    with client_dir_for(TEST_JOB) as client:
-        yield client
+    return client_dir()

@@ -63,8 +63,9 @@ IMPORT_TIME_ENV = ("HF_", "HUGGINGFACE", "TRANSFORMERS", "TOKENIZERS", "TORCH", 
 ONE_THREAD_JOB = dict.fromkeys(("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS",
                                 "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
                                 "NUMEXPR_NUM_THREADS"), "1")
-# A job a test starts itself (not through Snakemake) beside others: one thread, a fixed hash seed.
-TEST_JOB = {**ONE_THREAD_JOB, "PYTHONHASHSEED": "0"}
+# A job a test starts itself (not through Snakemake) beside others: one thread, as a workflow
+# job, so that client_dir's server forks it too.
+TEST_JOB = ONE_THREAD_JOB
 _LENGTH = struct.Struct("!Q")
 
 CLIENT = """#!{python} -S
