@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from snakemake_memos import memoize_workflow_reading
 from workflow_helpers import REPO, Plan, clone_run, finished_tiny_run, job
 
 pytestmark = pytest.mark.slow
@@ -266,6 +267,7 @@ def _write_config(workdir: Path, config: dict) -> None:
 def plan_with_needrun(workdir: Path, cores: int = 1) -> tuple[Plan, set]:
     """One DAG of the workflow at WORKDIR: every job in it (a Plan) and the jobs Snakemake
     would run now (the rest are up to date)."""
+    memoize_workflow_reading()
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
         DAGSettings,

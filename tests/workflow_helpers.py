@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
+from snakemake_memos import memoize_workflow_reading
 
 REPO = Path(__file__).resolve().parents[1]
 TINY_DATA = REPO / "tests" / "data" / "workflow"
@@ -273,6 +274,7 @@ def plan(workdir: Path, *, forceall: bool = False, targets: Iterable[str] = (),
 
     forceall=True plans every job (the whole DAG), otherwise only the jobs that need to run;
     `attempt`: the resources as Snakemake evaluates them for that attempt of each job (retries)."""
+    memoize_workflow_reading()
     from snakemake.api import SnakemakeApi
     from snakemake.io import is_flagged
     from snakemake.settings.types import (
@@ -327,6 +329,7 @@ def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = (),
     (tests/preloaded_jobs.py); False runs each job as a fresh process. `forceall`: every job
     runs again (`--forceall`: Snakemake removes each job's outputs first); `forcerun`: the jobs
     of these rules run again (`--forcerun`), with everything downstream."""
+    memoize_workflow_reading()
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
         DAGSettings,
@@ -374,6 +377,7 @@ def planning_error(workdir: Path) -> str:
 
 def lint_findings(workdir: Path) -> bool:
     """`snakemake --lint` in-process: True when Snakemake printed a lint."""
+    memoize_workflow_reading()
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import OutputSettings, ResourceSettings
 
