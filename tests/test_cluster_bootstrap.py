@@ -23,6 +23,7 @@ from spudflow.aggregate.resampling import (
     order_statistic_draws,
     quantile_bootstrap,
     quantile_interval,
+    quantile_jackknife,
     quantile_targets,
     quantiles_at,
     resample_counts,
@@ -212,6 +213,11 @@ def test_quantiles_at_order_statistics_are_those_of_the_sorted_resamples(n):
         left_out = np.concatenate([sorted_quantiles(values[i], quantiles)
                                    for i in jackknife_indices(n, block=300)])
         assert np.array_equal(jackknife_quantiles(values, quantiles), left_out)
+        # the same values as distinct ones with their counts: each column's multiset, bit for bit
+        distinct, counts = quantile_jackknife(np.sort(values), quantiles)
+        for k in range(len(quantiles)):
+            expanded = np.repeat(distinct[:, k], counts[:, k].astype(int))
+            assert np.array_equal(np.sort(expanded), np.sort(left_out[:, k]))
 
 
 @pytest.mark.parametrize("one_method", [False, True])

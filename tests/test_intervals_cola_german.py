@@ -18,7 +18,14 @@ from statsmodels.stats.proportion import proportion_confint
 
 from spudflow.aggregate.cola import intervals, mcc_of_counts
 from spudflow.aggregate.delong import delong_auc
-from spudflow.aggregate.uncertainty import BCA, PERCENTILE, Uncertainty, resampled_counts
+from spudflow.aggregate.uncertainty import (
+    BCA,
+    PERCENTILE,
+    SHARED_INDEX_DRAWS_MAX_ITEMS,
+    Uncertainty,
+    counts_bootstrap_interval,
+    resampled_counts,
+)
 
 from aggregate_inputs import assert_table_files, cola_inputs, german_case_inputs
 
@@ -86,6 +93,35 @@ def test_resampled_counts_are_those_of_resampled_sentences():
     assert drawn.sum(axis=1).tolist() == [300] * 20_000
     assert np.abs(drawn.mean(axis=0) - by_index.mean(axis=0)).max() < 0.3
     assert np.abs(np.cov(drawn.T) - np.cov(by_index.T)).max() < 3
+
+
+@pytest.mark.parametrize(("cells", "seed"), [((9, 4, 5, 12), 0), ((1, 0, 0, 2), 5),
+                                            ((40, 3, 30, 55), 2)])
+def test_a_small_samples_mcc_interval_is_scipys_bootstrap_index_for_index(cells, seed):
+    """Up to SHARED_INDEX_DRAWS_MAX_ITEMS sentences, the resamples are scipy.stats.bootstrap's
+    own index draws (its sentences in category order) with the same seed, shared by every
+    sample of that size: the interval is scipy's, not only distributed as it."""
+    cells = np.array(cells)
+    assert cells.sum() <= SHARED_INDEX_DRAWS_MAX_ITEMS
+    codes = np.repeat(np.arange(4), cells)
+    labels, predictions = codes // 2, codes % 2
+    settings = Uncertainty(0.95, 3000, seed)
+    index_draws = np.random.default_rng(seed).integers(0, len(codes), (3000, len(codes)))
+    assert np.array_equal(resampled_counts(cells, settings),
+                          np.stack([np.bincount(codes[row], minlength=4) for row in index_draws]))
+
+    def mcc(y, p, axis=-1):
+        return mcc_of_counts(np.stack([np.sum((y == a) & (p == b), axis=axis)
+                                       for a in (0, 1) for b in (0, 1)], axis=-1))
+    got = counts_bootstrap_interval(cells, mcc_of_counts, settings)
+    for method in ("BCa", "percentile"):
+        expected = stats.bootstrap((labels, predictions), mcc, paired=True, vectorized=True,
+                                   n_resamples=3000, method=method,
+                                   rng=np.random.default_rng(seed)).confidence_interval
+        if np.isfinite(expected.low) and np.isfinite(expected.high):
+            break
+    assert got[2] == method.lower()
+    assert got[:2] == pytest.approx((expected.low, expected.high), abs=1e-12)
 
 
 def test_cola_degenerate_and_switched_off():

@@ -34,6 +34,7 @@ from spudflow.aggregate.resampling import (
     is_small_integer,
     mean_of_means_deviations,
     multinomial_draws,
+    ndtri,
     percentile_of_score,
 )
 
@@ -168,11 +169,50 @@ def bootstrap_interval(data: Sequence[np.ndarray], statistic, settings: Uncertai
     return _scipy_interval(data, statistic, settings, batch=batch, paired=paired)
 
 
+# Samples of at most this many items draw their resamples as index matrices, as
+# scipy.stats.bootstrap does, shared by every sample of the same size (a CoLA source's rows of
+# each scoring function and normalisation): their categories' counts are then read off in a
+# few columns, where a multinomial of few items costs numpy one inverted binomial per category
+# per resample; larger ones draw the multinomial, whose cost does not grow with n.
+SHARED_INDEX_DRAWS_MAX_ITEMS = 128
+
+
 def resampled_counts(counts: np.ndarray, settings: Uncertainty) -> np.ndarray:
     """settings.resamples draws of the category counts of a with-replacement resample of
-    sum(counts) items (resamples x categories): the multinomial distribution that drawing the
-    items one by one gives, without an index matrix of resamples x items."""
+    sum(counts) items (resamples x categories). Up to SHARED_INDEX_DRAWS_MAX_ITEMS items,
+    scipy.stats.bootstrap's own resamples of the items sorted by category (its index matrix
+    drawn with settings.seed); beyond, the multinomial distribution that drawing the items
+    one by one gives, without an index matrix of resamples x items."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    if 0 < n <= SHARED_INDEX_DRAWS_MAX_ITEMS:
+        below = indices_below(n, settings.resamples, settings.seed)
+        return np.diff(below[:, np.concatenate([[0], np.cumsum(counts)])].astype(np.int64),
+                       axis=1)
     return multinomial_draws(counts, settings.resamples, settings.seed)
+
+
+# CoLA's sources come in a few dozen sizes, each met again for every scoring function and
+# normalisation: at most 64 x 10,000 x 129 int16 (165 MB) at the default resamples
+@functools.lru_cache(maxsize=64)
+def indices_below(n: int, resamples: int, seed: int) -> np.ndarray:
+    """(resamples, n + 1) int16, read-only: how many of each resample's n indices, drawn as
+    scipy.stats.bootstrap draws them (rng.integers(0, n, (batch, n)) from default_rng(seed)
+    per batch of BLOCK_ELEMENTS // n resamples: one batch at the default resamples), are below
+    0, 1, ..., n. Kept per
+    size, resamples and seed: every sample of that size reads its categories' counts from the
+    same draws."""
+    rng = np.random.default_rng(seed)
+    below = np.zeros((resamples, n + 1), dtype=np.int16)
+    step = max(1, BLOCK_ELEMENTS // n)
+    for start in range(0, resamples, step):
+        stop = min(start + step, resamples)
+        drawn = rng.integers(0, n, (stop - start, n))
+        rows = np.arange(stop - start, dtype=np.int64)[:, None] * n
+        per_index = np.bincount((rows + drawn).ravel(), minlength=(stop - start) * n)
+        np.cumsum(per_index.reshape(stop - start, n), axis=1, out=below[start:stop, 1:])
+    below.setflags(write=False)
+    return below
 
 
 def counts_bootstrap_interval(counts, statistic, settings: Uncertainty
@@ -195,8 +235,6 @@ def _counts_interval(counts: tuple[int, ...], statistic, settings: Uncertainty
     """counts_bootstrap_interval of COUNTS: a function of the counts, the statistic and the
     settings alone (its draws are seeded by settings.seed), so rows with equal counts (CoLA's
     small sources) share one computation."""
-    from scipy import stats
-    from scipy.special import ndtri
 
     counts = np.asarray(counts, dtype=np.int64)
     n = int(counts.sum())
@@ -216,7 +254,7 @@ def _counts_interval(counts: tuple[int, ...], statistic, settings: Uncertainty
     bca = bca_levels(z0, acceleration, alpha)
     for method, levels in ((BCA, bca), (PERCENTILE, [alpha, 1 - alpha])):
         if np.all(np.isfinite(levels)):
-            low, high = stats.quantile(distribution, np.asarray(levels, dtype=np.float64))
+            low, high = np.quantile(distribution, np.asarray(levels, dtype=np.float64))
             if np.isfinite(low) and np.isfinite(high):
                 return float(low), float(high), method
     raise AssertionError("a percentile interval of finite data is finite")
