@@ -64,11 +64,25 @@ files byte-identical, the four of cola_comparison moved within Monte Carlo error
 |---|---:|---:|---:|---:|
 | table-cola (9,594 sentences) | 4.2 -> 4.0 | 9.9 -> 5.5 | 463 -> 384 | 2000 |
 
+Then CoLA's samples of at most 128 sentences drawing scipy's own index matrix, shared per
+sample size (uncertainty.indices_below), the quartiles' jackknife as three values and their
+counts, cubes by multiplying (numpy's u ** 3 calls pow()) and the normal distribution from the
+standard library, which spares SPUD's job the import of scipy.special (9742301 -> after,
+medians of 3 runs, wall / CPU seconds; spud_ratio_summary's intervals moved by at most 9e-16,
+cola_thresholds' by 6e-16, cola_sources' small sources' within Monte Carlo error):
+
+| table job | resamples 0, before -> after | 10,000, before -> after | added, before -> after |
+|---|---:|---:|---:|
+| table-spud-scores (5 treebanks) | 3.8 / 4.7 -> 3.9 / 4.8 | 4.9 / 6.6 -> 4.6 / 6.3 | +29 % -> +18 % wall |
+| table-cola (9,594 sentences) | 4.0 / 4.3 -> 4.2 / 4.5 | 5.4 / 5.7 -> 4.7 / 5.0 | +35 % -> +12 % wall |
+
 BLiMP's and German case's intervals and comparisons cost nothing measurable. What SPUD's and
-CoLA's still add is mostly drawing: SPUD's joint draws (0.7 s) and the quartiles' order
-statistics and intervals (0.5 s); CoLA's threshold intervals, 393 draws of 10,000 confusion
-matrices (0.84 s in a profile: numpy's multinomial, three binomials per matrix, whatever the
-sentences).
+CoLA's still add is mostly drawing, near its floor in numpy: SPUD's joint draws of the
+comparisons' medians (0.7 s: about 5,000 units' counts per resample in some ranking's band,
+where an order statistic of some function can fall, and their cumulative sums); CoLA's 159
+multinomials of the sources and splits of more than 128 sentences (0.36 s: three binomials per
+confusion matrix, about 65 ns each, whatever the method of drawing them) and its comparisons
+(0.2 s).
 
 Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
 for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial
