@@ -124,6 +124,21 @@ def test_a_small_samples_mcc_interval_is_scipys_bootstrap_index_for_index(cells,
     assert got[:2] == pytest.approx((expected.low, expected.high), abs=1e-12)
 
 
+def test_shared_index_draws_stay_within_their_memory_bound():
+    """Index draws are kept only up to SHARED_INDEX_DRAWS_MAX_INDICES per sample size, so that
+    the kept draws stay bounded at any --resamples; beyond, the multinomial is drawn."""
+    from spudflow.aggregate.uncertainty import SHARED_INDEX_DRAWS_MAX_INDICES, indices_below
+
+    cells = np.array([20, 10, 10, 60])
+    resamples = SHARED_INDEX_DRAWS_MAX_INDICES // 100 + 1
+    before = indices_below.cache_info().currsize
+    drawn = resampled_counts(cells, Uncertainty(resamples=resamples, seed=4))
+    assert indices_below.cache_info().currsize == before
+    assert drawn.shape == (resamples, 4) and set(drawn.sum(axis=1)) == {100}
+    resampled_counts(cells, Uncertainty(resamples=resamples - 1, seed=4))
+    assert indices_below.cache_info().currsize == before + 1
+
+
 def test_cola_degenerate_and_switched_off():
     labels, predictions = _held_out(50)
     off = intervals(labels, predictions, 0.3, Uncertainty(resamples=0))

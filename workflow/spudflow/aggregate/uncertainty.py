@@ -175,17 +175,21 @@ def bootstrap_interval(data: Sequence[np.ndarray], statistic, settings: Uncertai
 # few columns, where a multinomial of few items costs numpy one inverted binomial per category
 # per resample; larger ones draw the multinomial, whose cost does not grow with n.
 SHARED_INDEX_DRAWS_MAX_ITEMS = 128
+# ... at most this many indices per sample size (128 x the default 10,000 resamples), so that
+# the draws kept for 64 sizes stay within 64 x 129 x 10,000 int16 (165 MB) at any --resamples
+SHARED_INDEX_DRAWS_MAX_INDICES = 1_280_000
 
 
 def resampled_counts(counts: np.ndarray, settings: Uncertainty) -> np.ndarray:
     """settings.resamples draws of the category counts of a with-replacement resample of
-    sum(counts) items (resamples x categories). Up to SHARED_INDEX_DRAWS_MAX_ITEMS items,
-    scipy.stats.bootstrap's own resamples of the items sorted by category (its index matrix
-    drawn with settings.seed); beyond, the multinomial distribution that drawing the items
-    one by one gives, without an index matrix of resamples x items."""
+    sum(counts) items (resamples x categories). Up to SHARED_INDEX_DRAWS_MAX_ITEMS items and
+    SHARED_INDEX_DRAWS_MAX_INDICES indices, scipy.stats.bootstrap's own resamples of the items
+    sorted by category (indices_below); beyond, the multinomial distribution that drawing the
+    items one by one gives, without an index matrix of resamples x items."""
     counts = np.asarray(counts, dtype=np.int64)
     n = int(counts.sum())
-    if 0 < n <= SHARED_INDEX_DRAWS_MAX_ITEMS:
+    if 0 < n <= SHARED_INDEX_DRAWS_MAX_ITEMS and \
+            n * settings.resamples <= SHARED_INDEX_DRAWS_MAX_INDICES:
         below = indices_below(n, settings.resamples, settings.seed)
         return np.diff(below[:, np.concatenate([[0], np.cumsum(counts)])].astype(np.int64),
                        axis=1)
@@ -193,24 +197,18 @@ def resampled_counts(counts: np.ndarray, settings: Uncertainty) -> np.ndarray:
 
 
 # CoLA's sources come in a few dozen sizes, each met again for every scoring function and
-# normalisation: at most 64 x 10,000 x 129 int16 (165 MB) at the default resamples
+# normalisation
 @functools.lru_cache(maxsize=64)
 def indices_below(n: int, resamples: int, seed: int) -> np.ndarray:
-    """(resamples, n + 1) int16, read-only: how many of each resample's n indices, drawn as
-    scipy.stats.bootstrap draws them (rng.integers(0, n, (batch, n)) from default_rng(seed)
-    per batch of BLOCK_ELEMENTS // n resamples: one batch at the default resamples), are below
-    0, 1, ..., n. Kept per
-    size, resamples and seed: every sample of that size reads its categories' counts from the
-    same draws."""
-    rng = np.random.default_rng(seed)
+    """(resamples, n + 1) int16, read-only: how many of each resample's n indices are below
+    0, 1, ..., n, the indices drawn as scipy.stats.bootstrap draws them in one batch,
+    default_rng(seed).integers(0, n, (resamples, n)). Kept per size, resamples and seed: every
+    sample of that size reads its categories' counts from the same draws."""
+    drawn = np.random.default_rng(seed).integers(0, n, (resamples, n))
+    rows = np.arange(resamples, dtype=np.int64)[:, None] * n
+    per_index = np.bincount((rows + drawn).ravel(), minlength=resamples * n)
     below = np.zeros((resamples, n + 1), dtype=np.int16)
-    step = max(1, BLOCK_ELEMENTS // n)
-    for start in range(0, resamples, step):
-        stop = min(start + step, resamples)
-        drawn = rng.integers(0, n, (stop - start, n))
-        rows = np.arange(stop - start, dtype=np.int64)[:, None] * n
-        per_index = np.bincount((rows + drawn).ravel(), minlength=(stop - start) * n)
-        np.cumsum(per_index.reshape(stop - start, n), axis=1, out=below[start:stop, 1:])
+    np.cumsum(per_index.reshape(resamples, n), axis=1, out=below[:, 1:])
     below.setflags(write=False)
     return below
 
