@@ -17,9 +17,11 @@ find):
 - german_case: 7,200 sentences (the paper's templates x orders), 2 scoring functions;
 - cola: CoLA's 8,551 + 527 + 516 sentences, 2 scoring functions.
 
-Each job runs in a fresh process; the medians of --repeats runs' wall and CPU seconds are
-printed, with the job process's own peak RSS (VmHWM) beside the job's mem_mb
-(aggregate/plan.py); CPU seconds are the steadier figure on a shared machine. With --before,
+Each job runs in a fresh process, the runs round by round (every other round in reverse). The
+medians of --repeats runs' wall and CPU seconds are printed, with the job process's own peak
+RSS (VmHWM) beside the job's mem_mb (aggregate/plan.py), and for a job with resamples the
+median over rounds of the wall time it adds to the same round's resamples-0 run of the same
+code; CPU seconds count polars' threads. With --before,
 the jobs also run on another checkout's code (PYTHONPATH=DIR/workflow); with --keep, the inputs
 and tables stay under KEEP/FAMILY (out-R-I: run R of the table above, repeat I), so that `cmp`
 shows the two checkouts' tables identical.
@@ -65,24 +67,28 @@ files byte-identical, the four of cola_comparison moved within Monte Carlo error
 | table-cola (9,594 sentences) | 4.2 -> 4.0 | 9.9 -> 5.5 | 463 -> 384 | 2000 |
 
 Then CoLA's samples of at most 128 sentences drawing scipy's own index matrix, shared per
-sample size (uncertainty.indices_below), the quartiles' jackknife as three values and their
-counts, cubes by multiplying (numpy's u ** 3 calls pow()) and the normal distribution from the
-standard library, which spares SPUD's job the import of scipy.special (9742301 -> after,
-medians of 3 runs, wall / CPU seconds; spud_ratio_summary's intervals moved by at most 9e-16,
-cola_thresholds' by 6e-16, cola_sources' small sources' within Monte Carlo error):
+sample size (uncertainty.indices_below), the larger ones' tables drawn as their rows' totals,
+shared by the tables of one sample, and each row's split (uncertainty.split_table_draws); the
+quartiles' jackknife as three values and their counts, each set of equal observations' interval
+computed once (a seed's rows and `all`'s, with one nonce seed), cubes by multiplying (numpy's
+u ** 3 calls pow()) and the normal distribution from the standard library, which spares SPUD's
+job the import of scipy.special (9742301 -> after, 7 rounds; spud_ratio_summary's intervals
+moved by at most 9e-16, cola's within Monte Carlo error):
 
 | table job | resamples 0, before -> after | 10,000, before -> after | wall added |
 |---|---:|---:|---:|
-| table-spud-scores | 3.8 / 4.7 -> 3.9 / 4.8 | 4.9 / 6.6 -> 4.6 / 6.3 | +29 % -> +18 % |
-| table-cola | 4.0 / 4.3 -> 4.2 / 4.5 | 5.4 / 5.7 -> 4.7 / 5.0 | +35 % -> +12 % |
+| table-spud-scores | 3.01 / 3.84 -> 3.15 / 4.00 | 3.96 / 5.47 -> 3.90 / 5.45 | +30 % -> +24 % |
+| table-cola | 3.66 / 3.96 -> 3.25 / 3.55 | 4.95 / 5.27 -> 4.08 / 4.39 | +36 % -> +19 % |
+
+(The resamples-0 runs of both checkouts take the same time, 3.1-3.4 s, alternated six times;
+the 3.66 above is this run's drift.)
 
 BLiMP's and German case's intervals and comparisons cost nothing measurable. What SPUD's and
 CoLA's still add is mostly drawing, near its floor in numpy: SPUD's joint draws of the
 comparisons' medians (0.7 s: about 5,000 units' counts per resample in some ranking's band,
 where an order statistic of some function can fall, and their cumulative sums); CoLA's 159
-multinomials of the sources and splits of more than 128 sentences (0.36 s: three binomials per
-confusion matrix, about 65 ns each, whatever the method of drawing them) and its comparisons
-(0.2 s).
+tables of the sources and splits of more than 128 sentences (0.25 s: two binomials per
+confusion matrix, about 65 ns each) and its comparisons (0.2 s).
 
 Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
 for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial
@@ -272,8 +278,8 @@ def main() -> None:
                         "under KEEP/FAMILY (kept), e.g. to `cmp` two checkouts' tables")
     args = parser.parse_args()
 
-    print("| table job | run | wall s (median) | CPU s (median) | peak RSS MB (max) | mem_mb |\n"
-          "|---|---|---:|---:|---:|---:|")
+    print("| table job | run | wall s (median) | CPU s (median) | peak RSS MB (max) | mem_mb "
+          "| wall added (median of rounds) |\n|---|---|---:|---:|---:|---:|---:|")
     for family in args.families:
         command, inputs = FAMILIES[family]
         with tempfile.TemporaryDirectory() as scratch:
@@ -284,15 +290,27 @@ def main() -> None:
             if args.before is not None:
                 runs += [(f"--resamples {n}, {args.before}", args.before / "workflow", n)
                          for n in (0, args.resamples)]
-            for r, (label, code, n) in enumerate(runs):
-                results = [timed_job([command, *given, "--resamples", str(n), "--out-dir",
-                                      str(Path(tmp) / f"out-{r}-{i}")], code)
-                           for i in range(args.repeats)]
-                wall = statistics.median(r[0] for r in results)
-                cpu = statistics.median(r[1] for r in results)
-                print(f"| {command} | {label} | {wall:.1f} | {cpu:.1f} "
-                      f"| {max(r[2] for r in results):.0f} | {MEM_MB[family]} |", flush=True)
-
+            # round by round, every other round in reverse: a machine whose speed drifts
+            # weighs on every run alike, and each round pairs a job with its resamples-0 run
+            results: list[list] = [[] for _ in runs]
+            for i in range(args.repeats):
+                order = list(enumerate(runs))
+                for r, (_, code, n) in (order if i % 2 == 0 else order[::-1]):
+                    results[r].append(timed_job([command, *given, "--resamples", str(n),
+                                                 "--out-dir", str(Path(tmp) / f"out-{r}-{i}")],
+                                                code))
+            for r, (label, _, n) in enumerate(runs):
+                wall = statistics.median(x[0] for x in results[r])
+                cpu = statistics.median(x[1] for x in results[r])
+                added = ""
+                if n:  # against the resamples-0 run of the same code, round by round
+                    base = results[r - 1]
+                    added = statistics.median(
+                        (x[0] - b[0]) / b[0] for x, b in zip(results[r], base, strict=True))
+                    added = f"{100 * added:+.0f} %"
+                print(f"| {command} | {label} | {wall:.2f} | {cpu:.2f} "
+                      f"| {max(x[2] for x in results[r]):.0f} | {MEM_MB[family]} | {added} |",
+                      flush=True)
 
 if __name__ == "__main__":
     main()

@@ -139,6 +139,21 @@ def test_shared_index_draws_stay_within_their_memory_bound():
     assert indices_below.cache_info().currsize == before + 1
 
 
+def test_tables_of_one_samples_labels_share_their_row_totals():
+    """Beyond the shared index draws, a 2 x 2 table's resamples draw its rows' totals first,
+    kept per (n, row 0's count): two tables of the same labels and other predictions have the
+    same resampled label counts, and each its own split (the multinomial's distribution:
+    test_resampled_counts_are_those_of_resampled_sentences)."""
+    settings = Uncertainty(resamples=5000, seed=9)
+    first = resampled_counts(np.array([120, 80, 30, 170]), settings)
+    second = resampled_counts(np.array([150, 50, 90, 110]), settings)
+    assert np.array_equal(first[:, :2].sum(axis=1), second[:, :2].sum(axis=1))
+    assert not np.array_equal(first[:, 0], second[:, 0])
+    assert set(first.sum(axis=1)) == set(second.sum(axis=1)) == {400}
+    degenerate = resampled_counts(np.array([0, 0, 150, 250]), settings)
+    assert not degenerate[:, :2].any() and set(degenerate.sum(axis=1)) == {400}
+
+
 def test_cola_degenerate_and_switched_off():
     labels, predictions = _held_out(50)
     off = intervals(labels, predictions, 0.3, Uncertainty(resamples=0))

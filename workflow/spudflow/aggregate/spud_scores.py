@@ -157,6 +157,9 @@ def quartile_intervals(frame: pl.DataFrame, threshold: float,
     combines), and their method; on all observations (`kept`) and on those <= threshold."""
     keys = [*SEED_SET, *SCORING_FUNCTION]
     rows = []
+    # the intervals of equal observations, computed once: with one nonce seed, a seed's rows
+    # and `all`'s hold the same ratios
+    computed: dict[bytes, tuple] = {}
     for outliers, part in ((KEPT, frame), (REMOVED, frame.filter(pl.col("ratio") <= threshold))):
         groups = part.partition_by(keys, as_dict=True)
         for key in sorted(groups):
@@ -164,9 +167,12 @@ def quartile_intervals(frame: pl.DataFrame, threshold: float,
             ratios = groups[key].sort("group_id")["ratio"].to_numpy()
             row = {**dict(zip(keys, key, strict=True)), "outliers": outliers}
             if settings.resamples and len(ratios):
-                low, high, method = quantile_bootstrap(
-                    ratios, list(QUARTILES.values()), settings.level, settings.resamples,
-                    settings.seed, one_method=True)
+                observations = np.ascontiguousarray(ratios, dtype=np.float64).tobytes()
+                if observations not in computed:
+                    computed[observations] = quantile_bootstrap(
+                        ratios, list(QUARTILES.values()), settings.level, settings.resamples,
+                        settings.seed, one_method=True)
+                low, high, method = computed[observations]
                 for k, q in enumerate(QUARTILES):
                     row[f"{q}_ci_low"], row[f"{q}_ci_high"] = float(low[k]), float(high[k])
                 row["ratio_interval"] = method[0]
