@@ -361,28 +361,11 @@ def quantile_targets(n: int, quantiles: Sequence[float]) -> np.ndarray:
     return np.unique(np.concatenate([below, above]))
 
 
-def jackknife_quantiles(values: np.ndarray, quantiles: Sequence[float]) -> np.ndarray:
-    """(n, k): sorted_quantiles of the values with value i left out, for each i in order (the
-    rows of jackknife_indices), bit for bit: leaving out the value at sorted position p keeps
-    the order statistics below p and shifts those from p up by one."""
-    values = np.asarray(values, dtype=np.float64)
-    n = len(values)
-    order = np.argsort(values, stable=True)
-    ordered = values[order]
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n)
-    below, above, gamma = quantile_positions(n - 1, quantiles)
-    p = rank[:, None]
-    # column-major, as the blocks of sorted_quantiles that cluster_bootstrap concatenates (the
-    # jackknife's mean sums in memory order): the same bits as that path
-    return np.asfortranarray(lerp(ordered[below + (below >= p)], ordered[above + (above >= p)],
-                                  gamma))
-
-
 def quantile_jackknife(ordered: np.ndarray, quantiles: Sequence[float]
                        ) -> tuple[np.ndarray, np.ndarray]:
-    """jackknife_quantiles of the sorted values `ordered`, as its distinct values and how many
-    left-out values give each, (3, k) both: leaving out a value at or below the lower order
+    """The leave-one-out quantiles (numpy's method linear) of the sorted values `ordered`, as
+    their distinct values and how many left-out values give each, (3, k) both: leaving out a
+    value at or below the lower order
     statistic of the n - 1 left (sorted position p <= below) shifts both up by one, leaving out
     the upper one (p == above > below) only the upper, and any value above neither. The same
     values to the bit, in O(k) after the sort."""
@@ -400,14 +383,14 @@ def quantile_interval(values: np.ndarray, quantiles: Sequence[float], level: flo
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(low, high, method) of the quantiles of `values` from resamples given by the positions
     of their order statistics quantile_targets(n, quantiles) in the sorted values (rows,
-    targets): BCa with the leave-one-out jackknife (jackknife_quantiles), percentile where BCa
+    targets): BCa with the leave-one-out jackknife (quantile_jackknife), percentile where BCa
     is undefined, as interval_of computes them."""
     values = np.asarray(values, dtype=np.float64)
     ordered = np.sort(values)
     theta_b = quantiles_at(ordered, positions, quantile_targets(len(values), quantiles),
                            quantiles)
     jack, counts = quantile_jackknife(ordered, quantiles) if len(values) > 1 else (None, None)
-    return interval_of(sorted_quantiles(values, quantiles), theta_b, jack, level, one_method,
+    return interval_of(sorted_quantiles(ordered, quantiles), theta_b, jack, level, one_method,
                        jack_counts=counts)
 
 

@@ -270,7 +270,6 @@ def _counts_interval(counts: tuple[int, ...], statistic, settings: Uncertainty
     """counts_bootstrap_interval of COUNTS: a function of the counts, the statistic and the
     settings alone (its draws are seeded by settings.seed), so rows with equal counts (CoLA's
     small sources) share one computation."""
-
     counts = np.asarray(counts, dtype=np.int64)
     n = int(counts.sum())
 
