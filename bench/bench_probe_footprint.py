@@ -119,20 +119,19 @@ def hidden_width(source: str) -> int:
     return FAMILIES[KNOWN_IDS[source]].hidden
 
 
-def projected(config: dict, rate: float, capped: bool = False) -> dict[str, float]:
+def projected(config: dict, rate: float, every_sentence: bool = False) -> dict[str, float]:
     """Bytes per treebank of every planned feature job's files: words x eval sets x (layers of
-    each baseline) x width x rate. `capped`: what if a training or selection split's features
-    held only as many sentences as the probes read of it (probe.max_train_sentences,
-    max_dev_sentences; the plan extracts every sentence)."""
-    probe = config["probe"]
+    each baseline) x width x rate. A training or selection split the probes cap
+    (probe.max_train_sentences, max_dev_sentences) holds as many sentences as they read of it
+    (ProbePlan.probe_feature_cap); `every_sentence`: as its feature job extracted before it was
+    capped, every sentence."""
     plan = ProbePlan(config, REPO / "workflow")
     per_treebank: dict[str, float] = {}
     seen = set()
     for treebank, task in plan.probe_tasks().items():
         for model in task.models:
             width = hidden_width(plan.probe_model_config(model)["source"])
-            roles = {"train": task.train, "dev": task.dev, "test": task.test}
-            for role, found in ((r, f) for r, f in roles.items() if f is not None):
+            for found in (f for f in (task.train, task.dev, task.test) if f is not None):
                 key = (model, found.treebank, found.dir_name)
                 if key in seen:
                     continue
@@ -140,7 +139,7 @@ def projected(config: dict, rate: float, capped: bool = False) -> dict[str, floa
                 eval_sets = len(plan.probe_split_eval_sets(found.treebank, found.dir_name))
                 layers = sum(len(plan.probe_feature_layers(treebank, model, b).split(","))
                              for b in plan.probe_baselines(model))
-                cap = probe.get(f"max_{role}_sentences") if capped else None
+                cap = None if every_sentence else plan.probe_feature_cap(*key[1:])
                 words = split_words(config, found.treebank, found.split, found.part, cap)
                 per_treebank[treebank] = per_treebank.get(treebank, 0.0) + (
                     words * eval_sets * layers * width * rate)
@@ -176,8 +175,8 @@ def main() -> None:
         changed = copy.deepcopy(config)
         changed["probe"]["layer_sweep"] = value
         rows[label] = projected(changed, rate)
-    rows[f"layer_sweep: {sweep}, train/dev features of the capped sentences only (what if)"] = \
-        projected(config, rate, capped=True)
+    rows[f"layer_sweep: {sweep}, every sentence of the capped splits extracted (before)"] = \
+        projected(config, rate, every_sentence=True)
     treebanks = list(config["probe"]["tasks"])
     print("| setting | " + " | ".join(treebanks) + " | total |")
     print("|---" * (len(treebanks) + 2) + "|")

@@ -12,6 +12,7 @@ import json
 import math
 from pathlib import Path
 
+import polars as pl
 import pytest
 from workflow_helpers import (
     copy_workflow,
@@ -148,6 +149,21 @@ def test_a_probe_feature_job_asks_for_memory_by_its_encoder_and_treebanks(tmp_pa
     assert planned.resources[features_job]["mem_mb"] == \
         math.ceil(1000 + 2 * 3000 + 1.25 * 30 * 78_000 * (170 + 2 * 4096 * 2) / 1e6)
     assert weights < 1_000_000  # the real tiny encoder would have asked for the floor
+
+    # A training split the probe caps at 2 sentences: the job reads and tokenizes every
+    # sentence, but holds the features of the sample only (2 x 1.25 of its 4 sentences' words)
+    update_config(workdir, lambda config: config["probe"].update(max_train_sentences=2))
+    planned = plan(workdir, forceall=True)
+    (train_job,) = [j for j in planned.jobs if j[0] == "probe_features"
+                    and "--max-sentences 2 " in planned.shell[j]]
+    (tokens,) = [p for p in planned.inputs[train_job] if p.endswith("tokens.parquet")]
+    sentences = pl.read_parquet(workdir / Path(tokens).with_name("sentences.parquet")).height
+    assert sentences == 4
+    _grow(workdir / tokens, 10)
+    planned = plan(workdir, forceall=True)
+    rows = 10 * 78_000
+    assert planned.resources[train_job]["mem_mb"] == math.ceil(1000 + 2 * 3000 + 1.25 * (
+        rows * 170 + rows * (1.25 * 2 / 4) * 2 * 4096 * 2) / 1e6)
 
 
 @pytest.mark.slow

@@ -128,6 +128,15 @@ def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path)
                              in cmd and "--max-sentences-seed 42" in cmd for cmd in hdt_probe)
     # and its uniformly drawn batches with the mean of the selection batches' losses
     assert all("--batches reference" in cmd for cmd in hdt_probe)
+    # the feature jobs of the capped training and selection splits extract the probes' sample
+    # only; those of the test splits, every sentence of every version
+    extracted = {dict(w)["split"]: cmd for (rule, w), cmd in planned.shell.items()
+                 if rule == "probe_features" and dict(w)["treebank"] == "de_hdt"
+                 and dict(w)["probe_model"] == "mbert"}
+    assert sorted(extracted) == ["dev", "test", "train"]
+    for split in ("train", "dev"):
+        assert "--max-sentences 20000 --max-sentences-seed 42 --min-words 4" in extracted[split]
+    assert "--max-sentences" not in extracted["test"]
 
 
 def _feature_layers(shell: str) -> dict[str, str]:

@@ -43,6 +43,17 @@ def test_the_projection_counts_the_planned_layers_of_each_treebank():
     per_word = (18 * 768 + 25 * 2048 + 2 * 2 * 768) * rate
     assert swept["en_ewt"] == pytest.approx(
         (words["train"] + words["dev"] + 11 * words["test"]) * per_word)
+    # HDT's training features hold the 20,000 sentences its probes read (an eighth of the split,
+    # probe.max_train_sentences); every sentence, as before the caps, is 1.55 times the bytes
+    cap = config["probe"]["max_train_sentences"]
+    words = {s: bench.split_words(config, "de_hdt", s, None, cap) for s in ("train", "dev")}
+    words["test"] = bench.split_words(config, "de_hdt", "test", None)
+    per_word = (7 * 768 + 2048) * rate
+    assert unswept["de_hdt"] == pytest.approx(
+        (words["train"] + words["dev"] + 11 * words["test"]) * per_word)
+    every = bench.projected(config, rate, every_sentence=True)
+    assert every["de_hdt"] / unswept["de_hdt"] == pytest.approx(1.55, abs=0.01)
+    assert bench.split_words(config, "de_hdt", "train", None) > 7 * words["train"]
 
 
 def test_a_feature_file_takes_two_bytes_per_word_layer_and_unit():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+import torch
 from probe_support import LAYERS, ewt_sentences, feature_file, save_tiny_encoder
 
 from spudflow.cli import main
@@ -251,3 +252,81 @@ def test_a_sentence_too_long_in_one_version_leaves_every_eval_set(probe_data, tm
         text = (out / "predictions" / f"{name}.conllu").read_text(encoding="utf-8")
         ids.append([line for line in text.splitlines() if line.startswith("# sent_id")])
     assert ids[0] == ids[1] and len(ids[0]) == len(lengths["test"]) - len(too_long)
+
+
+@pytest.mark.slow
+def test_a_capped_split_extracts_the_probes_sample_and_trains_as_the_whole_split(probe_data,
+                                                                                 tmp_path,
+                                                                                 capsys):
+    """`probe features --max-sentences` writes only the sentences `probe train
+    --max-train-sentences` would draw from the whole split's file (after the too-long and the
+    short ones), counts what it left out, and the probe trained on it writes the same files."""
+    from spudflow.probe.data import capped, load_set
+
+    root, model = probe_data
+    cap = ["--max-sentences", "30", "--max-sentences-seed", "7", "--min-words", "4"]
+    limit = ["--max-length", "40"]  # some sentences of the slice are longer
+    whole, sample = tmp_path / "whole.safetensors", tmp_path / "sample.safetensors"
+    assert features(root, model, "train", whole, *limit) == 0
+    assert features(root, model, "train", sample, *limit, *cap, "--block-size", "8") == 0
+
+    everything = load_set("train", whole, root / "train", 1, LAYERS, 4)
+    drawn = capped(everything, 30, 7)
+    assert everything.n_too_long > 0 and everything.n_short > 0 and len(everything) > 30
+    kept = read_features(sample)
+    assert kept.sent_index.tolist() == drawn.words.sent_index.tolist()
+    assert kept.too_long == read_features(whole).too_long
+    assert kept.info["n_short"] == str(everything.n_short)
+    # a sentence's vectors do not depend on the sentences batched with it
+    loaded = load_set("train", sample, root / "train", 1, LAYERS, 4)
+    assert torch.equal(loaded.dist, drawn.dist) and torch.equal(loaded.label, drawn.label)
+    assert (loaded.n_too_long, loaded.n_short) == (drawn.n_too_long, drawn.n_short)
+
+    # sharded, it is the same file
+    shards = [tmp_path / f"s{i}.safetensors" for i in (1, 2)]
+    for i, shard in enumerate(shards, 1):
+        assert features(root, model, "train", shard, *limit, *cap, "--block-size", "8",
+                        "--shard", f"{i}/2") == 0
+    assert main(["probe", "gather", *map(str, shards), "--out",
+                 str(tmp_path / "gathered.safetensors")]) == 0
+    assert (tmp_path / "gathered.safetensors").read_bytes() == sample.read_bytes()
+
+    assert features(root, model, "test", tmp_path / "test.safetensors") == 0
+    runs = {}
+    for name, path in (("whole", whole), ("sample", sample)):
+        runs[name] = tmp_path / f"run_{name}"
+        assert main(["probe", "train", "--train", str(path), str(root / "train"),
+                     "--eval", "orig", str(tmp_path / "test.safetensors"), str(root / "test"),
+                     "--dist-layer", "1", "--label-layer", str(LAYERS), "--treebank", "ewt",
+                     "--model", "tiny", "--max-epochs", "2", "--max-train-sentences", "30",
+                     "--max-sentences-seed", "7", "--out", str(runs[name])]) == 0
+    for name in ("metrics.parquet", "history.parquet", "probe.safetensors",
+                 "predictions/orig.conllu"):
+        assert ((runs["sample"] / "seed1" / name).read_bytes()
+                == (runs["whole"] / "seed1" / name).read_bytes()), name
+    row = pl.read_parquet(runs["sample"] / "seed1" / "metrics.parquet").row(0, named=True)
+    # 30 sentences, a tenth held out for selection (no --dev)
+    assert (row["n_train_sentences"], row["n_dev_sentences"]) == (27, 3)
+    assert (row["n_train_short"], row["n_too_long"]) == (everything.n_short, 0)
+
+    # a sample drawn under other settings is not the probe's: bad input, nothing written
+    for other in (["--max-train-sentences", "31", "--max-sentences-seed", "7"],
+                  ["--max-train-sentences", "30", "--max-sentences-seed", "8"], []):
+        assert main(["probe", "train", "--train", str(sample), str(root / "train"),
+                     "--eval", "orig", str(tmp_path / "test.safetensors"), str(root / "test"),
+                     "--dist-layer", "1", "--label-layer", "1", "--treebank", "ewt",
+                     "--model", "tiny", *other, "--out", str(tmp_path / "bad")]) \
+            == EXIT_BAD_INPUT
+        assert f"{sample}: holds a sample of at most 30 sentences (seed 7)" in \
+            capsys.readouterr().err
+        assert not (tmp_path / "bad").exists()
+    # nor is a capped file an eval set, or a cap of a test split's eval sets
+    assert main(["probe", "train", "--train", str(whole), str(root / "train"), "--eval", "orig",
+                 str(sample), str(root / "train"), "--dist-layer", "1", "--label-layer", "1",
+                 "--treebank", "ewt", "--model", "tiny", "--out", str(tmp_path / "bad")]) \
+        == EXIT_BAD_INPUT
+    assert "holds a sample of its split" in capsys.readouterr().err
+    assert main(["probe", "features", str(root / "test"), str(root / "spud1"), "--eval-sets",
+                 "orig", "spud/seed1", "--model", str(model), "--baselines", "lm=1", *cap,
+                 "--out", str(tmp_path / "f")]) == EXIT_BAD_INPUT
+    assert "--max-sentences: caps a training or selection split" in capsys.readouterr().err

@@ -3,6 +3,8 @@ the SPUD paper's probe tables): early stopping and its ties."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -123,24 +125,28 @@ def test_the_quirk_touches_no_other_label(monkeypatch):
     assert plain["relacc"] == 1.0
 
 
+# the file a set was loaded from: only messages name it
+FEATURES = Path("tiny.safetensors")
+
+
 def test_a_cap_keeps_a_seeded_sample_and_the_filter_counts(caplog):
     from spudflow.probe.seed_runs import cap
 
     data = tiny_set(n_sentences=12)
     data.n_short, data.n_too_long = 3, 1
     with caplog.at_level("INFO", logger="spudflow.probe"):
-        kept = cap(data, 5, 42)
+        kept = cap(data, 5, 42, FEATURES)
     assert "tiny: 5 of 12 sentences kept (at most 5, seed 42)" in caplog.text
     assert len(kept) == 5 and (kept.n_short, kept.n_too_long) == (3, 1)
     picks = kept.words.sent_index.tolist()
     assert picks == sorted(picks) and len(set(picks)) == 5
-    assert cap(data, 5, 42).words.sent_index.tolist() == picks
-    assert any(cap(data, 5, s).words.sent_index.tolist() != picks for s in range(5))
+    assert cap(data, 5, 42, FEATURES).words.sent_index.tolist() == picks
+    assert any(cap(data, 5, s, FEATURES).words.sent_index.tolist() != picks for s in range(5))
     # each kept sentence keeps its own features
     first = picks[0]
     assert torch.equal(kept.dist[:kept.lengths[0]],
                        data.dist[data.offsets[first]:data.offsets[first + 1]])
-    assert cap(data, None, 42) is data and cap(data, 12, 42) is data
+    assert cap(data, None, 42, FEATURES) is data and cap(data, 12, 42, FEATURES) is data
 
 
 def _reference_tokenizer(tokenizer):

@@ -93,6 +93,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--sample", type=int, default=None, metavar="N",
                    help="a seeded sample of N sentences (default: all)")
     p.add_argument("--sample-seed", type=seed, default=0)
+    p.add_argument("--max-sentences", type=positive, default=None, metavar="N",
+                   help="only the sentences `probe train --max-train-sentences N` (or "
+                   "--max-dev-sentences N) trains or selects on: a seeded sample of at most N "
+                   "of those with --min-words words or more that fit the model, drawn as the "
+                   "probe draws it (one DIR; default: every sentence)")
+    p.add_argument("--max-sentences-seed", type=seed, default=0,
+                   help="seed of the --max-sentences sample (the probe's --max-sentences-seed)")
+    p.add_argument("--min-words", type=int, default=4,
+                   help="with --max-sentences: the probe's --min-words (default 4)")
     p.add_argument("--shard", type=_shard, default=WHOLE,
                    help="I/N: shard I (1-based) of N, a contiguous range of whole blocks")
     p.add_argument("--block-size", type=int, default=256,
@@ -200,13 +209,18 @@ def feature_job(args: argparse.Namespace) -> FeatureJob:
     baselines = [name for name, _ in args.baselines]
     if len(set(baselines)) != len(baselines):
         raise InputError("--baselines", None, "names a baseline twice")
+    if args.max_sentences is not None and len(args.dirs) > 1:
+        raise InputError("--max-sentences", None, "caps a training or selection split: one "
+                         "DIR, not a test split's eval sets")
     return FeatureJob(
         dirs=tuple(args.dirs), eval_sets=eval_sets,
         baselines=tuple((name, tuple(layers)) for name, layers in args.baselines),
         model=args.model, revision=args.revision, init_seed=args.init_seed,
         sentences=args.sentences, sample=args.sample, sample_seed=args.sample_seed,
-        shard=args.shard, block_size=args.block_size, batch_tokens=args.batch_tokens,
-        max_length=args.max_length, device=args.device, threads=args.threads, out=args.out,
+        max_sentences=args.max_sentences, max_sentences_seed=args.max_sentences_seed,
+        min_words=args.min_words, shard=args.shard, block_size=args.block_size,
+        batch_tokens=args.batch_tokens, max_length=args.max_length, device=args.device,
+        threads=args.threads, out=args.out,
         placement=device_map.placement_from_options(args.device_map, args.max_memory,
                                                     args.offload_folder))
 

@@ -15,7 +15,7 @@ import torch
 from spudflow.core.batching import pad_rows
 from spudflow.core.errors import InputError
 from spudflow.core.sampling import sample_indices
-from spudflow.probe.feature_file import read_features
+from spudflow.probe.feature_file import FileCap, cap_of, read_features
 from spudflow.probe.labels import label_of
 from spudflow.probe.loss import IGNORE
 from spudflow.probe.words import SentenceWords, read_words
@@ -58,6 +58,8 @@ class ProbeSet:
     # per sentence, computed once: gold distances, gold label indices
     trees: dict[int, np.ndarray] = field(default_factory=dict)
     gold_labels: dict[int, np.ndarray] = field(default_factory=dict)
+    # the file's sentences are the probe's sample already (probe features --max-sentences)
+    cap: FileCap | None = None
 
     def tree(self, i: int) -> np.ndarray:
         if i not in self.trees:
@@ -82,6 +84,10 @@ def load_set(name: str, features_path: Path, treebank_dir: Path, dist_layer: int
     the same sentences) are dropped (and counted)."""
     features = read_features(features_path, sorted({dist_layer, label_layer}))
     too_long = too_long | set(features.too_long)
+    file_cap = cap_of(features)
+    if file_cap is not None and file_cap.min_words != min_words:
+        raise InputError(features_path, None, f"holds a sample of the sentences with "
+                         f"{file_cap.min_words} words or more, not {min_words} (--min-words)")
     words = read_words(treebank_dir, need_trees=True)
     position = {int(s): i for i, s in enumerate(words.sent_index)}
     kept, rows = [], []
@@ -112,9 +118,11 @@ def load_set(name: str, features_path: Path, treebank_dir: Path, dist_layer: int
     lengths = np.array([len(words.forms[i]) for i in kept], dtype=np.int64)
     dist = flat(dist_layer)
     label = dist if label_layer == dist_layer else flat(label_layer)
+    if file_cap is not None:  # the short ones were counted, not written
+        n_short += file_cap.n_short
     return ProbeSet(name, words.subset(kept), dist, label,
                     np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), lengths,
-                    len(too_long), n_short)
+                    len(too_long), n_short, cap=file_cap)
 
 
 def split_off(data: ProbeSet, fraction: float, seed: int) -> tuple[ProbeSet, ProbeSet]:
@@ -126,8 +134,9 @@ def split_off(data: ProbeSet, fraction: float, seed: int) -> tuple[ProbeSet, Pro
 
 def capped(data: ProbeSet, n: int | None, seed: int) -> ProbeSet:
     """At most n sentences of the set: a seeded sample in set order (core/sampling.py), the
-    counts of sentences filtered out kept; n None keeps all."""
-    if n is None or n >= len(data):
+    counts of sentences filtered out kept; n None keeps all. A set whose file holds the sample
+    already (`probe features --max-sentences`, its n and seed checked by the caller) is kept."""
+    if data.cap is not None or n is None or n >= len(data):
         return data
     kept = subset(data, sample_indices(len(data), n, seed))
     kept.n_too_long, kept.n_short = data.n_too_long, data.n_short

@@ -4,7 +4,10 @@ A safetensors file (docs/probe.md) holding
 - `layer{L}`: float16 (n_words, hidden) for every extracted layer L,
 - `sent_index`: int64 (n_sentences,) the treebank sentences it covers, in order,
 - `word_offsets`: int64 (n_sentences + 1,) sentence i's words are rows offsets[i]:offsets[i+1],
-and string metadata (model, baseline, layers, sentences left out as too long).
+and string metadata (model, baseline, layers, sentences left out as too long). The file of a
+training or selection split the probe caps (`probe features --max-sentences`) holds only the
+probe's sample and says so: CAP_KEYS, the cap, its seed, the minimum words and how many
+sentences were left out as shorter (those too long are in `too_long`, as in any file).
 
 One feature job writes the files of every baseline and eval set of a split (the original and
 its nonce versions) into one directory: `{baseline}/{eval set}.safetensors`
@@ -26,6 +29,7 @@ from spudflow.core.errors import InputError
 from spudflow.core.input_files import require_file
 
 FORMAT = "spudflow-probe-features/1"
+CAP_KEYS = ("max_sentences", "max_sentences_seed", "min_words", "n_short")
 METADATA_KEY = "spudflow"
 SUFFIX = ".safetensors"
 
@@ -121,6 +125,23 @@ def read_features(path: str | Path, layers: list[int] | None = None) -> Features
     return Features(arrays, sent_index, word_offsets, json.loads(metadata["too_long"]), info)
 
 
+@dataclass(frozen=True)
+class FileCap:
+    """A capped file's sample: at most `max_sentences` of its split's sentences with at least
+    `min_words` words, drawn with `seed`; `n_short` shorter ones were left out and counted."""
+    max_sentences: int
+    seed: int
+    min_words: int
+    n_short: int
+
+
+def cap_of(features: Features) -> FileCap | None:
+    """The cap a feature file's sentences were drawn under; None: every sentence."""
+    if CAP_KEYS[0] not in features.info:
+        return None
+    return FileCap(*(int(features.info[key]) for key in CAP_KEYS))
+
+
 def concatenate(parts: list[Features]) -> Features:
     """Shards in order -> one Features (the unsharded file's content)."""
     layers = sorted(parts[0].layers)
@@ -133,4 +154,5 @@ def concatenate(parts: list[Features]) -> Features:
     return Features(
         {layer: np.concatenate([p.layers[layer] for p in parts]) for layer in layers},
         np.concatenate([p.sent_index for p in parts]), np.concatenate(offsets),
-        sorted(i for p in parts for i in p.too_long), info)
+        # a capped split's shards each name all its too-long sentences (drawn before the cut)
+        sorted({i for p in parts for i in p.too_long}), info)

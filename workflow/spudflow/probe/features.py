@@ -168,6 +168,20 @@ def _check_float16_range(block_means: np.ndarray, model: str, layers: list[int])
                              f"beyond float16's {FLOAT16_MAX:.0f}: the feature file cannot hold it")
 
 
+def encoded_sentences(encoder: Encoder, words: SentenceWords, positions
+                      ) -> list[tuple[list[int], list[int]]]:
+    """encode_sentences of the sentences at `positions`; a token that cannot be placed is bad
+    input naming its sentence."""
+    try:
+        with paused_gc():
+            return encode_sentences(encoder.tokenizer, [words.forms[i] for i in positions])
+    except UnalignedToken as error:  # a slow tokenizer's token its sentence cannot place
+        sentence = positions[error.text_index]
+        raise InputError(encoder.model.name_or_path, None,
+                         f"sentence {words.sent_index[sentence]} (line "
+                         f"{words.lines[sentence]}): {error}") from None
+
+
 @torch.inference_mode()
 def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: list[int],
             block_size: int, batch_tokens: int, max_batch: int = 256,
@@ -180,16 +194,7 @@ def extract(encoder: Encoder, words: SentenceWords, positions: range, layers: li
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
     # on the GPU feed, the padding mask as SDPA's square one where the model takes it
     causal = square_mask_direction(model) if gpu else None
-    try:
-        with paused_gc():
-            encoded = dict(zip(positions, encode_sentences(tokenizer, [words.forms[i]
-                                                                       for i in positions]),
-                               strict=True))
-    except UnalignedToken as error:  # a slow tokenizer's token its sentence cannot place
-        sentence = positions[error.text_index]
-        raise InputError(model.name_or_path, None,
-                         f"sentence {words.sent_index[sentence]} (line "
-                         f"{words.lines[sentence]}): {error}") from None
+    encoded = dict(zip(positions, encoded_sentences(encoder, words, positions), strict=True))
     for i in positions:  # a word no token stands for would get a made-up vector
         missing = set(range(len(words.forms[i]))) - set(encoded[i][1])
         if missing:

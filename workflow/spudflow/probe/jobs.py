@@ -23,6 +23,9 @@ class FeatureJob:
     sentences: Path | None            # a training share's folder: only its sentences
     sample: int | None                # sentences sampled; None: all
     sample_seed: int
+    max_sentences: int | None         # the probe's cap of this split (then min_words): its
+    max_sentences_seed: int           # sample only is extracted; None: every sentence
+    min_words: int
     shard: Shard
     block_size: int
     batch_tokens: int

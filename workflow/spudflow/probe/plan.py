@@ -155,9 +155,26 @@ class ProbePlan(Plan):
         )
         fraction = 1 / self.probe_shards() if has_name(wildcards, "shard") else 1
         rows = input_mb(input.tokens) * TOKEN_ROWS_PER_MB * fraction
-        held_mb = rows * (170 + 2 * width * layers) / 1e6
+        extracted = rows * self._extracted_share(wildcards, input)
+        held_mb = (rows * 170 + extracted * 2 * width * layers) / 1e6
         held_mb += device_map.host_budget_mb(spec)  # a split encoder's layers on the CPU
         return memory_mb(held_mb, PROBE_FEATURES_FLOOR_MB, base_mb=BASE_MB + 2 * weights_mb)
+
+    def _extracted_share(self, wildcards, input):
+        """The share of a split's words whose features a capped job holds (the whole split is
+        read and tokenized): the cap over the split's sentences, with a quarter to spare (the
+        sample leaves the short sentences out, and its words vary); 1 uncapped, or while the
+        split's sentences.parquet cannot be read yet."""
+        most = self.probe_feature_cap(wildcards.treebank, wildcards.split)
+        if most is None:
+            return 1.0
+        import pyarrow.parquet as pq
+
+        try:
+            sentences = pq.read_metadata(Path(input.tokens[0]).parent / "sentences.parquet")
+        except (OSError, ValueError):
+            return 1.0
+        return min(1.0, 1.25 * most / max(sentences.num_rows, 1))
 
     def probe_features_gpus(self, wildcards):
         """`gpu` of a probe_features job: one, or with a `device_map` the GPUs the encoder's
@@ -186,10 +203,35 @@ class ProbePlan(Plan):
         ]
         args += ["--eval-sets", *self.probe_split_eval_sets(treebank, wildcards.split)]
         args += ["--device", spec["device"], "--init-seed", spec["init_seed"]]
+        args += self.probe_feature_cap_args(treebank, wildcards.split)
         args = quoted(args + cli_options(spec, ("max_length", "revision")))
         return " ".join(
             filter(None, [args, sample_args(self.config["probe"]["sample"], "--sample-seed")])
         )
+
+    def probe_feature_cap_args(self, treebank, split_dir):
+        """probe_feature_cap as `probe features` options: the job extracts only the sentences
+        the probes read (an eighth of German HDT's training split in the SPUD preset)."""
+        most = self.probe_feature_cap(treebank, split_dir)
+        if most is None:
+            return []
+        probe = self.config["probe"]
+        return ["--max-sentences", most, "--max-sentences-seed", probe["max_sentences_seed"],
+                "--min-words", probe["min_words"]]
+
+    def probe_feature_cap(self, treebank, split_dir):
+        """The probe's cap of a split that every task using it trains on (max_train_sentences)
+        or selects on (max_dev_sentences); None for a split tested on, used in two roles, or
+        not capped."""
+        roles = set()
+        for task in self.probe_tasks().values():
+            for role in ("train", "dev", "test"):
+                found = getattr(task, role)
+                if found is not None and (found.treebank, found.dir_name) == (treebank, split_dir):
+                    roles.add(role)
+        if len(roles) != 1 or roles == {"test"}:
+            return None
+        return self.config["probe"][f"max_{roles.pop()}_sentences"]
 
     def probe_shards(self):
         return self.config["probe"]["feature_shards"] if self.probe_enabled() else 1

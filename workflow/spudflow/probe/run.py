@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from spudflow.core.artifacts import LM_BASELINE
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
-from spudflow.probe.feature_file import eval_set_file, write_features
+from spudflow.probe.feature_file import CAP_KEYS, eval_set_file, write_features
 
 if TYPE_CHECKING:
     from spudflow.probe.jobs import FeatureJob
@@ -119,12 +122,19 @@ def _extract(job: FeatureJob, encoder, baseline: str, layers: list[int], directo
     from spudflow.core.shards import shard_range
     from spudflow.probe.features import extract, leading_space
 
+    capped = None
+    if job.max_sentences is not None:
+        capped = probe_sample(job, encoder, words)
+        words = capped.words
     positions = range(*shard_range(len(words), job.shard, job.block_size))
     features = extract(encoder, words, positions, layers, job.block_size, job.batch_tokens)
     features.info = {"model": job.model, "baseline": baseline,
                      "init_seed": str(job.init_seed) if baseline in ("MR", "MRC") else "",
                      "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
                      "block_size": str(job.block_size)}
+    if capped is not None:  # absent otherwise: the files of an uncapped split stay as they were
+        features.too_long = capped.too_long
+        features.info.update(capped.info(job))
     if job.revision is not None:  # absent when none: the files of a config without one stay
         features.info["revision"] = job.revision
     if leading_space(encoder.tokenizer):  # absent otherwise: those files stay as they were
@@ -135,6 +145,37 @@ def _extract(job: FeatureJob, encoder, baseline: str, layers: list[int], directo
         log.warning("%s: %d sentence(s) longer than %d tokens left out", directory,
                     len(features.too_long), encoder.max_length)
     return features
+
+
+@dataclass
+class ProbeSample:
+    """The sentences of a capped split the probe reads, and what it leaves out and counts."""
+    words: object          # SentenceWords of the sample, in treebank order
+    too_long: list[int]    # sent_index values too long for the model
+    n_short: int           # sentences under --min-words (and not too long)
+
+    def info(self, job: FeatureJob) -> dict[str, str]:
+        return {CAP_KEYS[0]: str(job.max_sentences), CAP_KEYS[1]: str(job.max_sentences_seed),
+                CAP_KEYS[2]: str(job.min_words), CAP_KEYS[3]: str(self.n_short)}
+
+
+def probe_sample(job: FeatureJob, encoder, words) -> ProbeSample:
+    """The sentences `probe train` keeps of this split and then samples (probe/data.py
+    load_set, then capped): too long for the model first, then short, then a seeded sample of
+    the rest in treebank order. Drawn over the same sentences in the same order, it is the
+    probe's own sample, so the file holds exactly the sentences it reads."""
+    from spudflow.core.sampling import sample_indices
+    from spudflow.probe.features import encoded_sentences
+
+    lengths = [len(ids) for ids, _ in encoded_sentences(encoder, words, range(len(words)))]
+    too_long = [i for i, n in enumerate(lengths) if n > encoder.max_length]
+    left = set(too_long)
+    short = [i for i in range(len(words)) if i not in left and len(words.forms[i]) < job.min_words]
+    left.update(short)
+    eligible = np.array([i for i in range(len(words)) if i not in left], dtype=np.int64)
+    picks = eligible[sample_indices(len(eligible), job.max_sentences, job.max_sentences_seed)]
+    return ProbeSample(words.subset(picks), [int(words.sent_index[i]) for i in too_long],
+                       len(short))
 
 
 def gather_command(shards: list[Path], out: Path) -> int:

@@ -40,12 +40,17 @@ class ProbeData:
     training: dict
 
 
-def cap(data: ProbeSet, n: int | None, seed: int) -> ProbeSet:
+def cap(data: ProbeSet, n: int | None, seed: int, features: Path) -> ProbeSet:
     """The set, or a seeded sample of n of its sentences (after the short and too-long ones are
     left out): the DepProbe reference's data/split.py keeps at most 20,000 sentences of a
-    training or dev split, even with --keep_all."""
+    training or dev split, even with --keep_all. Features of the sample alone (`probe features
+    --max-sentences`) must be of this very sample."""
     from spudflow.probe.data import capped
 
+    if data.cap is not None and (data.cap.max_sentences, data.cap.seed) != (n, seed):
+        wanted = "reads every sentence" if n is None else f"caps this split at {n} (seed {seed})"
+        raise InputError(features, None, f"holds a sample of at most {data.cap.max_sentences} "
+                         f"sentences (seed {data.cap.seed}), but the probe {wanted}")
     kept = capped(data, n, seed)
     if n is not None:
         log.info("%s: %d of %d sentences kept (at most %d, seed %d)", data.name, len(kept),
@@ -60,8 +65,19 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def _training_sentences(training: ProbeSet, treebank: Path, min_words: int) -> set[tuple]:
+    """The training split's sentences as loaded; of a file that holds the probe's sample only,
+    every sentence of its treebank with min_words words or more (the too-long ones too)."""
+    if training.cap is None:
+        return {tuple(forms) for forms in training.words.forms}
+    from spudflow.probe.words import read_words
+
+    return {tuple(forms) for forms in read_words(treebank, need_trees=False).forms
+            if len(forms) >= min_words}
+
+
 def _refuse_training_data(name: str, features: Path, treebank: Path, evaluated,
-                          train_features: Path, training) -> None:
+                          train_features: Path, trained: set[tuple]) -> None:
     """Bad input where an eval set is the training set (the same feature file, or sentences
     every one of which the training split holds): its scores would measure memory, not
     generalisation. Sentences are compared as loaded (a split's training share and its held-out
@@ -69,7 +85,6 @@ def _refuse_training_data(name: str, features: Path, treebank: Path, evaluated,
     if _same_file(features, train_features):
         raise InputError(features, None, f"eval set {name!r} is the training set (--train): a "
                          "probe is tested on sentences it did not train on")
-    trained = {tuple(forms) for forms in training.words.forms}
     tested = {tuple(forms) for forms in evaluated.words.forms}
     if tested and tested <= trained:
         raise InputError(treebank, None, f"eval set {name!r}: every sentence of it is a "
@@ -95,7 +110,8 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
     too_long = frozenset(i for _, features, _ in given.evals for i in too_long_of(features))
 
     train_split = load("train", *given.train)
-    train = cap(train_split, given.max_train_sentences, given.max_sentences_seed)
+    train = cap(train_split, given.max_train_sentences, given.max_sentences_seed,
+                given.train[0])
     n_train_short = train.n_short
     if given.dev:
         dev = load("dev", *given.dev)
@@ -103,14 +119,20 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
         if len(train) == 0:
             raise InputError(given.train[1], None, "no sentences to train or select on")
         train, dev = split_off(train, given.holdout, given.holdout_seed)
-    dev = cap(dev, given.max_dev_sentences, given.max_sentences_seed)
+    dev = cap(dev, given.max_dev_sentences, given.max_sentences_seed,
+              given.dev[0] if given.dev else given.train[0])
     if len(train) == 0 or len(dev) == 0:
         raise InputError(given.train[1], None, "no sentences to train or select on")
     evals = [(name, load(name, features, treebank, too_long), treebank)
              for name, features, treebank in given.evals]
+    trained = _training_sentences(train_split, Path(given.train[1]), given.min_words)
     for (name, evaluated, treebank), (_, features, _) in zip(evals, given.evals, strict=True):
+        if evaluated.cap is not None:
+            raise InputError(features, None, f"eval set {name!r} holds a sample of its split "
+                             "(probe features --max-sentences): a probe is tested on every "
+                             "sentence")
         _refuse_training_data(name, Path(features), Path(treebank), evaluated,
-                              Path(given.train[0]), train_split)
+                              Path(given.train[0]), trained)
     run = {"treebank": job.treebank, "model": job.model, "baseline": job.baseline,
            "seed": None, "dist_layer": job.dist_layer, "label_layer": job.label_layer,
            "auto_layers": job.auto_layers}
