@@ -151,7 +151,7 @@ def test_a_probe_feature_job_asks_for_memory_by_its_encoder_and_treebanks(tmp_pa
     assert weights < 1_000_000  # the real tiny encoder would have asked for the floor
 
     # A training split the probe caps at 2 sentences: the job reads and tokenizes every
-    # sentence, but holds the features of the sample only (2 x 1.25 of its 4 sentences' words)
+    # sentence, but holds the features of the sample only (2 x 1.5 of its 4 sentences' words)
     update_config(workdir, lambda config: config["probe"].update(max_train_sentences=2))
     planned = plan(workdir, forceall=True)
     (train_job,) = [j for j in planned.jobs if j[0] == "probe_features"
@@ -163,7 +163,7 @@ def test_a_probe_feature_job_asks_for_memory_by_its_encoder_and_treebanks(tmp_pa
     planned = plan(workdir, forceall=True)
     rows = 10 * 78_000
     assert planned.resources[train_job]["mem_mb"] == math.ceil(1000 + 2 * 3000 + 1.25 * (
-        rows * 170 + rows * (1.25 * 2 / 4) * 2 * 4096 * 2) / 1e6)
+        rows * 170 + rows * (1.5 * 2 / 4) * 2 * 4096 * 2) / 1e6)
 
 
 @pytest.mark.slow

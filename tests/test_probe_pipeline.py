@@ -277,7 +277,8 @@ def test_a_capped_split_extracts_the_probes_sample_and_trains_as_the_whole_split
     assert kept.sent_index.tolist() == drawn.words.sent_index.tolist()
     assert kept.too_long == read_features(whole).too_long
     assert kept.info["n_short"] == str(everything.n_short)
-    # a sentence's vectors do not depend on the sentences batched with it
+    # the tiny encoder's vectors do not depend on the sentences batched with them (a wider one's
+    # may, by a float16 step: docs/probe.md)
     loaded = load_set("train", sample, root / "train", 1, LAYERS, 4)
     assert torch.equal(loaded.dist, drawn.dist) and torch.equal(loaded.label, drawn.label)
     assert (loaded.n_too_long, loaded.n_short) == (drawn.n_too_long, drawn.n_short)

@@ -213,6 +213,42 @@ def test_share_features_hold_the_same_sentences_in_orig_and_nonce(two_languages,
     assert len(orig.sent_index) == 7 and set(orig.sent_index.tolist()) <= set(rest)
 
 
+def test_a_capped_training_share_is_tested_on_the_rest_of_its_split(two_languages, tmp_path,
+                                                                      capsys):
+    """German PUD's task trains on a share of its one split and tests on the rest, both read
+    from the split's folder: capped, the training features hold a sample of the share, and the
+    probe still tells the rest from the sentences it was drawn from (the share's, not the
+    split's)."""
+    root, model = two_languages
+    share = root / "de_test@train"
+    drawn = ["--max-sentences", "12", "--max-sentences-seed", "5", "--min-words", "4"]
+    train = _features(root, model, "de_test", tmp_path / "train.safetensors", "--sentences",
+                      share, *drawn)
+    _features(root, model, "de_test", tmp_path / "test.safetensors", "--sentences",
+              root / "de_test@heldout")
+    shared = set(pl.read_parquet(share / "sentences.parquet")["sent_index"].to_list())
+    assert len(train.sent_index) == 12 and set(train.sent_index.tolist()) <= shared
+    assert set(train.eligible.tolist()) <= shared and len(train.eligible) > 12
+    out = tmp_path / "run"
+    assert main(["probe", "train", "--train", str(tmp_path / "train.safetensors"),
+                 str(root / "de_test"), "--eval", "orig", str(tmp_path / "test.safetensors"),
+                 str(root / "de_test"), "--dist-layer", "1", "--label-layer", "1",
+                 "--treebank", "de_pud", "--model", "tiny", "--max-epochs", "1",
+                 "--max-train-sentences", "12", "--max-sentences-seed", "5",
+                 "--out", str(out)]) == 0
+    row = pl.read_parquet(out / "seed1" / "metrics.parquet").row(0, named=True)
+    assert row["n_train_sentences"] + row["n_dev_sentences"] == 12
+    # tested on the training share itself (every sentence of it), it is refused as before
+    _features(root, model, "de_test", tmp_path / "share.safetensors", "--sentences", share)
+    assert main(["probe", "train", "--train", str(tmp_path / "train.safetensors"),
+                 str(root / "de_test"), "--eval", "orig", str(tmp_path / "share.safetensors"),
+                 str(root / "de_test"), "--dist-layer", "1", "--label-layer", "1",
+                 "--treebank", "de_pud", "--model", "tiny", "--max-train-sentences", "12",
+                 "--max-sentences-seed", "5", "--out", str(tmp_path / "bad")]) == EXIT_BAD_INPUT
+    assert "every sentence of it is a sentence of the training set" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+
 def test_a_share_of_another_split_is_bad_input(two_languages, tmp_path, capsys):
     root, model = two_languages
     held = root / "de_test@heldout"

@@ -84,7 +84,7 @@ def load_set(name: str, features_path: Path, treebank_dir: Path, dist_layer: int
     the same sentences) are dropped (and counted)."""
     features = read_features(features_path, sorted({dist_layer, label_layer}))
     too_long = too_long | set(features.too_long)
-    file_cap = cap_of(features)
+    file_cap = cap_of(features, features_path)
     if file_cap is not None and file_cap.min_words != min_words:
         raise InputError(features_path, None, f"holds a sample of the sentences with "
                          f"{file_cap.min_words} words or more, not {min_words} (--min-words)")

@@ -7,7 +7,9 @@ A safetensors file (docs/probe.md) holding
 and string metadata (model, baseline, layers, sentences left out as too long). The file of a
 training or selection split the probe caps (`probe features --max-sentences`) holds only the
 probe's sample and says so: CAP_KEYS, the cap, its seed, the minimum words and how many
-sentences were left out as shorter (those too long are in `too_long`, as in any file).
+sentences were left out as shorter (those too long are in `too_long`, as in any file), and
+- `eligible_index`: int64 the sentences the sample was drawn from (what `probe train` compares
+  its eval sets with: none may be the training set).
 
 One feature job writes the files of every baseline and eval set of a split (the original and
 its nonce versions) into one directory: `{baseline}/{eval set}.safetensors`
@@ -30,6 +32,7 @@ from spudflow.core.input_files import require_file
 
 FORMAT = "spudflow-probe-features/1"
 CAP_KEYS = ("max_sentences", "max_sentences_seed", "min_words", "n_short")
+ELIGIBLE = "eligible_index"
 METADATA_KEY = "spudflow"
 SUFFIX = ".safetensors"
 
@@ -53,6 +56,7 @@ class Features:
     word_offsets: np.ndarray               # int64 (n_sentences + 1,)
     too_long: list[int] = field(default_factory=list)  # sent_index values left out
     info: dict[str, str] = field(default_factory=dict)  # model, baseline, n_layers, ...
+    eligible: np.ndarray | None = None     # a capped file's: what its sample was drawn from
 
     def sentence(self, layer: int, i: int) -> np.ndarray:
         return self.layers[layer][self.word_offsets[i]:self.word_offsets[i + 1]]
@@ -63,6 +67,8 @@ def write_features(path: str | Path, features: Features) -> None:
                for layer, values in sorted(features.layers.items())}
     tensors["sent_index"] = features.sent_index.astype(np.int64)
     tensors["word_offsets"] = features.word_offsets.astype(np.int64)
+    if features.eligible is not None:
+        tensors[ELIGIBLE] = features.eligible.astype(np.int64)
     metadata = {**features.info, "format": FORMAT,
                 "layers": ",".join(map(str, sorted(features.layers))),
                 "too_long": json.dumps(sorted(features.too_long))}
@@ -121,25 +127,33 @@ def read_features(path: str | Path, layers: list[int] | None = None) -> Features
     with safe_open(str(path), framework="numpy") as f:
         arrays = {layer: f.get_tensor(f"layer{layer}") for layer in wanted}
         sent_index, word_offsets = f.get_tensor("sent_index"), f.get_tensor("word_offsets")
+        eligible = f.get_tensor(ELIGIBLE) if ELIGIBLE in f.keys() else None  # noqa: SIM118
     info = {k: v for k, v in metadata.items() if k not in ("format", "layers", "too_long")}
-    return Features(arrays, sent_index, word_offsets, json.loads(metadata["too_long"]), info)
+    return Features(arrays, sent_index, word_offsets, json.loads(metadata["too_long"]), info,
+                    eligible)
 
 
 @dataclass(frozen=True)
 class FileCap:
     """A capped file's sample: at most `max_sentences` of its split's sentences with at least
-    `min_words` words, drawn with `seed`; `n_short` shorter ones were left out and counted."""
+    `min_words` words (`eligible`), drawn with `seed`; `n_short` shorter ones were left out and
+    counted."""
     max_sentences: int
     seed: int
     min_words: int
     n_short: int
+    eligible: np.ndarray = field(compare=False)
 
 
-def cap_of(features: Features) -> FileCap | None:
-    """The cap a feature file's sentences were drawn under; None: every sentence."""
+def cap_of(features: Features, path: str | Path) -> FileCap | None:
+    """The cap the sentences of the feature file at `path` were drawn under; None: every
+    sentence."""
     if CAP_KEYS[0] not in features.info:
         return None
-    return FileCap(*(int(features.info[key]) for key in CAP_KEYS))
+    if features.eligible is None or any(key not in features.info for key in CAP_KEYS):
+        raise InputError(path, None, f"a capped feature file needs {', '.join(CAP_KEYS)} and "
+                         f"{ELIGIBLE}")
+    return FileCap(*(int(features.info[key]) for key in CAP_KEYS), features.eligible)
 
 
 def concatenate(parts: list[Features]) -> Features:
@@ -155,4 +169,4 @@ def concatenate(parts: list[Features]) -> Features:
         {layer: np.concatenate([p.layers[layer] for p in parts]) for layer in layers},
         np.concatenate([p.sent_index for p in parts]), np.concatenate(offsets),
         # a capped split's shards each name all its too-long sentences (drawn before the cut)
-        sorted({i for p in parts for i in p.too_long}), info)
+        sorted({i for p in parts for i in p.too_long}), info, parts[0].eligible)

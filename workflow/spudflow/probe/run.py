@@ -133,7 +133,7 @@ def _extract(job: FeatureJob, encoder, baseline: str, layers: list[int], directo
                      "n_layers": str(encoder.n_layers), "max_length": str(encoder.max_length),
                      "block_size": str(job.block_size)}
     if capped is not None:  # absent otherwise: the files of an uncapped split stay as they were
-        features.too_long = capped.too_long
+        features.too_long, features.eligible = capped.too_long, capped.eligible
         features.info.update(capped.info(job))
     if job.revision is not None:  # absent when none: the files of a config without one stay
         features.info["revision"] = job.revision
@@ -153,6 +153,7 @@ class ProbeSample:
     words: object          # SentenceWords of the sample, in treebank order
     too_long: list[int]    # sent_index values too long for the model
     n_short: int           # sentences under --min-words (and not too long)
+    eligible: np.ndarray   # sent_index values of the rest, the sample's population
 
     def info(self, job: FeatureJob) -> dict[str, str]:
         return {CAP_KEYS[0]: str(job.max_sentences), CAP_KEYS[1]: str(job.max_sentences_seed),
@@ -175,7 +176,7 @@ def probe_sample(job: FeatureJob, encoder, words) -> ProbeSample:
     eligible = np.array([i for i in range(len(words)) if i not in left], dtype=np.int64)
     picks = eligible[sample_indices(len(eligible), job.max_sentences, job.max_sentences_seed)]
     return ProbeSample(words.subset(picks), [int(words.sent_index[i]) for i in too_long],
-                       len(short))
+                       len(short), np.asarray(words.sent_index)[eligible].astype(np.int64))
 
 
 def gather_command(shards: list[Path], out: Path) -> int:

@@ -52,9 +52,10 @@ def cap(data: ProbeSet, n: int | None, seed: int, features: Path) -> ProbeSet:
         raise InputError(features, None, f"holds a sample of at most {data.cap.max_sentences} "
                          f"sentences (seed {data.cap.seed}), but the probe {wanted}")
     kept = capped(data, n, seed)
-    if n is not None:
+    if n is not None:  # of a feature file's sample, the count it was drawn from
+        drawn_from = len(data) if data.cap is None else len(data.cap.eligible)
         log.info("%s: %d of %d sentences kept (at most %d, seed %d)", data.name, len(kept),
-                 len(data), n, seed)
+                 drawn_from, n, seed)
     return kept
 
 
@@ -65,15 +66,17 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _training_sentences(training: ProbeSet, treebank: Path, min_words: int) -> set[tuple]:
-    """The training split's sentences as loaded; of a file that holds the probe's sample only,
-    every sentence of its treebank with min_words words or more (the too-long ones too)."""
+def _training_sentences(training: ProbeSet, treebank: Path) -> set[tuple]:
+    """The training split's sentences as loaded, before any cap: of a file that holds the
+    probe's sample only, those it was drawn from (its `eligible_index`), read from the
+    treebank."""
     if training.cap is None:
         return {tuple(forms) for forms in training.words.forms}
     from spudflow.probe.words import read_words
 
-    return {tuple(forms) for forms in read_words(treebank, need_trees=False).forms
-            if len(forms) >= min_words}
+    words = read_words(treebank, need_trees=False)
+    drawn_from = np.isin(words.sent_index, training.cap.eligible)
+    return {tuple(words.forms[i]) for i in np.flatnonzero(drawn_from)}
 
 
 def _refuse_training_data(name: str, features: Path, treebank: Path, evaluated,
@@ -125,7 +128,7 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
         raise InputError(given.train[1], None, "no sentences to train or select on")
     evals = [(name, load(name, features, treebank, too_long), treebank)
              for name, features, treebank in given.evals]
-    trained = _training_sentences(train_split, Path(given.train[1]), given.min_words)
+    trained = _training_sentences(train_split, Path(given.train[1]))
     for (name, evaluated, treebank), (_, features, _) in zip(evals, given.evals, strict=True):
         if evaluated.cap is not None:
             raise InputError(features, None, f"eval set {name!r} holds a sample of its split "
