@@ -90,6 +90,9 @@ def features_command(job: FeatureJob) -> int:
     steps = [(baseline, list(layers), *found) for baseline, layers in job.baselines
              for found in sets]
     built = None  # (baseline, its encoder): the encoders are built one after the other
+    # a capped split's sample, drawn once: every baseline's encoder has the model's tokenizer,
+    # so only its max_length could draw another
+    samples: dict[int, ProbeSample] = {}
     with atomic_outputs() as out:
         folder = out.dir(job.out, "a probe feature folder", is_feature_folder)
         for baseline, layers, name, directory, words in progress(
@@ -97,7 +100,7 @@ def features_command(job: FeatureJob) -> int:
             if built is None or built[0] != baseline:
                 built = None  # the previous encoder is freed before the next one is built
                 built = (baseline, _baseline_encoder(job, baseline, layers))
-            features = _extract(job, built[1], baseline, layers, directory, words)
+            features = _extract(job, built[1], baseline, layers, directory, words, samples)
             write_features(eval_set_file(folder / baseline, name), features)
             log.info("%s: %d sentences, %d words, layers %s -> %s/%s", baseline,
                      len(features.sent_index), int(features.word_offsets[-1]), layers,
@@ -117,14 +120,17 @@ def _baseline_encoder(job: FeatureJob, baseline: str, layers: list[int]):
 
 
 def _extract(job: FeatureJob, encoder, baseline: str, layers: list[int], directory: Path,
-             words):
-    """One eval set's features for one baseline; its metadata names the baseline."""
+             words, samples: dict):
+    """One eval set's features for one baseline; its metadata names the baseline. Of a capped
+    split, the probe's sample (kept in `samples` by max_length for the other baselines)."""
     from spudflow.core.shards import shard_range
     from spudflow.probe.features import extract, leading_space
 
     capped = None
     if job.max_sentences is not None:
-        capped = probe_sample(job, encoder, words)
+        if encoder.max_length not in samples:
+            samples[encoder.max_length] = probe_sample(job, encoder, words)
+        capped = samples[encoder.max_length]
         words = capped.words
     positions = range(*shard_range(len(words), job.shard, job.block_size))
     features = extract(encoder, words, positions, layers, job.block_size, job.batch_tokens)
