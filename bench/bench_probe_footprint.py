@@ -6,7 +6,8 @@ Bytes per word, layer and hidden unit are measured on feature files the probe st
 a full rehearsal's (`--rehearsal DIR`: its results/probe/features, the 32-wide stand-ins) or,
 without one, files written here by spudflow.probe.feature_file for EWT test's sentences at
 768 wide. The plan is the config's own (spudflow.probe.plan.ProbePlan): per feature job
-(model, treebank, split), its eval sets and, per baseline, the layers it stores. The words of a
+(model, treebank, split trained or selected on), per baseline, the layers it stores; a test
+split's eval sets are never stored (each probe job extracts them in memory). The words of a
 split are the real split's sentences (spudflow.rehearse.mirror.REAL_SENTENCES, UD 2.10) times
 the mean words per sentence of the treebanks a rehearsal grows its stand-in from (the basis of
 the rehearsal's own estimate); the width is the real model's (spudflow.rehearse.families).
@@ -119,24 +120,28 @@ def hidden_width(source: str) -> int:
     return FAMILIES[KNOWN_IDS[source]].hidden
 
 
-def projected(config: dict, rate: float, every_sentence: bool = False) -> dict[str, float]:
-    """Bytes per treebank of every planned feature job's files: words x eval sets x (layers of
-    each baseline) x width x rate. A training or selection split the probes cap
+def projected(config: dict, rate: float, every_sentence: bool = False,
+              stored_tests: bool = False) -> dict[str, float]:
+    """Bytes per treebank of every planned feature job's files: words x (layers of each
+    baseline) x width x rate, for each split trained or selected on (a test split's eval sets
+    are extracted by the probe jobs, in memory). A training or selection split the probes cap
     (probe.max_train_sentences, max_dev_sentences) holds as many sentences as they read of it
-    (ProbePlan.probe_feature_cap); `every_sentence`: as its feature job extracted before it was
-    capped, every sentence."""
+    (ProbePlan.probe_feature_cap). Before: `every_sentence`, as its feature job extracted
+    before it was capped, every sentence; `stored_tests`, a feature job per test split too,
+    storing every eval set (the original and its nonce versions)."""
     plan = ProbePlan(config, REPO / "workflow")
     per_treebank: dict[str, float] = {}
     seen = set()
     for treebank, task in plan.probe_tasks().items():
         for model in task.models:
             width = hidden_width(plan.probe_model_config(model)["source"])
-            for found in (f for f in (task.train, task.dev, task.test) if f is not None):
+            splits = (task.train, task.dev, task.test) if stored_tests else (task.train, task.dev)
+            for found in (f for f in splits if f is not None):
                 key = (model, found.treebank, found.dir_name)
                 if key in seen:
                     continue
                 seen.add(key)
-                eval_sets = len(plan.probe_split_eval_sets(found.treebank, found.dir_name))
+                eval_sets = len(plan.probe_eval_sets()) if found is task.test else 1
                 layers = sum(len(plan.probe_feature_layers(treebank, model, b).split(","))
                              for b in plan.probe_baselines(model))
                 cap = None if every_sentence else plan.probe_feature_cap(*key[1:])
@@ -175,8 +180,11 @@ def main() -> None:
         changed = copy.deepcopy(config)
         changed["probe"]["layer_sweep"] = value
         rows[label] = projected(changed, rate)
-    rows[f"layer_sweep: {sweep}, every sentence of the capped splits extracted (before)"] = \
-        projected(config, rate, every_sentence=True)
+    rows[f"layer_sweep: {sweep}, test splits' eval sets stored (before)"] = \
+        projected(config, rate, stored_tests=True)
+    rows[f"layer_sweep: {sweep}, test splits stored, every sentence of the capped splits "
+         "extracted (before that)"] = projected(config, rate, every_sentence=True,
+                                                 stored_tests=True)
     treebanks = list(config["probe"]["tasks"])
     print("| setting | " + " | ".join(treebanks) + " | total |")
     print("|---" * (len(treebanks) + 2) + "|")

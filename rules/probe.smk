@@ -1,10 +1,11 @@
-# DepProbe: word features from frozen encoder layers (the only step that runs the LM), then one
-# probe per task (treebank) x model baseline x layers x seed, tested on the task's original test
-# split (or share) and its nonce versions (docs/probe.md). Features: one job per (model,
-# treebank, split) reads the split's eval sets once (`orig`, and the nonce versions on a task's
-# test split) and builds each baseline's encoder in turn (lm, the model itself, and the model's
-# M0, MR, MRC), writing results/probe/features/{model}/{treebank}/{split}/{baseline}/{eval
-# set}.safetensors; split a split name or a share SPLIT@train / SPLIT@heldout;
+# DepProbe: word features from frozen encoder layers, then one probe per task (treebank) x
+# model baseline x layers x seed, tested on the task's original test split (or share) and its
+# nonce versions (docs/probe.md). Features of a split trained or selected on: one job per
+# (model, treebank, split) builds each baseline's encoder in turn (lm, the model itself, and the
+# model's M0, MR, MRC), writing results/probe/features/{model}/{treebank}/{split}/{baseline}/
+# orig.safetensors; split a split name or a share SPLIT@train / SPLIT@heldout. A test split's
+# eval sets are extracted by each probe_train job with its own encoder and layers, in memory:
+# eleven versions of each test split would be most of a paper preset's disk.
 # runs: results/probe/runs/{treebank}/{model}/{baseline}/dist{D}_label{L}/seed{S}/ (D, L a layer
 # or `auto`, the layer sweep's choice in results/probe/layers/{treebank}/{model}.parquet), every
 # seed of a layer pair in one probe_train job.
@@ -92,8 +93,9 @@ rule probe_features_gather:
 
 
 # The probe runs of one layer pair, one per seed (probe.seeds), in one job: the features are
-# loaded once and each seed trains from its own seed (the files of a seed trained alone).
-# Each trains on the train split's features, selects on dev (or a held-out share) and writes
+# loaded (the eval sets' extracted) once and each seed trains from its own seed (the files of a
+# seed trained alone). Each trains on the train split's features, selects on dev (or a
+# held-out share) and writes
 # seed{S}/: the probe, its history, metrics.parquet, sentence_counts.parquet (counts per sentence),
 # predictions.parquet (the predicted trees, read by table_probe_edges)
 # and predictions/{eval set}.conllu.
@@ -109,13 +111,16 @@ rule probe_train:
         **attempt_scaled(
             mem_mb=probe_plan.probe_train_memory, runtime=probe_plan.probe_train_runtime()
         ),
+        gpu=probe_plan.probe_features_gpus,
     params:
         out_dir=probe_pair_dir_of,
         data=probe_plan.probe_train_paths,
         args=probe_plan.probe_train_args,
+        # a params function of `input`, no rerun trigger: the map changes no feature
+        placement=probe_plan.probe_feature_placement,
     shell:
-        "spudflow probe train {params.data} {params.args} --threads {threads}"
-        " --out {params.out_dir:q} 2> {log:q}"
+        "spudflow probe train {params.data} {params.args} {params.placement}"
+        " --threads {threads} --out {params.out_dir:q} 2> {log:q}"
 
 
 # The layers `auto` stands for: the best of the model's layer-sweep runs on the selection data

@@ -275,7 +275,10 @@ UNTESTED_OPTIONAL = {("probe train", "--dev"): "feature files of a real model; r
                      "its place and unreadable segments in tests/test_scoring_cache.py",
                      ("score", "--offload-folder"): "a scratch folder accelerate writes "
                      "offloaded weights into, created when missing (tests/test_device_map.py)",
-                     ("probe features", "--offload-folder"): "as score's"}
+                     ("probe features", "--offload-folder"): "as score's",
+                     ("probe train", "--offload-folder"): "as score's",
+                     ("probe train", "--sentences"): "read after feature files of a real "
+                     "model, by the reader of probe features --sentences (tested here)"}
 
 
 def test_every_optional_input_is_covered():

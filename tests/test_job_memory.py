@@ -107,30 +107,37 @@ def _memory_and_time(planned, job):
 
 @pytest.mark.slow
 def test_a_probe_training_job_asks_for_memory_by_its_baselines_features_and_treebanks(tmp_path):
-    """The lm job of tiny_en (part of its training split held out, probe.holdout; three eval sets)
-    holds its training features twice, each eval set's features once and its treebanks' words;
-    the M0 job's features are not the lm job's."""
+    """The lm job of tiny_en (part of its training split held out, probe.holdout; three eval
+    sets) holds its training features twice, its treebanks' words and, while it extracts its
+    eval sets' features, the encoder's weights twice and 2 bytes per token row (78,000 per MB
+    of tokens.parquet), hidden unit and layer of those features; the M0 job's features (one
+    layer, not the lm job's) ask for less than the floor."""
     workdir = finished_tiny_run(tmp_path / "workflow")
     features = workdir / "results" / "probe" / "features" / "tiny_bert" / "tiny_en"
     _grow(features / "test@train" / "lm" / "orig.safetensors", 800)
-    for name in ("orig", "spud/seed1", "pos/seed1"):
-        _grow(features / "test@heldout" / "lm" / f"{name}.safetensors", 200)
+    assert not (features / "test@heldout").exists()  # extracted by the probe jobs, not stored
     _grow(workdir / "results" / "ingest" / "tiny_en" / "test" / "tokens.parquet", 20)
     for method in ("spud", "pos"):
         _grow(workdir / "results" / "nonce" / "tiny_en" / "test" / method / "seed1" /
               "tokens.parquet", 10)
     planned = plan(workdir, forceall=True)
-    # features: 800 twice + 3 x 200; treebanks: the training split, and orig, spud and pos
-    assert mem_of(planned, "probe_train", baseline="lm") == \
-        1000 + 1.25 * (2 * 800 + 3 * 200) + 36 * (20 + 20 + 10 + 10)
+    width, weights_mb = model_shape(str(workdir / "resources" / "tiny" / "tiny_bert"))
+    (lm_job,) = {j for j in planned.jobs if j[0] == "probe_train"
+                 and {("treebank", "tiny_en"), ("baseline", "lm")} <= set(j[1])}
+    layers = len({dict(lm_job[1])["dist"], dict(lm_job[1])["label"]})
+    # features: 800 twice and the eval sets' (orig, spud and pos: 40 MB of tokens) at `layers`
+    # layers; treebanks: the training split, and orig, spud and pos
+    extracted_mb = 40 * 78_000 * 2 * width * layers / 1e6
+    assert planned.resources[lm_job]["mem_mb"] == math.ceil(
+        1000 + 2 * weights_mb + 36 * (20 + 20 + 10 + 10) + 1.25 * (2 * 800 + extracted_mb))
     assert mem_of(planned, "probe_train", baseline="M0") == 4000
 
 
 @pytest.mark.slow
 def test_a_probe_feature_job_asks_for_memory_by_its_encoder_and_treebanks(tmp_path):
     """tiny_bert made 4096 wide with 3 GB of weights (planned, never run): its weights twice,
-    and per token row of the split's three treebanks (78,000 per MB) 170 bytes plus 2 bytes per
-    unit and layer of its widest baseline (lm: layers 1 and 2)."""
+    and per token row of the split's treebank (78,000 per MB) 170 bytes plus 2 bytes per unit
+    and layer of its widest baseline (lm: layers 1 and 2)."""
     workdir = finished_tiny_run(tmp_path / "workflow")
     encoder = workdir / "resources" / "tiny" / "tiny_bert"
     config = json.loads((encoder / "config.json").read_text(encoding="utf-8"))
@@ -140,14 +147,12 @@ def test_a_probe_feature_job_asks_for_memory_by_its_encoder_and_treebanks(tmp_pa
     _grow(encoder / "model.safetensors", 3000)
     planned = plan(workdir, forceall=True)
     (features_job,) = [j for j in planned.jobs if j[0] == "probe_features"
-                       and ("split", "test@heldout") in j[1]]
-    tokens = sorted(p for p in planned.inputs[features_job] if p.endswith("tokens.parquet"))
-    assert len(tokens) == 3  # orig, spud, pos
-    for path in tokens:
-        _grow(workdir / path, 10)
+                       and ("split", "test@train") in j[1]]
+    (tokens,) = [p for p in planned.inputs[features_job] if p.endswith("tokens.parquet")]
+    _grow(workdir / tokens, 10)
     planned = plan(workdir, forceall=True)
     assert planned.resources[features_job]["mem_mb"] == \
-        math.ceil(1000 + 2 * 3000 + 1.25 * 30 * 78_000 * (170 + 2 * 4096 * 2) / 1e6)
+        math.ceil(1000 + 2 * 3000 + 1.25 * 10 * 78_000 * (170 + 2 * 4096 * 2) / 1e6)
     assert weights < 1_000_000  # the real tiny encoder would have asked for the floor
 
     # A training split the probe caps at 2 sentences: the job reads and tokenizes every

@@ -129,14 +129,20 @@ def test_spud_preset_trains_on_all_of_hdt_and_scores_one_nonce_version(tmp_path)
     # and its uniformly drawn batches with the mean of the selection batches' losses
     assert all("--batches reference" in cmd for cmd in hdt_probe)
     # the feature jobs of the capped training and selection splits extract the probes' sample
-    # only; those of the test splits, every sentence of every version
+    # only; a test split has none: each probe job extracts every sentence of every version
     extracted = {dict(w)["split"]: cmd for (rule, w), cmd in planned.shell.items()
                  if rule == "probe_features" and dict(w)["treebank"] == "de_hdt"
                  and dict(w)["probe_model"] == "mbert"}
-    assert sorted(extracted) == ["dev", "test", "train"]
+    assert sorted(extracted) == ["dev", "train"]
     for split in ("train", "dev"):
         assert "--max-sentences 20000 --max-sentences-seed 42 --min-words 4" in extracted[split]
-    assert "--max-sentences" not in extracted["test"]
+    versions = [f"results/nonce/de_hdt/test/{m}/seed{s}" for m in ("spud", "pos")
+                for s in range(1, 6)]
+    for cmd in hdt_probe:
+        assert "--eval-extract orig results/ingest/de_hdt/test " in cmd
+        assert all(f" {version} " in cmd for version in versions)
+        source = {"mbert": "bert-base-multilingual-cased", "mgpt": "ai-forever/mGPT"}
+        assert any(f"--encoder {name} " in cmd for name in source.values())
 
 
 def _feature_layers(shell: str) -> dict[str, str]:

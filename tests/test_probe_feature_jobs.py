@@ -1,7 +1,7 @@
-"""One probe feature job per (model, treebank, split), writing every baseline's file of every
-eval set of the split (the original and its nonce versions), one encoder at a time: planned and
-run through Snakemake on the tiny config, unsharded and sharded, against one `probe features`
-call per set and per baseline."""
+"""One probe feature job per (model, treebank, split) trained or selected on, writing every
+baseline's file, one encoder at a time: planned and run through Snakemake on the tiny config,
+unsharded and sharded, against one `probe features` call per baseline. A tested split has no
+feature job: each probe job extracts its eval sets (the original and its nonce versions)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,7 @@ from spudflow.cli import main
 from spudflow.probe.feature_file import eval_sets_in, read_features
 
 MODEL, TREEBANK, TESTED, TRAINED = "tiny_bert", "tiny_en", "test@heldout", "test@train"
-# the tiny config's eval sets: nonce methods spud and pos, seed 1; its baselines: lm and M0
-EVAL_SETS = ["orig", "pos/seed1", "spud/seed1"]
+# the tiny config's baselines: lm and M0
 BASELINES = ["M0", "lm"]
 
 
@@ -44,54 +43,50 @@ def _assert_same_features(left: Path, right: Path) -> None:
 
 @pytest.fixture(scope="module")
 def unsharded(tmp_path_factory) -> Path:
-    """The tiny workflow's features of the tested share, made by Snakemake."""
+    """The tiny workflow's features of the training share, made by Snakemake."""
     workdir = copy_workflow(tmp_path_factory.mktemp("features") / "workflow")
-    run_workflow(workdir, targets=[_feature_dir(TESTED)])
+    run_workflow(workdir, targets=[_feature_dir(TRAINED)])
     return workdir
 
 
 @pytest.mark.slow
-def test_a_split_tested_on_k_eval_sets_is_one_job_for_every_baseline(unsharded, tmp_path):
+def test_a_split_trained_on_is_one_job_for_every_baseline_and_a_tested_one_none(unsharded,
+                                                                                tmp_path):
     planned = plan(unsharded, forceall=True)
     jobs = _jobs(planned, "probe_features")
-    assert jobs == [{"probe_model": MODEL, "treebank": TREEBANK, "split": s}
-                    for s in (TESTED, TRAINED)]
-    tested = ("probe_features", tuple(sorted(jobs[0].items())))
-    assert planned.outputs[tested] == {(_feature_dir(TESTED), True)}
-    assert " --baselines lm=1,2 M0=0 --eval-sets orig spud/seed1 pos/seed1 " in \
-        planned.shell[tested]
-    # the training share is only trained on: its job extracts `orig` alone
-    train = ("probe_features", tuple(sorted(jobs[1].items())))
-    assert " --eval-sets orig --device " in planned.shell[train]
+    assert jobs == [{"probe_model": MODEL, "treebank": TREEBANK, "split": TRAINED}]
+    train = ("probe_features", tuple(sorted(jobs[0].items())))
+    assert planned.outputs[train] == {(_feature_dir(TRAINED), True)}
+    assert " --baselines lm=1,2 M0=0 --eval-sets orig --device " in planned.shell[train]
     assert "/nonce/" not in " ".join(planned.inputs[train])
-    # each probe run reads its baseline's folder of the two jobs' directories
+    # each probe run reads its baseline's file of the training share's directory and extracts
+    # the tested share's eval sets itself
     runs = [j for j in planned.jobs if j[0] == "probe_train" and dict(j[1])["baseline"] == "M0"]
-    assert runs and all({_feature_dir(TESTED), _feature_dir(TRAINED)} <= planned.inputs[j]
+    assert runs and all(_feature_dir(TRAINED) in planned.inputs[j]
+                        and _feature_dir(TESTED) not in " ".join(planned.inputs[j])
                         and f"{_feature_dir(TRAINED)}/M0/orig.safetensors" in planned.shell[j]
-                        for j in runs)
+                        and "--eval-extract spud/seed1 results/nonce/tiny_en/test/spud/seed1 "
+                        in planned.shell[j] for j in runs)
 
-    out = unsharded / _feature_dir(TESTED)
-    assert eval_sets_in(out) == [f"{b}/{s}" for b in BASELINES for s in EVAL_SETS]
-    # the same features as one `probe features` call per eval set and baseline
-    share = unsharded / "results/shares" / TREEBANK / "test" / "heldout"
-    for eval_set in EVAL_SETS:
-        treebank = unsharded / ("results/ingest/tiny_en/test" if eval_set == "orig" else
-                                f"results/nonce/tiny_en/test/{eval_set}")
-        for baseline, layers in (("lm", "1,2"), ("M0", "0")):
-            single = tmp_path / eval_set.replace("/", "_") / baseline
-            assert main(["probe", "features", str(treebank), "--model",
-                         str(unsharded / "resources/tiny/tiny_bert"), "--baselines",
-                         f"{baseline}={layers}", "--sentences", str(share), "--device", "cpu",
-                         "--out", str(single)]) == 0
-            _assert_same_features(out / baseline / f"{eval_set}.safetensors",
-                                  single / baseline / "orig.safetensors")
+    out = unsharded / _feature_dir(TRAINED)
+    assert eval_sets_in(out) == [f"{b}/orig" for b in BASELINES]
+    # the same features as one `probe features` call per baseline
+    share = unsharded / "results/shares" / TREEBANK / "test" / "train"
+    for baseline, layers in (("lm", "1,2"), ("M0", "0")):
+        single = tmp_path / baseline
+        assert main(["probe", "features", str(unsharded / "results/ingest/tiny_en/test"),
+                     "--model", str(unsharded / "resources/tiny/tiny_bert"), "--baselines",
+                     f"{baseline}={layers}", "--sentences", str(share), "--device", "cpu",
+                     "--out", str(single)]) == 0
+        _assert_same_features(out / baseline / "orig.safetensors",
+                              single / baseline / "orig.safetensors")
 
 
 @pytest.mark.slow
 def test_sharded_features_gather_into_the_unsharded_directory(unsharded, tmp_path):
     workdir = copy_workflow(tmp_path / "workflow")
     update_config(workdir, lambda config: config["probe"].update(feature_shards=2))
-    target = _feature_dir(TESTED)
+    target = _feature_dir(TRAINED)
     planned = plan(workdir, targets=[target])
     assert _jobs(planned, "probe_features") == []
     assert [w["shard"] for w in _jobs(planned, "probe_features_shard")] == ["1", "2"]
@@ -99,7 +94,7 @@ def test_sharded_features_gather_into_the_unsharded_directory(unsharded, tmp_pat
     run_workflow(workdir, targets=[target])
     gathered = workdir / target
     names = eval_sets_in(gathered)
-    assert names == [f"{b}/{s}" for b in BASELINES for s in EVAL_SETS]
+    assert names == [f"{b}/orig" for b in BASELINES]
     for name in names:
         file = f"{name}.safetensors"
         assert (gathered / file).read_bytes() == (unsharded / target / file).read_bytes()

@@ -331,3 +331,62 @@ def test_a_capped_split_extracts_the_probes_sample_and_trains_as_the_whole_split
                  "orig", "spud/seed1", "--model", str(model), "--baselines", "lm=1", *cap,
                  "--out", str(tmp_path / "f")]) == EXIT_BAD_INPUT
     assert "--max-sentences: caps a training or selection split" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("baseline", "extract"), [
+    ("lm", []),
+    # a random baseline, and a limit under which some test sentences are too long
+    ("MR", ["--max-length", "40", "--init-seed", "3"]),
+])
+def test_eval_sets_extracted_by_the_probe_job_give_the_stored_features_runs(
+        probe_data, tmp_path, baseline, extract):
+    """`probe train --eval-extract` (the eval sets' features extracted in the job, in memory,
+    as the workflow runs it: a test split's features are never stored) writes the very files
+    of `probe train --eval` on the files `probe features` writes."""
+    root, model = probe_data
+    for split in ("train", "test", "spud1"):
+        assert features(root, model, split, tmp_path / f"{split}.safetensors",
+                        *(extract if split != "train" else extract[2:]),
+                        baseline=baseline) == 0
+    common = ["--train", str(tmp_path / "train.safetensors"), str(root / "train"),
+              "--dist-layer", "1", "--label-layer", str(LAYERS), "--seeds", "1", "2",
+              "--treebank", "ewt", "--model", "tiny", "--max-epochs", "2"]
+    if baseline != "lm":
+        common += ["--baseline", baseline]
+    stored, extracted = tmp_path / "stored", tmp_path / "extracted"
+    assert main(["probe", "train", *common,
+                 "--eval", "orig", str(tmp_path / "test.safetensors"), str(root / "test"),
+                 "--eval", "spud/seed1", str(tmp_path / "spud1.safetensors"),
+                 str(root / "spud1"), "--out", str(stored)]) == 0
+    assert main(["probe", "train", *common, "--eval-extract", "orig", str(root / "test"),
+                 "--eval-extract", "spud/seed1", str(root / "spud1"), "--encoder", str(model),
+                 *extract, "--out", str(extracted)]) == 0
+    files = sorted(p.relative_to(stored) for p in stored.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(extracted) for p in extracted.rglob("*") if p.is_file())
+    assert len(files) == 2 * 7  # per seed: probe, history, 3 tables, 2 predicted treebanks
+    for name in files:
+        assert (extracted / name).read_bytes() == (stored / name).read_bytes(), name
+    if extract:
+        assert pl.read_parquet(extracted / "seed1" / "metrics.parquet")["n_too_long"].min() > 0
+
+
+def test_eval_extraction_options_are_checked_before_anything_loads(probe_data, tmp_path,
+                                                                    capsys):
+    root, model = probe_data
+    common = ["probe", "train", "--train", str(root / "none.safetensors"), str(root / "train"),
+              "--dist-layer", "1", "--label-layer", "1", "--treebank", "ewt", "--model", "tiny",
+              "--out", str(tmp_path / "run")]
+    for extra, message in (
+            (["--eval-extract", "orig", str(root / "test")], "--encoder: needed for "
+             "--eval-extract"),
+            (["--eval", "orig", "x.safetensors", str(root / "test"), "--encoder", str(model)],
+             "--encoder: given, but no --eval-extract"),
+            (["--eval", "orig", "x.safetensors", str(root / "test"), "--eval-extract",
+              "spud/seed1", str(root / "spud1"), "--encoder", str(model)],
+             "--eval-extract: and --eval in one job"),
+            (["--eval-extract", "orig", str(root / "test"), "--eval-extract", "orig",
+              str(root / "spud1"), "--encoder", str(model)], "orig")):
+        assert main([*common, *extra]) == EXIT_BAD_INPUT
+        assert message in capsys.readouterr().err
+        assert not (tmp_path / "run").exists()

@@ -362,7 +362,7 @@ def test_auto_layer_plan(tmp_path):
         assert "--label-layer auto" in planned.shell[train]
     # each feature job builds every baseline; MR's `auto` layer: every layer the sweep may choose
     features = [j for j in planned.jobs if j[0] == "probe_features"]
-    assert len(features) == 4  # per task, its training and test share
+    assert len(features) == 2  # per task, its training share (the test share's: in memory)
     assert all(" --baselines lm=0,1,2 M0=0 MR=0,1,2 MRC=0,1,2 " in planned.shell[j]
                for j in features)
     tables = {j[0]: j for j in planned.jobs if j[0] in ("table_probe", "table_probe_edges")}

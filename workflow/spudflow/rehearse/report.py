@@ -143,14 +143,18 @@ def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
     feature_bytes, widened = feature_sizes(workdir, config, hub)
     ratio = (sum(scale.values()) / len(scale)) if scale else 1.0
     probe_jobs, probe_loads = probe_feature_loads(workdir)
+    # a probe_train job builds its baseline's encoder once, for its eval sets' features
+    train_jobs = len(list((workdir / BENCHMARKS / "probe_train").rglob("*.tsv")))
     lines += ["", "### Probe features", "",
               f"{_mb(feature_bytes)} in the rehearsal; the real run about "
               f"{_mb(widened * ratio)} (x {ratio:.0f} sentences, and each probe model's files x "
               f"its real model's hidden width over the stand-ins' {HIDDEN})."]
     lines += ["", "### Model loads", "",
               f"{loads} scoring jobs each load one model; {probe_jobs} probe feature jobs build "
-              f"{probe_loads} encoders (one per baseline, one after the other). The same counts "
-              "in the real run, each loading the full-size weights."]
+              f"{probe_loads} encoders (one per baseline, one after the other); {train_jobs} "
+              "probe training jobs build one each (their baseline's, for the test split's eval "
+              "sets, extracted in memory). The same counts in the real run, each loading the "
+              "full-size weights."]
     return lines
 
 
