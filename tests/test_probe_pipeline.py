@@ -334,23 +334,25 @@ def test_a_capped_split_extracts_the_probes_sample_and_trains_as_the_whole_split
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("baseline", "extract"), [
-    ("lm", []),
-    # a random baseline, and a limit under which some test sentences are too long
-    ("MR", ["--max-length", "40", "--init-seed", "3"]),
+@pytest.mark.parametrize(("baseline", "label", "extract"), [
+    ("lm", LAYERS, []),
+    # a random baseline probed below the top layer of its stored features (its weights are
+    # drawn for the model built: --encoder-top), and a limit under which some test sentences
+    # are too long
+    ("MR", 1, ["--max-length", "40", "--init-seed", "3", "--encoder-top", str(LAYERS)]),
 ])
 def test_eval_sets_extracted_by_the_probe_job_give_the_stored_features_runs(
-        probe_data, tmp_path, baseline, extract):
+        probe_data, tmp_path, baseline, label, extract):
     """`probe train --eval-extract` (the eval sets' features extracted in the job, in memory,
     as the workflow runs it: a test split's features are never stored) writes the very files
-    of `probe train --eval` on the files `probe features` writes."""
+    of `probe train --eval` on the files `probe features` writes (layers 0..2)."""
     root, model = probe_data
     for split in ("train", "test", "spud1"):
         assert features(root, model, split, tmp_path / f"{split}.safetensors",
-                        *(extract if split != "train" else extract[2:]),
+                        *(extract[:4] if split != "train" else extract[2:4]),
                         baseline=baseline) == 0
     common = ["--train", str(tmp_path / "train.safetensors"), str(root / "train"),
-              "--dist-layer", "1", "--label-layer", str(LAYERS), "--seeds", "1", "2",
+              "--dist-layer", "1", "--label-layer", str(label), "--seeds", "1", "2",
               "--treebank", "ewt", "--model", "tiny", "--max-epochs", "2"]
     if baseline != "lm":
         common += ["--baseline", baseline]
@@ -369,6 +371,14 @@ def test_eval_sets_extracted_by_the_probe_job_give_the_stored_features_runs(
         assert (extracted / name).read_bytes() == (stored / name).read_bytes(), name
     if extract:
         assert pl.read_parquet(extracted / "seed1" / "metrics.parquet")["n_too_long"].min() > 0
+        # a random model of layers 0..1 has other weights than one of 0..2
+        assert main(["probe", "train", *common, "--eval-extract", "orig", str(root / "test"),
+                     "--eval-extract", "spud/seed1", str(root / "spud1"), "--encoder",
+                     str(model), *extract[:4], "--out", str(tmp_path / "cut")]) == 0
+        cut = pl.read_parquet(tmp_path / "cut" / "seed1" / "metrics.parquet")
+        kept = pl.read_parquet(stored / "seed1" / "metrics.parquet")
+        assert cut["n_words"].to_list() == kept["n_words"].to_list()
+        assert cut["las"].to_list() != kept["las"].to_list()
 
 
 def test_eval_extraction_options_are_checked_before_anything_loads(probe_data, tmp_path,
@@ -385,6 +395,8 @@ def test_eval_extraction_options_are_checked_before_anything_loads(probe_data, t
             (["--eval", "orig", "x.safetensors", str(root / "test"), "--eval-extract",
               "spud/seed1", str(root / "spud1"), "--encoder", str(model)],
              "--eval-extract: and --eval in one job"),
+            (["--eval-extract", "orig", str(root / "test"), "--encoder", str(model),
+              "--encoder-top", "0"], "--encoder-top: layer 0 is below the probed layer 1"),
             (["--eval-extract", "orig", str(root / "test"), "--eval-extract", "orig",
               str(root / "spud1"), "--encoder", str(model)], "orig")):
         assert main([*common, *extra]) == EXIT_BAD_INPUT

@@ -363,6 +363,11 @@ def test_auto_layer_plan(tmp_path):
     # each feature job builds every baseline; MR's `auto` layer: every layer the sweep may choose
     features = [j for j in planned.jobs if j[0] == "probe_features"]
     assert len(features) == 2  # per task, its training share (the test share's: in memory)
+    # the probe jobs of MR and MRC build the model the feature jobs build (layers 0..2): their
+    # random weights are drawn for it
+    for job in (j for j in planned.jobs if j[0] == "probe_train"):
+        top = " --encoder-top 2 " in planned.shell[job]
+        assert top == (dict(job[1])["baseline"] in ("MR", "MRC")), planned.shell[job]
     assert all(" --baselines lm=0,1,2 M0=0 MR=0,1,2 MRC=0,1,2 " in planned.shell[j]
                for j in features)
     tables = {j[0]: j for j in planned.jobs if j[0] in ("table_probe", "table_probe_edges")}

@@ -202,6 +202,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the encoder of --eval-extract", "as `probe features` has them; --baseline names the "
         "encoder's baseline, the layers are --dist-layer and --label-layer")
     add_encoder_arguments(extraction, "--encoder")
+    extraction.add_argument(
+        "--encoder-top", type=int, default=None, metavar="N",
+        help="build the encoder as a model of layers 0..N, the highest layer `probe features` "
+        "extracts for this baseline: the random weights of MR and MRC are drawn for the model "
+        "built, so they equal the stored features' only so (default: the job's highest layer)")
     p.set_defaults(handler=run_train)
 
     p = commands.add_parser(
@@ -304,6 +309,9 @@ def _eval_extraction(args: argparse.Namespace, baseline: str,
         return None
     if args.encoder is None:
         raise InputError("--encoder", None, "needed for --eval-extract")
+    if args.encoder_top is not None and args.encoder_top < max(layers.values()):
+        raise InputError("--encoder-top", None, f"layer {args.encoder_top} is below the probed "
+                         f"layer {max(layers.values())}")
     dirs = [Path(directory) for _, directory in args.eval_extract]
     return FeatureJob(
         dirs=tuple(dirs),
@@ -313,7 +321,7 @@ def _eval_extraction(args: argparse.Namespace, baseline: str,
         sentences=args.sentences, sample=args.sample, sample_seed=args.sample_seed,
         max_sentences=None, max_sentences_seed=0, min_words=args.min_words, shard=WHOLE,
         block_size=args.block_size, batch_tokens=args.batch_tokens, max_length=args.max_length,
-        device=args.device, threads=args.threads, out=None,
+        device=args.device, threads=args.threads, out=None, encoder_top=args.encoder_top,
         placement=device_map.placement_from_options(args.device_map, args.max_memory,
                                                     args.offload_folder))
 

@@ -34,6 +34,8 @@ class FeatureJob:
     threads: int
     out: Path | None                  # None: held in memory (probe train --eval-extract)
     placement: Placement = WHOLE_MODEL  # the pretrained encoder split across devices
+    encoder_top: int | None = None    # build the encoder up to this layer (None: the highest
+                                      # extracted): MR/MRC's random weights depend on it
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,8 @@ from spudflow.probe.model_shape import model_shape
 
 # The feature directory of a split: a split, or a share of one (SPLIT@train, SPLIT@heldout).
 PROBE_SPLIT_DIR = rf"[A-Za-z0-9_-]+(?:{PART_SEPARATOR}(?:{'|'.join(PARTS)}))?"
+# Baselines with random weights, drawn for the model built (up to its highest layer).
+RANDOM_BASELINES = ("MR", "MRC")
 # `spudflow probe train` options with the same name as the probe section's keys, in this order.
 PROBE_TRAIN_OPTIONS = (
     "min_words",
@@ -318,8 +320,13 @@ class ProbePlan(Plan):
         if wildcards.baseline != "lm":
             args += ["--baseline", wildcards.baseline]
         settings = quoted(args + self.probe_word_options())
-        source = self.probe_model_config(wildcards.probe_model)["source"]
-        return f"{settings} {self.probe_encoder_args(wildcards.probe_model, ['--encoder', source])}"
+        model = wildcards.probe_model
+        encoder = ["--encoder", self.probe_model_config(model)["source"]]
+        if wildcards.baseline in RANDOM_BASELINES:
+            # the model its feature jobs build: its random weights are drawn for that model
+            layers = self.probe_feature_layers(wildcards.treebank, model, wildcards.baseline)
+            encoder += ["--encoder-top", max(map(int, layers.split(",")))]
+        return f"{settings} {self.probe_encoder_args(model, encoder)}"
 
     def probe_train_memory(self, wildcards, input):
         """A probe_train job's mem_mb (what SLURM enforces). It holds its baseline's train and

@@ -131,8 +131,11 @@ def extract_in_memory(job: FeatureJob) -> list[tuple[str, Path, Features]]:
 def _baseline_encoder(job: FeatureJob, baseline: str, layers: list[int]):
     from spudflow.probe.encoder import load_encoder
 
-    # MR/MRC weights come from --init-seed alone (load_encoder forks the RNG): a baseline's
-    # encoder is the same whichever baselines were built before it.
+    # MR/MRC weights come from --init-seed and the model built, up to its highest layer
+    # (load_encoder forks the RNG): a baseline's encoder is the same whichever baselines were
+    # built before it, and a probe job's (job.encoder_top) the same as its feature job's.
+    if job.encoder_top is not None:
+        layers = sorted({*layers, job.encoder_top})
     return load_encoder(job.model, layers, None if baseline == LM_BASELINE else baseline,
                         job.init_seed, job.max_length, _device(job.device), job.revision,
                         job.placement)
