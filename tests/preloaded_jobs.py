@@ -223,8 +223,9 @@ def _serve(socket_path: str) -> None:
             continue
     # A job's first step is building the parser, which imports every stage's command modules
     # (a sixth of a tiny job's CPU time); its command imports more of the package: the server
-    # imports all of it once (but the console entry point, which would run a command).
-    importlib.import_module("spudflow.cli").build_parser()
+    # builds the parser that main() shares (the jobs inherit it) and imports all of the package
+    # once (but the console entry point, which would run a command).
+    importlib.import_module("spudflow.cli").shared_parser()
     package = importlib.import_module("spudflow")
     for module in pkgutil.walk_packages(package.__path__, "spudflow."):
         if not module.name.endswith(".__main__"):

@@ -130,8 +130,8 @@ def test_a_system_error_while_writing_is_one_line(run_cli, tmp_path, monkeypatch
     monkeypatch.setattr(ingest_cli, "run_ingest", refuse)
     from spudflow.cli import build_parser  # the handler is looked up when parsing
 
-    monkeypatch.setattr("spudflow.cli.build_parser", lambda: _with_handler(build_parser(),
-                                                                             refuse))
+    monkeypatch.setattr("spudflow.cli.shared_parser", lambda: _with_handler(build_parser(),
+                                                                              refuse))
     status, _, err = run_cli("ingest", MINI, "--out", tmp_path / "new" / "tb")
     assert status == EXIT_BAD_INPUT
     assert one_line(err).startswith(f"{tmp_path / 'cache' / 'segment'}: ")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import importlib
 import sys
 
@@ -46,13 +47,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@functools.cache
+def shared_parser() -> argparse.ArgumentParser:
+    """build_parser(), once per process. Building it is a fifth of a small command's time; a
+    process that runs many commands builds it once (the tests, and the forked jobs of their
+    preloaded server, which inherit it)."""
+    return build_parser()
+
+
 def main(argv: list[str] | None = None) -> int:
     ignore_file_size_signal()
-    parser = build_parser()
     outputs = None
     try:
         # output arguments are checked while they are parsed (spudflow.core.output_paths)
-        args = parser.parse_args(renamed_command(sys.argv[1:] if argv is None else argv))
+        args = shared_parser().parse_args(renamed_command(sys.argv[1:] if argv is None else argv))
+        _own_lists(args)
         options = vars(args)  # the checks below look at every option of any command
         outputs = NewOutputs(options)
         check_distinct_path_arguments(options.values())
@@ -73,6 +82,14 @@ def main(argv: list[str] | None = None) -> int:
         print(bad.format(), file=sys.stderr)
         return EXIT_BAD_INPUT
     return int(result or 0)
+
+
+def _own_lists(args: argparse.Namespace) -> None:
+    """A list option left at its default is the shared parser's own object: each command gets
+    a copy, so that one that extends it cannot change the next command's default."""
+    options = vars(args)
+    options.update({name: list(value) for name, value in options.items()
+                    if isinstance(value, list)})
 
 
 def _remove(outputs: NewOutputs | None) -> None:
