@@ -56,6 +56,11 @@ def probe_eval_set_file(features_dir, baseline, eval_set):
     return eval_set_file(f"{features_dir}/{baseline}", eval_set)
 
 
+def features_mb(rows, width, layers):
+    """MB of features held for `rows` token rows: float16, `width` hidden units, `layers`."""
+    return rows * 2 * width * layers / 1e6
+
+
 def probe_wildcard_split(wildcards):
     return split_from_dir(wildcards.treebank, wildcards.split)
 
@@ -151,7 +156,7 @@ class ProbePlan(Plan):
         share = self._extracted_share(wildcards, input)
         # a capped split's every shard reads and tokenizes all of it to draw the sample
         read = rows if share < 1 else rows * fraction
-        held_mb = (read * 170 + rows * fraction * share * 2 * width * layers) / 1e6
+        held_mb = read * 170 / 1e6 + features_mb(rows * fraction * share, width, layers)
         held_mb += device_map.host_budget_mb(spec)  # a split encoder's layers on the CPU
         return memory_mb(held_mb, PROBE_FEATURES_FLOOR_MB, base_mb=BASE_MB + 2 * weights_mb)
 
@@ -292,12 +297,10 @@ class ProbePlan(Plan):
         def parent(path):
             return str(Path(path).parent)
 
-        def orig(features_dir):
-            return probe_eval_set_file(features_dir, wildcards.baseline, "orig")
-
-        args = ["--train", orig(input.train_features), parent(input.train_treebank)]
+        train, dev = self._train_dev_files(wildcards, input)
+        args = ["--train", train, parent(input.train_treebank)]
         if has_name(input, "dev_features"):
-            args += ["--dev", orig(input.dev_features), parent(input.dev_treebank)]
+            args += ["--dev", dev, parent(input.dev_treebank)]
         for name, tokens in zip(self.probe_eval_sets(), input.eval_treebanks, strict=True):
             args += ["--eval-extract", name, parent(tokens)]
         if has_name(input, "eval_share"):
@@ -305,6 +308,15 @@ class ProbePlan(Plan):
         if has_name(input, "layer_choice"):
             args += ["--layer-choice", input.layer_choice]
         return quoted(args)
+
+    @staticmethod
+    def _train_dev_files(wildcards, input):
+        """The job's baseline's feature files of its train and dev sets (dev: the train file
+        when a share of it is held out instead)."""
+        train = probe_eval_set_file(input.train_features, wildcards.baseline, "orig")
+        if not has_name(input, "dev_features"):
+            return train, train
+        return train, probe_eval_set_file(input.dev_features, wildcards.baseline, "orig")
 
     def probe_train_args(self, wildcards):
         """`spudflow probe train`'s settings of one job, every seed (docs/probe.md), shell-quoted:
@@ -339,14 +351,7 @@ class ProbePlan(Plan):
         headroom, 4000 MB at least (a hub model not in the local cache when Snakemake plans:
         probe_features' floor)."""
 
-        def orig(features_dir):
-            return probe_eval_set_file(features_dir, wildcards.baseline, "orig")
-
-        train = orig(input.train_features)
-        features = [
-            train,
-            orig(input.dev_features) if has_name(input, "dev_features") else train,
-        ]
+        features = list(self._train_dev_files(wildcards, input))
         dev = [input.dev_treebank] if has_name(input, "dev_treebank") else []
         treebanks = [input.train_treebank, *dev, *input.eval_treebanks]
         held_mb = input_mb(features)
@@ -358,6 +363,6 @@ class ProbePlan(Plan):
         width, weights_mb = shape
         layers = 2 if wildcards.dist == AUTO or wildcards.dist != wildcards.label else 1
         rows = input_mb(input.eval_treebanks) * TOKEN_ROWS_PER_MB
-        held_mb += rows * 2 * width * layers / 1e6 + device_map.host_budget_mb(spec)
+        held_mb += features_mb(rows, width, layers) + device_map.host_budget_mb(spec)
         return memory_mb(held_mb, 4000,
                          base_mb=BASE_MB + 36 * input_mb(treebanks) + 2 * weights_mb)
