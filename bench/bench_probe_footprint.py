@@ -12,8 +12,17 @@ split are the real split's sentences (spudflow.rehearse.mirror.REAL_SENTENCES, U
 the mean words per sentence of the treebanks a rehearsal grows its stand-in from (the basis of
 the rehearsal's own estimate); the width is the real model's (spudflow.rehearse.families).
 
-Prints the projection with `probe.layer_sweep` as the config has it, false and true, and per
-treebank: what a layer sweep of the listed treebanks costs against one of every treebank.
+Prints the projection with `probe.layer_sweep` as the config has it, false, [en_ewt] and true,
+per treebank: now the same bytes, as a sweep's run of a layer outside the task's pair extracts
+its training and selection splits itself (`probe train --train-extract`); then the same
+settings as before that, when a swept model's feature files held every layer, and earlier
+plans. Last, what the sweep costs instead: its runs that extract their splits, and the words
+they run through the encoder.
+
+Measured on the SPUD preset (the shared treebanks' words per sentence, 2.0009 bytes per word,
+layer and unit): 29.8 GB with its sweep of mBERT and mGPT on EWT (55.4 GB when the sweep's
+layers were stored; 62.9 with `[en_ewt]`, 257.5 with `true`, now all 29.8); the sweep's 35
+runs outside the pairs (mBERT 11 layers, mGPT 24) extract EWT train and dev, 7.8M words.
 """
 
 from __future__ import annotations
@@ -120,15 +129,27 @@ def hidden_width(source: str) -> int:
     return FAMILIES[KNOWN_IDS[source]].hidden
 
 
+def stored_layers(plan: ProbePlan, treebank: str, model: str, baseline: str,
+                  sweeps_stored: bool) -> int:
+    """Layers a baseline's feature files hold (ProbePlan.probe_feature_layers); `sweeps_stored`,
+    as before the sweep's runs extracted their splits themselves: a swept model's `lm` held
+    every layer."""
+    layers = set(plan.probe_feature_layers(treebank, model, baseline).split(","))
+    if sweeps_stored and baseline == "lm" and plan.probe_swept(treebank, model):
+        layers |= set(map(str, plan.probe_sweep_layers(model)))
+    return len(layers)
+
+
 def projected(config: dict, rate: float, every_sentence: bool = False,
-              stored_tests: bool = False) -> dict[str, float]:
+              stored_tests: bool = False, sweeps_stored: bool = False) -> dict[str, float]:
     """Bytes per treebank of every planned feature job's files: words x (layers of each
     baseline) x width x rate, for each split trained or selected on (a test split's eval sets
     are extracted by the probe jobs, in memory). A training or selection split the probes cap
     (probe.max_train_sentences, max_dev_sentences) holds as many sentences as they read of it
-    (ProbePlan.probe_feature_cap). Before: `every_sentence`, as its feature job extracted
-    before it was capped, every sentence; `stored_tests`, a feature job per test split too,
-    storing every eval set (the original and its nonce versions)."""
+    (ProbePlan.probe_feature_cap). Before: `sweeps_stored`, a swept model's every layer
+    (stored_layers); `every_sentence`, as its feature job extracted before it was capped,
+    every sentence; `stored_tests`, a feature job per test split too, storing every eval set
+    (the original and its nonce versions)."""
     plan = ProbePlan(config, REPO / "workflow")
     per_treebank: dict[str, float] = {}
     seen = set()
@@ -142,13 +163,35 @@ def projected(config: dict, rate: float, every_sentence: bool = False,
                     continue
                 seen.add(key)
                 eval_sets = len(plan.probe_eval_sets()) if found is task.test else 1
-                layers = sum(len(plan.probe_feature_layers(treebank, model, b).split(","))
+                layers = sum(stored_layers(plan, treebank, model, b, sweeps_stored)
                              for b in plan.probe_baselines(model))
                 cap = None if every_sentence else plan.probe_feature_cap(*key[1:])
                 words = split_words(config, found.treebank, found.split, found.part, cap)
                 per_treebank[treebank] = per_treebank.get(treebank, 0.0) + (
                     words * eval_sets * layers * width * rate)
     return per_treebank
+
+
+def sweep_extractions(config: dict) -> tuple[int, float]:
+    """(probe_train jobs, words) of the layer sweep's runs that extract their training and
+    selection splits themselves (ProbePlan.probe_extracts_splits): the encoder's forward passes
+    that replace the sweep's stored layers, each job's train and dev words (as capped)."""
+    from types import SimpleNamespace
+
+    plan = ProbePlan(config, REPO / "workflow")
+    jobs, words = 0, 0.0
+    for treebank, task in plan.probe_tasks().items():
+        for model in task.models:
+            for dist, label in plan.probe_layer_pairs(treebank, model, "lm"):
+                wildcards = SimpleNamespace(treebank=treebank, probe_model=model, baseline="lm",
+                                            dist=str(dist), label=str(label))
+                if not plan.probe_extracts_splits(wildcards):
+                    continue
+                jobs += 1
+                words += sum(split_words(config, found.treebank, found.split, found.part,
+                                         plan.probe_feature_cap(found.treebank, found.dir_name))
+                             for found in (task.train, task.dev) if found is not None)
+    return jobs, words
 
 
 def filled(path: Path) -> dict:
@@ -175,22 +218,33 @@ def main() -> None:
     sweep = config["probe"]["layer_sweep"]
     settings = {f"layer_sweep: {sweep}": sweep, "layer_sweep: false": False,
                 "layer_sweep: [en_ewt]": ["en_ewt"], "layer_sweep: true": True}
-    rows = {}
+    rows, extractions = {}, {}
     for label, value in settings.items():
         changed = copy.deepcopy(config)
         changed["probe"]["layer_sweep"] = value
         rows[label] = projected(changed, rate)
-    rows[f"layer_sweep: {sweep}, test splits' eval sets stored (before)"] = \
-        projected(config, rate, stored_tests=True)
-    rows[f"layer_sweep: {sweep}, test splits stored, every sentence of the capped splits "
+        extractions[label] = sweep_extractions(changed)
+    for label, value in settings.items():
+        if value is not False:
+            changed = copy.deepcopy(config)
+            changed["probe"]["layer_sweep"] = value
+            rows[f"{label}, the sweep's layers stored (before)"] = projected(
+                changed, rate, sweeps_stored=True)
+    rows[f"layer_sweep: {sweep}, sweep's layers and test splits' eval sets stored (before "
+         "that)"] = projected(config, rate, stored_tests=True, sweeps_stored=True)
+    rows[f"layer_sweep: {sweep}, those stored, every sentence of the capped splits "
          "extracted (before that)"] = projected(config, rate, every_sentence=True,
-                                                 stored_tests=True)
+                                                 stored_tests=True, sweeps_stored=True)
     treebanks = list(config["probe"]["tasks"])
     print("| setting | " + " | ".join(treebanks) + " | total |")
     print("|---" * (len(treebanks) + 2) + "|")
     for label, per in rows.items():
         cells = [f"{per.get(tb, 0) / 1e9:.1f}" for tb in treebanks]
         print(f"| {label} | " + " | ".join(cells) + f" | {sum(per.values()) / 1e9:.1f} GB |")
+    print("\nThe sweep's runs that extract their training and selection splits themselves "
+          "(each the split's words through the encoder once more, for one layer):")
+    for label, (jobs, words) in extractions.items():
+        print(f"- {label}: {jobs} probe_train jobs, {words / 1e6:.1f}M words")
 
 
 if __name__ == "__main__":

@@ -170,8 +170,9 @@ def test_every_table_and_figure_is_written(finished_run):
                    strict=True)) == {
         (t, b, e) for t in ("tiny_en", "tiny_de") for b in ("lm", "M0", "MR", "MRC")
         for e in ("spud", "pos")}
-    # per treebank: the LM at its configured pair (1, auto) and the sweep's (0,0), (1,1), (2,2)
-    # (label_layer: auto runs the sweep), M0, MR and MRC (auto too): 7 x 2 nonce methods
+    # per treebank: the LM at its configured pair (tiny_en (1, auto), tiny_de (1, 2)) and the
+    # sweep's (0,0), (1,1), (2,2) (auto runs the sweep, tiny_de's layer_sweep), M0, MR and MRC:
+    # 7 x 2 nonce methods
     assert languages.height == 2 * 7 * 2
 
 
@@ -263,19 +264,24 @@ def test_front_page_shows_every_headline(finished_run):
 
 @pytest.mark.slow
 def test_auto_label_layer_is_chosen_and_used(finished_run):
-    """label_layer: auto (every_table.yaml): the sweep's choice is marked in probe_layers and the
-    auto runs (model, MR, MRC) use it."""
+    """label_layer: auto in tiny_en (every_table.yaml): the sweep's choice is marked in
+    probe_layers and the auto runs (model, MR, MRC) use it; tiny_de's sweep (layer_sweep, its
+    pair 1/2 fixed) is in the table with no choice."""
     tables = finished_run / "results" / "tables"
     layers = pl.read_parquet(tables / "probe_layers.parquet")
-    # one choice per probe task (treebank), marked on its dev, orig and nonce rows
-    for treebank in ("tiny_en", "tiny_de"):
-        task = layers.filter(pl.col("treebank") == treebank)
-        assert task.filter(pl.col("label_chosen"))["layer"].n_unique() == 1
-        assert task["dist_chosen"].sum() == 4  # the sweep's best distance layer, unused
+    assert set(layers["treebank"]) == {"tiny_en", "tiny_de"}
+    # one choice per task with `auto`, marked on its dev, orig and nonce rows
+    task = layers.filter(pl.col("treebank") == "tiny_en")
+    assert task.filter(pl.col("label_chosen"))["layer"].n_unique() == 1
+    assert task["dist_chosen"].sum() == 4  # the sweep's best distance layer, unused
+    swept = layers.filter(pl.col("treebank") == "tiny_de")
+    assert set(swept["layer"]) == {0, 1, 2}
+    assert not swept["label_chosen"].any() and not swept["dist_chosen"].any()
     chosen = layers.filter(pl.col("label_chosen"))["layer"].unique().to_list()
     assert set(layers["eval_set"]) == {"dev", "orig", "spud", "pos"}
     summary = pl.read_parquet(tables / "probe_summary.parquet").filter(pl.col("auto_layers"))
-    assert set(summary["baseline"]) == {"lm", "MR", "MRC"}
+    assert set(summary["baseline"]) == {"lm", "MR", "MRC"} and set(summary["treebank"]) == {
+        "tiny_en"}
     assert set(summary["label_layer"]) == set(chosen) and set(summary["dist_layer"]) == {1}
     edges = pl.read_parquet(tables / "probe_edges.parquet")
     assert set(edges["direction"]) == {"left", "right", "root"}

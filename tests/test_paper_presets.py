@@ -156,17 +156,15 @@ def _feature_layers(shell: str) -> dict[str, str]:
 def test_spud_preset_sweeps_english_layers_only_and_draws_fig_8(tmp_path):
     """App. F.6, Fig. 8 ("Layerwise DepProbe performance for mBERT and mGPT", English only):
     `probe.layer_sweep: [en_ewt/mbert, en_ewt/mgpt]` probes every layer of those two on EWT,
-    and the figure is planned; every other feature job holds only the layers its probes read
-    (mBERT 6/7 and its baselines', mGPT 12, RoBERTa's and GPT-2's 6/7), not every layer."""
+    and the figure is planned; every feature job holds only the layers of the configured
+    pairs (mBERT 6/7 and its baselines', mGPT 12, RoBERTa's and GPT-2's 6/7), not every layer:
+    the sweep's run of another layer extracts its EWT train and dev features itself."""
     swept_models = {"mbert", "mgpt"}
     preset = _preset("spud")
     figure = FIGURE_OUTPUTS["probe_layers"]
     planned = plan(copy_checkout(tmp_path, preset), forceall=True, targets=[figure.target])
     assert job(figure.rule) in planned.jobs
     models = preset["probe"]["models"]
-
-    def every_layer(model):
-        return ",".join(map(str, range(models[model]["layers"] + 1)))
 
     def pair(model):
         return ",".join(sorted({str(models[model][k]) for k in ("dist_layer", "label_layer")},
@@ -179,9 +177,23 @@ def test_spud_preset_sweeps_english_layers_only_and_draws_fig_8(tmp_path):
                 if j[0] == "probe_features"}
     assert {tb for tb, _, _ in features} == set(preset["probe"]["tasks"])
     for (treebank, model, _), layers in features.items():
-        lm = every_layer(model) if (treebank, model) in sweeps else pair(model)
-        assert layers == {"lm": lm, **({"M0": "0", "MR": pair(model), "MRC": pair(model)}
-                                       if model == "mbert" else {})}, (treebank, model)
+        assert layers == {"lm": pair(model), **({"M0": "0", "MR": pair(model), "MRC": pair(model)}
+                                                if model == "mbert" else {})}, (treebank, model)
+    # a sweep run of a layer the features do not hold extracts EWT train and dev (capped as
+    # their feature jobs are) with the model; one of a stored layer reads the stored files
+    for j in (j for j in planned.jobs if j[0] == "probe_train"):
+        w = dict(j[1])
+        if (w["treebank"], w["probe_model"]) not in sweeps or w["baseline"] != "lm":
+            continue
+        cmd = planned.shell[j]
+        stored = {w["dist"], w["label"]} <= set(pair(w["probe_model"]).split(","))
+        assert ("--train-extract results/ingest/en_ewt/train "
+                "--dev-extract results/ingest/en_ewt/dev " in cmd) != stored, cmd
+        assert ("--train results/probe/features/" in cmd) == stored, cmd
+        if not stored:
+            assert "--max-train-sentences 20000 --max-dev-sentences 20000 " \
+                "--max-sentences-seed 42 " in cmd
+            assert not any("probe/features" in path for path in planned.inputs[j])
     # the model's own runs: its layer pair in every task, and (l, l) for every layer on EWT
     runs = {(w["treebank"], w["probe_model"], w["dist"], w["label"])
             for w in (dict(j[1]) for j in planned.jobs if j[0] == "probe_train")

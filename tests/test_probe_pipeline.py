@@ -381,6 +381,65 @@ def test_eval_sets_extracted_by_the_probe_job_give_the_stored_features_runs(
         assert cut["las"].to_list() != kept["las"].to_list()
 
 
+def _run_files(run):
+    """Every file of a `probe train` output folder by relative path."""
+    return {p.relative_to(run): p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("role", ["train", "dev"])
+def test_training_and_selection_splits_extracted_by_the_probe_job_give_the_stored_runs(
+        probe_data, tmp_path, role):
+    """`probe train --train-extract` / `--dev-extract` (a layer sweep's run of a layer its
+    feature job does not store) extracts the split's features in memory, capped as its feature
+    job caps it (`probe features --max-sentences`, the probe's own cap), and writes the very
+    files of the run on the stored file."""
+    root, model = probe_data
+    limit = ["--max-length", "40"]  # some sentences of the slices are longer
+    if role == "train":  # train on the EWT dev slice, select on a held-out tenth of it
+        split, cap = root / "train", ["--max-train-sentences", "30"]
+        common = ["--eval-extract", "orig", str(root / "test")]
+    else:  # train on the dev slice, select on the test slice, test on its SPUD version
+        split, cap = root / "test", ["--max-dev-sentences", "20"]
+        common = ["--train", str(tmp_path / "train.safetensors"), str(root / "train"),
+                  "--eval-extract", "spud/seed1", str(root / "spud1")]
+        assert features(root, model, "train", tmp_path / "train.safetensors", *limit) == 0
+    stored = tmp_path / f"{role}.safetensors"
+    assert features(root, model, split.name, stored, *limit, "--max-sentences", cap[1],
+                    "--max-sentences-seed", "7", "--min-words", "4") == 0
+    common += ["--dist-layer", "1", "--label-layer", str(LAYERS), "--seeds", "1", "2",
+               "--treebank", "ewt", "--model", "tiny", "--max-epochs", "2", *cap,
+               "--max-sentences-seed", "7", "--encoder", str(model), *limit]
+    runs = {"stored": [f"--{role}", str(stored), str(split)],
+            "extracted": [f"--{role}-extract", str(split)]}
+    for name, source in runs.items():
+        assert main(["probe", "train", *source, *common, "--out", str(tmp_path / name)]) == 0
+    files = _run_files(tmp_path / "stored")
+    assert len(files) == 2 * 6  # per seed: probe, history, 3 tables, 1 predicted treebank
+    assert _run_files(tmp_path / "extracted") == files
+    row = pl.read_parquet(tmp_path / "extracted" / "seed1" / "metrics.parquet").row(0, named=True)
+    assert row[f"n_{role}_sentences"] == (27 if role == "train" else 20)
+    # what the job extracts is the stored file's content: the sample, what it was drawn from,
+    # what it left out and says, and the probed layers' values
+    from spudflow.cli import shared_parser
+    from spudflow.probe.cli import probe_job
+    from spudflow.probe.run import extract_in_memory
+
+    job = probe_job(shared_parser().parse_args(
+        ["probe", "train", *runs["extracted"], *common, "--out", str(tmp_path / "unused")]))
+    ((_, _, extracted),) = extract_in_memory(getattr(job.inputs, f"{role}_extracted"))
+    kept = read_features(stored)
+    assert extracted.sent_index.tolist() == kept.sent_index.tolist()
+    assert extracted.eligible.tolist() == kept.eligible.tolist()
+    assert extracted.too_long == kept.too_long and extracted.too_long
+    assert extracted.info == {k: v for k, v in kept.info.items() if k not in ("format", "layers",
+                                                                             "too_long")}
+    for layer in (1, LAYERS):
+        assert np.array_equal(extracted.layers[layer], kept.layers[layer])
+    if role == "dev":
+        assert row["n_too_long"] > 0  # of the eval set, left out as in the stored run
+
+
 def test_eval_extraction_options_are_checked_before_anything_loads(probe_data, tmp_path,
                                                                     capsys):
     root, model = probe_data
@@ -398,7 +457,15 @@ def test_eval_extraction_options_are_checked_before_anything_loads(probe_data, t
             (["--eval-extract", "orig", str(root / "test"), "--encoder", str(model),
               "--encoder-top", "0"], "--encoder-top: layer 0 is below the probed layer 1"),
             (["--eval-extract", "orig", str(root / "test"), "--eval-extract", "orig",
-              str(root / "spud1"), "--encoder", str(model)], "orig")):
+              str(root / "spud1"), "--encoder", str(model)], "orig"),
+            (["--eval-extract", "orig", str(root / "test"), "--encoder", str(model),
+              "--train-extract", str(root / "train")], "--train-extract: and --train in one "
+             "job"),
+            (["--eval-extract", "orig", str(root / "test"), "--encoder", str(model),
+              "--dev", "x.safetensors", str(root / "test"), "--dev-extract", str(root / "test")],
+             "--dev-extract: and --dev in one job"),
+            (["--eval-extract", "orig", str(root / "test"), "--encoder", str(model),
+              "--dev-sentences", str(root)], "--dev-sentences: given, but no --dev-extract")):
         assert main([*common, *extra]) == EXIT_BAD_INPUT
         assert message in capsys.readouterr().err
         assert not (tmp_path / "run").exists()

@@ -334,45 +334,48 @@ def test_predictions_meet_their_gold_sentence_by_sent_index_where_words_repeat(t
 # --- the workflow's plan with an `auto` layer -----------------------------------------------
 
 def test_auto_layer_plan(tmp_path):
+    """every_table.yaml: tiny_en's label layer `auto` (its sweep's choice), tiny_de's pair 1/2
+    with a layer sweep (probe.layer_sweep), which chooses nothing."""
     from workflow_helpers import copy_workflow, plan
 
-    workdir = copy_workflow(tmp_path / "wf", "every_table.yaml")  # label_layer: auto
+    workdir = copy_workflow(tmp_path / "wf", "every_table.yaml")
     planned = plan(workdir, forceall=True)
-    select = sorted((j for j in planned.jobs if j[0] == "probe_select_layers"),
-                    key=lambda j: dict(j[1])["treebank"])
-    # one choice per probe task (treebank), each from that task's own sweep runs
-    assert [dict(j[1]) for j in select] == [{"treebank": tb, "probe_model": "tiny_bert"}
-                                           for tb in ("tiny_de", "tiny_en")]
-    for job in select:
-        treebank = dict(job[1])["treebank"]
-        assert planned.inputs[job] == {
-            f"results/probe/runs/{treebank}/tiny_bert/lm/dist{la}_label{la}/seed1/metrics.parquet"
-            for la in range(3)}
+    select = [j for j in planned.jobs if j[0] == "probe_select_layers"]
+    # one choice, of the task with `auto`, from that task's own sweep runs
+    assert [dict(j[1]) for j in select] == [{"treebank": "tiny_en", "probe_model": "tiny_bert"}]
+    assert planned.inputs[select[0]] == {
+        f"results/probe/runs/tiny_en/tiny_bert/lm/dist{la}_label{la}/seed1/metrics.parquet"
+        for la in range(3)}
     auto_train = [j for j in planned.jobs if j[0] == "probe_train"
                   and dict(j[1])["label"] == "auto"]
-    # per task: the model and its MR and MRC baselines; M0 reads layer 0 only
+    # the model and its MR and MRC baselines; M0 reads layer 0 only
     assert sorted((dict(j[1])["treebank"], dict(j[1])["baseline"]) for j in auto_train) == [
-        (tb, v) for tb in ("tiny_de", "tiny_en") for v in ("MR", "MRC", "lm")]
+        ("tiny_en", v) for v in ("MR", "MRC", "lm")]
     for train in auto_train:
-        treebank = dict(train[1])["treebank"]
-        choice = next(j for j in select if dict(j[1])["treebank"] == treebank)
-        assert choice in planned.dependencies[train]
-        assert f"--layer-choice results/probe/layers/{treebank}/tiny_bert.parquet" in \
+        assert select[0] in planned.dependencies[train]
+        assert "--layer-choice results/probe/layers/tiny_en/tiny_bert.parquet" in \
             planned.shell[train]
         assert "--label-layer auto" in planned.shell[train]
-    # each feature job builds every baseline; MR's `auto` layer: every layer the sweep may choose
-    features = [j for j in planned.jobs if j[0] == "probe_features"]
-    assert len(features) == 2  # per task, its training share (the test share's: in memory)
-    # the probe jobs of MR and MRC build the model the feature jobs build (layers 0..2): their
-    # random weights are drawn for it
+    # each feature job builds every baseline; with `auto`, every layer the sweep may choose; of
+    # a swept task, the pair's layers (its sweep's run of layer 0 extracts the share itself)
+    features = {dict(j[1])["treebank"]: j for j in planned.jobs if j[0] == "probe_features"}
+    assert sorted(features) == ["tiny_de", "tiny_en"]  # training shares (the test shares: in
+    # memory)
+    assert " --baselines lm=0,1,2 M0=0 MR=0,1,2 MRC=0,1,2 " in planned.shell[features["tiny_en"]]
+    assert " --baselines lm=1,2 M0=0 MR=1,2 MRC=1,2 " in planned.shell[features["tiny_de"]]
     for job in (j for j in planned.jobs if j[0] == "probe_train"):
+        w = dict(job[1])
+        extracts = (w["treebank"], w["baseline"], w["dist"]) == ("tiny_de", "lm", "0")
+        assert ("--train-extract results/ingest/tiny_de/test --train-sentences "
+                "results/shares/tiny_de/test/train " in planned.shell[job]) == extracts
+        assert (features[w["treebank"]] in planned.dependencies[job]) != extracts
+        # the probe jobs of MR and MRC build the model the feature jobs build (layers 0..2):
+        # their random weights are drawn for it
         top = " --encoder-top 2 " in planned.shell[job]
-        assert top == (dict(job[1])["baseline"] in ("MR", "MRC")), planned.shell[job]
-    assert all(" --baselines lm=0,1,2 M0=0 MR=0,1,2 MRC=0,1,2 " in planned.shell[j]
-               for j in features)
+        assert top == (w["baseline"] in ("MR", "MRC")), planned.shell[job]
     tables = {j[0]: j for j in planned.jobs if j[0] in ("table_probe", "table_probe_edges")}
+    assert [p for p in planned.inputs[tables["table_probe"]] if "/probe/layers/" in p] == [
+        "results/probe/layers/tiny_en/tiny_bert.parquet"]
     for treebank in ("tiny_en", "tiny_de"):
-        assert f"results/probe/layers/{treebank}/tiny_bert.parquet" in planned.inputs[
-            tables["table_probe"]]
         assert f"--gold {treebank} spud/seed1 results/nonce/{treebank}/" in \
             planned.shell[tables["table_probe_edges"]]

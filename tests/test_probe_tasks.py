@@ -238,6 +238,20 @@ def test_a_capped_training_share_is_tested_on_the_rest_of_its_split(two_language
                  "--out", str(out)]) == 0
     row = pl.read_parquet(out / "seed1" / "metrics.parquet").row(0, named=True)
     assert row["n_train_sentences"] + row["n_dev_sentences"] == 12
+    # the share's features extracted by the probe job (a layer sweep's run of a layer its
+    # feature job does not store): the same sample, the same files
+    assert main(["probe", "train", "--train-extract", str(root / "de_test"),
+                 "--train-sentences", str(share), "--encoder", str(model),
+                 "--eval", "orig", str(tmp_path / "test.safetensors"),
+                 str(root / "de_test"), "--dist-layer", "1", "--label-layer", "1",
+                 "--treebank", "de_pud", "--model", "tiny", "--max-epochs", "1",
+                 "--max-train-sentences", "12", "--max-sentences-seed", "5",
+                 "--out", str(tmp_path / "extracted")]) == 0
+    files = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "extracted")
+                           for p in (tmp_path / "extracted").rglob("*") if p.is_file())
+    for name in files:
+        assert (tmp_path / "extracted" / name).read_bytes() == (out / name).read_bytes(), name
     # tested on the training share itself (every sentence of it), it is refused as before
     _features(root, model, "de_test", tmp_path / "share.safetensors", "--sentences", share)
     assert main(["probe", "train", "--train", str(tmp_path / "train.safetensors"),

@@ -139,9 +139,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "eval set into OUT/seed{S}/. The features are loaded once; each seed's folder is "
         "written under a temporary name and renamed when complete.")
     p.add_argument("--train", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
-                   required=True)
+                   help="the training split's stored features and its treebank")
+    p.add_argument("--train-extract", type=Path, metavar="TREEBANK_DIR",
+                   help="the training split, whose features this job extracts with --encoder "
+                   "(held in memory, never written; the features `probe features` would write "
+                   "with --max-sentences N the probe's --max-train-sentences), instead of "
+                   "--train's stored ones")
+    p.add_argument("--train-sentences", type=Path, metavar="SHARE_DIR",
+                   help="with --train-extract: only the sentences of this share of the split")
     p.add_argument("--dev", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
                    help="selection split (default: hold out --holdout of the training split)")
+    p.add_argument("--dev-extract", type=Path, metavar="TREEBANK_DIR",
+                   help="the selection split, its features extracted here as --train-extract's "
+                   "(capped by --max-dev-sentences), instead of --dev's stored ones")
+    p.add_argument("--dev-sentences", type=Path, metavar="SHARE_DIR",
+                   help="with --dev-extract: only the sentences of this share of the split")
     p.add_argument("--holdout", type=finite_float, default=0.1,
                    help="fraction of the training sentences held out for selection without --dev")
     p.add_argument("--holdout-seed", type=seed, default=0)
@@ -268,6 +280,7 @@ def probe_job(args: argparse.Namespace) -> ProbeJob:
     from spudflow.probe.jobs import ProbeInputs, ProbeJob, ProbeTraining
 
     seeds = _checked_seeds(args.seeds)
+    _check_split_sources(args)
     if not args.eval and not args.eval_extract:
         raise InputError("--eval", None, "at least one eval set is needed (e.g. orig)")
     if args.eval and args.eval_extract:
@@ -278,8 +291,16 @@ def probe_job(args: argparse.Namespace) -> ProbeJob:
     if not args.dev and not 0 < args.holdout < 1:
         raise InputError("--holdout", None, "must be between 0 and 1 without --dev")
     baseline = args.baseline or LM_BASELINE
+    _check_encoder(args, layers)
+    train = tuple(args.train) if args.train else (None, args.train_extract)
+    dev = tuple(args.dev) if args.dev else (None, args.dev_extract) if args.dev_extract else None
     inputs = ProbeInputs(
-        train=tuple(args.train), dev=tuple(args.dev) if args.dev else None,
+        train=train, train_extracted=_split_extraction(
+            args, args.train_extract, args.train_sentences, args.max_train_sentences, baseline,
+            layers),
+        dev=dev, dev_extracted=_split_extraction(
+            args, args.dev_extract, args.dev_sentences, args.max_dev_sentences, baseline,
+            layers),
         evals=tuple(tuple(given) for given in args.eval),
         extracted=_eval_extraction(args, baseline, layers), holdout=args.holdout,
         holdout_seed=args.holdout_seed, max_train_sentences=args.max_train_sentences,
@@ -297,33 +318,78 @@ def probe_job(args: argparse.Namespace) -> ProbeJob:
         out=args.out, threads=args.threads)
 
 
-def _eval_extraction(args: argparse.Namespace, baseline: str,
-                     layers: dict[str, int]) -> FeatureJob | None:
-    """The extraction of the --eval-extract sets: `probe features` of their directories with
-    --encoder, for this job's baseline and its two layers, kept in memory (None: no such set)."""
-    from spudflow.probe.jobs import FeatureJob
+def _check_split_sources(args: argparse.Namespace) -> None:
+    """A training split stored or extracted here (one of them), a selection split at most one
+    of them, a share only of a split extracted here."""
+    if args.train is None and args.train_extract is None:
+        raise InputError("--train", None, "needed (or --train-extract)")
+    for role in ("train", "dev"):
+        stored, extracted = getattr(args, role), getattr(args, f"{role}_extract")
+        if stored is not None and extracted is not None:
+            raise InputError(f"--{role}-extract", None, f"and --{role} in one job: the split's "
+                             "features are either stored or extracted here")
+        if getattr(args, f"{role}_sentences") is not None and extracted is None:
+            raise InputError(f"--{role}-sentences", None, f"given, but no --{role}-extract")
 
-    if not args.eval_extract:
+
+def _check_encoder(args: argparse.Namespace, layers: dict[str, int]) -> None:
+    """--encoder exactly when the job extracts features, and a model built up to the probed
+    layers."""
+    extracting = [f"--{kind}-extract" for kind in ("eval", "train", "dev")
+                  if getattr(args, f"{kind}_extract")]
+    if not extracting:
         if args.encoder is not None:
-            raise InputError("--encoder", None, "given, but no --eval-extract")
-        return None
+            raise InputError("--encoder", None, "given, but no --eval-extract, --train-extract "
+                             "or --dev-extract")
+        return
     if args.encoder is None:
-        raise InputError("--encoder", None, "needed for --eval-extract")
+        raise InputError("--encoder", None, f"needed for {extracting[0]}")
     if args.encoder_top is not None and args.encoder_top < max(layers.values()):
         raise InputError("--encoder-top", None, f"layer {args.encoder_top} is below the probed "
                          f"layer {max(layers.values())}")
-    dirs = [Path(directory) for _, directory in args.eval_extract]
+
+
+def _extraction(args: argparse.Namespace, dirs: list[Path], names: list[str],
+                sentences: Path | None, max_sentences: int | None, baseline: str,
+                layers: dict[str, int]) -> FeatureJob:
+    """`probe features` of `dirs` (eval sets `names`) with --encoder, for this job's baseline
+    and its layers, kept in memory: the features a feature job with the same encoder options
+    (the plan gives both the same) writes."""
+    from spudflow.probe.jobs import FeatureJob
+
     return FeatureJob(
-        dirs=tuple(dirs),
-        eval_sets=_eval_set_names([name for name, _ in args.eval_extract], dirs),
+        dirs=tuple(dirs), eval_sets=_eval_set_names(names, dirs),
         baselines=((baseline, tuple(sorted(set(layers.values())))),),
         model=args.encoder, revision=args.revision, init_seed=args.init_seed,
-        sentences=args.sentences, sample=args.sample, sample_seed=args.sample_seed,
-        max_sentences=None, max_sentences_seed=0, min_words=args.min_words, shard=WHOLE,
-        block_size=args.block_size, batch_tokens=args.batch_tokens, max_length=args.max_length,
-        device=args.device, threads=args.threads, out=None, encoder_top=args.encoder_top,
+        sentences=sentences, sample=args.sample, sample_seed=args.sample_seed,
+        max_sentences=max_sentences, max_sentences_seed=args.max_sentences_seed,
+        min_words=args.min_words, shard=WHOLE, block_size=args.block_size,
+        batch_tokens=args.batch_tokens, max_length=args.max_length, device=args.device,
+        threads=args.threads, out=None, encoder_top=args.encoder_top,
         placement=device_map.placement_from_options(args.device_map, args.max_memory,
                                                     args.offload_folder))
+
+
+def _eval_extraction(args: argparse.Namespace, baseline: str,
+                     layers: dict[str, int]) -> FeatureJob | None:
+    """The extraction of the --eval-extract sets, uncapped (a probe is tested on every
+    sentence), a test share's --sentences (None: no such set)."""
+    if not args.eval_extract:
+        return None
+    dirs = [Path(directory) for _, directory in args.eval_extract]
+    return _extraction(args, dirs, [name for name, _ in args.eval_extract], args.sentences,
+                       None, baseline, layers)
+
+
+def _split_extraction(args: argparse.Namespace, directory: Path | None, sentences: Path | None,
+                      max_sentences: int | None, baseline: str,
+                      layers: dict[str, int]) -> FeatureJob | None:
+    """The extraction of a training or selection split (--train-extract, --dev-extract): its
+    share's sentences, the probe's own cap of it, as its feature job would store it (None: its
+    features are stored)."""
+    if directory is None:
+        return None
+    return _extraction(args, [directory], ["orig"], sentences, max_sentences, baseline, layers)
 
 
 def _checked_seeds(seeds: list[int]) -> tuple[int, ...]:

@@ -42,8 +42,10 @@ class FeatureJob:
 class ProbeInputs:
     """What `probe train` reads and how it draws its sentences from it. Feature and treebank
     paths of an eval set are kept as given (strings), as the messages and files name them."""
-    train: tuple[Path, Path]          # (features, treebank directory)
-    dev: tuple[Path, Path] | None     # None: --holdout of the training split
+    train: tuple[Path | None, Path]   # (features, treebank directory); features None: the
+    train_extracted: FeatureJob | None  # split's extraction here (--train-extract)
+    dev: tuple[Path | None, Path] | None  # None: --holdout of the training split
+    dev_extracted: FeatureJob | None  # features None: extracted here (--dev-extract)
     evals: tuple[tuple[str, str, str], ...]  # (name, features, treebank directory)
     extracted: FeatureJob | None      # or the eval sets' extraction here (--eval-extract)
     holdout: float

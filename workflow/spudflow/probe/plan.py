@@ -123,13 +123,25 @@ class ProbePlan(Plan):
         return model_path_inputs(self.probe_model_config(wildcards.probe_model)["source"])
 
     def probe_feature_layers(self, treebank, model, baseline):
-        """The layers a baseline's features hold: those of its layer pairs, every layer where one
-        is `auto` (whichever the sweep chooses)."""
-        pairs = self.probe_layer_pairs(treebank, model, baseline)
-        layers = {layer for pair in pairs for layer in pair}
-        if AUTO in layers:
-            layers = set(self.probe_sweep_layers(model))
+        """The layers a baseline's features hold: those of its configured pair (M0: 0), every
+        layer where one is `auto` (whichever the sweep chooses). A layer sweep's run of
+        another layer extracts its training and selection features itself
+        (probe_extracts_splits): the sweep's layers of a 12-layer model would be most of the
+        stored features."""
+        pair = (0, 0) if baseline == "M0" else self.probe_task_layers(treebank, model)
+        layers = set(self.probe_sweep_layers(model)) if AUTO in pair else set(pair)
         return ",".join(map(str, sorted(layers)))
+
+    def probe_extracts_splits(self, wildcards):
+        """Whether a probe_train job extracts its training and selection splits' features in
+        memory (as it does its test split's): its layers are not among those the feature jobs
+        store."""
+        pair = {wildcards.dist, wildcards.label}
+        if AUTO in pair:
+            return False  # the feature jobs store every layer the sweep can choose
+        stored = self.probe_feature_layers(wildcards.treebank, wildcards.probe_model,
+                                           wildcards.baseline).split(",")
+        return not pair <= set(stored)
 
     def probe_features_runtime(self, wildcards):
         """`runtime` (minutes) of a probe_features job: an hour per baseline."""
@@ -153,26 +165,26 @@ class ProbePlan(Plan):
         )
         fraction = 1 / self.probe_shards() if has_name(wildcards, "shard") else 1
         rows = input_mb(input.tokens) * TOKEN_ROWS_PER_MB
-        share = self._extracted_share(wildcards, input)
+        share = self._extracted_share(treebank, wildcards.split, input.tokens[0])
         # a capped split's every shard reads and tokenizes all of it to draw the sample
         read = rows if share < 1 else rows * fraction
         held_mb = read * 170 / 1e6 + features_mb(rows * fraction * share, width, layers)
         held_mb += device_map.host_budget_mb(spec)  # a split encoder's layers on the CPU
         return memory_mb(held_mb, PROBE_FEATURES_FLOOR_MB, base_mb=BASE_MB + 2 * weights_mb)
 
-    def _extracted_share(self, wildcards, input):
-        """The share of a split's words whose features a capped job holds (the whole split is
-        read and tokenized): the cap over the split's sentences, with half to spare (the
-        sample leaves the short sentences out: its sentences are longer than the split's, 1.13
-        times in EWT train at probe.min_words 4, 1.35 at 10); 1 uncapped, or while the split's
-        sentences.parquet cannot be read yet."""
-        most = self.probe_feature_cap(wildcards.treebank, wildcards.split)
+    def _extracted_share(self, treebank, split_dir, tokens):
+        """The share of a split's words whose features a capped extraction holds (the whole
+        split, `tokens`, is read and tokenized): the cap over the split's sentences, with half
+        to spare (the sample leaves the short sentences out: its sentences are longer than the
+        split's, 1.13 times in EWT train at probe.min_words 4, 1.35 at 10); 1 uncapped, or
+        while the split's sentences.parquet cannot be read yet."""
+        most = self.probe_feature_cap(treebank, split_dir)
         if most is None:
             return 1.0
         import pyarrow.parquet as pq
 
         try:
-            sentences = pq.read_metadata(Path(input.tokens[0]).parent / "sentences.parquet")
+            sentences = pq.read_metadata(Path(tokens).parent / "sentences.parquet")
         except (OSError, ValueError):
             return 1.0
         return min(1.0, 1.5 * most / max(sentences.num_rows, 1))
@@ -266,17 +278,24 @@ class ProbePlan(Plan):
 
     def probe_train_inputs(self, wildcards):
         """Feature directories and treebanks of a probe run's train and dev (when configured)
-        sets; its eval sets' treebanks (and a test share's sentences), whose features the job
-        extracts itself with the model (input when local): a test split's features are never
-        stored."""
+        sets (treebanks and share sentences only when the job extracts them,
+        probe_extracts_splits); its eval sets' treebanks (and a test share's sentences), whose
+        features the job extracts itself with the model (input when local): a test split's
+        features are never stored."""
         model = wildcards.probe_model
         task = self.probe_tasks()[wildcards.treebank]
+        extracts = self.probe_extracts_splits(wildcards)
         inputs = {}
         for role in ("train", "dev"):
             found = getattr(task, role)
-            if found:
+            if not found:
+                continue
+            inputs[f"{role}_treebank"] = ingested(found.treebank, found.split)
+            if not extracts:
                 inputs[f"{role}_features"] = probe_features_dir(model, found)
-                inputs[f"{role}_treebank"] = ingested(found.treebank, found.split)
+            elif found.part:
+                share = share_dir(found.treebank, found.split, found.part)
+                inputs[f"{role}_share"] = f"{share}/sentences.parquet"
         test = task.test
         inputs["eval_treebanks"] = [
             self.probe_treebank_tokens(test.treebank, test.split, s) for s in self.probe_eval_sets()
@@ -297,10 +316,18 @@ class ProbePlan(Plan):
         def parent(path):
             return str(Path(path).parent)
 
-        train, dev = self._train_dev_files(wildcards, input)
-        args = ["--train", train, parent(input.train_treebank)]
-        if has_name(input, "dev_features"):
-            args += ["--dev", dev, parent(input.dev_treebank)]
+        args = []
+        if has_name(input, "train_features"):
+            train, dev = self._train_dev_files(wildcards, input)
+            args += ["--train", train, parent(input.train_treebank)]
+            if has_name(input, "dev_features"):
+                args += ["--dev", dev, parent(input.dev_treebank)]
+        else:
+            for role in ("train", "dev"):
+                if has_name(input, f"{role}_treebank"):
+                    args += [f"--{role}-extract", parent(getattr(input, f"{role}_treebank"))]
+                if has_name(input, f"{role}_share"):
+                    args += [f"--{role}-sentences", parent(getattr(input, f"{role}_share"))]
         for name, tokens in zip(self.probe_eval_sets(), input.eval_treebanks, strict=True):
             args += ["--eval-extract", name, parent(tokens)]
         if has_name(input, "eval_share"):
@@ -347,14 +374,17 @@ class ProbePlan(Plan):
         tokens.parquet (rates from `/usr/bin/time` peaks at 1x and 16x EWT train, 32 and 768
         wide, docs/running.md, "What a full run costs"), and, while it extracts its eval sets'
         features, the encoder's weights (twice) and those features (2 bytes per token row,
-        hidden unit and layer, about 78,000 rows per MB of tokens.parquet); a quarter of
-        headroom, 4000 MB at least (a hub model not in the local cache when Snakemake plans:
-        probe_features' floor)."""
+        hidden unit and layer, about 78,000 rows per MB of tokens.parquet). A job that
+        extracts its train and dev splits too (probe_extracts_splits) holds their features
+        instead of the files (capped as a feature job's, _extracted_share) and reads each split
+        whole (170 bytes per token row, as a feature job). A quarter of headroom, 4000 MB at
+        least (a hub model not in the local cache when Snakemake plans: probe_features'
+        floor)."""
 
-        features = list(self._train_dev_files(wildcards, input))
+        stored = has_name(input, "train_features")
         dev = [input.dev_treebank] if has_name(input, "dev_treebank") else []
         treebanks = [input.train_treebank, *dev, *input.eval_treebanks]
-        held_mb = input_mb(features)
+        held_mb = input_mb(list(self._train_dev_files(wildcards, input))) if stored else 0
         spec = self.probe_model_config(wildcards.probe_model)
         shape = model_shape(spec["source"], spec["revision"])
         if shape is None:
@@ -363,6 +393,13 @@ class ProbePlan(Plan):
         width, weights_mb = shape
         layers = 2 if wildcards.dist == AUTO or wildcards.dist != wildcards.label else 1
         rows = input_mb(input.eval_treebanks) * TOKEN_ROWS_PER_MB
+        if not stored:  # its training and selection splits' features too, each read whole
+            task = self.probe_tasks()[wildcards.treebank]
+            for found, tokens in zip((task.train, task.dev), [input.train_treebank, *dev],
+                                     strict=False):
+                read = input_mb([tokens]) * TOKEN_ROWS_PER_MB
+                held_mb += read * 170 / 1e6
+                rows += read * self._extracted_share(found.treebank, found.dir_name, tokens)
         held_mb += features_mb(rows, width, layers) + device_map.host_budget_mb(spec)
         return memory_mb(held_mb, 4000,
                          base_mb=BASE_MB + 36 * input_mb(treebanks) + 2 * weights_mb)

@@ -109,20 +109,27 @@ def features_command(job: FeatureJob) -> int:
     return 0
 
 
-def extract_in_memory(job: FeatureJob) -> list[tuple[str, Path, Features]]:
+def extract_in_memory(job: FeatureJob, encoders: dict | None = None
+                      ) -> list[tuple[str, Path, Features]]:
     """(name, treebank directory, features) of every eval set of a job of one baseline, held
     in memory: what `probe features` would write for them (its encoder, batches and float16
-    values), for `probe train --eval-extract`."""
+    values), for `probe train --eval-extract` (and --train-extract, --dev-extract). An encoder
+    built for a job is kept in `encoders` for the next job that builds the same one."""
     from spudflow.core.progress import progress
 
     ((baseline, layers),) = job.baselines
     sets = [(name, directory, _words_of(directory, job))
             for name, directory in zip(job.eval_sets, job.dirs, strict=True)]
-    encoder = _baseline_encoder(job, baseline, list(layers))
+    encoders = {} if encoders is None else encoders
+    key = (job.model, job.revision, baseline, layers, job.init_seed, job.encoder_top,
+           job.max_length, job.device, repr(job.placement))
+    if key not in encoders:
+        encoders[key] = _baseline_encoder(job, baseline, list(layers))
+    encoder = encoders[key]
     extracted = []
-    for name, directory, words in progress(sets, "eval set features", unit="set"):
+    for name, directory, words in progress(sets, "features extracted here", unit="set"):
         features = _extract(job, encoder, baseline, list(layers), directory, words, {})
-        log.info("%s: %d sentences, %d words, layers %s extracted", name,
+        log.info("%s (%s): %d sentences, %d words, layers %s extracted", name, directory,
                  len(features.sent_index), int(features.word_offsets[-1]), list(layers))
         extracted.append((name, directory, features))
     return extracted

@@ -97,39 +97,47 @@ def _refuse_training_data(name: str, features: Path | None, treebank: Path, eval
 
 def load_probe_data(job: ProbeJob) -> ProbeData:
     """Every input read and checked before the first seed trains (bad input writes nothing)."""
-    from spudflow.probe.data import load_set, split_off
+    from spudflow.probe.data import features_set, load_set, split_off
 
     given = job.inputs
+    encoders: dict = {}  # one encoder for every set the job extracts
 
-    def load(name, features, treebank, too_long=frozenset()):
+    def load(name, source, extraction):
         # One --min-words for training, selection and evaluation: the paper drops sentences
         # shorter than 4 words "from the data in all experiments" (App. C).
-        return load_set(name, features, treebank, job.dist_layer, job.label_layer,
-                        given.min_words, too_long)
+        features, treebank = source
+        if extraction is None:
+            return load_set(name, features, treebank, job.dist_layer, job.label_layer,
+                            given.min_words)
+        from spudflow.probe.run import extract_in_memory
 
-    train_split = load("train", *given.train)
-    train = cap(train_split, given.max_train_sentences, given.max_sentences_seed,
-                given.train[0])
+        ((_, directory, extracted),) = extract_in_memory(extraction, encoders)
+        return features_set(name, extracted, directory, directory, job.dist_layer,
+                            job.label_layer, given.min_words)
+
+    train_split = load("train", given.train, given.train_extracted)
+    train_source = _source_name(given.train)
+    train = cap(train_split, given.max_train_sentences, given.max_sentences_seed, train_source)
     n_train_short = train.n_short
     if given.dev:
-        dev = load("dev", *given.dev)
+        dev = load("dev", given.dev, given.dev_extracted)
     else:
         if len(train) == 0:
             raise InputError(given.train[1], None, "no sentences to train or select on")
         train, dev = split_off(train, given.holdout, given.holdout_seed)
     dev = cap(dev, given.max_dev_sentences, given.max_sentences_seed,
-              given.dev[0] if given.dev else given.train[0])
+              _source_name(given.dev) if given.dev else train_source)
     if len(train) == 0 or len(dev) == 0:
         raise InputError(given.train[1], None, "no sentences to train or select on")
-    evals = _eval_sets(job)
+    evals = _eval_sets(job, encoders)
+    encoders.clear()  # freed before training
     trained = _training_sentences(train_split, Path(given.train[1]))
     for (name, evaluated, treebank), features in zip(evals, _eval_sources(given), strict=True):
         if evaluated.cap is not None:
             raise InputError(features, None, f"eval set {name!r} holds a sample of its split "
                              "(probe features --max-sentences): a probe is tested on every "
                              "sentence")
-        _refuse_training_data(name, features, Path(treebank), evaluated,
-                              Path(given.train[0]), trained)
+        _refuse_training_data(name, features, Path(treebank), evaluated, train_source, trained)
     run = {"treebank": job.treebank, "model": job.model, "baseline": job.baseline,
            "seed": None, "dist_layer": job.dist_layer, "label_layer": job.label_layer,
            "auto_layers": job.auto_layers}
@@ -140,6 +148,13 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
     return ProbeData(train, dev, evals, run, training)
 
 
+def _source_name(source: tuple[Path | None, Path]) -> Path:
+    """What a training or selection split's messages name: its feature file, or its treebank
+    directory when its features are extracted here."""
+    features, treebank = source
+    return Path(features if features is not None else treebank)
+
+
 def _eval_sources(given) -> list[Path | None]:
     """Each eval set's feature file; None for one extracted here."""
     if given.extracted is not None:
@@ -147,10 +162,10 @@ def _eval_sources(given) -> list[Path | None]:
     return [Path(features) for _, features, _ in given.evals]
 
 
-def _eval_sets(job: ProbeJob) -> list[tuple[str, ProbeSet, Path]]:
+def _eval_sets(job: ProbeJob, encoders: dict) -> list[tuple[str, ProbeSet, Path]]:
     """(name, set, treebank directory) of every eval set: read from its feature file, or
     extracted here with the job's encoder (--eval-extract; the same features, never
-    written)."""
+    written; `encoders` as extract_in_memory's)."""
     from spudflow.probe.data import features_set
     from spudflow.probe.feature_file import read_features
 
@@ -160,7 +175,8 @@ def _eval_sets(job: ProbeJob) -> list[tuple[str, ProbeSet, Path]]:
         from spudflow.probe.run import extract_in_memory
 
         found = [(name, directory, features, directory)
-                 for name, directory, features in extract_in_memory(given.extracted)]
+                 for name, directory, features in extract_in_memory(given.extracted,
+                                                                     encoders)]
     else:
         found = [(name, Path(treebank), read_features(features, layers), features)
                  for name, features, treebank in given.evals]
