@@ -5,7 +5,9 @@
 # model's M0, MR, MRC), writing results/probe/features/{model}/{treebank}/{split}/{baseline}/
 # orig.safetensors; split a split name or a share SPLIT@train / SPLIT@heldout. A test split's
 # eval sets are extracted by each probe_train job with its own encoder and layers, in memory:
-# eleven versions of each test split would be most of a paper preset's disk.
+# eleven versions of each test split would be most of a paper preset's disk. The feature files
+# hold the configured layer pairs' layers; a layer sweep's run of another layer extracts its
+# training and selection splits in memory too (every layer of a model would be most of the rest).
 # runs: results/probe/runs/{treebank}/{model}/{baseline}/dist{D}_label{L}/seed{S}/ (D, L a layer
 # or `auto`, the layer sweep's choice in results/probe/layers/{treebank}/{model}.parquet), every
 # seed of a layer pair in one probe_train job.
@@ -94,8 +96,8 @@ rule probe_features_gather:
 
 # The probe runs of one layer pair, one per seed (probe.seeds), in one job: the features are
 # loaded (the eval sets' extracted) once and each seed trains from its own seed (the files of a
-# seed trained alone). Each trains on the train split's features, selects on dev (or a
-# held-out share) and writes
+# seed trained alone). Each trains on the train split's features (stored, or extracted by the
+# job: probe_plan.probe_extracts_splits), selects on dev (or a held-out share) and writes
 # seed{S}/: the probe, its history, metrics.parquet, sentence_counts.parquet (counts per sentence),
 # predictions.parquet (the predicted trees, read by table_probe_edges)
 # and predictions/{eval set}.conllu.

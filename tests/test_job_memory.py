@@ -134,7 +134,8 @@ def test_a_probe_training_job_asks_for_memory_by_its_baselines_features_and_tree
 
     # A layer sweep's run of layer 0 (outside the pair 1/2) extracts its training share itself:
     # it reads the training split's words (170 bytes a token row) and holds the share's
-    # features (its one layer) beside the eval sets'; no stored features are read
+    # features (its one layer; twice, as part is held out) beside the eval sets'; no stored
+    # features are read
     update_config(workdir, lambda config: config["probe"].update(layer_sweep=["tiny_en"]))
     _grow(workdir / "results" / "ingest" / "tiny_en" / "test" / "tokens.parquet", 60)
     planned = plan(workdir, forceall=True)
@@ -144,7 +145,7 @@ def test_a_probe_training_job_asks_for_memory_by_its_baselines_features_and_tree
         "results/shares/tiny_en/test/train --eval-extract " in planned.shell[sweep_job]
     assert not any("probe/features" in p for p in planned.inputs[sweep_job])
     rows = 60 * 78_000
-    held_mb = rows * 170 / 1e6 + (rows + 80 * 78_000) * 2 * width / 1e6
+    held_mb = rows * 170 / 1e6 + (2 * rows + 80 * 78_000) * 2 * width / 1e6
     assert planned.resources[sweep_job]["mem_mb"] == math.ceil(
         1000 + 2 * weights_mb + 36 * (60 + 60 + 10 + 10) + 1.25 * held_mb)
 

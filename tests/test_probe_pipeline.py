@@ -441,8 +441,22 @@ def test_training_and_selection_splits_extracted_by_the_probe_job_give_the_store
 
 
 def test_eval_extraction_options_are_checked_before_anything_loads(probe_data, tmp_path,
-                                                                    capsys):
+                                                                    capsys, monkeypatch):
     root, model = probe_data
+    # every set's treebank is read before an encoder is built: a missing eval set is found
+    # before the training split's forward pass
+    import spudflow.probe.run
+
+    def no_encoder(*args):
+        raise AssertionError("an encoder was built before every treebank was read")
+
+    monkeypatch.setattr(spudflow.probe.run, "_baseline_encoder", no_encoder)
+    assert main(["probe", "train", "--train-extract", str(root / "train"), "--eval-extract",
+                 "orig", str(root / "missing"), "--encoder", str(model), "--dist-layer", "1",
+                 "--label-layer", "1", "--treebank", "ewt", "--model", "tiny",
+                 "--out", str(tmp_path / "run")]) == EXIT_BAD_INPUT
+    assert str(root / "missing") in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
     common = ["probe", "train", "--train", str(root / "none.safetensors"), str(root / "train"),
               "--dist-layer", "1", "--label-layer", "1", "--treebank", "ewt", "--model", "tiny",
               "--out", str(tmp_path / "run")]

@@ -81,7 +81,9 @@ class ProbeQueries(PlanBase):
     def probe_layer_pairs(self, treebank, model, baseline):
         """(dist, label) layer pairs probed for a model's baseline (`lm`: the model itself) in a
         treebank's task (a layer may be `auto`); the sweep (of this task, or for an `auto`
-        layer) adds (l, l) for every layer of `lm`. The feature files hold these layers only."""
+        layer) adds (l, l) for every layer of `lm`. The feature files hold the configured pair's
+        layers (ProbePlan.probe_feature_layers); a sweep run of another layer extracts its
+        splits itself."""
         if baseline == "M0":
             return [(0, 0)]
         pairs = [self.probe_task_layers(treebank, model)]

@@ -56,8 +56,8 @@ def _shard(text: str) -> Shard:
 
 def add_encoder_arguments(p: argparse.ArgumentParser, source: str) -> None:
     """How a command builds its encoder and reads the treebanks it runs it on: `probe
-    features`, and `probe train` for the eval sets it extracts itself (--eval-extract). One
-    definition, so the two extract the same features."""
+    features`, and `probe train` for the sets it extracts itself (--eval-extract,
+    --train-extract, --dev-extract). One definition, so the two extract the same features."""
     p.add_argument(source, required=source == "--model", metavar="SOURCE",
                    help="local directory, hub id or pypi:PACKAGE[/SUBFOLDER] of the encoder")
     p.add_argument("--revision", default=None,
@@ -211,8 +211,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--patience", type=int, default=3)
     p.add_argument("--threads", type=int, default=1)
     extraction = p.add_argument_group(
-        "the encoder of --eval-extract", "as `probe features` has them; --baseline names the "
-        "encoder's baseline, the layers are --dist-layer and --label-layer")
+        "the encoder of --eval-extract, --train-extract and --dev-extract", "as `probe "
+        "features` has them (--sentences: of the eval sets; --train-sentences and "
+        "--dev-sentences for the splits); --baseline names the encoder's baseline, the layers "
+        "are --dist-layer and --label-layer")
     add_encoder_arguments(extraction, "--encoder")
     extraction.add_argument(
         "--encoder-top", type=int, default=None, metavar="N",
@@ -288,7 +290,7 @@ def probe_job(args: argparse.Namespace) -> ProbeJob:
                          "either all stored or all extracted here")
     distinct_names([name for name, *_ in args.eval + args.eval_extract], "--eval")
     layers = _resolved_layers(args)
-    if not args.dev and not 0 < args.holdout < 1:
+    if not (args.dev or args.dev_extract) and not 0 < args.holdout < 1:
         raise InputError("--holdout", None, "must be between 0 and 1 without --dev")
     baseline = args.baseline or LM_BASELINE
     _check_encoder(args, layers)

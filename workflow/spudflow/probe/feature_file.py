@@ -123,7 +123,7 @@ def read_features(path: str | Path, layers: list[int] | None = None) -> Features
     missing = [layer for layer in wanted if layer not in available]
     if missing:
         raise InputError(path, None, f"has no layer {missing[0]} (layers {available})")
-    # Only the wanted layers are read: a layer sweep's file holds every layer of the model.
+    # Only the wanted layers are read: a file of a model with an `auto` layer holds every layer.
     with safe_open(str(path), framework="numpy") as f:
         arrays = {layer: f.get_tensor(f"layer{layer}") for layer in wanted}
         sent_index, word_offsets = f.get_tensor("sent_index"), f.get_tensor("word_offsets")

@@ -148,8 +148,8 @@ class ProbePlan(Plan):
         return 60 * len(self.probe_baselines(wildcards.probe_model))
 
     def probe_train_runtime(self):
-        """`runtime` (minutes) of a probe_train job: an hour per seed, and one for its eval
-        sets' features."""
+        """`runtime` (minutes) of a probe_train job: an hour per seed, and one for the features
+        it extracts (its eval sets', and a sweep run's training and selection splits')."""
         return 60 * (len(self.probe_seeds()) + 1)
 
     def probe_features_memory(self, wildcards, input):
@@ -399,7 +399,9 @@ class ProbePlan(Plan):
                                      strict=False):
                 read = input_mb([tokens]) * TOKEN_ROWS_PER_MB
                 held_mb += read * 170 / 1e6
-                rows += read * self._extracted_share(found.treebank, found.dir_name, tokens)
+                kept = read * self._extracted_share(found.treebank, found.dir_name, tokens)
+                # the training split's once more when part of it is held out (split_off copies)
+                rows += kept * (2 if task.dev is None and found is task.train else 1)
         held_mb += features_mb(rows, width, layers) + device_map.host_budget_mb(spec)
         return memory_mb(held_mb, 4000,
                          base_mb=BASE_MB + 36 * input_mb(treebanks) + 2 * weights_mb)

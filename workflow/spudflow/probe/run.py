@@ -85,8 +85,7 @@ def features_command(job: FeatureJob) -> int:
 
     torch.set_num_threads(job.threads)
     # Every treebank is read (and checked) before a model loads and anything is written.
-    sets = [(name, directory, _words_of(directory, job))
-            for name, directory in zip(job.eval_sets, job.dirs, strict=True)]
+    sets = read_sets(job)
     steps = [(baseline, list(layers), *found) for baseline, layers in job.baselines
              for found in sets]
     built = None  # (baseline, its encoder): the encoders are built one after the other
@@ -109,17 +108,23 @@ def features_command(job: FeatureJob) -> int:
     return 0
 
 
-def extract_in_memory(job: FeatureJob, encoders: dict | None = None
+def read_sets(job: FeatureJob) -> list[tuple[str, Path, object]]:
+    """(name, treebank directory, words) of every eval set of a job, read and checked."""
+    return [(name, directory, _words_of(directory, job))
+            for name, directory in zip(job.eval_sets, job.dirs, strict=True)]
+
+
+def extract_in_memory(job: FeatureJob, encoders: dict | None = None, sets: list | None = None
                       ) -> list[tuple[str, Path, Features]]:
     """(name, treebank directory, features) of every eval set of a job of one baseline, held
     in memory: what `probe features` would write for them (its encoder, batches and float16
     values), for `probe train --eval-extract` (and --train-extract, --dev-extract). An encoder
-    built for a job is kept in `encoders` for the next job that builds the same one."""
+    built for a job is kept in `encoders` for the next job that builds the same one; `sets`:
+    the job's read_sets, when read already."""
     from spudflow.core.progress import progress
 
     ((baseline, layers),) = job.baselines
-    sets = [(name, directory, _words_of(directory, job))
-            for name, directory in zip(job.eval_sets, job.dirs, strict=True)]
+    sets = read_sets(job) if sets is None else sets
     encoders = {} if encoders is None else encoders
     key = (job.model, job.revision, baseline, layers, job.init_seed, job.encoder_top,
            job.max_length, job.device, repr(job.placement))

@@ -101,6 +101,12 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
 
     given = job.inputs
     encoders: dict = {}  # one encoder for every set the job extracts
+    # every extracted set's treebank read (and checked) before an encoder is built
+    from spudflow.probe.run import read_sets
+
+    sets = {role: read_sets(extraction) for role, extraction in (
+        ("train", given.train_extracted), ("dev", given.dev_extracted),
+        ("eval", given.extracted)) if extraction is not None}
 
     def load(name, source, extraction):
         # One --min-words for training, selection and evaluation: the paper drops sentences
@@ -111,7 +117,7 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
                             given.min_words)
         from spudflow.probe.run import extract_in_memory
 
-        ((_, directory, extracted),) = extract_in_memory(extraction, encoders)
+        ((_, directory, extracted),) = extract_in_memory(extraction, encoders, sets[name])
         return features_set(name, extracted, directory, directory, job.dist_layer,
                             job.label_layer, given.min_words)
 
@@ -129,7 +135,7 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
               _source_name(given.dev) if given.dev else train_source)
     if len(train) == 0 or len(dev) == 0:
         raise InputError(given.train[1], None, "no sentences to train or select on")
-    evals = _eval_sets(job, encoders)
+    evals = _eval_sets(job, encoders, sets.get("eval"))
     encoders.clear()  # freed before training
     trained = _training_sentences(train_split, Path(given.train[1]))
     for (name, evaluated, treebank), features in zip(evals, _eval_sources(given), strict=True):
@@ -162,10 +168,11 @@ def _eval_sources(given) -> list[Path | None]:
     return [Path(features) for _, features, _ in given.evals]
 
 
-def _eval_sets(job: ProbeJob, encoders: dict) -> list[tuple[str, ProbeSet, Path]]:
+def _eval_sets(job: ProbeJob, encoders: dict, sets: list | None
+               ) -> list[tuple[str, ProbeSet, Path]]:
     """(name, set, treebank directory) of every eval set: read from its feature file, or
     extracted here with the job's encoder (--eval-extract; the same features, never
-    written; `encoders` as extract_in_memory's)."""
+    written; `encoders` and `sets`, its read_sets, as extract_in_memory's)."""
     from spudflow.probe.data import features_set
     from spudflow.probe.feature_file import read_features
 
@@ -176,7 +183,7 @@ def _eval_sets(job: ProbeJob, encoders: dict) -> list[tuple[str, ProbeSet, Path]
 
         found = [(name, directory, features, directory)
                  for name, directory, features in extract_in_memory(given.extracted,
-                                                                     encoders)]
+                                                                     encoders, sets)]
     else:
         found = [(name, Path(treebank), read_features(features, layers), features)
                  for name, features, treebank in given.evals]

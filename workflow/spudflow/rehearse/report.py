@@ -143,7 +143,7 @@ def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
     feature_bytes, widened = feature_sizes(workdir, config, hub)
     ratio = (sum(scale.values()) / len(scale)) if scale else 1.0
     probe_jobs, probe_loads = probe_feature_loads(workdir)
-    # a probe_train job builds its baseline's encoder once, for its eval sets' features
+    # a probe_train job builds its baseline's encoder once, for every set it extracts
     train_jobs = len(list((workdir / BENCHMARKS / "probe_train").rglob("*.tsv")))
     lines += ["", "### Probe features", "",
               f"{_mb(feature_bytes)} in the rehearsal; the real run about "
@@ -153,8 +153,9 @@ def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
               f"{loads} scoring jobs each load one model; {probe_jobs} probe feature jobs build "
               f"{probe_loads} encoders (one per baseline, one after the other); {train_jobs} "
               "probe training jobs build one each (their baseline's, for the test split's eval "
-              "sets, extracted in memory). The same counts in the real run, each loading the "
-              "full-size weights."]
+              "sets and, in a layer sweep's run of a layer the feature files do not hold, the "
+              "training and selection splits, extracted in memory). The same counts in the real "
+              "run, each loading the full-size weights."]
     return lines
 
 
