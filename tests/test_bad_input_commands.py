@@ -248,6 +248,12 @@ OPTIONAL_INPUTS = {
     ("score", "--unigram"): "parquet",
     ("items spud", "--nonce"): "treebank",
     ("probe features", "--sentences"): "treebank",
+    # a training or selection split extracted by the probe job, and its share, read before
+    # the model is loaded
+    ("probe train", "--train-extract"): "treebank",
+    ("probe train", "--dev-extract"): "treebank",
+    ("probe train", "--train-sentences"): "treebank",
+    ("probe train", "--dev-sentences"): "treebank",
     ("table-probe", "--layer-choice"): "parquet",
     ("table-probe", "--predictions"): "parquet",
     ("items cola", "--phenomena"): "tsv",
@@ -260,6 +266,11 @@ VALID_ARGV = {
     # the share is read before the model is loaded
     "probe features": lambda a: ["probe", "features", a["treebank"], "--model", "not-loaded",
                                  "--baselines", "lm=0"],
+    # every split extracted here: the option under test, given last, replaces its valid one
+    "probe train": lambda a: ["probe", "train", "--train-extract", a["treebank"],
+                              "--dev-extract", a["treebank"], "--eval-extract", "orig",
+                              a["treebank"], "--encoder", "not-loaded", "--dist-layer", "0",
+                              "--label-layer", "0", "--treebank", "t", "--model", "m"],
     "score": lambda a: ["score", a["text"], "--model", a["ngram"], "--kind", "ngram",
                         "--method", "kn", "--lang", "de"],
     "table-probe": lambda a: ["table-probe", a["probe_metrics"]],
@@ -267,7 +278,9 @@ VALID_ARGV = {
     "items german-case": lambda a: ["items", "german-case"],
 }
 # Optional inputs not run here, and why.
-UNTESTED_OPTIONAL = {("probe train", "--dev"): "feature files of a real model; read by the "
+UNTESTED_OPTIONAL = {("probe train", "--train"): "the first of a required choice (--train or "
+                     "--train-extract): build_argv gives it, tested as a required input",
+                     ("probe train", "--dev"): "feature files of a real model; read by the "
                      "same readers as --train",
                      ("probe train", "--layer-choice"): "feature files of a real model; bad "
                      "choices in tests/test_probe_sweep.py",

@@ -473,13 +473,19 @@ def test_eval_extraction_options_are_checked_before_anything_loads(probe_data, t
             (["--eval-extract", "orig", str(root / "test"), "--eval-extract", "orig",
               str(root / "spud1"), "--encoder", str(model)], "orig"),
             (["--eval-extract", "orig", str(root / "test"), "--encoder", str(model),
-              "--train-extract", str(root / "train")], "--train-extract: and --train in one "
-             "job"),
-            (["--eval-extract", "orig", str(root / "test"), "--encoder", str(model),
-              "--dev", "x.safetensors", str(root / "test"), "--dev-extract", str(root / "test")],
-             "--dev-extract: and --dev in one job"),
-            (["--eval-extract", "orig", str(root / "test"), "--encoder", str(model),
               "--dev-sentences", str(root)], "--dev-sentences: given, but no --dev-extract")):
         assert main([*common, *extra]) == EXIT_BAD_INPUT
+        assert message in capsys.readouterr().err
+        assert not (tmp_path / "run").exists()
+    # a split's features stored or extracted here, not both (argparse's one line, exit 2)
+    for extra, message in (
+            (["--train-extract", str(root / "train")],
+             "argument --train-extract: not allowed with argument --train"),
+            (["--dev", "x.safetensors", str(root / "test"), "--dev-extract", str(root / "test")],
+             "argument --dev-extract: not allowed with argument --dev")):
+        with pytest.raises(SystemExit) as exited:
+            main([*common, "--eval-extract", "orig", str(root / "test"), "--encoder",
+                  str(model), *extra])
+        assert exited.value.code == EXIT_BAD_INPUT
         assert message in capsys.readouterr().err
         assert not (tmp_path / "run").exists()

@@ -138,18 +138,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "each seed's probe, training history, metrics.parquet and one predictions CoNLL-U per "
         "eval set into OUT/seed{S}/. The features are loaded once; each seed's folder is "
         "written under a temporary name and renamed when complete.")
-    p.add_argument("--train", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
-                   help="the training split's stored features and its treebank")
-    p.add_argument("--train-extract", type=Path, metavar="TREEBANK_DIR",
+    # a split's features are either stored or extracted here
+    train = p.add_mutually_exclusive_group(required=True)
+    train.add_argument("--train", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
+                       help="the training split's stored features and its treebank")
+    train.add_argument("--train-extract", type=Path, metavar="TREEBANK_DIR",
                    help="the training split, whose features this job extracts with --encoder "
                    "(held in memory, never written; the features `probe features` would write "
                    "with --max-sentences N the probe's --max-train-sentences), instead of "
                    "--train's stored ones")
     p.add_argument("--train-sentences", type=Path, metavar="SHARE_DIR",
                    help="with --train-extract: only the sentences of this share of the split")
-    p.add_argument("--dev", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
-                   help="selection split (default: hold out --holdout of the training split)")
-    p.add_argument("--dev-extract", type=Path, metavar="TREEBANK_DIR",
+    dev = p.add_mutually_exclusive_group()
+    dev.add_argument("--dev", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
+                     help="selection split (default: hold out --holdout of the training split)")
+    dev.add_argument("--dev-extract", type=Path, metavar="TREEBANK_DIR",
                    help="the selection split, its features extracted here as --train-extract's "
                    "(capped by --max-dev-sentences), instead of --dev's stored ones")
     p.add_argument("--dev-sentences", type=Path, metavar="SHARE_DIR",
@@ -321,24 +324,19 @@ def probe_job(args: argparse.Namespace) -> ProbeJob:
 
 
 def _check_split_sources(args: argparse.Namespace) -> None:
-    """A training split stored or extracted here (one of them), a selection split at most one
-    of them, a share only of a split extracted here."""
-    if args.train is None and args.train_extract is None:
-        raise InputError("--train", None, "needed (or --train-extract)")
+    """A share only of a split extracted here (argparse's groups take one of --train and
+    --train-extract, at most one of --dev and --dev-extract)."""
     for role in ("train", "dev"):
-        stored, extracted = getattr(args, role), getattr(args, f"{role}_extract")
-        if stored is not None and extracted is not None:
-            raise InputError(f"--{role}-extract", None, f"and --{role} in one job: the split's "
-                             "features are either stored or extracted here")
-        if getattr(args, f"{role}_sentences") is not None and extracted is None:
+        if getattr(args, f"{role}_sentences") is not None and \
+                getattr(args, f"{role}_extract") is None:
             raise InputError(f"--{role}-sentences", None, f"given, but no --{role}-extract")
 
 
 def _check_encoder(args: argparse.Namespace, layers: dict[str, int]) -> None:
     """--encoder exactly when the job extracts features, and a model built up to the probed
     layers."""
-    extracting = [f"--{kind}-extract" for kind in ("eval", "train", "dev")
-                  if getattr(args, f"{kind}_extract")]
+    extracting = [f"--{sets}-extract" for sets in ("eval", "train", "dev")
+                  if getattr(args, f"{sets}_extract")]
     if not extracting:
         if args.encoder is not None:
             raise InputError("--encoder", None, "given, but no --eval-extract, --train-extract "
