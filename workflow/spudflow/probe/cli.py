@@ -143,18 +143,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     train.add_argument("--train", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
                        help="the training split's stored features and its treebank")
     train.add_argument("--train-extract", type=Path, metavar="TREEBANK_DIR",
-                   help="the training split, whose features this job extracts with --encoder "
-                   "(held in memory, never written; the features `probe features` would write "
-                   "with --max-sentences N the probe's --max-train-sentences), instead of "
-                   "--train's stored ones")
+                       help="the training split, whose features this job extracts with "
+                       "--encoder (held in memory, never written; the features `probe "
+                       "features` would write with --max-sentences N the probe's "
+                       "--max-train-sentences), instead of --train's stored ones")
     p.add_argument("--train-sentences", type=Path, metavar="SHARE_DIR",
                    help="with --train-extract: only the sentences of this share of the split")
     dev = p.add_mutually_exclusive_group()
     dev.add_argument("--dev", nargs=2, type=Path, metavar=("FEATURES", "TREEBANK_DIR"),
                      help="selection split (default: hold out --holdout of the training split)")
     dev.add_argument("--dev-extract", type=Path, metavar="TREEBANK_DIR",
-                   help="the selection split, its features extracted here as --train-extract's "
-                   "(capped by --max-dev-sentences), instead of --dev's stored ones")
+                     help="the selection split, its features extracted here as "
+                     "--train-extract's (capped by --max-dev-sentences), instead of --dev's "
+                     "stored ones")
     p.add_argument("--dev-sentences", type=Path, metavar="SHARE_DIR",
                    help="with --dev-extract: only the sentences of this share of the split")
     p.add_argument("--holdout", type=finite_float, default=0.1,

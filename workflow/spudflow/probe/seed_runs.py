@@ -98,12 +98,11 @@ def _refuse_training_data(name: str, features: Path | None, treebank: Path, eval
 def load_probe_data(job: ProbeJob) -> ProbeData:
     """Every input read and checked before the first seed trains (bad input writes nothing)."""
     from spudflow.probe.data import features_set, load_set, split_off
+    from spudflow.probe.run import extract_in_memory, read_sets
 
     given = job.inputs
     encoders: dict = {}  # one encoder for every set the job extracts
     # every extracted set's treebank read (and checked) before an encoder is built
-    from spudflow.probe.run import read_sets
-
     sets = {role: read_sets(extraction) for role, extraction in (
         ("train", given.train_extracted), ("dev", given.dev_extracted),
         ("eval", given.extracted)) if extraction is not None}
@@ -115,8 +114,6 @@ def load_probe_data(job: ProbeJob) -> ProbeData:
         if extraction is None:
             return load_set(name, features, treebank, job.dist_layer, job.label_layer,
                             given.min_words)
-        from spudflow.probe.run import extract_in_memory
-
         ((_, directory, extracted),) = extract_in_memory(extraction, encoders, sets[name])
         return features_set(name, extracted, directory, directory, job.dist_layer,
                             job.label_layer, given.min_words)
