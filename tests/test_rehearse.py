@@ -172,6 +172,7 @@ def rehearse_three_times(config: Path, workdir: Path, capfd) -> None:
     assert "generic for kind masked (unknown id)" in report
     assert "resources/corpora/user.txt" in report
     assert "| score |" in report
+    assert "No probe features are planned." in report
 
     code, log = rehearse(config, workdir, capfd)
     assert code == 0, log[-3000:]
@@ -528,31 +529,6 @@ def test_every_family_with_urls_has_a_stand_in_on_one_mirror(tmp_path):
     config["pairs"]["german_case"] = {**config["pairs"]["german_case"], "enabled": False}
     assert [m.what for m in mirror_pairs_files(config, REPO, tmp_path / "m2", set())[1]] == [
         "pairs.cola.phenomena"]
-
-
-def test_the_feature_estimate_widens_each_probe_models_files_by_its_own_width(tmp_path):
-    """rehearsal.md's real-run feature bytes: each probe model's files times its real model's
-    hidden width over the stand-in's (a mean width over all models put mBERT-only features at
-    42.6 GB instead of 30 GB); a model with no hub stand-in (a local encoder) stays as it is."""
-    from types import SimpleNamespace
-
-    from spudflow.rehearse.families import FAMILIES
-    from spudflow.rehearse.report import feature_sizes
-    from spudflow.rehearse.tiny_models import HIDDEN
-
-    root = tmp_path / "results" / "probe" / "features"
-    for model, size in (("mbert", 1000), ("mgpt", 300), ("local", 50)):
-        (root / model / "de_hdt" / "train" / "lm").mkdir(parents=True)
-        (root / model / "de_hdt" / "train" / "lm" / "orig.safetensors").write_bytes(b"x" * size)
-    config = {"probe": {"models": {"mbert": {"source": "bert-base-multilingual-cased"},
-                                   "mgpt": {"source": "ai-forever/mGPT"},
-                                   "local": {"source": "resources/my_encoder"}}}}
-    hub = [SimpleNamespace(hub_id="bert-base-multilingual-cased",
-                           family=FAMILIES["bert-multilingual"]),
-           SimpleNamespace(hub_id="ai-forever/mGPT", family=FAMILIES["mgpt"])]
-    total, widened = feature_sizes(tmp_path, config, hub)
-    assert total == 1350
-    assert widened == pytest.approx(1000 * 768 / HIDDEN + 300 * 2048 / HIDDEN + 50)
 
 
 @pytest.mark.slow

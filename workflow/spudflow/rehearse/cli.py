@@ -259,7 +259,7 @@ def run_rehearse(args: argparse.Namespace) -> int:
     write_if_changed(overlay_path, yaml.safe_dump(overlay, sort_keys=True, allow_unicode=True))
     run = run_snakemake(config_path, overlay_path, workdir, args.cores, args.snakemake_args,
                         args.size)
-    write_report(workdir / "rehearsal.md", config_path=config_path, size=args.size, run=run,
-                 hub=hub, stand_ins=stand_ins, user_files=user_files, overlay=overlay)
+    write_report(workdir / "rehearsal.md", repo=REPO, config_path=config_path, size=args.size,
+                 run=run, hub=hub, stand_ins=stand_ins, user_files=user_files, overlay=overlay)
     print(f"rehearse: {workdir / 'rehearsal.md'}", file=sys.stderr)
     return run.returncode

@@ -72,7 +72,7 @@ def mirror_location(mirror: Path, url: str) -> tuple[str, Path]:
     return prefix, folder / url.rsplit("/", 1)[1]
 
 
-def _blocks(paths: list[Path]) -> list[str]:
+def unique_blocks(paths: list[Path]) -> list[str]:
     """Every sentence of `paths` once, under a sent_id of its own: a vendored treebank is a
     subset of ../shared's copy, so the same block is read twice; a block that only shares its
     sent_id with another treebank's is renamed."""
@@ -141,7 +141,7 @@ def fill_mirror(config: dict, repo: Path, mirror: Path,
         sources, note = source_files(repo, lang), ""
         if not sources:
             sources, note = source_files(repo, "en"), f"no {lang} treebank at hand: English; "
-        blocks = _blocks(sources)
+        blocks = unique_blocks(sources)
         locations = [(split, part, url) for split in spec["splits"]
                      for part, url in enumerate(split_locations(config, treebank, split))]
         for index, (split, part, url) in enumerate(locations):

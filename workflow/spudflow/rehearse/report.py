@@ -9,8 +9,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from spudflow.rehearse.tiny_models import HIDDEN
-
 BENCHMARKS = Path("results") / "benchmarks"
 
 
@@ -78,6 +76,10 @@ def _mb(n: float) -> str:
     return f"{n / 1e6:.1f} MB"
 
 
+def _gb(n: float) -> str:
+    return f"{n / 1e9:.2f} GB"
+
+
 def _table(header: list[str], rows: list[list]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
@@ -106,24 +108,37 @@ def probe_feature_loads(workdir: Path) -> tuple[int, int]:
     return len(jobs), encoders
 
 
-def feature_sizes(workdir: Path, config: dict, hub) -> tuple[int, float]:
-    """Bytes of the rehearsal's probe features, and the same with each probe model's files
-    (results/probe/features/{model}/) scaled by its real model's width over the stand-in's."""
-    sources = {name: spec.get("source") for name, spec
-               in ((config.get("probe") or {}).get("models") or {}).items()}
-    hidden = {h.hub_id: h.family.hidden for h in hub}
+def feature_bytes(workdir: Path) -> int:
+    """Bytes of the rehearsal's probe features (results/probe/features)."""
     root = workdir / "results" / "probe" / "features"
-    total, widened = 0, 0.0
-    for model in sorted(root.iterdir()) if root.is_dir() else []:
-        size = sum(p.stat().st_size for p in model.rglob("*") if p.is_file())
-        total += size
-        widened += size * hidden.get(sources.get(model.name), HIDDEN) / HIDDEN
-    return total, widened
+    return sum(p.stat().st_size for p in root.rglob("*") if p.is_file()) if root.is_dir() else 0
 
 
-def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
-    """The real run's work per stage, scaled from the rehearsal by the real splits' sizes
-    (treebank datasets) and the real models' widths (probe features)."""
+def feature_projection(config: dict, repo: Path, workdir: Path) -> list[str]:
+    """The real run's probe feature bytes per treebank, projected from the config's plan
+    (spudflow.rehearse.footprint; a local model's width read in the rehearsal's `workdir`, where
+    the rules that build one put it), as report lines."""
+    from spudflow.rehearse.footprint import filled, measured_rate, projected, real_width
+
+    projection = projected(filled(config, repo), repo, measured_rate(repo),
+                           lambda source: real_width(source, workdir))
+    if not projection.per_treebank and not projection.left_out:
+        return ["No probe features are planned."]
+    lines = [f"The real run: about {_gb(projection.total)}. Per feature job, the real split's "
+             "words (UD 2.10's sentence count, or a local file's own, capped as the probes cap "
+             "it) x the layers each baseline stores x the real model's hidden width x the bytes "
+             "per word, layer and unit of a feature file (spudflow.rehearse.footprint)."]
+    if projection.per_treebank:
+        lines += [""] + _table(["treebank", "features (est.)"], [
+            [name, _gb(size)] for name, size in projection.per_treebank.items()])
+    if projection.left_out:
+        lines += ["", "Not counted: " + "; ".join(projection.left_out) + "."]
+    return lines
+
+
+def estimate(workdir: Path, config: dict, stand_ins, repo: Path) -> list[str]:
+    """The real run's work per stage: scoring scaled from the rehearsal by the real splits'
+    sizes, probe features projected from the config's plan."""
     scale = {f"spud_{s.treebank}_{s.split}": s.real / s.sentences for s in stand_ins
              if s.real and s.sentences}
     rows, loads = [], 0
@@ -140,15 +155,11 @@ def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
     lines = ["### Scoring: words scored x methods", ""]
     lines += _table(["dataset", "model", "rehearsal", "real run (est.)"], rows) if rows else \
         ["(no scoring jobs)"]
-    feature_bytes, widened = feature_sizes(workdir, config, hub)
-    ratio = (sum(scale.values()) / len(scale)) if scale else 1.0
     probe_jobs, probe_loads = probe_feature_loads(workdir)
     # a probe_train job builds its baseline's encoder once, for every set it extracts
     train_jobs = len(list((workdir / BENCHMARKS / "probe_train").rglob("*.tsv")))
-    lines += ["", "### Probe features", "",
-              f"{_mb(feature_bytes)} in the rehearsal; the real run about "
-              f"{_mb(widened * ratio)} (x {ratio:.0f} sentences, and each probe model's files x "
-              f"its real model's hidden width over the stand-ins' {HIDDEN})."]
+    lines += ["", "### Probe features", "", f"{_mb(feature_bytes(workdir))} in the rehearsal."]
+    lines += [""] + feature_projection(config, repo, workdir)
     lines += ["", "### Model loads", "",
               f"{loads} scoring jobs each load one model; {probe_jobs} probe feature jobs build "
               f"{probe_loads} encoders (one per baseline, one after the other); {train_jobs} "
@@ -159,7 +170,7 @@ def estimate(workdir: Path, config: dict, stand_ins, hub) -> list[str]:
     return lines
 
 
-def write_report(path: Path, *, config_path: Path, size: str, run, hub, stand_ins,
+def write_report(path: Path, *, repo: Path, config_path: Path, size: str, run, hub, stand_ins,
                  user_files, overlay: dict) -> None:
     workdir = path.parent
     lines = [f"# Rehearsal of `{config_path}` (--size {size})", "",
@@ -190,7 +201,7 @@ def write_report(path: Path, *, config_path: Path, size: str, run, hub, stand_in
         [u.path, u.what, u.made] for u in user_files]) if user_files else ["(none)"]
     lines += ["", "## Overlay", "", "```yaml", _yaml(overlay).rstrip(), "```", "",
               "## Estimate of the real run", ""]
-    lines += estimate(workdir, _merged(config_path), stand_ins, hub)
+    lines += estimate(workdir, _merged(config_path), stand_ins, repo)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
