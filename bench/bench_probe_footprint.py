@@ -102,6 +102,9 @@ def main() -> None:
     rows[f"layer_sweep: {sweep}, those stored, every sentence of the capped splits "
          "extracted (before that)"] = checked(projected(config, REPO, rate, every_sentence=True,
                                                          stored_tests=True, sweeps_stored=True))
+    borrowed = projected(config, REPO, rate).borrowed
+    if borrowed:
+        print("Lengths from other treebanks of the language: " + "; ".join(borrowed))
     treebanks = list(config["probe"]["tasks"])
     print("| setting | " + " | ".join(treebanks) + " | total |")
     print("|---" * (len(treebanks) + 2) + "|")

@@ -43,7 +43,12 @@ def test_the_projection_counts_the_planned_layers_of_each_treebank():
     config = filled(SPUD, REPO)
     assert config["probe"]["layer_sweep"] == ["en_ewt/mbert", "en_ewt/mgpt"]
     rate = 2.0
-    swept = projected(config, REPO, rate).per_treebank
+    projection = projected(config, REPO, rate)
+    swept = projection.per_treebank
+    # PADT's sentences are counted with the lengths of the Arabic at hand, and it says so
+    assert [b.split(":")[0] for b in projection.borrowed][:1] == ["ar_padt"]
+    assert projection.borrowed[0].startswith("ar_padt: sentence lengths of ar_pud")
+    assert not any(b.startswith(("en_ewt", "fr_gsd")) for b in projection.borrowed)
     stored_sweep = projected(config, REPO, rate, sweeps_stored=True).per_treebank
     # the sweep's runs of mBERT's 11 and mGPT's 24 layers outside their pairs extract EWT train
     # and dev themselves

@@ -37,9 +37,11 @@ RATE_WIDTH = 768
 
 @dataclass
 class Projection:
-    """Projected bytes per probe task's treebank, and what could not be counted, with why."""
+    """Projected bytes per probe task's treebank, what could not be counted (with why) and
+    the splits whose sentence lengths are another treebank's of their language."""
     per_treebank: dict[str, float] = field(default_factory=dict)
     left_out: list[str] = field(default_factory=list)
+    borrowed: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> float:
@@ -99,6 +101,19 @@ def split_sentences(config: dict, repo: Path, treebank: str,
     if not len(joined):
         return f"{treebank}/{split}: no sentences to measure"
     return float(count), joined
+
+
+def borrowed_lengths(config: dict, repo: Path, treebank: str, split: str) -> str | None:
+    """Whose sentence lengths a URL split is counted with when none of its own treebank's files
+    is at hand (the SPUD preset's Arabic PADT: Arabic PUD's, shorter sentences), or None."""
+    names = [p.name.split("-ud-")[0] for p in source_files(repo,
+                                                           config["treebanks"][treebank]["lang"])]
+    for location in split_locations(config, treebank, split):
+        code = location.rsplit("/", 1)[-1].split("-ud-")[0]
+        if is_url(location) and code not in names:
+            return (f"{treebank}: sentence lengths of {', '.join(sorted(set(names)))} (no "
+                    f"{code} file at hand)")
+    return None
 
 
 def stored_words(sentences: float, lengths: np.ndarray, cap: int | None, min_words: int,
@@ -192,6 +207,9 @@ def projected(config: dict, repo: Path, rate: float,
                 if isinstance(words, str):
                     result.left_out.append(f"{treebank}/{model}: {words}")
                     continue
+                borrowed = borrowed_lengths(config, repo, found.treebank, found.split)
+                if borrowed is not None and borrowed not in result.borrowed:
+                    result.borrowed.append(borrowed)
                 eval_sets = len(plan.probe_eval_sets()) if found is task.test else 1
                 layers = sum(stored_layers(plan, treebank, model, baseline, sweeps_stored)
                              for baseline in plan.probe_baselines(model))

@@ -131,6 +131,9 @@ def feature_projection(config: dict, repo: Path, workdir: Path) -> list[str]:
     if projection.per_treebank:
         lines += [""] + _table(["treebank", "features (est.)"], [
             [name, _gb(size)] for name, size in projection.per_treebank.items()])
+    if projection.borrowed:
+        lines += ["", "Lengths from other treebanks of the language: "
+                  + "; ".join(projection.borrowed) + "."]
     if projection.left_out:
         lines += ["", "Not counted: " + "; ".join(projection.left_out) + "."]
     return lines
