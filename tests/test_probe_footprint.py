@@ -134,3 +134,16 @@ def test_a_local_split_counts_its_own_file():
 
 def test_a_feature_file_takes_two_bytes_per_word_layer_and_unit():
     assert 2.0 < measured_rate(REPO) < 2.01  # float16 values, and the sentence index
+
+
+def test_the_rehearsal_report_gives_the_projection_per_treebank(tmp_path):
+    """rehearsal.md's probe feature section is the projection: its total and each treebank's
+    bytes, and whose sentence lengths stand in."""
+    from spudflow.rehearse.report import feature_projection
+
+    projection = projected(filled(SPUD, REPO), REPO, measured_rate(REPO))
+    lines = feature_projection(SPUD, REPO, tmp_path)
+    assert lines[0].startswith(f"The real run: about {projection.total / 1e9:.1f} GB.")
+    for treebank, size in projection.per_treebank.items():
+        assert f"| {treebank} | {size / 1e9:.1f} GB |" in lines
+    assert lines[-1].startswith("Lengths from other treebanks of the language: ar_padt: ")

@@ -48,13 +48,15 @@ class Projection:
         return sum(self.per_treebank.values())
 
 
-def filled(config: dict, repo: Path) -> dict:
+def filled(config: dict, repo: Path, workdir: Path | None = None) -> dict:
     """A copy of a config with the schema's defaults and the named entries filled in and its
-    `workflow:` paths made the repository's, as the Snakefile plans with it in `repo`."""
+    `workflow:` paths made the repository's, as the Snakefile plans with it in `workdir`
+    (default: `repo`; elsewhere they are absolute)."""
     from spudflow.core.config import fill_named_entries, fill_schema_defaults
     from spudflow.core.workflow_paths import local_workflow_file, resolve_workflow_paths
 
-    config = resolve_workflow_paths(copy.deepcopy(config), local_workflow_file(repo, repo))
+    config = resolve_workflow_paths(copy.deepcopy(config),
+                                    local_workflow_file(repo, workdir or repo))
     fill_schema_defaults(config, repo / "config" / "schema.yaml")
     fill_named_entries(config)
     return config
@@ -105,7 +107,7 @@ def split_sentences(config: dict, repo: Path, treebank: str,
 
 def borrowed_lengths(config: dict, repo: Path, treebank: str, split: str) -> str | None:
     """Whose sentence lengths a URL split is counted with when none of its own treebank's files
-    is at hand (the SPUD preset's Arabic PADT: Arabic PUD's, shorter sentences), or None."""
+    is at hand (the SPUD preset's Arabic PADT: Arabic PUD's), or None."""
     names = [p.name.split("-ud-")[0] for p in source_files(repo,
                                                            config["treebanks"][treebank]["lang"])]
     for location in split_locations(config, treebank, split):

@@ -76,8 +76,8 @@ def _mb(n: float) -> str:
     return f"{n / 1e6:.1f} MB"
 
 
-def _gb(n: float) -> str:
-    return f"{n / 1e9:.2f} GB"
+def _size(n: float) -> str:
+    return f"{n / 1e9:.1f} GB" if n >= 1e9 else _mb(n)
 
 
 def _table(header: list[str], rows: list[list]) -> list[str]:
@@ -120,17 +120,17 @@ def feature_projection(config: dict, repo: Path, workdir: Path) -> list[str]:
     the rules that build one put it), as report lines."""
     from spudflow.rehearse.footprint import filled, measured_rate, projected, real_width
 
-    projection = projected(filled(config, repo), repo, measured_rate(repo),
+    projection = projected(filled(config, repo, workdir), repo, measured_rate(repo),
                            lambda source: real_width(source, workdir))
     if not projection.per_treebank and not projection.left_out:
         return ["No probe features are planned."]
-    lines = [f"The real run: about {_gb(projection.total)}. Per feature job, the real split's "
+    lines = [f"The real run: about {_size(projection.total)}. Per feature job, the real split's "
              "words (UD 2.10's sentence count, or a local file's own, capped as the probes cap "
              "it) x the layers each baseline stores x the real model's hidden width x the bytes "
              "per word, layer and unit of a feature file (spudflow.rehearse.footprint)."]
     if projection.per_treebank:
         lines += [""] + _table(["treebank", "features (est.)"], [
-            [name, _gb(size)] for name, size in projection.per_treebank.items()])
+            [name, _size(size)] for name, size in projection.per_treebank.items()])
     if projection.borrowed:
         lines += ["", "Lengths from other treebanks of the language: "
                   + "; ".join(projection.borrowed) + "."]
