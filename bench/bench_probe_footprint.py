@@ -20,8 +20,9 @@ plans. Last, what the sweep costs instead: its runs that extract their splits, a
 they run through the encoder.
 
 Measured on the SPUD preset (the shared treebanks' sentence lengths, 2.0008 bytes per word,
-layer and unit): 29.3 GB with its sweep of mBERT and mGPT on EWT (55.1 GB when the sweep's
-layers were stored; 62.6 with `[en_ewt]`, 253.4 with `true`, now all 29.3); the sweep's 35
+layer and unit; PADT, HDT and SynTagRus at their real mean lengths): 31.7 GB with its sweep of
+mBERT and mGPT on EWT (57.5 GB when the sweep's layers were stored; 65.1 with `[en_ewt]`,
+274.8 with `true`, now all 31.7); the sweep's 35
 runs outside the pairs (mBERT 11 layers, mGPT 24) extract EWT train and dev, 7.8M words.
 """
 

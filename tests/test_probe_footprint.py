@@ -124,6 +124,16 @@ def test_a_split_s_words_are_its_real_sentences_as_the_probes_cap_them():
     assert projection.left_out == ["en_ewt/mine: someone/unknown-model: hidden width unknown"]
 
 
+def test_a_treebank_of_known_size_borrows_lengths_scaled_to_its_own_mean():
+    """Arabic PADT's split (no file of it at hand) is counted with the Arabic lengths at hand
+    scaled to PADT's real 282,384 words in 7,664 sentences (36.8 a sentence; Arabic PUD's
+    are about 21): its words are its sentences x that mean, uncapped."""
+    config = filled(SPUD, REPO)
+    at_hand = language_lengths(REPO, "ar")
+    assert at_hand.mean() < 25
+    assert words(config, "ar_padt", "test", capped=False) == pytest.approx(680 * 282384 / 7664)
+
+
 def test_a_local_split_counts_its_own_file():
     """A split given as a local file (a `workflow:` path, as the default config gives them) is
     the real split: its own sentences and lengths."""

@@ -33,6 +33,12 @@ from spudflow.rehearse.mirror import REAL_SENTENCES, source_files, unique_blocks
 # per word against 2 per unit, so a few hundred sentences give the rate to 1e-4.
 RATE_SENTENCES = 500
 RATE_WIDTH = 768
+# Sentences and syntactic words of the real treebanks a rehearsal may have no file of (UD's
+# treebank statistics pages; SynTagRus's as released up to UD 2.8). A URL split of one is
+# counted with its language's sentence lengths at hand scaled to its real mean: Arabic PADT's
+# sentences hold 36.8 words, the Arabic PUD's it would borrow 20.8.
+REAL_WORDS = {"ar_padt": (7664, 282384), "de_hdt": (189928, 3399390),
+              "ru_syntagrus": (61889, 1105849)}
 
 
 @dataclass
@@ -92,7 +98,8 @@ def split_sentences(config: dict, repo: Path, treebank: str,
             if name not in REAL_SENTENCES:
                 return f"{treebank}/{split}: no real sentence count of {name}"
             count += REAL_SENTENCES[name]
-            lengths.append(language_lengths(repo, config["treebanks"][treebank]["lang"]))
+            lengths.append(real_like(language_lengths(repo, config["treebanks"][treebank]["lang"]),
+                                     name.split("-ud-")[0]))
         else:
             path = repo / location
             if not path.is_file():
@@ -105,6 +112,18 @@ def split_sentences(config: dict, repo: Path, treebank: str,
     return float(count), joined
 
 
+def real_mean(code: str) -> float | None:
+    """Syntactic words per sentence of a real treebank (REAL_WORDS), or None."""
+    sentences, words = REAL_WORDS.get(code, (0, 0))
+    return words / sentences if sentences else None
+
+
+def real_like(lengths: np.ndarray, code: str) -> np.ndarray:
+    """`lengths` scaled to the real mean of treebank `code` where it is known."""
+    mean = real_mean(code)
+    return lengths if mean is None or not len(lengths) else lengths * (mean / lengths.mean())
+
+
 def borrowed_lengths(config: dict, repo: Path, treebank: str, split: str) -> str | None:
     """Whose sentence lengths a URL split is counted with when none of its own treebank's files
     is at hand (the SPUD preset's Arabic PADT: Arabic PUD's), or None."""
@@ -113,8 +132,10 @@ def borrowed_lengths(config: dict, repo: Path, treebank: str, split: str) -> str
     for location in split_locations(config, treebank, split):
         code = location.rsplit("/", 1)[-1].split("-ud-")[0]
         if is_url(location) and code not in names:
+            mean = real_mean(code)
+            scaled = "" if mean is None else f", scaled to its real {mean:.1f} words a sentence"
             return (f"{treebank}: sentence lengths of {', '.join(sorted(set(names)))} (no "
-                    f"{code} file at hand)")
+                    f"{code} file at hand{scaled})")
     return None
 
 
