@@ -8,6 +8,10 @@ its arguments, working directory, environment and stdin/stdout/stderr to the ser
 forks a child that runs `spudflow.cli.main(ARGS)` as the console script would and sends back
 its exit status. The command's code path is the real one; only interpreter start-up is shared.
 
+A job whose PYTHONPATH is one folder holding another `spudflow` (a test's copy of the package,
+changed) is forked too: its child drops the server's `spudflow` modules and imports the copy's,
+as a fresh process on that PYTHONPATH would; the libraries it imports stay shared.
+
 Where sharing could change what a job sees, the client runs the real `spudflow` instead: when
 its environment differs from the server's in a variable a library reads at import time (the
 Hugging Face hub cache and offline switch, thread counts, PYTHONPATH, ...), when the server has
@@ -141,6 +145,24 @@ def _differs(own_env: dict[str, str], set_by_imports: dict[str, str],
                   and not (k in set_by_imports and job_env.get(k) in (None, set_by_imports[k])))
 
 
+def _copy_of_package(differs: list[str], env: dict[str, str]) -> str | None:
+    """The folder of another `spudflow` when PYTHONPATH, naming only that folder, is the one
+    import-time variable in which the job differs from the server; else None."""
+    root = env.get("PYTHONPATH", "")
+    if differs != ["PYTHONPATH"] or os.pathsep in root or not os.path.isabs(root):
+        return None
+    return root if os.path.isfile(os.path.join(root, "spudflow", "__init__.py")) else None
+
+
+def _import_package_from(root: str) -> None:
+    """Forget the server's `spudflow` and put `root` first on the path: the job imports the
+    copy's modules, as a process with PYTHONPATH=root would."""
+    for name in [m for m in sys.modules if m == "spudflow" or m.startswith("spudflow.")]:
+        del sys.modules[name]
+    sys.path.insert(0, root)
+    importlib.invalidate_caches()
+
+
 def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
     data, fds, _flags, _addr = socket.recv_fds(conn, 1 << 16, 3)
     while len(data) < _LENGTH.size or len(data) < _LENGTH.size + _LENGTH.unpack_from(data)[0]:
@@ -185,6 +207,8 @@ def _run_job(conn: socket.socket, request: dict, fds: list[int]) -> None:
         tempfile.tempdir = None  # TMPDIR is the job's (Snakemake sets it per job)
         sys.argv = [request["program"], *request["argv"]]
         conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
+        if request.get("package"):
+            _import_package_from(request["package"])
         from spudflow.cli import main
 
         try:
@@ -259,14 +283,18 @@ def _serve(socket_path: str) -> None:
             conn.close()
             continue
         differs = _differs(own_env, set_by_imports, request["env"])
+        package = _copy_of_package(differs, request["env"])
+        if package:
+            differs = []
         with open(socket_path + ".log", "a", encoding="utf-8") as log:  # what ran how
             print(" ".join(request["argv"][:1]), "real:" if differs else "forked", *differs,
-                  file=log)
+                  *([f"package {package}"] if package else []), file=log)
         if differs or len(fds) != 3:
             conn.sendall(b'{"fallback": true}\n')
         elif os.fork() == 0:
             listener.close()
-            _run_job(conn, {**request, "env": {**set_by_imports, **request["env"]}}, fds)
+            _run_job(conn, {**request, "env": {**set_by_imports, **request["env"]},
+                            "package": package}, fds)
         for fd in fds:
             os.close(fd)
         conn.close()

@@ -6,12 +6,18 @@ path, its bytes, the rule count before it and the shell override (which give the
 rule count and line map); a config file on its path and bytes. These memos hand back what the
 same inputs gave before (a copy of the config, which Snakemake updates in place). A file whose
 bytes changed (a test that edits a rule or a setting) is read anew.
+
+Planning also asks inspect.signature for the parameters of every input, params and resource
+function each time it applies one to a job (hundreds of thousands of times in a test run); a
+function's parameters never change, so they are kept for as long as the function lives.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
+import weakref
 from pathlib import Path
 
 
@@ -22,6 +28,7 @@ def memoize_workflow_reading() -> None:
     import snakemake.api  # first: importing the parser alone is a circular import
     import snakemake.common.configfile
     import snakemake.parser
+    import snakemake.rules
     import snakemake.workflow
     from snakemake.sourcecache import LocalSourceFile
 
@@ -56,3 +63,18 @@ def memoize_workflow_reading() -> None:
 
     snakemake.workflow.parse = memoized_parse
     snakemake.common.configfile.load_configfile = memoized_load_configfile
+
+    function_params = snakemake.rules.get_function_params
+    params_of: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def memoized_function_params(func):
+        try:
+            return params_of[func]
+        except (KeyError, TypeError):  # TypeError: no weak reference to it
+            pass
+        params = function_params(func)
+        with contextlib.suppress(TypeError):
+            params_of[func] = params
+        return params
+
+    snakemake.rules.get_function_params = memoized_function_params

@@ -4,16 +4,13 @@ come from the entry."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
-from workflow_helpers import REPO, copy_workflow, update_config
+from workflow_helpers import REPO, copy_workflow, in_copy, update_config
 
 from spudflow.cli import main
 from spudflow.core.artifacts import ITEMS
@@ -118,13 +115,6 @@ def _add_a_dataset(copy: Path) -> None:
     (code / "items" / "judgements.py").write_text(NEW_BUILDER, encoding="utf-8")
 
 
-def _in_copy(copy: Path, *args: str) -> subprocess.CompletedProcess:
-    """`python ARGS` in the copy, importing the copy's spudflow (not the checkout's)."""
-    env = {**os.environ, "PYTHONPATH": str(copy / "workflow")}
-    return subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True,
-                          text=True, timeout=600, check=False)
-
-
 @pytest.mark.slow
 def test_a_new_dataset_is_its_builder_its_entry_and_its_test(tmp_path):
     """In a copy of the tiny workflow, a dataset added as its builder module and one registry
@@ -135,7 +125,7 @@ def test_a_new_dataset_is_its_builder_its_entry_and_its_test(tmp_path):
     _add_a_dataset(copy)
     (copy / "docs").mkdir()  # a workflow copy has no docs: the page to render into
     shutil.copy2(REPO / "docs" / "items.md", copy / "docs" / "items.md")
-    rendered = _in_copy(copy, "-m", "spudflow.items.registry", "config/schema.yaml",
+    rendered = in_copy(copy, "-m", "spudflow.items.registry", "config/schema.yaml",
                         "docs/items.md")
     assert rendered.returncode == 0, rendered.stderr
     assert "| `judgements` | `spudflow items judgements` | a test's own |" in (
@@ -143,14 +133,14 @@ def test_a_new_dataset_is_its_builder_its_entry_and_its_test(tmp_path):
     (copy / "judged.tsv").write_text("The cat sleeps.\t1\nCat the sleeps.\t0\n", encoding="utf-8")
     update_config(copy, lambda c: c["pairs"].__setitem__("judgements", {
         "enabled": True, "files": ["judged.tsv"]}))
-    planned = _in_copy(copy, "-m", "snakemake", "-n", "--cores", "1")
+    planned = in_copy(copy, "-m", "snakemake", "-n", "--cores", "1")
     assert planned.returncode == 0, planned.stderr
     assert re.search(r"^items_judgements\s+1$", planned.stdout, re.M), planned.stdout
     assert ("spudflow items judgements judged.tsv  --out results/items/judgements.parquet "
             "2> results/logs/items_judgements.log") in planned.stdout
     assert "results/scores/judgements/" in planned.stdout  # scored like every enabled dataset
     items = "results/items/judgements.parquet"
-    ran = _in_copy(copy, "-m", "snakemake", items, "--cores", "1")
+    ran = in_copy(copy, "-m", "snakemake", items, "--cores", "1")
     assert ran.returncode == 0, ran.stderr[-3000:]
     table = read_artifact(copy / items, ITEMS)  # the items artifact, checked on read
     assert table["sentence"].to_list() == ["The cat sleeps.", "Cat the sleeps."]

@@ -6,16 +6,13 @@ here; so does a table rule fed by datasets of another family."""
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
 import yaml
-from workflow_helpers import REPO, copy_checkout, copy_workflow, plan, update_config
+from workflow_helpers import REPO, copy_checkout, copy_workflow, in_copy, plan, update_config
 
 from spudflow.aggregate import cli as aggregate_cli
 from spudflow.aggregate import figures
@@ -179,13 +176,6 @@ def _add_a_figure(copy: Path) -> None:
     (copy / "report" / "blimp_paradigms_figure.rst").write_text(NEW_CAPTION, encoding="utf-8")
 
 
-def _in_copy(copy: Path, *args: str) -> subprocess.CompletedProcess:
-    """`python ARGS` in the copy, importing the copy's spudflow (not the checkout's)."""
-    env = {**os.environ, "PYTHONPATH": str(copy / "workflow")}
-    return subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True,
-                          text=True, timeout=600, check=False)
-
-
 @pytest.mark.slow
 def test_a_new_figure_is_its_entry_its_function_and_its_caption(tmp_path):
     """In a copy of the workflow on the default config, a figure added in those three places
@@ -193,20 +183,20 @@ def test_a_new_figure_is_its_entry_its_function_and_its_caption(tmp_path):
     draws it."""
     copy = copy_checkout(tmp_path / "workflow")
     _add_a_figure(copy)
-    planned = _in_copy(copy, "-m", "snakemake", "-n", "--forceall", "--cores", "1")
+    planned = in_copy(copy, "-m", "snakemake", "-n", "--forceall", "--cores", "1")
     assert planned.returncode == 0, planned.stderr
     assert re.search(r"^figure_blimp_paradigms\s+1$", planned.stdout, re.M), planned.stdout
     assert ("spudflow figure-blimp-paradigms results/tables/blimp_paradigm.parquet --out "
             "results/figures/blimp_paradigms  2> results/logs/figure_blimp_paradigms.log"
             ) in planned.stdout
-    reported = _in_copy(copy, "-c", REPORT_ENTRY.format(tests=REPO / "tests", copy=copy))
+    reported = in_copy(copy, "-c", REPORT_ENTRY.format(tests=REPO / "tests", copy=copy))
     assert reported.returncode == 0, reported.stderr
     assert reported.stdout.split() == [str(copy / "report" / "blimp_paradigms_figure.rst"),
                                        "BLiMP"]
     empty = copy / "blimp_paradigm.parquet"
     write_artifact(pl.DataFrame(schema=TABLES["blimp_paradigm"].polars_schema()), empty,
                    TABLES["blimp_paradigm"])
-    drawn = _in_copy(copy, "-m", "spudflow", "figure-blimp-paradigms", str(empty), "--out",
+    drawn = in_copy(copy, "-m", "spudflow", "figure-blimp-paradigms", str(empty), "--out",
                      str(tmp_path / "drawn"))
     assert drawn.returncode == 0, drawn.stderr
     assert b"no BLiMP paradigms" in (tmp_path / "drawn.svg").read_bytes()
@@ -254,16 +244,16 @@ def test_a_new_table_is_its_entry_its_function_and_its_test(tmp_path):
     copy = copy_workflow(tmp_path / "workflow")
     # BLiMP scored by the n-gram model alone: no control model to train first
     update_config(copy, lambda config: config["models"].pop("tiny_bert"))
-    before = _in_copy(copy, "-m", "snakemake", "-n", "--forceall", "--cores", "1", "-p",
+    before = in_copy(copy, "-m", "snakemake", "-n", "--forceall", "--cores", "1", "-p",
                       "results/tables/blimp_overall.parquet")
     _add_a_table(copy)
-    planned = _in_copy(copy, "-m", "snakemake", "-n", "--forceall", "--cores", "1", "-p",
+    planned = in_copy(copy, "-m", "snakemake", "-n", "--forceall", "--cores", "1", "-p",
                        f"{NEW_TABLE}.parquet")
     assert planned.returncode == 0, planned.stderr
     assert re.search(r"^table_blimp\s+1$", planned.stdout, re.M), planned.stdout
     command = re.compile(r"spudflow table-blimp [^\n]*")
     assert command.findall(planned.stdout) == command.findall(before.stdout) != []
-    ran = _in_copy(copy, "-m", "snakemake", "--cores", "2", f"{NEW_TABLE}.parquet")
+    ran = in_copy(copy, "-m", "snakemake", "--cores", "2", f"{NEW_TABLE}.parquet")
     assert ran.returncode == 0, ran.stderr
     table = pl.read_parquet(copy / f"{NEW_TABLE}.parquet")
     items = pl.read_parquet(copy / "results" / "items" / "blimp.parquet")
@@ -273,7 +263,7 @@ def test_a_new_table_is_its_entry_its_function_and_its_test(tmp_path):
     assert caption in (copy / f"{NEW_TABLE}.tex").read_text(encoding="utf-8")
     report = (copy / f"{NEW_TABLE}.caption.rst").read_text(encoding="utf-8")
     assert caption in report and "Data: items datasets" in report
-    checked = _in_copy(copy, "-c", "from spudflow.core.contract import read_artifact; "
+    checked = in_copy(copy, "-c", "from spudflow.core.contract import read_artifact; "
                        "from spudflow.core.table_artifacts import TABLES; "
                        f"print(read_artifact('{NEW_TABLE}.parquet', "
                        "TABLES['blimp_pair_count']).columns)")

@@ -16,13 +16,22 @@ item dropped) or, for values the schema cannot suggest (paths, names, nulls), fr
 from __future__ import annotations
 
 import copy
-import functools
 from pathlib import Path
 
 import pytest
-import yaml
 from snakemake_memos import memoize_workflow_reading
-from workflow_helpers import REPO, Plan, clone_run, finished_tiny_run, job
+from workflow_helpers import (
+    REPO,
+    Plan,
+    clone_run,
+    default_config,
+    finished_tiny_run,
+    job,
+    read_yaml,
+    write_yaml,
+)
+
+from spudflow.core.config import fill_schema_defaults, load_schema
 
 pytestmark = pytest.mark.slow
 
@@ -134,9 +143,8 @@ NO_RERUN = {
 }
 
 
-@functools.cache
 def _schema() -> dict:
-    return yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    return load_schema(SCHEMA)
 
 
 def _deref(node: dict) -> dict:
@@ -235,10 +243,8 @@ def _valid(config) -> bool:
 
 def _filled_config(workdir: Path) -> dict:
     """The copy's config with the schema's defaults filled in (what the rules read)."""
-    from snakemake.utils import validate
-
-    config = yaml.safe_load((workdir / "config" / "config.yaml").read_text(encoding="utf-8"))
-    validate(config, str(SCHEMA), set_default=True)
+    config = read_yaml(workdir / "config" / "config.yaml")
+    fill_schema_defaults(config, SCHEMA)
     return config
 
 
@@ -259,9 +265,7 @@ def _other_config(config: dict, path: tuple) -> dict | None:
 
 
 def _write_config(workdir: Path, config: dict) -> None:
-    # libyaml's dumper (a sixth of the pure-Python one's time; the same config read back)
-    (workdir / "config" / "config.yaml").write_text(
-        yaml.dump(config, Dumper=yaml.CSafeDumper, sort_keys=False), encoding="utf-8")
+    write_yaml(workdir / "config" / "config.yaml", config, sort_keys=False)
 
 
 def plan_with_needrun(workdir: Path, cores: int = 1) -> tuple[Plan, set]:
@@ -349,11 +353,9 @@ def _config_keys() -> list[str]:
     """Every key of the tiny workflow's config, defaults filled in (parsed without a run)."""
     from workflow_helpers import TINY_DATA
 
-    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
-    config.update(yaml.safe_load((TINY_DATA / "config.yaml").read_text(encoding="utf-8")))
-    from snakemake.utils import validate
-
-    validate(config, str(SCHEMA), set_default=True)
+    config = default_config()
+    config.update(read_yaml(TINY_DATA / "config.yaml"))
+    fill_schema_defaults(config, SCHEMA)
     return [".".join(map(str, path)) for path, _ in _leaves(config)]
 
 

@@ -5,15 +5,12 @@ the rest follows (the last test adds one in a copy of the workflow)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
 import yaml
-from workflow_helpers import REPO, copy_workflow, update_config
+from workflow_helpers import REPO, copy_workflow, in_copy, update_config
 
 from spudflow.cli import build_parser
 from spudflow.core import scoring_methods
@@ -108,13 +105,6 @@ def _add_a_method(copy: Path) -> None:
     (code / "scoring" / "uniform.py").write_text(NEW_FUNCTION, encoding="utf-8")
 
 
-def _in_copy(copy: Path, *args: str) -> subprocess.CompletedProcess:
-    """`python ARGS` in the copy, importing the copy's spudflow (not the checkout's)."""
-    env = {**os.environ, "PYTHONPATH": str(copy / "workflow")}
-    return subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True,
-                          text=True, timeout=900, check=False)
-
-
 @pytest.mark.slow
 def test_a_new_method_is_its_entry_and_its_function(tmp_path):
     """In a copy of the tiny workflow, a method added as one registry line and its function is
@@ -123,17 +113,17 @@ def test_a_new_method_is_its_entry_and_its_function(tmp_path):
     copy = copy_workflow(tmp_path / "workflow")
     _add_a_method(copy)
     schema = copy / "config" / "schema.yaml"
-    rewritten = _in_copy(copy, "-m", "spudflow.core.scoring_methods", str(schema))
+    rewritten = in_copy(copy, "-m", "spudflow.core.scoring_methods", str(schema))
     assert rewritten.returncode == 0, rewritten.stderr
     assert "kn, addk, uniform, kn_region" in schema.read_text(encoding="utf-8")
-    docs = _in_copy(copy, "-c", "from spudflow.core import scoring_methods as m; "
+    docs = in_copy(copy, "-c", "from spudflow.core import scoring_methods as m; "
                     "print(m.render_docs())")
     assert "| ngram | `uniform` |" in docs.stdout, docs.stderr
     # the n-gram model alone (no control to train, no masked model to score: a shorter run)
     update_config(copy, lambda c: c.update(models={"tiny_trigram": {
         **c["models"]["tiny_trigram"], "methods": ["kn", "uniform"]}}))
     table = "results/tables/spud_ratio_summary.parquet"
-    ran = _in_copy(copy, "-m", "snakemake", table, "--cores", "2", "--max-threads", "1")
+    ran = in_copy(copy, "-m", "snakemake", table, "--cores", "2", "--max-threads", "1")
     assert ran.returncode == 0, ran.stderr[-3000:]
     summary = pl.read_parquet(copy / table).filter(pl.col("model") == "tiny_trigram")
     assert set(summary["method"]) == {"kn", "uniform"}

@@ -152,15 +152,13 @@ def test_config_errors_name_the_key(tmp_path, edit, message):
 def _checked_config(edit=None) -> dict:
     """The default config as the Snakefile has it when it checks the references: edited,
     schema defaults filled in, named entries filled, workflow: paths resolved."""
-    from snakemake.utils import validate
-
-    from spudflow.core.config import fill_named_entries
+    from spudflow.core.config import fill_named_entries, fill_schema_defaults
     from spudflow.core.workflow_paths import local_workflow_file, resolve_workflow_paths
 
     config = default_config()
     if edit:
         edit(config)
-    validate(config, str(REPO / "config" / "schema.yaml"), set_default=True)
+    fill_schema_defaults(config, REPO / "config" / "schema.yaml")
     fill_named_entries(config)
     return resolve_workflow_paths(config, local_workflow_file(REPO, REPO))
 

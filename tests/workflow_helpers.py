@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import copy
 import functools
 import importlib
 import inspect
@@ -32,6 +33,11 @@ REPO = Path(__file__).resolve().parents[1]
 TINY_DATA = REPO / "tests" / "data" / "workflow"
 # What a checkout needs to run the workflow (the rest is docs, tests and build files).
 WORKFLOW_FILES = ("Snakefile", "rules", "config", "envs", "profiles", "workflow", "report")
+
+# libyaml's loader and dumper where PyYAML has them (a tenth of the pure-Python ones' time; the
+# tests read and write configs hundreds of times).
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 # A planned job: its rule and its wildcards as sorted (name, value) pairs.
 Job = tuple[str, tuple[tuple[str, str], ...]]
@@ -65,13 +71,26 @@ def copy_checkout(dest: Path, config: dict | None = None, user_files: Iterable[s
         (dest / relative).parent.mkdir(parents=True, exist_ok=True)
         (dest / relative).write_text("", encoding="utf-8")
     if config is not None:
-        (dest / "config" / "config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+        write_yaml(dest / "config" / "config.yaml", config)
     return dest
+
+
+def read_yaml(path: Path):
+    return yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)
+
+
+def write_yaml(path: Path, data, sort_keys: bool = True) -> None:
+    path.write_text(yaml.dump(data, Dumper=YAML_DUMPER, sort_keys=sort_keys), encoding="utf-8")
+
+
+@functools.cache
+def _default_config() -> dict:
+    return read_yaml(REPO / "config" / "config.yaml")
 
 
 def default_config() -> dict:
     """The checkout's config/config.yaml, parsed (a fresh dict each call)."""
-    return yaml.safe_load((REPO / "config" / "config.yaml").read_text(encoding="utf-8"))
+    return copy.deepcopy(_default_config())
 
 
 @functools.cache
@@ -98,9 +117,9 @@ def copy_workflow(dest: Path, overlay: str | None = None) -> Path:
     shutil.copytree(TINY_DATA / "human_eval", tiny / "human_eval")
     # The probe section's encoder: a tiny random BERT built here (no download).
     shutil.copytree(_tiny_encoder(), tiny / "tiny_bert")
-    overrides = yaml.safe_load((TINY_DATA / "config.yaml").read_text(encoding="utf-8"))
+    overrides = read_yaml(TINY_DATA / "config.yaml")
     if overlay:
-        overrides.update(yaml.safe_load((TINY_DATA / overlay).read_text(encoding="utf-8")))
+        overrides.update(read_yaml(TINY_DATA / overlay))
 
     def tiny(config: dict) -> None:
         config.update(overrides)
@@ -223,12 +242,25 @@ def _drop_old_runs(root: Path, name: str) -> None:
             continue
 
 
+def in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """`python ARGS` in `copy`, importing the copy's spudflow (not the checkout's); the jobs of
+    a workflow it runs start preloaded, with the copy's package (tests/preloaded_jobs.py)."""
+    from preloaded_jobs import client_dir
+
+    env = {**os.environ, "PYTHONPATH": str(copy / "workflow")}
+    found = client_dir()
+    if found is not None:
+        env["PATH"] = f"{found}{os.pathsep}{env['PATH']}"
+    return subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
 def update_config(workdir: Path, change: Callable[[dict], object]) -> None:
     """Apply `change` (a function that edits the config dict in place) to the copy's config."""
     path = workdir / "config" / "config.yaml"
-    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config = read_yaml(path)
     change(config)
-    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    write_yaml(path, config, sort_keys=False)
 
 
 def edit_file(path: Path, text: str = "\n# edited by a test\n") -> None:
