@@ -577,22 +577,25 @@ def test_a_stand_in_is_built_again_when_the_code_that_builds_it_changes(tmp_path
     assert built == ["gpt2", "gpt2"]
 
 
-@pytest.mark.parametrize("name", ["bert-multilingual", "roberta"])
-def test_a_stand_in_tokenizer_is_the_same_in_every_process(name):
-    """The same text gives the same vocabulary in two fresh processes (tokenizers' WordPiece
+def test_a_stand_in_tokenizer_is_the_same_in_every_process():
+    """The same text gives the same vocabulary in three fresh processes (tokenizers' WordPiece
     trainer gave a different one in every process: hash-map ties), so a second rehearsal
-    finds the same snapshot commit and reruns no scoring job."""
+    finds the same snapshot commit and reruns no scoring job. Each process builds the
+    tokenizer of both families trained that way."""
     script = (
         "import hashlib, sys\n"
         "from spudflow.rehearse.families import FAMILIES\n"
         "from spudflow.rehearse.standins import language_text\n"
         "from spudflow.rehearse.tiny_models import build_tokenizer\n"
         "from pathlib import Path\n"
-        "repo = Path(sys.argv[2])\n"
+        "repo = Path(sys.argv[1])\n"
         "texts = language_text(repo, 'en')[:400] + language_text(repo, 'de')[:400]\n"
-        "vocab = build_tokenizer(FAMILIES[sys.argv[1]], texts).get_vocab()\n"
-        "print(hashlib.sha256(repr(sorted(vocab.items())).encode()).hexdigest())\n"
+        "for name in sys.argv[2:]:\n"
+        "    vocab = build_tokenizer(FAMILIES[name], texts).get_vocab()\n"
+        "    print(name, hashlib.sha256(repr(sorted(vocab.items())).encode()).hexdigest())\n"
     )
-    runs = {subprocess.run([sys.executable, "-c", script, name, str(REPO)], check=True,
+    families = ["bert-multilingual", "roberta"]
+    runs = {subprocess.run([sys.executable, "-c", script, str(REPO), *families], check=True,
                            capture_output=True, text=True).stdout for _ in range(3)}
     assert len(runs) == 1
+    assert [line.split()[0] for line in runs.pop().splitlines()] == families
