@@ -5,6 +5,7 @@ what a library reads at import runs as a real process."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,25 @@ def test_a_job_whose_import_time_environment_differs_runs_as_a_real_process(clie
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "out" / "tokens.parquet").is_file()
     assert _jobs_log(client)[before:] == ["ingest real: HF_HUB_OFFLINE OMP_NUM_THREADS"]
+
+
+def test_a_job_on_a_copy_of_the_package_is_forked_with_the_copys_code(client, tmp_path):
+    """A test's changed copy of spudflow (PYTHONPATH naming it alone) is imported anew in the
+    forked job, as a fresh process on that PYTHONPATH would import it; a PYTHONPATH of more
+    folders runs the real command."""
+    root = tmp_path / "copy"
+    shutil.copytree(Path(__file__).parents[1] / "workflow" / "spudflow", root / "spudflow",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    init = root / "spudflow" / "__init__.py"
+    init.write_text(init.read_text(encoding="utf-8").replace(
+        '__version__ = "', '__version__ = "copied-'), encoding="utf-8")
+    before = len(_jobs_log(client))
+    for path in (str(root), f"{root}{os.pathsep}{tmp_path}"):
+        done = _spudflow(client, "--version", cwd=tmp_path, env={"PYTHONPATH": path})
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("spudflow copied-"), done.stdout
+    assert _jobs_log(client)[before:] == [f"--version forked package {root}",
+                                          "--version real: PYTHONPATH"]
+    # the server's own package is the checkout's still
+    done = _spudflow(client, "--version", cwd=tmp_path)
+    assert not done.stdout.startswith("spudflow copied-")
