@@ -29,14 +29,15 @@ from pathlib import Path
 import yaml
 from snakemake_memos import memoize_workflow_reading
 
+from spudflow.core.config import YAML_LOADER
+
 REPO = Path(__file__).resolve().parents[1]
 TINY_DATA = REPO / "tests" / "data" / "workflow"
 # What a checkout needs to run the workflow (the rest is docs, tests and build files).
 WORKFLOW_FILES = ("Snakefile", "rules", "config", "envs", "profiles", "workflow", "report")
 
-# libyaml's loader and dumper where PyYAML has them (a tenth of the pure-Python ones' time; the
-# tests read and write configs hundreds of times).
-YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# libyaml's dumper where PyYAML has it, as the package's loader (a tenth of the pure-Python
+# ones' time; the tests read and write configs hundreds of times).
 YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 # A planned job: its rule and its wildcards as sorted (name, value) pairs.

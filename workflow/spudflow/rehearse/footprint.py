@@ -99,7 +99,7 @@ def split_sentences(config: dict, repo: Path, treebank: str,
                 return f"{treebank}/{split}: no real sentence count of {name}"
             count += REAL_SENTENCES[name]
             lengths.append(real_like(language_lengths(repo, config["treebanks"][treebank]["lang"]),
-                                     name.split("-ud-")[0]))
+                                     treebank_code(name)))
         else:
             path = repo / location
             if not path.is_file():
@@ -110,6 +110,11 @@ def split_sentences(config: dict, repo: Path, treebank: str,
     if not len(joined):
         return f"{treebank}/{split}: no sentences to measure"
     return float(count), joined
+
+
+def treebank_code(file_name: str) -> str:
+    """`ar_padt` of `ar_padt-ud-train.conllu`."""
+    return file_name.split("-ud-")[0]
 
 
 def real_mean(code: str) -> float | None:
@@ -127,10 +132,10 @@ def real_like(lengths: np.ndarray, code: str) -> np.ndarray:
 def borrowed_lengths(config: dict, repo: Path, treebank: str, split: str) -> str | None:
     """Whose sentence lengths a URL split is counted with when none of its own treebank's files
     is at hand (the SPUD preset's Arabic PADT: Arabic PUD's), or None."""
-    names = [p.name.split("-ud-")[0] for p in source_files(repo,
+    names = [treebank_code(p.name) for p in source_files(repo,
                                                            config["treebanks"][treebank]["lang"])]
     for location in split_locations(config, treebank, split):
-        code = location.rsplit("/", 1)[-1].split("-ud-")[0]
+        code = treebank_code(location.rsplit("/", 1)[-1])
         if is_url(location) and code not in names:
             mean = real_mean(code)
             scaled = "" if mean is None else f", scaled to its real {mean:.1f} words a sentence"
