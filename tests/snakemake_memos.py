@@ -77,4 +77,6 @@ def memoize_workflow_reading() -> None:
             params_of[func] = params
         return params
 
+    # rules.py imported it by name; common's own input-function helper looks it up there.
     snakemake.rules.get_function_params = memoized_function_params
+    snakemake.common.get_function_params = memoized_function_params

@@ -66,12 +66,19 @@ def _file_size_limit():
     resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
 
 
+def _no_bytecode() -> dict[str, str]:
+    """The child's environment: no bytecode written, since Python would write a module's .pyc
+    cut at 200 bytes without noticing, and every later import of that module would fail."""
+    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+
+
 @pytest.mark.parametrize("command", sorted(WRITERS))
 def test_a_full_disk_names_the_output_and_leaves_nothing(tmp_path, inputs, command):
     out = tmp_path / "made" / "below" / "out"
     argv = [str(out if a == "OUT" else a) for a in WRITERS[command](inputs)]
     done = subprocess.run([sys.executable, "-m", "spudflow", *argv], capture_output=True,
-                          text=True, preexec_fn=_file_size_limit, check=False)
+                          text=True, preexec_fn=_file_size_limit,
+                          env=_no_bytecode(), check=False)
     assert done.returncode == EXIT_BAD_INPUT, done.stderr
     line = one_line(done.stderr)
     assert line.startswith(f"{out}") and "file too large" in line, line
@@ -87,7 +94,8 @@ def test_a_full_disk_in_an_existing_folder_keeps_it_and_removes_the_blocks(tmp_p
     (out / "notes.txt").write_text("mine\n", encoding="utf-8")
     argv = [str(out if a == "OUT" else a) for a in WRITERS["score"](inputs)]
     done = subprocess.run([sys.executable, "-m", "spudflow", *argv], capture_output=True,
-                          text=True, preexec_fn=_file_size_limit, check=False)
+                          text=True, preexec_fn=_file_size_limit,
+                          env=_no_bytecode(), check=False)
     assert done.returncode == EXIT_BAD_INPUT, done.stderr
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
 
