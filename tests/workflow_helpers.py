@@ -243,16 +243,17 @@ def _drop_old_runs(root: Path, name: str) -> None:
             continue
 
 
-def in_copy(copy: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    """`python ARGS` in `copy`, importing the copy's spudflow (not the checkout's); the jobs of
-    a workflow it runs start preloaded, with the copy's package (tests/preloaded_jobs.py)."""
+def in_copy(workdir: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """`python ARGS` in the copy `workdir`, importing its spudflow (not the checkout's); the
+    jobs of a workflow it runs start preloaded, with the copy's package
+    (tests/preloaded_jobs.py)."""
     from preloaded_jobs import client_dir
 
-    env = {**os.environ, "PYTHONPATH": str(copy / "workflow")}
+    env = {**os.environ, "PYTHONPATH": str(workdir / "workflow")}
     found = client_dir()
     if found is not None:
         env["PATH"] = f"{found}{os.pathsep}{env['PATH']}"
-    return subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True,
+    return subprocess.run([sys.executable, *args], cwd=workdir, env=env, capture_output=True,
                           text=True, timeout=timeout, check=False)
 
 
