@@ -362,14 +362,21 @@ def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = (),
     `preloaded`: the jobs' `spudflow` starts with the heavy libraries imported
     (tests/preloaded_jobs.py); False runs each job as a fresh process. `forceall`: every job
     runs again (`--forceall`: Snakemake removes each job's outputs first); `forcerun`: the jobs
-    of these rules run again (`--forcerun`), with everything downstream."""
+    of these rules run again (`--forcerun`), with everything downstream.
+
+    Snakemake's greedy scheduler picks the jobs to start (`--scheduler greedy`): the default ILP
+    scheduler, which `make run` and the tests that run the main job's command use, solves a
+    linear program with the CBC binary at each round (half a CPU second of a tiny run). Either
+    keeps to the same resources; only the order of independent jobs differs, never a result."""
     memoize_workflow_reading()
     from snakemake.api import SnakemakeApi
+    from snakemake.scheduling.greedy import SchedulerSettings as GreedySettings
     from snakemake.settings.types import (
         DAGSettings,
         OutputSettings,
         Quietness,
         ResourceSettings,
+        SchedulingSettings,
     )
 
     with SnakemakeApi(OutputSettings(quiet={Quietness.ALL})) as api, _jobs_path(preloaded):
@@ -380,7 +387,10 @@ def run_workflow(workdir: Path, cores: int = 2, targets: Iterable[str] = (),
         )
         dag_api = workflow_api.dag(DAGSettings(targets=frozenset(targets), forceall=forceall,
                                                forcerun=frozenset(forcerun)))
-        dag_api.execute_workflow(executor="local")
+        greedy = GreedySettings()
+        dag_api.execute_workflow(executor="local",
+                                 scheduling_settings=SchedulingSettings(scheduler="greedy"),
+                                 scheduler_settings=greedy, greedy_scheduler_settings=greedy)
 
 
 @contextlib.contextmanager
