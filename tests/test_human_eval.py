@@ -501,12 +501,10 @@ def test_the_workflow_counts_stale_items_after_a_sentence_edit(tmp_path):
     `quiet`) and the workflow run again: the run finishes (the human_eval_tables job no longer
     dies with exit 2 on the committed filled sheets), Tables 1-2 count the stale items, the log
     names them and the front page shows a red line."""
-    from workflow_helpers import finished_tiny_run, run_workflow
+    from workflow_helpers import finished_edited_run
 
-    workdir = finished_tiny_run(tmp_path / "wf")
-    treebank = workdir / "resources" / "tiny" / "tiny_en.conllu"
-    edit_peaceful(TINY_EN, treebank)
-    run_workflow(workdir)
+    # the run cache's: the finished tiny run, `peaceful` -> `quiet`, the workflow run again
+    workdir = finished_edited_run(tmp_path / "wf")
     tables = workdir / "results" / "tables"
     for name in ("human_eval_grammaticality", "human_eval_preference"):
         row = pl.read_parquet(tables / f"{name}.parquet").row(0, named=True)

@@ -3,7 +3,8 @@ edits, config changes, a removed and restored input, forced rules and a run kill
 each followed by an incremental run, every result ends byte-identical to a fresh run on the final
 inputs.
 
-One series on one copy of a finished tiny run; the fresh run builds a second copy from the final
+One series on one copy of a finished tiny run (its first edit and run as the run cache keeps
+them, workflow_helpers.finished_edited_run); the fresh run builds a second copy from the final
 inputs. Results are compared file by file (logs, benchmarks, the score cache and scoring shards
 aside: tests/test_incremental.py's result_files).
 """
@@ -22,9 +23,9 @@ from slurm_faults import install as install_faults
 from test_incremental import result_files, stage_jobs, stages_with_rules
 from waiting import running, wait_until
 from workflow_helpers import (
-    clone_run,
     copy_workflow,
-    finished_tiny_run,
+    edit_one_word,
+    finished_edited_run,
     plan,
     planned_jobs,
     planning_error,
@@ -37,14 +38,6 @@ pytestmark = pytest.mark.slow
 TINY_EN = Path("resources/tiny/tiny_en.conllu")
 TINY_DE = Path("resources/tiny/tiny_de.conllu")
 ENCODER = Path("resources/tiny/tiny_bert")
-
-
-def edit_one_word(workdir: Path) -> None:
-    """`peaceful` -> `quiet` in tiny_en's first sentence: its FORM, LEMMA and its # text."""
-    path = workdir / TINY_EN
-    text = path.read_text(encoding="utf-8")
-    assert text.count("peaceful") == 3  # the # text line, FORM and LEMMA
-    path.write_text(text.replace("peaceful", "quiet"), encoding="utf-8")
 
 
 def change_one_key_per_stage(config: dict) -> None:
@@ -125,11 +118,9 @@ def outputs(workdir: Path) -> dict[str, bytes]:
 
 
 def test_series_of_incremental_runs_ends_as_a_fresh_run(tmp_path):
-    series = clone_run(finished_tiny_run(tmp_path / "finished"), tmp_path / "series")
-
-    # 1. One word of one sentence, then one key of each stage, each followed by a run.
-    edit_one_word(series)
-    run_workflow(series)
+    # 1. One word of one sentence, then one key of each stage, each followed by a run (the
+    # first run is the run cache's: a finished tiny run, the word edited, the workflow run).
+    series = finished_edited_run(tmp_path / "series")
     update_config(series, change_one_key_per_stage)
     run_workflow(series)
 

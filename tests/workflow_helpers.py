@@ -189,6 +189,27 @@ def finished_tiny_run(dest: Path, overlay: str | None = None) -> Path:
     return finished_run(dest, name, lambda copy: copy_workflow(copy, overlay))
 
 
+def edit_one_word(workdir: Path) -> None:
+    """`peaceful` -> `quiet` in the first sentence of the copy's tiny_en, as a researcher edits a
+    word: its FORM, LEMMA and `# text` (the sentence keeps its length)."""
+    path = workdir / "resources" / "tiny" / "tiny_en.conllu"
+    text = path.read_text(encoding="utf-8")
+    assert text.count("peaceful") == 3  # the # text line, FORM and LEMMA
+    path.write_text(text.replace("peaceful", "quiet"), encoding="utf-8")
+
+
+def finished_edited_run(dest: Path) -> Path:
+    """The finished tiny run, then edit_one_word() and the workflow run again: an incremental
+    run, built once as finished_run's are (the incremental series starts from it, and the human
+    evaluation kit counts its stale items)."""
+
+    def edited(copy: Path) -> Path:
+        edit_one_word(finished_tiny_run(copy))
+        return copy
+
+    return finished_run(dest, "tiny_edited", edited)
+
+
 def finished_run(dest: Path, name: str, build: Callable[[Path], Path],
                  helpers: Iterable[Path] = ()) -> Path:
     """`build(dest)` (a workflow copy) after a full run_workflow(); returns `dest`.
