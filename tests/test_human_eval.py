@@ -37,13 +37,11 @@ def treebanks(tmp_path_factory) -> dict[str, Path]:
 
 
 def edit_peaceful(conllu: Path, out: Path) -> Path:
-    """CONLLU with one word of its first sentence edited, as a researcher would: `peaceful` ->
-    `quiet` in FORM, LEMMA and `# text` (the sentence keeps its length: the same sample)."""
-    text = conllu.read_text(encoding="utf-8")
-    edited = text.replace("the peaceful transition", "the quiet transition", 1).replace(
-        "16\tpeaceful\tpeaceful\t", "16\tquiet\tquiet\t", 1)
-    assert edited.count("quiet") == 3
-    out.write_text(edited, encoding="utf-8")
+    """OUT: CONLLU (tiny_en) with workflow_helpers.one_word_edited's edit (the sentence keeps
+    its length: the same sample)."""
+    from workflow_helpers import one_word_edited
+
+    out.write_text(one_word_edited(conllu.read_text(encoding="utf-8")), encoding="utf-8")
     return out
 
 

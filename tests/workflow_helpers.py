@@ -189,13 +189,17 @@ def finished_tiny_run(dest: Path, overlay: str | None = None) -> Path:
     return finished_run(dest, name, lambda copy: copy_workflow(copy, overlay))
 
 
+def one_word_edited(tiny_en: str) -> str:
+    """tiny_en's text with one word of its first sentence edited, as a researcher edits a word:
+    `peaceful` -> `quiet` in its FORM, LEMMA and `# text` (the sentence keeps its length)."""
+    assert tiny_en.count("peaceful") == 3  # the # text line, FORM and LEMMA
+    return tiny_en.replace("peaceful", "quiet")
+
+
 def edit_one_word(workdir: Path) -> None:
-    """`peaceful` -> `quiet` in the first sentence of the copy's tiny_en, as a researcher edits a
-    word: its FORM, LEMMA and `# text` (the sentence keeps its length)."""
+    """one_word_edited() in the copy's tiny_en."""
     path = workdir / "resources" / "tiny" / "tiny_en.conllu"
-    text = path.read_text(encoding="utf-8")
-    assert text.count("peaceful") == 3  # the # text line, FORM and LEMMA
-    path.write_text(text.replace("peaceful", "quiet"), encoding="utf-8")
+    path.write_text(one_word_edited(path.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 def finished_edited_run(dest: Path) -> Path:
