@@ -1,6 +1,13 @@
 # Two entry points: `make run` (the pipeline on the default config) and `make test`.
 # Both create the virtual environment at .venv on first use.
-PYTHON ?= python3.11
+
+# The interpreter the venv is made from: the distribution's /usr/bin/python3.11 where it can make
+# one (Debian builds it with profile-guided and link-time optimisation into one static binary;
+# its venv module is the python3.11-venv package), else the first python3.11 on PATH. A
+# pyenv or default source build (no PGO, a shared libpython) runs the pure-Python work (Snakemake's
+# planning and bookkeeping, each job's own Python) slower (docs/running.md, "Which Python").
+PYTHON ?= $(shell /usr/bin/python3.11 -c 'import ensurepip, venv' 2>/dev/null \
+	&& echo /usr/bin/python3.11 || echo python3.11)
 VENV := .venv
 BIN := $(CURDIR)/$(VENV)/bin
 CORES ?= all

@@ -1,0 +1,42 @@
+"""The interpreter `make` makes .venv from (Makefile, docs/running.md "Which Python"): the
+distribution's /usr/bin/python3.11 where it can make a venv, else the first python3.11 on PATH;
+PYTHON= chooses another. Read from `make -n` in a folder holding the Makefile and what its venv
+target depends on, without a .venv: nothing is created."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DISTRIBUTION_PYTHON = Path("/usr/bin/python3.11")
+
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+
+
+def venv_command(tmp_path: Path, *variables: str) -> str:
+    """The first command `make venv` would run there: the one that creates .venv."""
+    for name in ("Makefile", "pyproject.toml", "requirements.lock"):
+        shutil.copy(REPO / name, tmp_path / name)
+    done = subprocess.run(["make", "-n", "venv", *variables], cwd=tmp_path, capture_output=True,
+                          text=True, check=True)
+    return done.stdout.splitlines()[0]
+
+
+def can_make_a_venv(python: Path) -> bool:
+    return python.is_file() and subprocess.run(
+        [str(python), "-c", "import ensurepip, venv"], capture_output=True).returncode == 0
+
+
+def test_the_venv_is_made_from_the_distributions_python_where_it_can_make_one(tmp_path):
+    command = venv_command(tmp_path)
+    chosen = str(DISTRIBUTION_PYTHON) if can_make_a_venv(DISTRIBUTION_PYTHON) else "python3.11"
+    assert f"|| {chosen} -m venv .venv ||" in command, command
+
+
+def test_python_on_the_command_line_chooses_another(tmp_path):
+    command = venv_command(tmp_path, "PYTHON=/opt/other/bin/python3.11")
+    assert "|| /opt/other/bin/python3.11 -m venv .venv ||" in command, command
