@@ -5,6 +5,7 @@ target depends on, without a .venv: nothing is created."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,12 +19,17 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make
 
 
 def venv_command(tmp_path: Path, *variables: str) -> str:
-    """The first command `make venv` would run there: the one that creates .venv."""
+    """The command `make venv` would run there to create .venv: a make of its own, not a
+    sub-make of the `make test` that may run this (whose variables, PYTHON among them, its
+    children inherit)."""
     for name in ("Makefile", "pyproject.toml", "requirements.lock"):
         shutil.copy(REPO / name, tmp_path / name)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "PYTHON")}
     done = subprocess.run(["make", "-n", "venv", *variables], cwd=tmp_path, capture_output=True,
-                          text=True, check=True)
-    return done.stdout.splitlines()[0]
+                          text=True, check=True, env=env)
+    (command,) = [line for line in done.stdout.splitlines() if " -m venv " in line]
+    return command
 
 
 def can_make_a_venv(python: Path) -> bool:
