@@ -90,6 +90,24 @@ def test_vendored_subset_has_100_pairs_of_each_of_67_paradigms(tmp_path, capsys)
     assert len(rows) == 1000 and Counter(r["label"] for r in rows) == {0: 500, 1: 500}
 
 
+def test_a_field_spelled_two_ways_is_one_field(tmp_path, capsys, caplog):
+    """BLiMP 1.0's principle_A_case_2 spells its field `syntax/semantics`, the other binding
+    paradigms `syntax_semantics`: its items carry the one spelling, with a line in the log."""
+    folder = REPO / "resources" / "blimp"
+    raw = json.loads((folder / "principle_A_case_2.jsonl").read_text().splitlines()[0])
+    assert raw["field"] == "syntax/semantics"
+    caplog.set_level("INFO")
+    out = tmp_path / "blimp.parquet"
+    assert run_cli(capsys, "items", "blimp", folder, "--out", out)[0] == 0
+    rows = read_items(out)
+    fields = Counter(r["field"] for r in rows if r["label"] == 1)
+    assert fields == {"morphology": 1800, "semantics": 900, "syntax": 2600,
+                      "syntax_semantics": 1400}
+    assert {r["field"] for r in rows if r["UID"] == "principle_A_case_2"} == {"syntax_semantics"}
+    assert "principle_A_case_2.jsonl: field 'syntax/semantics' of 100 pairs read as " \
+        "'syntax_semantics'" in caplog.text
+
+
 @pytest.mark.slow
 @needs_shared
 @pytest.mark.shared

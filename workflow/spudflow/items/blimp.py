@@ -3,17 +3,24 @@
 Input: the paradigm files (JSON lines; fields sentence_good, sentence_bad, field,
 linguistics_term, UID, pairID and four method flags). Each pair gives two items in one group:
 the good sentence (label 1) and the bad one (label 0).
+
+BLiMP 1.0 spells one field two ways: principle_A_case_2's pairs say `syntax/semantics`, the
+other 13 paradigms of that field `syntax_semantics`. The items carry the one spelling
+(FIELD_SPELLINGS, logged per file), so that the per-field table and a CoLA split by field count
+the binding paradigm in its field instead of as a field of its own.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pyarrow as pa
 
 from spudflow.core.artifacts import BLIMP_FLAGS, ITEMS_BLIMP
 from spudflow.core.errors import InputError
+from spudflow.core.logs import get_logger
 from spudflow.core.pairs_files import blimp_paradigm_files
 from spudflow.core.sampling import sample_indices
 from spudflow.core.shell_args import quoted, sample_args
@@ -22,6 +29,10 @@ from spudflow.items.table import ItemsBuilder
 
 TEXT_FIELDS = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID")
 FLAG_FIELDS = BLIMP_FLAGS
+# another spelling of a field in the BLiMP release -> the spelling its other paradigms use
+FIELD_SPELLINGS = {"syntax/semantics": "syntax_semantics"}
+
+log = get_logger(__name__)
 
 
 def paradigm_files(paths: list[str | Path]) -> list[Path]:
@@ -61,6 +72,12 @@ def read_paradigm(path: Path) -> list[dict]:
         records.append({"line": number, **record})
     if not records:
         raise InputError(path, None, "no sentence pairs (empty file)")
+    respelled = Counter(r["field"] for r in records if r["field"] in FIELD_SPELLINGS)
+    for spelling, count in sorted(respelled.items()):
+        log.info("%s: field %r of %d pairs read as %r, the spelling of its other paradigms",
+                 path, spelling, count, FIELD_SPELLINGS[spelling])
+    for record in records:
+        record["field"] = FIELD_SPELLINGS.get(record["field"], record["field"])
     return records
 
 
