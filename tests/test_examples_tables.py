@@ -181,15 +181,23 @@ def test_german_spud_and_japanese_examples(tmp_path, run_cli):
         expected = sorted((bad[None, :] - good[:, None]).ravel(), reverse=True)[:3]
         assert rows["margin"].to_list() == pytest.approx(expected)
 
-    items, scores = spud_inputs(tmp_path / "spud")
+    # SPUD: the k largest ratios of each nonce seed (seeds 2 and 10 in numeric order)
+    items, scores = spud_inputs(tmp_path / "spud", nonce_seeds=(2, 10))
     out = _run(run_cli, "table-spud-scores", items, scores, tmp_path / "spud" / "t",
                "--examples", "2", "--resamples", "0")
     examples = pl.read_parquet(out / "spud_examples.parquet")
     ratios = pl.read_parquet(out / "spud_ratios.parquet")
     keys = ["nonce_method", "model", "method", "nonce_seed"]
+    groups = ratios.select(keys).unique()
+    assert groups["nonce_seed"].n_unique() == 2
+    assert examples.height == 2 * groups.height
     for key, rows in examples.group_by(keys):
         mine = ratios.filter(*(pl.col(c) == v for c, v in zip(keys, key, strict=True)))
         assert rows["ratio"].to_list() == sorted(mine["ratio"], reverse=True)[:2]
+    first = examples.filter(pl.col("model") == examples["model"][0],
+                            pl.col("method") == examples["method"][0],
+                            pl.col("nonce_method") == examples["nonce_method"][0])
+    assert first["nonce_seed"].to_list() == ["2", "2", "10", "10"]
 
     items, scores = japanese_inputs(tmp_path / "ja")
     out = _run(run_cli, "table-japanese-transitivity", items, scores, tmp_path / "ja" / "t",

@@ -119,8 +119,12 @@ def worst_template_pairs(scored: pl.DataFrame, keys: Sequence[str], k: int, seed
 
 
 def largest_ratios(pairs: pl.DataFrame, keys: Sequence[str], k: int, seed: int) -> pl.DataFrame:
-    """SPUD: per group of `keys` (pair set and scoring function), the k nonce sentences with the
-    largest perplexity ratio over their original (spud_scores.pair_ratios' rows)."""
+    """SPUD: per group of `keys` (pair set, scoring function and nonce seed), the k nonce
+    sentences with the largest perplexity ratio over their original (spud_scores.pair_ratios'
+    rows), the groups' numeric seeds in numeric order (2 before 10)."""
+    listed = [c for c in ("nonce_seed", "group_id", "nonce_item_id", "orig_sentence",
+                          "nonce_sentence", "ppl_orig", "ppl_nonce", "ratio") if c not in keys]
+    order = [pl.col(c).cast(pl.Int64, strict=False) if c == "nonce_seed" else pl.col(c)
+             for c in keys]
     return top_k(pairs, keys, "ratio", ["nonce_item_id"], k, seed).select(
-        *keys, RANK, "nonce_seed", "group_id", "nonce_item_id", "orig_sentence", "nonce_sentence",
-        "ppl_orig", "ppl_nonce", "ratio").sort([*keys, RANK])
+        *keys, RANK, *listed).sort([*order, *keys, RANK])

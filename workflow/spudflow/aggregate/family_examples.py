@@ -103,7 +103,8 @@ def spud(items: pl.DataFrame, scores: pl.DataFrame, examples: int,
     from spudflow.aggregate.spud_scores import PAIR_SET, pair_ratios
 
     pairs = pair_ratios(scored_items(items, scores))
-    return largest_ratios(pairs, [*PAIR_SET, "model", "method"], examples, examples_seed)
+    return largest_ratios(pairs, [*PAIR_SET, "model", "method", "nonce_seed"], examples,
+                          examples_seed)
 
 
 def cola(items: pl.DataFrame, scores: pl.DataFrame, examples: int, examples_seed: int,
