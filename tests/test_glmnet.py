@@ -11,7 +11,16 @@ import pytest
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
 
-from spudflow.aggregate.glmnet import BIG, cv_glmnet, fit_path, fold_ids, lambda_path, scales
+from spudflow.aggregate.glmnet import (
+    BIG,
+    REFIT_THRESH,
+    cv_glmnet,
+    fit_path,
+    fold_ids,
+    lambda_path,
+    refit,
+    scales,
+)
 
 
 def _design(n: int = 400, seed: int = 3):
@@ -187,7 +196,12 @@ DATA = Path(__file__).parent / "data" / "glmnet"
 
 def _rare_kn_verb():
     """The default run's rare/ja_pud_trigram/kn/verb design (tests/data/glmnet/README.md)."""
-    lines = (DATA / "rare_kn_verb.csv").read_text(encoding="utf-8").splitlines()[1:]
+    return _default_run_design("rare_kn_verb.csv")
+
+
+def _default_run_design(name: str):
+    """(x, y) of a default run's mode in tests/data/glmnet (its README says how it was made)."""
+    lines = (DATA / name).read_text(encoding="utf-8").splitlines()[1:]
     rows = [line.split(",") for line in lines]
     ones = [[int(j) for j in predictors.split()] for _, predictors in rows]
     x = np.zeros((len(rows), 1 + max(max(r) for r in ones)))
@@ -222,6 +236,79 @@ def test_the_default_runs_failing_mode_matches_cv_glmnet(r_glmnet, tmp_path):
     assert cv.cv_mean == pytest.approx(reference["cvm"], abs=1e-5)
     assert cv.lambda_min == pytest.approx(reference["lambda_min"], rel=1e-9)
     assert cv.lambda_1se == pytest.approx(reference["lambda_1se"], rel=1e-9)
+
+
+def _relative_addk_optimum() -> tuple[float, np.ndarray]:
+    """(lambda.1se, R glmnet's optimum there, intercept first) of the relative/addk design."""
+    rows = [line.split(",") for line in (DATA / "relative_addk_optimum.csv").read_text(
+        encoding="utf-8").splitlines()[1:]]
+    return float(rows[0][1]), np.array([float(value) for _, value in rows[1:]])
+
+
+def _largest(b: np.ndarray, sign: int, top: int = 10) -> list[int]:
+    """The indices of the `top` largest coefficients of one sign, as the regression tables list
+    them."""
+    return sorted(np.flatnonzero(sign * b > 0), key=lambda i: (-sign * b[i], i))[:top]
+
+
+def test_a_tight_fits_coefficients_are_refitted_to_the_optimum():
+    """The default run's relative/addk mode: nearly separated (intercept -22) and flat along some
+    coefficients. At glmnet's thresh the path stops up to 0.45 from the optimum at lambda.1se
+    (R glmnet at thresh 1e-24), enough to reorder the largest coefficients of both signs; the
+    refit lands within 1e-5 of it (2.2e-6 here) with its order, and meets the optimality
+    conditions (every nonzero coefficient's gradient lambda to 1e-4 of it; 2 % off before)."""
+    x, y = _default_run_design("relative_addk.csv")
+    assert x.shape == (1191, 130) and y.sum() == 36
+    lam, optimum = _relative_addk_optimum()
+    cv = cv_glmnet(x, y, folds=10, seed=0)
+    k = cv.index("lambda.1se")
+    assert cv.path.lambdas[k] == pytest.approx(lam, rel=1e-12)
+    stopped = np.concatenate([[cv.path.intercepts[k]], cv.path.coefficients[k]])
+    intercept, coefficients = refit(x, y, cv.path, k)
+    refitted = np.concatenate([[intercept], coefficients])
+    assert np.abs(stopped - optimum).max() > 0.3
+    assert refitted == pytest.approx(optimum, abs=1e-5)
+    for sign in (1, -1):
+        assert _largest(refitted, sign) == _largest(optimum, sign)
+        assert _largest(stopped, sign) != _largest(optimum, sign)
+    residual = y - 1 / (1 + np.exp(-(intercept + x @ coefficients)))
+    gradient = x.T @ residual / len(y) / scales(x)
+    chosen = coefficients != 0
+    assert abs(residual.mean()) < 1e-9
+    assert np.abs(gradient[chosen] - lam * np.sign(coefficients[chosen])).max() < 1e-4 * lam
+    assert np.all(np.abs(gradient[~chosen]) <= lam)
+
+
+@pytest.mark.slow
+def test_the_refits_optimum_is_r_glmnets_at_a_tiny_thresh(r_glmnet, tmp_path):
+    """tests/data/glmnet/relative_addk_optimum.csv is what R glmnet gives now: the path's
+    lambdas down to lambda.1se at thresh 1e-24."""
+    x, y = _default_run_design("relative_addk.csv")
+    cv = cv_glmnet(x, y, folds=10, seed=0)
+    lambdas = ", ".join(f"{lam:.17g}" for lam in cv.path.lambdas[:cv.index("lambda.1se") + 1])
+    reference = _r(r_glmnet, tmp_path, x, y, (
+        f"fit <- glmnet(x, y, family = 'binomial', lambda = c({lambdas}), thresh = 1e-24, "
+        "maxit = 1e9); cat(sprintf('%.17g', as.numeric(coef(fit)[, ncol(coef(fit))])), "
+        "sep = '\\n')"))
+    assert reference == pytest.approx(_relative_addk_optimum()[1], abs=1e-9)
+
+
+def test_a_refit_at_the_paths_first_lambda_is_the_intercept_only_model():
+    """glmnet's own path starts at the intercept-only model, exact as it is: solving lambda_max
+    again leaves float dust (a coefficient of 9e-15 here; 2e-14 on a default run's mode, listed
+    as its largest positive one)."""
+    x, y = _design(seed=4)
+    path = fit_path(x, y)
+    intercept, coefficients = refit(x, y, path, 0)
+    assert intercept == path.intercepts[0] and not coefficients.any()
+    assert fit_path(x, y, path.lambdas[:1], thresh=REFIT_THRESH).coefficients[0].any()
+
+
+def test_a_refit_that_ends_before_its_lambda_is_an_error():
+    x, y = _design()
+    path = fit_path(x, y)
+    with pytest.raises(ValueError, match=r"ended after \d+ of 31 lambdas \(maxit\)"):
+        refit(x, y, path, 30, max_iter=1)
 
 
 def _near_separated_design(n: int = 300, seed: int = 2):

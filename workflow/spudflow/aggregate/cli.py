@@ -117,9 +117,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="IRLS and coordinate-descent iterations per lambda (default 1000; "
                    "--convergence tight only)")
     p.add_argument("--convergence", choices=("tight", "r_default"), default="tight",
-                   help="how each lambda is solved: tight (default), nearer the optimum than R; "
-                   "r_default, R glmnet's own solver at its default thresh, whose coefficients "
-                   "are those R's default fit prints (the thesis's)")
+                   help="how each lambda is solved: tight (default), the path at glmnet's "
+                   "thresh and the chosen lambda again to the optimum; r_default, R glmnet's own "
+                   "solver at its default thresh, whose coefficients are those R's default fit "
+                   "prints (the thesis's)")
     p.add_argument("--jobs", type=int, default=1,
                    help="threads of each regression's cross-validation: its folds' fits run side "
                    "by side, with the same results (default 1)")
