@@ -235,15 +235,18 @@ def test_probe_headline_puts_each_nonce_methods_drop_beside_the_original_las():
 def test_cola_and_german_headlines_cut_their_tables_as_captioned():
     from spudflow.aggregate.front_page import cola_headline, german_headline
 
-    thresholds = pl.DataFrame({"split": ["dev", "dev", "test"], "model": ["gpt2"] * 3,
+    # a row per split and scoring function (ten of them as columns outgrew the page)
+    thresholds = pl.DataFrame({"split": ["test", "dev", "dev"], "model": ["gpt2"] * 3,
                                "method": ["sum"] * 3, "normalisation": ["raw", "slor", "raw"],
-                               "mcc": [0.1, 0.2, 0.3], "mcc_ci_low": [0.05, None, 0.2],
-                               "mcc_ci_high": [0.15, None, 0.4]})
-    assert cola_headline(thresholds).rows(named=True) == [
-        {"split": "dev", "gpt2 · sum · raw": "0.100 [0.050, 0.150]",
-         "gpt2 · sum · slor": "0.200"},
-        {"split": "test", "gpt2 · sum · raw": "0.300 [0.200, 0.400]", "gpt2 · sum · slor": None}]
-    assert cola_headline(thresholds.clear()).columns == ["split"]
+                               "mcc": [0.3, 0.2, 0.1], "mcc_ci_low": [0.2, None, 0.05],
+                               "mcc_ci_high": [0.4, None, 0.15], "unseen_fraction": [0.5] * 3,
+                               "tie_fraction": [0.0, 0.25, 0.125]})
+    assert cola_headline(thresholds).rows() == [
+        ("dev", "gpt2 · sum · raw", "0.100 [0.050, 0.150]", 0.5, 0.125),
+        ("dev", "gpt2 · sum · slor", "0.200", 0.5, 0.25),
+        ("test", "gpt2 · sum · raw", "0.300 [0.200, 0.400]", 0.5, 0.0)]
+    assert cola_headline(thresholds.clear()).columns == [
+        "split", "scoring_function", "mcc", "unseen", "tied"]
     auc = pl.DataFrame({"analysis": ["all", "template", "all"], "dataset": ["dc"] * 3,
                         "model": ["m2", "m1", "m1"], "method": ["sum"] * 3,
                         "n_templates": [4, 4, 4], "auc_mean": [0.7, 0.9, 0.6],
@@ -308,7 +311,8 @@ def test_rows_that_could_not_be_computed_are_counted_not_shown(tmp_path, run_cli
     page.write_text(front_page({"cola_thresholds": out / "cola_thresholds.parquet"}, {},
                                tmp_path), encoding="utf-8")
     section = read_page(page)["cola_thresholds"]
-    assert [row[0] for row in section["rows"]] == ["split", "in_domain_dev"]
+    assert section["rows"][0][:3] == ["split", "scoring_function", "mcc"]
+    assert {row[0] for row in section["rows"][1:]} == {"in_domain_dev"}
     assert "Not shown: 5 rows whose numbers could not be computed (5 skipped)" in " ".join(
         section["text"].split())
 

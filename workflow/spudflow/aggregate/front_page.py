@@ -102,13 +102,15 @@ def german_coverage(auc: pl.DataFrame) -> pl.DataFrame:
 
 
 def cola_headline(thresholds: pl.DataFrame) -> pl.DataFrame:
-    """MCC of the cross-validated thresholds per split (rows) and scoring function ×
-    normalisation."""
+    """MCC of the cross-validated thresholds (with its interval) per split and scoring function
+    × normalisation, a row each (as the other headlines: a column each outgrew the page at ten),
+    with the unseen words' and tied pairs' fractions."""
     rows = thresholds.with_columns(
         pl.concat_str("model", pl.lit(" · "), "method", pl.lit(" · "), "normalisation")
         .alias("scoring_function"))
-    return _pivot(rows.with_columns(with_interval(rows, "mcc")), "split", "scoring_function",
-                  "mcc")
+    return rows.with_columns(with_interval(rows, "mcc")).select(
+        "split", "scoring_function", "mcc", pl.col("unseen_fraction").alias("unseen"),
+        pl.col("tie_fraction").alias("tied")).sort("split", "scoring_function")
 
 
 def cola_data(thresholds: pl.DataFrame) -> list[str]:
@@ -129,16 +131,6 @@ def cola_coverage(thresholds: pl.DataFrame) -> pl.DataFrame:
     return thresholds.select(
         pl.concat_str("split", pl.lit(": "), "model", pl.lit(" · "), "method", pl.lit(" · "),
                       "normalisation").alias("what"), "tie_fraction", "unseen_fraction")
-
-
-def cola_details(thresholds: pl.DataFrame) -> pl.DataFrame:
-    """Per split and scoring function × normalisation: the unseen words' and tied pairs'
-    fractions beside the MCC headline (a second table: the headline's columns are its scoring
-    functions)."""
-    return thresholds.select(
-        "split", pl.concat_str("model", pl.lit(" · "), "method", pl.lit(" · "), "normalisation")
-        .alias("scoring_function"), pl.col("unseen_fraction").alias("unseen"),
-        pl.col("tie_fraction").alias("tied")).sort("split", "scoring_function")
 
 
 def with_interval(frame: pl.DataFrame, value: str) -> pl.Series:
@@ -195,12 +187,6 @@ def japanese_coverage(accuracy: pl.DataFrame) -> pl.DataFrame:
                        pl.col("tie_fraction_obligatory").alias("tie_fraction"), "unseen_fraction")
 
 
-def _pivot(rows: pl.DataFrame, index: str, on: str, values: str) -> pl.DataFrame:
-    if rows.is_empty():
-        return rows.select(index)
-    return rows.pivot(on=on, index=index, values=values, sort_columns=True).sort(index)
-
-
 # What the headlines' two coverage columns are (coverage.py).
 UNSEEN_TIED = ("`unseen`: the fraction of the scored words the model never saw in training (n-gram "
                "models; n/a for transformers, whose subwords spell every word); `tied`: the "
@@ -218,8 +204,6 @@ class Section:
     # for the notes of those that decide mostly by ties or unseen words; None: no scored pairs
     # (probes)
     coverage: Callable[[pl.DataFrame], pl.DataFrame] | None = None
-    # a second table under the headline (the headline's columns are its scoring functions)
-    details: Callable[[pl.DataFrame], pl.DataFrame] | None = None
     # lines saying which data the rows are, where that is not the paper's own
     data: Callable[[pl.DataFrame], list[str]] | None = None
 
@@ -266,11 +250,10 @@ SECTIONS = (
             "AUC).", german_coverage),
     Section("CoLA", "CoLA paper, Table 4", "cola_thresholds", cola_headline,
             "Matthews correlation of cross-validated thresholds on normalised sentence scores "
-            "per split ([low, high]: its bootstrap interval over the sentences, the thresholds "
-            "as fitted; config aggregate.uncertainty); below it, per split and scoring "
-            f"function, {UNSEEN_TIED} (an acceptable "
-            "and an unacceptable sentence with equal scores, which no threshold separates).",
-            cola_coverage, cola_details, cola_data),
+            "per split and scoring function ([low, high]: its bootstrap interval over the "
+            "sentences, the thresholds as fitted; config aggregate.uncertainty). "
+            f"{UNSEEN_TIED} (an acceptable and an unacceptable sentence with equal scores, "
+            "which no threshold separates).", cola_coverage, data=cola_data),
     Section("BLiMP", "BLiMP (Warstadt et al. 2020), Table 3", "blimp_overall", blimp_headline,
             "Accuracy over the scored minimal pairs: the grammatical sentence gets the higher "
             f"log-probability ({INTERVAL}); n_ties pairs have equal scores and count as wrong "
@@ -345,8 +328,6 @@ def _section(section: Section, path: Path | None, figures: dict[str, Path], out:
               if name in figures]
     body = (_html_table(headline) if headline.height else
             "<p>The full table has no rows for this headline.</p>")
-    if section.details is not None and headline.height:
-        body += _html_table(section.details(table))
     body += _notes(section, table)
     data = "".join(f'<p class="data">{html.escape(line)}</p>'
                    for line in (section.data(table) if section.data else []))
