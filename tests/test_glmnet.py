@@ -13,7 +13,6 @@ from sklearn.linear_model import LogisticRegression
 
 from spudflow.aggregate.glmnet import (
     BIG,
-    REFIT_THRESH,
     cv_glmnet,
     fit_path,
     fold_ids,
@@ -295,20 +294,40 @@ def test_the_refits_optimum_is_r_glmnets_at_a_tiny_thresh(r_glmnet, tmp_path):
 
 def test_a_refit_at_the_paths_first_lambda_is_the_intercept_only_model():
     """glmnet's own path starts at the intercept-only model, exact as it is: solving lambda_max
-    again leaves float dust (a coefficient of 9e-15 here; 2e-14 on a default run's mode, listed
-    as its largest positive one)."""
+    again can leave float dust (a coefficient of 2e-14 on a default run's mode, listed as its
+    largest positive one)."""
     x, y = _design(seed=4)
     path = fit_path(x, y)
     intercept, coefficients = refit(x, y, path, 0)
     assert intercept == path.intercepts[0] and not coefficients.any()
-    assert fit_path(x, y, path.lambdas[:1], thresh=REFIT_THRESH).coefficients[0].any()
 
 
 def test_a_refit_that_ends_before_its_lambda_is_an_error():
     x, y = _design()
     path = fit_path(x, y)
-    with pytest.raises(ValueError, match=r"ended after \d+ of 31 lambdas \(maxit\)"):
+    with pytest.raises(ValueError, match=r"ended after \d+ of 31 lambdas \(maxit\); a larger "
+                       "max_iter may reach the last"):
         refit(x, y, path, 30, max_iter=1)
+
+
+def test_a_refit_of_an_elastic_net_solves_its_own_penalty():
+    """alpha reaches the refit: the relative/addk design's elastic net (alpha 0.5) refitted at
+    its lambda.1se meets that penalty's optimality conditions (gradient = lambda (alpha sign(b)
+    + (1 - alpha) b) for a nonzero b, standardised), which the lasso's refit does not."""
+    x, y = _default_run_design("relative_addk.csv")
+    cv = cv_glmnet(x, y, folds=10, seed=0, alpha=0.5)
+    k = cv.index("lambda.1se")
+    lam, sd = cv.path.lambdas[k], scales(x)
+
+    def off(alpha, intercept, coefficients):
+        residual = y - 1 / (1 + np.exp(-(intercept + x @ coefficients)))
+        gradient = x.T @ residual / len(y) / sd
+        b = (coefficients * sd)[coefficients != 0]
+        return np.abs(gradient[coefficients != 0]
+                      - lam * (alpha * np.sign(b) + (1 - alpha) * b)).max() / lam
+
+    assert off(0.5, *refit(x, y, cv.path, k, alpha=0.5)) < 1e-4
+    assert off(0.5, *refit(x, y, cv.path, k, alpha=1.0)) > 1e-2
 
 
 def _near_separated_design(n: int = 300, seed: int = 2):

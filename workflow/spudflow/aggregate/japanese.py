@@ -326,7 +326,7 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
                   "lambda.1se); each lambda solved "
                   + ("as R's glmnet solves it at its default thresh (its default fit)."
                      if convergence == "r_default" else
-                     "to the penalised likelihood's optimum (convergence tight: glmnet's "
+                     "to glmnet's optimum (convergence tight: glmnet's "
                      "thresh along the path, the chosen lambda solved again at 1e-18)."))
     # what the registry's captions show
     captions = dict(level=level, modes=modes, rule=rule, compared=compared_text,
