@@ -26,6 +26,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.coverage import unseen_fraction
+from spudflow.aggregate.glmnet import REFIT_THRESH
 from spudflow.aggregate.group_status import unscored_rows
 from spudflow.aggregate.inputs import (
     ITEMS_TEXT_HASH,
@@ -327,7 +328,8 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
                   + ("as R's glmnet solves it at its default thresh (its default fit)."
                      if convergence == "r_default" else
                      "to glmnet's optimum (convergence tight: glmnet's "
-                     "thresh along the path, the chosen lambda solved again at 1e-18)."))
+                     f"thresh along the path, the chosen lambda solved again at "
+                     f"{REFIT_THRESH:g})."))
     # what the registry's captions show
     captions = dict(level=level, modes=modes, rule=rule, compared=compared_text,
                     regression=regression, top=top, thesis=THESIS)
