@@ -1,7 +1,8 @@
 """The interpreter `make` makes .venv from (Makefile, docs/running.md "Which Python"): the
 distribution's /usr/bin/python3.11 where it can make a venv, else the first python3.11 on PATH;
 PYTHON= chooses another. Read from `make -n` in a folder holding the Makefile and what its venv
-target depends on, without a .venv: nothing is created."""
+target depends on, without a .venv: nothing is created. And the targets' commands keep compiled
+bytecode whatever the environment says."""
 
 from __future__ import annotations
 
@@ -46,3 +47,16 @@ def test_the_venv_is_made_from_the_distributions_python_where_it_can_make_one(tm
 def test_python_on_the_command_line_chooses_another(tmp_path):
     command = venv_command(tmp_path, "PYTHON=/opt/other/bin/python3.11")
     assert "|| /opt/other/bin/python3.11 -m venv .venv ||" in command, command
+
+
+def test_the_make_targets_keep_compiled_bytecode(tmp_path):
+    """A PYTHONDONTWRITEBYTECODE=1 in the environment does not reach the commands of `make`'s
+    targets: each of a run's and the tests' processes would compile the package again."""
+    shutil.copy(REPO / "Makefile", tmp_path / "Makefile")
+    env = {**{k: v for k, v in os.environ.items()
+              if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "PYTHON")},
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    probe = "bytecode-probe: ; @python3 -c 'import sys; print(sys.dont_write_bytecode)'"
+    done = subprocess.run(["make", "--eval", probe, "bytecode-probe"], cwd=tmp_path,
+                          capture_output=True, text=True, check=True, env=env)
+    assert done.stdout.strip() == "False", done.stdout + done.stderr
