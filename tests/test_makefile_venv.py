@@ -19,16 +19,20 @@ DISTRIBUTION_PYTHON = Path("/usr/bin/python3.11")
 pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 
 
-def venv_command(tmp_path: Path, *variables: str) -> str:
-    """The command `make venv` would run there to create .venv: a make of its own, not a
-    sub-make of the `make test` that may run this (whose variables, PYTHON among them, its
-    children inherit)."""
-    for name in ("Makefile", "pyproject.toml", "requirements.lock"):
-        shutil.copy(REPO / name, tmp_path / name)
+def make_env(**extra: str) -> dict[str, str]:
+    """This environment for a make of its own, not a sub-make of the `make test` that may run
+    this (whose variables, PYTHON among them, its children inherit)."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "PYTHON")}
+    return {**env, **extra}
+
+
+def venv_command(tmp_path: Path, *variables: str) -> str:
+    """The command `make venv` would run there to create .venv (a make of its own)."""
+    for name in ("Makefile", "pyproject.toml", "requirements.lock"):
+        shutil.copy(REPO / name, tmp_path / name)
     done = subprocess.run(["make", "-n", "venv", *variables], cwd=tmp_path, capture_output=True,
-                          text=True, check=True, env=env)
+                          text=True, check=True, env=make_env())
     (command,) = [line for line in done.stdout.splitlines() if " -m venv " in line]
     return command
 
@@ -53,10 +57,8 @@ def test_the_make_targets_keep_compiled_bytecode(tmp_path):
     """A PYTHONDONTWRITEBYTECODE=1 in the environment does not reach the commands of `make`'s
     targets: each of a run's and the tests' processes would compile the package again."""
     shutil.copy(REPO / "Makefile", tmp_path / "Makefile")
-    env = {**{k: v for k, v in os.environ.items()
-              if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "PYTHON")},
-           "PYTHONDONTWRITEBYTECODE": "1"}
     probe = "bytecode-probe: ; @python3 -c 'import sys; print(sys.dont_write_bytecode)'"
     done = subprocess.run(["make", "--eval", probe, "bytecode-probe"], cwd=tmp_path,
-                          capture_output=True, text=True, check=True, env=env)
+                          capture_output=True, text=True, check=True,
+                          env=make_env(PYTHONDONTWRITEBYTECODE="1"))
     assert done.stdout.strip() == "False", done.stdout + done.stderr
