@@ -121,7 +121,10 @@ include: "rules/aggregate.smk"
 complete_rules(list(workflow.rules)[RULES_BEFORE:], SPUDFLOW_CODE)
 
 # No model may score sentences it was trained on (docs/controls.md, "Training data overlap").
-scoring_plan.check_training_overlap()
+# Checked where the run is planned; a job's own Snakemake (a SLURM job step) reads the same
+# config, already checked, and would spend a second reading the training texts again.
+if workflow.is_main_process:
+    scoring_plan.check_training_overlap()
 
 
 rule all:

@@ -38,12 +38,19 @@ def styled(draw):
 
 
 def save(fig: Figure, stem: str | Path) -> None:
+    """STEM.png and STEM.svg of one layout, cropped to one tight box. savefig with
+    bbox_inches="tight" would lay the figure out and draw it once more per format, to find the
+    box: two fifths of a figure job's time."""
     stem = Path(stem)
+    fig.draw_without_rendering()  # runs the constrained layout
+    box = fig.get_tightbbox(fig.canvas.get_renderer())
+    box = box.padded(matplotlib.rcParams["savefig.pad_inches"])
+    fig.set_layout_engine(None)  # keep the positions just laid out: no layout in savefig
     with atomic_outputs() as out:
         fig.savefig(out.path(stem.with_name(stem.name + ".png")), format="png", dpi=150,
-                    bbox_inches="tight")
+                    bbox_inches=box)
         fig.savefig(out.path(stem.with_name(stem.name + ".svg")), format="svg",
-                    bbox_inches="tight", metadata={"Date": None})
+                    bbox_inches=box, metadata={"Date": None})
 
 
 def _panels(n: int, width: float = 5.0, height: float = 3.2, ncols: int = 1):
