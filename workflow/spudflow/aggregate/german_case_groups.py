@@ -67,22 +67,35 @@ class Comparison:
     negatives: pl.Expr
 
 
+def in_subset(frame: pl.DataFrame, subset: pl.Expr) -> np.ndarray:
+    """A row-wise condition's boolean mask over `frame`, null as False."""
+    return frame.select(subset.fill_null(False)).to_series().to_numpy()
+
+
 def template_comparisons(scored: pl.DataFrame, comparisons: list[Comparison]) -> pl.DataFrame:
     """One row per scoring function, template and comparison: the subsets' sizes and the AUC
     (null unless both subsets have sentences)."""
+    keys = [*DATASET_SCORING, "template"]
+    # Every comparison's two subsets as boolean masks, evaluated once over all sentences (a null,
+    # as where no case is doubled, is outside the subset, as a filter has it); a template's
+    # subsets are then its rows of these masks, not two filters per template and comparison.
+    masks = [(in_subset(scored, c.positives), in_subset(scored, c.negatives))
+             for c in comparisons]
+    values = scored["logprob_sum"].to_numpy()
+    templates = scored.with_row_index("_row").group_by(keys, maintain_order=True).agg("_row")
     rows = []
-    groups = scored.partition_by([*DATASET_SCORING, "template"], as_dict=True, maintain_order=True)
-    for key in sorted(groups):
-        group = groups[key]
-        for c in comparisons:
-            positives = group.filter(c.positives)["logprob_sum"].to_numpy()
-            negatives = group.filter(c.negatives)["logprob_sum"].to_numpy()
+    for *key, index in sorted(templates.iter_rows(), key=lambda row: row[:-1]):
+        index = np.asarray(index, dtype=np.int64)  # the template's rows, in the table's order
+        template_values = values[index]
+        for c, (positive, negative) in zip(comparisons, masks, strict=True):
+            positives = template_values[positive[index]]
+            negatives = template_values[negative[index]]
             labels = np.concatenate([np.ones(len(positives)), np.zeros(len(negatives))])
-            rows.append({**dict(zip([*DATASET_SCORING, "template"], key, strict=True)),
+            rows.append({**dict(zip(keys, key, strict=True)),
                          "comparison": c.comparison, "subset": c.subset,
                          "n_positive": len(positives), "n_negative": len(negatives),
                          "auc": auc(labels, np.concatenate([positives, negatives]))})
-    schema = {**{k: pl.String for k in [*DATASET_SCORING, "template", "comparison", "subset"]},
+    schema = {**{k: pl.String for k in [*keys, "comparison", "subset"]},
               "n_positive": pl.Int64, "n_negative": pl.Int64, "auc": pl.Float64}
     return pl.DataFrame(rows, schema=schema)
 
