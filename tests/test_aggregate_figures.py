@@ -147,3 +147,29 @@ def test_blimp_bars_show_a_field_without_accuracy_as_missing(tmp_path, run_cli):
     assert _svg_texts(svg).count("n/a") == 1
     # one bar (the morphology field): bars are the axes' patches with the scoring function's colour
     assert svg.count(b"fill: #1f77b4") == 2  # the bar and its legend patch
+
+
+def test_a_saved_figure_is_cropped_as_matplotlib_crops_it_tight(tmp_path):
+    """save() lays a figure out once and crops both formats to one box: the box matplotlib's own
+    savefig(bbox_inches="tight") finds, a legend outside the axes included (within a pixel of
+    its size at 150 dpi)."""
+    from matplotlib.image import imread
+
+    from spudflow.aggregate.figures import _panels, save, styled
+
+    @styled
+    def draw(stem):
+        fig, (ax,) = _panels(1)
+        ax.plot([1, 2, 3], [2, 1, 3], label="a long label outside the axes")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        ax.set_title("title")
+        save(fig, stem)
+        fig.set_layout_engine("constrained")
+        fig.savefig(tmp_path / "tight.png", format="png", dpi=150, bbox_inches="tight")
+
+    draw(tmp_path / "saved")
+    saved, tight = imread(tmp_path / "saved.png"), imread(tmp_path / "tight.png")
+    assert abs(saved.shape[0] - tight.shape[0]) <= 1 and abs(saved.shape[1] - tight.shape[1]) <= 1
+    width = float(re.search(r'<svg[^>]* width="([0-9.]+)pt"', (tmp_path / "saved.svg")
+                            .read_text()).group(1))
+    assert width == pytest.approx(tight.shape[1] / 150 * 72, abs=1.0)
