@@ -39,8 +39,8 @@ def styled(draw):
 
 def save(fig: Figure, stem: str | Path) -> None:
     """STEM.png and STEM.svg of one layout, cropped to one tight box. savefig with
-    bbox_inches="tight" would lay the figure out and draw it once more per format, to find the
-    box: two fifths of a figure job's time."""
+    bbox_inches="tight" would lay the figure out and draw it once more per format to find the
+    box: two fifths of the time a figure took to draw and save."""
     stem = Path(stem)
     fig.draw_without_rendering()  # runs the constrained layout
     box = fig.get_tightbbox(fig.canvas.get_renderer())
