@@ -10,7 +10,6 @@ from snakemake.sourcecache import LocalSourceFile
 from snakemake.utils import min_version
 
 from spudflow.aggregate.plan import AggregatePlan
-from spudflow.aggregate.stale_outputs import remove_stale_outputs
 from spudflow.controls.plan import ControlsPlan
 from spudflow.core.config import (
     check_config,
@@ -138,13 +137,3 @@ rule all:
         scoring_plan.scoring_outputs(),
         probe_plan.probe_metrics_files(),
         aggregate_plan.aggregate_targets,
-
-
-# Tables and figures of an earlier config that this one no longer makes (a model or dataset
-# taken out) are removed after a successful run, as a fresh run would not have them; other
-# outputs of jobs no longer planned stay, as Snakemake leaves them (aggregate/stale_outputs.py).
-onsuccess:
-    if workflow.is_main_process:
-        made = nonce_plan.nonce_outputs() + aggregate_plan.aggregate_outputs()
-        for path in remove_stale_outputs(made + aggregate_plan.front_page_files()):
-            logger.info(f"removed {path}: a table or figure the config no longer makes")
