@@ -21,6 +21,7 @@ from spudflow.core.config import (
 from spudflow.core.config_references import check_references
 from spudflow.core.plan_items import items_file
 from spudflow.core.rule_defaults import complete_rules
+from spudflow.core.stale_outputs import config_key, planned_files, settle_outputs
 from spudflow.core.workflow_paths import (
     code_dir,
     local_workflow_file,
@@ -137,3 +138,14 @@ rule all:
         scoring_plan.scoring_outputs(),
         probe_plan.probe_metrics_files(),
         aggregate_plan.aggregate_targets,
+
+
+# Tables and figures an earlier run of this config made that it no longer makes (a model taken
+# out) are removed after a successful run, as a fresh run would not have them: only files
+# spudflow wrote and nobody changed since, none another config's run made (core/stale_outputs.py).
+onsuccess:
+    if workflow.is_main_process:
+        targets = nonce_plan.nonce_outputs() + aggregate_plan.aggregate_outputs()
+        key = config_key(workflow.configfiles)
+        for path in settle_outputs(key, planned_files(targets)):
+            logger.info(f"removed {path}: a table or figure the config no longer makes")

@@ -9,6 +9,7 @@ parameter scenarios below (update_config, then planned_jobs against plan(forceal
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ from workflow_helpers import (
 )
 
 from spudflow.core.rules_support import code_version
+from spudflow.core.stale_outputs import RECORDS
 
 PACKAGE = REPO / "workflow" / "spudflow"
 
@@ -151,6 +153,35 @@ def test_added_model_and_changed_model_parameter(rerun):
     # the scoring jobs, then the tables and figures reading them and the front page
     assert {j[0] for j in planned} - {"score", "all", "front_page"} <= {
         j[0] for j in full.jobs if j[0].startswith(("table_", "figure_"))}
+
+
+def test_a_model_taken_out_leaves_only_the_tables_and_figures_a_fresh_run_makes(rerun):
+    """tiny_trigram, the only model of German case and Japanese, taken out of the config: after
+    the next run, results/tables and results/figures hold the files the new config plans, as a
+    fresh run of it would, and beside them a file of the user's and a table edited by hand
+    (theirs now); the model's scores stay, as Snakemake leaves outputs no job plans."""
+    workdir, _ = rerun
+    records = list((workdir / RECORDS).glob("*.json"))
+    assert [json.loads(r.read_text())["config"] for r in records] == ["config/config.yaml"]
+    tables = workdir / "results" / "tables"
+    own = tables / "my_notes.md"
+    own.write_text("mine\n")
+    edited = tables / "german_case_auc.md"
+    edited.write_text(edited.read_text() + "edited by hand\n")
+    update_config(workdir, lambda config: config["models"].pop("tiny_trigram"))
+    run_workflow(workdir)
+
+    full = plan(workdir, forceall=True)
+    planned = {path for outputs in full.outputs.values() for path, _ in outputs
+               if Path(path).parts[1] in ("tables", "figures")}
+    assert not [path for path in planned if "german_case" in path or "japanese" in path]
+    left = {str(p.relative_to(workdir)) for folder in (tables, tables.parent / "figures")
+            for p in folder.iterdir() if p.is_file()}
+    assert left == planned | {str(own.relative_to(workdir)), str(edited.relative_to(workdir))}
+    for folder in (tables, tables.parent / "figures"):  # no mark of a removed file
+        marked = {p.name.removesuffix(".sha256") for p in (folder / ".spudflow-written").iterdir()}
+        assert marked <= {p.name for p in folder.iterdir()}
+    assert (workdir / "results/scores/german_case/tiny_trigram/item_scores.parquet").is_file()
 
 
 def result_files(workdir):
