@@ -5,6 +5,7 @@
 import os
 from pathlib import Path
 
+from snakemake.io import IOFile
 from snakemake.logging import logger
 from snakemake.sourcecache import LocalSourceFile
 from snakemake.utils import min_version
@@ -21,7 +22,6 @@ from spudflow.core.config import (
 from spudflow.core.config_references import check_references
 from spudflow.core.plan_items import items_file
 from spudflow.core.rule_defaults import complete_rules
-from spudflow.core.stale_outputs import config_key, planned_files, settle_outputs
 from spudflow.core.workflow_paths import (
     code_dir,
     local_workflow_file,
@@ -33,6 +33,7 @@ from spudflow.nonce.plan import NoncePlan
 from spudflow.items.plan import ItemsPlan
 from spudflow.probe.plan import ProbePlan
 from spudflow.scoring.plan import ScoringPlan
+from spudflow.stale_outputs import config_key, planned_files, settle_outputs
 
 min_version("9.0")
 
@@ -63,6 +64,10 @@ if not workflow.overwrite_configfiles:
 
     configfile: DEFAULT_CONFIG
 
+
+# Which config this run is, for the record of its tables and figures (onsuccess, below): its
+# files as named, in order, and the --config values, taken before anything is filled in.
+CONFIG_KEY = config_key(workflow.configfiles, workflow.config_settings.overwrite_config)
 
 # A key given twice in a config file: YAML keeps the last without a word.
 check_config_files(workflow.configfiles)
@@ -142,10 +147,27 @@ rule all:
 
 # Tables and figures an earlier run of this config made that it no longer makes (a model taken
 # out) are removed after a successful run, as a fresh run would not have them: only files
-# spudflow wrote and nobody changed since, none another config's run made (core/stale_outputs.py).
+# spudflow wrote and nobody changed since, none another config's run left as they are
+# (spudflow/stale_outputs.py). A file Snakemake's record of its job says the job left as it is
+# (the time the job ended is the file's): a Parquet file's proof, which carries no hash entry.
+def left_by_its_job(path):
+    try:
+        record = workflow.persistence.metadata(IOFile(str(path)))
+    except Exception:  # an unreadable record proves nothing: the file is not recorded
+        return False
+    return record is not None and record.endtime == os.stat(path).st_mtime
+
+
 onsuccess:
     if workflow.is_main_process:
         targets = nonce_plan.nonce_outputs() + aggregate_plan.aggregate_outputs()
-        key = config_key(workflow.configfiles)
-        for path in settle_outputs(key, planned_files(targets)):
+        try:
+            removed, problems = settle_outputs(
+                CONFIG_KEY, planned_files(targets), left_by_its_job
+            )
+        except Exception as error:  # the run succeeded: this must not turn it into a failure
+            removed, problems = [], [f"earlier runs' tables and figures not checked: {error}"]
+        for path in removed:
             logger.info(f"removed {path}: a table or figure the config no longer makes")
+        for problem in problems:
+            logger.warning(problem)
