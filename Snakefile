@@ -67,7 +67,8 @@ if not workflow.overwrite_configfiles:
 
 # Which config this run is, for the record of its tables and figures (onsuccess, below): its
 # files as named, in order, and the --config values, taken before anything is filled in.
-CONFIG_KEY = config_key(workflow.configfiles, workflow.config_settings.overwrite_config)
+# (config_settings.config: --config alone; its overwrite_config holds the files' contents too)
+CONFIG_KEY = config_key(workflow.configfiles, dict(workflow.config_settings.config))
 
 # A key given twice in a config file: YAML keeps the last without a word.
 check_config_files(workflow.configfiles)
@@ -158,10 +159,11 @@ def left_by_its_job(path):
     return record is not None and record.endtime == os.stat(path).st_mtime
 
 
+# Not with --immediate-submit, whose onsuccess comes before any job has run.
 onsuccess:
-    if workflow.is_main_process:
-        targets = nonce_plan.nonce_outputs() + aggregate_plan.aggregate_outputs()
+    if workflow.is_main_process and not workflow.remote_execution_settings.immediate_submit:
         try:
+            targets = nonce_plan.nonce_outputs() + aggregate_plan.aggregate_outputs()
             removed, problems = settle_outputs(
                 CONFIG_KEY, planned_files(targets), left_by_its_job
             )
