@@ -5,7 +5,6 @@
 import os
 from pathlib import Path
 
-from snakemake.io import IOFile
 from snakemake.logging import logger
 from snakemake.sourcecache import LocalSourceFile
 from snakemake.utils import min_version
@@ -33,7 +32,12 @@ from spudflow.nonce.plan import NoncePlan
 from spudflow.items.plan import ItemsPlan
 from spudflow.probe.plan import ProbePlan
 from spudflow.scoring.plan import ScoringPlan
-from spudflow.stale_outputs import config_key, planned_files, settle_outputs
+from spudflow.stale_outputs import (
+    config_key,
+    left_by_its_job,
+    planned_files,
+    settle_outputs,
+)
 
 min_version("9.0")
 
@@ -149,23 +153,14 @@ rule all:
 # Tables and figures an earlier run of this config made that it no longer makes (a model taken
 # out) are removed after a successful run, as a fresh run would not have them: only files
 # spudflow wrote and nobody changed since, none another config's run left as they are
-# (spudflow/stale_outputs.py). A file Snakemake's record of its job says the job left as it is
-# (the time the job ended is the file's): a Parquet file's proof, which carries no hash entry.
-def left_by_its_job(path):
-    try:
-        record = workflow.persistence.metadata(IOFile(str(path)))
-    except Exception:  # an unreadable record proves nothing: the file is not recorded
-        return False
-    return record is not None and record.endtime == os.stat(path).st_mtime
-
-
-# Not with --immediate-submit, whose onsuccess comes before any job has run.
+# (spudflow/stale_outputs.py). Not with --immediate-submit, whose onsuccess comes before any job
+# has run.
 onsuccess:
     if workflow.is_main_process and not workflow.remote_execution_settings.immediate_submit:
         try:
             targets = nonce_plan.nonce_outputs() + aggregate_plan.aggregate_outputs()
             removed, problems = settle_outputs(
-                CONFIG_KEY, planned_files(targets), left_by_its_job
+                CONFIG_KEY, planned_files(targets), left_by_its_job(workflow.persistence)
             )
         except Exception as error:  # the run succeeded: this must not turn it into a failure
             removed, problems = [], [f"earlier runs' tables and figures not checked: {error}"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import polars as pl
 import pytest
@@ -18,7 +19,7 @@ from spudflow.core.plan_base import registry_files
 from spudflow.core.table_artifacts import NONCE_TYPE_TOKEN_RATIO
 from spudflow.core.tables import write_table
 from spudflow.core.written_files import ENTRY_SUFFIX, MARK_DIR, mark, sha256_of
-from spudflow.stale_outputs import RECORDS, config_key, planned_files
+from spudflow.stale_outputs import RECORDS, config_key, left_by_its_job, planned_files
 from spudflow.stale_outputs import settle_outputs as settle_with_proof
 
 KEPT = "table_treebank_stats"      # planned by both runs of the config
@@ -187,3 +188,28 @@ def test_config_key_is_the_config_files_as_named_in_order_and_the_config_values(
     assert config_key(["link.yaml"], None, tmp_path) == "link.yaml"  # the path named
     overridden = config_key(["config/config.yaml"], {"probe": {"seeds": [1]}}, tmp_path)
     assert overridden == 'config/config.yaml\n--config {"probe": {"seeds": [1]}}'
+
+
+class Persistence:
+    """Snakemake's records of jobs (workflow.persistence): each output's record, by path."""
+
+    def __init__(self, records):
+        self.records = records
+
+    def metadata(self, target):
+        record = self.records[str(target)]
+        if isinstance(record, Exception):
+            raise record
+        return record
+
+
+def test_a_file_is_as_its_job_left_it_while_its_time_is_the_jobs_end(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for name in ("left.parquet", "edited.parquet", "unrecorded.parquet", "unreadable.parquet"):
+        Path(name).write_bytes(b"PAR1")
+    end = Path("left.parquet").stat().st_mtime
+    records = {"left.parquet": SimpleNamespace(endtime=end),
+               "edited.parquet": SimpleNamespace(endtime=end - 5), "unrecorded.parquet": None,
+               "unreadable.parquet": ValueError("a record of another format")}
+    left = left_by_its_job(Persistence(records))
+    assert [name for name in records if left(Path(name))] == ["left.parquet"]

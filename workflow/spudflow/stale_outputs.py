@@ -64,6 +64,22 @@ def planned_files(targets: Iterable[str]) -> set[str]:
     return files | ({FRONT_PAGE} & targets)
 
 
+def left_by_its_job(persistence) -> Callable[[Path], bool]:
+    """Whether a file is as the job that wrote it left it, by Snakemake's record of the job
+    (`workflow.persistence`): the file's time is the one the record took when the job ended.
+    The proof for a Parquet file, which has no hash entry; no record, or one that cannot be
+    read, proves nothing."""
+    from snakemake.io import IOFile
+
+    def left(path: Path) -> bool:
+        try:
+            record = persistence.metadata(IOFile(str(path)))
+            return record is not None and record.endtime == os.stat(path).st_mtime
+        except Exception:  # noqa: BLE001 - Snakemake's record, of whatever backend
+            return False
+    return left
+
+
 def _record_path(root: Path, key: str) -> Path:
     return root / RECORDS / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
 
