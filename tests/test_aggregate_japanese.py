@@ -5,6 +5,10 @@ on items and scores made by the pairs and scoring stages."""
 
 from __future__ import annotations
 
+import io
+import threading
+import time
+
 import networkx as nx
 import numpy as np
 import polars as pl
@@ -621,12 +625,14 @@ def test_a_fit_that_fails_is_its_modes_row_and_every_table_is_written(tmp_path, 
     from spudflow.aggregate import japanese_regression
 
     fit = japanese_regression.cv_glmnet
+    counting = threading.Lock()  # the modes are fitted at once
 
     def failing(features, target, *args, **kwargs):
-        if failing.calls == 0:
+        with counting:
             failing.calls += 1
+            first = failing.calls == 1
+        if first:
             raise ValueError("glmnet: saturated fit, every fitted probability is 0 or 1")
-        failing.calls += 1
         return fit(features, target, *args, **kwargs)
 
     failing.calls = 0
@@ -651,6 +657,57 @@ def test_a_fit_that_fails_is_its_modes_row_and_every_table_is_written(tmp_path, 
     for name in ("japanese_accuracy", "japanese_agreement", "japanese_length_correlation"):
         assert assert_table_files(out, name).height
     assert f"failed: {reason}" in caplog.text and "Traceback" in caplog.text
+
+
+def _two_datasets(tmp_path) -> list[str]:
+    """--items and --scores of two datasets, each scored by two models (four regressions)."""
+    items, scores = [], []
+    for seed, dataset in enumerate(("japanese_base", "japanese_rare")):
+        items_path, score_paths = japanese_inputs(tmp_path / dataset, seed, dataset)
+        items.append(items_path)
+        scores += score_paths
+    return ["--items", *items, "--scores", *scores, "--folds", 3, "--seed", 1, "--top", 4]
+
+
+def test_every_models_regressions_share_the_threads_and_give_the_same_bytes(tmp_path):
+    """One thread or three, where every path of every mode of the four models is a task of the
+    job's threads and a model's fits run while the next model's tables are made: the same
+    files, byte for byte."""
+    given = _two_datasets(tmp_path)
+    written = {}
+    for jobs in (1, 3):
+        out = tmp_path / f"jobs-{jobs}"
+        assert run_command("table-japanese", *given, "--out-dir", out, "--jobs", jobs) == 0
+        written[jobs] = {path.name: path.read_bytes() for path in sorted(out.iterdir())
+                         if path.is_file()}
+    assert len(written[1]) >= 7 * 4 and written[1] == written[3]
+    fits = pl.read_parquet(io.BytesIO(written[3]["japanese_regression.parquet"]))
+    assert fits.height == 6 and fits["status"].to_list() == ["ok"] * 6
+
+
+def test_a_models_regressions_run_while_the_next_models_tables_are_made(tmp_path, monkeypatch):
+    """The next model's scores are read while a model's regressions fit, but at most two
+    models' regressions are under way (each holds its pairs)."""
+    from spudflow.aggregate import japanese
+
+    regressions = japanese.regression_tables
+    lock, running, most = threading.Lock(), [0], [0]
+
+    def counted(*args, **kwargs):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            time.sleep(0.5)  # longer than a model's other tables take here
+            return regressions(*args, **kwargs)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(japanese, "regression_tables", counted)
+    assert run_command("table-japanese", *_two_datasets(tmp_path), "--out-dir",
+                       tmp_path / "out", "--jobs", 2) == 0
+    assert most[0] == 2
 
 
 def test_fewer_than_three_folds_is_bad_input(tmp_path, run_cli, capsys):

@@ -4,6 +4,7 @@ LogisticRegression (saga, L1) at a fixed lambda on the standardised design."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -603,6 +604,22 @@ def test_folds_fitted_in_threads_give_the_same_bytes_as_one_after_the_other():
                  (alone.cv_accuracy, threaded.cv_accuracy)):
         assert a.tobytes() == b.tobytes()
     assert (alone.lambda_min, alone.lambda_1se) == (threaded.lambda_min, threaded.lambda_1se)
+
+
+def test_cross_validations_sharing_threads_give_the_same_bytes_as_each_alone():
+    """Two cross-validations whose paths are tasks of the same two threads, submitted at once
+    (as the Japanese table fits its modes), each give the bytes they give alone."""
+    designs = [_design(), _continuous_design(n=90, p=5, seed=4)]
+    alone = [cv_glmnet(x, y, folds=4, seed=1, n_lambda=20) for x, y in designs]
+    with ThreadPoolExecutor(max_workers=2) as fits, ThreadPoolExecutor(max_workers=2) as both:
+        shared = list(both.map(lambda xy: cv_glmnet(*xy, folds=4, seed=1, n_lambda=20,
+                                                     pool=fits), designs))
+    for one, other in zip(alone, shared, strict=True):
+        for a, b in ((one.path.coefficients, other.path.coefficients),
+                     (one.cv_mean, other.cv_mean), (one.cv_sd, other.cv_sd),
+                     *zip((f.coefficients for f in one.folds),
+                          (f.coefficients for f in other.folds), strict=True)):
+            assert a.tobytes() == b.tobytes()
 
 
 def test_the_compiled_path_is_the_python_code_it_was_compiled_from(monkeypatch):

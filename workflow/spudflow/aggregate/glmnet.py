@@ -50,7 +50,7 @@ no densified column, so the cost grows with the nonzeros.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -660,22 +660,30 @@ class CrossValidated:
 def cv_glmnet(x, y: np.ndarray, folds: int = 10, seed: int = 0, alpha: float = 1.0,
               n_lambda: int = 100, thresh: float = 1e-7, max_iter: int = 1000,
               jobs: int = 1, lambdas: np.ndarray | None = None,
-              convergence: str = "tight") -> CrossValidated:
+              convergence: str = "tight", pool: Executor | None = None) -> CrossValidated:
     """cv.glmnet: the path on all pairs; each fold's own path on the others (`lambdas`, as
     cv.glmnet's `lambda` argument: None for glmnet's own paths, else every fit at those),
-    predicted at the path's lambdas; the deviance grouped per fold. The fits run in `jobs`
-    threads; each is the same computation alone, so the result does not depend on `jobs`.
-    `convergence`: fit_path's."""
+    predicted at the path's lambdas; the deviance grouped per fold. The fits run in `pool`
+    (shared with other cross-validations) or else in `jobs` threads of their own; each is the
+    same computation alone, so the result does not depend on the threads. `convergence`:
+    fit_path's."""
     if folds < 3:
         raise ValueError(f"cv.glmnet needs at least 3 folds, not {folds}")
     x = sparse.csr_matrix(x, dtype=float)
     y = np.asarray(y, dtype=float)
     ids = fold_ids(len(y), folds, seed)
-    data = [(x, y)] + [(x[ids != k], y[ids != k]) for k in range(folds)]
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        path, *fits = pool.map(
-            lambda xy: fit_path(*xy, lambdas, alpha, thresh, max_iter, n_lambda,
-                                convergence=convergence), data)
+
+    def fit(fold: int | None) -> Path:
+        # a fold's rows copied by its own fit: only the fits running hold copies
+        kept = (x, y) if fold is None else (x[ids != fold], y[ids != fold])
+        return fit_path(*kept, lambdas, alpha, thresh, max_iter, n_lambda,
+                        convergence=convergence)
+
+    if pool is None:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as own:
+            path, *fits = own.map(fit, [None, *range(folds)])
+    else:
+        path, *fits = pool.map(fit, [None, *range(folds)])
     grid = path.lambdas
     eta = np.empty((len(y), len(grid)))
     for k, fold in enumerate(fits):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 import polars as pl
@@ -269,7 +270,7 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
     """The tables of `scores`, (dataset, score rows) per dataset and model in sorted order
     (inputs.scores_by_model): every table is computed per dataset and mode, so one model's
     rows of one dataset are held at a time. `agreement` lists the modes the agreement table
-    compares (empty: all); `jobs` the threads of each regression's cross-validation; `level` the
+    compares (empty: all); `jobs` the threads the regressions' fits share; `level` the
     confidence level of the accuracy's interval; `settings` the bootstrap of kappa's (none by
     default); `convergence` how glmnet solves each lambda (spudflow.aggregate.glmnet.fit_path)."""
     settings = settings or NO_INTERVALS
@@ -280,28 +281,44 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
         "accuracy", "agreement", "fits", "largest", "smallest", "correlation", "length",
         "unusable")}
     scored_modes: set[str] = set()
-    for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
-        own_items = dataset_items(items, dataset)
-        choices = []
-        for _, model_scores in chunks:
-            parts["unusable"].append(unusable_modes(model_scores))
-            scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))
-            del model_scores
-            pairs = preferences(scored, decision)
-            scored_modes.update(pairs["mode"])
-            parts["accuracy"].append(accuracy_table(pairs, decision, level))
-            fits, largest, smallest = regression_tables(
-                pairs, folds, seed, lambda_choice, l1_ratio, top, max_iter, n_lambda, decision,
-                jobs, convergence)
+    # One model's regressions fit (in `jobs` threads, every fold of every mode a task of them)
+    # while the next model's scores are read and its other tables made: at most two models'
+    # regressions are under way, so at most two models' pairs are held for them.
+    fit_threads = ThreadPoolExecutor(max_workers=max(1, jobs))
+    model_threads = ThreadPoolExecutor(max_workers=2)
+    regressions: list[Future] = []
+    try:
+        for dataset, chunks in itertools.groupby(scores, key=lambda chunk: chunk[0]):
+            own_items = dataset_items(items, dataset)
+            choices = []
+            for _, model_scores in chunks:
+                parts["unusable"].append(unusable_modes(model_scores))
+                scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))
+                del model_scores
+                pairs = preferences(scored, decision)
+                scored_modes.update(pairs["mode"])
+                parts["accuracy"].append(accuracy_table(pairs, decision, level))
+                if len(regressions) >= 2:
+                    regressions[-2].result()
+                regressions.append(model_threads.submit(
+                    regression_tables, pairs, folds, seed, lambda_choice, l1_ratio, top,
+                    max_iter, n_lambda, decision, jobs, convergence, fit_threads))
+                parts["correlation"].append(correlation_table(scored))
+                parts["length"].append(length_perplexity_table(scored))
+                compared = (pairs.filter(pl.col("mode").is_in(list(agreement))) if agreement
+                            else pairs)
+                choices.append(compared.select("dataset", "group_id", *MODE, "mode",
+                                               "prefers_transitive"))
+            parts["agreement"].append(agreement_table(pl.concat(choices), decision, settings))
+        for regression in regressions:
+            fits, largest, smallest = regression.result()
             parts["fits"].append(fits)
             parts["largest"].append(largest)
             parts["smallest"].append(smallest)
-            parts["correlation"].append(correlation_table(scored))
-            parts["length"].append(length_perplexity_table(scored))
-            compared = pairs.filter(pl.col("mode").is_in(list(agreement))) if agreement else pairs
-            choices.append(compared.select("dataset", "group_id", *MODE, "mode",
-                                           "prefers_transitive"))
-        parts["agreement"].append(agreement_table(pl.concat(choices), decision, settings))
+    finally:  # on an error, the fits not yet started are not started
+        fit_threads.shutdown(wait=False, cancel_futures=True)
+        model_threads.shutdown(cancel_futures=True)
+        fit_threads.shutdown()
     if not scored_modes and all(u.is_empty() for u in parts["unusable"]):
         raise InputError("--scores", None, "no Japanese pair with both sentences scored")
     unusable = pl.concat(parts["unusable"])

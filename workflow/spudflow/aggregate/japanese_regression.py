@@ -48,7 +48,7 @@ never the end of the job.
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -249,24 +249,28 @@ def _skip_reason(n_pairs: int, n_features: int, minority: int, folds: int) -> st
 
 def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice: str,
                       l1_ratio: float, top: int, max_iter: int, n_lambda: int = 100,
-                      decision: str = "perplexity", jobs: int = 1, convergence: str = "tight"
+                      decision: str = "perplexity", jobs: int = 1, convergence: str = "tight",
+                      fits: Executor | None = None
                       ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(fits, largest positive coefficients, largest negative coefficients): one fit per
-    (dataset, mode), the modes and their folds in `jobs` threads. A fit without a coefficient
+    (dataset, mode), every mode's folds in `fits` (threads shared with other regressions) or
+    else in `jobs` threads of their own. A fit without a coefficient
     of a sign has one row with null rank, feature and coefficient in that sign's table; a mode
     glmnet cannot fit (group_status: `skipped`) or whose fit fails (`failed`) has one row with
     its status and reason in each table, its numbers null."""
     if lambda_choice not in LAMBDA_CHOICES:
         raise InputError("--lambda-choice", None,
                          f"{lambda_choice!r} is not one of {', '.join(LAMBDA_CHOICES)}")
-    fits, largest = [], {1: [], -1: []}
+    if fits is None:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as own:
+            return regression_tables(pairs, folds, seed, lambda_choice, l1_ratio, top, max_iter,
+                                     n_lambda, decision, jobs, convergence, own)
+    fit_rows, largest = [], {1: [], -1: []}
     groups = pairs.partition_by(KEYS, as_dict=True)
     keys = sorted(groups, key=str)
-    # The modes' fits in `jobs` threads (glmnet's solver releases the GIL), each fit's folds in
-    # the threads left to it: every fit is the same computation whatever the threads, so the
-    # tables do not depend on `jobs`.
-    workers = max(1, min(jobs, len(keys)))
-    fold_jobs = max(1, jobs // workers)
+    # Every path of every mode (the pairs' and each fold's) is a task of `fits` (glmnet's solver
+    # releases the GIL), so that no thread waits while another mode's folds are left: each fit
+    # is the same computation whatever the threads, so the tables do not depend on them.
 
     def one_mode(key):
         group = groups[key].sort("group_id")
@@ -278,16 +282,19 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
             if reason:
                 raise Skipped(reason)
             cv = cv_glmnet(features, target, folds, seed, l1_ratio, n_lambda,
-                           max_iter=max_iter, jobs=fold_jobs, convergence=convergence)
+                           max_iter=max_iter, convergence=convergence, pool=fits)
             chosen = cv.index(lambda_choice)
             if convergence == "r_default":  # R's default fit, as the thesis printed it
                 return cv, float(cv.path.intercepts[chosen]), cv.path.coefficients[chosen]
-            return cv, *refit(features, target, cv.path, chosen, l1_ratio, max_iter)
+            return cv, *fits.submit(refit, features, target, cv.path, chosen, l1_ratio,
+                                    max_iter).result()
 
         return design, target, computed(f"glmnet {'/'.join(map(str, key))}", fit)
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        fitted = list(progress(pool.map(one_mode, keys), desc="glmnet", total=len(keys),
+    # each mode waits for its paths in a thread of its own, outside `fits` (whose threads only
+    # fit), and combines the folds' deviances there
+    with ThreadPoolExecutor(max_workers=max(1, len(keys))) as modes:
+        fitted = list(progress(modes.map(one_mode, keys), desc="glmnet", total=len(keys),
                                unit="mode"))
     for key, (design, target, (solved, status)) in zip(keys, fitted, strict=True):
         cv, intercept, chosen_coefficients = solved or (None, None, None)
@@ -297,7 +304,7 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
         row = {**labels, "n_pairs": len(target), "n_features": len(names),
                "lambda_choice": lambda_choice}
         if cv is None:
-            fits.append(row)
+            fit_rows.append(row)
             for rows in largest.values():
                 rows.append({**labels, "rank": None, "feature": None, "coefficient": None,
                              "tied_with_next": None})
@@ -305,7 +312,7 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
         log.info("glmnet %s: paths ended early: %s", mode, cv.stops())
         chosen = cv.index(lambda_choice)
         accuracy = cv.cv_accuracy[:, chosen]
-        fits.append({**row, "n_lambdas": len(cv.path.lambdas), "path_end": cv.path.stopped,
+        fit_rows.append({**row, "n_lambdas": len(cv.path.lambdas), "path_end": cv.path.stopped,
                      "lambda": float(cv.path.lambdas[chosen]),
                      "lambda_min": cv.lambda_min, "lambda_1se": cv.lambda_1se,
                      "cv_deviance": float(cv.cv_mean[chosen]),
@@ -325,6 +332,6 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
                              "coefficient": None if i is None else float(coefficients[i]),
                              "tied_with_next": tied})
     order = {"by": [*KEYS, "rank"], "nulls_last": False}
-    return (pl.DataFrame(fits, schema=FIT_SCHEMA).sort(KEYS, nulls_last=False),
+    return (pl.DataFrame(fit_rows, schema=FIT_SCHEMA).sort(KEYS, nulls_last=False),
             pl.DataFrame(largest[1], schema=COEFFICIENT_SCHEMA).sort(**order),
             pl.DataFrame(largest[-1], schema=COEFFICIENT_SCHEMA).sort(**order))
