@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import threading
-import time
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 import networkx as nx
 import numpy as np
@@ -419,17 +419,11 @@ def test_regression_is_cv_glmnet_on_the_thesis_predictors(produced, tmp_path, ru
 
 # --- sentence length against perplexity (thesis §3.2, §4.5) ---------------------------------------
 
-def test_a_mode_whose_fold_holds_every_pair_of_one_choice_is_not_fitted(caplog):
-    """glmnet refuses a fit with fewer than 2 pairs of a class: when the only two transitive
-    choices fall in one fold, that fold's training pairs have none, and the mode's rows are
-    `skipped` with the reason and a warning, instead of an error or a fit on one class."""
-    n, folds, seed = 40, 10, 0
-    ids = fold_ids(n, folds, seed)
-    target = np.zeros(n, dtype=bool)
-    target[np.flatnonzero(ids == 3)[:2]] = True
-    assert smaller_class(target.astype(int), folds, seed) == 0
+def _forty_pairs(target: np.ndarray) -> pl.DataFrame:
+    """One mode's pairs (the relative-clause dataset's columns) choosing `target`."""
+    n = len(target)
     nouns = ["猫", "人", "鳥", "私"]
-    pairs = pl.DataFrame({
+    return pl.DataFrame({
         "dataset": "relative", "model": "gpt", "method": "ppl", "region": None,
         "group_id": [f"g{i:02d}" for i in range(n)],
         "verb_pair": [f"v{i % 4}" for i in range(n)], "pair_number": [i % 4 + 1 for i in range(n)],
@@ -439,6 +433,36 @@ def test_a_mode_whose_fold_holds_every_pair_of_one_choice_is_not_fitted(caplog):
         "prefers_transitive": target}, schema_overrides={"region": pl.String,
                                                           "relative_clause": pl.String,
                                                           "relative_position": pl.String})
+
+
+def test_a_mode_whose_fits_are_cancelled_is_no_failed_row(caplog):
+    """Fit threads shut down (the job ending on an error elsewhere) cancel the mode that would
+    use them: CancelledError, not a `failed` row and warning of its own."""
+    from spudflow.aggregate.japanese import _FitThreads
+
+    target = np.arange(40) % 3 == 0
+    fits = _FitThreads(max_workers=1)
+    fits.shutdown()
+    with caplog.at_level("WARNING"), pytest.raises(CancelledError):
+        regression_tables(_forty_pairs(target), 4, 0, "lambda.1se", 1.0, 5, 1000, n_lambda=10,
+                          fits=fits)
+    assert "failed" not in caplog.text
+    with ThreadPoolExecutor(max_workers=1) as open_threads:
+        rows, _, _ = regression_tables(_forty_pairs(target), 4, 0, "lambda.1se", 1.0, 5, 1000,
+                                       n_lambda=10, fits=open_threads)
+    assert rows.select("status", "reason").rows() == [("ok", None)]
+
+
+def test_a_mode_whose_fold_holds_every_pair_of_one_choice_is_not_fitted(caplog):
+    """glmnet refuses a fit with fewer than 2 pairs of a class: when the only two transitive
+    choices fall in one fold, that fold's training pairs have none, and the mode's rows are
+    `skipped` with the reason and a warning, instead of an error or a fit on one class."""
+    n, folds, seed = 40, 10, 0
+    ids = fold_ids(n, folds, seed)
+    target = np.zeros(n, dtype=bool)
+    target[np.flatnonzero(ids == 3)[:2]] = True
+    assert smaller_class(target.astype(int), folds, seed) == 0
+    pairs = _forty_pairs(target)
     with caplog.at_level("WARNING"):
         fits, largest, smallest = regression_tables(pairs, folds, seed, "lambda.1se", 1.0, 5,
                                                     1000, n_lambda=10)
@@ -685,29 +709,73 @@ def test_every_models_regressions_share_the_threads_and_give_the_same_bytes(tmp_
     assert fits.height == 6 and fits["status"].to_list() == ["ok"] * 6
 
 
-def test_a_models_regressions_run_while_the_next_models_tables_are_made(tmp_path, monkeypatch):
-    """The next model's scores are read while a model's regressions fit, but at most two
-    models' regressions are under way (each holds its pairs)."""
+def test_a_models_regressions_run_while_the_next_model_is_read_but_no_further(tmp_path,
+                                                                             monkeypatch):
+    """While the first model's regressions are under way, the next model's scores are read and
+    its regressions start, but no third model is read until the first is done: at most two
+    models' regressions (each holding its pairs) at any time."""
     from spudflow.aggregate import japanese
 
-    regressions = japanese.regression_tables
-    lock, running, most = threading.Lock(), [0], [0]
+    regressions, preferences = japanese.regression_tables, japanese.preferences
+    lock = threading.Lock()
+    reads, started, seen = [], [], {}
+    second_started, third_read = threading.Event(), threading.Event()
 
-    def counted(*args, **kwargs):
+    def read(*args, **kwargs):  # each model's pairs, made just before its regressions start
         with lock:
-            running[0] += 1
-            most[0] = max(most[0], running[0])
-        try:
-            time.sleep(0.5)  # longer than a model's other tables take here
-            return regressions(*args, **kwargs)
-        finally:
-            with lock:
-                running[0] -= 1
+            reads.append(1)
+            if len(reads) == 3:
+                third_read.set()
+        return preferences(*args, **kwargs)
 
-    monkeypatch.setattr(japanese, "regression_tables", counted)
+    def held_first(*args, **kwargs):
+        with lock:
+            started.append(1)
+            first = len(started) == 1
+            if len(started) == 2:
+                second_started.set()
+        if first:  # held until the second has started, and a while for a third read
+            second_started.wait(timeout=30)
+            third_read.wait(timeout=1)
+            with lock:
+                seen.update(reads=len(reads), started=len(started))
+        return regressions(*args, **kwargs)
+
+    monkeypatch.setattr(japanese, "preferences", read)
+    monkeypatch.setattr(japanese, "regression_tables", held_first)
     assert run_command("table-japanese", *_two_datasets(tmp_path), "--out-dir",
                        tmp_path / "out", "--jobs", 2) == 0
-    assert most[0] == 2
+    assert seen == {"reads": 2, "started": 2}
+    assert len(started) == 4
+
+
+def test_an_error_in_a_models_regressions_ends_the_job_before_a_third_model(tmp_path, run_cli,
+                                                                            monkeypatch):
+    """Bad input found by the first model's regressions (in a thread of their own) ends the job
+    with its one line before a third model is read, and no table is written."""
+    from spudflow.aggregate import japanese
+    from spudflow.core.errors import InputError
+
+    regressions, preferences = japanese.regression_tables, japanese.preferences
+    reads, calls, lock = [], [], threading.Lock()
+
+    def first_refused(*args, **kwargs):
+        with lock:
+            calls.append(1)
+            first = len(calls) == 1
+        if first:
+            raise InputError("--lambda-choice", None, "refused here")
+        return regressions(*args, **kwargs)
+
+    monkeypatch.setattr(japanese, "preferences",
+                        lambda *a, **k: reads.append(1) or preferences(*a, **k))
+    monkeypatch.setattr(japanese, "regression_tables", first_refused)
+    out = tmp_path / "out"
+    code, _, err = run_cli("table-japanese", *_two_datasets(tmp_path), "--out-dir", out,
+                           "--jobs", 2)
+    assert code == 2 and "--lambda-choice: refused here" in err
+    assert len(reads) <= 2
+    assert not list(out.glob("*.parquet"))
 
 
 def test_fewer_than_three_folds_is_bad_input(tmp_path, run_cli, capsys):

@@ -10,6 +10,7 @@ group's trouble but the run's."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import CancelledError
 from typing import TypeVar
 
 import polars as pl
@@ -33,7 +34,7 @@ def computed(what: str, compute: Callable[[], T]) -> tuple[T | None, dict[str, s
     group in the log."""
     try:
         return compute(), {"status": STATUS_OK, "reason": None}
-    except (InputError, MemoryError):
+    except (InputError, MemoryError, CancelledError):  # the job's end, not the group's
         raise
     except Skipped as skipped:
         log.warning("%s: skipped: %s", what, skipped)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 
 import numpy as np
 import polars as pl
@@ -261,6 +261,18 @@ def dataset_items(items: pl.DataFrame, dataset: str) -> pl.DataFrame:
         ITEMS_TEXT_HASH)
 
 
+class _FitThreads(ThreadPoolExecutor):
+    """The threads of the regressions' fits. Shut down, as the job ends on an error, they
+    cancel a mode that would submit more (CancelledError, which group_status.computed passes
+    on) rather than make it a `failed` row of its own."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        try:
+            return super().submit(fn, *args, **kwargs)
+        except RuntimeError as error:  # "cannot schedule new futures after shutdown"
+            raise CancelledError(str(error)) from None
+
+
 def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFrame]],
                     folds: int, seed: int, lambda_choice: str, l1_ratio: float, top: int,
                     max_iter: int, n_lambda: int = 100, decision: str = DEFAULT_DECISION,
@@ -269,10 +281,11 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
                     convergence: str = "tight") -> list[Table]:
     """The tables of `scores`, (dataset, score rows) per dataset and model in sorted order
     (inputs.scores_by_model): every table is computed per dataset and mode, so one model's
-    rows of one dataset are held at a time. `agreement` lists the modes the agreement table
-    compares (empty: all); `jobs` the threads the regressions' fits share; `level` the
-    confidence level of the accuracy's interval; `settings` the bootstrap of kappa's (none by
-    default); `convergence` how glmnet solves each lambda (spudflow.aggregate.glmnet.fit_path)."""
+    rows of one dataset are held at a time (beside the regressions of the model before it).
+    `agreement` lists the modes the agreement table compares (empty: all); `jobs` the threads
+    the regressions' fits share; `level` the confidence level of the accuracy's interval;
+    `settings` the bootstrap of kappa's (none by default); `convergence` how glmnet solves each
+    lambda (spudflow.aggregate.glmnet.fit_path)."""
     settings = settings or NO_INTERVALS
     if decision not in DECISIONS:
         raise InputError("--decision", None, f"{decision!r} is not one of {', '.join(DECISIONS)}")
@@ -281,10 +294,11 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
         "accuracy", "agreement", "fits", "largest", "smallest", "correlation", "length",
         "unusable")}
     scored_modes: set[str] = set()
-    # One model's regressions fit (in `jobs` threads, every fold of every mode a task of them)
-    # while the next model's scores are read and its other tables made: at most two models'
-    # regressions are under way, so at most two models' pairs are held for them.
-    fit_threads = ThreadPoolExecutor(max_workers=max(1, jobs))
+    # A model's regressions fit (in `jobs` threads, every fold of every mode a task of them)
+    # while the next model's scores are read, its other tables made and its regressions
+    # started; then the first is waited for, so that while scores are read only one model's
+    # regressions are under way, and at most two at any time (each holds its pairs).
+    fit_threads = _FitThreads(max_workers=max(1, jobs))
     model_threads = ThreadPoolExecutor(max_workers=2)
     regressions: list[Future] = []
     try:
@@ -292,23 +306,27 @@ def japanese_tables(items: pl.DataFrame, scores: Iterable[tuple[str, pl.DataFram
             own_items = dataset_items(items, dataset)
             choices = []
             for _, model_scores in chunks:
+                for regression in regressions:  # a model's error ends the job before a read
+                    if regression.done():
+                        regression.result()
                 parts["unusable"].append(unusable_modes(model_scores))
                 scored = thesis_modes(scored_items(own_items, model_scores, all_regions=True))
                 del model_scores
                 pairs = preferences(scored, decision)
                 scored_modes.update(pairs["mode"])
                 parts["accuracy"].append(accuracy_table(pairs, decision, level))
-                if len(regressions) >= 2:
-                    regressions[-2].result()
                 regressions.append(model_threads.submit(
                     regression_tables, pairs, folds, seed, lambda_choice, l1_ratio, top,
                     max_iter, n_lambda, decision, jobs, convergence, fit_threads))
                 parts["correlation"].append(correlation_table(scored))
                 parts["length"].append(length_perplexity_table(scored))
+                del scored
                 compared = (pairs.filter(pl.col("mode").is_in(list(agreement))) if agreement
                             else pairs)
                 choices.append(compared.select("dataset", "group_id", *MODE, "mode",
                                                "prefers_transitive"))
+                if len(regressions) >= 2:
+                    regressions[-2].result()
             parts["agreement"].append(agreement_table(pl.concat(choices), decision, settings))
         for regression in regressions:
             fits, largest, smallest = regression.result()
