@@ -292,10 +292,12 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
         return design, target, computed(f"glmnet {'/'.join(map(str, key))}", fit)
 
     # each mode waits for its paths in a thread of its own, outside `fits` (whose threads only
-    # fit), and combines the folds' deviances there
+    # fit), and combines the folds' deviances there; the bar names its dataset and model, as
+    # two models' bars can be under way at once
+    whose = " ".join(dict.fromkeys("/".join(map(str, key[:2])) for key in keys))
     with ThreadPoolExecutor(max_workers=max(1, len(keys))) as modes:
-        fitted = list(progress(modes.map(one_mode, keys), desc="glmnet", total=len(keys),
-                               unit="mode"))
+        fitted = list(progress(modes.map(one_mode, keys), desc=f"glmnet {whose}".strip(),
+                               total=len(keys), unit="mode"))
     for key, (design, target, (solved, status)) in zip(keys, fitted, strict=True):
         cv, intercept, chosen_coefficients = solved or (None, None, None)
         names = design.names
