@@ -254,10 +254,10 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
                       ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(fits, largest positive coefficients, largest negative coefficients): one fit per
     (dataset, mode), every mode's folds in `fits` (threads shared with other regressions) or
-    else in `jobs` threads of their own. A fit without a coefficient
-    of a sign has one row with null rank, feature and coefficient in that sign's table; a mode
-    glmnet cannot fit (group_status: `skipped`) or whose fit fails (`failed`) has one row with
-    its status and reason in each table, its numbers null."""
+    else in `jobs` threads of their own. A fit without a coefficient of a sign has one row with
+    null rank, feature and coefficient in that sign's table; a mode glmnet cannot fit
+    (group_status: `skipped`) or whose fit fails (`failed`) has one row with its status and
+    reason in each table, its numbers null."""
     if lambda_choice not in LAMBDA_CHOICES:
         raise InputError("--lambda-choice", None,
                          f"{lambda_choice!r} is not one of {', '.join(LAMBDA_CHOICES)}")
@@ -314,14 +314,14 @@ def regression_tables(pairs: pl.DataFrame, folds: int, seed: int, lambda_choice:
         log.info("glmnet %s: paths ended early: %s", mode, cv.stops())
         chosen = cv.index(lambda_choice)
         accuracy = cv.cv_accuracy[:, chosen]
-        fit_rows.append({**row, "n_lambdas": len(cv.path.lambdas), "path_end": cv.path.stopped,
-                     "lambda": float(cv.path.lambdas[chosen]),
-                     "lambda_min": cv.lambda_min, "lambda_1se": cv.lambda_1se,
-                     "cv_deviance": float(cv.cv_mean[chosen]),
-                     "cv_deviance_se": float(cv.cv_sd[chosen]),
-                     "cv_accuracy_mean": float(np.mean(accuracy)),
-                     "cv_accuracy_sd": float(np.std(accuracy, ddof=1)),
-                     "intercept": intercept})
+        fit_rows.append({**row, "n_lambdas": len(cv.path.lambdas),
+                         "path_end": cv.path.stopped, "lambda": float(cv.path.lambdas[chosen]),
+                         "lambda_min": cv.lambda_min, "lambda_1se": cv.lambda_1se,
+                         "cv_deviance": float(cv.cv_mean[chosen]),
+                         "cv_deviance_se": float(cv.cv_sd[chosen]),
+                         "cv_accuracy_mean": float(np.mean(accuracy)),
+                         "cv_accuracy_sd": float(np.std(accuracy, ddof=1)),
+                         "intercept": intercept})
         # coef() lists the intercept with the predictors; the thesis's Table 6 ranks it first
         coefficients = np.concatenate([[intercept], chosen_coefficients])
         all_names = [INTERCEPT, *names]
