@@ -2,6 +2,7 @@
 
     python bench/bench_japanese_table.py [--pairs 374750] [--datasets base,rare] [--jobs 2]
                                          [--profile] [--out DIR] [--items-only]
+                                         [--without-regressions]
 
 Items of the preset (config/papers/japanese_transitivity.yaml): `--pairs` pairs of each dataset
 drawn (seeded) from the 50 verb pairs x 7,495 contexts the items stage builds (base and rare:
@@ -123,6 +124,18 @@ def items_only(root: Path, out: Path) -> None:
               f"Parquet {cost['file_mb']:.1f} MB")
 
 
+def without_regressions() -> None:
+    """japanese_tables with each model's regressions replaced by empty tables of their
+    schemas."""
+    from spudflow.aggregate import japanese
+    from spudflow.aggregate.japanese_regression import COEFFICIENT_SCHEMA, FIT_SCHEMA
+
+    def no_regressions(*args, **kwargs):
+        return (pl.DataFrame(schema=FIT_SCHEMA), pl.DataFrame(schema=COEFFICIENT_SCHEMA),
+                pl.DataFrame(schema=COEFFICIENT_SCHEMA))
+    japanese.regression_tables = no_regressions
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=374_750)
@@ -133,6 +146,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     parser.add_argument("--items-only", action="store_true",
                         help="time the per-item file alone (japanese_transitivity_items)")
+    parser.add_argument("--without-regressions", action="store_true",
+                        help="time the main thread's part alone: the regressions left out")
     args = parser.parse_args()
     from spudflow.aggregate.inputs import scores_by_model
     from spudflow.aggregate.japanese import japanese_tables
@@ -151,6 +166,8 @@ def main() -> None:
         items_only(root, args.out or root / "tables")
         return
     settings = Uncertainty(0.95, args.resamples, 0)
+    if args.without_regressions:
+        without_regressions()
 
     def tables():
         return japanese_tables(all_items, scores_by_model(scores), 10, 0, "lambda.1se", 1.0, 10,

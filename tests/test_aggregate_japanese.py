@@ -818,3 +818,28 @@ def test_agreement_counts_each_two_modes_pairs_as_a_join_would():
         assert row["agreement"] == float(np.mean(a == b))
         undefined = len(set(a.tolist())) < 2 and len(set(b.tolist())) < 2
         assert row["kappa"] == (None if undefined else float(cohen_kappa_score(a, b)))
+
+
+def test_kappa_of_a_two_by_two_table_is_sklearns_to_the_bit():
+    """The agreement table's kappa from a 2 x 2 table's cells equals sklearn's
+    cohen_kappa_score of the same choices bit for bit: every table of cells 0..4 (the undefined
+    ones, both modes constant, None) and tables of the Japanese preset's counts."""
+    from spudflow.aggregate.japanese import _kappa
+
+    choice_a, choice_b = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])  # cell 2 a + b
+    rng = np.random.default_rng(0)
+    tables = [np.array(c) for c in np.ndindex(5, 5, 5, 5)]
+    tables += list(rng.integers(0, 400_000, (200, 4)))
+    tables += list(rng.integers(0, 3, (50, 4)) * rng.integers(0, 300_000, (50, 1)))
+    defined = 0
+    for cells in tables:
+        cells = np.asarray(cells, dtype=np.int64)
+        a_constant = min(cells[0] + cells[1], cells[2] + cells[3]) == 0
+        b_constant = min(cells[0] + cells[2], cells[1] + cells[3]) == 0
+        if cells.sum() == 0 or (a_constant and b_constant):
+            assert _kappa(cells) is None
+            continue
+        defined += 1
+        expected = float(cohen_kappa_score(choice_a, choice_b, sample_weight=cells))
+        assert _kappa(cells) == expected, cells
+    assert defined > 800
