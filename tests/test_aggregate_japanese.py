@@ -824,7 +824,7 @@ def test_kappa_of_a_two_by_two_table_is_sklearns_to_the_bit():
     """The agreement table's kappa from a 2 x 2 table's cells equals sklearn's
     cohen_kappa_score of the same choices bit for bit: every table of cells 0..4 (the undefined
     ones, both modes constant, None) and tables of the Japanese preset's counts."""
-    from spudflow.aggregate.japanese import _kappa
+    from spudflow.aggregate.kappa_interval import kappa_as_sklearn
 
     choice_a, choice_b = np.array([0, 0, 1, 1]), np.array([0, 1, 0, 1])  # cell 2 a + b
     rng = np.random.default_rng(0)
@@ -837,9 +837,9 @@ def test_kappa_of_a_two_by_two_table_is_sklearns_to_the_bit():
         a_constant = min(cells[0] + cells[1], cells[2] + cells[3]) == 0
         b_constant = min(cells[0] + cells[2], cells[1] + cells[3]) == 0
         if cells.sum() == 0 or (a_constant and b_constant):
-            assert _kappa(cells) is None
+            assert kappa_as_sklearn(cells) is None
             continue
         defined += 1
         expected = float(cohen_kappa_score(choice_a, choice_b, sample_weight=cells))
-        assert _kappa(cells) == expected, cells
+        assert kappa_as_sklearn(cells) == expected, cells
     assert defined > 800

@@ -37,7 +37,7 @@ from spudflow.aggregate.inputs import (
 from spudflow.aggregate.japanese_length import correlation_table, length_perplexity_table
 from spudflow.aggregate.japanese_regression import FORMULA as REGRESSION_FORMULA
 from spudflow.aggregate.japanese_regression import regression_tables
-from spudflow.aggregate.kappa_interval import kappa_interval_of_cells
+from spudflow.aggregate.kappa_interval import kappa_as_sklearn, kappa_interval_of_cells
 from spudflow.aggregate.outputs import Table
 from spudflow.aggregate.uncertainty import Uncertainty, accuracy_stderr, wilson
 from spudflow.core.errors import InputError
@@ -171,24 +171,6 @@ def accuracy_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION,
     return table.insert_column(4, pl.lit(decision).alias("decision"))
 
 
-def _kappa(cells: np.ndarray) -> float | None:
-    """Cohen's kappa of the choices whose 2 x 2 table is `cells` (cell 2 a + b: mode a chose a,
-    mode b chose b), as sklearn's cohen_kappa_score of those choices computes it, to the bit (its
-    confusion matrix in float64, 1 - the off-diagonal total over the off-diagonal expected
-    counts), without its input checks (2.8 ms a call, 576 calls for 24 modes); None where it is
-    undefined (both modes constant)."""
-    a_constant = cells[0] + cells[1] == 0 or cells[2] + cells[3] == 0
-    b_constant = cells[0] + cells[2] == 0 or cells[1] + cells[3] == 0
-    if cells.sum() == 0 or (a_constant and b_constant):
-        return None
-    c = cells.astype(np.float64)
-    by_b = (c[0] + c[2], c[1] + c[3])  # the confusion matrix's column sums
-    by_a = (c[0] + c[1], c[2] + c[3])  # its row sums
-    total = by_b[0] + by_b[1]
-    expected = by_b[0] * by_a[1] / total + by_b[1] * by_a[0] / total
-    return float(1 - (c[1] + c[2]) / expected)
-
-
 def check_agreement_modes(scored: set[str], modes: Sequence[str]) -> None:
     """A mode the agreement analyses name but nothing scored is bad input, not a smaller
     matrix."""
@@ -230,7 +212,7 @@ def agreement_table(pairs: pl.DataFrame, decision: str = DEFAULT_DECISION,
         for mode_a, mode_b in itertools.product(modes, repeat=2):
             cells = tables[position[mode_a], position[mode_b]]
             n = int(cells.sum())
-            kappa = _kappa(cells)
+            kappa = kappa_as_sklearn(cells)
             first, second = sorted((mode_a, mode_b))
             if (dataset, first, second) not in intervals:
                 # the draws depend on the 2 x 2 table alone, oriented as the sorted modes

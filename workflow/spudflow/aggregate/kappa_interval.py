@@ -29,6 +29,24 @@ def kappa_of_cells(cells: np.ndarray) -> np.ndarray:
     return np.where(expected < 1, kappa, np.nan)
 
 
+def kappa_as_sklearn(cells: np.ndarray) -> float | None:
+    """The table's kappa of one 2 x 2 table (kappa_of_cells' order), as sklearn's
+    cohen_kappa_score of those choices computes it, to the bit (its confusion matrix in float64,
+    1 - the off-diagonal total over the off-diagonal expected counts), without its input checks
+    (2.8 ms a call, 576 calls for 24 modes); None where it is undefined (both choices constant).
+    kappa_of_cells, vectorised over resamples, sums in another order: its last bit may differ."""
+    a_constant = cells[0] + cells[1] == 0 or cells[2] + cells[3] == 0
+    b_constant = cells[0] + cells[2] == 0 or cells[1] + cells[3] == 0
+    if cells.sum() == 0 or (a_constant and b_constant):
+        return None
+    c = np.asarray(cells).astype(np.float64)
+    by_b = (c[0] + c[2], c[1] + c[3])  # the confusion matrix's column sums
+    by_a = (c[0] + c[1], c[2] + c[3])  # its row sums
+    total = by_b[0] + by_b[1]
+    expected = by_b[0] * by_a[1] / total + by_b[1] * by_a[0] / total
+    return float(1 - (c[1] + c[2]) / expected)
+
+
 def cells_of(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The 2 x 2 table of two 0/1 choices on the same items, as kappa_of_cells takes it."""
     return np.bincount(2 * np.asarray(a, np.int64) + np.asarray(b, np.int64), minlength=4)
