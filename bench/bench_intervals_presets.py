@@ -266,6 +266,18 @@ def timed_job(args: list[str], pythonpath: Path) -> tuple[float, float, float]:
         return wall, usage.ru_utime + usage.ru_stime, int(peak.read()) / 1024
 
 
+def _knows_resamples(checkout: Path) -> bool:
+    """Whether a checkout's table commands take --resamples (code before the intervals does
+    not)."""
+    return "--resamples" in (checkout / "workflow/spudflow/aggregate/cli.py").read_text()
+
+
+def _added(runs: list, base: list) -> str:
+    """The median over rounds of what `runs` took more than `base` in the same round."""
+    added = statistics.median((x[0] - b[0]) / b[0] for x, b in zip(runs, base, strict=True))
+    return f"{100 * added:+.0f} %"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tiny-run", type=Path, required=True,
@@ -287,16 +299,19 @@ def main() -> None:
             given = inputs(Path(tmp), args.tiny_run)
             runs = [("--resamples 0", REPO / "workflow", 0),
                     (f"--resamples {args.resamples}", REPO / "workflow", args.resamples)]
-            if args.before is not None:
+            if args.before is not None and _knows_resamples(args.before):
                 runs += [(f"--resamples {n}, {args.before}", args.before / "workflow", n)
                          for n in (0, args.resamples)]
+            elif args.before is not None:  # code from before the intervals: its job as it was
+                runs.append((f"{args.before} (no intervals)", args.before / "workflow", None))
             # round by round, every other round in reverse: a machine whose speed drifts
             # weighs on every run alike, and each round pairs a job with its resamples-0 run
             results: list[list] = [[] for _ in runs]
             for i in range(args.repeats):
                 order = list(enumerate(runs))
                 for r, (_, code, n) in (order if i % 2 == 0 else order[::-1]):
-                    results[r].append(timed_job([command, *given, "--resamples", str(n),
+                    resamples = [] if n is None else ["--resamples", str(n)]
+                    results[r].append(timed_job([command, *given, *resamples,
                                                  "--out-dir", str(Path(tmp) / f"out-{r}-{i}")],
                                                 code))
             for r, (label, _, n) in enumerate(runs):
@@ -304,10 +319,10 @@ def main() -> None:
                 cpu = statistics.median(x[1] for x in results[r])
                 added = ""
                 if n:  # against the resamples-0 run of the same code, round by round
-                    base = results[r - 1]
-                    added = statistics.median(
-                        (x[0] - b[0]) / b[0] for x, b in zip(results[r], base, strict=True))
-                    added = f"{100 * added:+.0f} %"
+                    added = _added(results[r], results[r - 1])
+                if n is None:  # the job before the intervals: what today's adds to it
+                    added = (f"{_added(results[1], results[r])} (this code at --resamples "
+                             f"{args.resamples} against it)")
                 print(f"| {command} | {label} | {wall:.2f} | {cpu:.2f} "
                       f"| {max(x[2] for x in results[r]):.0f} | {MEM_MB[family]} | {added} |",
                       flush=True)

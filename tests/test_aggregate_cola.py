@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import accuracy_score, matthews_corrcoef
 from sklearn.model_selection import KFold
 
-from spudflow.aggregate.cola import fit_threshold
+from spudflow.aggregate.cola import _counts, defined_mcc, fit_threshold
 
 from aggregate_inputs import REPO, assert_table_files, cola_inputs
 
@@ -27,6 +27,29 @@ def brute_force(scores, labels, folds, seed, metric):
         best = candidates[int(np.argmax(quality))]
         predictions[test] = scores[test] >= best
     return accuracy_score(labels, predictions), matthews_corrcoef(labels, predictions)
+
+
+def test_mcc_and_accuracy_are_sklearns_to_the_bit():
+    """The table's MCC and accuracy, computed from the 2 x 2 table, are sklearn's floats
+    exactly: on every table with cells 0..4 and on random ones of CoLA's sizes."""
+    rng = np.random.default_rng(5)
+    tables = [np.array(c) for c in np.ndindex(5, 5, 5, 5)]
+    tables += [rng.integers(0, n, 4) for n in rng.integers(2, 9_000, 300)]
+    checked = 0
+    for cells in tables:
+        labels = np.repeat([0, 0, 1, 1], cells)
+        predictions = np.repeat([0, 1, 0, 1], cells)
+        if len(labels) == 0:
+            continue
+        counts, _, _ = _counts(pl.DataFrame({"label": labels, "prediction": predictions}))
+        assert counts["accuracy"] == accuracy_score(labels, predictions)
+        mcc = defined_mcc(labels, predictions)
+        if labels.min() == labels.max():
+            assert mcc is None
+            continue
+        assert mcc == matthews_corrcoef(labels, predictions)
+        checked += 1
+    assert checked > 500
 
 
 @pytest.mark.slow

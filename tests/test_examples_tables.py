@@ -11,7 +11,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from spudflow.aggregate.cola import cross_validated, held_out_thresholds
+from spudflow.aggregate.cola import cross_validated, fit_threshold
 from spudflow.aggregate.front_page import front_page
 from spudflow.core import artifacts
 
@@ -154,11 +154,18 @@ def test_cola_examples_are_furthest_on_the_wrong_side_of_their_folds_threshold(t
 
 
 def test_held_out_thresholds_are_those_of_the_cross_validation():
+    """Each item's threshold is the one its fold's training folds fitted, which made its
+    held-out prediction (cola_items lists it beside the prediction)."""
+    from sklearn.model_selection import KFold
+
     rng = np.random.default_rng(3)
     scores, labels = rng.normal(0, 1, 50), (rng.random(50) < 0.6).astype(int)
-    predictions, _ = cross_validated(scores, labels, 7, 2, "mcc")
-    thresholds = held_out_thresholds(scores, labels, 7, 2, "mcc")
+    predictions, per_fold, thresholds = cross_validated(scores, labels, 7, 2, "mcc")
     assert ((scores >= thresholds).astype(int) == predictions).all()
+    splits = KFold(n_splits=7, shuffle=True, random_state=2).split(scores)
+    for (train, test), threshold in zip(splits, per_fold, strict=True):
+        assert threshold == fit_threshold(scores[train], labels[train], "mcc")
+        assert (thresholds[test] == threshold).all()
 
 
 def test_german_spud_and_japanese_examples(tmp_path, run_cli):

@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from spudflow.aggregate.coverage import unseen_fraction
+from spudflow.aggregate.derived_once import derived_once
 from spudflow.aggregate.inputs import scored_items, unusable_functions
 from spudflow.aggregate.outputs import Table
 from spudflow.aggregate.uncertainty import (
@@ -49,6 +50,7 @@ def check_pairs(items: pl.DataFrame) -> None:
                          f"{row['n']} items)")
 
 
+@derived_once
 def pair_outcomes(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
     """One row per (pair, scoring function) with a score row for a sentence of the pair: both
     log-probabilities (null where not scored), scored (both sentences), correct, tie, skipped."""

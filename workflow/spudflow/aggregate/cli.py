@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from spudflow.aggregate.derived_once import in_command_scope
 from spudflow.core.option_types import finite_float, seed
 from spudflow.core.output_paths import output_dir, output_file, output_stem
 
@@ -372,6 +373,7 @@ def run_collect(args: argparse.Namespace) -> None:
                          table_stem(args.out_dir, args.out, name))
 
 
+@in_command_scope
 def run_spud_scores(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
     from spudflow.aggregate.inputs import read_items, read_scores
@@ -390,6 +392,7 @@ def run_spud_scores(args: argparse.Namespace) -> None:
     write_tables(tables, args.out_dir)
 
 
+@in_command_scope
 def run_german_case(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
     from spudflow.aggregate.german_case import german_case_tables
@@ -407,6 +410,7 @@ def run_german_case(args: argparse.Namespace) -> None:
     write_tables(tables, args.out_dir)
 
 
+@in_command_scope
 def run_cola(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
     from spudflow.aggregate.cola import cola_tables
@@ -424,6 +428,7 @@ def run_cola(args: argparse.Namespace) -> None:
     write_tables(tables, args.out_dir)
 
 
+@in_command_scope
 def run_blimp(args: argparse.Namespace) -> None:
     from spudflow.aggregate import columns
     from spudflow.aggregate.blimp import blimp_tables

@@ -22,10 +22,11 @@ from collections.abc import Iterator
 
 import numpy as np
 import polars as pl
-from sklearn.metrics import accuracy_score, matthews_corrcoef, roc_curve
+from sklearn.metrics import roc_curve
 from sklearn.model_selection import KFold
 
 from spudflow.aggregate.coverage import tied_pairs, unseen_fraction
+from spudflow.aggregate.derived_once import derived_once
 from spudflow.aggregate.group_status import Skipped, computed, unscored_rows
 from spudflow.aggregate.inputs import scored_items, unusable_functions
 from spudflow.aggregate.outputs import Table
@@ -82,38 +83,36 @@ def fit_threshold(scores: np.ndarray, labels: np.ndarray, criterion: str = "mcc"
 
 
 def cross_validated(scores: np.ndarray, labels: np.ndarray, folds: int, seed: int,
-                    criterion: str) -> tuple[np.ndarray, list[float]]:
-    """Held-out predictions of every item and the threshold of every fold."""
+                    criterion: str) -> tuple[np.ndarray, list[float], np.ndarray]:
+    """Held-out predictions of every item, the threshold of every fold and each item's
+    threshold: the one its fold's training folds fitted, which made its prediction."""
     kfold = KFold(n_splits=min(folds, len(scores)), shuffle=True, random_state=seed)
     predictions = np.zeros(len(scores), dtype=int)
-    thresholds = []
+    thresholds, held_out = [], np.empty(len(scores))
     for train, test in kfold.split(scores):
         threshold = fit_threshold(scores[train], labels[train], criterion)
         predictions[test] = scores[test] >= threshold
+        held_out[test] = threshold
         thresholds.append(threshold)
-    return predictions, thresholds
-
-
-def held_out_thresholds(scores: np.ndarray, labels: np.ndarray, folds: int, seed: int,
-                        criterion: str) -> np.ndarray:
-    """Each item's threshold: the one its fold's training folds fitted in `cross_validated`
-    (the same split), which made its held-out prediction."""
-    kfold = KFold(n_splits=min(folds, len(scores)), shuffle=True, random_state=seed)
-    thresholds = np.empty(len(scores))
-    for train, test in kfold.split(scores):
-        thresholds[test] = fit_threshold(scores[train], labels[train], criterion)
-    return thresholds
+    return predictions, thresholds, held_out
 
 
 KEYS = ["dataset", "model", "method", "split"]
 
 
+@derived_once
 def fits(scored: pl.DataFrame, folds: int, seed: int, criterion: str
-         ) -> Iterator[tuple[dict, bool, pl.DataFrame, list[float] | None, dict]]:
+         ) -> tuple[tuple[dict, bool, pl.DataFrame, list[float] | None, dict], ...]:
     """Per split and normalisation: its key, whether it is a phenomenon set, the items with a
-    finite score (with their labels, `source` and held-out `prediction`, null unless computed),
-    the folds' thresholds (None unless computed) and the status (group_status: a split with
-    fewer than 2 such items is `skipped`, one whose fit fails `failed`)."""
+    finite score (with their labels, `source`, held-out `prediction` and its fold's
+    `threshold`, null unless computed), the folds' thresholds (None unless computed) and the
+    status (group_status: a split with fewer than 2 such items is `skipped`, one whose fit fails
+    `failed`). The tables, comparisons and per-item data of a command read the same fits."""
+    return tuple(_fits(scored, folds, seed, criterion))
+
+
+def _fits(scored: pl.DataFrame, folds: int, seed: int, criterion: str
+          ) -> Iterator[tuple[dict, bool, pl.DataFrame, list[float] | None, dict]]:
     groups = scored.filter(pl.col("label").is_not_null()).partition_by(KEYS, as_dict=True)
     for key in progress(sorted(groups), desc="cola thresholds", unit="split"):
         group = groups[key]
@@ -136,24 +135,42 @@ def fits(scored: pl.DataFrame, folds: int, seed: int, criterion: str
 
             named = {**dict(zip(KEYS, key, strict=True)), "normalisation": name}
             result, status = computed(f"cola {'/'.join(map(str, key))} {name}", fit)
-            predictions, thresholds = result if result is not None else (None, None)
+            predictions, thresholds, each = result if result is not None else (None,) * 3
             held_out = (pl.lit(None, dtype=pl.Int64) if predictions is None
                         else pl.Series(predictions, dtype=pl.Int64))
+            threshold = (pl.lit(None, dtype=pl.Float64) if each is None
+                         else pl.Series(each, dtype=pl.Float64))
             yield (named, bool(group["phenomenon_set"].all()),
-                   # item_id (scored items have it) pairs two functions' predictions
-                   frame.select(*[c for c in ("item_id",) if c in frame.columns], "label",
-                                "source", "n_unseen", "n_words",
+                   # item_id and sentence (scored items have them): the per-item data's
+                   frame.select(*[c for c in ("item_id", "sentence") if c in frame.columns],
+                                "label", "source", "n_unseen", "n_words",
                                 pl.col(column).cast(pl.Float64).alias("score"),
-                                held_out.alias("prediction")), thresholds,
-                   status)
+                                held_out.alias("prediction"), threshold.alias("threshold")),
+                   thresholds, status)
 
 
 def defined_mcc(labels: np.ndarray, predictions: np.ndarray) -> float | None:
-    """sklearn's Matthews correlation; None when the labels are all of one class (no contrast
-    to correlate with: sklearn would say 0)."""
+    """sklearn's Matthews correlation of labels and predictions in {0, 1}; None when the labels
+    are all of one class (no contrast to correlate with: sklearn would say 0)."""
     if labels.min() == labels.max():
         return None
-    return float(matthews_corrcoef(labels, predictions))
+    return mcc_as_sklearn(np.bincount(2 * labels + predictions, minlength=4))
+
+
+def mcc_as_sklearn(cells: np.ndarray) -> float:
+    """sklearn's matthews_corrcoef from the counts of (label, prediction) = (0, 0), (0, 1),
+    (1, 0), (1, 1): its own arithmetic on its confusion matrix, to the bit, without its input
+    checks (a millisecond a call, for the hundreds of splits, sources and normalisations)."""
+    table = np.asarray(cells, dtype=np.int64).reshape(2, 2)
+    t_sum = table.sum(axis=1, dtype=np.float64)
+    p_sum = table.sum(axis=0, dtype=np.float64)
+    n_correct = np.trace(table, dtype=np.float64)
+    n_samples = p_sum.sum()
+    cov_ytyp = n_correct * n_samples - np.dot(t_sum, p_sum)
+    cov_ypyp = n_samples ** 2 - np.dot(p_sum, p_sum)
+    cov_ytyt = n_samples ** 2 - np.dot(t_sum, t_sum)
+    product = cov_ypyp * cov_ytyt
+    return 0.0 if product == 0 else float(cov_ytyp / np.sqrt(product))
 
 
 def threshold_mean(thresholds: list[float]) -> float | None:
@@ -193,7 +210,9 @@ def _counts(frame: pl.DataFrame) -> tuple[dict, np.ndarray, np.ndarray]:
     labels = frame["label"].cast(pl.Int64).to_numpy()
     predictions = frame["prediction"].to_numpy()
     return ({"n_items": frame.height, "n_acceptable": int(labels.sum()),
-             "accuracy": float(accuracy_score(labels, predictions))}, labels, predictions)
+             # sklearn's accuracy_score: the mean of exact 0/1 sums, the same division
+             "accuracy": float(np.count_nonzero(labels == predictions) / len(labels))},
+            labels, predictions)
 
 
 def _coverage(frame: pl.DataFrame) -> dict:

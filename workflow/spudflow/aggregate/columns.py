@@ -24,6 +24,9 @@ SPUD_ITEMS = {
     "nonce_seed": "seed",      # seed of the nonce treebank; null for the original
 }
 SPUD_ORIGINAL_METHOD = SPUD_ORIGINAL
+# `nonce_seed` of SPUD's table rows that combine every seed (one observation per original
+# sentence), which the front page reads without importing the SPUD tables' module.
+SPUD_ALL_SEEDS = "all"
 GERMAN_CASE_ITEMS = {
     "template": "template",
     "cases": "cases",              # case of np1, np2, np3, e.g. "NDA"

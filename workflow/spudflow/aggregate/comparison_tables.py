@@ -301,6 +301,9 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
     compared = []  # (group, a, b, counts, ra, rb): every row's observations, then its numbers
     for key, part in sorted(pairs.partition_by(keys, as_dict=True).items()):
         functions = _functions(part)
+        # a function's per-original ratios over all its nonce pairs: a pair of functions that
+        # scored the same nonce pairs compares these (the same rows, the same numbers)
+        whole: dict = {}
         for a, b in _pairs_of(functions):
             aligned = align_items(functions[a].select("nonce_item_id", "nonce_seed"),
                                   functions[b].select("nonce_item_id", "nonce_seed"),
@@ -311,7 +314,13 @@ def spud_comparison(items: pl.DataFrame, scores: pl.DataFrame,
             seeds = sorted(set(functions[a]["nonce_seed"]) | set(functions[b]["nonce_seed"]),
                            key=seed_key)
             for seed in [*seeds, ALL_SEEDS]:
-                if seed == ALL_SEEDS:
+                if seed == ALL_SEEDS and not (aligned.only_first or aligned.only_second):
+                    for f in (a, b):
+                        if f not in whole:
+                            whole[f] = per_original(functions[f]).sort("group_id")
+                    ratios = [whole[a], whole[b]]
+                    counts = (len(shared), 0, 0)
+                elif seed == ALL_SEEDS:
                     ratios = [per_original(frame).sort("group_id") for frame in both]
                     counts = (len(shared), aligned.only_first, aligned.only_second)
                 else:

@@ -126,27 +126,23 @@ def cola_items(items: pl.DataFrame, scores: pl.DataFrame, folds: int, seed: int,
     normalisation whose threshold was fitted (cola_items): its score, its fold's threshold,
     margin (how far on the wrong side: negative on the right one) and whether the held-out
     prediction (acceptable when score >= threshold) is its label."""
-    from spudflow.aggregate.cola import KEYS, NORMALISATIONS, held_out_thresholds
+    from spudflow.aggregate.cola import KEYS, fits
 
-    scored = scored_items(items, scores).filter(pl.col("label").is_not_null())
+    scored = scored_items(items, scores)
     rows = []
-    groups = scored.partition_by(KEYS, as_dict=True)
-    for key in sorted(groups):  # as cola.fits: the same order, the same folds
-        group = groups[key]
-        for name, column in NORMALISATIONS.items():
-            frame = group.filter(pl.col(column).is_not_null() & pl.col(column).is_finite())
-            if frame.height < 2:
-                continue  # no fitted threshold (the tables say why)
-            values = frame[column].cast(pl.Float64).to_numpy()
-            labels = frame["label"].cast(pl.Int64).to_numpy()
-            thresholds = held_out_thresholds(values, labels, folds, seed, criterion)
-            # acceptable (1) predicted by score >= t: wrong below t, unacceptable wrong at or above
-            signed = np.where(labels == 1, thresholds - values, values - thresholds)
-            correct = np.where(labels == 1, values >= thresholds, values < thresholds)
-            rows.append(frame.select(
-                *KEYS, pl.lit(name).alias("normalisation"), "item_id", "sentence", "label",
-                pl.Series("score", values), pl.Series("threshold", thresholds),
-                pl.Series(MARGIN, signed), pl.Series("correct", correct)))
+    for key, _, frame, thresholds, _ in fits(scored, folds, seed, criterion):
+        if thresholds is None:
+            continue  # no fitted threshold (the tables say why)
+        values, labels = frame["score"].to_numpy(), frame["label"].to_numpy()
+        threshold = frame["threshold"].to_numpy()
+        # acceptable (1) predicted by score >= t: wrong below t, unacceptable wrong at or above
+        signed = np.where(labels == 1, threshold - values, values - threshold)
+        rows.append(frame.select(
+            *(pl.lit(key[k], dtype=scored.schema[k]).alias(k) for k in KEYS),
+            pl.lit(key["normalisation"]).alias("normalisation"), "item_id", "sentence",
+            pl.col("label").cast(scored.schema["label"]), "score", "threshold",
+            pl.Series(MARGIN, signed),
+            (pl.col("prediction") == pl.col("label")).alias("correct")))
     schema = {**{k: scored.schema[k] for k in KEYS}, "normalisation": pl.String,
               "item_id": pl.String, "sentence": pl.String, "label": scored.schema["label"],
               "score": pl.Float64, "threshold": pl.Float64, MARGIN: pl.Float64,

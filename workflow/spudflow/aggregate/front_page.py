@@ -19,9 +19,9 @@ from pathlib import Path
 
 import polars as pl
 
+from spudflow.aggregate.columns import SPUD_ALL_SEEDS as ALL_SEEDS
 from spudflow.aggregate.coverage import note
 from spudflow.aggregate.inputs import NO_USABLE_SCORE
-from spudflow.aggregate.spud_scores import ALL_SEEDS
 from spudflow.core.atomic import atomic_outputs
 from spudflow.core.contract import read_artifact
 from spudflow.core.dataset_families import DATASET_FAMILIES

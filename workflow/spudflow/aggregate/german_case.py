@@ -24,6 +24,7 @@ from sklearn.metrics import roc_auc_score, roc_curve
 
 from spudflow.aggregate.coverage import tied_pairs, unseen_fraction
 from spudflow.aggregate.delong import delong_auc
+from spudflow.aggregate.derived_once import derived_once
 from spudflow.aggregate.german_case_groups import (
     COMPARISON_ORDER,
     DATASET_SCORING,
@@ -58,6 +59,7 @@ def _flags(animacy) -> list[str] | None:
     return ["a" if f in (True, 1, "1") else "i" for f in animacy]
 
 
+@derived_once
 def with_derived(items: pl.DataFrame) -> pl.DataFrame:
     """Adds case_order (the cases in sentence order, e.g. "DNA") and np_animacy (the animacy
     flags of np1, np2, np3, whatever their order in the sentence; null without flags)."""

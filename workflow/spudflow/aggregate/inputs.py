@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 
 from spudflow.aggregate import columns
+from spudflow.aggregate.derived_once import derived_once
 from spudflow.core.artifacts import (
     ITEM_SCORES,
     PROBE_LAYER_CHOICE,
@@ -165,6 +166,7 @@ def warn_not_scored(scores: pl.DataFrame) -> None:
                     model, method, n, reason)
 
 
+@derived_once
 def scored_items(items: pl.DataFrame, scores: pl.DataFrame,
                  all_regions: bool = False) -> pl.DataFrame:
     """Scores of whole sentences (and with `all_regions` of every region) joined with their items,

@@ -29,6 +29,7 @@ import polars as pl
 
 from spudflow.aggregate import columns
 from spudflow.aggregate.coverage import unseen_fraction
+from spudflow.aggregate.derived_once import derived_once
 from spudflow.aggregate.group_status import unscored_rows
 from spudflow.aggregate.inputs import (
     of_scoring_function,
@@ -50,7 +51,7 @@ log = get_logger(__name__)
 SCORING_FUNCTION = ["model", "method"]
 PAIR_SET = ["dataset", "language", "nonce_method"]
 # `nonce_seed` of the rows that combine every seed (one observation per original sentence).
-ALL_SEEDS = "all"
+ALL_SEEDS = columns.SPUD_ALL_SEEDS
 SEED_SET = [*PAIR_SET, "nonce_seed"]
 # `outliers` of the rows on all observations and of those with the outliers removed.
 KEPT, REMOVED = "kept", "removed"
@@ -61,6 +62,7 @@ def is_original() -> pl.Expr:
     return pl.col("nonce_method") == columns.SPUD_ORIGINAL_METHOD
 
 
+@derived_once
 def pair_ratios(scored: pl.DataFrame) -> pl.DataFrame:
     """One row per (nonce sentence, scoring function): both perplexities and their ratio."""
     scored = scored.filter(pl.col("ppl").is_not_null())
