@@ -37,6 +37,7 @@ DATASET_SCORING = ["dataset", "model", "method"]
 PARADIGM = ["field", "linguistics_term", "uid"]
 
 
+@derived_once
 def check_pairs(items: pl.DataFrame) -> None:
     """Each group is one pair: one good (label 1) and one bad (label 0) sentence."""
     counts = items.group_by("source_file", "dataset", "group_id").agg(

@@ -411,6 +411,7 @@ def outlier_pairs(pairs: pl.DataFrame, above: float, below: float) -> pl.DataFra
              "nonce_sentence", *(f"r_{m}" for m in MASKED_METHODS), R_CAUSAL)
 
 
+@derived_once
 def check_groups(items: pl.DataFrame) -> None:
     """One original per group, and one nonce version per group, method and seed (else a seed's
     statistics would count an original twice)."""
