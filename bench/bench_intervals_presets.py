@@ -22,7 +22,9 @@ medians of --repeats runs' wall and CPU seconds are printed, with the job proces
 RSS (VmHWM) beside the job's mem_mb (aggregate/plan.py), and for a job with resamples the
 median over rounds of the wall time it adds to the same round's resamples-0 run of the same
 code; CPU seconds count polars' threads. With --before,
-the jobs also run on another checkout's code (PYTHONPATH=DIR/workflow); with --keep, the inputs
+the jobs also run on another checkout's code (PYTHONPATH=DIR/workflow; code without --resamples,
+from before the intervals, runs once per round as it is, and the table says what this code
+at --resamples adds to it); with --keep, the inputs
 and tables stay under KEEP/FAMILY (out-R-I: run R of the table above, repeat I), so that `cmp`
 shows the two checkouts' tables identical.
 
@@ -83,12 +85,33 @@ moved by at most 9e-16, cola's within Monte Carlo error):
 (The resamples-0 runs of both checkouts take the same time, 3.1-3.4 s, alternated six times;
 the 3.66 above is this run's drift.)
 
-BLiMP's and German case's intervals and comparisons cost nothing measurable. What SPUD's and
-CoLA's still add is mostly drawing, near its floor in numpy: SPUD's joint draws of the
-comparisons' medians (0.7 s: about 5,000 units' counts per resample in some ranking's band,
-where an order statistic of some function can fall, and their cumulative sums); CoLA's 159
-tables of the sources and splits of more than 128 sentences (0.25 s: two binomials per
-confusion matrix, about 65 ns each) and its comparisons (0.2 s).
+What SPUD's and CoLA's resampling still adds is mostly drawing, near its floor in numpy:
+SPUD's joint draws of the comparisons' medians (0.7 s: about 5,000 units' counts per resample in
+some ranking's band, where an order statistic of some function can fall, and their cumulative
+sums); CoLA's 159 tables of the sources and splits of more than 128 sentences (0.25 s: two
+binomials per confusion matrix, about 65 ns each) and its comparisons (0.2 s).
+
+The tables above compare a job with its own resamples-0 run, which still makes the comparisons'
+point estimates and tests, the examples and the per-item data. With --before on code from before
+the intervals (933600b^, which has no --resamples), the job is timed as it was then. Measured
+so (medians of 3 rounds, German case 2; this code at 10,000 resamples; "before" is 933600b^):
+the table commands had joined the items with their scores, fitted CoLA's thresholds and hashed
+the items' text once per table that needed them, four times in BLiMP's job and three in CoLA's
+and SPUD's; now once per command (aggregate/derived_once.py), and CoLA's MCC and accuracy are
+computed from the 2 x 2 table with sklearn's arithmetic (every table file byte-identical):
+
+| table job | before (no intervals) | resamples 0 | 10,000 | 10,000 against before |
+|---|---:|---:|---:|---:|
+| table-spud-scores | 4.49 | 5.33 | 6.96 | +58 % |
+| table-cola | 5.48 | 3.86 | 4.75 | -10 % |
+| table-blimp | 2.55 | 3.58 | 4.23 | +52 % |
+| table-german-case | 15.94 | 15.32 | 14.90 | -7 % |
+
+(wall seconds; in that order, before this change: SPUD 4.92-5.59 -> 7.72-9.16 s, CoLA 4.50-5.92
+-> 7.18-7.92 s, BLiMP 1.90-2.40 -> 5.84-6.33 s, alternated twice.) What BLiMP's and SPUD's jobs
+still add: the comparisons (BLiMP: exact McNemar through scipy.special, whose import is 0.2 s,
+and the paradigm means' stratified bootstrap; SPUD: the joint draws above), the
+quartiles' intervals, and three tables more to write (comparison, examples, per-item data).
 
 Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
 for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial
