@@ -26,7 +26,8 @@ the jobs also run on another checkout's code (PYTHONPATH=DIR/workflow; code with
 from before the intervals, runs once per round as it is, and the table says what this code
 at --resamples adds to it); with --keep, the inputs
 and tables stay under KEEP/FAMILY (out-R-I: run R of the table above, repeat I), so that `cmp`
-shows the two checkouts' tables identical.
+shows two checkouts' tables identical (where both have the same tables: not so against code from
+before the intervals).
 
 Measured (CPU seconds of one run each, the job's peak RSS in MB; a 2-core machine shared with
 other jobs, so about +-1 s; "before": main at e6571cb, "after": the comparisons' counted MCC,

@@ -10,7 +10,7 @@ import pytest
 from spudflow.aggregate import inputs
 from spudflow.aggregate.derived_once import command_scope, derived_once
 
-from aggregate_inputs import blimp_inputs, cola_inputs, spud_inputs
+from aggregate_inputs import blimp_inputs, cola_inputs, german_case_inputs, spud_inputs
 
 
 def test_within_a_scope_the_same_arguments_are_derived_once():
@@ -35,6 +35,17 @@ def test_within_a_scope_the_same_arguments_are_derived_once():
     assert len(calls) == 6
 
 
+def test_arguments_that_change_in_place_are_refused():
+    @derived_once
+    def total(values) -> int:
+        return sum(values)
+
+    with command_scope():
+        assert total((1, 2)) == 3 and total((1, 2)) == 3
+        with pytest.raises(TypeError, match="list argument"):
+            total([1, 2])
+
+
 def test_a_failure_is_not_kept():
     calls = []
 
@@ -53,7 +64,7 @@ def test_a_failure_is_not_kept():
 
 @pytest.mark.parametrize(("command", "make_inputs"), [
     ("table-blimp", blimp_inputs), ("table-cola", cola_inputs),
-    ("table-spud-scores", spud_inputs)])
+    ("table-spud-scores", spud_inputs), ("table-german-case", german_case_inputs)])
 def test_a_table_command_joins_its_items_and_scores_once(tmp_path, run_cli, monkeypatch,
                                                          command, make_inputs):
     """Each of the command's tables (the writer's, the comparison, the examples and the per-item

@@ -6,7 +6,8 @@ joined with their scores (and the text check), BLiMP's pair outcomes, SPUD's rat
 cross-validated thresholds. While a command runs (`command_scope`), a function marked
 `@derived_once` returns what it returned before for the same arguments (the same objects, or
 equal numbers and strings) instead of computing it again; outside a scope (tests, library use)
-every call computes. Frames are never changed in place here, so sharing them is safe."""
+every call computes. Frames are never changed in place here, so sharing them is safe: a
+caller must not change a result it gets (or a frame it passed) in place either."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import inspect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
+
+import numpy as np
 
 F = TypeVar("F", bound=Callable)
 
@@ -62,6 +65,14 @@ def derived_once(function: F) -> F:
 
 
 def _identity(value) -> tuple:
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if isinstance(value, float):
+        return ("float", value.hex())  # -0.0 is not 0.0
+    if value is None or isinstance(value, (bool, int, str)):
         return (type(value).__name__, value)
+    if isinstance(value, (list, dict, set, bytearray, np.ndarray)):
+        # changed in place, such a value would hit the old result; a new one never would
+        raise TypeError(f"derived_once: a {type(value).__name__} argument has no identity to "
+                        "key on (pass a frame, a tuple of values or a number)")
+    if isinstance(value, tuple):
+        return ("tuple", *map(_identity, value))
     return ("object", id(value))

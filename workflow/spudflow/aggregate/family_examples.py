@@ -22,7 +22,6 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import polars as pl
 
-from spudflow.aggregate.derived_once import derived_once
 from spudflow.aggregate.examples import (
     MARGIN,
     RANK,
@@ -62,17 +61,12 @@ def blimp_items(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
         "scored", "correct").sort([*SCORING, "group_id"])
 
 
-@derived_once
-def _german_items(items: pl.DataFrame) -> pl.DataFrame:
-    """German case items as the examples and per-item data read them (one join with the scores
-    for both)."""
-    return items.with_columns(pl.col("grammatical").cast(pl.Boolean),
-                              pl.col("template").cast(pl.String))
-
-
 def german_case(items: pl.DataFrame, scores: pl.DataFrame, examples: int,
                 examples_seed: int) -> pl.DataFrame:
-    scored = scored_items(_german_items(items), scores)
+    from spudflow.aggregate.german_case import with_derived
+
+    # the items as the family's tables join them (with_derived: one join for every table)
+    scored = scored_items(with_derived(items), scores)
     return worst_template_pairs(scored.filter(pl.col("logprob_sum").is_not_null()), SCORING,
                                 examples, examples_seed)
 
@@ -81,7 +75,10 @@ def german_case_items(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame
     """Every scored sentence per scoring function (german_case_items): its template, whether it
     is grammatical, the doubled case of a violation, its log-probability and its template's AUC
     (grammatical sentences against the violations, ties 1/2)."""
-    scored = scored_items(_german_items(items), scores)
+    from spudflow.aggregate.german_case import with_derived
+
+    # the items as the family's tables join them (with_derived: one join for every table)
+    scored = scored_items(with_derived(items), scores)
     scored = scored.filter(pl.col("logprob_sum").is_not_null())
     aucs = template_aucs(scored)
     return scored.join(aucs, on=[*SCORING, "template"], how="left").select(
