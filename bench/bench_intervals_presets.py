@@ -101,18 +101,19 @@ the items' text once per table that needed them, four times in BLiMP's job and t
 and SPUD's; now once per command (aggregate/derived_once.py), and CoLA's MCC and accuracy are
 computed from the 2 x 2 table with sklearn's arithmetic (every table file byte-identical):
 
-| table job | before (no intervals) | resamples 0 | 10,000 | 10,000 against before |
+| table job | before (no intervals) | resamples 0 | 10,000 | 10,000 against before (per round) |
 |---|---:|---:|---:|---:|
 | table-spud-scores | 4.49 | 5.33 | 6.96 | +58 % |
 | table-cola | 5.48 | 3.86 | 4.75 | -10 % |
 | table-blimp | 2.55 | 3.58 | 4.23 | +52 % |
 | table-german-case | 15.94 | 15.32 | 14.90 | -7 % |
 
-(wall seconds; in that order, before this change: SPUD 4.92-5.59 -> 7.72-9.16 s, CoLA 4.50-5.92
--> 7.18-7.92 s, BLiMP 1.90-2.40 -> 5.84-6.33 s, alternated twice.) What BLiMP's and SPUD's jobs
-still add: the comparisons (BLiMP: exact McNemar through scipy.special, whose import is 0.2 s,
-and the paradigm means' stratified bootstrap; SPUD: the joint draws above), the
-quartiles' intervals, and three tables more to write (comparison, examples, per-item data).
+(wall seconds; before this change, two or three alternated rounds of before -> 10,000: SPUD
+4.61-6.41 -> 7.85-10.46 s, CoLA 4.70-5.37 -> 7.98-9.43 s, BLiMP 2.30-2.40 -> 5.84-6.33 s.)
+What BLiMP's and SPUD's jobs still add: the comparisons (BLiMP: exact McNemar through
+scipy.special, whose import is 0.2 s, and the paradigm means' stratified bootstrap; SPUD:
+the joint draws above), the quartiles' intervals, and the tables more to write (comparison,
+examples, per-item data).
 
 Not here: Japanese (749,500 items per dataset), whose table job fits cross-validated regressions
 for 35 minutes at that size (its intervals, Wilson, lm-eval's stderr and kappa's multinomial
