@@ -157,22 +157,6 @@ def defined_mcc(labels: np.ndarray, predictions: np.ndarray) -> float | None:
     return mcc_as_sklearn(np.bincount(2 * labels + predictions, minlength=4))
 
 
-def mcc_as_sklearn(cells: np.ndarray) -> float:
-    """sklearn's matthews_corrcoef from the counts of (label, prediction) = (0, 0), (0, 1),
-    (1, 0), (1, 1): its own arithmetic on its confusion matrix, to the bit, without its input
-    checks (a millisecond a call, for the hundreds of splits, sources and normalisations)."""
-    table = np.asarray(cells, dtype=np.int64).reshape(2, 2)
-    t_sum = table.sum(axis=1, dtype=np.float64)
-    p_sum = table.sum(axis=0, dtype=np.float64)
-    n_correct = np.trace(table, dtype=np.float64)
-    n_samples = p_sum.sum()
-    cov_ytyp = n_correct * n_samples - np.dot(t_sum, p_sum)
-    cov_ypyp = n_samples ** 2 - np.dot(p_sum, p_sum)
-    cov_ytyt = n_samples ** 2 - np.dot(t_sum, t_sum)
-    product = cov_ypyp * cov_ytyt
-    return 0.0 if product == 0 else float(cov_ytyp / np.sqrt(product))
-
-
 def threshold_mean(thresholds: list[float]) -> float | None:
     """The folds' mean threshold; None when a fold's is ±inf (its training folds were best served
     by calling every sentence one class), where a mean would be ±inf or NaN."""
@@ -189,6 +173,24 @@ def mcc_of_counts(counts: np.ndarray, axis: int = -1) -> np.ndarray:
     denominator = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denominator > 0, (tp * tn - fp * fn) / denominator, 0.0)
+
+
+def mcc_as_sklearn(cells: np.ndarray) -> float:
+    """sklearn's matthews_corrcoef from the counts of (label, prediction) = (0, 0), (0, 1),
+    (1, 0), (1, 1): its own arithmetic on its confusion matrix, to the bit, without its input
+    checks (a millisecond a call, for the hundreds of splits, sources and normalisations).
+    mcc_of_counts, vectorised over resamples, uses another formula: its last bit may differ,
+    and the tables keep sklearn's."""
+    table = np.asarray(cells, dtype=np.int64).reshape(2, 2)
+    t_sum = table.sum(axis=1, dtype=np.float64)
+    p_sum = table.sum(axis=0, dtype=np.float64)
+    n_correct = np.trace(table, dtype=np.float64)
+    n_samples = p_sum.sum()
+    cov_ytyp = n_correct * n_samples - np.dot(t_sum, p_sum)
+    cov_ypyp = n_samples ** 2 - np.dot(p_sum, p_sum)
+    cov_ytyt = n_samples ** 2 - np.dot(t_sum, t_sum)
+    product = cov_ypyp * cov_ytyt
+    return 0.0 if product == 0 else float(cov_ytyp / np.sqrt(product))
 
 
 def intervals(labels: np.ndarray, predictions: np.ndarray, mcc: float | None,
