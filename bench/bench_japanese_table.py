@@ -2,7 +2,7 @@
 
     python bench/bench_japanese_table.py [--pairs 374750] [--datasets base,rare] [--jobs 2]
                                          [--profile] [--out DIR] [--items-only]
-                                         [--without-regressions]
+                                         [--without-regressions] [--before CHECKOUT]
 
 Items of the preset (config/papers/japanese_transitivity.yaml): `--pairs` pairs of each dataset
 drawn (seeded) from the 50 verb pairs x 7,495 contexts the items stage builds (base and rare:
@@ -16,7 +16,12 @@ tables (to compare two checkouts' bytes). `--items-only` times what the per-item
 the job instead (family_examples.japanese_items, one more pass over the scores, and its Parquet
 written): in a fresh process, its wall and CPU seconds, the process's peak RSS beside the
 same process's peak for the examples table alone (the pass over the scores every registered
-table makes), and the file's size.
+table makes), and the file's size. `--before CHECKOUT` times the whole table command (`spudflow
+table-japanese`, its options at their defaults, `--jobs`) of this code and of another checkout's
+(e.g. a worktree of the commit before the intervals) on inputs each builds with its own items
+code (items versions differ), the two commands at the same time, so that a machine whose speed
+drifts weighs on both alike: wall and CPU seconds, each process's peak RSS (VmHWM) beside the
+mem_mb this code's rule asks for those inputs (aggregate/plan.py), and what this code adds.
 """
 
 from __future__ import annotations
@@ -24,12 +29,15 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
@@ -124,6 +132,65 @@ def items_only(root: Path, out: Path) -> None:
               f"Parquet {cost['file_mb']:.1f} MB")
 
 
+def _items_stage_as_of() -> str:
+    """Python that lets items_of import the items code of a checkout from before the items stage
+    was renamed (then spudflow.pairs)."""
+    return ("import sys\ntry:\n    import spudflow.items.japanese_transitivity\n"
+            "except ModuleNotFoundError:\n"
+            "    import spudflow.pairs.japanese_transitivity as old\n"
+            "    sys.modules['spudflow.items'] = sys.modules['spudflow.pairs']\n"
+            "    sys.modules['spudflow.items.japanese_transitivity'] = old\n")
+
+
+def checkout_inputs(checkout: Path, root: Path, pairs: int, datasets: list[str]
+                    ) -> tuple[list[str], list[str]]:
+    """(items files, score files) built under ROOT by the checkout's items code, in a fresh
+    process (PYTHONPATH=CHECKOUT/workflow): the items version that checkout reads."""
+    code = (_items_stage_as_of()
+            + f"sys.path.insert(0, {str(REPO / 'bench')!r})\nimport json\n"
+            "from pathlib import Path\nfrom bench_japanese_table import items_of, scores_of\n"
+            f"root = Path({str(root)!r})\nitems, scores = [], []\n"
+            f"for k, variant in enumerate({datasets!r}):\n"
+            f"    frame = items_of(variant, {pairs}, root)\n"
+            "    items.append(str(root / 'results' / 'items' / f'japanese_{variant}.parquet'))\n"
+            "    scores += [str(p) for p in scores_of(frame, k, root)]\n"
+            "print(json.dumps([items, scores]))\n")
+    env = {**os.environ, "PYTHONPATH": str(checkout / "workflow")}
+    result = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                            text=True, env=env)
+    items, scores = json.loads(result.stdout.strip().splitlines()[-1])
+    return items, scores
+
+
+def before_after(before: Path, pairs: int, datasets: list[str], jobs: int) -> None:
+    """The table command of this code and of BEFORE, each on its own inputs, at the same time."""
+    from bench_intervals_presets import timed_job
+
+    from spudflow.aggregate.plan import AggregatePlan
+
+    checkouts = {"this code": REPO, str(before): before}
+    with tempfile.TemporaryDirectory() as scratch, ThreadPoolExecutor(2) as pool:
+        roots = {name: Path(scratch) / f"checkout-{k}" for k, name in enumerate(checkouts)}
+        inputs = dict(zip(checkouts, pool.map(
+            lambda name: checkout_inputs(checkouts[name], roots[name], pairs, datasets),
+            checkouts), strict=True))
+        commands = {name: ["table-japanese", "--items", *inputs[name][0], "--scores",
+                           *inputs[name][1], "--jobs", str(jobs),
+                           "--out-dir", str(roots[name] / "tables")] for name in checkouts}
+        runs = dict(zip(checkouts, pool.map(
+            lambda name: timed_job(commands[name], checkouts[name] / "workflow"), checkouts),
+            strict=True))
+        asked = {name: AggregatePlan.japanese_table_memory(
+            None, None, SimpleNamespace(item_files=inputs[name][0], score_files=inputs[name][1]))
+            for name in checkouts}
+    print("| code | wall s | CPU s | peak RSS MB | mem_mb asked |\n|---|---:|---:|---:|---:|")
+    for name, (wall, cpu, peak) in runs.items():
+        print(f"| {name} | {wall:.0f} | {cpu:.0f} | {peak:,.0f} | {asked[name]:,} |")
+    (now_wall, now_cpu, _), (old_wall, old_cpu, _) = runs.values()
+    print(f"this code against {before}: wall {100 * (now_wall / old_wall - 1):+.1f} %, "
+          f"CPU {100 * (now_cpu / old_cpu - 1):+.1f} %")
+
+
 def without_regressions() -> None:
     """japanese_tables with each model's regressions replaced by empty tables of their
     schemas."""
@@ -148,7 +215,12 @@ def main() -> None:
                         help="time the per-item file alone (japanese_transitivity_items)")
     parser.add_argument("--without-regressions", action="store_true",
                         help="time the main thread's part alone: the regressions left out")
+    parser.add_argument("--before", type=Path,
+                        help="a checkout whose table command to time beside this code's")
     args = parser.parse_args()
+    if args.before is not None:
+        before_after(args.before, args.pairs, args.datasets.split(","), args.jobs)
+        return
     from spudflow.aggregate.inputs import scores_by_model
     from spudflow.aggregate.japanese import japanese_tables
     from spudflow.aggregate.outputs import write_tables
