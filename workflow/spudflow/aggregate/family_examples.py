@@ -61,12 +61,18 @@ def blimp_items(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
         "scored", "correct").sort([*SCORING, "group_id"])
 
 
-def german_case(items: pl.DataFrame, scores: pl.DataFrame, examples: int,
-                examples_seed: int) -> pl.DataFrame:
+def _german_scored(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
+    """The German case items joined with their scores as the family's tables join them
+    (with_derived's items: one join for every table of the command)."""
+    # imported here: german_case loads sklearn, which other families' commands need not
     from spudflow.aggregate.german_case import with_derived
 
-    # the items as the family's tables join them (with_derived: one join for every table)
-    scored = scored_items(with_derived(items), scores)
+    return scored_items(with_derived(items), scores)
+
+
+def german_case(items: pl.DataFrame, scores: pl.DataFrame, examples: int,
+                examples_seed: int) -> pl.DataFrame:
+    scored = _german_scored(items, scores)
     return worst_template_pairs(scored.filter(pl.col("logprob_sum").is_not_null()), SCORING,
                                 examples, examples_seed)
 
@@ -75,10 +81,7 @@ def german_case_items(items: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame
     """Every scored sentence per scoring function (german_case_items): its template, whether it
     is grammatical, the doubled case of a violation, its log-probability and its template's AUC
     (grammatical sentences against the violations, ties 1/2)."""
-    from spudflow.aggregate.german_case import with_derived
-
-    # the items as the family's tables join them (with_derived: one join for every table)
-    scored = scored_items(with_derived(items), scores)
+    scored = _german_scored(items, scores)
     scored = scored.filter(pl.col("logprob_sum").is_not_null())
     aucs = template_aucs(scored)
     return scored.join(aucs, on=[*SCORING, "template"], how="left").select(
